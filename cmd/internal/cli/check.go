@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/cqlgen/cqlgen/cmd/internal/textdiff"
+)
+
+func runCheck(e *env, args []string) int {
+	fs := newFlags(e, "check", "[packages]")
+	quiet := fs.Bool("q", false, "name the stale files but print no diff")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	res, code, ok := generate(e, fs.Args())
+	if !ok {
+		return code
+	}
+	changes, err := res.Changes()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
+		return ExitFailure
+	}
+	if len(changes) == 0 {
+		return ExitOK
+	}
+	for _, c := range sortedPaths(changes) {
+		path := e.rel(c.Path)
+		what := "is stale"
+		switch {
+		case c.Old == nil:
+			what = "is missing"
+		case c.New == nil:
+			what = "is no longer generated and should be removed"
+		}
+		fmt.Fprintf(e.stderr, "cqlgen check: %s %s\n", path, what)
+		if !*quiet {
+			fmt.Fprint(e.stdout, textdiff.Unified(path+" (on disk)", path+" (generated)", string(c.Old), string(c.New)))
+		}
+	}
+	fmt.Fprintf(e.stderr, "cqlgen check: %d file(s) out of date; run cqlgen generate (or go generate) and commit the result\n", len(changes))
+	return ExitStale
+}

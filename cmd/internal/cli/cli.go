@@ -1,0 +1,149 @@
+// Package cli implements the cqlgen command: one file a subcommand, all of
+// them on the same in-memory generation (gen.Generate).
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/gen"
+)
+
+// Exit codes, stable for scripts and CI.
+const (
+	ExitOK       = 0 // success; for check, every generated file is fresh
+	ExitStale    = 1 // check: a generated file is stale, missing or orphaned
+	ExitUsage    = 2 // bad command line
+	ExitModel    = 3 // the model has errors; diagnostics are on stderr
+	ExitFailure  = 4 // the packages could not be loaded, or a file could not be read or written
+	ExitInternal = 5 // a bug in cqlgen; please report it
+)
+
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(env *env, args []string) int
+}
+
+var commands = []command{
+	{"generate", "[packages]", "generate schema.cql (and code) for the packages; writes only if every stage succeeds", runGenerate},
+	{"check", "[packages]", "exit 1, with a diff, if a generated file is stale, missing or orphaned", runCheck},
+	{"version", "", "print the version", runVersion},
+}
+
+type env struct {
+	stdout, stderr io.Writer
+	dir            string // the working directory, for relative paths in messages
+}
+
+// Main runs cqlgen with args (without the program name) and returns the
+// exit code.
+func Main(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "cqlgen: internal error: %v\nPlease report this with the input that caused it.\n%s", r, debug.Stack())
+			code = ExitInternal
+		}
+	}()
+	wd, _ := os.Getwd()
+	e := &env{stdout: stdout, stderr: stderr, dir: wd}
+	if len(args) == 0 {
+		usage(stderr)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return ExitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "cqlgen: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return ExitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `cqlgen generates Cassandra tables and typed repositories from access
+patterns declared as struct tags.
+
+Usage:
+
+	cqlgen <command> [flags] [packages]
+
+Commands:
+
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-9s %-11s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprint(w, `
+Packages are named as for go build; the default is ".".
+
+Exit codes:
+
+	0  success (check: everything is fresh)
+	1  check: a generated file is stale, missing or orphaned
+	2  bad command line
+	3  the model has errors (file:line:col: message on stderr)
+	4  the packages could not be loaded, or a file could not be written
+	5  internal error in cqlgen
+`)
+}
+
+// newFlags makes a subcommand's flag set that reports to stderr.
+func newFlags(e *env, name, args string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: cqlgen %s [flags] %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// generate runs the pipeline and reports diagnostics; ok is false when
+// the caller should stop with code.
+func generate(e *env, patterns []string) (res *gen.Result, code int, ok bool) {
+	res, err := gen.Generate(gen.Options{Patterns: patterns})
+	if res != nil {
+		fmt.Fprint(e.stderr, res.Diags.Format(e.dir))
+	}
+	switch {
+	case errors.Is(err, gen.ErrModel):
+		n := 0
+		for _, d := range res.Diags {
+			if d.Severity == 0 {
+				n++
+			}
+		}
+		fmt.Fprintf(e.stderr, "cqlgen: %d error(s); nothing was written\n", n)
+		return nil, ExitModel, false
+	case err != nil:
+		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
+		return nil, ExitFailure, false
+	}
+	return res, ExitOK, true
+}
+
+func (e *env) rel(path string) string {
+	if rest, ok := strings.CutPrefix(path, e.dir+string(os.PathSeparator)); ok {
+		return rest
+	}
+	return path
+}
+
+func sortedPaths(changes []gen.Change) []gen.Change {
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	return changes
+}

@@ -1,0 +1,21 @@
+package cli
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	cqlgen "github.com/cqlgen/cqlgen/runtime"
+)
+
+func runVersion(e *env, args []string) int {
+	fs := newFlags(e, "version", "")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	module := "(devel)"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		module = info.Main.Version
+	}
+	fmt.Fprintf(e.stdout, "cqlgen %s (runtime %s)\n", module, cqlgen.Version)
+	return ExitOK
+}

@@ -1,0 +1,31 @@
+// Package messaging is the worked example of a chat application: the same
+// message stored twice, once by conversation and once by sender, so that
+// each of the two queries reads one partition.
+package messaging
+
+//go:generate go tool cqlgen generate .
+
+//cqlgen:keyspace messaging {'class': 'SimpleStrategy', 'replication_factor': 1}
+
+import (
+	"time"
+
+	"github.com/gocql/gocql"
+
+	cqlgen "github.com/cqlgen/cqlgen/runtime"
+)
+
+// Message is one chat message. Messages are immutable (an edit is a new
+// message), so the two copies never disagree about content. message_id is
+// a time-based UUID, unique on its own: that is what lets messages_by_user
+// leave conversation_id out of its key.
+type Message struct {
+	_ cqlgen.Pattern `table:"messages_by_conversation,canonical" pk:"conversation_id" ck:"sent_at desc, message_id" id:"message_id" doc:"the messages of a conversation, newest first"`
+	_ cqlgen.Pattern `table:"messages_by_user" pk:"user_id" ck:"sent_at desc, message_id" doc:"the messages a user sent, newest first"`
+
+	ConversationID string     `db:"conversation_id"`
+	MessageID      gocql.UUID `db:"message_id" cql:"timeuuid"`
+	UserID         string     `db:"user_id"`
+	SentAt         time.Time  `db:"sent_at"`
+	Text           string     `db:"text"`
+}

@@ -1,0 +1,149 @@
+// Package diag holds the diagnostics every stage of the generator reports:
+// a position in the user's source, a severity, a stable code and a message
+// written for people.
+package diag
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Severity tells whether a diagnostic stops generation.
+type Severity int
+
+const (
+	// Error stops generation: nothing is written.
+	Error Severity = iota
+	// Warning is printed; generation goes on.
+	Warning
+)
+
+// A Code names a kind of diagnostic. Codes are stable: they are part of the
+// tool's interface, so that a team can refer to them (and, later, silence
+// them per table with a reason).
+type Code string
+
+// The codes of the model checks.
+const (
+	Load              Code = "load"               // the package could not be loaded or type-checked
+	TagSyntax         Code = "tag-syntax"         // a struct tag does not follow the key:"value" convention
+	UnknownKey        Code = "unknown-key"        // a pattern tag uses a key cqlgen does not know
+	BadValue          Code = "bad-value"          // a tag value does not follow its grammar
+	BadTTL            Code = "bad-ttl"            // a TTL that cannot be parsed or is out of range
+	BadBucket         Code = "bad-bucket"         // a bucket expression, source column or width that cannot work
+	BadSize           Code = "bad-size"           // a size hint that cannot be parsed
+	BadIdentifier     Code = "bad-identifier"     // a table or column name CQL cannot take unquoted
+	ReservedWord      Code = "reserved-word"      // a CQL reserved keyword used as a name
+	UnsupportedType   Code = "unsupported-type"   // a Go type with no CQL mapping
+	BadTypeOverride   Code = "bad-type-override"  // a cql:"..." override the Go type cannot carry
+	UnsupportedField  Code = "unsupported-field"  // an embedded or otherwise unusable field
+	DuplicateColumn   Code = "duplicate-column"   // two fields map to one column
+	DuplicateTable    Code = "duplicate-table"    // two patterns declare one table name
+	DuplicateName     Code = "duplicate-name"     // two patterns would get one Go method name
+	UnknownColumn     Code = "unknown-column"     // a name in a pattern that is no column of the entity
+	NoPartitionKey    Code = "no-partition-key"   // a pattern with an empty partition key
+	RepeatedKey       Code = "repeated-key"       // a column twice in one primary key
+	CollectionKey     Code = "collection-key"     // a collection (unfrozen semantics) in a primary key
+	CounterKey        Code = "counter-key"        // a counter in a primary key
+	NullableKey       Code = "nullable-key"       // a pointer field in a primary key
+	CounterTable      Code = "counter-table"      // counters mixed with other regular columns
+	BadStatic         Code = "bad-static"         // a static column that cannot be static
+	NoCanonical       Code = "no-canonical"       // several patterns and no source of truth named
+	TwoCanonical      Code = "two-canonical"      // more than one source of truth
+	BadID             Code = "bad-id"             // an id option that cannot identify the entity
+	NotUnique         Code = "not-unique"         // a table whose key cannot tell two entities apart
+	NoPattern         Code = "no-pattern"         // a keyspace directive that cannot be used
+	BadDirective      Code = "bad-directive"      // a //cqlgen: comment that cannot be parsed
+	GeneratedConflict Code = "generated-conflict" // a user file in the way of a generated one
+)
+
+// A Diagnostic is one finding, at one position.
+type Diagnostic struct {
+	Pos      token.Position
+	Severity Severity
+	Code     Code
+	Msg      string
+}
+
+// String formats d as "file:line:col: message [code]", the form editors and
+// CI logs link to; warnings carry "warning: " before the message.
+func (d Diagnostic) String() string { return d.Format("") }
+
+// Format is String with the file name made relative to dir when it lies
+// below it, so that output does not depend on where the checkout lives.
+func (d Diagnostic) Format(dir string) string {
+	var b strings.Builder
+	if d.Pos.Filename != "" {
+		b.WriteString(relative(dir, d.Pos.Filename))
+		if d.Pos.Line > 0 {
+			fmt.Fprintf(&b, ":%d:%d", d.Pos.Line, d.Pos.Column)
+		}
+		b.WriteString(": ")
+	}
+	if d.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(d.Msg)
+	if d.Code != "" {
+		fmt.Fprintf(&b, " [%s]", d.Code)
+	}
+	return b.String()
+}
+
+func relative(dir, file string) string {
+	if dir == "" {
+		return file
+	}
+	rel, err := filepath.Rel(dir, file)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return file
+	}
+	return rel
+}
+
+// List collects diagnostics from every stage, so one run reports them all.
+type List []Diagnostic
+
+// Errorf adds an error at pos.
+func (l *List) Errorf(pos token.Position, code Code, format string, args ...any) {
+	*l = append(*l, Diagnostic{Pos: pos, Severity: Error, Code: code, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Warnf adds a warning at pos.
+func (l *List) Warnf(pos token.Position, code Code, format string, args ...any) {
+	*l = append(*l, Diagnostic{Pos: pos, Severity: Warning, Code: code, Msg: fmt.Sprintf(format, args...)})
+}
+
+// HasErrors reports whether any diagnostic in l is an error.
+func (l List) HasErrors() bool {
+	return slices.ContainsFunc(l, func(d Diagnostic) bool { return d.Severity == Error })
+}
+
+// Sort orders l by file, line and column, then by message, and removes exact
+// duplicates, so output is the same on every run.
+func (l List) Sort() List {
+	slices.SortFunc(l, func(a, b Diagnostic) int {
+		return cmp.Or(
+			cmp.Compare(a.Pos.Filename, b.Pos.Filename),
+			cmp.Compare(a.Pos.Line, b.Pos.Line),
+			cmp.Compare(a.Pos.Column, b.Pos.Column),
+			cmp.Compare(a.Severity, b.Severity),
+			cmp.Compare(a.Msg, b.Msg),
+		)
+	})
+	return slices.Compact(l)
+}
+
+// Format renders l one diagnostic a line, file names relative to dir.
+func (l List) Format(dir string) string {
+	var b strings.Builder
+	for _, d := range l {
+		b.WriteString(d.Format(dir))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

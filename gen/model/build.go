@@ -1,0 +1,357 @@
+package model
+
+import (
+	"go/token"
+	"strings"
+	"unicode"
+
+	"github.com/cqlgen/cqlgen/gen/diag"
+	"github.com/cqlgen/cqlgen/gen/load"
+	"github.com/cqlgen/cqlgen/gen/tag"
+)
+
+// Build turns one loaded package into a model. It parses every tag, maps
+// every field's type and resolves every column name it can; mistakes of
+// syntax and type are returned as diagnostics, and names it cannot resolve
+// are left with a nil Field for the validate stage to report.
+func Build(lp *load.Package) (*Package, diag.List) {
+	b := &builder{lp: lp}
+	p := &Package{Path: lp.Path, Name: lp.Name, Dir: lp.Dir}
+	for _, e := range lp.Errors {
+		b.diags.Errorf(e.Pos, diag.Load, "%s", e.Msg)
+	}
+	p.Keyspace = b.keyspace()
+	for _, s := range lp.Entities {
+		if e := b.entity(s); e != nil {
+			p.Entities = append(p.Entities, e)
+		}
+	}
+	return p, b.diags
+}
+
+type builder struct {
+	lp    *load.Package
+	diags diag.List
+}
+
+func (b *builder) tagPos(f *load.Field, off int) token.Position {
+	return b.lp.TagPosition(f, off)
+}
+
+func (b *builder) tagErrors(f *load.Field, errs []*tag.Error) {
+	for _, e := range errs {
+		b.diags.Errorf(b.tagPos(f, e.Off), diag.Code(e.Code), "%s", e.Msg)
+	}
+}
+
+func (b *builder) keyspace() *Keyspace {
+	var ks *Keyspace
+	for _, d := range b.lp.Directives {
+		switch d.Name {
+		case "keyspace":
+			name, repl, _ := strings.Cut(d.Args, " ")
+			repl = strings.TrimSpace(repl)
+			switch {
+			case ks != nil:
+				b.diags.Errorf(d.Pos, diag.BadDirective, "a second //cqlgen:keyspace directive; the first is at %s", ks.Pos)
+			case name == "" || repl == "" || !strings.HasPrefix(repl, "{") || !strings.HasSuffix(repl, "}"):
+				b.diags.Errorf(d.Pos, diag.BadDirective, "//cqlgen:keyspace wants a name and a replication map, e.g. //cqlgen:keyspace music {'class': 'NetworkTopologyStrategy', 'dc1': 3}")
+			default:
+				ks = &Keyspace{Name: name, Replication: repl, Pos: d.Pos}
+			}
+		default:
+			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (the only one is //cqlgen:keyspace)", d.Name)
+		}
+	}
+	return ks
+}
+
+func (b *builder) entity(s *load.Struct) *Entity {
+	if s.Generic {
+		b.diags.Errorf(s.Pos, diag.UnsupportedField, "entity %s has type parameters; an entity must be a plain struct", s.Name)
+		return nil
+	}
+	e := &Entity{GoName: s.Name, Pos: s.Pos, Doc: s.Doc}
+	byColumn := map[string]*Field{}
+	for _, lf := range s.Fields {
+		if lf.Marker {
+			continue
+		}
+		f := b.field(lf)
+		if f == nil {
+			continue
+		}
+		if prev, dup := byColumn[f.Column]; dup {
+			b.diags.Errorf(f.ColPos, diag.DuplicateColumn, "fields %s and %s both map to column %q", prev.GoName, f.GoName, f.Column)
+			continue
+		}
+		byColumn[f.Column] = f
+		e.Fields = append(e.Fields, f)
+	}
+	for _, lf := range s.Fields {
+		if !lf.Marker {
+			continue
+		}
+		if t := b.table(e, lf, byColumn); t != nil {
+			e.Tables = append(e.Tables, t)
+		}
+	}
+	var marked []*Table
+	for _, t := range e.Tables {
+		if t.Canonical {
+			marked = append(marked, t)
+		}
+	}
+	switch {
+	case len(marked) == 1:
+		e.Canonical = marked[0]
+	case len(marked) == 0 && len(e.Tables) == 1:
+		e.Canonical = e.Tables[0]
+	}
+	return e
+}
+
+func (b *builder) field(lf *load.Field) *Field {
+	if lf.Name == "_" {
+		return nil
+	}
+	ft, errs := tag.ParseField(lf.Tag)
+	if lf.Tag == "" {
+		errs = nil
+	}
+	b.tagErrors(lf, errs)
+	if ft.Skip {
+		return nil
+	}
+	if lf.Embedded {
+		b.diags.Errorf(lf.Pos, diag.UnsupportedField, "embedded field %s: embedded structs are not supported yet; name the field, or skip it with db:\"-\"", lf.Name)
+		return nil
+	}
+	if !token.IsExported(lf.Name) {
+		if ft.Column != nil {
+			b.diags.Errorf(lf.Pos, diag.UnsupportedField, "field %s is unexported, so gocql cannot read or write it; export it or remove its db tag", lf.Name)
+		}
+		return nil
+	}
+	f := &Field{GoName: lf.Name, Pos: lf.Pos, ColPos: lf.Pos, Go: lf.Type}
+	if ft.Column != nil {
+		f.Column, f.ColPos = ft.Column.Name, b.tagPos(lf, ft.Column.Off)
+	} else {
+		col, ok := SnakeCase(lf.Name)
+		if !ok {
+			b.diags.Errorf(lf.Pos, diag.BadIdentifier, "field %s has no ASCII column name; give one with db:\"...\"", lf.Name)
+			return nil
+		}
+		f.Column = col
+	}
+	if lf.Type == nil {
+		b.diags.Errorf(lf.Pos, diag.Load, "field %s: %s", lf.Name, lf.TypeErr)
+		return f
+	}
+	ct, nullable, err := mapType(lf.Type, ft.Type)
+	if err != nil {
+		pos, code := lf.Pos, diag.UnsupportedType
+		if err.override {
+			pos, code = b.tagPos(lf, ft.Type.Off), diag.BadTypeOverride
+		}
+		b.diags.Errorf(pos, code, "field %s: %s", lf.Name, err.msg)
+		return f
+	}
+	f.Type, f.Nullable = ct, nullable
+	return f
+}
+
+func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *Table {
+	tp, errs := tag.ParsePattern(lf.Tag)
+	b.tagErrors(lf, errs)
+	if tp == nil {
+		return nil
+	}
+	pos := func(off int) token.Position { return b.tagPos(lf, off) }
+	ref := func(id tag.Ident) Ref {
+		return Ref{Name: id.Name, Pos: pos(id.Off), Field: byColumn[id.Name]}
+	}
+	refs := func(ids []tag.Ident) []Ref {
+		if ids == nil {
+			return nil
+		}
+		rs := make([]Ref, len(ids))
+		for i, id := range ids {
+			rs[i] = ref(id)
+		}
+		return rs
+	}
+	t := &Table{
+		Entity:    e,
+		Name:      tp.Table.Name,
+		Pos:       pos(tp.Table.Off),
+		Canonical: tp.Canonical,
+		Doc:       tp.Doc,
+		PK:        refs(tp.PK),
+		PKPos:     pos(tp.PKOff),
+		TTL:       tp.TTL,
+		TTLPos:    pos(tp.TTLOff),
+		Cols:      refs(tp.Cols),
+		Static:    refs(tp.Static),
+		ID:        refs(tp.ID),
+		IDPos:     pos(tp.IDOff),
+	}
+	if t.Cols == nil && tp.Cols != nil {
+		t.Cols = []Ref{}
+	}
+	for _, kc := range tp.CK {
+		t.CK = append(t.CK, KeyRef{Ref: ref(kc.Ident), Desc: kc.Desc})
+	}
+	t.Method, t.MethodPos = GoName(t.Name), t.Pos
+	if tp.Name.Name != "" {
+		t.Method, t.MethodPos = tp.Name.Name, pos(tp.Name.Off)
+	}
+	if tb := tp.Bucket; tb != nil {
+		t.Bucket = &Bucket{
+			Kind:      BucketKind(tb.Kind),
+			Source:    ref(tb.Source),
+			N:         tb.N,
+			NPos:      pos(tb.NOff),
+			Column:    tb.Column.Name,
+			ColumnPos: pos(tb.Off),
+			Pos:       pos(tb.Off),
+		}
+		if tb.Column.Off >= 0 {
+			t.Bucket.ColumnPos = pos(tb.Column.Off)
+		}
+	}
+	if tp.Size != nil {
+		t.Size = &Size{Rows: tp.Size.Rows, RowBytes: tp.Size.RowBytes, Pos: pos(tp.Size.Off)}
+	}
+	if t.Doc == "" {
+		t.Doc = describe(e, t)
+	}
+	t.Columns = layout(e, t)
+	return t
+}
+
+// layout orders a table's columns: partition key (bucket last), clustering
+// columns, then the stored columns in field order. Unresolved names are
+// left out; validation reports them.
+func layout(e *Entity, t *Table) []*Column {
+	var cols []*Column
+	inKey := map[*Field]bool{}
+	for _, r := range t.PK {
+		if r.Field != nil && !inKey[r.Field] {
+			inKey[r.Field] = true
+			cols = append(cols, &Column{Name: r.Field.Column, Type: r.Field.Type, Kind: PartitionKey, Field: r.Field})
+		}
+	}
+	if t.Bucket != nil {
+		cols = append(cols, &Column{Name: t.Bucket.Column, Type: t.Bucket.Type(), Kind: PartitionKey})
+	}
+	for _, r := range t.CK {
+		if r.Field != nil && !inKey[r.Field] {
+			inKey[r.Field] = true
+			cols = append(cols, &Column{Name: r.Field.Column, Type: r.Field.Type, Kind: Clustering, Desc: r.Desc, Field: r.Field})
+		}
+	}
+	static := map[*Field]bool{}
+	for _, r := range t.Static {
+		if r.Field != nil {
+			static[r.Field] = true
+		}
+	}
+	stored := map[*Field]bool{}
+	if t.Cols != nil {
+		for _, r := range t.Cols {
+			if r.Field != nil {
+				stored[r.Field] = true
+			}
+		}
+	}
+	for _, f := range e.Fields {
+		if inKey[f] || (t.Cols != nil && !stored[f] && !static[f]) {
+			continue
+		}
+		kind := Regular
+		if static[f] {
+			kind = Static
+		}
+		cols = append(cols, &Column{Name: f.Column, Type: f.Type, Kind: kind, Field: f})
+	}
+	return cols
+}
+
+// describe words an access pattern when the tag gives no doc.
+func describe(e *Entity, t *Table) string {
+	var b strings.Builder
+	b.WriteString(e.GoName)
+	b.WriteString(" rows by ")
+	for i, r := range t.PK {
+		if i > 0 {
+			b.WriteString(" and ")
+		}
+		b.WriteString(r.Name)
+	}
+	if len(t.CK) > 0 {
+		b.WriteString(", ordered by ")
+		for i, r := range t.CK {
+			if i > 0 {
+				b.WriteString(", then ")
+			}
+			b.WriteString(r.Name)
+			if r.Desc {
+				b.WriteString(" descending")
+			} else {
+				b.WriteString(" ascending")
+			}
+		}
+	}
+	return b.String()
+}
+
+// SnakeCase derives a column name from a Go field name the way gocqlx's
+// default mapper does (reflectx.CamelToSnakeASCII): an underscore goes
+// before an upper-case letter that follows a lower-case one or starts a
+// new word, so UserID is user_id and HTTPServer is http_server. It reports
+// false for names that are not ASCII letters, digits and underscores.
+func SnakeCase(name string) (string, bool) {
+	out := make([]byte, 0, len(name)+4)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		isUpper := c >= 'A' && c <= 'Z'
+		isLower := func(j int) bool { return j < len(name) && name[j] >= 'a' && name[j] <= 'z' }
+		if !isUpper && !(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '9') && c != '_' {
+			return "", false
+		}
+		if isUpper {
+			if i > 0 && name[i-1] != '_' && (isLower(i-1) || isLower(i+1)) {
+				out = append(out, '_')
+			}
+			c += 'a' - 'A'
+		}
+		out = append(out, c)
+	}
+	return string(out), true
+}
+
+// initialisms are written in capitals in Go names derived from CQL ones.
+var initialisms = map[string]string{"id": "ID", "ids": "IDs", "ttl": "TTL", "uuid": "UUID", "ip": "IP", "url": "URL", "api": "API", "json": "JSON", "http": "HTTP"}
+
+// GoName derives an exported Go name from a snake_case CQL name:
+// top_tracks_by_artist becomes TopTracksByArtist, user_id UserID.
+func GoName(s string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(s, "_") {
+		if part == "" {
+			continue
+		}
+		if up, ok := initialisms[strings.ToLower(part)]; ok {
+			b.WriteString(up)
+			continue
+		}
+		r := []rune(part)
+		r[0] = unicode.ToUpper(r[0])
+		b.WriteString(string(r))
+	}
+	if b.Len() == 0 || !unicode.IsLetter([]rune(b.String())[0]) {
+		return "P" + b.String()
+	}
+	return b.String()
+}

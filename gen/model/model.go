@@ -1,0 +1,267 @@
+// Package model is the generator's intermediate form: pure data built from
+// the loaded structs and their tags, with every name resolved, every Go
+// identifier precomputed, and everything in a deterministic order. The
+// validate stage checks it; the emit stage only reads it.
+package model
+
+import (
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// Package is one Go package's entities.
+type Package struct {
+	Path     string // import path
+	Name     string // package name
+	Dir      string
+	Keyspace *Keyspace
+	Entities []*Entity // in source order
+}
+
+// Keyspace is the optional //cqlgen:keyspace directive.
+type Keyspace struct {
+	Name        string
+	Replication string // the CQL map literal, as written
+	Pos         token.Position
+}
+
+// Tables returns every table of the package, in source order.
+func (p *Package) Tables() []*Table {
+	var ts []*Table
+	for _, e := range p.Entities {
+		ts = append(ts, e.Tables...)
+	}
+	return ts
+}
+
+// Entity is one Go struct and the tables that serve its access patterns.
+type Entity struct {
+	GoName string
+	Pos    token.Position
+	Doc    string
+	Fields []*Field
+	Tables []*Table
+	// Canonical is the source-of-truth table: the one marked canonical, or
+	// the only one. Nil when the model does not say (validation reports it).
+	Canonical *Table
+}
+
+// Identity returns the fields that tell two entities apart: the canonical
+// pattern's id option when given, else its primary key (bucket aside).
+func (e *Entity) Identity() []*Field {
+	c := e.Canonical
+	if c == nil {
+		return nil
+	}
+	if len(c.ID) > 0 {
+		return resolved(c.ID)
+	}
+	return append(resolved(c.PK), resolvedKeys(c.CK)...)
+}
+
+// Field is one field of an entity: one column in each table that stores it.
+type Field struct {
+	GoName   string
+	Column   string
+	Pos      token.Position // the field's name
+	ColPos   token.Position // the db tag value, or the field's name when defaulted
+	Type     *Type          // nil when the Go type has no mapping
+	Nullable bool           // a pointer field: nil is bound as unset
+	Go       types.Type     // the Go type, for the Go emitter
+}
+
+// Type is a CQL type.
+type Type struct {
+	Name   string // text, int, list, map, set, ...
+	Params []*Type
+	Frozen bool
+}
+
+func (t *Type) String() string {
+	var b strings.Builder
+	t.write(&b)
+	return b.String()
+}
+
+func (t *Type) write(b *strings.Builder) {
+	if t.Frozen {
+		b.WriteString("frozen<")
+	}
+	b.WriteString(t.Name)
+	if len(t.Params) > 0 {
+		b.WriteByte('<')
+		for i, p := range t.Params {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			p.write(b)
+		}
+		b.WriteByte('>')
+	}
+	if t.Frozen {
+		b.WriteByte('>')
+	}
+}
+
+// IsCollection reports a list, set or map.
+func (t *Type) IsCollection() bool {
+	return t.Name == "list" || t.Name == "set" || t.Name == "map"
+}
+
+// Ref is a column named in a pattern tag.
+type Ref struct {
+	Name  string
+	Pos   token.Position
+	Field *Field // nil when no field has that column
+}
+
+// KeyRef is a clustering column reference and its order.
+type KeyRef struct {
+	Ref
+	Desc bool
+}
+
+// BucketKind tells how a bucket column is derived.
+type BucketKind int
+
+const (
+	HashBucket  BucketKind = iota + 1 // hash(col) % N
+	HourBucket                        // UTC hour
+	DayBucket                         // UTC day
+	WeekBucket                        // ISO week, Monday, UTC
+	MonthBucket                       // UTC month
+	DaysBucket                        // N-day ranges from 1970-01-01
+)
+
+// IsTime reports a bucket derived from a point in time.
+func (k BucketKind) IsTime() bool { return k != HashBucket }
+
+// Bucket is the derived column a pattern adds to its partition key.
+type Bucket struct {
+	Kind      BucketKind
+	Source    Ref
+	N         int64 // modulus of a hash bucket, width in days of a days bucket
+	NPos      token.Position
+	Column    string
+	ColumnPos token.Position // where the name is written, or the expression when defaulted
+	Pos       token.Position // the expression
+}
+
+// Type is the CQL type of the bucket column.
+func (b *Bucket) Type() *Type {
+	switch b.Kind {
+	case HashBucket:
+		return &Type{Name: "int"}
+	case HourBucket:
+		return &Type{Name: "timestamp"}
+	}
+	return &Type{Name: "date"}
+}
+
+// Expr renders the bucket as it reads in a tag.
+func (b *Bucket) Expr() string {
+	switch b.Kind {
+	case HashBucket:
+		return "hash(" + b.Source.Name + ") % " + itoa(b.N)
+	case HourBucket:
+		return "hour(" + b.Source.Name + ")"
+	case DayBucket:
+		return "day(" + b.Source.Name + ")"
+	case WeekBucket:
+		return "week(" + b.Source.Name + ")"
+	case MonthBucket:
+		return "month(" + b.Source.Name + ")"
+	}
+	return "days(" + b.Source.Name + ", " + itoa(b.N) + ")"
+}
+
+// Size holds a pattern's optional size hints.
+type Size struct {
+	Rows     int64
+	RowBytes int64
+	Pos      token.Position
+}
+
+// Table is one access pattern and the table that serves it.
+type Table struct {
+	Entity    *Entity
+	Name      string
+	Pos       token.Position // the table name in the tag
+	Canonical bool
+	Method    string // Go name of the read method
+	MethodPos token.Position
+	Doc       string // the access pattern in words
+	PK        []Ref
+	PKPos     token.Position
+	CK        []KeyRef
+	Bucket    *Bucket
+	TTL       int64 // seconds, 0 for none
+	TTLPos    token.Position
+	Cols      []Ref // nil means every field
+	Static    []Ref
+	ID        []Ref
+	IDPos     token.Position
+	Size      *Size
+	// Columns is the table's layout: partition key (bucket last),
+	// clustering columns, then the other columns in field order.
+	Columns []*Column
+}
+
+// ColumnKind is a column's role in its table.
+type ColumnKind int
+
+const (
+	PartitionKey ColumnKind = iota
+	Clustering
+	Static
+	Regular
+)
+
+// Column is one column of one table.
+type Column struct {
+	Name  string
+	Type  *Type
+	Kind  ColumnKind
+	Desc  bool   // clustering order
+	Field *Field // nil for a bucket column
+}
+
+// PartitionKey returns the partition key columns, bucket included.
+func (t *Table) PartitionKey() []*Column { return t.columns(PartitionKey) }
+
+// Clustering returns the clustering columns in order.
+func (t *Table) Clustering() []*Column { return t.columns(Clustering) }
+
+func (t *Table) columns(kind ColumnKind) []*Column {
+	var cs []*Column
+	for _, c := range t.Columns {
+		if c.Kind == kind {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+func resolved(refs []Ref) []*Field {
+	var fs []*Field
+	for _, r := range refs {
+		if r.Field != nil {
+			fs = append(fs, r.Field)
+		}
+	}
+	return fs
+}
+
+func resolvedKeys(refs []KeyRef) []*Field {
+	var fs []*Field
+	for _, r := range refs {
+		if r.Field != nil {
+			fs = append(fs, r.Field)
+		}
+	}
+	return fs
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

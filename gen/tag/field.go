@@ -1,0 +1,109 @@
+package tag
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TypeExpr is a CQL type as written in a cql:"..." override, such as
+// timeuuid, date or set<ascii>. Names are lower-cased.
+type TypeExpr struct {
+	Name   string
+	Params []*TypeExpr
+	Off    int
+}
+
+func (t *TypeExpr) String() string {
+	if len(t.Params) == 0 {
+		return t.Name
+	}
+	parts := make([]string, len(t.Params))
+	for i, p := range t.Params {
+		parts[i] = p.String()
+	}
+	return t.Name + "<" + strings.Join(parts, ", ") + ">"
+}
+
+// Field is what the tag of an entity field says to cqlgen.
+type Field struct {
+	Column *Ident    // from db:"name"; nil when the tag gives none
+	Skip   bool      // db:"-"
+	Type   *TypeExpr // from cql:"type"; nil when the tag gives none
+}
+
+// ParseField reads the db and cql keys of a field's tag literal; other
+// keys (json, yaml, ...) are left alone.
+func ParseField(lit string) (Field, []*Error) {
+	var f Field
+	pairs, err := Scan(lit)
+	if err != nil {
+		return f, []*Error{err.(*Error)}
+	}
+	var errs []*Error
+	seen := map[string]bool{}
+	for _, kv := range pairs {
+		if kv.Key != "db" && kv.Key != "cql" {
+			continue
+		}
+		if seen[kv.Key] {
+			errs = append(errs, &Error{Off: kv.KeyOff, Code: "tag-syntax", Msg: fmt.Sprintf("%s is given twice", kv.Key)})
+			continue
+		}
+		seen[kv.Key] = true
+		switch kv.Key {
+		case "db":
+			// gocqlx reads only the part before a comma; so do we.
+			name, _, _ := strings.Cut(kv.Value.Text, ",")
+			switch {
+			case name == "-":
+				f.Skip = true
+			case name == "":
+				errs = append(errs, &Error{Off: kv.Value.Off(0), Code: "bad-value", Msg: `db: empty column name (leave the tag out for the default, or write db:"-" to skip the field)`})
+			default:
+				f.Column = &Ident{Name: name, Off: kv.Value.Off(0)}
+			}
+		case "cql":
+			lx := newLexer(kv.Value)
+			t, e := parseType(lx, 0)
+			if e == nil {
+				e = lx.end("bad-value", "cql")
+			}
+			if e != nil {
+				errs = append(errs, e)
+				continue
+			}
+			f.Type = t
+		}
+	}
+	return f, errs
+}
+
+// maxTypeDepth bounds nesting; CQL types in practice nest two or three deep.
+const maxTypeDepth = 8
+
+func parseType(lx *lexer, depth int) (*TypeExpr, *Error) {
+	t := lx.next()
+	if depth > maxTypeDepth {
+		return nil, lx.errorf(t, "bad-value", "cql: type nests deeper than %d levels", maxTypeDepth)
+	}
+	if t.kind != tokWord {
+		return nil, lx.errorf(t, "bad-value", "cql: expected a CQL type name, found %s", t)
+	}
+	te := &TypeExpr{Name: strings.ToLower(t.text), Off: lx.v.Off(t.pos)}
+	if !lx.accept("<") {
+		return te, nil
+	}
+	for {
+		p, err := parseType(lx, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		te.Params = append(te.Params, p)
+		if lx.accept(">") {
+			return te, nil
+		}
+		if err := lx.expect(",", "bad-value", "cql type"); err != nil {
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package tag
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The values of pattern keys share one small lexical grammar: words
+// (identifiers and keywords), unsigned integers, and the punctuation
+// ( ) , % = < >.
+
+type tokKind int
+
+const (
+	tokEOF tokKind = iota
+	tokWord
+	tokNumber
+	tokPunct
+	tokBad
+)
+
+type token struct {
+	kind tokKind
+	text string
+	pos  int // byte index into the value's text
+}
+
+func (t token) String() string {
+	switch t.kind {
+	case tokEOF:
+		return "end of value"
+	case tokBad:
+		return fmt.Sprintf("%q", t.text)
+	}
+	return fmt.Sprintf("%q", t.text)
+}
+
+type lexer struct {
+	v    Value
+	toks []token
+	i    int
+}
+
+func newLexer(v Value) *lexer {
+	lx := &lexer{v: v}
+	s := v.Text
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			i++
+		case isWordStart(c):
+			j := i + 1
+			for j < len(s) && isWordPart(s[j]) {
+				j++
+			}
+			lx.toks = append(lx.toks, token{tokWord, s[i:j], i})
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(s) && isWordPart(s[j]) {
+				j++
+			}
+			lx.toks = append(lx.toks, token{tokNumber, s[i:j], i})
+			i = j
+		case c == '(' || c == ')' || c == ',' || c == '%' || c == '=' || c == '<' || c == '>':
+			lx.toks = append(lx.toks, token{tokPunct, s[i : i+1], i})
+			i++
+		default:
+			lx.toks = append(lx.toks, token{tokBad, firstRune(s[i:]), i})
+			i += len(firstRune(s[i:]))
+		}
+	}
+	lx.toks = append(lx.toks, token{tokEOF, "", len(s)})
+	return lx
+}
+
+func isWordStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80
+}
+
+func isWordPart(c byte) bool { return isWordStart(c) || (c >= '0' && c <= '9') }
+
+func (lx *lexer) peek() token { return lx.toks[lx.i] }
+
+func (lx *lexer) next() token {
+	t := lx.toks[lx.i]
+	if t.kind != tokEOF {
+		lx.i++
+	}
+	return t
+}
+
+// accept consumes the punctuation p if it comes next.
+func (lx *lexer) accept(p string) bool {
+	if t := lx.peek(); t.kind == tokPunct && t.text == p {
+		lx.i++
+		return true
+	}
+	return false
+}
+
+func (lx *lexer) errorf(t token, code, format string, args ...any) *Error {
+	return &Error{Off: lx.v.Off(t.pos), Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// expect consumes the punctuation p or fails naming what it found.
+func (lx *lexer) expect(p, code, what string) *Error {
+	if lx.accept(p) {
+		return nil
+	}
+	t := lx.peek()
+	return lx.errorf(t, code, "%s: expected %q, found %s", what, p, t)
+}
+
+// ident consumes a word and returns it as an Ident.
+func (lx *lexer) ident(code, what string) (Ident, *Error) {
+	t := lx.next()
+	if t.kind != tokWord {
+		return Ident{}, lx.errorf(t, code, "%s: expected a name, found %s", what, t)
+	}
+	return Ident{Name: t.text, Off: lx.v.Off(t.pos)}, nil
+}
+
+// number consumes an unsigned decimal integer.
+func (lx *lexer) number(code, what string) (int64, token, *Error) {
+	t := lx.next()
+	if t.kind != tokNumber {
+		return 0, t, lx.errorf(t, code, "%s: expected a number, found %s", what, t)
+	}
+	n, err := strconv.ParseInt(t.text, 10, 64)
+	if err != nil {
+		return 0, t, lx.errorf(t, code, "%s: %q is not a whole number", what, t.text)
+	}
+	return n, t, nil
+}
+
+// end fails unless the value is used up.
+func (lx *lexer) end(code, what string) *Error {
+	if t := lx.peek(); t.kind != tokEOF {
+		return lx.errorf(t, code, "%s: unexpected %s", what, t)
+	}
+	return nil
+}

@@ -1,0 +1,424 @@
+package tag
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/gen/internal/suggest"
+)
+
+// Ident is a name in a tag value, with the literal offset of its first byte.
+type Ident struct {
+	Name string
+	Off  int
+}
+
+// KeyColumn is one clustering column and its order.
+type KeyColumn struct {
+	Ident
+	Desc bool
+}
+
+// BucketKind tells how a bucket column is derived.
+type BucketKind int
+
+const (
+	Hash  BucketKind = iota + 1 // hash(col) % N
+	Hour                        // hour(col): the UTC hour the timestamp falls in
+	Day                         // day(col): the UTC day
+	Week                        // week(col): the ISO week, starting on Monday, UTC
+	Month                       // month(col): the UTC calendar month
+	Days                        // days(col, N): N-day ranges counted from 1970-01-01
+)
+
+var bucketNames = map[string]BucketKind{"hash": Hash, "hour": Hour, "day": Day, "week": Week, "month": Month, "days": Days}
+
+func (k BucketKind) String() string {
+	for name, kind := range bucketNames {
+		if kind == k {
+			return name
+		}
+	}
+	return "bucket(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Bucket is a parsed bucket expression.
+type Bucket struct {
+	Kind   BucketKind
+	Source Ident // the column the bucket is derived from
+	N      int64 // modulus for Hash, width in days for Days
+	NOff   int
+	Column Ident // the bucket column's name; Off is -1 when defaulted
+	Off    int   // offset of the expression
+}
+
+// Size holds the optional size hints of a pattern.
+type Size struct {
+	Rows     int64 // expected rows per partition
+	RowBytes int64 // average bytes per row
+	Off      int
+}
+
+// Pattern is one access pattern as declared on a blank cqlgen.Pattern field.
+type Pattern struct {
+	Table     Ident
+	Canonical bool
+	Name      Ident // Go name of the read method; empty when defaulted
+	Doc       string
+	DocOff    int
+	PK        []Ident
+	PKOff     int // offset of the pk key, or of the table key when pk is absent
+	CK        []KeyColumn
+	TTL       int64 // seconds; 0 means none
+	HasTTL    bool
+	TTLOff    int
+	Bucket    *Bucket
+	Cols      []Ident // nil means every field
+	Static    []Ident
+	ID        []Ident
+	IDOff     int
+	Size      *Size
+	KeyOffs   map[string]int // literal offset of every key present
+}
+
+// PatternKeys are the keys a pattern tag may use, in documentation order.
+var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "name", "doc", "size"}
+
+// MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
+const MaxTTL = 20 * 365 * 24 * 3600
+
+// ParsePattern parses the tag literal of a Pattern field. It returns every
+// mistake it finds, not only the first; the Pattern is nil when the tag
+// cannot be read at all or has no table key.
+func ParsePattern(lit string) (*Pattern, []*Error) {
+	pairs, err := Scan(lit)
+	if err != nil {
+		return nil, []*Error{err.(*Error)}
+	}
+	p := &Pattern{KeyOffs: map[string]int{}}
+	var errs []*Error
+	add := func(e *Error) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	for _, kv := range pairs {
+		if _, dup := p.KeyOffs[kv.Key]; dup && slices.Contains(PatternKeys, kv.Key) {
+			add(&Error{Off: kv.KeyOff, Code: "tag-syntax", Msg: fmt.Sprintf("%s is given twice", kv.Key)})
+			continue
+		}
+		p.KeyOffs[kv.Key] = kv.KeyOff
+		v := kv.Value
+		switch kv.Key {
+		case "table":
+			add(p.parseTable(v))
+		case "pk":
+			p.PKOff = kv.KeyOff
+			var e *Error
+			p.PK, e = identList(v, "pk")
+			add(e)
+		case "ck":
+			add(p.parseCK(v))
+		case "bucket":
+			var e *Error
+			p.Bucket, e = parseBucket(v)
+			add(e)
+		case "ttl":
+			p.TTLOff = kv.KeyOff
+			var e *Error
+			p.TTL, e = ParseTTL(v)
+			p.HasTTL = e == nil
+			add(e)
+		case "cols":
+			var e *Error
+			p.Cols, e = identList(v, "cols")
+			if p.Cols == nil {
+				p.Cols = []Ident{}
+			}
+			add(e)
+		case "static":
+			var e *Error
+			p.Static, e = identList(v, "static")
+			add(e)
+		case "id":
+			p.IDOff = kv.KeyOff
+			var e *Error
+			p.ID, e = identList(v, "id")
+			add(e)
+		case "name":
+			lx := newLexer(v)
+			id, e := lx.ident("bad-value", "name")
+			if e == nil {
+				e = lx.end("bad-value", "name")
+			}
+			p.Name = id
+			add(e)
+		case "doc":
+			p.Doc, p.DocOff = strings.TrimSpace(v.Text), v.Off(0)
+			if strings.ContainsAny(p.Doc, "\n\r") {
+				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "doc must be one line"})
+			}
+		case "size":
+			var e *Error
+			p.Size, e = parseSize(v)
+			add(e)
+		default:
+			msg := fmt.Sprintf("unknown key %q in a pattern tag", kv.Key)
+			if s := suggest.Closest(strings.ToLower(kv.Key), PatternKeys); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			} else {
+				msg += "; known keys: " + strings.Join(PatternKeys, ", ")
+			}
+			add(&Error{Off: kv.KeyOff, Code: "unknown-key", Msg: msg})
+		}
+	}
+	if _, ok := p.KeyOffs["table"]; !ok {
+		add(&Error{Off: 0, Code: "bad-value", Msg: `a pattern needs a table name: table:"name"`})
+		return nil, errs
+	}
+	if _, ok := p.KeyOffs["pk"]; !ok {
+		p.PKOff = p.KeyOffs["table"]
+	}
+	return p, errs
+}
+
+func (p *Pattern) parseTable(v Value) *Error {
+	lx := newLexer(v)
+	id, err := lx.ident("bad-value", "table")
+	if err != nil {
+		return err
+	}
+	p.Table = id
+	for lx.accept(",") {
+		opt, err := lx.ident("bad-value", "table option")
+		if err != nil {
+			return err
+		}
+		switch opt.Name {
+		case "canonical":
+			if p.Canonical {
+				return &Error{Off: opt.Off, Code: "bad-value", Msg: "canonical is given twice"}
+			}
+			p.Canonical = true
+		default:
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the only option is canonical)", opt.Name)}
+		}
+	}
+	return lx.end("bad-value", "table")
+}
+
+func (p *Pattern) parseCK(v Value) *Error {
+	lx := newLexer(v)
+	if lx.peek().kind == tokEOF {
+		return nil
+	}
+	for {
+		id, err := lx.ident("bad-value", "ck")
+		if err != nil {
+			return err
+		}
+		kc := KeyColumn{Ident: id}
+		if t := lx.peek(); t.kind == tokWord {
+			switch strings.ToLower(t.text) {
+			case "asc":
+				lx.next()
+			case "desc":
+				lx.next()
+				kc.Desc = true
+			default:
+				return lx.errorf(t, "bad-value", "ck: expected asc, desc or a comma after %q, found %s", id.Name, t)
+			}
+		}
+		p.CK = append(p.CK, kc)
+		if !lx.accept(",") {
+			return lx.end("bad-value", "ck")
+		}
+	}
+}
+
+// identList parses "a, b, c". An empty value gives an empty list.
+func identList(v Value, what string) ([]Ident, *Error) {
+	lx := newLexer(v)
+	if lx.peek().kind == tokEOF {
+		return nil, nil
+	}
+	var ids []Ident
+	for {
+		id, err := lx.ident("bad-value", what)
+		if err != nil {
+			return ids, err
+		}
+		ids = append(ids, id)
+		if !lx.accept(",") {
+			return ids, lx.end("bad-value", what)
+		}
+	}
+}
+
+func parseBucket(v Value) (*Bucket, *Error) {
+	const code = "bad-bucket"
+	lx := newLexer(v)
+	fn := lx.next()
+	kind, ok := bucketNames[strings.ToLower(fn.text)]
+	if fn.kind != tokWord || !ok {
+		return nil, lx.errorf(fn, code, "bucket: expected hash(col) %% N, hour(col), day(col), week(col), month(col) or days(col, N), found %s", fn)
+	}
+	b := &Bucket{Kind: kind, Off: v.Off(fn.pos), Column: Ident{Name: "bucket", Off: -1}}
+	if err := lx.expect("(", code, "bucket"); err != nil {
+		return nil, err
+	}
+	src, err := lx.ident(code, "bucket")
+	if err != nil {
+		return nil, err
+	}
+	b.Source = src
+	if kind == Days {
+		if err := lx.expect(",", code, "days(col, N)"); err != nil {
+			return nil, err
+		}
+		n, t, err := lx.number(code, "days(col, N)")
+		if err != nil {
+			return nil, err
+		}
+		b.N, b.NOff = n, v.Off(t.pos)
+	}
+	if err := lx.expect(")", code, "bucket"); err != nil {
+		return nil, err
+	}
+	if kind == Hash {
+		if err := lx.expect("%", code, "hash(col) % N"); err != nil {
+			return nil, err
+		}
+		n, t, err := lx.number(code, "hash(col) % N")
+		if err != nil {
+			return nil, err
+		}
+		b.N, b.NOff = n, v.Off(t.pos)
+	}
+	if t := lx.peek(); t.kind == tokWord && strings.EqualFold(t.text, "as") {
+		lx.next()
+		name, err := lx.ident(code, "bucket ... as")
+		if err != nil {
+			return nil, err
+		}
+		b.Column = name
+	}
+	return b, lx.end(code, "bucket")
+}
+
+// ParseTTL reads a duration such as 90d, 12h, 1w2d or 3600s (units s, m,
+// h, d, w) and returns it in seconds. "0" means no TTL.
+func ParseTTL(v Value) (int64, *Error) {
+	const code = "bad-ttl"
+	s := v.Text
+	i := 0
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	end := len(strings.TrimRight(s, " "))
+	if i == end {
+		return 0, &Error{Off: v.Off(0), Code: code, Msg: `ttl is empty; write a duration such as "90d" or "0" for none`}
+	}
+	if s[i:end] == "0" {
+		return 0, nil
+	}
+	var total int64
+	for i < end {
+		j := i
+		for j < end && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return 0, &Error{Off: v.Off(i), Code: code, Msg: fmt.Sprintf("ttl %q: expected a number at %q (write e.g. 90d, 12h, 1w2d)", s, s[i:end])}
+		}
+		n, err := strconv.ParseInt(s[i:j], 10, 64)
+		if err != nil || n > MaxTTL {
+			return 0, &Error{Off: v.Off(i), Code: code, Msg: fmt.Sprintf("ttl %q: %s is too large (the maximum is 20 years)", s, s[i:j])}
+		}
+		if j == end {
+			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: %s needs a unit: s, m, h, d or w", s, s[i:j])}
+		}
+		var unit int64
+		switch s[j] {
+		case 's':
+			unit = 1
+		case 'm':
+			unit = 60
+		case 'h':
+			unit = 3600
+		case 'd':
+			unit = 86400
+		case 'w':
+			unit = 7 * 86400
+		default:
+			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: unknown unit %q (use s, m, h, d or w)", s, firstRune(s[j:]))}
+		}
+		total += n * unit
+		if total > MaxTTL {
+			return 0, &Error{Off: v.Off(0), Code: code, Msg: fmt.Sprintf("ttl %q is longer than Cassandra's maximum of 20 years (630720000s)", s)}
+		}
+		i = j + 1
+	}
+	return total, nil
+}
+
+// SizeKeys are the hints a size tag may give.
+var SizeKeys = []string{"rows", "rowbytes"}
+
+func parseSize(v Value) (*Size, *Error) {
+	const code = "bad-size"
+	lx := newLexer(v)
+	sz := &Size{Off: v.Off(0)}
+	seen := map[string]bool{}
+	for lx.peek().kind != tokEOF {
+		key, err := lx.ident(code, "size")
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(SizeKeys, key.Name) {
+			return nil, &Error{Off: key.Off, Code: code, Msg: fmt.Sprintf("size: unknown hint %q (known: %s)", key.Name, strings.Join(SizeKeys, ", "))}
+		}
+		if seen[key.Name] {
+			return nil, &Error{Off: key.Off, Code: code, Msg: fmt.Sprintf("size: %s is given twice", key.Name)}
+		}
+		seen[key.Name] = true
+		if err := lx.expect("=", code, "size"); err != nil {
+			return nil, err
+		}
+		t := lx.next()
+		n, ok := parseCount(t.text)
+		if t.kind != tokNumber || !ok {
+			return nil, lx.errorf(t, code, "size: %s wants a count such as 10800, 50k, 100M or 2G, found %s", key.Name, t)
+		}
+		switch key.Name {
+		case "rows":
+			sz.Rows = n
+		case "rowbytes":
+			sz.RowBytes = n
+		}
+		if !lx.accept(",") && lx.peek().kind != tokWord && lx.peek().kind != tokEOF {
+			return nil, lx.errorf(lx.peek(), code, "size: expected a comma, found %s", lx.peek())
+		}
+	}
+	return sz, nil
+}
+
+// parseCount reads a positive count with an optional k, M or G suffix.
+func parseCount(s string) (int64, bool) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "k"):
+		mult, s = 1e3, s[:len(s)-1]
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1e6, s[:len(s)-1]
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1e9, s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, false
+	}
+	return n * mult, true
+}

@@ -1,0 +1,314 @@
+// Package validate is the generator's check stage: it reads a model and
+// reports every rule of the query-first method the model breaks, each at
+// the position in the user's source where it can be fixed.
+package validate
+
+import (
+	"fmt"
+	"go/token"
+	"slices"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/gen/diag"
+	"github.com/cqlgen/cqlgen/gen/internal/suggest"
+	"github.com/cqlgen/cqlgen/gen/model"
+)
+
+// Check validates a package and returns its diagnostics.
+func Check(p *model.Package) diag.List {
+	c := &checker{}
+	if ks := p.Keyspace; ks != nil {
+		c.identifier(ks.Pos, "keyspace", ks.Name)
+	}
+	tables := map[string]*model.Table{}
+	for _, e := range p.Entities {
+		c.entity(e)
+		for _, t := range e.Tables {
+			if first, dup := tables[t.Name]; dup {
+				c.diags.Errorf(t.Pos, diag.DuplicateTable, "table %s is declared twice; the first is on %s at %s", t.Name, first.Entity.GoName, short(first.Pos))
+				continue
+			}
+			tables[t.Name] = t
+		}
+	}
+	return c.diags
+}
+
+type checker struct {
+	diags diag.List
+}
+
+func short(p token.Position) string {
+	return fmt.Sprintf("%s:%d:%d", baseName(p.Filename), p.Line, p.Column)
+}
+
+func baseName(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// identifier checks a name that CQL will read unquoted.
+func (c *checker) identifier(pos token.Position, what, name string) {
+	switch {
+	case name == "":
+		c.diags.Errorf(pos, diag.BadIdentifier, "%s name is empty", what)
+	case reserved[strings.ToLower(name)]:
+		c.diags.Errorf(pos, diag.ReservedWord, "%s name %q is a reserved CQL keyword; cqlgen refuses it rather than quote it, because a quoted name must then be quoted in every query, by every tool and every team, forever: choose another name", what, name)
+	case !validIdent(name):
+		msg := fmt.Sprintf("%s name %q is not a plain CQL identifier (a lower-case letter, then lower-case letters, digits and underscores)", what, name)
+		if strings.ToLower(name) != name && validIdent(strings.ToLower(name)) {
+			msg += fmt.Sprintf("; CQL folds unquoted names to lower case, so write %q", strings.ToLower(name))
+		}
+		c.diags.Errorf(pos, diag.BadIdentifier, "%s", msg)
+	case what != "column" && len(name) > maxNameLength:
+		c.diags.Errorf(pos, diag.BadIdentifier, "%s name %q is %d characters long; Cassandra accepts at most %d", what, name, len(name), maxNameLength)
+	}
+}
+
+func validIdent(s string) bool {
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		ch := s[i]
+		if !(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9') && ch != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *checker) entity(e *model.Entity) {
+	for _, f := range e.Fields {
+		c.identifier(f.ColPos, "column", f.Column)
+	}
+	if len(e.Tables) == 0 {
+		return
+	}
+	var canon []*model.Table
+	methods := map[string]*model.Table{}
+	for _, t := range e.Tables {
+		if t.Canonical {
+			canon = append(canon, t)
+		}
+		if first, dup := methods[t.Method]; dup {
+			c.diags.Errorf(t.MethodPos, diag.DuplicateName, "patterns %s and %s would both get the read method %s; rename one with name:\"...\"", first.Name, t.Name, t.Method)
+		} else {
+			methods[t.Method] = t
+		}
+		if !token.IsIdentifier(t.Method) || !token.IsExported(t.Method) {
+			c.diags.Errorf(t.MethodPos, diag.BadIdentifier, "read method name %q is not an exported Go identifier", t.Method)
+		}
+	}
+	switch {
+	case len(canon) > 1:
+		for _, t := range canon[1:] {
+			c.diags.Errorf(t.Pos, diag.TwoCanonical, "%s has two canonical patterns, %s and %s; only one table can be the source of truth", e.GoName, canon[0].Name, t.Name)
+		}
+	case len(canon) == 0 && len(e.Tables) > 1:
+		names := make([]string, len(e.Tables))
+		for i, t := range e.Tables {
+			names[i] = t.Name
+		}
+		c.diags.Errorf(e.Pos, diag.NoCanonical, "%s is stored in %d tables (%s) and none is marked as its source of truth; mark one with table:\"name,canonical\"", e.GoName, len(e.Tables), strings.Join(names, ", "))
+	}
+	for _, t := range e.Tables {
+		c.table(e, t)
+	}
+}
+
+func (c *checker) ref(t *model.Table, r model.Ref, what string) bool {
+	if r.Field != nil {
+		return true
+	}
+	var cols []string
+	for _, f := range t.Entity.Fields {
+		cols = append(cols, f.Column)
+	}
+	msg := fmt.Sprintf("%s: unknown column %q; %s has no field with that column", what, r.Name, t.Entity.GoName)
+	if s := suggest.Closest(r.Name, cols); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	c.diags.Errorf(r.Pos, diag.UnknownColumn, "%s", msg)
+	return false
+}
+
+func (c *checker) table(e *model.Entity, t *model.Table) {
+	c.identifier(t.Pos, "table", t.Name)
+
+	// Keys: every name known, none twice, none of a type a key cannot take.
+	if len(t.PK) == 0 {
+		c.diags.Errorf(t.PKPos, diag.NoPartitionKey, "table %s has no partition key; name the columns the query filters on with pk:\"...\"", t.Name)
+	}
+	seen := map[string]string{}
+	key := func(r model.Ref, part string) {
+		if !c.ref(t, r, part) {
+			return
+		}
+		if prev, dup := seen[r.Name]; dup {
+			if prev == part {
+				c.diags.Errorf(r.Pos, diag.RepeatedKey, "column %s appears twice in the %s of %s", r.Name, part, t.Name)
+			} else {
+				c.diags.Errorf(r.Pos, diag.RepeatedKey, "column %s is already in the %s of %s; a clustering column cannot repeat a partition key column", r.Name, prev, t.Name)
+			}
+			return
+		}
+		seen[r.Name] = part
+		c.keyType(t, r)
+	}
+	for _, r := range t.PK {
+		key(r, "partition key")
+	}
+	for _, r := range t.CK {
+		key(r.Ref, "clustering key")
+	}
+
+	c.bucket(t, seen)
+
+	for _, r := range t.Cols {
+		c.ref(t, r, "cols")
+	}
+	for _, r := range t.Static {
+		if !c.ref(t, r, "static") {
+			continue
+		}
+		switch {
+		case seen[r.Name] != "":
+			c.diags.Errorf(r.Pos, diag.BadStatic, "column %s is in the %s of %s, so it cannot be static", r.Name, seen[r.Name], t.Name)
+		case len(t.CK) == 0:
+			c.diags.Errorf(r.Pos, diag.BadStatic, "table %s has no clustering columns, so a static column means nothing: every partition holds one row", t.Name)
+		}
+	}
+
+	c.counters(t)
+	c.identity(e, t)
+}
+
+func (c *checker) keyType(t *model.Table, r model.Ref) {
+	f := r.Field
+	if f.Type == nil {
+		return
+	}
+	switch {
+	case f.Type.Name == "counter":
+		c.diags.Errorf(r.Pos, diag.CounterKey, "column %s is a counter and cannot be part of the primary key of %s", r.Name, t.Name)
+	case f.Type.IsCollection() && !f.Type.Frozen:
+		c.diags.Errorf(r.Pos, diag.CollectionKey, "column %s is a %s, and a collection can be part of a primary key only frozen: declare the field cql:\"frozen<%s>\" to key %s by the whole value (it is then frozen in every table and replaced whole)", r.Name, f.Type, f.Type, t.Name)
+	case f.Type.Name == "duration":
+		c.diags.Errorf(r.Pos, diag.CollectionKey, "column %s is a duration, which Cassandra cannot order and refuses in a primary key", r.Name)
+	case f.Nullable:
+		c.diags.Errorf(r.Pos, diag.NullableKey, "column %s is a pointer field, but a primary key column can never be null; use a value type", r.Name)
+	}
+}
+
+var hashable = []string{"text", "varchar", "ascii", "tinyint", "smallint", "int", "bigint", "varint", "uuid", "timeuuid", "blob", "date", "timestamp", "inet", "boolean"}
+
+func (c *checker) bucket(t *model.Table, key map[string]string) {
+	b := t.Bucket
+	if b == nil {
+		return
+	}
+	c.identifier(b.ColumnPos, "bucket column", b.Column)
+	for _, f := range t.Entity.Fields {
+		if f.Column == b.Column {
+			c.diags.Errorf(b.ColumnPos, diag.BadBucket, "bucket column %s has the name of a column of %s; name it with \"... as name\"", b.Column, t.Entity.GoName)
+		}
+	}
+	f := b.Source.Field
+	if f == nil {
+		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: unknown column %q; the bucket must be derived from a column of %s", b.Expr(), b.Source.Name, t.Entity.GoName)
+		return
+	}
+	if f.Type == nil {
+		return
+	}
+	typ := f.Type.String()
+	if b.Kind == model.HashBucket {
+		switch {
+		case !slices.Contains(hashable, typ):
+			c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a %s; a hash bucket needs a text, integer, uuid, blob, date, timestamp, inet or boolean column", b.Expr(), b.Source.Name, typ)
+		case key[b.Source.Name] == "partition key":
+			c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: %s is already in the partition key, so hashing it cannot split a partition; hash a clustering column", b.Expr(), b.Source.Name)
+		}
+		if b.N < 1 || b.N > maxHashBuckets {
+			c.diags.Errorf(b.NPos, diag.BadBucket, "bucket %s: a hash bucket count must be between 1 and %d; every read queries all of them", b.Expr(), maxHashBuckets)
+		}
+		return
+	}
+	switch {
+	case typ == "timestamp" || typ == "timeuuid":
+	case typ == "date" && b.Kind != model.HourBucket:
+	default:
+		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a %s; a time bucket needs a timestamp or timeuuid column (or a date, for day buckets and wider)", b.Expr(), b.Source.Name, typ)
+	}
+	if b.Kind == model.DaysBucket && (b.N < 1 || b.N > 3660) {
+		c.diags.Errorf(b.NPos, diag.BadBucket, "bucket %s: the width must be between 1 and 3660 days", b.Expr())
+	}
+}
+
+// maxHashBuckets bounds the fan-out of one read.
+const maxHashBuckets = 4096
+
+// counters checks the rule that a table with counters holds nothing else.
+func (c *checker) counters(t *model.Table) {
+	var counters, others []string
+	for _, col := range t.Columns {
+		if col.Kind == model.PartitionKey || col.Kind == model.Clustering || col.Type == nil {
+			continue
+		}
+		if col.Type.Name == "counter" {
+			counters = append(counters, col.Name)
+		} else {
+			others = append(others, col.Name)
+		}
+	}
+	if len(counters) == 0 {
+		return
+	}
+	if len(others) > 0 {
+		c.diags.Errorf(t.Pos, diag.CounterTable, "table %s mixes counters (%s) with other columns (%s); in a counter table every column outside the primary key must be a counter: list the columns it stores with cols:\"...\"", t.Name, strings.Join(counters, ", "), strings.Join(others, ", "))
+	}
+	if t.TTL > 0 {
+		c.diags.Errorf(t.TTLPos, diag.CounterTable, "table %s holds counters, which cannot expire: Cassandra refuses a TTL on a counter table", t.Name)
+	}
+}
+
+// identity checks that each table's primary key tells two entities apart.
+func (c *checker) identity(e *model.Entity, t *model.Table) {
+	if len(t.ID) > 0 && !t.Canonical && e.Canonical != t {
+		c.diags.Errorf(t.IDPos, diag.BadID, "id belongs on the canonical pattern of %s, where it names the columns that identify the entity", e.GoName)
+		return
+	}
+	canon := e.Canonical
+	if canon == nil {
+		return
+	}
+	inKey := map[*model.Field]bool{}
+	for _, r := range t.PK {
+		inKey[r.Field] = true
+	}
+	for _, r := range t.CK {
+		inKey[r.Field] = true
+	}
+	if t == canon {
+		for _, r := range t.ID {
+			if c.ref(t, r, "id") && !inKey[r.Field] {
+				c.diags.Errorf(r.Pos, diag.BadID, "id column %s is not in the primary key of %s, so the source of truth could hold one entity in several rows", r.Name, t.Name)
+			}
+		}
+		return
+	}
+	var missing []string
+	for _, f := range e.Identity() {
+		if !inKey[f] {
+			missing = append(missing, f.Column)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s",
+		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name)
+}
