@@ -49,6 +49,7 @@ const (
 	RepeatedKey       Code = "repeated-key"       // a column twice in one primary key
 	CollectionKey     Code = "collection-key"     // a collection (unfrozen semantics) in a primary key
 	CounterKey        Code = "counter-key"        // a counter in a primary key
+	KeyType           Code = "key-type"           // a type Cassandra refuses in a primary key (duration)
 	NullableKey       Code = "nullable-key"       // a pointer field in a primary key
 	CounterTable      Code = "counter-table"      // counters mixed with other regular columns
 	BadStatic         Code = "bad-static"         // a static column that cannot be static
@@ -72,6 +73,12 @@ type Diagnostic struct {
 // String formats d as "file:line:col: message [code]", the form editors and
 // CI logs link to; warnings carry "warning: " before the message.
 func (d Diagnostic) String() string { return d.Format("") }
+
+// Short writes pos as file:line:col with the file's base name, for
+// pointing from one diagnostic to a related place.
+func Short(pos token.Position) string {
+	return fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column)
+}
 
 // Format is String with the file name made relative to dir when it lies
 // below it, so that output does not depend on where the checkout lives.

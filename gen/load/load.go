@@ -109,7 +109,11 @@ func Load(cfg Config) ([]*Package, error) {
 	for _, pkg := range pkgs {
 		if hasListError(pkg) {
 			for _, e := range pkg.Errors {
-				listErrs = append(listErrs, e.Error())
+				msg := e.Msg
+				if e.Pos != "" && e.Pos != "-" {
+					msg = e.Pos + ": " + msg
+				}
+				listErrs = append(listErrs, msg)
 			}
 			continue
 		}
@@ -186,7 +190,7 @@ func build(pkg *packages.Package) *Package {
 	for _, e := range typeErrs {
 		pos := errorPos(e)
 		for _, s := range p.Entities {
-			if inside(pkg.Fset, s, pos) {
+			if inside(s, pos) {
 				p.Errors = append(p.Errors, Error{Pos: pos, Msg: e.Msg})
 				break
 			}
@@ -218,7 +222,7 @@ func errorPos(e packages.Error) token.Position {
 	return pos
 }
 
-func inside(fset *token.FileSet, s *Struct, pos token.Position) bool {
+func inside(s *Struct, pos token.Position) bool {
 	if pos.Filename != s.Pos.Filename || len(s.Fields) == 0 {
 		return false
 	}

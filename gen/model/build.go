@@ -53,7 +53,7 @@ func (b *builder) keyspace() *Keyspace {
 			repl = strings.TrimSpace(repl)
 			switch {
 			case ks != nil:
-				b.diags.Errorf(d.Pos, diag.BadDirective, "a second //cqlgen:keyspace directive; the first is at %s", ks.Pos)
+				b.diags.Errorf(d.Pos, diag.BadDirective, "a second //cqlgen:keyspace directive; the first is at %s", diag.Short(ks.Pos))
 			case name == "" || repl == "" || !strings.HasPrefix(repl, "{") || !strings.HasSuffix(repl, "}"):
 				b.diags.Errorf(d.Pos, diag.BadDirective, "//cqlgen:keyspace wants a name and a replication map, e.g. //cqlgen:keyspace music {'class': 'NetworkTopologyStrategy', 'dc1': 3}")
 			default:
@@ -115,11 +115,12 @@ func (b *builder) field(lf *load.Field) *Field {
 	if lf.Name == "_" {
 		return nil
 	}
-	ft, errs := tag.ParseField(lf.Tag)
-	if lf.Tag == "" {
-		errs = nil
+	var ft tag.Field
+	if lf.Tag != "" {
+		var errs []*tag.Error
+		ft, errs = tag.ParseField(lf.Tag)
+		b.tagErrors(lf, errs)
 	}
-	b.tagErrors(lf, errs)
 	if ft.Skip {
 		return nil
 	}

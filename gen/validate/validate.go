@@ -25,7 +25,7 @@ func Check(p *model.Package) diag.List {
 		c.entity(e)
 		for _, t := range e.Tables {
 			if first, dup := tables[t.Name]; dup {
-				c.diags.Errorf(t.Pos, diag.DuplicateTable, "table %s is declared twice; the first is on %s at %s", t.Name, first.Entity.GoName, short(first.Pos))
+				c.diags.Errorf(t.Pos, diag.DuplicateTable, "table %s is declared twice; the first is on %s at %s", t.Name, first.Entity.GoName, diag.Short(first.Pos))
 				continue
 			}
 			tables[t.Name] = t
@@ -36,17 +36,6 @@ func Check(p *model.Package) diag.List {
 
 type checker struct {
 	diags diag.List
-}
-
-func short(p token.Position) string {
-	return fmt.Sprintf("%s:%d:%d", baseName(p.Filename), p.Line, p.Column)
-}
-
-func baseName(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[i+1:]
-	}
-	return path
 }
 
 // identifier checks a name that CQL will read unquoted.
@@ -197,7 +186,7 @@ func (c *checker) keyType(t *model.Table, r model.Ref) {
 	case f.Type.IsCollection() && !f.Type.Frozen:
 		c.diags.Errorf(r.Pos, diag.CollectionKey, "column %s is a %s, and a collection can be part of a primary key only frozen: declare the field cql:\"frozen<%s>\" to key %s by the whole value (it is then frozen in every table and replaced whole)", r.Name, f.Type, f.Type, t.Name)
 	case f.Type.Name == "duration":
-		c.diags.Errorf(r.Pos, diag.CollectionKey, "column %s is a duration, which Cassandra cannot order and refuses in a primary key", r.Name)
+		c.diags.Errorf(r.Pos, diag.KeyType, "column %s is a duration, which Cassandra cannot order and refuses in a primary key", r.Name)
 	case f.Nullable:
 		c.diags.Errorf(r.Pos, diag.NullableKey, "column %s is a pointer field, but a primary key column can never be null; use a value type", r.Name)
 	}

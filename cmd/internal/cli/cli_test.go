@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// repoRoot is the root of the cqlgen module, from this package's folder.
+var repoRoot, _ = filepath.Abs("../../..")
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCheckExamplesFresh(t *testing.T) {
+	t.Chdir(repoRoot)
+	code, _, stderr := run(t, "check", "./example/...")
+	if code != ExitOK {
+		t.Fatalf("check ./example/... = %d, want 0\n%s", code, stderr)
+	}
+}
+
+// userModule makes a module outside this repository that uses cqlgen the
+// way the README says: a tool line in go.mod and a go:generate line. It
+// holds a copy of example/music, and returns its folder.
+func userModule(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	goMod := `module example.com/shop
+
+go 1.26
+
+require github.com/cqlgen/cqlgen v0.0.0
+
+replace github.com/cqlgen/cqlgen => ` + repoRoot + `
+
+tool github.com/cqlgen/cqlgen/cmd/cqlgen
+`
+	write(t, filepath.Join(dir, "go.mod"), goMod)
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "go.sum"), string(sum))
+	src, err := os.ReadFile(filepath.Join(repoRoot, "example/music/music.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "music/music.go"), string(src))
+	gocmd(t, dir, "mod", "tidy")
+	return dir
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gocmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	write(t, path, strings.Replace(string(b), old, new, 1))
+}
+
+// TestUserModule runs the README's workflow in a module of a user's: go
+// generate through go tool, then check, then a tag edit that check must
+// catch, then a mistake that generate must report at its position.
+func TestUserModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cqlgen in a temporary module")
+	}
+	dir := userModule(t)
+	gocmd(t, dir, "generate", "./...")
+	got, err := os.ReadFile(filepath.Join(dir, "music/schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(repoRoot, "example/music/schema.cql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same model, same DDL, but for the package path in the header.
+	fix := func(b []byte) string { return regexp.MustCompile(`(?m)^-- Source: .*$`).ReplaceAllString(string(b), "") }
+	if fix(got) != fix(want) {
+		t.Errorf("go generate in a user module wrote a different schema.cql:\n%s", got)
+	}
+
+	t.Chdir(dir)
+	if code, _, stderr := run(t, "check", "./..."); code != ExitOK {
+		t.Fatalf("check after generate = %d\n%s", code, stderr)
+	}
+
+	// A tag edited without regenerating: check names the file and shows
+	// the change.
+	music := filepath.Join(dir, "music/music.go")
+	edit(t, music, `ttl:"90d"`, `ttl:"60d"`)
+	code, stdout, stderr := run(t, "check", "./...")
+	if code != ExitStale {
+		t.Fatalf("check after a tag edit = %d, want %d\n%s", code, ExitStale, stderr)
+	}
+	if !strings.Contains(stderr, filepath.Join("music", "schema.cql")+" is stale") {
+		t.Errorf("check does not name the stale file:\n%s", stderr)
+	}
+	for _, line := range []string{"-    AND default_time_to_live = 7776000;", "+    AND default_time_to_live = 5184000;"} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("diff lacks %q:\n%s", line, stdout)
+		}
+	}
+
+	// A mistake: generate reports file:line:col, writes nothing, and
+	// exits 3.
+	before, _ := os.ReadFile(filepath.Join(dir, "music/schema.cql"))
+	edit(t, music, `ck:"played_at desc, track_id"`, `ck:"played_at sideways, track_id"`)
+	code, _, stderr = run(t, "generate", "./...")
+	if code != ExitModel {
+		t.Fatalf("generate with a bad tag = %d, want %d\n%s", code, ExitModel, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^music/music\.go:\d+:\d+: ck: expected asc, desc or a comma after "played_at", found "sideways" \[bad-value\]$`).MatchString(stderr) {
+		t.Errorf("stderr lacks the positioned diagnostic:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+		t.Errorf("stderr shows a panic:\n%s", stderr)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "music/schema.cql"))
+	if !bytes.Equal(before, after) {
+		t.Error("generate wrote schema.cql although the model has errors")
+	}
+}
+
+// TestOrphanAndConflict: a package that no longer declares patterns loses
+// its generated schema.cql, and a hand-written one is never overwritten.
+func TestOrphanAndConflict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds packages in a temporary module")
+	}
+	dir := userModule(t)
+	t.Chdir(dir)
+	if code, _, stderr := run(t, "generate", "./..."); code != ExitOK {
+		t.Fatalf("generate = %d\n%s", code, stderr)
+	}
+	schema := filepath.Join(dir, "music/schema.cql")
+	write(t, filepath.Join(dir, "music/music.go"), "package music\n")
+	code, _, stderr := run(t, "check", "./...")
+	if code != ExitStale || !strings.Contains(stderr, "is no longer generated") {
+		t.Errorf("check with an orphaned schema.cql = %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, "generate", "-v", "./..."); code != ExitOK {
+		t.Fatalf("generate = %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(schema); !os.IsNotExist(err) {
+		t.Errorf("orphaned schema.cql was not removed: %v", err)
+	}
+
+	src, _ := os.ReadFile(filepath.Join(repoRoot, "example/music/music.go"))
+	write(t, filepath.Join(dir, "music/music.go"), string(src))
+	write(t, schema, "CREATE TABLE mine (id int PRIMARY KEY);\n")
+	code, _, stderr = run(t, "generate", "./...")
+	if code != ExitFailure || !strings.Contains(stderr, "was not written by cqlgen") {
+		t.Errorf("generate over a hand-written schema.cql = %d\n%s", code, stderr)
+	}
+	if b, _ := os.ReadFile(schema); string(b) != "CREATE TABLE mine (id int PRIMARY KEY);\n" {
+		t.Error("a hand-written schema.cql was overwritten")
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, stderr := run(t); code != ExitUsage || !strings.Contains(stderr, "Commands:") {
+		t.Errorf("no args = %d\n%s", code, stderr)
+	}
+	if code, _, _ := run(t, "frobnicate"); code != ExitUsage {
+		t.Errorf("unknown command = %d", code)
+	}
+	if code, stdout, _ := run(t, "help"); code != ExitOK || !strings.Contains(stdout, "Exit codes") {
+		t.Errorf("help = %d\n%s", code, stdout)
+	}
+	if code, stdout, _ := run(t, "version"); code != ExitOK || !strings.HasPrefix(stdout, "cqlgen ") {
+		t.Errorf("version = %d %q", code, stdout)
+	}
+	if code, _, _ := run(t, "generate", "-nope"); code != ExitUsage {
+		t.Errorf("bad flag = %d", code)
+	}
+	if code, _, stderr := run(t, "check", "./does/not/exist"); code != ExitFailure {
+		t.Errorf("missing package = %d\n%s", code, stderr)
+	}
+}

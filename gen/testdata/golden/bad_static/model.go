@@ -1,0 +1,13 @@
+package bad_static
+
+import cqlgen "github.com/cqlgen/cqlgen/runtime"
+
+// Team declares statics that cannot be static.
+type Team struct {
+	_ cqlgen.Pattern `table:"teams,canonical" pk:"team_id" static:"name"`
+	_ cqlgen.Pattern `table:"team_members" pk:"team_id" ck:"member_id" static:"team_id, member_id, name"`
+
+	TeamID   string `db:"team_id"`
+	MemberID string `db:"member_id"`
+	Name     string `db:"name"`
+}

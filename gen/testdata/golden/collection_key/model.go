@@ -1,0 +1,18 @@
+package collection_key
+
+import (
+	"time"
+
+	cqlgen "github.com/cqlgen/cqlgen/runtime"
+)
+
+// Post uses collections, a duration and a pointer as keys.
+type Post struct {
+	_ cqlgen.Pattern `table:"posts" pk:"tags" ck:"labels, took, id, frozen_tags"`
+
+	Tags       []string          `db:"tags"`
+	Labels     map[string]string `db:"labels"`
+	FrozenTags []string          `db:"frozen_tags" cql:"frozen<set<text>>"`
+	Took       time.Duration     `db:"took" cql:"duration"`
+	ID         *string           `db:"id"`
+}

@@ -1,0 +1,11 @@
+package repeated_key
+
+import cqlgen "github.com/cqlgen/cqlgen/runtime"
+
+// Event repeats key columns.
+type Event struct {
+	_ cqlgen.Pattern `table:"events" pk:"day, day" ck:"day, id, id"`
+
+	Day string `db:"day"`
+	ID  string `db:"id"`
+}

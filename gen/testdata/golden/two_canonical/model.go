@@ -1,0 +1,12 @@
+package two_canonical
+
+import cqlgen "github.com/cqlgen/cqlgen/runtime"
+
+// User names two sources of truth.
+type User struct {
+	_ cqlgen.Pattern `table:"users,canonical" pk:"id"`
+	_ cqlgen.Pattern `table:"users_by_email,canonical" pk:"email" ck:"id"`
+
+	ID    string `db:"id"`
+	Email string `db:"email"`
+}
