@@ -1,0 +1,70 @@
+# cqlgen: the two commands a newcomer needs are `make demo` and `make test`.
+
+GO        ?= go
+CASSANDRA := integration/cassandra/cassandra.sh
+EXAMPLES  := ./example/...
+
+.PHONY: all build vet generate check test test-unit test-integration fuzz demo cassandra-start cassandra-stop cassandra-status
+
+all: build
+
+build:
+	$(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+	cd integration && $(GO) vet ./...
+
+# Regenerate the examples the way a user would: go generate runs
+# `go tool cqlgen generate .` in each example package.
+generate:
+	$(GO) generate $(EXAMPLES)
+
+# Fail when a committed generated file is stale, missing or orphaned.
+check:
+	$(GO) run ./cmd/cqlgen check $(EXAMPLES)
+
+# Every test: vet, the staleness check, unit and golden tests, and the
+# integration tests against a real Cassandra. A Cassandra is started (and
+# stopped again afterwards, even when tests fail) unless CASSANDRA_HOSTS
+# names one or the managed node is already running.
+test: vet check test-unit test-integration
+
+test-unit:
+	$(GO) test -count=1 ./...
+
+test-integration:
+	@set -e; started=; \
+	if [ -z "$$CASSANDRA_HOSTS" ]; then \
+	  if ! $(CASSANDRA) status >/dev/null 2>&1; then started=1; $(CASSANDRA) start; fi; \
+	  CASSANDRA_HOSTS=127.0.0.1:9042; export CASSANDRA_HOSTS; \
+	fi; \
+	trap 'if [ -n "$$started" ]; then $(CASSANDRA) stop; fi' EXIT; \
+	echo "integration tests against $$CASSANDRA_HOSTS"; \
+	cd integration && $(GO) test -count=1 -v ./...
+
+# Fuzz the tag parsers; FUZZTIME=5m for a longer run.
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test ./gen/tag -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./gen/tag -run '^$$' -fuzz '^FuzzParsePattern$$' -fuzztime $(FUZZTIME)
+
+# The main job: generate the examples, make sure a Cassandra is reachable,
+# apply their schema and show what Cassandra now holds.
+demo: generate
+	@set -e; started=; \
+	if [ -z "$$CASSANDRA_HOSTS" ]; then \
+	  if ! $(CASSANDRA) status >/dev/null 2>&1; then started=1; $(CASSANDRA) start; fi; \
+	  CASSANDRA_HOSTS=127.0.0.1:9042; export CASSANDRA_HOSTS; \
+	fi; \
+	trap 'if [ -n "$$started" ]; then $(CASSANDRA) stop; fi' EXIT; \
+	$(GO) run ./example/demo
+
+cassandra-start:
+	$(CASSANDRA) start
+
+cassandra-stop:
+	$(CASSANDRA) stop
+
+cassandra-status:
+	$(CASSANDRA) status

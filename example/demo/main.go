@@ -1,0 +1,137 @@
+// Command demo is the README's main job: it applies the generated schema of
+// the worked examples to the Cassandra named by CASSANDRA_HOSTS and shows
+// the tables Cassandra now holds, read back from system_schema.
+//
+//	make demo
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/example/messaging"
+	"github.com/cqlgen/cqlgen/example/music"
+	"github.com/cqlgen/cqlgen/runtime/cqlscript"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	hosts := os.Getenv("CASSANDRA_HOSTS")
+	if hosts == "" {
+		return fmt.Errorf("CASSANDRA_HOSTS is not set; run make demo, which starts a Cassandra, or set it to host:port")
+	}
+	cluster := gocql.NewCluster(strings.Split(hosts, ",")...)
+	cluster.Timeout = 20 * time.Second
+	cluster.ConnectTimeout = 20 * time.Second
+	cluster.Consistency = gocql.One
+	for _, ex := range []struct{ name, schema string }{{"music", music.Schema}, {"messaging", messaging.Schema}} {
+		keyspace, n, err := apply(ctx, cluster, ex.schema)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ex.name, err)
+		}
+		fmt.Printf("== example/%s: applied %d statements of schema.cql to keyspace %s\n\n", ex.name, n, keyspace)
+		if err := show(ctx, cluster, keyspace); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply executes a script, following its USE statements by switching to a
+// session on that keyspace, as a driver cannot USE on a shared session.
+func apply(ctx context.Context, cluster *gocql.ClusterConfig, script string) (keyspace string, n int, err error) {
+	session, err := cluster.CreateSession()
+	if err != nil {
+		return "", 0, err
+	}
+	defer func() { session.Close() }()
+	for _, stmt := range cqlscript.Split(script) {
+		if ks, ok := stmt.Use(); ok {
+			session.Close()
+			c := *cluster
+			c.Keyspace = ks
+			if session, err = c.CreateSession(); err != nil {
+				return "", n, err
+			}
+			keyspace = ks
+			n++
+			continue
+		}
+		if err := session.Query(stmt.Text).WithContext(ctx).Exec(); err != nil {
+			return "", n, fmt.Errorf("schema.cql line %d: %w", stmt.Line, err)
+		}
+		n++
+	}
+	return keyspace, n, nil
+}
+
+type column struct {
+	name, kind, order, typ string
+	position               int
+}
+
+// show prints each table of keyspace as Cassandra describes it.
+func show(ctx context.Context, cluster *gocql.ClusterConfig, keyspace string) error {
+	session, err := cluster.CreateSession()
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	ttls := map[string]int{}
+	var name string
+	var ttl int
+	iter := session.Query(`SELECT table_name, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ?`, keyspace).WithContext(ctx).Iter()
+	for iter.Scan(&name, &ttl) {
+		ttls[name] = ttl
+	}
+	if err := iter.Close(); err != nil {
+		return err
+	}
+	cols := map[string][]column{}
+	var c column
+	iter = session.Query(`SELECT table_name, column_name, kind, clustering_order, type, position FROM system_schema.columns WHERE keyspace_name = ?`, keyspace).WithContext(ctx).Iter()
+	for iter.Scan(&name, &c.name, &c.kind, &c.order, &c.typ, &c.position) {
+		cols[name] = append(cols[name], c)
+	}
+	if err := iter.Close(); err != nil {
+		return err
+	}
+	rank := map[string]int{"partition_key": 0, "clustering": 1, "static": 2, "regular": 3}
+	for _, table := range slices.Sorted(maps.Keys(cols)) {
+		fmt.Printf("  %s.%s", keyspace, table)
+		if ttls[table] > 0 {
+			fmt.Printf("  (rows expire after %d days)", ttls[table]/86400)
+		}
+		fmt.Println()
+		cs := cols[table]
+		slices.SortFunc(cs, func(a, b column) int {
+			return cmp.Or(cmp.Compare(rank[a.kind], rank[b.kind]), cmp.Compare(a.position, b.position), cmp.Compare(a.name, b.name))
+		})
+		for _, c := range cs {
+			role := strings.ReplaceAll(c.kind, "_", " ")
+			if c.kind == "clustering" {
+				role += " " + strings.ToUpper(c.order)
+			}
+			if c.kind == "regular" {
+				role = ""
+			}
+			fmt.Printf("    %-12s %-10s %s\n", c.name, c.typ, role)
+		}
+		fmt.Println()
+	}
+	return nil
+}
