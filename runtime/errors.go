@@ -1,0 +1,98 @@
+package cqlgen
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Errors that callers test with errors.Is.
+var (
+	// ErrNotFound: the row asked for does not exist.
+	ErrNotFound = errors.New("cqlgen: not found")
+	// ErrNotApplied: a conditional write did not apply. A *NotAppliedError
+	// carries the current values.
+	ErrNotApplied = errors.New("cqlgen: conditional write not applied")
+	// ErrInvalidCursor: a cursor that is corrupt or belongs to another
+	// query. An *InvalidCursorError says why.
+	ErrInvalidCursor = errors.New("cqlgen: invalid cursor")
+	// ErrEmptyKey: a key value is empty or zero, so the statement would
+	// address no row. An *EmptyKeyError names the column.
+	ErrEmptyKey = errors.New("cqlgen: empty key value")
+	// ErrBatchTooLarge: a batch exceeds the configured size limit and was
+	// not sent. A *BatchTooLargeError gives the sizes.
+	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
+	// ErrRetriesExhausted: every attempt failed. A *RetriesExhaustedError
+	// wraps the last cause.
+	ErrRetriesExhausted = errors.New("cqlgen: retries exhausted")
+)
+
+// EmptyKeyError reports a key column given an empty or zero value.
+type EmptyKeyError struct {
+	Table  string
+	Column string
+}
+
+func (e *EmptyKeyError) Error() string {
+	return fmt.Sprintf("cqlgen: %s: key column %s is empty", e.Table, e.Column)
+}
+
+// Is makes errors.Is(err, ErrEmptyKey) true.
+func (e *EmptyKeyError) Is(target error) bool { return target == ErrEmptyKey }
+
+// InvalidCursorError reports a cursor that cannot continue a query.
+type InvalidCursorError struct {
+	Pattern string // the access pattern the cursor was given to
+	Reason  string
+}
+
+func (e *InvalidCursorError) Error() string {
+	return fmt.Sprintf("cqlgen: invalid cursor for %s: %s", e.Pattern, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidCursor) true.
+func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalidCursor }
+
+// NotAppliedError reports a conditional write that did not apply, with the
+// values the row holds now (column name to value), as Cassandra returned
+// them.
+type NotAppliedError struct {
+	Table   string
+	Current map[string]any
+}
+
+func (e *NotAppliedError) Error() string {
+	return fmt.Sprintf("cqlgen: %s: conditional write not applied", e.Table)
+}
+
+// Is makes errors.Is(err, ErrNotApplied) true.
+func (e *NotAppliedError) Is(target error) bool { return target == ErrNotApplied }
+
+// BatchTooLargeError reports a batch refused before it was sent.
+type BatchTooLargeError struct {
+	Statements int
+	Bytes      int // estimated size of the values
+	Limit      int
+}
+
+func (e *BatchTooLargeError) Error() string {
+	return fmt.Sprintf("cqlgen: batch of %d statements is about %d bytes, over the %d-byte limit; use the concurrent strategy for rows this large", e.Statements, e.Bytes, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrBatchTooLarge) true.
+func (e *BatchTooLargeError) Is(target error) bool { return target == ErrBatchTooLarge }
+
+// RetriesExhaustedError reports a statement that failed on every attempt.
+type RetriesExhaustedError struct {
+	Attempts int
+	Last     error
+}
+
+func (e *RetriesExhaustedError) Error() string {
+	return fmt.Sprintf("cqlgen: gave up after %d attempts: %v", e.Attempts, e.Last)
+}
+
+// Is makes errors.Is(err, ErrRetriesExhausted) true.
+func (e *RetriesExhaustedError) Is(target error) bool { return target == ErrRetriesExhausted }
+
+// Unwrap returns the last cause.
+func (e *RetriesExhaustedError) Unwrap() error { return e.Last }

@@ -1,0 +1,34 @@
+package cqlgen
+
+// StatementKind tells what a statement does, which decides its consistency
+// level and whether it may be retried.
+type StatementKind uint8
+
+const (
+	// Read is a SELECT.
+	Read StatementKind = iota
+	// Write is an INSERT, UPDATE or DELETE without a condition.
+	Write
+	// Conditional is a lightweight transaction (IF ...): it runs Paxos at
+	// the serial consistency level and reports whether it applied.
+	Conditional
+)
+
+// Statement is one CQL statement of a generated repository. Generated code
+// declares each as a package-level variable, so its text is built once and
+// the driver prepares it once; values are bound positionally at run time.
+type Statement struct {
+	CQL        string        // the statement, with ? placeholders
+	Table      string        // the table it touches
+	Pattern    string        // the access pattern or operation, for observers
+	Kind       StatementKind // read, write or conditional write
+	Idempotent bool          // safe to retry: same effect however often it runs
+}
+
+// Query is a statement with its bound values and paging state.
+type Query struct {
+	Stmt      *Statement
+	Values    []any
+	PageSize  int    // rows per page for reads; 0 leaves the session default
+	PageState []byte // where the previous page ended; nil for the first page
+}
