@@ -50,36 +50,60 @@ type Package struct {
 // in Result.Diags.
 var ErrModel = errors.New("the model has errors")
 
-// Generate runs every stage in memory. It returns an error wrapping
-// ErrModel when any diagnostic is an error, and a plain error when the
-// packages cannot be loaded at all.
-func Generate(opts Options) (*Result, error) {
+// Models runs the load, model and validate stages and returns the models
+// of every package with their diagnostics, sorted. It returns an error
+// wrapping ErrModel when any diagnostic is an error, and a plain error when
+// the packages cannot be loaded at all.
+func Models(opts Options) ([]*model.Package, diag.List, error) {
 	lps, err := load.Load(load.Config{Dir: opts.Dir, Patterns: opts.Patterns})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res := &Result{}
+	var pkgs []*model.Package
+	var all diag.List
 	for _, lp := range lps {
 		mp, diags := model.Build(lp)
 		diags = append(diags, validate.Check(mp)...)
-		res.Diags = append(res.Diags, diags...)
-		out := &Package{Path: lp.Path, Dir: lp.Dir, Files: map[string][]byte{}}
+		all = append(all, diags...)
+		pkgs = append(pkgs, mp)
+	}
+	slices.SortFunc(pkgs, func(a, b *model.Package) int { return cmp.Compare(a.Dir, b.Dir) })
+	all = all.Sort()
+	if all.HasErrors() {
+		return pkgs, all, fmt.Errorf("%w", ErrModel)
+	}
+	return pkgs, all, nil
+}
+
+// Generate runs every stage in memory and returns the files it would
+// write. Packages whose model has errors get no files; the error is as for
+// Models.
+func Generate(opts Options) (*Result, error) {
+	pkgs, diags, err := Models(opts)
+	if err != nil && !errors.Is(err, ErrModel) {
+		return nil, err
+	}
+	res := &Result{Diags: diags}
+	for _, mp := range pkgs {
+		out := &Package{Path: mp.Path, Dir: mp.Dir, Files: map[string][]byte{}}
 		res.Packages = append(res.Packages, out)
-		if diags.HasErrors() || len(mp.Entities) == 0 {
+		if len(mp.Entities) == 0 || hasErrorIn(diags, mp.Dir) {
 			continue
 		}
 		schema, err := emit.Schema(mp)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", lp.Path, err)
+			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
 		out.Files[SchemaFile] = schema
 	}
-	res.Diags = res.Diags.Sort()
-	slices.SortFunc(res.Packages, func(a, b *Package) int { return cmp.Compare(a.Dir, b.Dir) })
-	if res.Diags.HasErrors() {
-		return res, fmt.Errorf("%w", ErrModel)
-	}
-	return res, nil
+	return res, err
+}
+
+// hasErrorIn reports an error diagnostic in a file of dir.
+func hasErrorIn(diags diag.List, dir string) bool {
+	return slices.ContainsFunc(diags, func(d diag.Diagnostic) bool {
+		return d.Severity == diag.Error && filepath.Dir(d.Pos.Filename) == dir
+	})
 }
 
 // Change is one file whose content on disk differs from what Generate made.

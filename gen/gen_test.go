@@ -140,3 +140,62 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestExamplesMatchSeeds checks the key shape of every table of the two
+// worked examples against the designs of the seed lessons.
+func TestExamplesMatchSeeds(t *testing.T) {
+	pkgs, _, err := gen.Models(gen.Options{Patterns: []string{"../example/music", "../example/messaging"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type shape struct {
+		pk, ck string // "col, col" and "col DESC, col ASC"
+		ttl    int64
+	}
+	want := map[string]shape{
+		"listening_history":        {"user_id", "played_at DESC, track_id ASC", 90 * 86400},
+		"top_tracks_by_artist":     {"artist_id", "play_count DESC, track_id ASC", 0},
+		"playlist_tracks":          {"playlist_id", "position ASC, track_id ASC", 0},
+		"daily_charts":             {"chart_date, shard", "play_count DESC, track_id ASC", 30 * 86400},
+		"messages_by_conversation": {"conversation_id", "sent_at DESC, message_id ASC", 0},
+		"messages_by_user":         {"user_id", "sent_at DESC, message_id ASC", 0},
+	}
+	seen := map[string]bool{}
+	for _, p := range pkgs {
+		for _, tb := range p.Tables() {
+			w, ok := want[tb.Name]
+			if !ok {
+				continue
+			}
+			seen[tb.Name] = true
+			var pk, ck []string
+			for _, c := range tb.PartitionKey() {
+				pk = append(pk, c.Name)
+			}
+			for _, c := range tb.Clustering() {
+				dir := "ASC"
+				if c.Desc {
+					dir = "DESC"
+				}
+				ck = append(ck, c.Name+" "+dir)
+			}
+			got := shape{strings.Join(pk, ", "), strings.Join(ck, ", "), tb.TTL}
+			if got != w {
+				t.Errorf("%s: got %+v, want %+v", tb.Name, got, w)
+			}
+		}
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("no table %s in the examples", name)
+		}
+	}
+	// The charts are sharded into 100 hash buckets of track_id.
+	for _, p := range pkgs {
+		for _, tb := range p.Tables() {
+			if tb.Name == "daily_charts" && (tb.Bucket == nil || tb.Bucket.Expr() != "hash(track_id) % 100") {
+				t.Errorf("daily_charts bucket = %+v", tb.Bucket)
+			}
+		}
+	}
+}
