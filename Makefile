@@ -1,7 +1,7 @@
 # cqlgen: the two commands a newcomer needs are `make demo` and `make test`.
 
 GO        ?= go
-CASSANDRA := integration/cassandra/cassandra.sh
+CASSANDRA := $(CURDIR)/integration/cassandra/cassandra.sh
 EXAMPLES  := ./example/...
 
 .PHONY: all build vet generate check test test-unit test-integration fuzz demo cassandra-start cassandra-stop cassandra-status

@@ -121,6 +121,10 @@ func show(ctx context.Context, cluster *gocql.ClusterConfig, keyspace string) er
 		slices.SortFunc(cs, func(a, b column) int {
 			return cmp.Or(cmp.Compare(rank[a.kind], rank[b.kind]), cmp.Compare(a.position, b.position), cmp.Compare(a.name, b.name))
 		})
+		width := 0
+		for _, c := range cs {
+			width = max(width, len(c.name))
+		}
 		for _, c := range cs {
 			role := strings.ReplaceAll(c.kind, "_", " ")
 			if c.kind == "clustering" {
@@ -129,7 +133,7 @@ func show(ctx context.Context, cluster *gocql.ClusterConfig, keyspace string) er
 			if c.kind == "regular" {
 				role = ""
 			}
-			fmt.Printf("    %-12s %-10s %s\n", c.name, c.typ, role)
+			fmt.Println(strings.TrimRight(fmt.Sprintf("    %-*s  %-10s %s", width, c.name, c.typ, role), " "))
 		}
 		fmt.Println()
 	}
