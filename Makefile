@@ -2,6 +2,8 @@
 
 GO        ?= go
 CASSANDRA := $(CURDIR)/integration/cassandra/cassandra.sh
+# Runs a command against CASSANDRA_HOSTS, or a managed node it starts and stops.
+WITH_CASSANDRA := $(CURDIR)/integration/cassandra/with-cassandra.sh
 EXAMPLES  := ./example/...
 
 .PHONY: all build vet generate check test test-unit test-integration fuzz demo cassandra-start cassandra-stop cassandra-status
@@ -34,14 +36,7 @@ test-unit:
 	$(GO) test -count=1 ./...
 
 test-integration:
-	@set -e; started=; \
-	if [ -z "$$CASSANDRA_HOSTS" ]; then \
-	  if ! $(CASSANDRA) status >/dev/null 2>&1; then started=1; $(CASSANDRA) start; fi; \
-	  CASSANDRA_HOSTS=127.0.0.1:9042; export CASSANDRA_HOSTS; \
-	fi; \
-	trap 'if [ -n "$$started" ]; then $(CASSANDRA) stop; fi' EXIT; \
-	echo "integration tests against $$CASSANDRA_HOSTS"; \
-	cd integration && $(GO) test -count=1 -v ./...
+	$(WITH_CASSANDRA) sh -c 'cd integration && $(GO) test -count=1 -v ./...'
 
 # Fuzz the tag parsers; FUZZTIME=5m for a longer run.
 FUZZTIME ?= 1m
@@ -52,13 +47,7 @@ fuzz:
 # The main job: generate the examples, make sure a Cassandra is reachable,
 # apply their schema and show what Cassandra now holds.
 demo: generate
-	@set -e; started=; \
-	if [ -z "$$CASSANDRA_HOSTS" ]; then \
-	  if ! $(CASSANDRA) status >/dev/null 2>&1; then started=1; $(CASSANDRA) start; fi; \
-	  CASSANDRA_HOSTS=127.0.0.1:9042; export CASSANDRA_HOSTS; \
-	fi; \
-	trap 'if [ -n "$$started" ]; then $(CASSANDRA) stop; fi' EXIT; \
-	$(GO) run ./example/demo
+	$(WITH_CASSANDRA) $(GO) run ./example/demo
 
 cassandra-start:
 	$(CASSANDRA) start

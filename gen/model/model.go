@@ -58,7 +58,13 @@ func (e *Entity) Identity() []*Field {
 	if len(c.ID) > 0 {
 		return resolved(c.ID)
 	}
-	return append(resolved(c.PK), resolvedKeys(c.CK)...)
+	fs := resolved(c.PK)
+	for _, r := range c.CK {
+		if r.Field != nil {
+			fs = append(fs, r.Field)
+		}
+	}
+	return fs
 }
 
 // Field is one field of an entity: one column in each table that stores it.
@@ -245,16 +251,6 @@ func (t *Table) columns(kind ColumnKind) []*Column {
 }
 
 func resolved(refs []Ref) []*Field {
-	var fs []*Field
-	for _, r := range refs {
-		if r.Field != nil {
-			fs = append(fs, r.Field)
-		}
-	}
-	return fs
-}
-
-func resolvedKeys(refs []KeyRef) []*Field {
 	var fs []*Field
 	for _, r := range refs {
 		if r.Field != nil {

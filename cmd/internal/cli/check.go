@@ -9,22 +9,14 @@ import (
 func runCheck(e *env, args []string) int {
 	fs := newFlags(e, "check", "[packages]")
 	quiet := fs.Bool("q", false, "name the stale files but print no diff")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	res, code, ok := generate(e, fs.Args())
+	cs, code, ok := changes(e, fs, args)
 	if !ok {
 		return code
 	}
-	changes, err := res.Changes()
-	if err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
-		return ExitFailure
-	}
-	if len(changes) == 0 {
+	if len(cs) == 0 {
 		return ExitOK
 	}
-	for _, c := range sortedPaths(changes) {
+	for _, c := range cs {
 		path := e.rel(c.Path)
 		what := "is stale"
 		switch {
@@ -38,6 +30,6 @@ func runCheck(e *env, args []string) int {
 			fmt.Fprint(e.stdout, textdiff.Unified(path+" (on disk)", path+" (generated)", string(c.Old), string(c.New)))
 		}
 	}
-	fmt.Fprintf(e.stderr, "cqlgen check: %d file(s) out of date; run cqlgen generate (or go generate) and commit the result\n", len(changes))
+	fmt.Fprintf(e.stderr, "cqlgen check: %d file(s) out of date; run cqlgen generate (or go generate) and commit the result\n", len(cs))
 	return ExitStale
 }

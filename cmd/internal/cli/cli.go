@@ -136,6 +136,24 @@ func generate(e *env, patterns []string) (res *gen.Result, code int, ok bool) {
 	return res, ExitOK, true
 }
 
+// changes parses a subcommand's flags, generates in memory and compares
+// the result with the disk.
+func changes(e *env, fs *flag.FlagSet, args []string) ([]gen.Change, int, bool) {
+	if err := fs.Parse(args); err != nil {
+		return nil, ExitUsage, false
+	}
+	res, code, ok := generate(e, fs.Args())
+	if !ok {
+		return nil, code, false
+	}
+	cs, err := res.Changes()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
+		return nil, ExitFailure, false
+	}
+	return sortedPaths(cs), ExitOK, true
+}
+
 func (e *env) rel(path string) string {
 	if rest, ok := strings.CutPrefix(path, e.dir+string(os.PathSeparator)); ok {
 		return rest

@@ -111,7 +111,9 @@ func TestUserModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Same model, same DDL, but for the package path in the header.
-	fix := func(b []byte) string { return regexp.MustCompile(`(?m)^-- Source: .*$`).ReplaceAllString(string(b), "") }
+	fix := func(b []byte) string {
+		return regexp.MustCompile(`(?m)^-- Source: .*$`).ReplaceAllString(string(b), "")
+	}
 	if fix(got) != fix(want) {
 		t.Errorf("go generate in a user module wrote a different schema.cql:\n%s", got)
 	}

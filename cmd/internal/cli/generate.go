@@ -9,24 +9,16 @@ import (
 func runGenerate(e *env, args []string) int {
 	fs := newFlags(e, "generate", "[packages]")
 	verbose := fs.Bool("v", false, "list the files written")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	res, code, ok := generate(e, fs.Args())
+	cs, code, ok := changes(e, fs, args)
 	if !ok {
 		return code
 	}
-	changes, err := res.Changes()
-	if err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
-		return ExitFailure
-	}
-	if err := gen.Apply(changes); err != nil {
+	if err := gen.Apply(cs); err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
 		return ExitFailure
 	}
 	if *verbose {
-		for _, c := range sortedPaths(changes) {
+		for _, c := range cs {
 			verb := "wrote"
 			if c.New == nil {
 				verb = "removed"
