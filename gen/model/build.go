@@ -108,6 +108,9 @@ func (b *builder) entity(s *load.Struct) *Entity {
 	case len(marked) == 0 && len(e.Tables) == 1:
 		e.Canonical = e.Tables[0]
 	}
+	for _, t := range e.Tables {
+		t.Columns = layout(e, t)
+	}
 	return e
 }
 
@@ -227,7 +230,6 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	if t.Doc == "" {
 		t.Doc = describe(e, t)
 	}
-	t.Columns = layout(e, t)
 	return t
 }
 
@@ -275,6 +277,9 @@ func layout(e *Entity, t *Table) []*Column {
 			kind = Static
 		}
 		cols = append(cols, &Column{Name: f.Column, Type: f.Type, Kind: kind, Field: f})
+	}
+	if e.Versioned() && t == e.Canonical {
+		cols = append(cols, &Column{Name: VersionColumn, Type: &Type{Name: "bigint"}, Kind: Version})
 	}
 	return cols
 }

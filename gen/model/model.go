@@ -223,7 +223,30 @@ const (
 	Clustering
 	Static
 	Regular
+	Version // the canonical table's version column
 )
+
+// VersionColumn is the column in which the canonical table of an entity
+// stored in several tables keeps the write timestamp of the entity's last
+// write. Updates and deletes compare and set it with a conditional write,
+// so that two concurrent changes cannot both fan out from the same old row
+// and leave orphans behind. Names starting with cqlgen_ are reserved.
+const VersionColumn = "cqlgen_version"
+
+// Versioned reports whether the entity's canonical table has a version
+// column: it has when the entity is stored in more than one table and has
+// no counters (a counter table holds nothing but counters).
+func (e *Entity) Versioned() bool {
+	if len(e.Tables) < 2 || e.Canonical == nil {
+		return false
+	}
+	for _, f := range e.Fields {
+		if f.Type != nil && f.Type.Name == "counter" {
+			return false
+		}
+	}
+	return true
+}
 
 // Column is one column of one table.
 type Column struct {
@@ -231,7 +254,7 @@ type Column struct {
 	Type  *Type
 	Kind  ColumnKind
 	Desc  bool   // clustering order
-	Field *Field // nil for a bucket column
+	Field *Field // nil for a bucket or version column
 }
 
 // PartitionKey returns the partition key columns, bucket included.

@@ -45,6 +45,8 @@ func (c *checker) identifier(pos token.Position, what, name string) {
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s name is empty", what)
 	case reserved[strings.ToLower(name)]:
 		c.diags.Errorf(pos, diag.ReservedWord, "%s name %q is a reserved CQL keyword; cqlgen refuses it rather than quote it, because a quoted name must then be quoted in every query, by every tool and every team, forever: choose another name", what, name)
+	case what != "table" && what != "keyspace" && strings.HasPrefix(name, "cqlgen_"):
+		c.diags.Errorf(pos, diag.BadIdentifier, "%s name %q: names starting with cqlgen_ are reserved for the columns cqlgen adds", what, name)
 	case !validIdent(name):
 		msg := fmt.Sprintf("%s name %q is not a plain CQL identifier (a lower-case letter, then lower-case letters, digits and underscores)", what, name)
 		if strings.ToLower(name) != name && validIdent(strings.ToLower(name)) {

@@ -1,0 +1,211 @@
+package cqlgen
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// A cursor is where a read stopped: the clustering key of the last row it
+// returned, and for bucketed patterns the bucket it came from. It is
+// opaque to callers: URL-safe base64 of
+//
+//	version(1) fingerprint(8) kind(1) [bucket fields] keyCount(uvarint)
+//	{len(uvarint) bytes}... crc32(4)
+//
+// The fingerprint hashes the table, the pattern and the partition key
+// values, so a cursor handed to another pattern or another partition is
+// refused, and the CRC catches corruption.
+
+const cursorVersion = 1
+
+const (
+	plainCursor byte = 'p'
+	timeCursor  byte = 't'
+	hashCursor  byte = 'h'
+)
+
+type cursor struct {
+	kind   byte
+	key    [][]byte  // marshaled clustering values; nil means "from the start"
+	bucket int       // hash: the bucket of the last row
+	at     time.Time // time: the bucket of the last row
+	oldest time.Time // time: the oldest bucket the read may reach
+}
+
+func encodeCursor(fp uint64, c cursor) string {
+	b := make([]byte, 0, 64)
+	b = append(b, cursorVersion)
+	b = binary.BigEndian.AppendUint64(b, fp)
+	b = append(b, c.kind)
+	switch c.kind {
+	case hashCursor:
+		b = binary.AppendUvarint(b, uint64(c.bucket))
+	case timeCursor:
+		b = binary.AppendVarint(b, c.at.UnixMicro())
+		b = binary.AppendVarint(b, c.oldest.UnixMicro())
+	}
+	b = binary.AppendUvarint(b, uint64(len(c.key)))
+	for _, k := range c.key {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+	}
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(pattern string, fp uint64, kind byte, s string) (cursor, error) {
+	bad := func(reason string) (cursor, error) {
+		return cursor{}, &InvalidCursorError{Pattern: pattern, Reason: reason}
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) < 1+8+1+1+4 {
+		return bad("not a cursor")
+	}
+	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return bad("corrupted")
+	}
+	if body[0] != cursorVersion {
+		return bad(fmt.Sprintf("version %d, this runtime reads version %d", body[0], cursorVersion))
+	}
+	if binary.BigEndian.Uint64(body[1:9]) != fp {
+		return bad("it belongs to another query or partition")
+	}
+	c := cursor{kind: body[9]}
+	if c.kind != kind {
+		return bad("it belongs to another kind of query")
+	}
+	r := body[10:]
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(r)
+		if n <= 0 {
+			return 0, false
+		}
+		r = r[n:]
+		return v, true
+	}
+	nextInt := func() (int64, bool) {
+		v, n := binary.Varint(r)
+		if n <= 0 {
+			return 0, false
+		}
+		r = r[n:]
+		return v, true
+	}
+	switch c.kind {
+	case hashCursor:
+		v, ok := next()
+		if !ok || v > 1<<20 {
+			return bad("corrupted")
+		}
+		c.bucket = int(v)
+	case timeCursor:
+		at, ok1 := nextInt()
+		oldest, ok2 := nextInt()
+		if !ok1 || !ok2 {
+			return bad("corrupted")
+		}
+		c.at, c.oldest = time.UnixMicro(at).UTC(), time.UnixMicro(oldest).UTC()
+	}
+	n, ok := next()
+	if !ok || n > 64 {
+		return bad("corrupted")
+	}
+	for range n {
+		l, ok := next()
+		if !ok || l > uint64(len(r)) {
+			return bad("corrupted")
+		}
+		c.key = append(c.key, r[:l])
+		r = r[l:]
+	}
+	if len(r) != 0 {
+		return bad("corrupted")
+	}
+	return c, nil
+}
+
+// fingerprint identifies a query: its table, pattern and partition values.
+func fingerprint(t *Table, partition []any) (uint64, error) {
+	h := fnv.New64a()
+	h.Write([]byte(t.Spec.Name))
+	h.Write([]byte{0})
+	h.Write([]byte(t.Spec.Pattern))
+	for i, v := range partition {
+		info, err := typeInfo(t.Spec.columnType(t.Spec.PartitionKey[i]))
+		if err != nil {
+			return 0, err
+		}
+		b, err := gocql.Marshal(info, v)
+		if err != nil {
+			return 0, err
+		}
+		h.Write([]byte{0})
+		h.Write(b)
+	}
+	return h.Sum64(), nil
+}
+
+// marshalKey encodes the clustering values of a row for a cursor.
+func marshalKey(t *Table, values []any) ([][]byte, error) {
+	key := make([][]byte, len(values))
+	for i, v := range values {
+		info, err := typeInfo(t.Spec.Clustering[i].Type)
+		if err != nil {
+			return nil, err
+		}
+		if key[i], err = gocql.Marshal(info, v); err != nil {
+			return nil, err
+		}
+	}
+	return key, nil
+}
+
+// raw binds an already marshaled value as it is.
+type raw []byte
+
+func (r raw) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return r, nil }
+
+func rawKey(key [][]byte) []any {
+	vs := make([]any, len(key))
+	for i, k := range key {
+		vs[i] = raw(k)
+	}
+	return vs
+}
+
+func (s *TableSpec) columnType(name string) string {
+	for _, c := range s.Columns {
+		if c.Name == name {
+			return c.Type
+		}
+	}
+	return ""
+}
+
+var nativeTypes = map[string]gocql.Type{
+	"ascii": gocql.TypeAscii, "bigint": gocql.TypeBigInt, "blob": gocql.TypeBlob,
+	"boolean": gocql.TypeBoolean, "counter": gocql.TypeCounter, "date": gocql.TypeDate,
+	"decimal": gocql.TypeDecimal, "double": gocql.TypeDouble, "duration": gocql.TypeDuration,
+	"float": gocql.TypeFloat, "inet": gocql.TypeInet, "int": gocql.TypeInt,
+	"smallint": gocql.TypeSmallInt, "text": gocql.TypeVarchar, "time": gocql.TypeTime,
+	"timestamp": gocql.TypeTimestamp, "timeuuid": gocql.TypeTimeUUID, "tinyint": gocql.TypeTinyInt,
+	"uuid": gocql.TypeUUID, "varchar": gocql.TypeVarchar, "varint": gocql.TypeVarint,
+}
+
+var errKeyType = errors.New("cqlgen: cursors over frozen collection keys are not supported")
+
+func typeInfo(cqlType string) (gocql.TypeInfo, error) {
+	t, ok := nativeTypes[cqlType]
+	if !ok {
+		return nil, errKeyType
+	}
+	return gocql.NewNativeType(4, t, ""), nil
+}

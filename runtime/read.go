@@ -1,0 +1,334 @@
+package cqlgen
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// DefaultLimit is the page size of a read that gives no limit.
+const DefaultLimit = 100
+
+// DefaultLookBack is how many time buckets a read walks back, from the one
+// it starts at, when it gives no look-back of its own.
+const DefaultLookBack = 30
+
+// Page is one page of a read: rows in clustering order, and the cursor
+// that continues after the last of them ("" when there is nothing more).
+type Page[T any] struct {
+	Rows   []T
+	Cursor string
+}
+
+// ReadSpec is what a generated read method hands the runtime: the query,
+// and how to scan, key and order rows of the pattern.
+type ReadSpec[T any] struct {
+	Table     *Table
+	Partition []any // partition key values, the bucket excluded
+	From, To  any   // bounds on the first clustering column, in clustering order: From inclusive, To exclusive; nil for none
+	Limit     int
+	Cursor    string
+
+	// Scan reads one row.
+	Scan func(Iter) (T, bool)
+	// Key returns a row's clustering values, in order.
+	Key func(*T) []any
+	// Compare orders rows as the table's clustering order does.
+	Compare func(a, b *T) int
+
+	// HashBuckets is N for a pattern sharded by hash(col) % N.
+	HashBuckets int
+	// Concurrency bounds the buckets read at once; 0 means 16.
+	Concurrency int
+
+	// TimeBuckets is set for a pattern bucketed by time; Start is the
+	// bucket to start at (zero: now) and LookBack how many buckets, the
+	// first included, a read may reach (0: DefaultLookBack).
+	TimeBuckets *TimeBuckets
+	Start       time.Time
+	LookBack    int
+}
+
+// ReadPage runs a read of one access pattern: one partition, every hash bucket
+// merged, or time buckets walked back from the newest.
+func ReadPage[T any](ctx context.Context, s Session, r ReadSpec[T]) (Page[T], error) {
+	if r.Limit <= 0 {
+		r.Limit = DefaultLimit
+	}
+	fp, err := fingerprint(r.Table, r.Partition)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	switch {
+	case r.HashBuckets > 0:
+		return readHash(ctx, s, r, fp)
+	case r.TimeBuckets != nil:
+		return readTime(ctx, s, r, fp)
+	}
+	var c cursor
+	if r.Cursor != "" {
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, plainCursor, r.Cursor); err != nil {
+			return Page[T]{}, err
+		}
+	}
+	rows, err := readPartition(ctx, s, r, r.Partition, c.key, false, r.Limit+1)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	return finish(r, fp, rows, func(int) cursor { return cursor{kind: plainCursor} })
+}
+
+// finish trims a read to its limit and makes the cursor of the last row.
+func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (Page[T], error) {
+	if len(rows) <= r.Limit {
+		return Page[T]{Rows: rows}, nil
+	}
+	rows = rows[:r.Limit]
+	c := at(r.Limit - 1)
+	key, err := marshalKey(r.Table, r.Key(&rows[r.Limit-1]))
+	if err != nil {
+		return Page[T]{}, err
+	}
+	c.key = key
+	return Page[T]{Rows: rows, Cursor: encodeCursor(fp, c)}, nil
+}
+
+// readPartition reads up to limit rows of one partition in clustering
+// order: from the start (within the bounds) when pos is nil, else after
+// the row at pos (at or after it when incl). A position is continued by
+// one query per clustering column, deepest first: rows equal on every
+// column but the last and after it on the last, then equal on all but the
+// last two and after on the one before, and so on, which together are
+// exactly the rows after pos in clustering order.
+func readPartition[T any](ctx context.Context, s Session, r ReadSpec[T], part []any, pos [][]byte, incl bool, limit int) ([]T, error) {
+	t := r.Table
+	var rows []T
+	run := func(stmt *Statement, values []any) error {
+		q := Query{Stmt: stmt, Values: values}
+		for len(rows) < limit {
+			q.PageSize = limit - len(rows)
+			it := s.Iter(ctx, q)
+			for len(rows) < limit {
+				row, ok := r.Scan(it)
+				if !ok {
+					break
+				}
+				rows = append(rows, row)
+			}
+			state := it.PageState()
+			if err := it.Close(); err != nil {
+				return err
+			}
+			if len(state) == 0 {
+				break
+			}
+			q.PageState = state
+		}
+		return nil
+	}
+	n := len(t.Spec.Clustering)
+	if n == 0 {
+		if pos != nil {
+			return nil, nil
+		}
+		return rows, run(t.first[0], part)
+	}
+	if pos == nil {
+		mask := 0
+		values := append([]any(nil), part...)
+		if r.From != nil {
+			mask |= 1
+			values = append(values, r.From)
+		}
+		if r.To != nil {
+			mask |= 2
+			values = append(values, r.To)
+		}
+		return rows, run(t.first[mask], values)
+	}
+	if len(pos) != n {
+		return nil, &InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
+	}
+	key := rawKey(pos)
+	for i := n - 1; i >= 0 && len(rows) < limit; i-- {
+		values := append(append([]any(nil), part...), key[:i+1]...)
+		stmt := t.seek[i]
+		if i == n-1 && incl {
+			stmt = t.incl
+		}
+		if i == 0 && r.To != nil {
+			stmt = t.seekTo
+			if n == 1 && incl {
+				stmt = t.inclTo
+			}
+			values = append(values, r.To)
+		}
+		if err := run(stmt, values); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+func withBucket(part []any, bucket any) []any {
+	return append(append(make([]any, 0, len(part)+1), part...), bucket)
+}
+
+// readTime walks time buckets from the newest (or Start) back, until the
+// limit is met or the look-back is reached. The cursor records the bucket
+// of the last row and the oldest bucket allowed, so later pages walk on to
+// the same bound.
+func readTime[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (Page[T], error) {
+	tb := *r.TimeBuckets
+	var c cursor
+	if r.Cursor != "" {
+		var err error
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, timeCursor, r.Cursor); err != nil {
+			return Page[T]{}, err
+		}
+	} else {
+		start := r.Start
+		if start.IsZero() {
+			start = time.Now()
+		}
+		c.at = tb.Of(start)
+		back := r.LookBack
+		if back <= 0 {
+			back = DefaultLookBack
+		}
+		c.oldest = c.at
+		for range back - 1 {
+			c.oldest = tb.Prev(c.oldest)
+		}
+	}
+	var rows []T
+	var from []time.Time // the bucket of each row
+	pos := c.key
+	for at := c.at; !at.Before(c.oldest) && len(rows) <= r.Limit; at = tb.Prev(at) {
+		got, err := readPartition(ctx, s, r, withBucket(r.Partition, at), pos, false, r.Limit+1-len(rows))
+		if err != nil {
+			return Page[T]{}, err
+		}
+		rows = append(rows, got...)
+		for range got {
+			from = append(from, at)
+		}
+		pos = nil
+	}
+	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: timeCursor, at: from[i], oldest: c.oldest} })
+}
+
+// readHash reads every hash bucket, at most Concurrency at once, and
+// merges them in clustering order. Rows that tie on the whole clustering
+// key come in bucket order, so the cursor (the last row's key and bucket)
+// tells exactly where each bucket stands: buckets up to the last row's
+// continue after its key, later ones at it.
+func readHash[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (Page[T], error) {
+	var c cursor
+	if r.Cursor != "" {
+		var err error
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, hashCursor, r.Cursor); err != nil {
+			return Page[T]{}, err
+		}
+		if c.bucket >= r.HashBuckets {
+			return Page[T]{}, &InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "bucket out of range"}
+		}
+	}
+	n := r.HashBuckets
+	lists := make([][]T, n)
+	errs := make([]error, n)
+	limit := r.Concurrency
+	if limit <= 0 {
+		limit = 16
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for b := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			lists[b], errs[b] = readPartition(ctx, s, r, withBucket(r.Partition, int32(b)), c.key, c.key != nil && b > c.bucket, r.Limit+1)
+			if errs[b] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return Page[T]{}, err
+	}
+	rows, buckets := Merge(lists, r.Compare, r.Limit+1)
+	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
+}
+
+// firstError prefers a real cause over the cancellations it triggered.
+func firstError(errs []error) error {
+	var canceled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			canceled = err
+		default:
+			return err
+		}
+	}
+	return canceled
+}
+
+// Merge merges lists, each sorted by cmp, into one sorted list of at most
+// limit rows; rows that compare equal come in list order. It also returns
+// the list each row came from.
+func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
+	h := &mergeHeap[T]{cmp: cmp}
+	for i, l := range lists {
+		if len(l) > 0 {
+			h.items = append(h.items, mergeItem{list: i})
+		}
+	}
+	h.lists = lists
+	heap.Init(h)
+	var out []T
+	var from []int
+	for h.Len() > 0 && len(out) < limit {
+		top := &h.items[0]
+		out = append(out, lists[top.list][top.next])
+		from = append(from, top.list)
+		top.next++
+		if top.next == len(lists[top.list]) {
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+	return out, from
+}
+
+type mergeItem struct{ list, next int }
+
+type mergeHeap[T any] struct {
+	items []mergeItem
+	lists [][]T
+	cmp   func(a, b *T) int
+}
+
+func (h *mergeHeap[T]) Len() int { return len(h.items) }
+func (h *mergeHeap[T]) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if c := h.cmp(&h.lists[a.list][a.next], &h.lists[b.list][b.next]); c != 0 {
+		return c < 0
+	}
+	return a.list < b.list
+}
+func (h *mergeHeap[T]) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *mergeHeap[T]) Push(x any)   { h.items = append(h.items, x.(mergeItem)) }
+func (h *mergeHeap[T]) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}

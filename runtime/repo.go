@@ -1,0 +1,123 @@
+package cqlgen
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// Options configure a generated repository, and each of its calls.
+type Options struct {
+	// Strategy writes the statements of one logical write; default
+	// LoggedBatch.
+	Strategy Strategy
+	// Clock gives write timestamps and "now" for time buckets; default
+	// time.Now.
+	Clock func() time.Time
+	// Concurrency bounds the hash buckets a read queries at once; default 16.
+	Concurrency int
+	// Attempts bounds how often Update and Delete retry a conditional write
+	// that lost a race with another writer; default 8.
+	Attempts int
+}
+
+// Option sets an option.
+type Option func(*Options)
+
+// WithStrategy selects the fan-out strategy.
+func WithStrategy(s Strategy) Option { return func(o *Options) { o.Strategy = s } }
+
+// WithClock sets the clock of write timestamps and time buckets.
+func WithClock(now func() time.Time) Option { return func(o *Options) { o.Clock = now } }
+
+// WithConcurrency bounds the hash buckets read at once.
+func WithConcurrency(n int) Option { return func(o *Options) { o.Concurrency = n } }
+
+// WithAttempts bounds the retries of a conditional write that lost a race.
+func WithAttempts(n int) Option { return func(o *Options) { o.Attempts = n } }
+
+// NewOptions applies opts over the defaults.
+func NewOptions(opts ...Option) Options {
+	o := Options{Strategy: LoggedBatch, Clock: time.Now, Concurrency: 16, Attempts: 8}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// With returns o with per-call options applied.
+func (o Options) With(opts []Option) Options {
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// Now is the clock's time, as a write timestamp in microseconds.
+func (o Options) Now() int64 { return o.Clock().UnixMicro() }
+
+// NextVersion returns the write timestamp for a change of an entity whose
+// last write had timestamp old: now, but always at least old+2, so that
+// the change (whose inserts go at +1, see DeleteThenInsert) wins over every
+// statement of the last write even when clocks disagree.
+func NextVersion(old int64, now int64) int64 { return max(now, old+2) }
+
+// Backoff waits before attempt n (from 1) of a conditional write that lost
+// a race: up to 2^n ms, with full jitter, so that writers spread out. It
+// returns early with the context's error.
+func Backoff(ctx context.Context, n int) error {
+	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(n, 10)))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Unset leaves a column as it is: bound in place of a nil pointer or an
+// empty collection, it writes nothing, where null would write a tombstone.
+var Unset any = gocql.UnsetValue
+
+// OrUnset binds a pointer field: its value, or Unset when nil.
+func OrUnset[T any](p *T) any {
+	if p == nil {
+		return Unset
+	}
+	return *p
+}
+
+// SliceOrUnset binds a list or set field: the slice, or Unset when empty.
+func SliceOrUnset[S ~[]E, E any](s S) any {
+	if len(s) == 0 {
+		return Unset
+	}
+	return s
+}
+
+// MapOrUnset binds a map or set field: the map, or Unset when empty.
+func MapOrUnset[M ~map[K]V, K comparable, V any](m M) any {
+	if len(m) == 0 {
+		return Unset
+	}
+	return m
+}
+
+// GetRow reads at most one row; ErrNotFound when there is none.
+func GetRow[T any](ctx context.Context, s Session, q Query, scan func(Iter) (T, bool)) (T, error) {
+	it := s.Iter(ctx, q)
+	row, ok := scan(it)
+	if err := it.Close(); err != nil {
+		var zero T
+		return zero, err
+	}
+	if !ok {
+		var zero T
+		return zero, ErrNotFound
+	}
+	return row, nil
+}
