@@ -24,8 +24,11 @@ import (
 // SchemaFile is the name of the DDL file written into each package.
 const SchemaFile = "schema.cql"
 
+// GoFile is the name of the Go file written into each package.
+const GoFile = "cqlgen_gen.go"
+
 // Outputs are the names of every file cqlgen may write into a package.
-var Outputs = []string{SchemaFile}
+var Outputs = []string{SchemaFile, GoFile}
 
 // Options configure a run.
 type Options struct {
@@ -95,6 +98,11 @@ func Generate(opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
 		out.Files[SchemaFile] = schema
+		code, err := emit.Repositories(mp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mp.Path, err)
+		}
+		out.Files[GoFile] = code
 	}
 	return res, err
 }

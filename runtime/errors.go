@@ -21,6 +21,8 @@ var (
 	// ErrBatchTooLarge: a batch exceeds the configured size limit and was
 	// not sent. A *BatchTooLargeError gives the sizes.
 	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
+	// ErrNilEntity: a repository was handed a nil entity.
+	ErrNilEntity = errors.New("cqlgen: nil entity")
 	// ErrRetriesExhausted: every attempt failed. A *RetriesExhaustedError
 	// wraps the last cause.
 	ErrRetriesExhausted = errors.New("cqlgen: retries exhausted")

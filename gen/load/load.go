@@ -3,18 +3,24 @@
 // line, then a walk over the syntax that finds the entity structs, the
 // structs with at least one blank cqlgen.Pattern field.
 //
-// Files that cqlgen itself generated are read as empty files, so a stale
-// generated file can never stop its own regeneration; type errors elsewhere
-// in the package are tolerated unless they touch an entity's fields.
+// Go files that cqlgen itself generated are loaded as a bare package clause
+// (through the go command's overlay, so even its build of export data never
+// sees them): a stale generated file can never stop its own regeneration.
+// Type errors elsewhere in the package are tolerated unless they touch an
+// entity's fields.
 package load
 
 import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -94,12 +100,12 @@ func Load(cfg Config) ([]*Package, error) {
 			packages.NeedTypes | packages.NeedTypesInfo,
 		Dir:        cfg.Dir,
 		BuildFlags: cfg.BuildFlags,
-		ParseFile:  parseFile,
 	}
 	patterns := cfg.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	pcfg.Overlay = overlays(cfg.Dir, patterns)
 	pkgs, err := packages.Load(pcfg, patterns...)
 	if err != nil {
 		return nil, err
@@ -117,7 +123,7 @@ func Load(cfg Config) ([]*Package, error) {
 			}
 			continue
 		}
-		out = append(out, build(pkg))
+		out = append(out, newPackage(pkg))
 	}
 	if len(listErrs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(listErrs, "\n"))
@@ -139,16 +145,67 @@ func hasListError(pkg *packages.Package) bool {
 	return len(pkg.GoFiles) == 0 && len(pkg.Errors) > 0
 }
 
-// parseFile reads a file cqlgen generated as its package clause alone.
-func parseFile(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
-	mode := parser.AllErrors | parser.ParseComments
-	if bytes.HasPrefix(src, []byte(GeneratedHeader)) {
-		mode = parser.PackageClauseOnly
+// overlays blanks out the Go files cqlgen generated in the directories
+// the patterns name (relative ones, as go:generate passes them), leaving
+// each a package clause.
+func overlays(dir string, patterns []string) map[string][]byte {
+	if dir == "" {
+		dir = "."
 	}
-	return parser.ParseFile(fset, filename, src, mode)
+	over := map[string][]byte{}
+	visit := func(d string) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+				continue
+			}
+			path := filepath.Join(d, e.Name())
+			src, err := os.ReadFile(path)
+			if err != nil || !bytes.HasPrefix(src, []byte(GeneratedHeader)) {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.PackageClauseOnly)
+			if err != nil {
+				continue
+			}
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				continue
+			}
+			over[abs] = []byte(GeneratedHeader + "\n\npackage " + f.Name.Name + "\n")
+		}
+	}
+	for _, p := range patterns {
+		if !build.IsLocalImport(p) && !filepath.IsAbs(p) {
+			continue
+		}
+		root, recursive := strings.CutSuffix(p, "/...")
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(dir, root)
+		}
+		if !recursive {
+			visit(root)
+			continue
+		}
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			name := d.Name()
+			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			visit(path)
+			return nil
+		})
+	}
+	return over
 }
 
-func build(pkg *packages.Package) *Package {
+func newPackage(pkg *packages.Package) *Package {
 	p := &Package{
 		Path:    pkg.PkgPath,
 		Name:    pkg.Name,

@@ -41,6 +41,9 @@ func mapType(t types.Type, o *tag.TypeExpr) (ct *Type, nullable bool, err *typeE
 			return nil, false, unsupported("pointer to pointer type %s has no CQL mapping", types.TypeString(t, shortQualifier))
 		}
 		ct, _, err := mapType(p.Elem(), o)
+		if err == nil && ct.Name == "duration" && isNamed(p.Elem(), "time", "Duration") {
+			return nil, false, unsupported("*time.Duration cannot be read from a CQL duration; use time.Duration or *gocql.Duration")
+		}
 		return ct, true, err
 	}
 	ct, err = mapValue(t, o, 0)

@@ -194,7 +194,7 @@ func (c *checker) keyType(t *model.Table, r model.Ref) {
 	}
 }
 
-var hashable = []string{"text", "varchar", "ascii", "tinyint", "smallint", "int", "bigint", "varint", "uuid", "timeuuid", "blob", "date", "timestamp", "inet", "boolean"}
+var hashable = []string{"text", "varchar", "ascii", "tinyint", "smallint", "int", "bigint", "uuid", "timeuuid", "blob", "date", "timestamp", "boolean"}
 
 func (c *checker) bucket(t *model.Table, key map[string]string) {
 	b := t.Bucket
@@ -215,11 +215,15 @@ func (c *checker) bucket(t *model.Table, key map[string]string) {
 	if f.Type == nil {
 		return
 	}
+	if f.Nullable {
+		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a pointer field, and a bucket cannot be derived from a value that may be missing", b.Expr(), b.Source.Name)
+		return
+	}
 	typ := f.Type.String()
 	if b.Kind == model.HashBucket {
 		switch {
 		case !slices.Contains(hashable, typ):
-			c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a %s; a hash bucket needs a text, integer, uuid, blob, date, timestamp, inet or boolean column", b.Expr(), b.Source.Name, typ)
+			c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a %s; a hash bucket needs a text, integer (up to bigint), uuid, blob, date, timestamp or boolean column", b.Expr(), b.Source.Name, typ)
 		case key[b.Source.Name] == "partition key":
 			c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: %s is already in the partition key, so hashing it cannot split a partition; hash a clustering column", b.Expr(), b.Source.Name)
 		}

@@ -1,0 +1,126 @@
+package cqlgen
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// SupportPackageIsVersion1 is referenced by generated code: a generated
+// package built against a runtime that no longer provides it fails to
+// compile, naming the mismatch, instead of misbehaving at run time.
+const SupportPackageIsVersion1 = true
+
+// Versioned is a row of a canonical table and its version.
+type Versioned[T any] struct {
+	Row     T
+	Version int64
+}
+
+// SameKey reports whether two primary keys of t (values in key order,
+// bucket included) are equal as Cassandra stores them: both are encoded
+// with the columns' CQL types, so a timestamp that differs only below a
+// millisecond is the same key. Keys it cannot encode count as different,
+// which is safe: the row is then deleted and inserted again.
+func SameKey(t *Table, a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	names := append(append([]string(nil), t.Spec.PartitionKey...), clusteringNames(t)...)
+	for i := range a {
+		info, err := typeInfo(t.Spec.columnType(names[i]))
+		if err != nil {
+			return false
+		}
+		x, err1 := gocql.Marshal(info, a[i])
+		y, err2 := gocql.Marshal(info, b[i])
+		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+func clusteringNames(t *Table) []string {
+	names := make([]string, len(t.Spec.Clustering))
+	for i, c := range t.Spec.Clustering {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// CompareBool orders false before true, as Cassandra does.
+func CompareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// CompareBytes orders blobs as Cassandra does: byte by byte, unsigned.
+func CompareBytes(a, b []byte) int { return bytes.Compare(a, b) }
+
+// CompareUUID orders uuid values: by version, then time-based ones by
+// their timestamp, then byte by byte.
+func CompareUUID(a, b [16]byte) int {
+	va, vb := a[6]>>4, b[6]>>4
+	if va != vb {
+		return int(va) - int(vb)
+	}
+	if va == 1 {
+		return CompareTimeUUID(a, b)
+	}
+	return bytes.Compare(a[:], b[:])
+}
+
+// CompareTimeUUID orders timeuuid values by their timestamp, then byte by
+// byte.
+func CompareTimeUUID(a, b [16]byte) int {
+	ta, tb := uuidTime(a), uuidTime(b)
+	switch {
+	case ta < tb:
+		return -1
+	case ta > tb:
+		return 1
+	}
+	return bytes.Compare(a[8:], b[8:])
+}
+
+func uuidTime(u [16]byte) uint64 {
+	low := uint64(u[0])<<24 | uint64(u[1])<<16 | uint64(u[2])<<8 | uint64(u[3])
+	mid := uint64(u[4])<<8 | uint64(u[5])
+	hi := uint64(u[6]&0x0f)<<8 | uint64(u[7])
+	return hi<<48 | mid<<32 | low
+}
+
+// TimeOfUUID is the time embedded in a timeuuid, for time buckets.
+func TimeOfUUID(u [16]byte) time.Time { return gocql.UUID(u).Time() }
+
+// DurationValue binds a time.Duration to a CQL duration column.
+func DurationValue(d time.Duration) any { return gocql.Duration{Nanoseconds: int64(d)} }
+
+// ScanDuration scans a CQL duration column into a time.Duration. A
+// duration with months cannot be one, and fails the scan.
+func ScanDuration(d *time.Duration) any { return durationScanner{d} }
+
+type durationScanner struct{ d *time.Duration }
+
+func (s durationScanner) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	var v gocql.Duration
+	if err := gocql.Unmarshal(info, data, &v); err != nil {
+		return err
+	}
+	if v.Months != 0 {
+		return fmt.Errorf("cqlgen: duration of %d months has no fixed length", v.Months)
+	}
+	*s.d = time.Duration(v.Days)*24*time.Hour + time.Duration(v.Nanoseconds)
+	return nil
+}
+
+// IsZeroUUID reports the zero uuid, which is no key.
+func IsZeroUUID(u [16]byte) bool { return u == [16]byte{} }
