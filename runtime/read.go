@@ -326,7 +326,7 @@ func (h *mergeHeap[T]) Less(i, j int) bool {
 	return a.list < b.list
 }
 func (h *mergeHeap[T]) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *mergeHeap[T]) Push(x any)   { h.items = append(h.items, x.(mergeItem)) }
+func (h *mergeHeap[T]) Push(x any)    { h.items = append(h.items, x.(mergeItem)) }
 func (h *mergeHeap[T]) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]

@@ -217,7 +217,7 @@ func checkKeys(f *jen.File, n names) {
 	}
 	stmts = append(stmts, jen.Return(jen.Nil()))
 	f.Commentf("%sCheck rejects a %s whose partition key values are empty.", n.low, n.e.GoName)
-	f.Func().Id(n.low+"Check").Params(jen.Id("e").Op("*").Id(n.e.GoName)).Error().Block(stmts...)
+	f.Func().Id(n.low + "Check").Params(jen.Id("e").Op("*").Id(n.e.GoName)).Error().Block(stmts...)
 }
 
 func emptyKey(t *model.Table, f *model.Field) jen.Code {
