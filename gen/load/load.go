@@ -37,6 +37,11 @@ type Config struct {
 	Dir        string   // working directory of the go command; "" means the current one
 	Patterns   []string // package patterns, as for go build
 	BuildFlags []string
+	// Outputs are the names of the files the generator writes into each
+	// package. Loading sees the Go ones as a bare package clause and the
+	// missing ones as empty, so a package that embeds its schema.cql
+	// loads before that file first exists.
+	Outputs []string
 }
 
 // Package is one loaded package and the entity structs found in it.
@@ -105,7 +110,7 @@ func Load(cfg Config) ([]*Package, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	pcfg.Overlay = overlays(cfg.Dir, patterns)
+	pcfg.Overlay = overlays(cfg.Dir, patterns, cfg.Outputs)
 	pkgs, err := packages.Load(pcfg, patterns...)
 	if err != nil {
 		return nil, err
@@ -147,8 +152,9 @@ func hasListError(pkg *packages.Package) bool {
 
 // overlays blanks out the Go files cqlgen generated in the directories
 // the patterns name (relative ones, as go:generate passes them), leaving
-// each a package clause.
-func overlays(dir string, patterns []string) map[string][]byte {
+// each a package clause, and stands in an empty file for each output that
+// does not exist yet.
+func overlays(dir string, patterns, outputs []string) map[string][]byte {
 	if dir == "" {
 		dir = "."
 	}
@@ -157,6 +163,19 @@ func overlays(dir string, patterns []string) map[string][]byte {
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			return
+		}
+		present := map[string]bool{}
+		goFiles := false
+		for _, e := range entries {
+			present[e.Name()] = true
+			goFiles = goFiles || strings.HasSuffix(e.Name(), ".go")
+		}
+		for _, name := range outputs {
+			if goFiles && !present[name] && !strings.HasSuffix(name, ".go") {
+				if abs, err := filepath.Abs(filepath.Join(d, name)); err == nil {
+					over[abs] = []byte{}
+				}
+			}
 		}
 		for _, e := range entries {
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {

@@ -55,6 +55,13 @@ tool github.com/cqlgen/cqlgen/cmd/cqlgen
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "music/music.go"), string(src))
+	// schema.go embeds schema.cql, which does not exist before the first
+	// generate: loading must not trip over it.
+	emb, err := os.ReadFile(filepath.Join(repoRoot, "example/music/schema.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "music/schema.go"), string(emb))
 	gocmd(t, dir, "mod", "tidy")
 	return dir
 }
@@ -102,6 +109,8 @@ func TestUserModule(t *testing.T) {
 	}
 	dir := userModule(t)
 	gocmd(t, dir, "generate", "./...")
+	// The generated repository builds and vets in the user's module.
+	gocmd(t, dir, "vet", "./...")
 	got, err := os.ReadFile(filepath.Join(dir, "music/schema.cql"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,32 @@
+// Package testmodel declares the entities the repository tests need beyond
+// the worked examples: the same readings stored under a time bucket and
+// under hash buckets of 1 and 16, so paging can be checked over each.
+package testmodel
+
+//go:generate go run github.com/cqlgen/cqlgen/cmd/cqlgen generate .
+
+import (
+	_ "embed" // for Schema
+	"time"
+
+	cqlgen "github.com/cqlgen/cqlgen/runtime"
+)
+
+// Schema is this package's generated schema.cql.
+//
+//go:embed schema.cql
+var Schema string
+
+// Reading is one reading of a sensor.
+type Reading struct {
+	_ cqlgen.Pattern `table:"readings_by_day,canonical" pk:"sensor_id" ck:"at desc, seq" bucket:"day(at) as day" doc:"a sensor's readings, newest first, a partition a day"`
+	_ cqlgen.Pattern `table:"readings_1" pk:"sensor_id" ck:"at desc, seq" bucket:"hash(seq) % 1 as shard" doc:"a sensor's readings in one hash bucket"`
+	_ cqlgen.Pattern `table:"readings_16" pk:"sensor_id" ck:"at desc, seq" bucket:"hash(seq) % 16 as shard" doc:"a sensor's readings over 16 hash buckets"`
+
+	SensorID string    `db:"sensor_id"`
+	At       time.Time `db:"at"`
+	Seq      int64     `db:"seq"`
+	Value    float64   `db:"value"`
+	Note     *string   `db:"note"`
+	Tags     []string  `db:"tags"`
+}
