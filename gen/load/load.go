@@ -139,15 +139,13 @@ func Load(cfg Config) ([]*Package, error) {
 	return out, nil
 }
 
-// hasListError reports an error that means the package itself is missing
-// or malformed, as opposed to type errors inside it.
+// hasListError reports a package the go command could not read at all
+// (missing, or no Go files), as opposed to one with errors inside it. A
+// package whose files were read but whose build failed is not one: with
+// generated files overlaid, a package that uses a generated repository
+// cannot build, and that must not stop generation.
 func hasListError(pkg *packages.Package) bool {
-	for _, e := range pkg.Errors {
-		if e.Kind == packages.ListError {
-			return true
-		}
-	}
-	return len(pkg.GoFiles) == 0 && len(pkg.Errors) > 0
+	return len(pkg.Syntax) == 0 && len(pkg.Errors) > 0
 }
 
 // overlays blanks out the Go files cqlgen generated in the directories
@@ -234,14 +232,15 @@ func newPackage(pkg *packages.Package) *Package {
 	if len(pkg.GoFiles) > 0 {
 		p.Dir = dirOf(pkg.GoFiles[0])
 	}
-	// Syntax errors anywhere are fatal: the structs may be misread.
+	// Syntax errors anywhere are fatal: the structs may be misread. Type
+	// and build errors count only where they touch an entity (below).
 	var typeErrs []packages.Error
 	for _, e := range pkg.Errors {
-		if e.Kind == packages.TypeError {
-			typeErrs = append(typeErrs, e)
+		if e.Kind == packages.ParseError {
+			p.Errors = append(p.Errors, Error{Pos: errorPos(e), Msg: e.Msg})
 			continue
 		}
-		p.Errors = append(p.Errors, Error{Pos: errorPos(e), Msg: e.Msg})
+		typeErrs = append(typeErrs, e)
 	}
 	for _, file := range pkg.Syntax {
 		p.Directives = append(p.Directives, directives(pkg.Fset, file)...)
