@@ -97,6 +97,38 @@ func TestRepoFanOut(t *testing.T) {
 	}
 }
 
+// An Insert with an idempotency key applies once: resent, it returns the
+// first outcome; another entity under the same key is a conflict.
+func TestRepoIdempotentInsert(t *testing.T) {
+	t.Parallel()
+	raw, s := repoSession(t, music.Schema)
+	ctx := context.Background()
+	repo := music.NewTrackRepo(s)
+	tr := &music.Track{TrackID: "t1", ArtistID: "a1", PlayCount: 3}
+	key := cqlgen.WithIdempotencyKey("request-1")
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = repo.Insert(ctx, tr, key) }()
+	}
+	wg.Wait()
+	must(t, errors.Join(errs...))
+	// Applied once: one write timestamp across the 20 sends.
+	var writes int
+	must(t, raw.Query("SELECT count(*) FROM top_tracks_by_artist WHERE artist_id = 'a1'").Scan(&writes))
+	if writes != 1 {
+		t.Errorf("top_tracks_by_artist holds %d rows", writes)
+	}
+	other := &music.Track{TrackID: "t2", ArtistID: "a1", PlayCount: 4}
+	if err := repo.Insert(ctx, other, key); !errors.Is(err, cqlgen.ErrIdempotencyConflict) {
+		t.Errorf("another track under the same key: %v, want ErrIdempotencyConflict", err)
+	}
+	if _, err := repo.Get(ctx, "t2"); !errors.Is(err, cqlgen.ErrNotFound) {
+		t.Errorf("the conflicting insert was written: %v", err)
+	}
+}
+
 func TestRepoOrderLimitAndPaging(t *testing.T) {
 	t.Parallel()
 	_, s := repoSession(t, music.Schema)

@@ -19,4 +19,20 @@
 //
 // The grammar of those tags is documented in docs/grammar.md of the cqlgen
 // repository.
+//
+// # Running statements
+//
+// Generated repositories run on a Session (NewSession over a gocql session,
+// configured by NewCluster). The session sets each statement's consistency
+// from its kind, retries idempotent statements after timeouts and lost
+// connections with exponential backoff and full jitter within the
+// context's deadline (RetryOptions, Retryable), refuses batches over the
+// size limit before sending them, and reports every attempt to an optional
+// Observer. A Strategy writes the statements of one logical write to every
+// table (LoggedBatch, UnloggedBatch, Concurrent), each stating what a
+// reader sees mid-write and after a crash. Apply and Idempotent make a
+// command apply at most once per idempotency key, recorded in
+// IdempotencyTable; CAS runs a conditional write and returns whether it
+// applied, with the row's current values. docs/runtime.md in the cqlgen
+// repository states every guarantee.
 package cqlgen

@@ -30,10 +30,11 @@ var (
 
 // EmptyKeyError reports a key column given an empty or zero value.
 type EmptyKeyError struct {
-	Table  string
-	Column string
+	Table  string // the table the statement would address
+	Column string // the key column whose value is empty
 }
 
+// Error names the table and the column.
 func (e *EmptyKeyError) Error() string {
 	return fmt.Sprintf("cqlgen: %s: key column %s is empty", e.Table, e.Column)
 }
@@ -44,9 +45,10 @@ func (e *EmptyKeyError) Is(target error) bool { return target == ErrEmptyKey }
 // InvalidCursorError reports a cursor that cannot continue a query.
 type InvalidCursorError struct {
 	Pattern string // the access pattern the cursor was given to
-	Reason  string
+	Reason  string // why it cannot continue the query
 }
 
+// Error names the pattern and the reason.
 func (e *InvalidCursorError) Error() string {
 	return fmt.Sprintf("cqlgen: invalid cursor for %s: %s", e.Pattern, e.Reason)
 }
@@ -58,10 +60,11 @@ func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalid
 // values the row holds now (column name to value), as Cassandra returned
 // them.
 type NotAppliedError struct {
-	Table   string
-	Current map[string]any
+	Table   string         // the conditional write's table
+	Current map[string]any // the row's values now, by column; may be nil
 }
 
+// Error names the table.
 func (e *NotAppliedError) Error() string {
 	return fmt.Sprintf("cqlgen: %s: conditional write not applied", e.Table)
 }
@@ -71,11 +74,12 @@ func (e *NotAppliedError) Is(target error) bool { return target == ErrNotApplied
 
 // BatchTooLargeError reports a batch refused before it was sent.
 type BatchTooLargeError struct {
-	Statements int
-	Bytes      int // estimated size of the values
-	Limit      int
+	Statements int // statements in the batch
+	Bytes      int // estimated size of the values (EstimateBatchBytes)
+	Limit      int // SessionOptions.BatchFailBytes
 }
 
+// Error gives the sizes and the way out.
 func (e *BatchTooLargeError) Error() string {
 	return fmt.Sprintf("cqlgen: batch of %d statements is about %d bytes, over the %d-byte limit; use the concurrent strategy for rows this large", e.Statements, e.Bytes, e.Limit)
 }
@@ -84,11 +88,17 @@ func (e *BatchTooLargeError) Error() string {
 func (e *BatchTooLargeError) Is(target error) bool { return target == ErrBatchTooLarge }
 
 // RetriesExhaustedError reports a statement that failed on every attempt.
+//
+// It is also returned when the context's deadline left no time for the
+// next attempt, or the context ended during a wait: Last then wraps both
+// the last cause and context.DeadlineExceeded or context.Canceled, so
+// errors.Is finds either.
 type RetriesExhaustedError struct {
-	Attempts int
-	Last     error
+	Attempts int   // attempts made, the first included
+	Last     error // the last attempt's error
 }
 
+// Error gives the attempts and the last cause.
 func (e *RetriesExhaustedError) Error() string {
 	return fmt.Sprintf("cqlgen: gave up after %d attempts: %v", e.Attempts, e.Last)
 }

@@ -2,7 +2,6 @@ package cqlgen
 
 import (
 	"context"
-	"math/rand/v2"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -21,6 +20,9 @@ type Options struct {
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
+	// Idempotency, when it has a key, makes Insert apply at most once
+	// within its TTL however often it is sent (see Apply).
+	Idempotency Idempotency
 }
 
 // Option sets an option.
@@ -37,6 +39,11 @@ func WithConcurrency(n int) Option { return func(o *Options) { o.Concurrency = n
 
 // WithAttempts bounds the retries of a conditional write that lost a race.
 func WithAttempts(n int) Option { return func(o *Options) { o.Attempts = n } }
+
+// WithIdempotencyKey makes one call apply at most once within the default
+// TTL, however often it is retried with the same key (see Apply): pass it
+// per call, with a key the caller derives from the command (a request id).
+func WithIdempotencyKey(key string) Option { return func(o *Options) { o.Idempotency.Key = key } }
 
 // NewOptions applies opts over the defaults.
 func NewOptions(opts ...Option) Options {
@@ -64,20 +71,13 @@ func (o Options) Now() int64 { return o.Clock().UnixMicro() }
 // statement of the last write even when clocks disagree.
 func NextVersion(old int64, now int64) int64 { return max(now, old+2) }
 
+// casBackoff spaces out writers that lost a conditional write to each other.
+var casBackoff = RetryOptions{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+
 // Backoff waits before attempt n (from 1) of a conditional write that lost
-// a race: up to 2^n ms, with full jitter, so that writers spread out. It
-// returns early with the context's error.
-func Backoff(ctx context.Context, n int) error {
-	d := time.Duration(rand.Int64N(int64(time.Millisecond) << min(n, 10)))
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// a race, with exponential backoff and full jitter, so that writers spread
+// out. It returns early with the context's error.
+func Backoff(ctx context.Context, n int) error { return sleepCtx(ctx, casBackoff.backoff(n)) }
 
 // Unset leaves a column as it is: bound in place of a nil pointer or an
 // empty collection, it writes nothing, where null would write a tombstone.

@@ -1,7 +1,9 @@
 package cqlgen
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -47,33 +49,69 @@ const (
 	Unlogged
 )
 
-// SessionOptions configure a Session made by NewSession.
+// SessionOptions configure a Session made by NewSession. Zero fields take
+// the defaults.
 type SessionOptions struct {
 	// ReadConsistency applies to reads; default LocalQuorum.
 	ReadConsistency gocql.Consistency
-	// WriteConsistency applies to writes and batches; default LocalQuorum.
+	// WriteConsistency applies to writes, batches, and the commit of
+	// conditional writes; default LocalQuorum.
 	WriteConsistency gocql.Consistency
-	// SerialConsistency applies to conditional writes; default LocalSerial.
+	// SerialConsistency applies to the Paxos phase of conditional writes;
+	// default LocalSerial (Serial for a conditional write that must be
+	// linearizable across datacenters).
 	SerialConsistency gocql.SerialConsistency
+	// Retry bounds and paces retries of idempotent statements.
+	Retry RetryOptions
+	// BatchWarnBytes is the estimated batch size (EstimateBatchBytes) over
+	// which observers see BatchWarn; default 5 KiB, Cassandra's
+	// batch_size_warn_threshold. Negative: never.
+	BatchWarnBytes int
+	// BatchFailBytes is the estimated batch size over which Batch refuses
+	// to send a batch and returns a *BatchTooLargeError; default 50 KiB,
+	// Cassandra's batch_size_fail_threshold, over which Cassandra would
+	// refuse a multi-partition batch itself. Negative: no limit.
+	BatchFailBytes int
+	// Observer, if set, sees every attempt of every statement. It replaces
+	// any gocql QueryObserver or BatchObserver of the cluster
+	// configuration for the statements the session runs.
+	Observer Observer
 }
 
+// Batch size defaults: Cassandra's own thresholds.
+const (
+	DefaultBatchWarnBytes = 5 << 10
+	DefaultBatchFailBytes = 50 << 10
+)
+
 // NewSession adapts a gocql session. A nil opts takes the defaults.
+//
+// The session sets each statement's consistency from its kind, marks it
+// idempotent or not as its Statement says, and runs it with the retry
+// policy described at RetryOptions. It never uses gocql's speculative
+// execution: generated writes would be safe to send twice, but each
+// speculative branch runs its own retries, so the attempt budget and the
+// load a slow cluster gets would multiply.
 func NewSession(s *gocql.Session, opts *SessionOptions) Session {
-	o := SessionOptions{
-		ReadConsistency:   gocql.LocalQuorum,
-		WriteConsistency:  gocql.LocalQuorum,
-		SerialConsistency: gocql.LocalSerial,
-	}
+	var o SessionOptions
 	if opts != nil {
-		if opts.ReadConsistency != 0 {
-			o.ReadConsistency = opts.ReadConsistency
-		}
-		if opts.WriteConsistency != 0 {
-			o.WriteConsistency = opts.WriteConsistency
-		}
-		if opts.SerialConsistency != 0 {
-			o.SerialConsistency = opts.SerialConsistency
-		}
+		o = *opts
+	}
+	if o.ReadConsistency == 0 {
+		o.ReadConsistency = gocql.LocalQuorum
+	}
+	if o.WriteConsistency == 0 {
+		o.WriteConsistency = gocql.LocalQuorum
+	}
+	if o.SerialConsistency == 0 {
+		o.SerialConsistency = gocql.LocalSerial
+	}
+	o.Retry = o.Retry.withDefaults()
+	if o.BatchWarnBytes == 0 {
+		o.BatchWarnBytes = DefaultBatchWarnBytes
+	}
+	if o.BatchFailBytes == 0 {
+		o.BatchFailBytes = DefaultBatchFailBytes
 	}
 	return &gocqlSession{s: s, opts: o}
 }
@@ -83,14 +121,21 @@ type gocqlSession struct {
 	opts SessionOptions
 }
 
-func (g *gocqlSession) query(ctx context.Context, q Query) *gocql.Query {
-	gq := g.s.Query(q.Stmt.CQL, q.Values...).WithContext(ctx).Idempotent(q.Stmt.Idempotent)
+func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.Query {
+	e.pass()
+	gq := g.s.Query(q.Stmt.CQL, q.Values...).WithContext(ctx)
+	gq.Idempotent(q.Stmt.Idempotent).RetryPolicy(e)
+	if g.opts.Observer != nil {
+		gq.Observer(e)
+	}
 	switch q.Stmt.Kind {
 	case Read:
 		gq.Consistency(g.opts.ReadConsistency)
 		if q.PageSize > 0 {
 			gq.PageSize(q.PageSize)
 		}
+		// Also turns gocql's automatic paging off: a read is one page,
+		// and nothing runs the query again after Iter returns.
 		gq.PageState(q.PageState)
 	case Write:
 		gq.Consistency(g.opts.WriteConsistency)
@@ -101,56 +146,206 @@ func (g *gocqlSession) query(ctx context.Context, q Query) *gocql.Query {
 }
 
 func (g *gocqlSession) Exec(ctx context.Context, q Query) error {
-	gq := g.query(ctx, q)
-	err := gq.Exec()
-	gq.Release()
-	return err
+	e := g.start(ctx, q.Stmt, nil)
+	for {
+		gq := g.query(ctx, q, e)
+		err := gq.Exec()
+		n := 0
+		if err != nil { // Attempts takes a lock: not on the happy path
+			n = gq.Attempts()
+		}
+		gq.Release()
+		if err == nil || !e.again(err, n) {
+			return e.end(err)
+		}
+	}
 }
 
 func (g *gocqlSession) Iter(ctx context.Context, q Query) Iter {
-	return g.query(ctx, q).Iter()
+	e := g.start(ctx, q.Stmt, nil)
+	for {
+		gq := g.query(ctx, q, e)
+		it := gq.Iter()
+		if len(it.Columns()) > 0 {
+			// A result with rows, or at least their metadata: no error.
+			gq.Release() // the page is fetched; the Iter no longer needs it
+			e.end(nil)
+			return it
+		}
+		err := it.Close() // only peeks: Close can be called again
+		n := gq.Attempts()
+		gq.Release()
+		if err == nil || !e.again(err, n) {
+			if err = e.end(err); err == nil {
+				return it
+			}
+			return errIter{err}
+		}
+	}
 }
+
+// errIter is the Iter of a read that failed.
+type errIter struct{ err error }
+
+func (errIter) Scan(...any) bool  { return false }
+func (errIter) PageState() []byte { return nil }
+func (it errIter) Close() error   { return it.err }
 
 func (g *gocqlSession) ExecCAS(ctx context.Context, q Query, dest ...any) (bool, error) {
-	gq := g.query(ctx, q)
-	applied, err := gq.ScanCAS(dest...)
-	gq.Release()
-	return applied, err
+	e := g.start(ctx, q.Stmt, nil)
+	for {
+		gq := g.query(ctx, q, e)
+		applied, err := gq.ScanCAS(dest...)
+		n := 0
+		if err != nil {
+			n = gq.Attempts()
+		}
+		gq.Release()
+		if err == nil || !e.again(err, n) {
+			return applied, e.end(err)
+		}
+	}
 }
 
+// ExecCASMap runs a conditional write and, when it did not apply, puts the
+// row's current values in current, by column name. See CAS.
+func (g *gocqlSession) ExecCASMap(ctx context.Context, q Query, current map[string]any) (bool, error) {
+	e := g.start(ctx, q.Stmt, nil)
+	for {
+		clear(current)
+		gq := g.query(ctx, q, e)
+		// The result's columns depend on the row found, not on the
+		// prepared statement: its metadata must come with it.
+		it := gq.NoSkipMetadata().Iter()
+		it.MapScan(current)
+		err := it.Close()
+		n := gq.Attempts()
+		gq.Release()
+		if err == nil || !e.again(err, n) {
+			if err = e.end(err); err != nil {
+				return false, err
+			}
+			applied, ok := current[casApplied].(bool)
+			if !ok {
+				return false, fmt.Errorf("cqlgen: %s: %s is not a conditional write: no [applied] column", q.Stmt.Table, q.Stmt.Pattern)
+			}
+			delete(current, casApplied)
+			return applied, nil
+		}
+	}
+}
+
+const casApplied = "[applied]"
+
 func (g *gocqlSession) Batch(ctx context.Context, kind BatchKind, qs []Query) error {
+	if len(qs) == 0 {
+		return nil
+	}
+	size := EstimateBatchBytes(qs)
+	if g.opts.BatchFailBytes > 0 && size > g.opts.BatchFailBytes {
+		return g.refuse(ctx, qs, size, &BatchTooLargeError{Statements: len(qs), Bytes: size, Limit: g.opts.BatchFailBytes})
+	}
 	typ := gocql.LoggedBatch
 	if kind == Unlogged {
 		typ = gocql.UnloggedBatch
+		if err := g.samePartition(ctx, qs); err != nil {
+			return g.refuse(ctx, qs, size, err)
+		}
 	}
-	b := g.s.NewBatch(typ).WithContext(ctx)
-	b.SetConsistency(g.opts.WriteConsistency)
-	b.Entries = make([]gocql.BatchEntry, len(qs))
+	entries := make([]gocql.BatchEntry, len(qs))
 	for i, q := range qs {
-		b.Entries[i] = gocql.BatchEntry{Stmt: q.Stmt.CQL, Args: q.Values, Idempotent: q.Stmt.Idempotent}
+		entries[i] = gocql.BatchEntry{Stmt: q.Stmt.CQL, Args: q.Values, Idempotent: q.Stmt.Idempotent}
 	}
-	return g.s.ExecuteBatch(b)
+	e := g.start(ctx, nil, qs)
+	e.bytes = size
+	for {
+		e.pass()
+		b := g.s.NewBatch(typ).WithContext(ctx)
+		b.Entries = entries
+		b.SetConsistency(g.opts.WriteConsistency)
+		b.SerialConsistency(g.opts.SerialConsistency)
+		b.RetryPolicy(e)
+		if g.opts.Observer != nil {
+			b.Observer(e)
+		}
+		err := g.s.ExecuteBatch(b)
+		if err == nil || !e.again(err, b.Attempts()) {
+			return e.end(err)
+		}
+	}
+}
+
+// refuse reports a batch refused before sending to the observer.
+func (g *gocqlSession) refuse(ctx context.Context, qs []Query, size int, err error) error {
+	if g.opts.Observer != nil {
+		g.observeBatch(ctx, qs, size, 0, 0, err)
+	}
+	return err
+}
+
+// samePartition checks that every statement of an unlogged batch writes
+// the same partition: the same keyspace and the same routing key, which
+// gocql derives from the prepared statements' partition key columns. Such
+// a batch is one mutation, applied atomically and in isolation on each
+// replica; across partitions an unlogged batch is a set of independent
+// writes that a coordinator failure can leave half done, with no batch log
+// to finish them.
+func (g *gocqlSession) samePartition(ctx context.Context, qs []Query) error {
+	var first []byte
+	var keyspace string
+	for i, q := range qs {
+		gq := g.s.Query(q.Stmt.CQL, q.Values...).WithContext(ctx)
+		key, err := gq.GetRoutingKey()
+		ks := gq.Keyspace()
+		gq.Release()
+		switch {
+		case err != nil:
+			return fmt.Errorf("cqlgen: unlogged batch: finding the partition of %s: %w", q.Stmt.Table, err)
+		case key == nil:
+			return &CrossPartitionError{First: qs[0].Stmt.Table, Other: q.Stmt.Table, Reason: "its partition key cannot be told from the statement"}
+		case i == 0:
+			first, keyspace = key, ks
+		case ks != keyspace || !bytes.Equal(key, first):
+			return &CrossPartitionError{First: qs[0].Stmt.Table, Other: q.Stmt.Table, Reason: "they write different partitions"}
+		}
+	}
+	return nil
 }
 
 // NewCluster returns a gocql cluster configuration with the defaults
-// cqlgen's repositories are tested with:
+// cqlgen's repositories are tested with (checked against gocql v1.7.0):
 //
-//   - token-aware routing (over round robin; set a DC-aware fallback for a
-//     multi-datacenter cluster), so each statement goes straight to a
-//     replica of its partition;
-//   - WriteCoalesceWaitTime 0: gocql's default of 200µs batches writes on a
-//     connection, which helps throughput under heavy load but adds up to
-//     200µs to every request on a quiet one; repositories issue few,
-//     latency-bound requests, so they do not wait;
-//   - 5 s request and connect timeouts;
-//   - LocalQuorum consistency (NewSession sets reads, writes and serial
-//     consistency per statement kind).
+//   - token-aware routing over round robin, so each statement goes straight
+//     to a replica of its partition: gocql prepares every statement and
+//     computes its routing key from the partition key columns of the
+//     prepared metadata (for a batch, from its first statement). For a
+//     multi-datacenter cluster, replace the fallback with
+//     gocql.DCAwareRoundRobinPolicy(localDC). gocql does not support one
+//     host selection policy in two sessions: call NewCluster once per
+//     session.
+//   - WriteCoalesceWaitTime 0: with gocql's default of 200µs, a request on
+//     an idle connection starts a 200µs timer and is written when it fires,
+//     so that later requests share the write system call; that helps
+//     throughput under heavy load but adds 200µs to every request of a
+//     latency-bound service. 0 writes each request at once.
+//   - Timeout 11 s (gocql's default, kept on purpose): a client timeout
+//     must exceed the server's own (Cassandra's largest default,
+//     range_request_timeout, is 10 s), otherwise the client gives up first
+//     with an opaque ErrTimeoutNoResponse instead of the coordinator's
+//     typed read or write timeout, which says whether a retry is safe.
+//     Bound the latency of a call with its context's deadline instead: the
+//     session honours it, backoff included.
+//   - ConnectTimeout 5 s, protocol version 4 (the highest gocql v1.7.0
+//     speaks; fixing it skips a failed v5 handshake with Cassandra 4+).
+//   - LocalQuorum consistency; NewSession sets reads, writes and serial
+//     consistency per statement kind anyway.
 func NewCluster(hosts ...string) *gocql.ClusterConfig {
 	c := gocql.NewCluster(hosts...)
 	c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
 	c.WriteCoalesceWaitTime = 0
-	c.Timeout = 5 * time.Second
+	c.Timeout = 11 * time.Second
 	c.ConnectTimeout = 5 * time.Second
+	c.ProtoVersion = 4
 	c.Consistency = gocql.LocalQuorum
 	return c
 }

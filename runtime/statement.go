@@ -27,8 +27,9 @@ type Statement struct {
 
 // Query is a statement with its bound values and paging state.
 type Query struct {
+	// Stmt is the statement to run; it must not be nil.
 	Stmt      *Statement
-	Values    []any
+	Values    []any  // bound to the statement's placeholders, in order
 	PageSize  int    // rows per page for reads; 0 leaves the session default
 	PageState []byte // where the previous page ended; nil for the first page
 }

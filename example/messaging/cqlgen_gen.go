@@ -184,7 +184,7 @@ func messageMessagesByUserScan(it cqlgen.Iter) (e Message, ok bool) {
 	return
 }
 
-// Insert writes e to every table of Message in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of Message in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -193,14 +193,15 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   messageMessagesByConversationTable.Insert,
-		Values: messageMessagesByConversationRow(e, ts, true),
-	}, {
-		Stmt:   messageMessagesByUserTable.Insert,
-		Values: messageMessagesByUserRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   messageMessagesByConversationTable.Insert,
+			Values: messageMessagesByConversationRow(e, ts, true),
+		}, {
+			Stmt:   messageMessagesByUserTable.Insert,
+			Values: messageMessagesByUserRow(e, ts, true),
+		}}
+	})
 }
 
 // messageMessagesByConversationScanVersion reads a row of messages_by_conversation and its version.

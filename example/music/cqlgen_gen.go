@@ -111,7 +111,7 @@ func playListeningHistoryScan(it cqlgen.Iter) (e Play, ok bool) {
 	return
 }
 
-// Insert writes e to every table of Play in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of Play in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -120,11 +120,12 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   playListeningHistoryTable.Insert,
-		Values: playListeningHistoryRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playListeningHistoryTable.Insert,
+			Values: playListeningHistoryRow(e, ts, true),
+		}}
+	})
 }
 
 // Update writes e over the row with its key in listening_history. Unlike Insert, nil pointers and empty collections clear their columns.
@@ -369,7 +370,7 @@ func trackTopTracksByArtistScan(it cqlgen.Iter) (e Track, ok bool) {
 	return
 }
 
-// Insert writes e to every table of Track in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of Track in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -378,14 +379,15 @@ func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option)
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   trackTracksTable.Insert,
-		Values: trackTracksRow(e, ts, true),
-	}, {
-		Stmt:   trackTopTracksByArtistTable.Insert,
-		Values: trackTopTracksByArtistRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   trackTracksTable.Insert,
+			Values: trackTracksRow(e, ts, true),
+		}, {
+			Stmt:   trackTopTracksByArtistTable.Insert,
+			Values: trackTopTracksByArtistRow(e, ts, true),
+		}}
+	})
 }
 
 // trackTracksScanVersion reads a row of tracks and its version.
@@ -685,7 +687,7 @@ func playlistTrackPlaylistTracksScan(it cqlgen.Iter) (e PlaylistTrack, ok bool) 
 	return
 }
 
-// Insert writes e to every table of PlaylistTrack in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of PlaylistTrack in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -694,11 +696,12 @@ func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts .
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   playlistTrackPlaylistTracksTable.Insert,
-		Values: playlistTrackPlaylistTracksRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playlistTrackPlaylistTracksTable.Insert,
+			Values: playlistTrackPlaylistTracksRow(e, ts, true),
+		}}
+	})
 }
 
 // Update writes e over the row with its key in playlist_tracks. Unlike Insert, nil pointers and empty collections clear their columns.
@@ -941,7 +944,7 @@ func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
 	return
 }
 
-// Insert writes e to every table of ChartEntry in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of ChartEntry in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -950,14 +953,15 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   chartEntryDailyTrackPlaysTable.Insert,
-		Values: chartEntryDailyTrackPlaysRow(e, ts, true),
-	}, {
-		Stmt:   chartEntryDailyChartsTable.Insert,
-		Values: chartEntryDailyChartsRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   chartEntryDailyTrackPlaysTable.Insert,
+			Values: chartEntryDailyTrackPlaysRow(e, ts, true),
+		}, {
+			Stmt:   chartEntryDailyChartsTable.Insert,
+			Values: chartEntryDailyChartsRow(e, ts, true),
+		}}
+	})
 }
 
 // chartEntryDailyTrackPlaysScanVersion reads a row of daily_track_plays and its version.

@@ -464,13 +464,13 @@ func insert(f *jen.File, n names) {
 	for _, t := range n.e.Tables {
 		qs = append(qs, element(jen.Id(n.table(t)).Dot("Insert"), jen.Id(n.row(t)).Call(jen.Id("e"), jen.Id("ts"), jen.True())))
 	}
-	f.Commentf("Insert writes e to every table of %s in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.", n.e.GoName)
+	f.Commentf("Insert writes e to every table of %s in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.", n.e.GoName)
 	f.Func().Params(jen.Id("r").Op("*").Id(n.repo)).Id("Insert").Params(ctxParam(), jen.Id("e").Op("*").Id(n.e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().Block(
 		nilEntity,
 		jen.If(jen.Err().Op(":=").Id(n.low+"Check").Call(jen.Id("e")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Id("o").Op(":=").Id("r").Dot("opts").Dot("With").Call(jen.Id("opts")),
-		jen.Id("ts").Op(":=").Id("o").Dot("Now").Call(),
-		jen.Return(jen.Id("o").Dot("Strategy").Dot("Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Index().Qual(rt, "Query").Values(qs...))),
+		jen.Return(jen.Qual(rt, "Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Id("o").Dot("Now").Call(),
+			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(jen.Return(jen.Index().Qual(rt, "Query").Values(qs...))))),
 	)
 }
 

@@ -265,7 +265,7 @@ func readingReadings16Scan(it cqlgen.Iter) (e Reading, ok bool) {
 	return
 }
 
-// Insert writes e to every table of Reading in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of Reading in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -274,17 +274,18 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   readingReadingsByDayTable.Insert,
-		Values: readingReadingsByDayRow(e, ts, true),
-	}, {
-		Stmt:   readingReadings1Table.Insert,
-		Values: readingReadings1Row(e, ts, true),
-	}, {
-		Stmt:   readingReadings16Table.Insert,
-		Values: readingReadings16Row(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   readingReadingsByDayTable.Insert,
+			Values: readingReadingsByDayRow(e, ts, true),
+		}, {
+			Stmt:   readingReadings1Table.Insert,
+			Values: readingReadings1Row(e, ts, true),
+		}, {
+			Stmt:   readingReadings16Table.Insert,
+			Values: readingReadings16Row(e, ts, true),
+		}}
+	})
 }
 
 // readingReadingsByDayScanVersion reads a row of readings_by_day and its version.

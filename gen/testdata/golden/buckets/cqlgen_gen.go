@@ -624,7 +624,7 @@ func readingReadingsByLocalDayScan(it cqlgen.Iter) (e Reading, ok bool) {
 	return
 }
 
-// Insert writes e to every table of Reading in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of Reading in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -633,35 +633,36 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   readingReadingsTable.Insert,
-		Values: readingReadingsRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsByHourTable.Insert,
-		Values: readingReadingsByHourRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsByDayTable.Insert,
-		Values: readingReadingsByDayRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsByWeekTable.Insert,
-		Values: readingReadingsByWeekRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsByMonthTable.Insert,
-		Values: readingReadingsByMonthRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsBy10DaysTable.Insert,
-		Values: readingReadingsBy10DaysRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsByShardTable.Insert,
-		Values: readingReadingsByShardRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsByEventMonthTable.Insert,
-		Values: readingReadingsByEventMonthRow(e, ts, true),
-	}, {
-		Stmt:   readingReadingsByLocalDayTable.Insert,
-		Values: readingReadingsByLocalDayRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   readingReadingsTable.Insert,
+			Values: readingReadingsRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsByHourTable.Insert,
+			Values: readingReadingsByHourRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsByDayTable.Insert,
+			Values: readingReadingsByDayRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsByWeekTable.Insert,
+			Values: readingReadingsByWeekRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsByMonthTable.Insert,
+			Values: readingReadingsByMonthRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsBy10DaysTable.Insert,
+			Values: readingReadingsBy10DaysRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsByShardTable.Insert,
+			Values: readingReadingsByShardRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsByEventMonthTable.Insert,
+			Values: readingReadingsByEventMonthRow(e, ts, true),
+		}, {
+			Stmt:   readingReadingsByLocalDayTable.Insert,
+			Values: readingReadingsByLocalDayRow(e, ts, true),
+		}}
+	})
 }
 
 // readingReadingsScanVersion reads a row of readings and its version.

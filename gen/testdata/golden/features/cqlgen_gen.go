@@ -248,7 +248,7 @@ func orderOrdersInStatusScan(it cqlgen.Iter) (e Order, ok bool) {
 	return
 }
 
-// Insert writes e to every table of Order in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of Order in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -257,17 +257,18 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   orderOrdersTable.Insert,
-		Values: orderOrdersRow(e, ts, true),
-	}, {
-		Stmt:   orderOrdersByCustomerTable.Insert,
-		Values: orderOrdersByCustomerRow(e, ts, true),
-	}, {
-		Stmt:   orderOrdersInStatusTable.Insert,
-		Values: orderOrdersInStatusRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   orderOrdersTable.Insert,
+			Values: orderOrdersRow(e, ts, true),
+		}, {
+			Stmt:   orderOrdersByCustomerTable.Insert,
+			Values: orderOrdersByCustomerRow(e, ts, true),
+		}, {
+			Stmt:   orderOrdersInStatusTable.Insert,
+			Values: orderOrdersInStatusRow(e, ts, true),
+		}}
+	})
 }
 
 // orderOrdersScanVersion reads a row of orders and its version.

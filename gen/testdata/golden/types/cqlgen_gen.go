@@ -212,7 +212,7 @@ func everythingEverythingScan(it cqlgen.Iter) (e Everything, ok bool) {
 	return
 }
 
-// Insert writes e to every table of Everything in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. To change an entity that exists, use Update.
+// Insert writes e to every table of Everything in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	if e == nil {
 		return cqlgen.ErrNilEntity
@@ -221,11 +221,12 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 		return err
 	}
 	o := r.opts.With(opts)
-	ts := o.Now()
-	return o.Strategy.Apply(ctx, r.s, []cqlgen.Query{{
-		Stmt:   everythingEverythingTable.Insert,
-		Values: everythingEverythingRow(e, ts, true),
-	}})
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   everythingEverythingTable.Insert,
+			Values: everythingEverythingRow(e, ts, true),
+		}}
+	})
 }
 
 // Update writes e over the row with its key in everything. Unlike Insert, nil pointers and empty collections clear their columns.

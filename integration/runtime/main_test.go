@@ -1,0 +1,59 @@
+// Package runtime_test tests cqlgen's runtime against a real Cassandra:
+// retries and fan-out strategies under connection faults, idempotency
+// keys, conditional writes, the batch size limit, and its overhead over
+// raw gocql.
+package runtime_test
+
+import (
+	"context"
+	"io"
+	"log"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	cqlgen "github.com/cqlgen/cqlgen/runtime"
+)
+
+func TestMain(m *testing.M) { cassandratest.Main(m) }
+
+// proxied connects to keyspace ks with every connection, the control
+// connection included, going through p. gocql learns the node's own
+// address from system.local and would dial it directly; the address
+// translator sends that, and any peer it may learn of, to the proxy too.
+func proxied(t testing.TB, ks string, p *faultProxy) *gocql.Session {
+	t.Helper()
+	cluster := cassandratest.ClusterConfig(t, ks)
+	a := p.addr()
+	cluster.Hosts = []string{a.String()}
+	cluster.AddressTranslator = gocql.AddressTranslatorFunc(func(net.IP, int) (net.IP, int) { return a.IP, a.Port })
+	cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	cluster.WriteCoalesceWaitTime = 0
+	// After a cut, come back quickly: the faults are the proxy's, the
+	// node never went away.
+	cluster.ReconnectInterval = 100 * time.Millisecond
+	cluster.ReconnectionPolicy = &gocql.ConstantReconnectionPolicy{MaxRetries: 100, Interval: 20 * time.Millisecond}
+	cluster.Timeout = 5 * time.Second
+	// gocql logs each reconnection after a cut, hundreds of lines; the
+	// tests report what matters themselves.
+	cluster.Logger = log.New(io.Discard, "", 0)
+	s, err := cluster.CreateSession()
+	if err != nil {
+		t.Fatalf("connecting through the proxy: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// faultRetry gives statements enough attempts to outlast a cut and the
+// pool's reconnection.
+var faultRetry = cqlgen.RetryOptions{MaxAttempts: 8, BaseDelay: 20 * time.Millisecond, MaxDelay: 400 * time.Millisecond}
+
+func ctxTimeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,73 @@
+package cqlgen
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/gocql/gocql"
+)
+
+// Every typed error is found by errors.Is with its sentinel and by
+// errors.As with its type, through layers of wrapping, and by no other
+// sentinel.
+func TestTypedErrors(t *testing.T) {
+	sentinels := []error{
+		ErrNotFound, ErrNotApplied, ErrInvalidCursor, ErrEmptyKey, ErrBatchTooLarge,
+		ErrRetriesExhausted, ErrIdempotencyConflict, ErrCrossPartition,
+	}
+	cause := &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}
+	for _, c := range []struct {
+		err      error
+		sentinel error
+		as       func(error) bool
+	}{
+		{&NotAppliedError{Table: "t", Current: map[string]any{"v": 1}}, ErrNotApplied,
+			func(err error) bool { var e *NotAppliedError; return errors.As(err, &e) && e.Current["v"] == 1 }},
+		{&InvalidCursorError{Pattern: "p", Reason: "r"}, ErrInvalidCursor,
+			func(err error) bool { var e *InvalidCursorError; return errors.As(err, &e) && e.Reason == "r" }},
+		{&EmptyKeyError{Table: "t", Column: "c"}, ErrEmptyKey,
+			func(err error) bool { var e *EmptyKeyError; return errors.As(err, &e) && e.Column == "c" }},
+		{&BatchTooLargeError{Statements: 3, Bytes: 60000, Limit: 51200}, ErrBatchTooLarge,
+			func(err error) bool { var e *BatchTooLargeError; return errors.As(err, &e) && e.Bytes == 60000 }},
+		{&RetriesExhaustedError{Attempts: 4, Last: cause}, ErrRetriesExhausted,
+			func(err error) bool {
+				var e *RetriesExhaustedError
+				var wt *gocql.RequestErrWriteTimeout
+				return errors.As(err, &e) && e.Attempts == 4 && errors.As(err, &wt) && errors.Is(err, cause)
+			}},
+		{&IdempotencyConflictError{Key: "k"}, ErrIdempotencyConflict,
+			func(err error) bool { var e *IdempotencyConflictError; return errors.As(err, &e) && e.Key == "k" }},
+		{&CrossPartitionError{First: "a", Other: "b", Reason: "r"}, ErrCrossPartition,
+			func(err error) bool { var e *CrossPartitionError; return errors.As(err, &e) && e.Other == "b" }},
+		{ErrNotFound, ErrNotFound, func(error) bool { return true }},
+	} {
+		for _, err := range []error{c.err, fmt.Errorf("repo: %w", c.err), fmt.Errorf("a: %w", fmt.Errorf("b: %w", c.err))} {
+			if !errors.Is(err, c.sentinel) {
+				t.Errorf("%v: errors.Is(%v) is false", err, c.sentinel)
+			}
+			if !c.as(err) {
+				t.Errorf("%v: errors.As finds no %T with its fields", err, c.err)
+			}
+			for _, s := range sentinels {
+				if s != c.sentinel && errors.Is(err, s) {
+					t.Errorf("%v: errors.Is(%v) is true", err, s)
+				}
+			}
+			if err.Error() == "" {
+				t.Errorf("%T has no message", c.err)
+			}
+		}
+	}
+}
+
+func TestCASResultErr(t *testing.T) {
+	if err := (CASResult{Applied: true, Table: "t"}).Err(); err != nil {
+		t.Errorf("applied: Err() = %v", err)
+	}
+	err := CASResult{Table: "t", Current: map[string]any{"name": "x"}}.Err()
+	var na *NotAppliedError
+	if !errors.As(err, &na) || na.Table != "t" || na.Current["name"] != "x" {
+		t.Errorf("not applied: Err() = %#v", err)
+	}
+}

@@ -1,0 +1,350 @@
+package cqlgen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// IdempotencyTable is the table that records idempotency keys, in the
+// keyspace of the session.
+const IdempotencyTable = "cqlgen_idempotency"
+
+// IdempotencyTableCQL creates IdempotencyTable. cqlgen appends it to every
+// generated schema.cql; apply it once per keyspace before using
+// idempotency keys.
+//
+// One row per key, written only through lightweight transactions by the
+// runtime, every column at once, so that all of a row's cells expire
+// together, a TTL after its last change.
+const IdempotencyTableCQL = `-- Runtime-owned: idempotency keys of cqlgen repositories, written only by
+-- the runtime through lightweight transactions; rows expire after the TTL.
+CREATE TABLE IF NOT EXISTS cqlgen_idempotency (
+    key         text PRIMARY KEY,
+    fingerprint blob,
+    state       text,
+    owner       uuid,
+    write_ts    bigint,
+    lease_until timestamp,
+    outcome     text
+);
+`
+
+// Idempotency defaults.
+const (
+	DefaultIdempotencyTTL   = 24 * time.Hour
+	DefaultIdempotencyLease = 30 * time.Second
+)
+
+// Idempotency names a command that must apply at most once: a client that
+// does not know whether its write applied (a timeout, a crash, a user
+// pressing the button twice) sends it again with the same Key.
+type Idempotency struct {
+	// Key identifies the command; "" means no idempotency. Keys share one
+	// table per keyspace: make them unique across commands, e.g. a
+	// request id. Reusing a key for another payload is a conflict.
+	Key string
+	// TTL is how long a key is remembered after its last change; default
+	// DefaultIdempotencyTTL. Resent after that, the command applies again.
+	TTL time.Duration
+	// Lease is how long the caller that claimed a key has to apply the
+	// command and record it before a duplicate may take over; default
+	// DefaultIdempotencyLease. It must exceed the time the command can
+	// take, retries included (bound that with the context's deadline).
+	Lease time.Duration
+}
+
+// ErrIdempotencyConflict: an idempotency key was used again with another
+// payload. An *IdempotencyConflictError names the key.
+var ErrIdempotencyConflict = errors.New("cqlgen: idempotency key reused with another payload")
+
+// IdempotencyConflictError reports an idempotency key already claimed by a
+// command with a different payload: nothing was written.
+type IdempotencyConflictError struct {
+	Key string // the idempotency key
+}
+
+// Error names the key.
+func (e *IdempotencyConflictError) Error() string {
+	return fmt.Sprintf("cqlgen: idempotency key %q was used for another payload; nothing written", e.Key)
+}
+
+// Is makes errors.Is(err, ErrIdempotencyConflict) true.
+func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrIdempotencyConflict }
+
+// Apply runs one logical write with strategy st (LoggedBatch when nil):
+// build returns its statements for a write timestamp, and every statement
+// must carry that timestamp. Without an idempotency key it is
+// st.Apply(ctx, s, build(ts)). With one, it is Idempotent, with the
+// payload fingerprint PayloadHash(build(0)): the statements as built for
+// timestamp 0, so that resending a command at another time is not a
+// conflict. build must therefore depend only on the command and the
+// timestamp; it is called twice.
+//
+// A generated repository's write is one line:
+//
+//	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(),
+//		func(ts int64) []cqlgen.Query { return r.insert(e, ts) })
+func Apply(ctx context.Context, s Session, st Strategy, id Idempotency, ts int64, build func(ts int64) []Query) error {
+	if st == nil {
+		st = LoggedBatch
+	}
+	if id.Key == "" {
+		return st.Apply(ctx, s, build(ts))
+	}
+	return Idempotent(ctx, s, id, ts, PayloadHash(build(0)), func(ctx context.Context, ts int64) error {
+		return st.Apply(ctx, s, build(ts))
+	})
+}
+
+// Idempotent runs fn, a command identified by id.Key with payload
+// fingerprint payload, so that it applies at most once within id.TTL.
+// fn receives the write timestamp every statement it writes must carry:
+// ts, or the timestamp the key was first claimed with when this call
+// completes an earlier attempt.
+//
+// The states of a key, in IdempotencyTable: absent; pending (claimed by one
+// caller, its owner, until the lease runs out); done (fn succeeded, or
+// returned a *NotAppliedError, and that outcome is recorded).
+//
+//   - Absent: this call claims the key (INSERT ... IF NOT EXISTS), runs fn
+//     and records the outcome. Of any number of concurrent calls, one
+//     claims it.
+//   - Done, same payload: fn is not run; the recorded outcome is returned:
+//     nil, or a *NotAppliedError (without current values).
+//   - Any state, another payload: *IdempotencyConflictError; fn is not run.
+//   - Pending, lease running: this call waits, polling, until the key is
+//     done (and returns its outcome) or the lease runs out, or ctx ends.
+//   - Pending, lease run out: the owner crashed or gave up. This call takes
+//     the key over (a conditional update on the old owner, so one caller
+//     does), and runs fn with the timestamp of the first claim, so that a
+//     write made since by someone else, with a later timestamp, still
+//     wins over the completed command.
+//
+// When fn fails with any other error, the owner releases its lease, so
+// that the next call with the key completes the command at once, and
+// returns the error; nothing is recorded.
+//
+// The guarantee, precisely: within the TTL, fn runs to success at most
+// once per key, and every call that returns nil, or the recorded
+// *NotAppliedError, reports that one run. fn may start more than once: it
+// runs again after a failed or interrupted run (which may have written
+// some of its statements), and, if an owner overruns its lease, a second
+// caller may run it alongside. So fn must be idempotent itself, as
+// generated writes are (fixed keys, one client timestamp); a statement
+// that is not, such as a counter update or a list append, may apply twice
+// across such runs, though never twice within one (the session does not
+// retry it). If fn succeeds but the outcome cannot be recorded (the
+// cluster went away between the two), Idempotent still returns nil, and a
+// later duplicate runs fn again with the same timestamp. Leases compare
+// the owner's clock with the duplicate's: keep clocks synchronised well
+// within the lease.
+func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64) error) error {
+	if id.Key == "" {
+		return &EmptyKeyError{Table: IdempotencyTable, Column: "key"}
+	}
+	if id.TTL <= 0 {
+		id.TTL = DefaultIdempotencyTTL
+	}
+	if id.Lease <= 0 {
+		id.Lease = DefaultIdempotencyLease
+	}
+	owner, err := gocql.RandomUUID()
+	if err != nil {
+		return err
+	}
+	c := claim{s: s, id: id, payload: payload, owner: owner, ttl: max(1, int(id.TTL/time.Second))}
+	var failures, polls int
+	for {
+		now := time.Now()
+		res, err := CAS(ctx, s, Query{Stmt: claimStmt, Values: []any{id.Key, payload, owner, ts, now.Add(id.Lease), c.ttl}})
+		if err != nil {
+			if err := c.stepFailed(ctx, err, &failures); err != nil {
+				return err
+			}
+			continue
+		}
+		failures = 0
+		if res.Applied {
+			return c.run(ctx, ts, fn)
+		}
+		r := readRecord(res.Current)
+		switch {
+		case !bytes.Equal(r.fingerprint, payload):
+			return &IdempotencyConflictError{Key: id.Key}
+		case r.state != statePending && r.state != stateDone:
+			// Not written by this runtime: no step could move it.
+			return fmt.Errorf("cqlgen: idempotency key %q: record in %s has unknown state %q", id.Key, IdempotencyTable, r.state)
+		case r.state == stateDone:
+			return r.outcome()
+		case r.owner == owner:
+			// Our own claim (or takeover) applied, but its reply was
+			// lost and we asked again.
+			return c.run(ctx, r.writeTS, fn)
+		case now.Before(r.leaseUntil):
+			polls++
+			wait := min(pollDelay.backoff(polls), time.Until(r.leaseUntil)+time.Millisecond)
+			if err := sleepCtx(ctx, wait); err != nil {
+				return fmt.Errorf("cqlgen: idempotency key %q: waiting for the attempt that holds it: %w", id.Key, err)
+			}
+		default:
+			res, err := CAS(ctx, s, Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), id.Key, r.owner}})
+			if err != nil {
+				if err := c.stepFailed(ctx, err, &failures); err != nil {
+					return err
+				}
+				continue // the claim above tells whether it applied
+			}
+			if res.Applied {
+				return c.run(ctx, r.writeTS, fn)
+			}
+			// Someone else took it over, or finished: look again, after a
+			// pause, as others may be contending for it too.
+			polls++
+			if err := sleepCtx(ctx, pollDelay.backoff(polls)); err != nil {
+				return fmt.Errorf("cqlgen: idempotency key %q: taking over an abandoned attempt: %w", id.Key, err)
+			}
+		}
+	}
+}
+
+// pollDelay paces a duplicate waiting for the owner of a key.
+var pollDelay = RetryOptions{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+
+// maxStepFailures bounds the failed steps in a row (claims, takeovers,
+// records) of one call, for contexts without a deadline.
+const maxStepFailures = 8
+
+const (
+	statePending = "pending"
+	stateDone    = "done"
+	notApplied   = "not_applied:" // outcome prefix; the table follows
+)
+
+var (
+	claimStmt = &Statement{
+		CQL: "INSERT INTO " + IdempotencyTable + " (key, fingerprint, state, owner, write_ts, lease_until)" +
+			" VALUES (?, ?, '" + statePending + "', ?, ?, ?) IF NOT EXISTS USING TTL ?",
+		Table: IdempotencyTable, Pattern: "idempotency.claim", Kind: Conditional, Idempotent: true,
+	}
+	// leaseStmt moves a pending key's lease: to a new owner (a takeover),
+	// or to the epoch (a release, by its owner).
+	leaseStmt = &Statement{
+		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
+			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?" +
+			" WHERE key = ? IF owner = ? AND state = '" + statePending + "'",
+		Table: IdempotencyTable, Pattern: "idempotency.lease", Kind: Conditional, Idempotent: true,
+	}
+	doneStmt = &Statement{
+		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
+			" SET fingerprint = ?, state = '" + stateDone + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
+			" WHERE key = ? IF owner = ?",
+		Table: IdempotencyTable, Pattern: "idempotency.done", Kind: Conditional, Idempotent: true,
+	}
+)
+
+// claim is one call of Idempotent.
+type claim struct {
+	s       Session
+	id      Idempotency
+	payload []byte
+	owner   gocql.UUID
+	ttl     int // seconds
+}
+
+// run runs fn as the key's owner and records its outcome.
+func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int64) error) error {
+	err := fn(ctx, ts)
+	outcome, final := outcomeOf(err)
+	// The record must be written even if the caller's context ended with
+	// fn; it is worth nothing after the lease.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.id.Lease)
+	defer cancel()
+	if !final {
+		// Best effort: if the release fails, duplicates wait for the
+		// lease to run out instead.
+		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), c.id.Key, c.owner}})
+		return err
+	}
+	var failures int
+	for {
+		_, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}})
+		// Applied, or not because a duplicate took the key over after our
+		// lease ran out: either way fn's outcome stands, and repeating the
+		// update after an error is safe, as it only applies for the owner.
+		if rerr == nil || c.stepFailed(rctx, rerr, &failures) != nil {
+			return err
+		}
+	}
+}
+
+// stepFailed decides whether a failed step of the protocol may be tried
+// again, and waits before it; it returns the error to give up with.
+// Trying again is safe whatever the step's outcome: each step is
+// conditional on the state the caller saw, and the caller recognises its
+// own claim. Retrying here rather than in the session covers what the
+// session must not retry in general: a conditional write's timeout.
+func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error {
+	*failures++
+	var reqErr gocql.RequestError
+	if errors.As(err, &reqErr) {
+		switch reqErr.Code() {
+		case gocql.ErrCodeSyntax, gocql.ErrCodeInvalid, gocql.ErrCodeUnauthorized,
+			gocql.ErrCodeConfig, gocql.ErrCodeCredentials, gocql.ErrCodeProtocol:
+			return err
+		}
+	}
+	if *failures >= maxStepFailures || ctx.Err() != nil || errors.Is(err, gocql.ErrSessionClosed) {
+		return err
+	}
+	if serr := sleepCtx(ctx, pollDelay.backoff(*failures)); serr != nil {
+		return err
+	}
+	return nil
+}
+
+// outcomeOf tells whether fn's result is a recordable outcome: success, or
+// a conditional write that did not apply. Anything else means "unknown".
+func outcomeOf(err error) (outcome string, final bool) {
+	var na *NotAppliedError
+	switch {
+	case err == nil:
+		return "", true
+	case errors.As(err, &na):
+		return notApplied + na.Table, true
+	}
+	return "", false
+}
+
+type record struct {
+	fingerprint []byte
+	state       string
+	owner       gocql.UUID
+	writeTS     int64
+	leaseUntil  time.Time
+	outcomeText string
+}
+
+func readRecord(m map[string]any) record {
+	var r record
+	r.fingerprint, _ = m["fingerprint"].([]byte)
+	r.state, _ = m["state"].(string)
+	r.owner, _ = m["owner"].(gocql.UUID)
+	r.writeTS, _ = m["write_ts"].(int64)
+	r.leaseUntil, _ = m["lease_until"].(time.Time)
+	r.outcomeText, _ = m["outcome"].(string)
+	return r
+}
+
+// outcome replays a recorded outcome.
+func (r record) outcome() error {
+	if table, ok := strings.CutPrefix(r.outcomeText, notApplied); ok {
+		return &NotAppliedError{Table: table}
+	}
+	return nil
+}

@@ -1,0 +1,323 @@
+package cqlgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// counter is a command body that counts its runs and remembers their
+// timestamps.
+type counter struct {
+	mu   sync.Mutex
+	ts   []int64
+	err  error
+	wait time.Duration
+}
+
+func (c *counter) fn(ctx context.Context, ts int64) error {
+	time.Sleep(c.wait)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ts = append(c.ts, ts)
+	return c.err
+}
+
+func (c *counter) runs() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]int64(nil), c.ts...)
+}
+
+var payloadA, payloadB = []byte("payload A"), []byte("payload B")
+
+func TestIdempotentAppliesOnceAndReplays(t *testing.T) {
+	f := &fakeSession{}
+	var c counter
+	ctx := context.Background()
+	id := Idempotency{Key: "k1"}
+	for i := range 3 {
+		if err := Idempotent(ctx, f, id, int64(100+i), payloadA, c.fn); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if got := c.runs(); len(got) != 1 || got[0] != 100 {
+		t.Errorf("runs %v, want one, at the first call's timestamp 100", got)
+	}
+	if row := f.row("k1"); row["state"] != stateDone || row["outcome"] != "" {
+		t.Errorf("record %v, want done with an empty outcome", row)
+	}
+}
+
+func TestIdempotentConflict(t *testing.T) {
+	f := &fakeSession{}
+	var c counter
+	ctx := context.Background()
+	id := Idempotency{Key: "k"}
+	if err := Idempotent(ctx, f, id, 1, payloadA, c.fn); err != nil {
+		t.Fatal(err)
+	}
+	err := Idempotent(ctx, f, id, 2, payloadB, c.fn)
+	var ce *IdempotencyConflictError
+	if !errors.Is(err, ErrIdempotencyConflict) || !errors.As(err, &ce) || ce.Key != "k" {
+		t.Fatalf("err = %v, want an IdempotencyConflictError for k", err)
+	}
+	if n := len(c.runs()); n != 1 {
+		t.Errorf("fn ran %d times, want 1", n)
+	}
+	// A pending key conflicts too, without waiting for its lease.
+	f.pending("p", payloadA, 1, time.Now().Add(time.Hour))
+	start := time.Now()
+	if err := Idempotent(ctx, f, Idempotency{Key: "p"}, 2, payloadB, c.fn); !errors.Is(err, ErrIdempotencyConflict) {
+		t.Errorf("pending key, other payload: err = %v", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Error("a conflict waited for the lease")
+	}
+}
+
+func TestIdempotentReplaysNotApplied(t *testing.T) {
+	f := &fakeSession{}
+	c := counter{err: fmt.Errorf("insert: %w", &NotAppliedError{Table: "users", Current: map[string]any{"id": 1}})}
+	ctx := context.Background()
+	id := Idempotency{Key: "k"}
+	first := Idempotent(ctx, f, id, 1, payloadA, c.fn)
+	c.err = nil // a second run would succeed: it must not happen
+	second := Idempotent(ctx, f, id, 2, payloadA, c.fn)
+	var na *NotAppliedError
+	if !errors.Is(first, ErrNotApplied) || !errors.As(second, &na) || na.Table != "users" {
+		t.Fatalf("first %v, second %v; want both not applied on users", first, second)
+	}
+	if n := len(c.runs()); n != 1 {
+		t.Errorf("fn ran %d times, want 1", n)
+	}
+}
+
+func TestIdempotentFailureReleasesForTheNextCall(t *testing.T) {
+	f := &fakeSession{}
+	c := counter{err: errors.New("write timeout")}
+	// Failing to release would make the retry wait the hour out.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	id := Idempotency{Key: "k", Lease: time.Hour}
+	if err := Idempotent(ctx, f, id, 111, payloadA, c.fn); err == nil || err.Error() != "write timeout" {
+		t.Fatalf("err = %v, want fn's", err)
+	}
+	if row := f.row("k"); row["state"] != statePending || !row["lease_until"].(time.Time).Before(time.Now()) {
+		t.Fatalf("after a failed run the record is %v; want pending with its lease released", row)
+	}
+	c.err = nil
+	start := time.Now()
+	if err := Idempotent(ctx, f, id, 222, payloadA, c.fn); err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > time.Second {
+		t.Error("the retry waited although the lease was released")
+	}
+	// The completion reuses the first claim's timestamp.
+	if got := c.runs(); len(got) != 2 || got[1] != 111 {
+		t.Errorf("runs at %v, want the second at 111", got)
+	}
+}
+
+func TestIdempotentTakesOverAnExpiredLease(t *testing.T) {
+	f := &fakeSession{}
+	var c counter
+	// A caller claimed the key at timestamp 42 and crashed; its lease ends
+	// in 80ms.
+	lease := time.Now().Add(80 * time.Millisecond)
+	f.pending("k", payloadA, 42, lease)
+	if err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, 99, payloadA, c.fn); err != nil {
+		t.Fatal(err)
+	}
+	if now := time.Now(); now.Before(lease) {
+		t.Errorf("took over %v before the lease ran out", lease.Sub(now))
+	}
+	if got := c.runs(); len(got) != 1 || got[0] != 42 {
+		t.Errorf("runs at %v, want one at the crashed claim's timestamp 42", got)
+	}
+	if row := f.row("k"); row["state"] != stateDone {
+		t.Errorf("record %v, want done", row)
+	}
+}
+
+func TestIdempotentWaitsForTheOwner(t *testing.T) {
+	f := &fakeSession{}
+	owner := counter{wait: 100 * time.Millisecond}
+	var dup counter
+	ctx := context.Background()
+	id := Idempotency{Key: "k"}
+	done := make(chan error)
+	go func() { done <- Idempotent(ctx, f, id, 1, payloadA, owner.fn) }()
+	time.Sleep(20 * time.Millisecond) // the owner has claimed, and runs
+	if err := Idempotent(ctx, f, id, 2, payloadA, dup.fn); err != nil {
+		t.Fatal(err)
+	}
+	if len(owner.runs()) != 1 {
+		t.Error("the duplicate returned before the owner finished")
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(dup.runs()); n != 0 {
+		t.Errorf("the duplicate ran fn %d times", n)
+	}
+
+	// A duplicate whose context ends first says so.
+	slow := counter{wait: 300 * time.Millisecond}
+	go func() { done <- Idempotent(ctx, f, Idempotency{Key: "k2"}, 1, payloadA, slow.fn) }()
+	time.Sleep(20 * time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := Idempotent(short, f, Idempotency{Key: "k2"}, 2, payloadA, dup.fn); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the deadline", err)
+	}
+	<-done
+}
+
+func TestIdempotentConcurrentDuplicatesRunOnce(t *testing.T) {
+	f := &fakeSession{}
+	c := counter{wait: 30 * time.Millisecond}
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for i := range 20 {
+		wg.Go(func() {
+			if err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, int64(i), payloadA, c.fn); err != nil {
+				t.Error(err)
+				failed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(c.runs()); n != 1 || failed.Load() != 0 {
+		t.Errorf("fn ran %d times, %d calls failed; want once, none", n, failed.Load())
+	}
+}
+
+func TestIdempotentRecognisesItsOwnLostClaim(t *testing.T) {
+	var lost atomic.Bool
+	f := &fakeSession{fault: func(q Query) (before, after error) {
+		if q.Stmt == claimStmt && lost.CompareAndSwap(false, true) {
+			return nil, errors.New("connection reset after the claim applied")
+		}
+		return nil, nil
+	}}
+	var c counter
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := Idempotent(ctx, f, Idempotency{Key: "k", Lease: time.Hour}, 7, payloadA, c.fn); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.runs(); len(got) != 1 || got[0] != 7 {
+		t.Errorf("runs %v, want one at 7, without waiting for its own lease", got)
+	}
+}
+
+func TestIdempotentUnrecordedSuccessStillSucceeds(t *testing.T) {
+	var doneTries atomic.Int32
+	f := &fakeSession{fault: func(q Query) (before, after error) {
+		if q.Stmt == doneStmt {
+			doneTries.Add(1)
+			return errors.New("cluster gone"), nil
+		}
+		return nil, nil
+	}}
+	withJitter(t, noJitter)
+	var c counter
+	if err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, 7, payloadA, c.fn); err != nil {
+		t.Fatalf("fn succeeded, but Idempotent returned %v", err)
+	}
+	if n := doneTries.Load(); n != maxStepFailures {
+		t.Errorf("recording was tried %d times, want %d", n, maxStepFailures)
+	}
+	if row := f.row("k"); row["state"] != statePending {
+		t.Errorf("record %v, want still pending", row)
+	}
+}
+
+func TestIdempotentPermanentErrorsStopAtOnce(t *testing.T) {
+	var tries atomic.Int32
+	f := &fakeSession{fault: func(Query) (before, after error) {
+		tries.Add(1)
+		return codeErr(0x2200), nil // invalid: e.g. the table does not exist
+	}}
+	var c counter
+	err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, 1, payloadA, c.fn)
+	if err == nil || tries.Load() != 1 || len(c.runs()) != 0 {
+		t.Errorf("err %v after %d tries and %d runs; want the error after 1 try, no run", err, tries.Load(), len(c.runs()))
+	}
+}
+
+func TestIdempotentEmptyKey(t *testing.T) {
+	var c counter
+	err := Idempotent(context.Background(), &fakeSession{}, Idempotency{}, 1, payloadA, c.fn)
+	var ek *EmptyKeyError
+	if !errors.Is(err, ErrEmptyKey) || !errors.As(err, &ek) || ek.Table != IdempotencyTable {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestApplyWithAndWithoutKey(t *testing.T) {
+	ins := &Statement{CQL: "INSERT INTO a (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "a", Kind: Write, Idempotent: true}
+	ins2 := &Statement{CQL: "INSERT INTO b (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "b", Kind: Write, Idempotent: true}
+	build := func(v string) func(ts int64) []Query {
+		return func(ts int64) []Query {
+			return []Query{{Stmt: ins, Values: []any{"k", v, ts}}, {Stmt: ins2, Values: []any{"k", v, ts}}}
+		}
+	}
+	ctx := context.Background()
+	f := &fakeSession{}
+	if err := Apply(ctx, f, nil, Idempotency{}, 5, build("x")); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.batches) != 1 || f.kinds[0] != Logged || f.batches[0][0].Values[2] != int64(5) || len(f.rows) != 0 {
+		t.Fatalf("without a key: batches %v, records %v; want one logged batch at ts 5 and no record", f.batches, f.rows)
+	}
+
+	f = &fakeSession{}
+	id := Idempotency{Key: "req-1"}
+	// Sent again later, at another timestamp: the same command.
+	for _, ts := range []int64{10, 20} {
+		if err := Apply(ctx, f, Concurrent(2), id, ts, build("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.execs) != 2 || f.execs[0].Values[2] != int64(10) {
+		t.Errorf("with a key: %d statements sent (%v), want the 2 of the first call, at 10", len(f.execs), f.execs)
+	}
+	if err := Apply(ctx, f, Concurrent(2), id, 30, build("y")); !errors.Is(err, ErrIdempotencyConflict) {
+		t.Errorf("another payload: err = %v", err)
+	}
+}
+
+func TestIdempotencyTableCQL(t *testing.T) {
+	// Every column the statements use exists in the DDL, and the DDL is
+	// what cqlscript-style appliers expect: statements end with ";" at a
+	// line's end.
+	for _, col := range []string{"key", "fingerprint", "state", "owner", "write_ts", "lease_until", "outcome"} {
+		if !strings.Contains(IdempotencyTableCQL, "\n    "+col+" ") {
+			t.Errorf("column %s missing from IdempotencyTableCQL", col)
+		}
+	}
+	if !strings.HasSuffix(IdempotencyTableCQL, ");\n") || !strings.Contains(IdempotencyTableCQL, "CREATE TABLE IF NOT EXISTS "+IdempotencyTable+" (") {
+		t.Errorf("unexpected DDL:\n%s", IdempotencyTableCQL)
+	}
+}
+
+func TestIdempotentRefusesARecordItDidNotWrite(t *testing.T) {
+	f := &fakeSession{}
+	f.pending("k", payloadA, 1, time.Time{})
+	f.rows["k"]["state"] = nil // e.g. written by hand without a state
+	var c counter
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := Idempotent(ctx, f, Idempotency{Key: "k"}, 2, payloadA, c.fn)
+	if err == nil || !strings.Contains(err.Error(), "unknown state") || len(c.runs()) != 0 {
+		t.Errorf("err %v, %d runs; want an unknown-state error and no run", err, len(c.runs()))
+	}
+}

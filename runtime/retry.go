@@ -1,0 +1,353 @@
+package cqlgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// RetryOptions bound and pace the retries of a Session made by NewSession.
+// Zero fields take the defaults.
+//
+// Only statements marked Idempotent are ever retried, and only after an
+// error that says the cluster was slow or out of reach (see Retryable).
+// Between attempts the session waits with exponential backoff and full
+// jitter: before attempt n+1 a uniformly random time in
+// [0, min(MaxDelay, BaseDelay·2^(n-1))). It never waits past the context's
+// deadline: when the next wait would end after it, the session gives up at
+// once. When it gives up on a retryable error, the caller gets a
+// *RetriesExhaustedError wrapping the last one.
+type RetryOptions struct {
+	// MaxAttempts counts every attempt, the first included; default 4.
+	// 1 turns retries off.
+	MaxAttempts int
+	// BaseDelay caps the first wait; default 25ms.
+	BaseDelay time.Duration
+	// MaxDelay caps every wait; default 1s.
+	MaxDelay time.Duration
+}
+
+// Retry defaults.
+const (
+	DefaultMaxAttempts = 4
+	DefaultBaseDelay   = 25 * time.Millisecond
+	DefaultMaxDelay    = time.Second
+)
+
+func (r RetryOptions) withDefaults() RetryOptions {
+	if r.MaxAttempts <= 0 {
+		r.MaxAttempts = DefaultMaxAttempts
+	}
+	if r.BaseDelay <= 0 {
+		r.BaseDelay = DefaultBaseDelay
+	}
+	if r.MaxDelay <= 0 {
+		r.MaxDelay = DefaultMaxDelay
+	}
+	if r.MaxDelay < r.BaseDelay {
+		r.MaxDelay = r.BaseDelay
+	}
+	return r
+}
+
+// backoffCap is the longest wait after the given number of failed
+// attempts (from 1): BaseDelay doubled each time, capped at MaxDelay.
+func (r RetryOptions) backoffCap(failed int) time.Duration {
+	d := r.BaseDelay
+	for i := 1; i < failed && d < r.MaxDelay; i++ {
+		d *= 2
+	}
+	return min(d, r.MaxDelay)
+}
+
+// backoff draws the wait after the given number of failed attempts. Full
+// jitter (uniform from zero) rather than a jittered exponential spreads
+// clients that failed together, e.g. when one node went away, so they do
+// not come back in step.
+func (r RetryOptions) backoff(failed int) time.Duration {
+	return time.Duration(jitter(int64(r.backoffCap(failed))))
+}
+
+// jitter draws uniformly from [0, n); tests replace it.
+var jitter = rand.Int64N
+
+// Retryable reports whether err, returned by an attempt of a statement of
+// the given kind, may be followed by another attempt, provided the
+// statement is idempotent. next is true when the next attempt should go
+// to another node.
+//
+//   - Read and write timeouts reported by the coordinator: yes, on the same
+//     coordinator, which is alive; the replicas were slow. Except a write
+//     timeout of a CAS (lightweight transaction) or counter write, and any
+//     timeout of a conditional statement: Paxos may have committed, so a
+//     second attempt could report "not applied" for a write that applied.
+//   - Unavailable, overloaded, bootstrapping: yes, on another node. The
+//     coordinator refused before running anything, so this holds for
+//     conditional statements too.
+//   - No connection to any node: yes. Nothing was sent.
+//   - A connection that broke or timed out client-side: yes, on another
+//     node, except for conditional statements.
+//   - Syntax, invalid request, unauthorized, configuration, read/write
+//     failures on replicas, CAS_WRITE_UNKNOWN, context errors, and anything
+//     not recognised: never.
+func Retryable(err error, kind StatementKind) (retry, next bool) {
+	cond := kind == Conditional
+	var (
+		unavailable  *gocql.RequestErrUnavailable
+		writeTimeout *gocql.RequestErrWriteTimeout
+		readTimeout  *gocql.RequestErrReadTimeout
+		casUnknown   *gocql.RequestErrCASWriteUnknown
+		reqErr       gocql.RequestError
+	)
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false, false
+	// Typed request errors first: their Code() is meaningless when they
+	// are built by hand, and their fields decide.
+	case errors.As(err, &unavailable):
+		return true, true
+	case errors.As(err, &writeTimeout):
+		switch writeTimeout.WriteType {
+		case "CAS", "COUNTER":
+			return false, false
+		}
+		return !cond, false
+	case errors.As(err, &readTimeout):
+		return !cond, false
+	case errors.As(err, &casUnknown):
+		return false, false
+	case errors.Is(err, gocql.ErrNoConnections):
+		return true, true
+	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrNoStreams), errors.Is(err, gocql.ErrTooManyTimeouts):
+		return !cond, !cond
+	case errors.As(err, &reqErr):
+		switch reqErr.Code() {
+		case gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping:
+			return true, true
+		}
+		return false, false
+	case isConnError(err):
+		return !cond, !cond
+	}
+	return false, false
+}
+
+// isConnError recognises a broken connection below gocql: a reset, a
+// closed pipe, an unexpected EOF, or any net.Error (which includes I/O
+// timeouts).
+func isConnError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+}
+
+// An execution is one call of a Session method: every attempt of one
+// statement or batch. It is gocql's RetryPolicy for that call, and its
+// QueryObserver and BatchObserver when the session has an Observer.
+//
+// gocql consults one RetryPolicy with Attempt(query) and then
+// GetRetryType(err), and never the other way round; a policy shared by all
+// queries cannot see both the error and the query, nor tell its caller why
+// it stopped. One execution per call, pooled so that the happy path
+// allocates nothing for it, can: it decides in GetRetryType with the
+// statement's kind and idempotency at hand, waits there, and leaves behind
+// whether the caller should see a RetriesExhaustedError.
+//
+// gocql's executor walks a query plan of hosts and stops when the plan runs
+// dry, even if the policy asked for another host (on a one-node cluster,
+// after the first attempt), and it never consults the policy when no host
+// had a connection. The session then re-issues the statement itself while
+// the execution allows it, so the attempt budget and backoff hold across
+// plans (see again).
+type execution struct {
+	s     *gocqlSession
+	ctx   context.Context
+	stmt  *Statement // nil for a batch
+	batch []Query    // a batch's statements
+	bytes int        // a batch's estimated size
+	kind  StatementKind
+	// idempotent is the statement's flag; Attempt also asks gocql's query,
+	// which is what it will actually send.
+	idempotent bool
+
+	prior     int  // attempts made by earlier passes (gocql queries)
+	attempts  int  // attempts made so far, the last failed one included
+	consulted bool // the policy saw the last failure of this pass
+	granted   bool // ...and allowed another attempt, after its wait
+	exhausted bool // gave up because MaxAttempts were made
+	stopped   error
+}
+
+var executions = sync.Pool{New: func() any { return new(execution) }}
+
+func (g *gocqlSession) start(ctx context.Context, stmt *Statement, batch []Query) *execution {
+	e := executions.Get().(*execution)
+	e.s, e.ctx, e.stmt, e.batch = g, ctx, stmt, batch
+	if stmt != nil {
+		e.kind, e.idempotent = stmt.Kind, stmt.Idempotent
+	} else {
+		e.kind, e.idempotent = Write, true
+		for _, q := range batch {
+			e.idempotent = e.idempotent && q.Stmt.Idempotent
+			if q.Stmt.Kind == Conditional {
+				e.kind = Conditional
+			}
+		}
+	}
+	return e
+}
+
+// end returns the execution to the pool and the error the caller sees.
+func (e *execution) end(err error) error {
+	if err != nil {
+		switch {
+		case e.exhausted:
+			err = &RetriesExhaustedError{Attempts: e.attempts, Last: err}
+		case e.stopped != nil:
+			err = &RetriesExhaustedError{Attempts: e.attempts, Last: fmt.Errorf("%w (%w)", err, e.stopped)}
+		}
+	}
+	*e = execution{}
+	executions.Put(e)
+	return err
+}
+
+// pass starts one gocql query or batch.
+func (e *execution) pass() { e.consulted, e.granted = false, false }
+
+// again decides, after a pass failed with err having made n attempts,
+// whether to run another pass.
+func (e *execution) again(err error, n int) bool {
+	if e.ctx.Err() != nil {
+		return false
+	}
+	if e.granted {
+		// The policy allowed another attempt, and has waited, but gocql's
+		// query plan ran out of hosts: honour it with a new plan.
+		e.prior = e.attempts
+		return true
+	}
+	if e.consulted {
+		return false
+	}
+	// The policy never saw this failure: gocql found no connection to any
+	// host (no attempt), or the error ended the pass early.
+	e.attempts = e.prior + max(n, 1)
+	if n == 0 && e.s.opts.Observer != nil {
+		e.observe(e.attempts, 0, err)
+	}
+	e.prior = e.attempts
+	if !e.idempotent {
+		return false
+	}
+	_, ok := e.decide(err)
+	return ok
+}
+
+// Attempt is called by gocql after every failed attempt, before
+// GetRetryType. gocql asks it even for queries not marked idempotent (only
+// speculative execution checks the flag), so it checks the flag here.
+func (e *execution) Attempt(q gocql.RetryableQuery) bool {
+	e.consulted, e.granted = true, false
+	e.attempts = e.prior + q.Attempts()
+	iq, ok := q.(interface{ IsIdempotent() bool })
+	return ok && iq.IsIdempotent()
+}
+
+// GetRetryType classifies the error, waits, and tells gocql where to try
+// next; Rethrow hands the error to the session.
+func (e *execution) GetRetryType(err error) gocql.RetryType {
+	rt, ok := e.decide(err)
+	if !ok {
+		return gocql.Rethrow
+	}
+	e.granted = true
+	return rt
+}
+
+// decide applies the classification, the attempt budget and the deadline,
+// and waits out the backoff. e.attempts must count the failed attempt.
+func (e *execution) decide(err error) (gocql.RetryType, bool) {
+	retry, next := Retryable(err, e.kind)
+	if !retry {
+		return gocql.Rethrow, false
+	}
+	r := e.s.opts.Retry
+	if e.attempts >= r.MaxAttempts {
+		e.exhausted = true
+		return gocql.Rethrow, false
+	}
+	d := r.backoff(e.attempts)
+	if deadline, ok := e.ctx.Deadline(); ok && time.Until(deadline) <= d {
+		// Waiting would end at or after the deadline, and the attempt
+		// after it could not finish in time: give up now, not later.
+		e.stopped = context.DeadlineExceeded
+		return gocql.Rethrow, false
+	}
+	if err := sleepCtx(e.ctx, d); err != nil {
+		e.stopped = err
+		return gocql.Rethrow, false
+	}
+	if next {
+		return gocql.RetryNextHost, true
+	}
+	return gocql.Retry, true
+}
+
+// sleepCtx waits for d or until ctx is done, and then returns its error.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ObserveQuery relays gocql's observation of one attempt.
+func (e *execution) ObserveQuery(_ context.Context, o gocql.ObservedQuery) {
+	e.observe(e.prior+o.Attempt+1, o.End.Sub(o.Start), o.Err)
+}
+
+// ObserveBatch relays gocql's observation of one attempt of a batch.
+func (e *execution) ObserveBatch(_ context.Context, o gocql.ObservedBatch) {
+	e.observe(e.prior+o.Attempt+1, o.End.Sub(o.Start), o.Err)
+}
+
+func (e *execution) observe(attempt int, latency time.Duration, err error) {
+	obs := e.s.opts.Observer
+	if e.stmt != nil {
+		obs.Observe(e.ctx, Observation{
+			Table: e.stmt.Table, Pattern: e.stmt.Pattern, Kind: e.stmt.Kind,
+			Attempt: attempt, Latency: latency, Err: err,
+		})
+		return
+	}
+	e.s.observeBatch(e.ctx, e.batch, e.bytes, attempt, latency, err)
+}
+
+func (g *gocqlSession) observeBatch(ctx context.Context, qs []Query, bytes, attempt int, latency time.Duration, err error) {
+	warn := g.opts.BatchWarnBytes > 0 && bytes > g.opts.BatchWarnBytes
+	for _, q := range qs {
+		g.opts.Observer.Observe(ctx, Observation{
+			Table: q.Stmt.Table, Pattern: q.Stmt.Pattern, Kind: q.Stmt.Kind,
+			Attempt: attempt, Latency: latency, Err: err,
+			Batch: len(qs), BatchBytes: bytes, BatchWarn: warn,
+		})
+	}
+}

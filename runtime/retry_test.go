@@ -1,0 +1,386 @@
+package cqlgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+func TestBackoffCapDoublesUpToMaxDelay(t *testing.T) {
+	r := RetryOptions{BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}.withDefaults()
+	want := []time.Duration{10, 20, 40, 80, 100, 100, 100}
+	for i, w := range want {
+		if got := r.backoffCap(i + 1); got != w*time.Millisecond {
+			t.Errorf("cap after %d failures = %v, want %v", i+1, got, w*time.Millisecond)
+		}
+	}
+	// No overflow however many attempts.
+	if got := r.backoffCap(1 << 20); got != 100*time.Millisecond {
+		t.Errorf("cap after 2^20 failures = %v", got)
+	}
+}
+
+func TestBackoffIsFullJitter(t *testing.T) {
+	r := RetryOptions{BaseDelay: 8 * time.Millisecond, MaxDelay: time.Second}.withDefaults()
+	for failed := 1; failed <= 4; failed++ {
+		limit := r.backoffCap(failed)
+		lo, hi := limit, time.Duration(0)
+		for range 2000 {
+			d := r.backoff(failed)
+			if d < 0 || d >= limit {
+				t.Fatalf("backoff after %d failures = %v, outside [0, %v)", failed, d, limit)
+			}
+			lo, hi = min(lo, d), max(hi, d)
+		}
+		// Full jitter spreads over the whole range, not around the cap:
+		// in 2000 uniform draws, missing either tenth has odds of 1e-92.
+		if lo > limit/10 || hi < limit*9/10 {
+			t.Errorf("after %d failures, draws span [%v, %v] of [0, %v)", failed, lo, hi, limit)
+		}
+	}
+}
+
+func TestRetryOptionsDefaults(t *testing.T) {
+	got := RetryOptions{}.withDefaults()
+	want := RetryOptions{MaxAttempts: DefaultMaxAttempts, BaseDelay: DefaultBaseDelay, MaxDelay: DefaultMaxDelay}
+	if got != want {
+		t.Errorf("defaults = %+v, want %+v", got, want)
+	}
+	if got := (RetryOptions{BaseDelay: 2 * time.Second, MaxDelay: time.Second}).withDefaults(); got.MaxDelay != 2*time.Second {
+		t.Errorf("MaxDelay below BaseDelay is raised to it; got %v", got.MaxDelay)
+	}
+}
+
+// codeErr stands for the request errors gocql reports as an unexported
+// type with only a code (syntax, invalid, unauthorized, overloaded...).
+type codeErr int
+
+func (c codeErr) Code() int       { return int(c) }
+func (c codeErr) Message() string { return fmt.Sprintf("code %#x", int(c)) }
+func (c codeErr) Error() string   { return c.Message() }
+
+func TestRetryableClassification(t *testing.T) {
+	type want struct{ retry, next bool }
+	no := want{}
+	same := want{true, false}
+	next := want{true, true}
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+	for _, c := range []struct {
+		name              string
+		err               error
+		write, cond, read want
+	}{
+		{"write timeout SIMPLE", &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}, same, no, same},
+		{"write timeout BATCH", &gocql.RequestErrWriteTimeout{WriteType: "BATCH"}, same, no, same},
+		{"write timeout BATCH_LOG", &gocql.RequestErrWriteTimeout{WriteType: "BATCH_LOG"}, same, no, same},
+		{"write timeout CAS", &gocql.RequestErrWriteTimeout{WriteType: "CAS"}, no, no, no},
+		{"write timeout COUNTER", &gocql.RequestErrWriteTimeout{WriteType: "COUNTER"}, no, no, no},
+		{"read timeout", &gocql.RequestErrReadTimeout{}, same, no, same},
+		{"unavailable", &gocql.RequestErrUnavailable{Required: 2, Alive: 1}, next, next, next},
+		{"CAS write unknown", &gocql.RequestErrCASWriteUnknown{}, no, no, no},
+		{"write failure", &gocql.RequestErrWriteFailure{}, no, no, no},
+		{"read failure", &gocql.RequestErrReadFailure{}, no, no, no},
+		{"already exists", &gocql.RequestErrAlreadyExists{}, no, no, no},
+		{"function failure", &gocql.RequestErrFunctionFailure{}, no, no, no},
+		{"syntax", codeErr(gocql.ErrCodeSyntax), no, no, no},
+		{"invalid", codeErr(gocql.ErrCodeInvalid), no, no, no},
+		{"unauthorized", codeErr(gocql.ErrCodeUnauthorized), no, no, no},
+		{"credentials", codeErr(gocql.ErrCodeCredentials), no, no, no},
+		{"config", codeErr(gocql.ErrCodeConfig), no, no, no},
+		{"protocol", codeErr(gocql.ErrCodeProtocol), no, no, no},
+		{"server", codeErr(gocql.ErrCodeServer), no, no, no},
+		{"truncate", codeErr(gocql.ErrCodeTruncate), no, no, no},
+		{"overloaded", codeErr(gocql.ErrCodeOverloaded), next, next, next},
+		{"bootstrapping", codeErr(gocql.ErrCodeBootstrapping), next, next, next},
+		{"client timeout", gocql.ErrTimeoutNoResponse, next, no, next},
+		{"connection closed", gocql.ErrConnectionClosed, next, no, next},
+		{"no streams", gocql.ErrNoStreams, next, no, next},
+		{"too many timeouts", gocql.ErrTooManyTimeouts, next, no, next},
+		{"no connections", gocql.ErrNoConnections, next, next, next},
+		{"connection reset", reset, next, no, next},
+		{"EOF", io.EOF, next, no, next},
+		{"unexpected EOF", io.ErrUnexpectedEOF, next, no, next},
+		{"wrapped timeout", fmt.Errorf("insert: %w", &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}), same, no, same},
+		{"session closed", gocql.ErrSessionClosed, no, no, no},
+		{"not found", gocql.ErrNotFound, no, no, no},
+		{"deadline", context.DeadlineExceeded, no, no, no},
+		{"canceled", fmt.Errorf("x: %w", context.Canceled), no, no, no},
+		{"unknown", errors.New("something else"), no, no, no},
+		{"nil", nil, no, no, no},
+	} {
+		for _, k := range []struct {
+			kind StatementKind
+			want want
+		}{{Write, c.write}, {Conditional, c.cond}, {Read, c.read}} {
+			retry, next := Retryable(c.err, k.kind)
+			if (want{retry, next}) != k.want {
+				t.Errorf("%s, kind %d: retry, next = %v, %v; want %v, %v", c.name, k.kind, retry, next, k.want.retry, k.want.next)
+			}
+		}
+	}
+}
+
+// fakeQuery is what gocql hands a RetryPolicy: a *gocql.Query or Batch.
+type fakeQuery struct {
+	attempts   int
+	idempotent bool
+	ctx        context.Context
+}
+
+func (q *fakeQuery) Attempts() int                      { return q.attempts }
+func (q *fakeQuery) SetConsistency(gocql.Consistency)   {}
+func (q *fakeQuery) GetConsistency() gocql.Consistency  { return gocql.LocalQuorum }
+func (q *fakeQuery) Context() context.Context           { return q.ctx }
+func (q *fakeQuery) IsIdempotent() bool                 { return q.idempotent }
+func (q *fakeQuery) withIdempotence(v bool) *fakeQuery  { q.idempotent = v; return q }
+func (q *fakeQuery) attempt(n int) gocql.RetryableQuery { q.attempts = n; return q }
+
+// bareQuery cannot say whether it is idempotent.
+type bareQuery struct{ fakeQuery }
+
+func (q *bareQuery) IsIdempotent() {}
+
+func testSession(r RetryOptions, obs Observer) *gocqlSession {
+	return NewSession(nil, &SessionOptions{Retry: r, Observer: obs}).(*gocqlSession)
+}
+
+// withJitter makes backoff draw f(limit) for the test's duration.
+func withJitter(t *testing.T, f func(int64) int64) {
+	old := jitter
+	jitter = f
+	t.Cleanup(func() { jitter = old })
+}
+
+func maxJitter(n int64) int64 { return n - 1 }
+func noJitter(int64) int64    { return 0 }
+
+var (
+	idemWrite    = &Statement{CQL: "INSERT", Table: "t", Pattern: "p", Kind: Write, Idempotent: true}
+	nonIdemWrite = &Statement{CQL: "UPDATE c", Table: "c", Pattern: "count", Kind: Write}
+)
+
+func TestPolicyChecksIdempotencyItself(t *testing.T) {
+	g := testSession(RetryOptions{}, nil)
+	ctx := context.Background()
+	e := g.start(ctx, idemWrite, nil)
+	defer e.end(nil)
+	// gocql asks Attempt whatever the query's flag: the flag it will send
+	// decides, not only the Statement's.
+	if e.Attempt((&fakeQuery{ctx: ctx}).withIdempotence(false).attempt(1)) {
+		t.Error("Attempt allowed a retry of a query not marked idempotent")
+	}
+	if e.Attempt(&bareQuery{fakeQuery{ctx: ctx, idempotent: true, attempts: 1}}) {
+		t.Error("Attempt allowed a retry of a query that cannot tell its idempotency")
+	}
+	if !e.Attempt((&fakeQuery{ctx: ctx}).withIdempotence(true).attempt(1)) {
+		t.Error("Attempt refused an idempotent query with attempts left")
+	}
+}
+
+func TestPolicyRetryTypes(t *testing.T) {
+	withJitter(t, noJitter)
+	g := testSession(RetryOptions{MaxAttempts: 10}, nil)
+	ctx := context.Background()
+	e := g.start(ctx, idemWrite, nil)
+	defer e.end(nil)
+	q := &fakeQuery{ctx: ctx, idempotent: true}
+	for i, c := range []struct {
+		err  error
+		want gocql.RetryType
+	}{
+		{&gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}, gocql.Retry},
+		{&gocql.RequestErrUnavailable{}, gocql.RetryNextHost},
+		{gocql.ErrTimeoutNoResponse, gocql.RetryNextHost},
+		{codeErr(gocql.ErrCodeSyntax), gocql.Rethrow},
+		{&gocql.RequestErrWriteTimeout{WriteType: "CAS"}, gocql.Rethrow},
+	} {
+		e.Attempt(q.attempt(i + 1))
+		if got := e.GetRetryType(c.err); got != c.want {
+			t.Errorf("%v: retry type %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+func TestPolicyNeverWaitsForAPermanentError(t *testing.T) {
+	withJitter(t, maxJitter)
+	// An hour's backoff: any wait would hang the test.
+	g := testSession(RetryOptions{BaseDelay: time.Hour, MaxDelay: time.Hour}, nil)
+	ctx := context.Background()
+	e := g.start(ctx, idemWrite, nil)
+	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	if got := e.GetRetryType(codeErr(gocql.ErrCodeInvalid)); got != gocql.Rethrow {
+		t.Fatalf("retry type %v, want Rethrow", got)
+	}
+	err := e.end(codeErr(gocql.ErrCodeInvalid))
+	if errors.Is(err, ErrRetriesExhausted) {
+		t.Errorf("a permanent error is reported as exhausted retries: %v", err)
+	}
+}
+
+func TestPolicyWaitsBetweenAttempts(t *testing.T) {
+	withJitter(t, maxJitter)
+	g := testSession(RetryOptions{BaseDelay: 20 * time.Millisecond, MaxDelay: time.Second}, nil)
+	ctx := context.Background()
+	e := g.start(ctx, idemWrite, nil)
+	defer e.end(nil)
+	for failed, want := range map[int]time.Duration{1: 20 * time.Millisecond, 2: 40 * time.Millisecond} {
+		e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: failed})
+		start := time.Now()
+		if got := e.GetRetryType(&gocql.RequestErrReadTimeout{}); got != gocql.Retry {
+			t.Fatalf("retry type %v, want Retry", got)
+		}
+		if took := time.Since(start); took < want-time.Millisecond || took > want+200*time.Millisecond {
+			t.Errorf("after %d failures waited %v, want about %v", failed, took, want)
+		}
+	}
+}
+
+func TestRetriesExhaustedWrapsTheLastCause(t *testing.T) {
+	withJitter(t, noJitter)
+	g := testSession(RetryOptions{MaxAttempts: 3}, nil)
+	ctx := context.Background()
+	e := g.start(ctx, idemWrite, nil)
+	cause := &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE", Received: 1, BlockFor: 2}
+	for n := 1; n <= 3; n++ {
+		e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: n})
+		got := e.GetRetryType(cause)
+		if (n < 3) != (got != gocql.Rethrow) {
+			t.Fatalf("after %d of 3 attempts: retry type %v", n, got)
+		}
+	}
+	err := e.end(cause)
+	var re *RetriesExhaustedError
+	var wt *gocql.RequestErrWriteTimeout
+	switch {
+	case !errors.As(err, &re):
+		t.Fatalf("%T %v is no *RetriesExhaustedError", err, err)
+	case re.Attempts != 3:
+		t.Errorf("Attempts = %d, want 3", re.Attempts)
+	case !errors.Is(err, ErrRetriesExhausted):
+		t.Error("errors.Is(err, ErrRetriesExhausted) is false")
+	case !errors.As(err, &wt) || wt.BlockFor != 2:
+		t.Error("the cause is not reachable with errors.As")
+	case !errors.Is(err, cause):
+		t.Error("errors.Is(err, cause) is false")
+	}
+}
+
+func TestBackoffNeverSleepsPastTheDeadline(t *testing.T) {
+	withJitter(t, maxJitter)
+	g := testSession(RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	e := g.start(ctx, idemWrite, nil)
+	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	start := time.Now()
+	if got := e.GetRetryType(gocql.ErrTimeoutNoResponse); got != gocql.Rethrow {
+		t.Fatalf("retry type %v, want Rethrow", got)
+	}
+	// It gives up at once, rather than at the deadline or after 10 s.
+	if took := time.Since(start); took > 20*time.Millisecond {
+		t.Errorf("gave up after %v", took)
+	}
+	err := e.end(gocql.ErrTimeoutNoResponse)
+	if !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		t.Errorf("err = %v; want retries exhausted, deadline exceeded and the cause", err)
+	}
+}
+
+func TestBackoffStopsWhenTheContextEnds(t *testing.T) {
+	withJitter(t, maxJitter)
+	g := testSession(RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(30*time.Millisecond, cancel)
+	e := g.start(ctx, idemWrite, nil)
+	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	start := time.Now()
+	if got := e.GetRetryType(gocql.ErrTimeoutNoResponse); got != gocql.Rethrow {
+		t.Fatalf("retry type %v, want Rethrow", got)
+	}
+	if took := time.Since(start); took < 25*time.Millisecond || took > 2*time.Second {
+		t.Errorf("waited %v, want until the cancel at 30ms", took)
+	}
+	if err := e.end(gocql.ErrTimeoutNoResponse); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrRetriesExhausted) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
+	withJitter(t, noJitter)
+	g := testSession(RetryOptions{MaxAttempts: 4}, nil)
+	ctx := context.Background()
+
+	// The policy allowed another attempt on the next host, but there was
+	// none: the session must re-issue, counting attempts across passes.
+	e := g.start(ctx, idemWrite, nil)
+	e.pass()
+	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	e.GetRetryType(&gocql.RequestErrUnavailable{})
+	if !e.again(&gocql.RequestErrUnavailable{}, 1) {
+		t.Fatal("a granted retry was not honoured when the plan ran dry")
+	}
+	e.pass()
+	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	if e.attempts != 2 {
+		t.Errorf("attempts = %d after the second pass's first attempt, want 2", e.attempts)
+	}
+	e.end(nil)
+
+	// No host had a connection, so gocql never asked the policy: the
+	// session decides, and a statement that is not idempotent is not
+	// re-issued.
+	e = g.start(ctx, idemWrite, nil)
+	e.pass()
+	if !e.again(gocql.ErrNoConnections, 0) {
+		t.Error("no connection: an idempotent statement was not re-issued")
+	}
+	e.end(nil)
+	e = g.start(ctx, nonIdemWrite, nil)
+	e.pass()
+	if e.again(gocql.ErrNoConnections, 0) {
+		t.Error("no connection: a statement not marked idempotent was re-issued")
+	}
+	e.end(nil)
+
+	// The policy saw the failure and refused: no new pass.
+	e = g.start(ctx, idemWrite, nil)
+	e.pass()
+	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	e.GetRetryType(codeErr(gocql.ErrCodeSyntax))
+	if e.again(codeErr(gocql.ErrCodeSyntax), 1) {
+		t.Error("a refused retry was re-issued")
+	}
+	e.end(nil)
+}
+
+func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
+	withJitter(t, noJitter)
+	var seen []Observation
+	g := testSession(RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o Observation) { seen = append(seen, o) }))
+	e := g.start(context.Background(), idemWrite, nil)
+	passes := 1
+	for e.pass(); e.again(gocql.ErrNoConnections, 0); e.pass() {
+		passes++
+		if passes > 10 {
+			t.Fatal("no bound on passes")
+		}
+	}
+	err := e.end(gocql.ErrNoConnections)
+	if passes != 3 || !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, gocql.ErrNoConnections) {
+		t.Errorf("%d passes, err %v; want 3 passes and exhausted retries", passes, err)
+	}
+	if len(seen) != 3 || seen[0].Attempt != 1 || seen[2].Attempt != 3 || seen[2].Table != "t" || !errors.Is(seen[2].Err, gocql.ErrNoConnections) {
+		t.Errorf("observations %+v", seen)
+	}
+}
+
+type observerFunc func(context.Context, Observation)
+
+func (f observerFunc) Observe(ctx context.Context, o Observation) { f(ctx, o) }

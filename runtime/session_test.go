@@ -1,0 +1,59 @@
+package cqlgen
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+func TestNewSessionDefaults(t *testing.T) {
+	g := NewSession(nil, nil).(*gocqlSession)
+	o := g.opts
+	if o.ReadConsistency != gocql.LocalQuorum || o.WriteConsistency != gocql.LocalQuorum || o.SerialConsistency != gocql.LocalSerial {
+		t.Errorf("consistency defaults %v %v %v", o.ReadConsistency, o.WriteConsistency, o.SerialConsistency)
+	}
+	if o.BatchWarnBytes != 5*1024 || o.BatchFailBytes != 50*1024 || o.Retry.MaxAttempts != DefaultMaxAttempts {
+		t.Errorf("defaults %+v", o)
+	}
+	g = NewSession(nil, &SessionOptions{SerialConsistency: gocql.Serial, BatchFailBytes: -1, Retry: RetryOptions{MaxAttempts: 1}}).(*gocqlSession)
+	if g.opts.SerialConsistency != gocql.Serial || g.opts.BatchFailBytes != -1 || g.opts.Retry.MaxAttempts != 1 {
+		t.Errorf("options not kept: %+v", g.opts)
+	}
+}
+
+// A batch over the limit is refused before anything touches the driver:
+// this session has no gocql session at all, so sending would panic.
+func TestBatchTooLargeIsRefusedBeforeSending(t *testing.T) {
+	var seen []Observation
+	s := NewSession(nil, &SessionOptions{
+		BatchWarnBytes: 500,
+		BatchFailBytes: 1000,
+		Observer:       observerFunc(func(_ context.Context, o Observation) { seen = append(seen, o) }),
+	})
+	st := &Statement{CQL: "INSERT", Table: "t", Pattern: "Save", Kind: Write, Idempotent: true}
+	big := strings.Repeat("x", 400)
+	qs := []Query{{Stmt: st, Values: []any{big}}, {Stmt: st, Values: []any{big}}, {Stmt: st, Values: []any{big}}}
+	err := LoggedBatch.Apply(context.Background(), s, qs)
+	var tl *BatchTooLargeError
+	if !errors.Is(err, ErrBatchTooLarge) || !errors.As(err, &tl) {
+		t.Fatalf("err = %v", err)
+	}
+	if tl.Statements != 3 || tl.Bytes != 3*404 || tl.Limit != 1000 {
+		t.Errorf("error %+v", tl)
+	}
+	if len(seen) != 3 || seen[0].Attempt != 0 || !errors.Is(seen[0].Err, ErrBatchTooLarge) || seen[0].Batch != 3 || seen[0].BatchBytes != 3*404 || !seen[0].BatchWarn {
+		t.Errorf("observations %+v", seen)
+	}
+}
+
+func TestNewCluster(t *testing.T) {
+	c := NewCluster("127.0.0.1:9042")
+	if c.WriteCoalesceWaitTime != 0 || c.Timeout != 11*time.Second || c.ConnectTimeout != 5*time.Second ||
+		c.ProtoVersion != 4 || c.Consistency != gocql.LocalQuorum || c.PoolConfig.HostSelectionPolicy == nil {
+		t.Errorf("cluster %+v", c)
+	}
+}
