@@ -2,6 +2,7 @@ package cqlgen
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -120,4 +121,43 @@ func GetRow[T any](ctx context.Context, s Session, q Query, scan func(Iter) (T, 
 		return zero, ErrNotFound
 	}
 	return row, nil
+}
+
+// ChangeVersioned runs a change of an entity whose canonical table has a
+// version column: it reads the canonical row and its version with read,
+// applies the conditional write cas builds for the current row and a new
+// version (max(now, version+2)), and once that applied, runs the writes
+// after builds (the other tables) under o.Strategy. A conditional write
+// that lost a race with another writer is retried from the read, with
+// jittered backoff, up to o.Attempts times; then the change gives up with
+// a *NotAppliedError. When the row is missing it returns ErrNotFound, or
+// nil when missingOK (deleting what is gone).
+func ChangeVersioned[T any](ctx context.Context, s Session, o Options, read Query, scan func(Iter) (Versioned[T], bool),
+	cas func(cur *Versioned[T], ts int64) Query, after func(cur *Versioned[T], ts int64) []Query, missingOK bool,
+) error {
+	for attempt := 1; ; attempt++ {
+		cur, err := GetRow(ctx, s, read, scan)
+		if err != nil {
+			if missingOK && errors.Is(err, ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+		ts := NextVersion(cur.Version, o.Now())
+		q := cas(&cur, ts)
+		var now int64
+		applied, err := s.ExecCAS(ctx, q, &now)
+		if err != nil {
+			return err
+		}
+		if applied {
+			return o.Strategy.Apply(ctx, s, after(&cur, ts))
+		}
+		if attempt >= o.Attempts {
+			return &NotAppliedError{Table: q.Stmt.Table, Current: map[string]any{"cqlgen_version": now}}
+		}
+		if err := Backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
 }

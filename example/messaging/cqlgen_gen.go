@@ -4,7 +4,6 @@ package messaging
 
 import (
 	"context"
-	"errors"
 	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	gocql "github.com/gocql/gocql"
 	"time"
@@ -219,35 +218,15 @@ func (r *MessageRepo) Update(ctx context.Context, e *Message, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   messageMessagesByConversationTable.GetVersion,
-			Values: messageMessagesByConversationKey(e),
-		}, messageMessagesByConversationScanVersion)
-		if err != nil {
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessagesByConversationTable.GetVersion,
+		Values: messageMessagesByConversationKey(e),
+	}, messageMessagesByConversationScanVersion, func(cur *cqlgen.Versioned[Message], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   messageMessagesByConversationTable.UpdateIf,
 			Values: append(append([]any{e.UserID, e.Text, ts}, messageMessagesByConversationKey(e)...), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "messages_by_conversation",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
+	}, func(cur *cqlgen.Versioned[Message], ts int64) []cqlgen.Query {
 		del, ins := cqlgen.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
 		// messages_by_user: a changed key moves the row, delete at ts and insert at ts+1µs.
@@ -261,8 +240,8 @@ func (r *MessageRepo) Update(ctx context.Context, e *Message, opts ...cqlgen.Opt
 			Stmt:   messageMessagesByUserTable.Insert,
 			Values: messageMessagesByUserRow(e, ins, false),
 		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		return qs
+	}, false)
 }
 
 // Delete removes the Message whose key in messages_by_conversation is e's from every table: from messages_by_conversation with a conditional write on its version, then the rows the other tables hold for it, found from messages_by_conversation's values. Deleting what does not exist is not an error.
@@ -274,45 +253,20 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   messageMessagesByConversationTable.GetVersion,
-			Values: messageMessagesByConversationKey(e),
-		}, messageMessagesByConversationScanVersion)
-		if err != nil {
-			if errors.Is(err, cqlgen.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessagesByConversationTable.GetVersion,
+		Values: messageMessagesByConversationKey(e),
+	}, messageMessagesByConversationScanVersion, func(cur *cqlgen.Versioned[Message], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   messageMessagesByConversationTable.DeleteIf,
 			Values: append(messageMessagesByConversationKey(e), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "messages_by_conversation",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		var qs []cqlgen.Query
-		qs = append(qs, cqlgen.Query{
+	}, func(cur *cqlgen.Versioned[Message], ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
 			Stmt:   messageMessagesByUserTable.Delete,
 			Values: append([]any{ts}, messageMessagesByUserKey(&cur.Row)...),
-		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		}}
+	}, true)
 }
 
 // Get reads the Message with the given key from messages_by_conversation, the source of truth; ErrNotFound if there is none.

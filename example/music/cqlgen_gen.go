@@ -5,7 +5,6 @@ package music
 import (
 	"cmp"
 	"context"
-	"errors"
 	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
 )
@@ -405,35 +404,15 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   trackTracksTable.GetVersion,
-			Values: trackTracksKey(e),
-		}, trackTracksScanVersion)
-		if err != nil {
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   trackTracksTable.GetVersion,
+		Values: trackTracksKey(e),
+	}, trackTracksScanVersion, func(cur *cqlgen.Versioned[Track], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   trackTracksTable.UpdateIf,
 			Values: append(append([]any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts}, trackTracksKey(e)...), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "tracks",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
+	}, func(cur *cqlgen.Versioned[Track], ts int64) []cqlgen.Query {
 		del, ins := cqlgen.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
 		// top_tracks_by_artist: a changed key moves the row, delete at ts and insert at ts+1µs.
@@ -447,8 +426,8 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 			Stmt:   trackTopTracksByArtistTable.Insert,
 			Values: trackTopTracksByArtistRow(e, ins, false),
 		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		return qs
+	}, false)
 }
 
 // Delete removes the Track whose key in tracks is e's from every table: from tracks with a conditional write on its version, then the rows the other tables hold for it, found from tracks's values. Deleting what does not exist is not an error.
@@ -460,45 +439,20 @@ func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option)
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   trackTracksTable.GetVersion,
-			Values: trackTracksKey(e),
-		}, trackTracksScanVersion)
-		if err != nil {
-			if errors.Is(err, cqlgen.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   trackTracksTable.GetVersion,
+		Values: trackTracksKey(e),
+	}, trackTracksScanVersion, func(cur *cqlgen.Versioned[Track], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   trackTracksTable.DeleteIf,
 			Values: append(trackTracksKey(e), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "tracks",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		var qs []cqlgen.Query
-		qs = append(qs, cqlgen.Query{
+	}, func(cur *cqlgen.Versioned[Track], ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
 			Stmt:   trackTopTracksByArtistTable.Delete,
 			Values: append([]any{ts}, trackTopTracksByArtistKey(&cur.Row)...),
-		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		}}
+	}, true)
 }
 
 // Get reads the Track with the given key from tracks, the source of truth; ErrNotFound if there is none.
@@ -979,35 +933,15 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   chartEntryDailyTrackPlaysTable.GetVersion,
-			Values: chartEntryDailyTrackPlaysKey(e),
-		}, chartEntryDailyTrackPlaysScanVersion)
-		if err != nil {
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   chartEntryDailyTrackPlaysTable.GetVersion,
+		Values: chartEntryDailyTrackPlaysKey(e),
+	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgen.Versioned[ChartEntry], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   chartEntryDailyTrackPlaysTable.UpdateIf,
 			Values: append(append([]any{e.PlayCount, e.TrackName, e.Artist, ts}, chartEntryDailyTrackPlaysKey(e)...), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "daily_track_plays",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
+	}, func(cur *cqlgen.Versioned[ChartEntry], ts int64) []cqlgen.Query {
 		del, ins := cqlgen.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
 		// daily_charts: a changed key moves the row, delete at ts and insert at ts+1µs.
@@ -1021,8 +955,8 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 			Stmt:   chartEntryDailyChartsTable.Insert,
 			Values: chartEntryDailyChartsRow(e, ins, false),
 		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		return qs
+	}, false)
 }
 
 // Delete removes the ChartEntry whose key in daily_track_plays is e's from every table: from daily_track_plays with a conditional write on its version, then the rows the other tables hold for it, found from daily_track_plays's values. Deleting what does not exist is not an error.
@@ -1034,45 +968,20 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   chartEntryDailyTrackPlaysTable.GetVersion,
-			Values: chartEntryDailyTrackPlaysKey(e),
-		}, chartEntryDailyTrackPlaysScanVersion)
-		if err != nil {
-			if errors.Is(err, cqlgen.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   chartEntryDailyTrackPlaysTable.GetVersion,
+		Values: chartEntryDailyTrackPlaysKey(e),
+	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgen.Versioned[ChartEntry], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   chartEntryDailyTrackPlaysTable.DeleteIf,
 			Values: append(chartEntryDailyTrackPlaysKey(e), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "daily_track_plays",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		var qs []cqlgen.Query
-		qs = append(qs, cqlgen.Query{
+	}, func(cur *cqlgen.Versioned[ChartEntry], ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
 			Stmt:   chartEntryDailyChartsTable.Delete,
 			Values: append([]any{ts}, chartEntryDailyChartsKey(&cur.Row)...),
-		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		}}
+	}, true)
 }
 
 // Get reads the ChartEntry with the given key from daily_track_plays, the source of truth; ErrNotFound if there is none.

@@ -507,34 +507,20 @@ func deleteSingle(f *jen.File, n names) {
 	)
 }
 
-// casLoop wraps body, which reads the canonical row into cur and tries a
-// conditional write, in the retry loop of a writer that may lose a race.
-func casLoop(n names, notFound jen.Code, cas jen.Code, after []jen.Code) []jen.Code {
+// changeVersioned calls cqlgen.ChangeVersioned for an Update or Delete:
+// cas builds the conditional write on the canonical table from cur and ts,
+// after the writes to the other tables.
+func changeVersioned(n names, cas func() jen.Code, after []jen.Code, missingOK bool) jen.Code {
 	t := n.e.Canonical
-	loop := []jen.Code{
-		jen.List(jen.Id("cur"), jen.Err()).Op(":=").Qual(rt, "GetRow").Call(jen.Id("ctx"), jen.Id("r").Dot("s"),
-			(query(jen.Id(n.table(t)).Dot("GetVersion"), canonicalKey(n))),
-			jen.Id(n.scan(t)+"Version")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(notFound),
-		jen.Id("ts").Op(":=").Qual(rt, "NextVersion").Call(jen.Id("cur").Dot("Version"), jen.Id("o").Dot("Now").Call()),
-		jen.Var().Id("now").Int64(),
-		jen.List(jen.Id("applied"), jen.Err()).Op(":=").Id("r").Dot("s").Dot("ExecCAS").Call(jen.Id("ctx"), cas, jen.Op("&").Id("now")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.If(jen.Op("!").Id("applied")).Block(
-			jen.If(jen.Id("attempt").Op(">=").Id("o").Dot("Attempts")).Block(
-				jen.Return(jen.Op("&").Qual(rt, "NotAppliedError").Values(jen.Dict{
-					jen.Id("Table"):   jen.Lit(t.Name),
-					jen.Id("Current"): jen.Map(jen.String()).Any().Values(jen.Dict{jen.Lit(model.VersionColumn): jen.Id("now")}),
-				})),
-			),
-			jen.If(jen.Err().Op(":=").Qual(rt, "Backoff").Call(jen.Id("ctx"), jen.Id("attempt")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Continue(),
-		),
-	}
-	loop = append(loop, after...)
-	return []jen.Code{
-		jen.For(jen.Id("attempt").Op(":=").Lit(1), jen.Empty(), jen.Id("attempt").Op("++")).Block(loop...),
-	}
+	cur := jen.Id("cur").Op("*").Qual(rt, "Versioned").Types(jen.Id(n.e.GoName))
+	return jen.Return(jen.Qual(rt, "ChangeVersioned").Call(
+		jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
+		query(jen.Id(n.table(t)).Dot("GetVersion"), canonicalKey(n)),
+		jen.Id(n.scan(t)+"Version"),
+		jen.Func().Params(cur, jen.Id("ts").Int64()).Qual(rt, "Query").Block(jen.Return(cas())),
+		jen.Func().Params(cur.Clone(), jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(after...),
+		jen.Lit(missingOK),
+	))
 }
 
 func updateVersioned(f *jen.File, n names) {
@@ -548,12 +534,14 @@ func updateVersioned(f *jen.File, n names) {
 		}
 	}
 	set = append(set, jen.Id("ts"))
-	casValues := jen.Append(jen.Append(jen.Index().Any().Values(set...), canonicalKey(n).(*jen.Statement).Clone().Op("...")), jen.Id("cur").Dot("Version"))
-	var after []jen.Code
-	after = append(after,
+	cas := func() jen.Code {
+		return query(jen.Id(n.table(t)).Dot("UpdateIf"),
+			jen.Append(jen.Append(jen.Index().Any().Values(set...), canonicalKey(n).(*jen.Statement).Clone().Op("...")), jen.Id("cur").Dot("Version")))
+	}
+	after := []jen.Code{
 		jen.List(jen.Id("del"), jen.Id("ins")).Op(":=").Qual(rt, "DeleteThenInsert").Call(jen.Id("ts")),
 		jen.Var().Id("qs").Index().Qual(rt, "Query"),
-	)
+	}
 	for _, o := range n.e.Tables {
 		if o == t {
 			continue
@@ -567,46 +555,42 @@ func updateVersioned(f *jen.File, n names) {
 			jen.Id("qs").Op("=").Append(jen.Id("qs"), query(jen.Id(n.table(o)).Dot("Insert"), jen.Id(n.row(o)).Call(jen.Id("e"), jen.Id("ins"), jen.False()))),
 		)
 	}
-	after = append(after, jen.Return(jen.Id("o").Dot("Strategy").Dot("Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("qs"))))
-	body := []jen.Code{
+	after = append(after, jen.Return(jen.Id("qs")))
+	f.Commentf(`Update changes the %s whose key in %s is e's: the old values come from %s, the source of truth, so the caller passes only the new entity. A conditional write on %s's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of %s itself cannot change: that would be another entity. ErrNotFound if there is none.`,
+		n.e.GoName, t.Name, t.Name, t.Name, t.Name)
+	f.Func().Params(jen.Id("r").Op("*").Id(n.repo)).Id("Update").Params(ctxParam(), jen.Id("e").Op("*").Id(n.e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().Block(
 		nilEntity,
 		jen.If(jen.Err().Op(":=").Id(n.low+"Check").Call(jen.Id("e")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Id("o").Op(":=").Id("r").Dot("opts").Dot("With").Call(jen.Id("opts")),
-	}
-	body = append(body, casLoop(n, jen.Return(jen.Err()), (query(jen.Id(n.table(t)).Dot("UpdateIf"), casValues)), after)...)
-	f.Commentf(`Update changes the %s whose key in %s is e's: the old values come from %s, the source of truth, so the caller passes only the new entity. A conditional write on %s's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of %s itself cannot change: that would be another entity. ErrNotFound if there is none.`,
-		n.e.GoName, t.Name, t.Name, t.Name, t.Name)
-	f.Func().Params(jen.Id("r").Op("*").Id(n.repo)).Id("Update").Params(ctxParam(), jen.Id("e").Op("*").Id(n.e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().Block(body...)
+		changeVersioned(n, cas, after, false),
+	)
 }
 
 func deleteVersioned(f *jen.File, n names) {
 	t := n.e.Canonical
-	casValues := jen.Append(canonicalKey(n), jen.Id("cur").Dot("Version"))
-	var after []jen.Code
-	after = append(after, jen.Var().Id("qs").Index().Qual(rt, "Query"))
-	for _, o := range n.e.Tables {
-		if o == t {
-			continue
-		}
-		after = append(after, jen.Id("qs").Op("=").Append(jen.Id("qs"), query(jen.Id(n.table(o)).Dot("Delete"),
-			jen.Append(jen.Index().Any().Values(jen.Id("ts")), jen.Id(n.key(o)).Call(jen.Op("&").Id("cur").Dot("Row")).Op("...")))))
+	cas := func() jen.Code {
+		return query(jen.Id(n.table(t)).Dot("DeleteIf"), jen.Append(canonicalKey(n), jen.Id("cur").Dot("Version")))
 	}
-	after = append(after, jen.Return(jen.Id("o").Dot("Strategy").Dot("Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("qs"))))
-	notFound := jen.If(jen.Qual("errors", "Is").Call(jen.Err(), jen.Qual(rt, "ErrNotFound"))).Block(jen.Return(jen.Nil())).Line().Return(jen.Err())
-	body := []jen.Code{
+	var dels []jen.Code
+	for _, o := range n.e.Tables {
+		if o != t {
+			dels = append(dels, element(jen.Id(n.table(o)).Dot("Delete"),
+				jen.Append(jen.Index().Any().Values(jen.Id("ts")), jen.Id(n.key(o)).Call(jen.Op("&").Id("cur").Dot("Row")).Op("..."))))
+		}
+	}
+	after := []jen.Code{jen.Return(jen.Index().Qual(rt, "Query").Values(dels...))}
+	f.Commentf("Delete removes the %s whose key in %s is e's from every table: from %s with a conditional write on its version, then the rows the other tables hold for it, found from %s's values. Deleting what does not exist is not an error.", n.e.GoName, t.Name, t.Name, t.Name)
+	f.Func().Params(jen.Id("r").Op("*").Id(n.repo)).Id("Delete").Params(ctxParam(), jen.Id("e").Op("*").Id(n.e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().Block(
 		nilEntity,
 		jen.If(jen.Err().Op(":=").Id(n.low+"Check").Call(jen.Id("e")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Id("o").Op(":=").Id("r").Dot("opts").Dot("With").Call(jen.Id("opts")),
-	}
-	body = append(body, casLoop(n, notFound, (query(jen.Id(n.table(t)).Dot("DeleteIf"), casValues)), after)...)
-	f.Commentf("Delete removes the %s whose key in %s is e's from every table: from %s with a conditional write on its version, then the rows the other tables hold for it, found from %s's values. Deleting what does not exist is not an error.", n.e.GoName, t.Name, t.Name, t.Name)
-	f.Func().Params(jen.Id("r").Op("*").Id(n.repo)).Id("Delete").Params(ctxParam(), jen.Id("e").Op("*").Id(n.e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().Block(body...)
+		changeVersioned(n, cas, after, true),
+	)
 }
 
 func get(f *jen.File, n names) {
 	t := n.e.Canonical
-	var params, args []jen.Code
-	var checks []jen.Code
+	var params, checks []jen.Code
 	var key []jen.Code
 	for _, c := range t.Columns {
 		switch c.Kind {
@@ -620,7 +604,6 @@ func get(f *jen.File, n names) {
 		}
 		name := param(c.Field)
 		params = append(params, jen.Id(name).Add(goType(c.Field.Go)))
-		args = append(args, jen.Id(name))
 		key = append(key, jen.Id("e").Dot(c.Field.GoName))
 		if c.Kind == model.PartitionKey {
 			if cond := empty(jen.Id(name), c.Field); cond != nil {
@@ -628,7 +611,6 @@ func get(f *jen.File, n names) {
 			}
 		}
 	}
-	_ = args
 	// A bucket derived from the key is computed from a probe entity.
 	var assign []jen.Code
 	for _, c := range t.Columns {

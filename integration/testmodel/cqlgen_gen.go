@@ -5,7 +5,6 @@ package testmodel
 import (
 	"cmp"
 	"context"
-	"errors"
 	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
 )
@@ -303,35 +302,15 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   readingReadingsByDayTable.GetVersion,
-			Values: readingReadingsByDayKey(e),
-		}, readingReadingsByDayScanVersion)
-		if err != nil {
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadingsByDayTable.GetVersion,
+		Values: readingReadingsByDayKey(e),
+	}, readingReadingsByDayScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   readingReadingsByDayTable.UpdateIf,
 			Values: append(append([]any{e.Value, e.Note, e.Tags, ts}, readingReadingsByDayKey(e)...), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "readings_by_day",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
+	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
 		del, ins := cqlgen.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
 		// readings_1: a changed key moves the row, delete at ts and insert at ts+1µs.
@@ -356,8 +335,8 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 			Stmt:   readingReadings16Table.Insert,
 			Values: readingReadings16Row(e, ins, false),
 		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		return qs
+	}, false)
 }
 
 // Delete removes the Reading whose key in readings_by_day is e's from every table: from readings_by_day with a conditional write on its version, then the rows the other tables hold for it, found from readings_by_day's values. Deleting what does not exist is not an error.
@@ -369,49 +348,23 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   readingReadingsByDayTable.GetVersion,
-			Values: readingReadingsByDayKey(e),
-		}, readingReadingsByDayScanVersion)
-		if err != nil {
-			if errors.Is(err, cqlgen.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadingsByDayTable.GetVersion,
+		Values: readingReadingsByDayKey(e),
+	}, readingReadingsByDayScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   readingReadingsByDayTable.DeleteIf,
 			Values: append(readingReadingsByDayKey(e), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "readings_by_day",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		var qs []cqlgen.Query
-		qs = append(qs, cqlgen.Query{
+	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
 			Stmt:   readingReadings1Table.Delete,
 			Values: append([]any{ts}, readingReadings1Key(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadings16Table.Delete,
 			Values: append([]any{ts}, readingReadings16Key(&cur.Row)...),
-		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		}}
+	}, true)
 }
 
 // Get reads the Reading with the given key from readings_by_day, the source of truth; ErrNotFound if there is none.

@@ -4,7 +4,6 @@ package buckets
 
 import (
 	"context"
-	"errors"
 	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	gocql "github.com/gocql/gocql"
 	"time"
@@ -680,35 +679,15 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   readingReadingsTable.GetVersion,
-			Values: readingReadingsKey(e),
-		}, readingReadingsScanVersion)
-		if err != nil {
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadingsTable.GetVersion,
+		Values: readingReadingsKey(e),
+	}, readingReadingsScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   readingReadingsTable.UpdateIf,
 			Values: append(append([]any{e.EventID, e.LocalDay, e.Value, ts}, readingReadingsKey(e)...), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "readings",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
+	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
 		del, ins := cqlgen.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
 		// readings_by_hour: a changed key moves the row, delete at ts and insert at ts+1µs.
@@ -799,8 +778,8 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 			Stmt:   readingReadingsByLocalDayTable.Insert,
 			Values: readingReadingsByLocalDayRow(e, ins, false),
 		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		return qs
+	}, false)
 }
 
 // Delete removes the Reading whose key in readings is e's from every table: from readings with a conditional write on its version, then the rows the other tables hold for it, found from readings's values. Deleting what does not exist is not an error.
@@ -812,73 +791,41 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   readingReadingsTable.GetVersion,
-			Values: readingReadingsKey(e),
-		}, readingReadingsScanVersion)
-		if err != nil {
-			if errors.Is(err, cqlgen.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadingsTable.GetVersion,
+		Values: readingReadingsKey(e),
+	}, readingReadingsScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   readingReadingsTable.DeleteIf,
 			Values: append(readingReadingsKey(e), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "readings",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		var qs []cqlgen.Query
-		qs = append(qs, cqlgen.Query{
+	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
 			Stmt:   readingReadingsByHourTable.Delete,
 			Values: append([]any{ts}, readingReadingsByHourKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadingsByDayTable.Delete,
 			Values: append([]any{ts}, readingReadingsByDayKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadingsByWeekTable.Delete,
 			Values: append([]any{ts}, readingReadingsByWeekKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadingsByMonthTable.Delete,
 			Values: append([]any{ts}, readingReadingsByMonthKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadingsBy10DaysTable.Delete,
 			Values: append([]any{ts}, readingReadingsBy10DaysKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadingsByShardTable.Delete,
 			Values: append([]any{ts}, readingReadingsByShardKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadingsByEventMonthTable.Delete,
 			Values: append([]any{ts}, readingReadingsByEventMonthKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   readingReadingsByLocalDayTable.Delete,
 			Values: append([]any{ts}, readingReadingsByLocalDayKey(&cur.Row)...),
-		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		}}
+	}, true)
 }
 
 // Get reads the Reading with the given key from readings, the source of truth; ErrNotFound if there is none.

@@ -5,7 +5,6 @@ package features
 import (
 	"cmp"
 	"context"
-	"errors"
 	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
 )
@@ -286,35 +285,15 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   orderOrdersTable.GetVersion,
-			Values: orderOrdersKey(e),
-		}, orderOrdersScanVersion)
-		if err != nil {
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   orderOrdersTable.GetVersion,
+		Values: orderOrdersKey(e),
+	}, orderOrdersScanVersion, func(cur *cqlgen.Versioned[Order], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   orderOrdersTable.UpdateIf,
 			Values: append(append([]any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts}, orderOrdersKey(e)...), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "orders",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
+	}, func(cur *cqlgen.Versioned[Order], ts int64) []cqlgen.Query {
 		del, ins := cqlgen.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
 		// orders_by_customer: a changed key moves the row, delete at ts and insert at ts+1µs.
@@ -339,8 +318,8 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 			Stmt:   orderOrdersInStatusTable.Insert,
 			Values: orderOrdersInStatusRow(e, ins, false),
 		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		return qs
+	}, false)
 }
 
 // Delete removes the Order whose key in orders is e's from every table: from orders with a conditional write on its version, then the rows the other tables hold for it, found from orders's values. Deleting what does not exist is not an error.
@@ -352,49 +331,23 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 		return err
 	}
 	o := r.opts.With(opts)
-	for attempt := 1; ; attempt++ {
-		cur, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-			Stmt:   orderOrdersTable.GetVersion,
-			Values: orderOrdersKey(e),
-		}, orderOrdersScanVersion)
-		if err != nil {
-			if errors.Is(err, cqlgen.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-		ts := cqlgen.NextVersion(cur.Version, o.Now())
-		var now int64
-		applied, err := r.s.ExecCAS(ctx, cqlgen.Query{
+	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   orderOrdersTable.GetVersion,
+		Values: orderOrdersKey(e),
+	}, orderOrdersScanVersion, func(cur *cqlgen.Versioned[Order], ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   orderOrdersTable.DeleteIf,
 			Values: append(orderOrdersKey(e), cur.Version),
-		}, &now)
-		if err != nil {
-			return err
 		}
-		if !applied {
-			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{
-					Current: map[string]any{"cqlgen_version": now},
-					Table:   "orders",
-				}
-			}
-			if err := cqlgen.Backoff(ctx, attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		var qs []cqlgen.Query
-		qs = append(qs, cqlgen.Query{
+	}, func(cur *cqlgen.Versioned[Order], ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
 			Stmt:   orderOrdersByCustomerTable.Delete,
 			Values: append([]any{ts}, orderOrdersByCustomerKey(&cur.Row)...),
-		})
-		qs = append(qs, cqlgen.Query{
+		}, {
 			Stmt:   orderOrdersInStatusTable.Delete,
 			Values: append([]any{ts}, orderOrdersInStatusKey(&cur.Row)...),
-		})
-		return o.Strategy.Apply(ctx, r.s, qs)
-	}
+		}}
+	}, true)
 }
 
 // Get reads the Order with the given key from orders, the source of truth; ErrNotFound if there is none.
