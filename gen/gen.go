@@ -27,8 +27,11 @@ const SchemaFile = "schema.cql"
 // GoFile is the name of the Go file written into each package.
 const GoFile = "cqlgen_gen.go"
 
+// ReviewFile is the name of the review page written into each package.
+const ReviewFile = "schema.md"
+
 // Outputs are the names of every file cqlgen may write into a package.
-var Outputs = []string{SchemaFile, GoFile}
+var Outputs = []string{SchemaFile, GoFile, ReviewFile}
 
 // Options configure a run.
 type Options struct {
@@ -103,6 +106,11 @@ func Generate(opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
 		out.Files[GoFile] = code
+		review, err := emit.Review(mp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mp.Path, err)
+		}
+		out.Files[ReviewFile] = review
 	}
 	return res, err
 }

@@ -19,10 +19,11 @@ import (
 )
 
 // Play is one play of a track by a user. Plays are never changed; they
-// expire after 90 days, which bounds a heavy listener's partition at about
-// 90 days × 8 hours × 15 plays an hour = 10,800 rows.
+// expire after 90 days, which bounds a heavy listener's partition (8 hours
+// a day at 15 plays an hour: 120 plays a day) at about 90 × 120 = 10,800
+// rows.
 type Play struct {
-	_ cqlgen.Pattern `table:"listening_history" pk:"user_id" ck:"played_at desc, track_id" ttl:"90d" size:"rows=10800" doc:"a user's listening history, newest first"`
+	_ cqlgen.Pattern `table:"listening_history" pk:"user_id" ck:"played_at desc, track_id" ttl:"90d" size:"rate=120/d" doc:"a user's listening history, newest first"`
 
 	UserID    string    `db:"user_id"`
 	PlayedAt  time.Time `db:"played_at"`
@@ -38,7 +39,7 @@ type Play struct {
 // the source of truth that says which row to delete.
 type Track struct {
 	_ cqlgen.Pattern `table:"tracks,canonical" pk:"track_id" doc:"a track by its id"`
-	_ cqlgen.Pattern `table:"top_tracks_by_artist" pk:"artist_id" ck:"play_count desc, track_id" cols:"track_name, album, duration_s" doc:"an artist's top tracks, most played first"`
+	_ cqlgen.Pattern `table:"top_tracks_by_artist" pk:"artist_id" ck:"play_count desc, track_id" cols:"track_name, album, duration_s" size:"rows=500" doc:"an artist's top tracks, most played first"`
 
 	TrackID   string `db:"track_id"`
 	ArtistID  string `db:"artist_id"`
@@ -71,7 +72,7 @@ type PlaylistTrack struct {
 // replaces.
 type ChartEntry struct {
 	_ cqlgen.Pattern `table:"daily_track_plays,canonical" pk:"chart_date, track_id" ttl:"30d" doc:"a track's play count on a day"`
-	_ cqlgen.Pattern `table:"daily_charts" pk:"chart_date" ck:"play_count desc, track_id" bucket:"hash(track_id) % 100 as shard" ttl:"30d" size:"rows=1M, rowbytes=50" doc:"a day's chart, most played first"`
+	_ cqlgen.Pattern `table:"daily_charts" pk:"chart_date" ck:"play_count desc, track_id" bucket:"hash(track_id) % 100 as shard" ttl:"30d" size:"rows=100M, rowbytes=50" doc:"a day's chart, most played first"`
 
 	ChartDate time.Time `db:"chart_date" cql:"date"`
 	TrackID   string    `db:"track_id"`

@@ -58,6 +58,15 @@ const (
 	BadID            Code = "bad-id"            // an id option that cannot identify the entity
 	NotUnique        Code = "not-unique"        // a table whose key cannot tell two entities apart
 	BadDirective     Code = "bad-directive"     // a //cqlgen: comment that cannot be parsed
+
+	// Partition checks: warnings, each of which a table can silence with
+	// ignore:"code: reason", but for too-many-cells, an error.
+	GrowthUnknown      Code = "growth-unknown"      // no TTL, no bucket and no size hint
+	UnboundedPartition Code = "unbounded-partition" // rows keep coming and nothing bounds them
+	LargePartition     Code = "large-partition"     // over the row or byte limit
+	TooManyCells       Code = "too-many-cells"      // over Cassandra's 2 billion cells
+	LowCardinality     Code = "low-cardinality"     // a partition key of few values: hot partitions
+	ConstantPartition  Code = "constant-partition"  // a partition key of one value: one partition
 )
 
 // A Diagnostic is one finding, at one position.

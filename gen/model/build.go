@@ -2,6 +2,7 @@ package model
 
 import (
 	"go/token"
+	"go/types"
 	"strings"
 	"unicode"
 
@@ -162,6 +163,7 @@ func (b *builder) field(lf *load.Field) *Field {
 		return f
 	}
 	f.Type, f.Nullable = ct, nullable
+	f.Constants = constants(lf.Type)
 	return f
 }
 
@@ -224,13 +226,33 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 			t.Bucket.ColumnPos = pos(tb.Column.Off)
 		}
 	}
-	if tp.Size != nil {
-		t.Size = &Size{Rows: tp.Size.Rows, RowBytes: tp.Size.RowBytes, Pos: pos(tp.Size.Off)}
+	if z := tp.Size; z != nil {
+		t.Size = &Size{Rows: z.Rows, RowBytes: z.RowBytes, Keys: z.Keys, Total: z.Total, Rate: z.Rate, RatePer: z.RatePer,
+			LimitRows: z.LimitRows, LimitBytes: z.LimitBytes, Pos: pos(z.Off)}
+	}
+	for _, ig := range tp.Ignores {
+		t.Ignores = append(t.Ignores, Ignore{Code: ig.Code, Reason: ig.Reason, Pos: pos(ig.Off)})
 	}
 	if t.Doc == "" {
 		t.Doc = describe(e, t)
 	}
 	return t
+}
+
+// constants counts the package-level constants of a named type t.
+func constants(t types.Type) int {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return 0
+	}
+	scope := named.Obj().Pkg().Scope()
+	n := 0
+	for _, name := range scope.Names() {
+		if c, ok := scope.Lookup(name).(*types.Const); ok && types.Identical(c.Type(), named) {
+			n++
+		}
+	}
+	return n
 }
 
 // layout orders a table's columns: partition key (bucket last), clustering

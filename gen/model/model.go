@@ -76,6 +76,9 @@ type Field struct {
 	Type     *Type          // nil when the Go type has no mapping
 	Nullable bool           // a pointer field: nil is bound as unset
 	Go       types.Type     // the Go type, for the Go emitter
+	// Constants counts the constants declared of the field's named type in
+	// its package: an enum's values, for cardinality checks. 0 when none.
+	Constants int
 }
 
 // Type is a CQL type.
@@ -183,11 +186,24 @@ func (b *Bucket) Expr() string {
 	return "days(" + b.Source.Name + ", " + itoa(b.N) + ")"
 }
 
-// Size holds a pattern's optional size hints.
+// Size holds a pattern's optional size hints; zero means not given.
 type Size struct {
-	Rows     int64
-	RowBytes int64
-	Pos      token.Position
+	Rows       int64 // rows per partition key value
+	RowBytes   int64 // average bytes of a row
+	Keys       int64 // distinct partition key values sharing Total rows
+	Total      int64
+	Rate       int64 // rows a partition key value gains every RatePer seconds
+	RatePer    int64
+	LimitRows  int64 // per-table thresholds; 0 takes the defaults
+	LimitBytes int64
+	Pos        token.Position
+}
+
+// Ignore silences one diagnostic code on one table, for a stated reason.
+type Ignore struct {
+	Code   string
+	Reason string
+	Pos    token.Position
 }
 
 // Table is one access pattern and the table that serves it.
@@ -210,6 +226,7 @@ type Table struct {
 	ID        []Ref
 	IDPos     token.Position
 	Size      *Size
+	Ignores   []Ignore
 	// Columns is the table's layout: partition key (bucket last),
 	// clustering columns, then the other columns in field order.
 	Columns []*Column

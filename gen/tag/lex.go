@@ -7,7 +7,7 @@ import (
 
 // The values of pattern keys share one small lexical grammar: words
 // (identifiers and keywords), unsigned integers, and the punctuation
-// ( ) , % = < >.
+// ( ) , % = < > /.
 
 type tokKind int
 
@@ -63,7 +63,7 @@ func newLexer(v Value) *lexer {
 			}
 			lx.toks = append(lx.toks, token{tokNumber, s[i:j], i})
 			i = j
-		case c == '(' || c == ')' || c == ',' || c == '%' || c == '=' || c == '<' || c == '>':
+		case c == '(' || c == ')' || c == ',' || c == '%' || c == '=' || c == '<' || c == '>' || c == '/':
 			lx.toks = append(lx.toks, token{tokPunct, s[i : i+1], i})
 			i++
 		default:

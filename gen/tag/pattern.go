@@ -54,11 +54,24 @@ type Bucket struct {
 	Off    int   // offset of the expression
 }
 
-// Size holds the optional size hints of a pattern.
+// Size holds the optional size hints of a pattern. Zero means not given.
 type Size struct {
-	Rows     int64 // expected rows per partition
-	RowBytes int64 // average bytes per row
-	Off      int
+	Rows       int64 // expected rows per partition key value
+	RowBytes   int64 // average bytes per row
+	Keys       int64 // expected distinct partition key values...
+	Total      int64 // ...sharing this many rows in all
+	Rate       int64 // rows written per partition key value...
+	RatePer    int64 // ...per this many seconds
+	LimitRows  int64 // the rows above which a partition is flagged (default 100k)
+	LimitBytes int64 // the bytes above which a partition is flagged (default 100 MB)
+	Off        int
+}
+
+// Ignore silences one diagnostic code on one table, with the reason.
+type Ignore struct {
+	Code   string
+	Reason string
+	Off    int
 }
 
 // Pattern is one access pattern as declared on a blank cqlgen.Pattern field.
@@ -80,11 +93,12 @@ type Pattern struct {
 	ID        []Ident
 	IDOff     int
 	Size      *Size
+	Ignores   []Ignore
 	KeyOffs   map[string]int // literal offset of every key present
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "name", "doc", "size"}
+var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "name", "doc", "size", "ignore"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -163,6 +177,10 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 		case "size":
 			var e *Error
 			p.Size, e = parseSize(v)
+			add(e)
+		case "ignore":
+			var e *Error
+			p.Ignores, e = parseIgnore(v)
 			add(e)
 		default:
 			msg := fmt.Sprintf("unknown key %q in a pattern tag", kv.Key)
@@ -365,8 +383,11 @@ func ParseTTL(v Value) (int64, *Error) {
 }
 
 // SizeKeys are the hints a size tag may give.
-var SizeKeys = []string{"rows", "rowbytes"}
+var SizeKeys = []string{"rows", "rowbytes", "keys", "total", "rate", "limitrows", "limitbytes"}
 
+// parseSize reads size hints: "rows=10800", "rowbytes=50", "keys=1M,
+// total=5G", "rate=120/d" (rows a partition key value gains per s, m, h, d
+// or w), and the per-table limits "limitrows=1M", "limitbytes=200M".
 func parseSize(v Value) (*Size, *Error) {
 	const code = "bad-size"
 	lx := newLexer(v)
@@ -397,12 +418,60 @@ func parseSize(v Value) (*Size, *Error) {
 			sz.Rows = n
 		case "rowbytes":
 			sz.RowBytes = n
+		case "keys":
+			sz.Keys = n
+		case "total":
+			sz.Total = n
+		case "limitrows":
+			sz.LimitRows = n
+		case "limitbytes":
+			sz.LimitBytes = n
+		case "rate":
+			if !lx.accept("/") {
+				return nil, lx.errorf(lx.peek(), code, "size: rate wants a count per unit of time, such as rate=120/d (units s, m, h, d, w)")
+			}
+			u := lx.next()
+			secs := map[string]int64{"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}[u.text]
+			if u.kind != tokWord || secs == 0 {
+				return nil, lx.errorf(u, code, "size: rate unit must be s, m, h, d or w, found %s", u)
+			}
+			sz.Rate, sz.RatePer = n, secs
 		}
 		if !lx.accept(",") && lx.peek().kind != tokWord && lx.peek().kind != tokEOF {
 			return nil, lx.errorf(lx.peek(), code, "size: expected a comma, found %s", lx.peek())
 		}
 	}
+	if (sz.Keys == 0) != (sz.Total == 0) {
+		return nil, &Error{Off: v.Off(0), Code: code, Msg: "size: keys and total go together (rows per partition = total / keys)"}
+	}
 	return sz, nil
+}
+
+// parseIgnore reads "code: reason; code: reason". A reason is required:
+// silencing a check is a design decision, and the tag is where a reviewer
+// reads why.
+func parseIgnore(v Value) ([]Ignore, *Error) {
+	var out []Ignore
+	text := v.Text
+	start := 0
+	for start <= len(text) {
+		end := strings.IndexByte(text[start:], ';')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		part := text[start:end]
+		lead := len(part) - len(strings.TrimLeft(part, " "))
+		code, reason, ok := strings.Cut(strings.TrimSpace(part), ":")
+		code, reason = strings.TrimSpace(code), strings.TrimSpace(reason)
+		if !ok || code == "" || reason == "" {
+			return nil, &Error{Off: v.Off(start + lead), Code: "bad-value", Msg: `ignore wants "code: reason", e.g. ignore:"growth-unknown: rows are deleted by a nightly job"`}
+		}
+		out = append(out, Ignore{Code: code, Reason: reason, Off: v.Off(start + lead)})
+		start = end + 1
+	}
+	return out, nil
 }
 
 // parseCount reads a positive count with an optional k, M or G suffix.

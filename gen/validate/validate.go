@@ -175,6 +175,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 
 	c.counters(t)
 	c.identity(e, t)
+	c.partition(t)
 }
 
 func (c *checker) keyType(t *model.Table, r model.Ref) {

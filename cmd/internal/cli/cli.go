@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/gen/diag"
 )
 
 // Exit codes, stable for scripts and CI.
@@ -95,7 +96,8 @@ Exit codes:
 	0  success (check: everything is fresh)
 	1  check: a generated file is stale, missing or orphaned
 	2  bad command line
-	3  the model has errors (file:line:col: message on stderr)
+	3  the model has errors (file:line:col: message on stderr), or
+	   warnings under -strict
 	4  the packages could not be loaded, or a file could not be written
 	5  internal error in cqlgen
 `)
@@ -114,20 +116,28 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 
 // generate runs the pipeline and reports diagnostics; ok is false when
 // the caller should stop with code.
-func generate(e *env, patterns []string) (res *gen.Result, code int, ok bool) {
+// With strict, warnings count as errors.
+func generate(e *env, patterns []string, strict bool) (res *gen.Result, code int, ok bool) {
 	res, err := gen.Generate(gen.Options{Patterns: patterns})
 	if res != nil {
 		fmt.Fprint(e.stderr, res.Diags.Format(e.dir))
 	}
-	switch {
-	case errors.Is(err, gen.ErrModel):
-		n := 0
+	errs, warns := 0, 0
+	if res != nil {
 		for _, d := range res.Diags {
-			if d.Severity == 0 {
-				n++
+			if d.Severity == diag.Error {
+				errs++
+			} else {
+				warns++
 			}
 		}
-		fmt.Fprintf(e.stderr, "cqlgen: %d error(s); nothing was written\n", n)
+	}
+	switch {
+	case errors.Is(err, gen.ErrModel):
+		fmt.Fprintf(e.stderr, "cqlgen: %d error(s); nothing was written\n", errs)
+		return nil, ExitModel, false
+	case err == nil && strict && warns > 0:
+		fmt.Fprintf(e.stderr, "cqlgen: %d warning(s), which -strict counts as errors; nothing was written\n", warns)
 		return nil, ExitModel, false
 	case err != nil:
 		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
@@ -139,10 +149,11 @@ func generate(e *env, patterns []string) (res *gen.Result, code int, ok bool) {
 // changes parses a subcommand's flags, generates in memory and compares
 // the result with the disk.
 func changes(e *env, fs *flag.FlagSet, args []string) ([]gen.Change, int, bool) {
+	strict := fs.Bool("strict", false, "treat warnings as errors")
 	if err := fs.Parse(args); err != nil {
 		return nil, ExitUsage, false
 	}
-	res, code, ok := generate(e, fs.Args())
+	res, code, ok := generate(e, fs.Args(), *strict)
 	if !ok {
 		return nil, code, false
 	}

@@ -221,6 +221,13 @@ func TestUsage(t *testing.T) {
 	if code, _, _ := run(t, "generate", "-nope"); code != ExitUsage {
 		t.Errorf("bad flag = %d", code)
 	}
+	seeds := filepath.Join(repoRoot, "gen/testdata/golden/partition_seeds")
+	if code, _, stderr := run(t, "check", seeds); code != ExitOK || !strings.Contains(stderr, "[large-partition]") {
+		t.Errorf("warnings alone = %d, want 0 with the warnings printed\n%s", code, stderr)
+	}
+	if code, _, stderr := run(t, "check", "-strict", seeds); code != ExitModel || !strings.Contains(stderr, "-strict counts as errors") {
+		t.Errorf("warnings under -strict = %d, want %d\n%s", code, ExitModel, stderr)
+	}
 	if code, _, stderr := run(t, "check", "./does/not/exist"); code != ExitFailure {
 		t.Errorf("missing package = %d\n%s", code, stderr)
 	}

@@ -1,0 +1,150 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/gen/model"
+	"github.com/cqlgen/cqlgen/gen/validate"
+)
+
+type reviewView struct {
+	Package  string
+	Tables   []reviewTable
+	Entities []reviewEntity
+	Patterns []reviewPattern
+	FanOut   []reviewEdge
+}
+
+type reviewTable struct {
+	Pattern, Name, PartitionKey, Clustering, TTL, Bucket, Size, Verdict string
+}
+
+type reviewEntity struct {
+	Name, Canonical, Tables string
+	Nodes                   []reviewNode
+}
+
+type reviewNode struct{ ID, Label string }
+
+type reviewPattern struct{ ID, Label, Table string }
+
+type reviewEdge struct{ From, To string }
+
+// Review renders schema.md, the page a reviewer reads in a pull request:
+// the access-pattern table with partition estimates and verdicts, the
+// fan-out of each entity, and a Mermaid diagram of tables and patterns.
+func Review(p *model.Package) ([]byte, error) {
+	v := reviewView{Package: p.Path}
+	for _, e := range p.Entities {
+		re := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name}
+		var names []string
+		for _, t := range e.Tables {
+			names = append(names, "`"+t.Name+"`")
+			v.Tables = append(v.Tables, reviewRow(e, t))
+			re.Nodes = append(re.Nodes, reviewNode{ID: t.Name, Label: nodeLabel(t)})
+			var params []string
+			for _, c := range t.PartitionKey() {
+				if c.Field != nil {
+					params = append(params, c.Name)
+				}
+			}
+			v.Patterns = append(v.Patterns, reviewPattern{
+				ID:    "q_" + t.Name,
+				Label: fmt.Sprintf("%s.%s(%s)", e.GoName, t.Method, strings.Join(params, ", ")),
+				Table: t.Name,
+			})
+			if t != e.Canonical {
+				v.FanOut = append(v.FanOut, reviewEdge{From: e.Canonical.Name, To: t.Name})
+			}
+		}
+		re.Tables = strings.Join(names, ", ")
+		if len(names) > 1 {
+			re.Tables += fmt.Sprintf(" (%d tables)", len(names))
+		}
+		v.Entities = append(v.Entities, re)
+	}
+	return render("schema.md.tmpl", v)
+}
+
+func reviewRow(e *model.Entity, t *model.Table) reviewTable {
+	r := reviewTable{
+		Pattern: fmt.Sprintf("%s.%s: %s", e.GoName, t.Method, strings.TrimRight(t.Doc, ".")),
+		Name:    t.Name,
+		TTL:     "—",
+		Bucket:  "—",
+	}
+	var pk, ck []string
+	for _, c := range t.PartitionKey() {
+		pk = append(pk, c.Name)
+	}
+	for _, c := range t.Clustering() {
+		arrow := "↑"
+		if c.Desc {
+			arrow = "↓"
+		}
+		ck = append(ck, c.Name+" "+arrow)
+	}
+	r.PartitionKey = strings.Join(pk, ", ")
+	r.Clustering = strings.Join(ck, ", ")
+	if r.Clustering == "" {
+		r.Clustering = "—"
+	}
+	if t.TTL > 0 {
+		r.TTL = Duration(t.TTL)
+	}
+	if b := t.Bucket; b != nil {
+		r.Bucket = "`" + b.Column + " = " + b.Expr() + "`"
+	}
+	est := t.Estimate()
+	switch {
+	case est.Unbounded:
+		r.Size = "unbounded"
+	case !est.Known:
+		r.Size = "unknown"
+	case est.Rows == 1:
+		r.Size = "1 row, ≈" + model.HumanBytes(est.Bytes)
+	default:
+		r.Size = fmt.Sprintf("≈%s rows, ≈%s", model.HumanCount(est.Rows), model.HumanBytes(est.Bytes))
+	}
+	r.Verdict = "✅ accepted"
+	for _, d := range validate.Partition(t) {
+		if ig := validate.Silenced(t, d.Code); ig != nil {
+			r.Verdict = fmt.Sprintf("🔇 %s silenced: %s", d.Code, ig.Reason)
+			continue
+		}
+		if d.Severity == 0 {
+			r.Verdict = "❌ " + string(d.Code)
+		} else {
+			r.Verdict = "⚠️ " + string(d.Code)
+		}
+		break
+	}
+	if !est.Known && r.Verdict == "✅ accepted" {
+		r.Verdict = "✅ bounded by TTL or bucket; size not estimated"
+	}
+	r.Pattern = strings.ReplaceAll(r.Pattern, "|", "\\|")
+	r.Verdict = strings.ReplaceAll(r.Verdict, "|", "\\|")
+	return r
+}
+
+// nodeLabel lists a table's columns with Chebotko-style markers.
+func nodeLabel(t *model.Table) string {
+	lines := []string{"<b>" + t.Name + "</b>"}
+	for _, c := range t.Columns {
+		marker := ""
+		switch c.Kind {
+		case model.PartitionKey:
+			marker = " K"
+		case model.Clustering:
+			marker = " C↑"
+			if c.Desc {
+				marker = " C↓"
+			}
+		case model.Static:
+			marker = " S"
+		}
+		lines = append(lines, c.Name+" "+strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(c.Type.String())+marker)
+	}
+	return strings.Join(lines, "<br/>")
+}

@@ -1,0 +1,171 @@
+package validate
+
+import (
+	"fmt"
+	"go/token"
+	"slices"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/gen/diag"
+	"github.com/cqlgen/cqlgen/gen/model"
+)
+
+// Silenceable are the codes a table may silence with ignore:"code: reason".
+var Silenceable = []diag.Code{diag.GrowthUnknown, diag.UnboundedPartition, diag.LargePartition, diag.LowCardinality, diag.ConstantPartition}
+
+// warn reports a partition warning unless the table silences its code.
+func (c *checker) warn(t *model.Table, pos token.Position, code diag.Code, format string, args ...any) {
+	if Silenced(t, code) == nil {
+		c.diags.Warnf(pos, code, format, args...)
+	}
+}
+
+// Silenced returns the ignore by which t silences code, or nil.
+func Silenced(t *model.Table, code diag.Code) *model.Ignore {
+	for i, ig := range t.Ignores {
+		if diag.Code(ig.Code) == code {
+			return &t.Ignores[i]
+		}
+	}
+	return nil
+}
+
+// Partition returns what the partition checks find in t, silenced or not:
+// the review page shows each table's verdict from it.
+func Partition(t *model.Table) diag.List {
+	c := &checker{}
+	c.partitionChecks(t, func(pos token.Position, code diag.Code, format string, args ...any) {
+		c.diags.Warnf(pos, code, format, args...)
+	})
+	return c.diags
+}
+
+// ignores checks that a table silences only warnings, by known codes.
+func (c *checker) ignores(t *model.Table) {
+	for _, ig := range t.Ignores {
+		if !slices.Contains(Silenceable, diag.Code(ig.Code)) {
+			var codes []string
+			for _, s := range Silenceable {
+				codes = append(codes, string(s))
+			}
+			c.diags.Errorf(ig.Pos, diag.BadValue, "ignore: %q cannot be silenced; a table can silence only the warnings %s", ig.Code, strings.Join(codes, ", "))
+		}
+	}
+}
+
+// partition checks step 4 of the method: that every partition is bounded,
+// below the size limits, and spread over many values.
+func (c *checker) partition(t *model.Table) {
+	c.ignores(t)
+	c.partitionChecks(t, func(pos token.Position, code diag.Code, format string, args ...any) {
+		c.warn(t, pos, code, format, args...)
+	})
+}
+
+type warnFunc func(pos token.Position, code diag.Code, format string, args ...any)
+
+func (c *checker) partitionChecks(t *model.Table, warn warnFunc) {
+	e := t.Estimate()
+	switch {
+	case e.Unbounded:
+		warn(t.Pos, diag.UnboundedPartition, "table %s: a partition grows without bound (%s); bound it with %s", t.Name, e.Basis, timeFix(t))
+	case !e.Known && t.TTL == 0 && t.Bucket == nil:
+		warn(t.Pos, diag.GrowthUnknown, "table %s: nothing bounds a partition's growth (no TTL, no bucket, no size hint); state it with size:\"rows=N\" or size:\"rate=N/d\", or bound it with a ttl or %s", t.Name, timeFix(t))
+	case e.Known && e.Values > model.MaxCells:
+		c.diags.Errorf(t.Pos, diag.TooManyCells, "table %s: a partition would hold about %s cells (%s), over Cassandra's limit of 2 billion; %s", t.Name, model.HumanCount(e.Values), e.Basis, splitFix(t, e))
+	case e.Known && e.Bytes > e.LimitBytes:
+		warn(t.Pos, diag.LargePartition, "table %s: a partition would hold about %s (%s rows, %s), over the %s limit; %s", t.Name, model.HumanBytes(e.Bytes), model.HumanCount(e.Rows), e.Basis, model.HumanBytes(e.LimitBytes), splitFix(t, e))
+	case e.Known && !e.RowBytesGiven && e.Rows > e.LimitRows:
+		warn(t.Pos, diag.LargePartition, "table %s: a partition would hold about %s rows (%s), over the %s-row limit; %s (or give the row size with rowbytes=N, and the byte limit decides)", t.Name, model.HumanCount(e.Rows), e.Basis, model.HumanCount(e.LimitRows), splitFix(t, e))
+	}
+	c.cardinality(t, warn)
+}
+
+// cardinality warns about a partition key with few possible values: every
+// write of a value lands on the same few replicas.
+func (c *checker) cardinality(t *model.Table, warn warnFunc) {
+	if len(t.PK) != 1 || t.PK[0].Field == nil || t.PK[0].Field.Type == nil {
+		return
+	}
+	if t.Bucket != nil && t.Bucket.Kind == model.HashBucket {
+		return // the hash bucket spreads each value over N partitions
+	}
+	f := t.PK[0].Field
+	pos := t.PK[0].Pos
+	fix := hashFix(t)
+	switch {
+	case f.Constants == 1:
+		warn(pos, diag.ConstantPartition, "table %s: the partition key %s has a single declared value, so the whole table is one partition on one set of replicas; %s", t.Name, f.Column, fix)
+	case f.Type.Name == "boolean":
+		warn(pos, diag.LowCardinality, "table %s: the partition key %s is a boolean, so the table has two partitions; %s", t.Name, f.Column, fix)
+	case f.Constants > 1 && f.Constants <= 32:
+		warn(pos, diag.LowCardinality, "table %s: the partition key %s is an enum of %d declared values, so the table has at most %d partitions; %s", t.Name, f.Column, f.Constants, f.Constants, fix)
+	case f.Type.Name == "date":
+		warn(pos, diag.LowCardinality, "table %s: the partition key %s is a date alone, so each day's writes all go to one partition; %s", t.Name, f.Column, fix)
+	}
+}
+
+// hashColumn is the column to hash for a bucket: the last clustering
+// column (the one that makes rows unique), else a non-key column.
+func hashColumn(t *model.Table) string {
+	if len(t.CK) > 0 {
+		return t.CK[len(t.CK)-1].Name
+	}
+	for _, col := range t.Columns {
+		if col.Kind == model.Regular && col.Field != nil {
+			return col.Name
+		}
+	}
+	return "col"
+}
+
+func hashFix(t *model.Table) string {
+	return fmt.Sprintf("spread it with bucket:\"hash(%s) %% 16\"", hashColumn(t))
+}
+
+// timeColumn is the first clustering column that holds a time, if any.
+func timeColumn(t *model.Table) string {
+	for _, r := range t.CK {
+		if r.Field != nil && r.Field.Type != nil && (r.Field.Type.Name == "timestamp" || r.Field.Type.Name == "timeuuid") {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+func timeFix(t *model.Table) string {
+	if col := timeColumn(t); col != "" {
+		return fmt.Sprintf("a time bucket such as bucket:\"month(%s)\"", col)
+	}
+	return "a time bucket on a timestamp column, bucket:\"month(col)\""
+}
+
+// splitFix suggests the bucket that brings a partition to about half its
+// limit: a time bucket for a time series, else a hash bucket.
+func splitFix(t *model.Table, e model.Estimate) string {
+	if col := timeColumn(t); col != "" && (t.Bucket == nil || !t.Bucket.Kind.IsTime()) {
+		return fmt.Sprintf("split it with %s, or a narrower one", timeFixFor(col))
+	}
+	// Aim at half the limit, leaving room to grow.
+	n := ceil(e.RowsBytes, e.LimitBytes/2)
+	if !e.RowBytesGiven || e.Values > model.MaxCells {
+		n = max(n, ceil(e.Rows, e.LimitRows/2))
+	}
+	if b := t.Bucket; b != nil && b.Kind == model.HashBucket {
+		n *= b.N
+	}
+	after := e
+	after.Rows = ceil(e.Rows*bucketsOf(t), n)
+	return fmt.Sprintf("split it with bucket:\"hash(%s) %% %d\", about %s rows a partition", hashColumn(t), n, model.HumanCount(after.Rows))
+}
+
+func timeFixFor(col string) string { return fmt.Sprintf("bucket:\"day(%s)\"", col) }
+
+func bucketsOf(t *model.Table) int64 {
+	if b := t.Bucket; b != nil && b.Kind == model.HashBucket {
+		return b.N
+	}
+	return 1
+}
+
+func ceil(a, b int64) int64 { return (a + b - 1) / b }
