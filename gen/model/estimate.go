@@ -20,7 +20,7 @@ type Estimate struct {
 // The thresholds of a partition, unless a table's size hint sets its own.
 const (
 	DefaultLimitRows  = 100_000
-	DefaultLimitBytes = 100_000_000 // 100 MB, decimal like the k, M and G of size hints
+	DefaultLimitBytes = 100_000_000   // 100 MB, decimal like the k, M and G of size hints
 	MaxCells          = 2_000_000_000 // Cassandra's hard limit of cells in a partition
 )
 

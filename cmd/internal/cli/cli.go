@@ -36,6 +36,7 @@ type command struct {
 var commands = []command{
 	{"generate", "[packages]", "generate schema.cql (and code) for the packages; writes only if every stage succeeds", runGenerate},
 	{"check", "[packages]", "exit 1, with a diff, if a generated file is stale, missing or orphaned", runCheck},
+	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base, or -live) and write migrations", runDiff},
 	{"version", "", "print the version", runVersion},
 }
 
@@ -93,8 +94,9 @@ Packages are named as for go build; the default is ".".
 
 Exit codes:
 
-	0  success (check: everything is fresh)
-	1  check: a generated file is stale, missing or orphaned
+	0  success (check: everything is fresh; diff: no breaking change)
+	1  check: a generated file is stale, missing or orphaned;
+	   diff: a breaking change, for which no migration is written
 	2  bad command line
 	3  the model has errors (file:line:col: message on stderr), or
 	   warnings under -strict

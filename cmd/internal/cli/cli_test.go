@@ -232,3 +232,42 @@ func TestUsage(t *testing.T) {
 		t.Errorf("missing package = %d\n%s", code, stderr)
 	}
 }
+
+// TestDiff runs diff on a copy of example/music: a column added is an
+// additive change with a migration file; a clustering order flipped is a
+// breaking change with none.
+func TestDiff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds packages in a temporary module")
+	}
+	dir := userModule(t)
+	t.Chdir(dir)
+	if code, _, stderr := run(t, "generate", "./..."); code != ExitOK {
+		t.Fatalf("generate = %d\n%s", code, stderr)
+	}
+	music := filepath.Join(dir, "music/music.go")
+	edit(t, music, "\tDurationS int32     `db:\"duration_s\"`\n}", "\tDurationS int32     `db:\"duration_s\"`\n\tDevice    string    `db:\"device\"`\n}")
+	code, stdout, stderr := run(t, "diff", "-migrations", "migrations", "./...")
+	if code != ExitOK {
+		t.Fatalf("diff with a column added = %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "additive: table listening_history: new column device text") {
+		t.Errorf("diff does not report the new column:\n%s", stdout)
+	}
+	mig, err := os.ReadFile(filepath.Join(dir, "music/migrations/0001_music.cql"))
+	if err != nil {
+		t.Fatalf("no migration file: %v\n%s", err, stdout)
+	}
+	if !strings.Contains(string(mig), "ALTER TABLE listening_history ADD device text;") {
+		t.Errorf("migration:\n%s", mig)
+	}
+
+	edit(t, music, `ck:"played_at desc, track_id" ttl:"90d"`, `ck:"played_at asc, track_id" ttl:"90d"`)
+	code, stdout, _ = run(t, "diff", "-migrations", "migrations", "./...")
+	if code != ExitStale || !strings.Contains(stdout, "breaking: table listening_history: clustering order (played_at DESC, track_id ASC) becomes (played_at ASC, track_id ASC)") || !strings.Contains(stdout, "no migration written") {
+		t.Errorf("diff with the order flipped = %d\n%s", code, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "music/migrations/0002_music.cql")); err == nil {
+		t.Error("a migration was written for a breaking change")
+	}
+}

@@ -1,0 +1,56 @@
+package schemadiff
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gocql/gocql"
+)
+
+// FromCluster reads the tables of a keyspace from a live cluster's
+// system_schema.
+func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
+	ttls := map[string]int64{}
+	var name string
+	var ttl int
+	it := s.Query(`SELECT table_name, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&name, &ttl) {
+		ttls[name] = int64(ttl)
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	type col struct {
+		table, name, kind, order, typ string
+		pos                           int
+	}
+	var cols []col
+	var c col
+	it = s.Query(`SELECT table_name, column_name, kind, clustering_order, type, position FROM system_schema.columns WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&c.table, &c.name, &c.kind, &c.order, &c.typ, &c.pos) {
+		cols = append(cols, c)
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	rank := map[string]int{"partition_key": 0, "clustering": 1, "static": 2, "regular": 3}
+	slices.SortFunc(cols, func(a, b col) int {
+		return cmp.Or(cmp.Compare(a.table, b.table), cmp.Compare(rank[a.kind], rank[b.kind]), cmp.Compare(a.pos, b.pos), cmp.Compare(a.name, b.name))
+	})
+	s2 := &Schema{}
+	for _, c := range cols {
+		t := s2.Table(c.table)
+		if t == nil {
+			t = &Table{Name: c.table, TTL: ttls[c.table]}
+			s2.Tables = append(s2.Tables, t)
+		}
+		t.Columns = append(t.Columns, Column{Name: c.name, Type: c.typ, Static: c.kind == "static"})
+		switch c.kind {
+		case "partition_key":
+			t.PartitionKey = append(t.PartitionKey, c.name)
+		case "clustering":
+			t.Clustering = append(t.Clustering, Clustering{Name: c.name, Desc: c.order == "desc"})
+		}
+	}
+	return s2, nil
+}

@@ -1,0 +1,262 @@
+// Package schemadiff compares two Cassandra schemas table by table and
+// classifies every change as additive (safe to apply in place: a new
+// table, a new regular column, a changed TTL) or breaking (a changed key,
+// clustering order or type, a dropped column or table: a new table and a
+// backfill). It reads schemas from CQL files such as schema.cql, and from a
+// live cluster's system_schema.
+package schemadiff
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlscript"
+)
+
+// Schema is a set of tables.
+type Schema struct {
+	Tables []*Table
+}
+
+// Table is what a comparison needs of one table.
+type Table struct {
+	Name         string
+	Columns      []Column // in declaration order
+	PartitionKey []string
+	Clustering   []Clustering
+	TTL          int64
+	CQL          string // the CREATE TABLE statement, when read from a file
+}
+
+// Column is a column and its type, as Cassandra writes it.
+type Column struct {
+	Name   string
+	Type   string
+	Static bool
+}
+
+// Clustering is a clustering column and its order.
+type Clustering struct {
+	Name string
+	Desc bool
+}
+
+// Table returns the table called name, or nil.
+func (s *Schema) Table(name string) *Table {
+	for _, t := range s.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (t *Table) column(name string) *Column {
+	for i := range t.Columns {
+		if t.Columns[i].Name == name {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
+
+// Parse reads the CREATE TABLE statements of a CQL script; other
+// statements are skipped.
+func Parse(script string) (*Schema, error) {
+	s := &Schema{}
+	for _, st := range cqlscript.Split(script) {
+		toks := tokenize(st.Text)
+		if len(toks) < 2 || !strings.EqualFold(toks[0], "create") || !strings.EqualFold(toks[1], "table") {
+			continue
+		}
+		t, err := parseTable(toks)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", st.Line, err)
+		}
+		t.CQL = st.Text
+		s.Tables = append(s.Tables, t)
+	}
+	return s, nil
+}
+
+// tokenize splits CQL into words, numbers and punctuation; comments and
+// quoted strings are dropped or kept whole.
+func tokenize(s string) []string {
+	var toks []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '\'':
+			j := i + 1
+			for j < len(s) && s[j] != '\'' {
+				j++
+			}
+			toks = append(toks, s[i:min(j+1, len(s))])
+			i = j + 1
+		case strings.IndexByte("(),<>=;{}:", c) >= 0:
+			toks = append(toks, string(c))
+			i++
+		default:
+			j := i
+			for j < len(s) && strings.IndexByte(" \t\n\r(),<>=;{}:'", s[j]) < 0 {
+				j++
+			}
+			toks = append(toks, s[i:j])
+			i = j
+		}
+	}
+	return toks
+}
+
+type parser struct {
+	toks []string
+	i    int
+}
+
+func (p *parser) peek() string {
+	if p.i < len(p.toks) {
+		return p.toks[p.i]
+	}
+	return ""
+}
+
+func (p *parser) next() string {
+	t := p.peek()
+	p.i++
+	return t
+}
+
+func (p *parser) is(word string) bool { return strings.EqualFold(p.peek(), word) }
+
+func (p *parser) expect(tok string) error {
+	if got := p.next(); !strings.EqualFold(got, tok) {
+		return fmt.Errorf("expected %q, found %q", tok, got)
+	}
+	return nil
+}
+
+func parseTable(toks []string) (*Table, error) {
+	p := &parser{toks: toks, i: 2}
+	if p.is("if") {
+		p.i += 3 // IF NOT EXISTS
+	}
+	name := p.next()
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	t := &Table{Name: strings.ToLower(name)}
+	if err := p.expect("("); err != nil {
+		return nil, err
+	}
+	for !p.is(")") && p.peek() != "" {
+		if p.is("primary") {
+			p.i += 2 // PRIMARY KEY
+			if err := p.primaryKey(t); err != nil {
+				return nil, err
+			}
+		} else {
+			col := Column{Name: strings.ToLower(p.next())}
+			col.Type = p.typ()
+			for !p.is(",") && !p.is(")") && p.peek() != "" {
+				switch w := strings.ToLower(p.next()); w {
+				case "static":
+					col.Static = true
+				case "primary": // inline PRIMARY KEY
+					p.next()
+					t.PartitionKey = []string{col.Name}
+				}
+			}
+			t.Columns = append(t.Columns, col)
+		}
+		if p.is(",") {
+			p.next()
+		}
+	}
+	if err := p.expect(")"); err != nil {
+		return nil, err
+	}
+	if p.is("with") {
+		p.next()
+		for p.peek() != "" {
+			switch {
+			case p.is("clustering"):
+				p.i += 2 // CLUSTERING ORDER BY
+				p.next()
+				if err := p.expect("("); err != nil {
+					return nil, err
+				}
+				for !p.is(")") && p.peek() != "" {
+					col := strings.ToLower(p.next())
+					desc := strings.EqualFold(p.next(), "desc")
+					for i := range t.Clustering {
+						if t.Clustering[i].Name == col {
+							t.Clustering[i].Desc = desc
+						}
+					}
+					if p.is(",") {
+						p.next()
+					}
+				}
+				p.next()
+			case p.is("default_time_to_live"):
+				p.i += 2
+				n, err := strconv.ParseInt(p.next(), 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("default_time_to_live: %w", err)
+				}
+				t.TTL = n
+			default:
+				p.next()
+			}
+		}
+	}
+	return t, nil
+}
+
+// typ reads a type such as frozen<map<text, int>>, as Cassandra writes it.
+func (p *parser) typ() string {
+	name := strings.ToLower(p.next())
+	if !p.is("<") {
+		return name
+	}
+	p.next()
+	var params []string
+	for !p.is(">") && p.peek() != "" {
+		params = append(params, p.typ())
+		if p.is(",") {
+			p.next()
+		}
+	}
+	p.next()
+	return name + "<" + strings.Join(params, ", ") + ">"
+}
+
+func (p *parser) primaryKey(t *Table) error {
+	if err := p.expect("("); err != nil {
+		return err
+	}
+	if p.is("(") {
+		p.next()
+		for !p.is(")") && p.peek() != "" {
+			t.PartitionKey = append(t.PartitionKey, strings.ToLower(p.next()))
+			if p.is(",") {
+				p.next()
+			}
+		}
+		p.next()
+	} else {
+		t.PartitionKey = []string{strings.ToLower(p.next())}
+	}
+	for p.is(",") {
+		p.next()
+		t.Clustering = append(t.Clustering, Clustering{Name: strings.ToLower(p.next())})
+	}
+	return p.expect(")")
+}

@@ -1,0 +1,80 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scylladb/gocqlx/v2"
+	"github.com/scylladb/gocqlx/v2/migrate"
+
+	"github.com/cqlgen/cqlgen/gen/schemadiff"
+	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/integration/testmodel"
+)
+
+// TestDiffLive applies an older schema to a keyspace (testmodel's, without
+// the tags column of readings_16 and with a TTL on readings_1), runs
+// cqlgen diff -live against it, and expects exactly those two changes,
+// both additive, in a migration file. gocqlx's migrate then applies the
+// file, after which diff finds nothing.
+func TestDiffLive(t *testing.T) {
+	session, ks := cassandratest.Keyspace(t)
+	old := strings.Replace(testmodel.Schema, "    tags      list<text>,\n    PRIMARY KEY ((sensor_id, shard), at, seq)\n) WITH CLUSTERING ORDER BY (at DESC, seq ASC);\n\n-- Runtime",
+		"    PRIMARY KEY ((sensor_id, shard), at, seq)\n) WITH CLUSTERING ORDER BY (at DESC, seq ASC);\n\n-- Runtime", 1)
+	if old == testmodel.Schema {
+		t.Fatal("the test's edit of the schema did not apply; has testmodel changed?")
+	}
+	cassandratest.MustApplyCQL(t, session, old)
+	must(t, session.Query("ALTER TABLE readings_1 WITH default_time_to_live = 3600").Exec())
+
+	migrations := t.TempDir()
+	diff := func() (string, int) {
+		cmd := exec.Command("go", "run", "github.com/cqlgen/cqlgen/cmd/cqlgen", "diff", "-live", "-keyspace", ks, "-migrations", migrations, "./testmodel")
+		cmd.Env = append(os.Environ(), "CASSANDRA_HOSTS="+strings.Join(cassandratest.Hosts(t), ","))
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	out, code := diff()
+	if code != 0 {
+		t.Fatalf("diff -live = %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"2 change(s) against keyspace " + ks,
+		"additive: table readings_1: default_time_to_live 3600 becomes 0",
+		"additive: table readings_16: new column tags list<text>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff output lacks %q:\n%s", want, out)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(migrations, "*.cql"))
+	if len(files) != 1 || filepath.Base(files[0]) != "0001_testmodel.cql" {
+		t.Fatalf("migration files: %v\n%s", files, out)
+	}
+
+	// gocqlx's migrate applies the file as it is.
+	must(t, migrate.FromFS(context.Background(), gocqlx.NewSession(session), os.DirFS(migrations)))
+	live, err := schemadiff.FromCluster(session, ks)
+	must(t, err)
+	want, err := schemadiff.Parse(testmodel.Schema)
+	must(t, err)
+	var rest []string
+	for _, c := range schemadiff.Compare(live, want) {
+		if c.Table != "gocqlx_migrate" {
+			rest = append(rest, c.String())
+		}
+	}
+	if len(rest) != 0 {
+		t.Errorf("after the migration, the keyspace still differs: %v", rest)
+	}
+}
