@@ -32,7 +32,7 @@ check:
 # integration tests against a real Cassandra. A Cassandra is started (and
 # stopped again afterwards, even when tests fail) unless CASSANDRA_HOSTS
 # names one or the managed node is already running.
-test: vet check test-unit test-integration
+test: vet check test-unit test-integration bench-smoke
 
 test-unit:
 	$(GO) test -count=1 ./...
@@ -59,3 +59,23 @@ cassandra-stop:
 
 cassandra-status:
 	$(CASSANDRA) status
+
+# Benchmarks (bench/, a module of its own; see bench/README.md).
+.PHONY: bench bench-smoke bench-generate
+
+# Every benchmark, BENCH_COUNT (6) interleaved rounds against a Cassandra
+# (the managed node unless CASSANDRA_HOSTS names one), then benchstat and
+# the tables of bench/README.md, into bench/out/. About half an hour.
+bench:
+	$(WITH_CASSANDRA) bash bench/run.sh
+
+# Part of `make test`: vet the benchmarks, check bench/model's generated
+# files, and run every benchmark once on small data sets (-short).
+bench-smoke:
+	cd bench && $(GO) vet ./... && $(GO) tool cqlgen check ./model
+	cd bench/gocassa && $(GO) vet ./...
+	$(WITH_CASSANDRA) sh -c 'cd bench && $(GO) test -short -count=1 -run "^$$" -bench . -benchtime=1x ./... && cd gocassa && $(GO) test -short -count=1 -run "^$$" -bench . -benchtime=1x ./...'
+
+# Regenerate the benchmarks' model with the working tree's cqlgen.
+bench-generate:
+	cd bench && $(GO) generate ./model

@@ -1,0 +1,205 @@
+package bench_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
+	"github.com/cqlgen/cqlgen/bench/model"
+	cqlgen "github.com/cqlgen/cqlgen/runtime"
+)
+
+// Workload 5: the best 100 rows of a board split over 16 or 100 hash
+// buckets: every bucket read and the results merged. For scale, the same
+// 100 rows from the board kept whole in one partition.
+
+const (
+	selectBoard  = "SELECT board, points, player_id, name FROM board WHERE board = ? LIMIT ?"
+	selectBucket = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard = ? LIMIT ?"
+	// pageBucket pages through a bucket, for adaptiveRead.
+	pageBucket = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard = ?"
+	// scatterConcurrency is cqlgen's default bound on buckets read at once;
+	// the hand-written reads get the same.
+	scatterConcurrency = 16
+)
+
+// scanBoard reads up to limit rows of one partition.
+func scanBoard(q *gocql.Query, limit int) ([]model.Score, error) {
+	it := q.Iter()
+	rows := make([]model.Score, 0, limit)
+	var s model.Score
+	for it.Scan(&s.Board, &s.Points, &s.PlayerID, &s.Name) {
+		rows = append(rows, s)
+	}
+	return rows, it.Close()
+}
+
+// best sorts rows in the board's order and keeps the first limit.
+func best(rows []model.Score, limit int) []model.Score {
+	slices.SortFunc(rows, func(a, b model.Score) int { return model.CompareBoard(&a, &b) })
+	return rows[:min(limit, len(rows))]
+}
+
+// topPage checks a read of the board's best rows.
+func topPage(rows []model.Score, err error) error {
+	if err != nil {
+		return err
+	}
+	if want := min(benchenv.PageRows, nPlayers); len(rows) != want {
+		return fmt.Errorf("%d rows, want %d", len(rows), want)
+	}
+	return nil
+}
+
+func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
+	repo := model.NewScoreRepo(p.cq)
+	stmt := fmt.Sprintf(selectBucket, buckets)
+	limit := benchenv.PageRows
+	read := map[int]func() (cqlgen.Page[model.Score], error){
+		16: func() (cqlgen.Page[model.Score], error) {
+			return repo.Board16(ctx, Board, &model.Board16Options{Limit: limit})
+		},
+		100: func() (cqlgen.Page[model.Score], error) {
+			return repo.Board100(ctx, Board, &model.Board100Options{Limit: limit})
+		},
+	}[buckets]
+	// The prototype must return what the generated read returns.
+	want, err := read()
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, err := adaptiveRead(p.s, fmt.Sprintf(pageBucket, buckets), buckets, limit)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !slices.Equal(got, want.Rows) {
+		b.Fatalf("adaptiveRead over %d buckets returned other rows than the generated read", buckets)
+	}
+	return []benchenv.Impl{
+		{Name: "gocql-concurrent", Op: func(int) error {
+			var (
+				wg   sync.WaitGroup
+				mu   sync.Mutex
+				all  []model.Score
+				errs = make([]error, buckets)
+				sem  = make(chan struct{}, scatterConcurrency)
+			)
+			for shard := range buckets {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					rows, err := scanBoard(p.s.Query(stmt, Board, int32(shard), limit), limit)
+					errs[shard] = err
+					mu.Lock()
+					all = append(all, rows...)
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					return err
+				}
+			}
+			return topPage(best(all, limit), nil)
+		}},
+		{Name: "gocql-sequential", Op: func(int) error {
+			var all []model.Score
+			for shard := range buckets {
+				rows, err := scanBoard(p.s.Query(stmt, Board, int32(shard), limit), limit)
+				if err != nil {
+					return err
+				}
+				all = append(all, rows...)
+			}
+			return topPage(best(all, limit), nil)
+		}},
+		{Name: "cqlgen", Op: func(int) error {
+			page, err := read()
+			return topPage(page.Rows, err)
+		}},
+		{Name: "proto-adaptive", Op: func(int) error {
+			return topPage(adaptiveRead(p.s, fmt.Sprintf(pageBucket, buckets), buckets, limit))
+		}},
+		{Name: "gocql-1partition", Op: func(int) error {
+			return topPage(scanBoard(p.s.Query(selectBoard, Board, limit), limit))
+		}},
+		{Name: "cqlgen-1partition", Op: func(int) error {
+			page, err := repo.Board(ctx, Board, &model.BoardOptions{Limit: limit})
+			return topPage(page.Rows, err)
+		}},
+	}
+}
+
+var bucketCounts = []int{16, 100}
+
+func BenchmarkScatter(b *testing.B) {
+	eachCoalescing(b, func(b *testing.B, p peers) {
+		for _, n := range bucketCounts {
+			b.Run(fmt.Sprintf("buckets=%d", n), func(b *testing.B) { run(b, warmScatter(), scatterImpls(b, p, n)...) })
+		}
+	})
+}
+
+func BenchmarkScatterPaired(b *testing.B) {
+	eachCoalescing(b, func(b *testing.B, p peers) {
+		for _, n := range bucketCounts {
+			// The sequential loop is left out: up to 6× slower than the
+			// rest, it would take most rounds' time and leave too few
+			// rounds for their percentiles.
+			impls := slices.DeleteFunc(scatterImpls(b, p, n), func(im benchenv.Impl) bool { return im.Name == "gocql-sequential" })
+			b.Run(fmt.Sprintf("buckets=%d", n), func(b *testing.B) { benchenv.Paired(b, warmScatter(), impls...) })
+		}
+	})
+}
+
+// warmScatter is fewer calls than warmCalls: each reads up to 100
+// partitions.
+func warmScatter() int {
+	if benchenv.Small() {
+		return 1
+	}
+	return 20
+}
+
+// BenchmarkMerge times the merge alone, on pages already fetched: each
+// bucket's best 101 rows (what the generated read asks each bucket for),
+// merged by cqlgen.Merge, against appending them all and sorting.
+func BenchmarkMerge(b *testing.B) {
+	for _, n := range bucketCounts {
+		lists := make([][]model.Score, n)
+		for i := range Players {
+			p := player(i)
+			shard := cqlgen.HashText(p.PlayerID, n)
+			lists[shard] = append(lists[shard], p)
+		}
+		for k := range lists {
+			lists[k] = best(lists[k], benchenv.PageRows+1)
+		}
+		b.Run(fmt.Sprintf("buckets=%d/impl=sort", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var all []model.Score
+				for _, l := range lists {
+					all = append(all, l...)
+				}
+				if got := best(all, benchenv.PageRows+1); len(got) != benchenv.PageRows+1 {
+					b.Fatal(len(got))
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("buckets=%d/impl=cqlgen", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, _ := cqlgen.Merge(lists, model.CompareBoard, benchenv.PageRows+1); len(got) != benchenv.PageRows+1 {
+					b.Fatal(len(got))
+				}
+			}
+		})
+	}
+}
