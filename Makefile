@@ -31,8 +31,10 @@ check:
 # Every test: vet, the staleness check, unit and golden tests, and the
 # integration tests against a real Cassandra. A Cassandra is started (and
 # stopped again afterwards, even when tests fail) unless CASSANDRA_HOSTS
-# names one or the managed node is already running.
-test: vet check test-unit test-integration bench-smoke
+# names one or the managed node is already running: one node serves both
+# the integration tests and the benchmark smoke run.
+test: vet check test-unit
+	$(WITH_CASSANDRA) $(MAKE) --no-print-directory test-integration bench-smoke
 
 test-unit:
 	$(GO) test -count=1 ./...
