@@ -39,7 +39,7 @@ package synth
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 `)
 	extra := []string{"int32", "int64", "string", "bool"}

@@ -16,7 +16,8 @@ import (
 
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/bench/model"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
 func TestMain(m *testing.M) {
@@ -89,7 +90,7 @@ func loadBoards(s *gocql.Session, n int) error {
 		p := player(i)
 		rows[part{"board", -1}] = append(rows[part{"board", -1}], p)
 		for _, m := range []int{16, 100} {
-			k := part{fmt.Sprintf("board_%d", m), cqlgen.HashText(p.PlayerID, m)}
+			k := part{fmt.Sprintf("board_%d", m), cqlgenimpl.HashText(p.PlayerID, m)}
 			rows[k] = append(rows[k], p)
 		}
 	}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/bench/model"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
 // Workload 5: the best 100 rows of a board split over 16 or 100 hash
@@ -169,13 +170,13 @@ func warmScatter() int {
 
 // BenchmarkMerge times the merge alone, on pages already fetched: each
 // bucket's best 101 rows (what the generated read asks each bucket for),
-// merged by cqlgen.Merge, against appending them all and sorting.
+// merged by cqlgenimpl.Merge, against appending them all and sorting.
 func BenchmarkMerge(b *testing.B) {
 	for _, n := range bucketCounts {
 		lists := make([][]model.Score, n)
 		for i := range Players {
 			p := player(i)
-			shard := cqlgen.HashText(p.PlayerID, n)
+			shard := cqlgenimpl.HashText(p.PlayerID, n)
 			lists[shard] = append(lists[shard], p)
 		}
 		for k := range lists {
@@ -196,7 +197,7 @@ func BenchmarkMerge(b *testing.B) {
 		b.Run(fmt.Sprintf("buckets=%d/impl=cqlgen", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if got, _ := cqlgen.Merge(lists, model.CompareBoard, benchenv.PageRows+1); len(got) != benchenv.PageRows+1 {
+				if got, _ := cqlgenimpl.Merge(lists, model.CompareBoard, benchenv.PageRows+1); len(got) != benchenv.PageRows+1 {
 					b.Fatal(len(got))
 				}
 			}

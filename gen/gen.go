@@ -106,7 +106,7 @@ func Generate(opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
 		out.Files[GoFile] = code
-		review, err := emit.Review(mp)
+		review, err := emit.Review(mp, validate.Verdicts(mp))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}

@@ -17,7 +17,8 @@ import (
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
 // repoSession gives a test its own keyspace holding schema, and the
@@ -276,7 +277,7 @@ func TestRepoBucketPaging(t *testing.T) {
 	got := pageAll(t, func(c string) (cqlgen.Page[testmodel.Reading], error) {
 		return repo.ReadingsByDay(ctx, "s1", &testmodel.ReadingsByDayOptions{Limit: 5, Cursor: c, LookBack: 3})
 	}, 5)
-	oldest := cqlgen.DayBuckets.Of(now).AddDate(0, 0, -2)
+	oldest := cqlgenimpl.DayBuckets.Of(now).AddDate(0, 0, -2)
 	var want []testmodel.Reading
 	for _, r := range all {
 		if !r.At.Before(oldest) {

@@ -5,54 +5,73 @@ package model
 import (
 	"cmp"
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	userUsersTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Columns: []cqlgen.Column{{
-			Name: "user_id",
-			Type: "text",
-		}, {
-			Name: "name",
-			Type: "text",
-		}, {
-			Name: "email",
-			Type: "text",
-		}, {
-			Name: "country",
-			Type: "text",
-		}, {
-			Name: "age",
-			Type: "int",
-		}, {
-			Name: "score",
-			Type: "bigint",
-		}, {
-			Name: "created_at",
-			Type: "timestamp",
-		}},
-		Name:         "users",
-		PartitionKey: []string{"user_id"},
-		Pattern:      "Users",
-	})
-)
+// userUsers: the statements of table users, which is the source of truth of
+// User.
+var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "users",
+	Pattern: "Users",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert: userUsersInsertCQL,
+		Delete: userUsersDeleteCQL,
+		Get:    userUsersGetCQL,
+	},
+})
 
-// UserRepo reads and writes User in its tables (users), keeping every copy in step; users is the source of truth.
+// userUsersInsertCQL writes a whole row of users. Its placeholders bind
+// user_id, name, email, country, age, score, created_at, the write timestamp.
+const userUsersInsertCQL = `INSERT INTO users (user_id, name, email, country, age, score,
+		created_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// userUsersRow binds userUsersInsertCQL for e, written at ts.
+func userUsersRow(e *User, ts int64) []any {
+	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
+}
+
+// userUsersDeleteCQL deletes a row of users by its primary key. Its
+// placeholders bind the write timestamp, user_id.
+const userUsersDeleteCQL = `DELETE FROM users
+	USING TIMESTAMP ?
+	WHERE user_id = ?`
+
+// userUsersGetCQL reads a row of users by its primary key. Its placeholders
+// bind user_id.
+const userUsersGetCQL = `SELECT user_id, name, email, country, age, score, created_at
+	FROM users
+	WHERE user_id = ?`
+
+// userUsersScan reads one row of users.
+func userUsersScan(it cqlgen.Iter) (e User, ok bool) {
+	ok = it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
+	return
+}
+
+// UserRepo reads and writes User in table users.
 type UserRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewUserRepo returns a repository of User on s. The default strategy is a logged batch.
+// NewUserRepo returns a repository of User on s. The default strategy is a
+// logged batch.
 func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
 	return &UserRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -68,73 +87,54 @@ func userCheck(e *User) error {
 	return nil
 }
 
-// userUsersRow binds an insert into users. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func userUsersRow(e *User, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
-	}
-	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
-}
-
-// userUsersKey is the primary key of e in users, in order.
-func userUsersKey(e *User) []any {
-	return []any{e.UserID}
-}
-
-// userUsersScan reads one row of users.
-func userUsersScan(it cqlgen.Iter) (e User, ok bool) {
-	ok = it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
-	return
-}
-
-// Insert writes e to every table of User in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of User in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := userCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   userUsersTable.Insert,
-			Values: userUsersRow(e, ts, true),
+			Stmt:   userUsers.Insert,
+			Values: userUsersRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in users. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in users. Unlike Insert, nil
+// pointers and empty collections clear their columns.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := userCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   userUsersTable.Insert,
-		Values: userUsersRow(e, o.Now(), false),
+		Stmt:   userUsers.Insert,
+		Values: userUsersRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from users.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := userCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   userUsersTable.Delete,
-		Values: append([]any{o.Now()}, userUsersKey(e)...),
+		Stmt:   userUsers.Delete,
+		Values: []any{ts, e.UserID},
 	})
 }
 
-// Get reads the User with the given key from users, the source of truth; ErrNotFound if there is none.
+// Get reads the User with the given key from users, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -144,8 +144,8 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
 	}
 	var e User
 	e.UserID = userID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   userUsersTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   userUsers.Get,
 		Values: []any{e.UserID},
 	}, userUsersScan)
 	if err != nil {
@@ -154,82 +154,146 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
 	return &row, nil
 }
 
-// UsersOptions are the optional parts of a Users read.
-type UsersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
-	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
-	Cursor string
+// eventEventsByStream: the statements of table events_by_stream, which is the
+// source of truth of Event.
+var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "events_by_stream",
+	Pattern: "EventsByStream",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "stream_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      eventEventsByStreamInsertCQL,
+		Delete:      eventEventsByStreamDeleteCQL,
+		Get:         eventEventsByStreamGetCQL,
+		First:       eventEventsByStreamFirstCQL,
+		FirstFrom:   eventEventsByStreamFirstFromCQL,
+		FirstTo:     eventEventsByStreamFirstToCQL,
+		FirstFromTo: eventEventsByStreamFirstFromToCQL,
+		After: []string{
+			eventEventsByStreamAfter0CQL,
+			eventEventsByStreamAfter1CQL,
+		},
+		AfterTo:   eventEventsByStreamAfterToCQL,
+		AtOrAfter: eventEventsByStreamAtOrAfterCQL,
+	},
+})
+
+// eventEventsByStreamInsertCQL writes a whole row of events_by_stream. Its
+// placeholders bind stream_id, at, event_id, kind, payload, value, the write
+// timestamp.
+const eventEventsByStreamInsertCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
+		value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// eventEventsByStreamRow binds eventEventsByStreamInsertCQL for e, written at
+// ts.
+func eventEventsByStreamRow(e *Event, ts int64) []any {
+	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
 
-// Users reads a user by id, from users, in pages: one partition, in clustering order.
-func (r *UserRepo) Users(ctx context.Context, userID string, o *UsersOptions) (cqlgen.Page[User], error) {
-	if userID == "" {
-		return cqlgen.Page[User]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "users",
-		}
-	}
-	if o == nil {
-		o = &UsersOptions{}
-	}
-	spec := cqlgen.ReadSpec[User]{
-		Cursor:    o.Cursor,
-		Limit:     o.Limit,
-		Partition: []any{userID},
-		Scan:      userUsersScan,
-		Table:     userUsersTable,
-	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+// eventEventsByStreamDeleteCQL deletes a row of events_by_stream by its
+// primary key. Its placeholders bind the write timestamp, stream_id, at,
+// event_id.
+const eventEventsByStreamDeleteCQL = `DELETE FROM events_by_stream
+	USING TIMESTAMP ?
+	WHERE stream_id = ? AND at = ? AND event_id = ?`
+
+// eventEventsByStreamGetCQL reads a row of events_by_stream by its primary
+// key. Its placeholders bind stream_id, at, event_id.
+const eventEventsByStreamGetCQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at = ? AND event_id = ?`
+
+// eventEventsByStreamScan reads one row of events_by_stream.
+func eventEventsByStreamScan(it cqlgen.Iter) (e Event, ok bool) {
+	ok = it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
+	return
 }
 
-var (
-	eventEventsByStreamTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "event_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "stream_id",
-			Type: "text",
-		}, {
-			Name: "at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "text",
-		}, {
-			Name: "kind",
-			Type: "text",
-		}, {
-			Name: "payload",
-			Type: "text",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "events_by_stream",
-		PartitionKey: []string{"stream_id"},
-		Pattern:      "EventsByStream",
-	})
-)
+// eventEventsByStreamFirstCQL reads a partition of events_by_stream from its
+// first row. cqlgenimpl.ReadPage binds stream_id.
+const eventEventsByStreamFirstCQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ?`
 
-// EventRepo reads and writes Event in its tables (events_by_stream), keeping every copy in step; events_by_stream is the source of truth.
+// eventEventsByStreamFirstFromCQL reads a partition of events_by_stream from
+// the From bound. cqlgenimpl.ReadPage binds stream_id, From.
+const eventEventsByStreamFirstFromCQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at <= ?`
+
+// eventEventsByStreamFirstToCQL reads a partition of events_by_stream from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds stream_id, To.
+const eventEventsByStreamFirstToCQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at > ?`
+
+// eventEventsByStreamFirstFromToCQL reads a partition of events_by_stream
+// between the bounds. cqlgenimpl.ReadPage binds stream_id, From, To.
+const eventEventsByStreamFirstFromToCQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at <= ? AND at > ?`
+
+// eventEventsByStreamAfter0CQL continues a read of events_by_stream after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds stream_id, at.
+const eventEventsByStreamAfter0CQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at < ?`
+
+// eventEventsByStreamAfter1CQL continues a read of events_by_stream after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds stream_id, at,
+// event_id.
+const eventEventsByStreamAfter1CQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at = ? AND event_id > ?`
+
+// eventEventsByStreamAfterToCQL continues a read of events_by_stream after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds stream_id, at, To.
+const eventEventsByStreamAfterToCQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at < ? AND at > ?`
+
+// eventEventsByStreamAtOrAfterCQL continues a read of events_by_stream at or
+// after a row. cqlgenimpl.ReadPage binds stream_id, at, event_id.
+const eventEventsByStreamAtOrAfterCQL = `SELECT stream_id, at, event_id, kind, payload, value
+	FROM events_by_stream
+	WHERE stream_id = ? AND at = ? AND event_id >= ?`
+
+// eventEventsByStreamClustering is the clustering key of e in
+// events_by_stream, in order.
+func eventEventsByStreamClustering(e *Event) []any {
+	return []any{e.At, e.EventID}
+}
+
+// eventEventsByStreamCompare orders rows of events_by_stream as its clustering
+// order does.
+func eventEventsByStreamCompare(a, b *Event) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.EventID, b.EventID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// EventRepo reads and writes Event in table events_by_stream.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a logged batch.
+// NewEventRepo returns a repository of Event on s. The default strategy is a
+// logged batch.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -245,89 +309,54 @@ func eventCheck(e *Event) error {
 	return nil
 }
 
-// eventEventsByStreamRow binds an insert into events_by_stream. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func eventEventsByStreamRow(e *Event, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
-	}
-	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
-}
-
-// eventEventsByStreamKey is the primary key of e in events_by_stream, in order.
-func eventEventsByStreamKey(e *Event) []any {
-	return []any{e.StreamID, e.At, e.EventID}
-}
-
-// eventEventsByStreamClustering is the clustering key of e in events_by_stream, in order.
-func eventEventsByStreamClustering(e *Event) []any {
-	return []any{e.At, e.EventID}
-}
-
-// eventEventsByStreamCompare orders rows of events_by_stream as its clustering order does.
-func eventEventsByStreamCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.EventID, b.EventID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// eventEventsByStreamScan reads one row of events_by_stream.
-func eventEventsByStreamScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
-	return
-}
-
-// Insert writes e to every table of Event in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Event in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := eventCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   eventEventsByStreamTable.Insert,
-			Values: eventEventsByStreamRow(e, ts, true),
+			Stmt:   eventEventsByStream.Insert,
+			Values: eventEventsByStreamRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in events_by_stream. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in events_by_stream. Unlike
+// Insert, nil pointers and empty collections clear their columns.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := eventCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   eventEventsByStreamTable.Insert,
-		Values: eventEventsByStreamRow(e, o.Now(), false),
+		Stmt:   eventEventsByStream.Insert,
+		Values: eventEventsByStreamRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from events_by_stream.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := eventCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   eventEventsByStreamTable.Delete,
-		Values: append([]any{o.Now()}, eventEventsByStreamKey(e)...),
+		Stmt:   eventEventsByStream.Delete,
+		Values: []any{ts, e.StreamID, e.At, e.EventID},
 	})
 }
 
-// Get reads the Event with the given key from events_by_stream, the source of truth; ErrNotFound if there is none.
+// Get reads the Event with the given key from events_by_stream, the source of
+// truth; cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (*Event, error) {
 	if streamID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -339,8 +368,8 @@ func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, even
 	e.StreamID = streamID
 	e.At = at
 	e.EventID = eventID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   eventEventsByStreamTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   eventEventsByStream.Get,
 		Values: []any{e.StreamID, e.At, e.EventID},
 	}, eventEventsByStreamScan)
 	if err != nil {
@@ -353,14 +382,16 @@ func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, even
 type EventsByStreamOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
 }
 
-// EventsByStream reads a stream's events, newest first, from events_by_stream, in pages: one partition, in clustering order.
+// EventsByStream reads a stream's events, newest first, from events_by_stream,
+// in pages: one partition, in clustering order.
 func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (cqlgen.Page[Event], error) {
 	if streamID == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
@@ -371,14 +402,14 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 	if o == nil {
 		o = &EventsByStreamOptions{}
 	}
-	spec := cqlgen.ReadSpec[Event]{
+	spec := cqlgenimpl.ReadSpec[Event]{
 		Compare:   eventEventsByStreamCompare,
 		Cursor:    o.Cursor,
 		Key:       eventEventsByStreamClustering,
 		Limit:     o.Limit,
 		Partition: []any{streamID},
 		Scan:      eventEventsByStreamScan,
-		Table:     eventEventsByStreamTable,
+		Table:     eventEventsByStream,
 	}
 	if o.AtFrom != nil {
 		spec.From = *o.AtFrom
@@ -386,152 +417,520 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 	if o.AtTo != nil {
 		spec.To = *o.AtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	messageMessagesTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Columns: []cqlgen.Column{{
-			Name: "message_id",
-			Type: "text",
-		}, {
-			Name: "conversation_id",
-			Type: "text",
-		}, {
-			Name: "sender_id",
-			Type: "text",
-		}, {
-			Name: "recipient_id",
-			Type: "text",
-		}, {
-			Name: "sent_at",
-			Type: "timestamp",
-		}, {
-			Name: "body",
-			Type: "text",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "messages",
-		PartitionKey: []string{"message_id"},
-		Pattern:      "Messages",
-		Version:      "cqlgen_version",
-	})
-	messageMessagesByConversationTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "sent_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "message_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "conversation_id",
-			Type: "text",
-		}, {
-			Name: "sent_at",
-			Type: "timestamp",
-		}, {
-			Name: "message_id",
-			Type: "text",
-		}, {
-			Name: "sender_id",
-			Type: "text",
-		}, {
-			Name: "recipient_id",
-			Type: "text",
-		}, {
-			Name: "body",
-			Type: "text",
-		}},
-		Name:         "messages_by_conversation",
-		PartitionKey: []string{"conversation_id"},
-		Pattern:      "MessagesByConversation",
-	})
-	messageMessagesBySenderTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "sent_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "message_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "sender_id",
-			Type: "text",
-		}, {
-			Name: "sent_at",
-			Type: "timestamp",
-		}, {
-			Name: "message_id",
-			Type: "text",
-		}, {
-			Name: "conversation_id",
-			Type: "text",
-		}, {
-			Name: "recipient_id",
-			Type: "text",
-		}, {
-			Name: "body",
-			Type: "text",
-		}},
-		Name:         "messages_by_sender",
-		PartitionKey: []string{"sender_id"},
-		Pattern:      "MessagesBySender",
-	})
-	messageMessagesByRecipientTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "sent_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "message_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "recipient_id",
-			Type: "text",
-		}, {
-			Name: "sent_at",
-			Type: "timestamp",
-		}, {
-			Name: "message_id",
-			Type: "text",
-		}, {
-			Name: "conversation_id",
-			Type: "text",
-		}, {
-			Name: "sender_id",
-			Type: "text",
-		}, {
-			Name: "body",
-			Type: "text",
-		}},
-		Name:         "messages_by_recipient",
-		PartitionKey: []string{"recipient_id"},
-		Pattern:      "MessagesByRecipient",
-	})
-)
+// messageMessages: the statements of table messages, which is the source of
+// truth of Message.
+var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "messages",
+	Pattern: "Messages",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "message_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:     messageMessagesInsertCQL,
+		Get:        messageMessagesGetCQL,
+		GetVersion: messageMessagesGetVersionCQL,
+		UpdateIf:   messageMessagesUpdateIfCQL,
+		DeleteIf:   messageMessagesDeleteIfCQL,
+	},
+})
 
-// MessageRepo reads and writes Message in its tables (messages, messages_by_conversation, messages_by_sender, messages_by_recipient), keeping every copy in step; messages is the source of truth.
+// messageMessagesInsertCQL writes a whole row of messages. Its placeholders
+// bind message_id, conversation_id, sender_id, recipient_id, sent_at, body,
+// cqlgen_version (the write timestamp), the write timestamp.
+const messageMessagesInsertCQL = `INSERT INTO messages (message_id, conversation_id, sender_id,
+		recipient_id, sent_at, body, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// messageMessagesRow binds messageMessagesInsertCQL for e, written at ts.
+func messageMessagesRow(e *Message, ts int64) []any {
+	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts, ts}
+}
+
+// messageMessagesGetCQL reads a row of messages by its primary key. Its
+// placeholders bind message_id.
+const messageMessagesGetCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
+		body
+	FROM messages
+	WHERE message_id = ?`
+
+// messageMessagesScan reads one row of messages.
+func messageMessagesScan(it cqlgen.Iter) (e Message, ok bool) {
+	ok = it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
+	return
+}
+
+// messageMessagesGetVersionCQL reads a row of messages and its version. Its
+// placeholders bind message_id.
+const messageMessagesGetVersionCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
+		body, cqlgen_version
+	FROM messages
+	WHERE message_id = ?`
+
+// messageMessagesScanVersion reads a row of messages and its version.
+func messageMessagesScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Message], ok bool) {
+	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &v.Version)
+	return
+}
+
+// messageMessagesUpdateIfCQL changes a row of messages if its version is the
+// one read. Its placeholders bind conversation_id, sender_id, recipient_id,
+// sent_at, body, cqlgen_version (the write timestamp), message_id, the version
+// read.
+const messageMessagesUpdateIfCQL = `UPDATE messages
+	SET conversation_id = ?, sender_id = ?, recipient_id = ?, sent_at = ?,
+		body = ?, cqlgen_version = ?
+	WHERE message_id = ?
+	IF cqlgen_version = ?`
+
+// messageMessagesDeleteIfCQL deletes a row of messages if its version is the
+// one read. Its placeholders bind message_id, the version read.
+const messageMessagesDeleteIfCQL = `DELETE FROM messages
+	WHERE message_id = ?
+	IF cqlgen_version = ?`
+
+// messageMessagesByConversation: the statements of table
+// messages_by_conversation, which serves MessagesByConversation.
+var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "messages_by_conversation",
+	Pattern: "MessagesByConversation",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "conversation_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      messageMessagesByConversationInsertCQL,
+		Delete:      messageMessagesByConversationDeleteCQL,
+		First:       messageMessagesByConversationFirstCQL,
+		FirstFrom:   messageMessagesByConversationFirstFromCQL,
+		FirstTo:     messageMessagesByConversationFirstToCQL,
+		FirstFromTo: messageMessagesByConversationFirstFromToCQL,
+		After: []string{
+			messageMessagesByConversationAfter0CQL,
+			messageMessagesByConversationAfter1CQL,
+		},
+		AfterTo:   messageMessagesByConversationAfterToCQL,
+		AtOrAfter: messageMessagesByConversationAtOrAfterCQL,
+	},
+})
+
+// messageMessagesByConversationInsertCQL writes a whole row of
+// messages_by_conversation. Its placeholders bind conversation_id, sent_at,
+// message_id, sender_id, recipient_id, body, the write timestamp.
+const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversation (conversation_id, sent_at,
+		message_id, sender_id, recipient_id, body)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// messageMessagesByConversationRow binds
+// messageMessagesByConversationInsertCQL for e, written at ts.
+func messageMessagesByConversationRow(e *Message, ts int64) []any {
+	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
+}
+
+// messageMessagesByConversationKey is the primary key of e in
+// messages_by_conversation, in order, bucket included.
+func messageMessagesByConversationKey(e *Message) []any {
+	return []any{e.ConversationID, e.SentAt, e.MessageID}
+}
+
+// messageMessagesByConversationDeleteCQL deletes a row of
+// messages_by_conversation by its primary key. Its placeholders bind the write
+// timestamp, conversation_id, sent_at, message_id.
+const messageMessagesByConversationDeleteCQL = `DELETE FROM messages_by_conversation
+	USING TIMESTAMP ?
+	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByConversationFirstCQL reads a partition of
+// messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
+// conversation_id.
+const messageMessagesByConversationFirstCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ?`
+
+// messageMessagesByConversationFirstFromCQL reads a partition of
+// messages_by_conversation from the From bound. cqlgenimpl.ReadPage binds
+// conversation_id, From.
+const messageMessagesByConversationFirstFromCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at <= ?`
+
+// messageMessagesByConversationFirstToCQL reads a partition of
+// messages_by_conversation from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds conversation_id, To.
+const messageMessagesByConversationFirstToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at > ?`
+
+// messageMessagesByConversationFirstFromToCQL reads a partition of
+// messages_by_conversation between the bounds. cqlgenimpl.ReadPage binds
+// conversation_id, From, To.
+const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
+
+// messageMessagesByConversationAfter0CQL continues a read of
+// messages_by_conversation after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds conversation_id, sent_at.
+const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at < ?`
+
+// messageMessagesByConversationAfter1CQL continues a read of
+// messages_by_conversation after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds conversation_id, sent_at, message_id.
+const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id > ?`
+
+// messageMessagesByConversationAfterToCQL continues a read of
+// messages_by_conversation after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds conversation_id, sent_at, To.
+const messageMessagesByConversationAfterToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at < ? AND sent_at > ?`
+
+// messageMessagesByConversationAtOrAfterCQL continues a read of
+// messages_by_conversation at or after a row. cqlgenimpl.ReadPage binds
+// conversation_id, sent_at, message_id.
+const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id >= ?`
+
+// messageMessagesByConversationScan reads one row of messages_by_conversation.
+func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
+	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
+	return
+}
+
+// messageMessagesByConversationClustering is the clustering key of e in
+// messages_by_conversation, in order.
+func messageMessagesByConversationClustering(e *Message) []any {
+	return []any{e.SentAt, e.MessageID}
+}
+
+// messageMessagesByConversationCompare orders rows of messages_by_conversation
+// as its clustering order does.
+func messageMessagesByConversationCompare(a, b *Message) int {
+	if c := a.SentAt.Compare(b.SentAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// messageMessagesBySender: the statements of table messages_by_sender, which
+// serves MessagesBySender.
+var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "messages_by_sender",
+	Pattern: "MessagesBySender",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sender_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      messageMessagesBySenderInsertCQL,
+		Delete:      messageMessagesBySenderDeleteCQL,
+		First:       messageMessagesBySenderFirstCQL,
+		FirstFrom:   messageMessagesBySenderFirstFromCQL,
+		FirstTo:     messageMessagesBySenderFirstToCQL,
+		FirstFromTo: messageMessagesBySenderFirstFromToCQL,
+		After: []string{
+			messageMessagesBySenderAfter0CQL,
+			messageMessagesBySenderAfter1CQL,
+		},
+		AfterTo:   messageMessagesBySenderAfterToCQL,
+		AtOrAfter: messageMessagesBySenderAtOrAfterCQL,
+	},
+})
+
+// messageMessagesBySenderInsertCQL writes a whole row of messages_by_sender.
+// Its placeholders bind sender_id, sent_at, message_id, conversation_id,
+// recipient_id, body, the write timestamp.
+const messageMessagesBySenderInsertCQL = `INSERT INTO messages_by_sender (sender_id, sent_at, message_id,
+		conversation_id, recipient_id, body)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// messageMessagesBySenderRow binds messageMessagesBySenderInsertCQL for e,
+// written at ts.
+func messageMessagesBySenderRow(e *Message, ts int64) []any {
+	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
+}
+
+// messageMessagesBySenderKey is the primary key of e in messages_by_sender, in
+// order, bucket included.
+func messageMessagesBySenderKey(e *Message) []any {
+	return []any{e.SenderID, e.SentAt, e.MessageID}
+}
+
+// messageMessagesBySenderDeleteCQL deletes a row of messages_by_sender by its
+// primary key. Its placeholders bind the write timestamp, sender_id, sent_at,
+// message_id.
+const messageMessagesBySenderDeleteCQL = `DELETE FROM messages_by_sender
+	USING TIMESTAMP ?
+	WHERE sender_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesBySenderFirstCQL reads a partition of messages_by_sender from
+// its first row. cqlgenimpl.ReadPage binds sender_id.
+const messageMessagesBySenderFirstCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ?`
+
+// messageMessagesBySenderFirstFromCQL reads a partition of messages_by_sender
+// from the From bound. cqlgenimpl.ReadPage binds sender_id, From.
+const messageMessagesBySenderFirstFromCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ? AND sent_at <= ?`
+
+// messageMessagesBySenderFirstToCQL reads a partition of messages_by_sender
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds sender_id,
+// To.
+const messageMessagesBySenderFirstToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ? AND sent_at > ?`
+
+// messageMessagesBySenderFirstFromToCQL reads a partition of
+// messages_by_sender between the bounds. cqlgenimpl.ReadPage binds sender_id,
+// From, To.
+const messageMessagesBySenderFirstFromToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ? AND sent_at <= ? AND sent_at > ?`
+
+// messageMessagesBySenderAfter0CQL continues a read of messages_by_sender
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds sender_id,
+// sent_at.
+const messageMessagesBySenderAfter0CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ? AND sent_at < ?`
+
+// messageMessagesBySenderAfter1CQL continues a read of messages_by_sender
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds sender_id,
+// sent_at, message_id.
+const messageMessagesBySenderAfter1CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ? AND sent_at = ? AND message_id > ?`
+
+// messageMessagesBySenderAfterToCQL continues a read of messages_by_sender
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds sender_id,
+// sent_at, To.
+const messageMessagesBySenderAfterToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ? AND sent_at < ? AND sent_at > ?`
+
+// messageMessagesBySenderAtOrAfterCQL continues a read of messages_by_sender
+// at or after a row. cqlgenimpl.ReadPage binds sender_id, sent_at, message_id.
+const messageMessagesBySenderAtOrAfterCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body
+	FROM messages_by_sender
+	WHERE sender_id = ? AND sent_at = ? AND message_id >= ?`
+
+// messageMessagesBySenderScan reads one row of messages_by_sender.
+func messageMessagesBySenderScan(it cqlgen.Iter) (e Message, ok bool) {
+	ok = it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
+	return
+}
+
+// messageMessagesBySenderClustering is the clustering key of e in
+// messages_by_sender, in order.
+func messageMessagesBySenderClustering(e *Message) []any {
+	return []any{e.SentAt, e.MessageID}
+}
+
+// messageMessagesBySenderCompare orders rows of messages_by_sender as its
+// clustering order does.
+func messageMessagesBySenderCompare(a, b *Message) int {
+	if c := a.SentAt.Compare(b.SentAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// messageMessagesByRecipient: the statements of table messages_by_recipient,
+// which serves MessagesByRecipient.
+var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "messages_by_recipient",
+	Pattern: "MessagesByRecipient",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "recipient_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      messageMessagesByRecipientInsertCQL,
+		Delete:      messageMessagesByRecipientDeleteCQL,
+		First:       messageMessagesByRecipientFirstCQL,
+		FirstFrom:   messageMessagesByRecipientFirstFromCQL,
+		FirstTo:     messageMessagesByRecipientFirstToCQL,
+		FirstFromTo: messageMessagesByRecipientFirstFromToCQL,
+		After: []string{
+			messageMessagesByRecipientAfter0CQL,
+			messageMessagesByRecipientAfter1CQL,
+		},
+		AfterTo:   messageMessagesByRecipientAfterToCQL,
+		AtOrAfter: messageMessagesByRecipientAtOrAfterCQL,
+	},
+})
+
+// messageMessagesByRecipientInsertCQL writes a whole row of
+// messages_by_recipient. Its placeholders bind recipient_id, sent_at,
+// message_id, conversation_id, sender_id, body, the write timestamp.
+const messageMessagesByRecipientInsertCQL = `INSERT INTO messages_by_recipient (recipient_id, sent_at, message_id,
+		conversation_id, sender_id, body)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// messageMessagesByRecipientRow binds messageMessagesByRecipientInsertCQL for
+// e, written at ts.
+func messageMessagesByRecipientRow(e *Message, ts int64) []any {
+	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
+}
+
+// messageMessagesByRecipientKey is the primary key of e in
+// messages_by_recipient, in order, bucket included.
+func messageMessagesByRecipientKey(e *Message) []any {
+	return []any{e.RecipientID, e.SentAt, e.MessageID}
+}
+
+// messageMessagesByRecipientDeleteCQL deletes a row of messages_by_recipient
+// by its primary key. Its placeholders bind the write timestamp, recipient_id,
+// sent_at, message_id.
+const messageMessagesByRecipientDeleteCQL = `DELETE FROM messages_by_recipient
+	USING TIMESTAMP ?
+	WHERE recipient_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByRecipientFirstCQL reads a partition of
+// messages_by_recipient from its first row. cqlgenimpl.ReadPage binds
+// recipient_id.
+const messageMessagesByRecipientFirstCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ?`
+
+// messageMessagesByRecipientFirstFromCQL reads a partition of
+// messages_by_recipient from the From bound. cqlgenimpl.ReadPage binds
+// recipient_id, From.
+const messageMessagesByRecipientFirstFromCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ? AND sent_at <= ?`
+
+// messageMessagesByRecipientFirstToCQL reads a partition of
+// messages_by_recipient from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds recipient_id, To.
+const messageMessagesByRecipientFirstToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ? AND sent_at > ?`
+
+// messageMessagesByRecipientFirstFromToCQL reads a partition of
+// messages_by_recipient between the bounds. cqlgenimpl.ReadPage binds
+// recipient_id, From, To.
+const messageMessagesByRecipientFirstFromToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ? AND sent_at <= ? AND sent_at > ?`
+
+// messageMessagesByRecipientAfter0CQL continues a read of
+// messages_by_recipient after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds recipient_id, sent_at.
+const messageMessagesByRecipientAfter0CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ? AND sent_at < ?`
+
+// messageMessagesByRecipientAfter1CQL continues a read of
+// messages_by_recipient after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds recipient_id, sent_at, message_id.
+const messageMessagesByRecipientAfter1CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ? AND sent_at = ? AND message_id > ?`
+
+// messageMessagesByRecipientAfterToCQL continues a read of
+// messages_by_recipient after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds recipient_id, sent_at, To.
+const messageMessagesByRecipientAfterToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ? AND sent_at < ? AND sent_at > ?`
+
+// messageMessagesByRecipientAtOrAfterCQL continues a read of
+// messages_by_recipient at or after a row. cqlgenimpl.ReadPage binds
+// recipient_id, sent_at, message_id.
+const messageMessagesByRecipientAtOrAfterCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body
+	FROM messages_by_recipient
+	WHERE recipient_id = ? AND sent_at = ? AND message_id >= ?`
+
+// messageMessagesByRecipientScan reads one row of messages_by_recipient.
+func messageMessagesByRecipientScan(it cqlgen.Iter) (e Message, ok bool) {
+	ok = it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
+	return
+}
+
+// messageMessagesByRecipientClustering is the clustering key of e in
+// messages_by_recipient, in order.
+func messageMessagesByRecipientClustering(e *Message) []any {
+	return []any{e.SentAt, e.MessageID}
+}
+
+// messageMessagesByRecipientCompare orders rows of messages_by_recipient as
+// its clustering order does.
+func messageMessagesByRecipientCompare(a, b *Message) int {
+	if c := a.SentAt.Compare(b.SentAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// MessageRepo reads and writes Message in its tables (messages,
+// messages_by_conversation, messages_by_sender, messages_by_recipient),
+// keeping every copy in step; messages is the source of truth.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMessageRepo returns a repository of Message on s. The default strategy is a logged batch.
+// NewMessageRepo returns a repository of Message on s. The default strategy is
+// a logged batch.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 	return &MessageRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -565,251 +964,132 @@ func messageCheck(e *Message) error {
 	return nil
 }
 
-// messageMessagesRow binds an insert into messages. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func messageMessagesRow(e *Message, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts, ts}
-	}
-	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts, ts}
-}
-
-// messageMessagesKey is the primary key of e in messages, in order.
-func messageMessagesKey(e *Message) []any {
-	return []any{e.MessageID}
-}
-
-// messageMessagesScan reads one row of messages.
-func messageMessagesScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
-	return
-}
-
-// messageMessagesByConversationRow binds an insert into messages_by_conversation. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func messageMessagesByConversationRow(e *Message, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
-	}
-	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
-}
-
-// messageMessagesByConversationKey is the primary key of e in messages_by_conversation, in order.
-func messageMessagesByConversationKey(e *Message) []any {
-	return []any{e.ConversationID, e.SentAt, e.MessageID}
-}
-
-// messageMessagesByConversationClustering is the clustering key of e in messages_by_conversation, in order.
-func messageMessagesByConversationClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
-// messageMessagesByConversationCompare orders rows of messages_by_conversation as its clustering order does.
-func messageMessagesByConversationCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// messageMessagesByConversationScan reads one row of messages_by_conversation.
-func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
-	return
-}
-
-// messageMessagesBySenderRow binds an insert into messages_by_sender. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func messageMessagesBySenderRow(e *Message, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
-	}
-	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
-}
-
-// messageMessagesBySenderKey is the primary key of e in messages_by_sender, in order.
-func messageMessagesBySenderKey(e *Message) []any {
-	return []any{e.SenderID, e.SentAt, e.MessageID}
-}
-
-// messageMessagesBySenderClustering is the clustering key of e in messages_by_sender, in order.
-func messageMessagesBySenderClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
-// messageMessagesBySenderCompare orders rows of messages_by_sender as its clustering order does.
-func messageMessagesBySenderCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// messageMessagesBySenderScan reads one row of messages_by_sender.
-func messageMessagesBySenderScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
-	return
-}
-
-// messageMessagesByRecipientRow binds an insert into messages_by_recipient. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func messageMessagesByRecipientRow(e *Message, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
-	}
-	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
-}
-
-// messageMessagesByRecipientKey is the primary key of e in messages_by_recipient, in order.
-func messageMessagesByRecipientKey(e *Message) []any {
-	return []any{e.RecipientID, e.SentAt, e.MessageID}
-}
-
-// messageMessagesByRecipientClustering is the clustering key of e in messages_by_recipient, in order.
-func messageMessagesByRecipientClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
-// messageMessagesByRecipientCompare orders rows of messages_by_recipient as its clustering order does.
-func messageMessagesByRecipientCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// messageMessagesByRecipientScan reads one row of messages_by_recipient.
-func messageMessagesByRecipientScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
-	return
-}
-
-// Insert writes e to every table of Message in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Message in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := messageCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   messageMessagesTable.Insert,
-			Values: messageMessagesRow(e, ts, true),
+			Stmt:   messageMessages.Insert,
+			Values: messageMessagesRow(e, ts),
 		}, {
-			Stmt:   messageMessagesByConversationTable.Insert,
-			Values: messageMessagesByConversationRow(e, ts, true),
+			Stmt:   messageMessagesByConversation.Insert,
+			Values: messageMessagesByConversationRow(e, ts),
 		}, {
-			Stmt:   messageMessagesBySenderTable.Insert,
-			Values: messageMessagesBySenderRow(e, ts, true),
+			Stmt:   messageMessagesBySender.Insert,
+			Values: messageMessagesBySenderRow(e, ts),
 		}, {
-			Stmt:   messageMessagesByRecipientTable.Insert,
-			Values: messageMessagesByRecipientRow(e, ts, true),
+			Stmt:   messageMessagesByRecipient.Insert,
+			Values: messageMessagesByRecipientRow(e, ts),
 		}}
 	})
 }
 
-// messageMessagesScanVersion reads a row of messages and its version.
-func messageMessagesScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Message], ok bool) {
-	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &v.Version)
-	return
-}
-
-// Update changes the Message whose key in messages is e's: the old values come from messages, the source of truth, so the caller passes only the new entity. A conditional write on messages's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of messages itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Message whose key in messages is e's: the old values come
+// from messages, the source of truth, so the caller passes only the new
+// entity. A conditional write on messages's version makes concurrent updates
+// take turns (a loser re-reads and retries, up to Options.Attempts, then gets
+// a *cqlgen.NotAppliedError). Then every other table whose primary key changed
+// (a new sort key, say) has its old row deleted at the new timestamp and the
+// new one inserted 1µs later; tables whose key did not change are upserted.
+// The key of messages itself cannot change: that would be another entity.
+// cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Update(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := messageCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessagesTable.GetVersion,
-		Values: messageMessagesKey(e),
-	}, messageMessagesScanVersion, func(cur *cqlgen.Versioned[Message], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessages.GetVersion,
+		Values: []any{e.MessageID},
+	}, messageMessagesScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   messageMessagesTable.UpdateIf,
-			Values: append(append([]any{e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}, messageMessagesKey(e)...), cur.Version),
+			Stmt:   messageMessages.UpdateIf,
+			Values: []any{e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts, e.MessageID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Message], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// messages_by_conversation: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(messageMessagesByConversationTable, messageMessagesByConversationKey(&cur.Row), messageMessagesByConversationKey(e)) {
+		// messages_by_conversation: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(messageMessagesByConversation, messageMessagesByConversationKey(&cur.Row), messageMessagesByConversationKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesByConversationTable.Delete,
-				Values: append([]any{del}, messageMessagesByConversationKey(&cur.Row)...),
+				Stmt:   messageMessagesByConversation.Delete,
+				Values: []any{del, cur.Row.ConversationID, cur.Row.SentAt, cur.Row.MessageID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesByConversationTable.Insert,
-			Values: messageMessagesByConversationRow(e, ins, false),
+			Stmt:   messageMessagesByConversation.Insert,
+			Values: messageMessagesByConversationRow(e, ins),
 		})
-		// messages_by_sender: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(messageMessagesBySenderTable, messageMessagesBySenderKey(&cur.Row), messageMessagesBySenderKey(e)) {
+		// messages_by_sender: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(messageMessagesBySender, messageMessagesBySenderKey(&cur.Row), messageMessagesBySenderKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesBySenderTable.Delete,
-				Values: append([]any{del}, messageMessagesBySenderKey(&cur.Row)...),
+				Stmt:   messageMessagesBySender.Delete,
+				Values: []any{del, cur.Row.SenderID, cur.Row.SentAt, cur.Row.MessageID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesBySenderTable.Insert,
-			Values: messageMessagesBySenderRow(e, ins, false),
+			Stmt:   messageMessagesBySender.Insert,
+			Values: messageMessagesBySenderRow(e, ins),
 		})
-		// messages_by_recipient: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(messageMessagesByRecipientTable, messageMessagesByRecipientKey(&cur.Row), messageMessagesByRecipientKey(e)) {
+		// messages_by_recipient: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(messageMessagesByRecipient, messageMessagesByRecipientKey(&cur.Row), messageMessagesByRecipientKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesByRecipientTable.Delete,
-				Values: append([]any{del}, messageMessagesByRecipientKey(&cur.Row)...),
+				Stmt:   messageMessagesByRecipient.Delete,
+				Values: []any{del, cur.Row.RecipientID, cur.Row.SentAt, cur.Row.MessageID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesByRecipientTable.Insert,
-			Values: messageMessagesByRecipientRow(e, ins, false),
+			Stmt:   messageMessagesByRecipient.Insert,
+			Values: messageMessagesByRecipientRow(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Message whose key in messages is e's from every table: from messages with a conditional write on its version, then the rows the other tables hold for it, found from messages's values. Deleting what does not exist is not an error.
+// Delete removes the Message whose key in messages is e's from every table:
+// from messages with a conditional write on its version, then the rows the
+// other tables hold for it, found from messages's values. Deleting what does
+// not exist is not an error.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := messageCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessagesTable.GetVersion,
-		Values: messageMessagesKey(e),
-	}, messageMessagesScanVersion, func(cur *cqlgen.Versioned[Message], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessages.GetVersion,
+		Values: []any{e.MessageID},
+	}, messageMessagesScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   messageMessagesTable.DeleteIf,
-			Values: append(messageMessagesKey(e), cur.Version),
+			Stmt:   messageMessages.DeleteIf,
+			Values: []any{e.MessageID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Message], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   messageMessagesByConversationTable.Delete,
-			Values: append([]any{ts}, messageMessagesByConversationKey(&cur.Row)...),
+			Stmt:   messageMessagesByConversation.Delete,
+			Values: []any{ts, cur.Row.ConversationID, cur.Row.SentAt, cur.Row.MessageID},
 		}, {
-			Stmt:   messageMessagesBySenderTable.Delete,
-			Values: append([]any{ts}, messageMessagesBySenderKey(&cur.Row)...),
+			Stmt:   messageMessagesBySender.Delete,
+			Values: []any{ts, cur.Row.SenderID, cur.Row.SentAt, cur.Row.MessageID},
 		}, {
-			Stmt:   messageMessagesByRecipientTable.Delete,
-			Values: append([]any{ts}, messageMessagesByRecipientKey(&cur.Row)...),
+			Stmt:   messageMessagesByRecipient.Delete,
+			Values: []any{ts, cur.Row.RecipientID, cur.Row.SentAt, cur.Row.MessageID},
 		}}
 	}, true)
 }
 
-// Get reads the Message with the given key from messages, the source of truth; ErrNotFound if there is none.
+// Get reads the Message with the given key from messages, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, error) {
 	if messageID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -819,8 +1099,8 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, erro
 	}
 	var e Message
 	e.MessageID = messageID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   messageMessagesTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   messageMessages.Get,
 		Values: []any{e.MessageID},
 	}, messageMessagesScan)
 	if err != nil {
@@ -829,47 +1109,21 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, erro
 	return &row, nil
 }
 
-// MessagesOptions are the optional parts of a Messages read.
-type MessagesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
-	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
-	Cursor string
-}
-
-// Messages reads a message by id, from messages, in pages: one partition, in clustering order.
-func (r *MessageRepo) Messages(ctx context.Context, messageID string, o *MessagesOptions) (cqlgen.Page[Message], error) {
-	if messageID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "message_id",
-			Table:  "messages",
-		}
-	}
-	if o == nil {
-		o = &MessagesOptions{}
-	}
-	spec := cqlgen.ReadSpec[Message]{
-		Cursor:    o.Cursor,
-		Limit:     o.Limit,
-		Partition: []any{messageID},
-		Scan:      messageMessagesScan,
-		Table:     messageMessagesTable,
-	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
-}
-
-// MessagesByConversationOptions are the optional parts of a MessagesByConversation read.
+// MessagesByConversationOptions are the optional parts of a
+// MessagesByConversation read.
 type MessagesByConversationOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
 }
 
-// MessagesByConversation reads a conversation's messages, newest first, from messages_by_conversation, in pages: one partition, in clustering order.
+// MessagesByConversation reads a conversation's messages, newest first, from
+// messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
 	if conversationID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
@@ -880,14 +1134,14 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 	if o == nil {
 		o = &MessagesByConversationOptions{}
 	}
-	spec := cqlgen.ReadSpec[Message]{
+	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByConversationCompare,
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByConversationClustering,
 		Limit:     o.Limit,
 		Partition: []any{conversationID},
 		Scan:      messageMessagesByConversationScan,
-		Table:     messageMessagesByConversationTable,
+		Table:     messageMessagesByConversation,
 	}
 	if o.SentAtFrom != nil {
 		spec.From = *o.SentAtFrom
@@ -895,21 +1149,23 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 	if o.SentAtTo != nil {
 		spec.To = *o.SentAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // MessagesBySenderOptions are the optional parts of a MessagesBySender read.
 type MessagesBySenderOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
 }
 
-// MessagesBySender reads the messages a user sent, newest first, from messages_by_sender, in pages: one partition, in clustering order.
+// MessagesBySender reads the messages a user sent, newest first, from
+// messages_by_sender, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (cqlgen.Page[Message], error) {
 	if senderID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
@@ -920,14 +1176,14 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 	if o == nil {
 		o = &MessagesBySenderOptions{}
 	}
-	spec := cqlgen.ReadSpec[Message]{
+	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesBySenderCompare,
 		Cursor:    o.Cursor,
 		Key:       messageMessagesBySenderClustering,
 		Limit:     o.Limit,
 		Partition: []any{senderID},
 		Scan:      messageMessagesBySenderScan,
-		Table:     messageMessagesBySenderTable,
+		Table:     messageMessagesBySender,
 	}
 	if o.SentAtFrom != nil {
 		spec.From = *o.SentAtFrom
@@ -935,21 +1191,24 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 	if o.SentAtTo != nil {
 		spec.To = *o.SentAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// MessagesByRecipientOptions are the optional parts of a MessagesByRecipient read.
+// MessagesByRecipientOptions are the optional parts of a MessagesByRecipient
+// read.
 type MessagesByRecipientOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
 }
 
-// MessagesByRecipient reads the messages a user received, newest first, from messages_by_recipient, in pages: one partition, in clustering order.
+// MessagesByRecipient reads the messages a user received, newest first, from
+// messages_by_recipient, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (cqlgen.Page[Message], error) {
 	if recipientID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
@@ -960,14 +1219,14 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 	if o == nil {
 		o = &MessagesByRecipientOptions{}
 	}
-	spec := cqlgen.ReadSpec[Message]{
+	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByRecipientCompare,
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByRecipientClustering,
 		Limit:     o.Limit,
 		Partition: []any{recipientID},
 		Scan:      messageMessagesByRecipientScan,
-		Table:     messageMessagesByRecipientTable,
+		Table:     messageMessagesByRecipient,
 	}
 	if o.SentAtFrom != nil {
 		spec.From = *o.SentAtFrom
@@ -975,136 +1234,450 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 	if o.SentAtTo != nil {
 		spec.To = *o.SentAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	scoreScoresTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Columns: []cqlgen.Column{{
-			Name: "board",
-			Type: "text",
-		}, {
-			Name: "player_id",
-			Type: "text",
-		}, {
-			Name: "points",
-			Type: "bigint",
-		}, {
-			Name: "name",
-			Type: "text",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "scores",
-		PartitionKey: []string{"board", "player_id"},
-		Pattern:      "Scores",
-		Version:      "cqlgen_version",
-	})
-	scoreBoardTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "points",
-				Type: "bigint",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "player_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "board",
-			Type: "text",
-		}, {
-			Name: "points",
-			Type: "bigint",
-		}, {
-			Name: "player_id",
-			Type: "text",
-		}, {
-			Name: "name",
-			Type: "text",
-		}},
-		Name:         "board",
-		PartitionKey: []string{"board"},
-		Pattern:      "Board",
-	})
-	scoreBoard16Table = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "shard",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "points",
-				Type: "bigint",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "player_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "board",
-			Type: "text",
-		}, {
-			Name: "shard",
-			Type: "int",
-		}, {
-			Name: "points",
-			Type: "bigint",
-		}, {
-			Name: "player_id",
-			Type: "text",
-		}, {
-			Name: "name",
-			Type: "text",
-		}},
-		Name:         "board_16",
-		PartitionKey: []string{"board", "shard"},
-		Pattern:      "Board16",
-	})
-	scoreBoard100Table = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "shard",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "points",
-				Type: "bigint",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "player_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "board",
-			Type: "text",
-		}, {
-			Name: "shard",
-			Type: "int",
-		}, {
-			Name: "points",
-			Type: "bigint",
-		}, {
-			Name: "player_id",
-			Type: "text",
-		}, {
-			Name: "name",
-			Type: "text",
-		}},
-		Name:         "board_100",
-		PartitionKey: []string{"board", "shard"},
-		Pattern:      "Board100",
-	})
-)
+// scoreScores: the statements of table scores, which is the source of truth of
+// Score.
+var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "scores",
+	Pattern: "Scores",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "player_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:     scoreScoresInsertCQL,
+		Get:        scoreScoresGetCQL,
+		GetVersion: scoreScoresGetVersionCQL,
+		UpdateIf:   scoreScoresUpdateIfCQL,
+		DeleteIf:   scoreScoresDeleteIfCQL,
+	},
+})
 
-// ScoreRepo reads and writes Score in its tables (scores, board, board_16, board_100), keeping every copy in step; scores is the source of truth.
+// scoreScoresInsertCQL writes a whole row of scores. Its placeholders bind
+// board, player_id, points, name, cqlgen_version (the write timestamp), the
+// write timestamp.
+const scoreScoresInsertCQL = `INSERT INTO scores (board, player_id, points, name, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// scoreScoresRow binds scoreScoresInsertCQL for e, written at ts.
+func scoreScoresRow(e *Score, ts int64) []any {
+	return []any{e.Board, e.PlayerID, e.Points, e.Name, ts, ts}
+}
+
+// scoreScoresGetCQL reads a row of scores by its primary key. Its placeholders
+// bind board, player_id.
+const scoreScoresGetCQL = `SELECT board, player_id, points, name
+	FROM scores
+	WHERE board = ? AND player_id = ?`
+
+// scoreScoresScan reads one row of scores.
+func scoreScoresScan(it cqlgen.Iter) (e Score, ok bool) {
+	ok = it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name)
+	return
+}
+
+// scoreScoresGetVersionCQL reads a row of scores and its version. Its
+// placeholders bind board, player_id.
+const scoreScoresGetVersionCQL = `SELECT board, player_id, points, name, cqlgen_version
+	FROM scores
+	WHERE board = ? AND player_id = ?`
+
+// scoreScoresScanVersion reads a row of scores and its version.
+func scoreScoresScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Score], ok bool) {
+	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version)
+	return
+}
+
+// scoreScoresUpdateIfCQL changes a row of scores if its version is the one
+// read. Its placeholders bind points, name, cqlgen_version (the write
+// timestamp), board, player_id, the version read.
+const scoreScoresUpdateIfCQL = `UPDATE scores
+	SET points = ?, name = ?, cqlgen_version = ?
+	WHERE board = ? AND player_id = ?
+	IF cqlgen_version = ?`
+
+// scoreScoresDeleteIfCQL deletes a row of scores if its version is the one
+// read. Its placeholders bind board, player_id, the version read.
+const scoreScoresDeleteIfCQL = `DELETE FROM scores
+	WHERE board = ? AND player_id = ?
+	IF cqlgen_version = ?`
+
+// scoreBoard: the statements of table board, which serves Board.
+var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "board",
+	Pattern: "Board",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "player_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      scoreBoardInsertCQL,
+		Delete:      scoreBoardDeleteCQL,
+		First:       scoreBoardFirstCQL,
+		FirstFrom:   scoreBoardFirstFromCQL,
+		FirstTo:     scoreBoardFirstToCQL,
+		FirstFromTo: scoreBoardFirstFromToCQL,
+		After: []string{
+			scoreBoardAfter0CQL,
+			scoreBoardAfter1CQL,
+		},
+		AfterTo:   scoreBoardAfterToCQL,
+		AtOrAfter: scoreBoardAtOrAfterCQL,
+	},
+})
+
+// scoreBoardInsertCQL writes a whole row of board. Its placeholders bind
+// board, points, player_id, name, the write timestamp.
+const scoreBoardInsertCQL = `INSERT INTO board (board, points, player_id, name)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// scoreBoardRow binds scoreBoardInsertCQL for e, written at ts.
+func scoreBoardRow(e *Score, ts int64) []any {
+	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
+}
+
+// scoreBoardKey is the primary key of e in board, in order, bucket included.
+func scoreBoardKey(e *Score) []any {
+	return []any{e.Board, e.Points, e.PlayerID}
+}
+
+// scoreBoardDeleteCQL deletes a row of board by its primary key. Its
+// placeholders bind the write timestamp, board, points, player_id.
+const scoreBoardDeleteCQL = `DELETE FROM board
+	USING TIMESTAMP ?
+	WHERE board = ? AND points = ? AND player_id = ?`
+
+// scoreBoardFirstCQL reads a partition of board from its first row.
+// cqlgenimpl.ReadPage binds board.
+const scoreBoardFirstCQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ?`
+
+// scoreBoardFirstFromCQL reads a partition of board from the From bound.
+// cqlgenimpl.ReadPage binds board, From.
+const scoreBoardFirstFromCQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ? AND points <= ?`
+
+// scoreBoardFirstToCQL reads a partition of board from its first row up to the
+// To bound. cqlgenimpl.ReadPage binds board, To.
+const scoreBoardFirstToCQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ? AND points > ?`
+
+// scoreBoardFirstFromToCQL reads a partition of board between the bounds.
+// cqlgenimpl.ReadPage binds board, From, To.
+const scoreBoardFirstFromToCQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ? AND points <= ? AND points > ?`
+
+// scoreBoardAfter0CQL continues a read of board after a row, at one clustering
+// level. cqlgenimpl.ReadPage binds board, points.
+const scoreBoardAfter0CQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ? AND points < ?`
+
+// scoreBoardAfter1CQL continues a read of board after a row, at one clustering
+// level. cqlgenimpl.ReadPage binds board, points, player_id.
+const scoreBoardAfter1CQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ? AND points = ? AND player_id > ?`
+
+// scoreBoardAfterToCQL continues a read of board after a row, up to the To
+// bound. cqlgenimpl.ReadPage binds board, points, To.
+const scoreBoardAfterToCQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ? AND points < ? AND points > ?`
+
+// scoreBoardAtOrAfterCQL continues a read of board at or after a row.
+// cqlgenimpl.ReadPage binds board, points, player_id.
+const scoreBoardAtOrAfterCQL = `SELECT board, points, player_id, name
+	FROM board
+	WHERE board = ? AND points = ? AND player_id >= ?`
+
+// scoreBoardScan reads one row of board.
+func scoreBoardScan(it cqlgen.Iter) (e Score, ok bool) {
+	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
+	return
+}
+
+// scoreBoardClustering is the clustering key of e in board, in order.
+func scoreBoardClustering(e *Score) []any {
+	return []any{e.Points, e.PlayerID}
+}
+
+// scoreBoardCompare orders rows of board as its clustering order does.
+func scoreBoardCompare(a, b *Score) int {
+	if c := cmp.Compare(a.Points, b.Points); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// scoreBoard16: the statements of table board_16, which serves Board16.
+var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "board_16",
+	Pattern: "Board16",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "player_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      scoreBoard16InsertCQL,
+		Delete:      scoreBoard16DeleteCQL,
+		First:       scoreBoard16FirstCQL,
+		FirstFrom:   scoreBoard16FirstFromCQL,
+		FirstTo:     scoreBoard16FirstToCQL,
+		FirstFromTo: scoreBoard16FirstFromToCQL,
+		After: []string{
+			scoreBoard16After0CQL,
+			scoreBoard16After1CQL,
+		},
+		AfterTo:   scoreBoard16AfterToCQL,
+		AtOrAfter: scoreBoard16AtOrAfterCQL,
+	},
+})
+
+// scoreBoard16InsertCQL writes a whole row of board_16. Its placeholders bind
+// board, shard, points, player_id, name, the write timestamp.
+const scoreBoard16InsertCQL = `INSERT INTO board_16 (board, shard, points, player_id, name)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// scoreBoard16Row binds scoreBoard16InsertCQL for e, written at ts.
+func scoreBoard16Row(e *Score, ts int64) []any {
+	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
+}
+
+// scoreBoard16Key is the primary key of e in board_16, in order, bucket
+// included.
+func scoreBoard16Key(e *Score) []any {
+	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
+}
+
+// scoreBoard16DeleteCQL deletes a row of board_16 by its primary key. Its
+// placeholders bind the write timestamp, board, shard, points, player_id.
+const scoreBoard16DeleteCQL = `DELETE FROM board_16
+	USING TIMESTAMP ?
+	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
+
+// scoreBoard16FirstCQL reads a partition of board_16 from its first row.
+// cqlgenimpl.ReadPage binds board, shard.
+const scoreBoard16FirstCQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ?`
+
+// scoreBoard16FirstFromCQL reads a partition of board_16 from the From bound.
+// cqlgenimpl.ReadPage binds board, shard, From.
+const scoreBoard16FirstFromCQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ? AND points <= ?`
+
+// scoreBoard16FirstToCQL reads a partition of board_16 from its first row up
+// to the To bound. cqlgenimpl.ReadPage binds board, shard, To.
+const scoreBoard16FirstToCQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ? AND points > ?`
+
+// scoreBoard16FirstFromToCQL reads a partition of board_16 between the bounds.
+// cqlgenimpl.ReadPage binds board, shard, From, To.
+const scoreBoard16FirstFromToCQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
+
+// scoreBoard16After0CQL continues a read of board_16 after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds board, shard, points.
+const scoreBoard16After0CQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ? AND points < ?`
+
+// scoreBoard16After1CQL continues a read of board_16 after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds board, shard, points, player_id.
+const scoreBoard16After1CQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
+
+// scoreBoard16AfterToCQL continues a read of board_16 after a row, up to the
+// To bound. cqlgenimpl.ReadPage binds board, shard, points, To.
+const scoreBoard16AfterToCQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ? AND points < ? AND points > ?`
+
+// scoreBoard16AtOrAfterCQL continues a read of board_16 at or after a row.
+// cqlgenimpl.ReadPage binds board, shard, points, player_id.
+const scoreBoard16AtOrAfterCQL = `SELECT board, points, player_id, name
+	FROM board_16
+	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
+
+// scoreBoard16Scan reads one row of board_16.
+func scoreBoard16Scan(it cqlgen.Iter) (e Score, ok bool) {
+	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
+	return
+}
+
+// scoreBoard16Clustering is the clustering key of e in board_16, in order.
+func scoreBoard16Clustering(e *Score) []any {
+	return []any{e.Points, e.PlayerID}
+}
+
+// scoreBoard16Compare orders rows of board_16 as its clustering order does.
+func scoreBoard16Compare(a, b *Score) int {
+	if c := cmp.Compare(a.Points, b.Points); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// scoreBoard100: the statements of table board_100, which serves Board100.
+var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "board_100",
+	Pattern: "Board100",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "player_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      scoreBoard100InsertCQL,
+		Delete:      scoreBoard100DeleteCQL,
+		First:       scoreBoard100FirstCQL,
+		FirstFrom:   scoreBoard100FirstFromCQL,
+		FirstTo:     scoreBoard100FirstToCQL,
+		FirstFromTo: scoreBoard100FirstFromToCQL,
+		After: []string{
+			scoreBoard100After0CQL,
+			scoreBoard100After1CQL,
+		},
+		AfterTo:   scoreBoard100AfterToCQL,
+		AtOrAfter: scoreBoard100AtOrAfterCQL,
+	},
+})
+
+// scoreBoard100InsertCQL writes a whole row of board_100. Its placeholders
+// bind board, shard, points, player_id, name, the write timestamp.
+const scoreBoard100InsertCQL = `INSERT INTO board_100 (board, shard, points, player_id, name)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// scoreBoard100Row binds scoreBoard100InsertCQL for e, written at ts.
+func scoreBoard100Row(e *Score, ts int64) []any {
+	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
+}
+
+// scoreBoard100Key is the primary key of e in board_100, in order, bucket
+// included.
+func scoreBoard100Key(e *Score) []any {
+	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
+}
+
+// scoreBoard100DeleteCQL deletes a row of board_100 by its primary key. Its
+// placeholders bind the write timestamp, board, shard, points, player_id.
+const scoreBoard100DeleteCQL = `DELETE FROM board_100
+	USING TIMESTAMP ?
+	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
+
+// scoreBoard100FirstCQL reads a partition of board_100 from its first row.
+// cqlgenimpl.ReadPage binds board, shard.
+const scoreBoard100FirstCQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ?`
+
+// scoreBoard100FirstFromCQL reads a partition of board_100 from the From
+// bound. cqlgenimpl.ReadPage binds board, shard, From.
+const scoreBoard100FirstFromCQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ? AND points <= ?`
+
+// scoreBoard100FirstToCQL reads a partition of board_100 from its first row up
+// to the To bound. cqlgenimpl.ReadPage binds board, shard, To.
+const scoreBoard100FirstToCQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ? AND points > ?`
+
+// scoreBoard100FirstFromToCQL reads a partition of board_100 between the
+// bounds. cqlgenimpl.ReadPage binds board, shard, From, To.
+const scoreBoard100FirstFromToCQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
+
+// scoreBoard100After0CQL continues a read of board_100 after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds board, shard, points.
+const scoreBoard100After0CQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ? AND points < ?`
+
+// scoreBoard100After1CQL continues a read of board_100 after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds board, shard, points, player_id.
+const scoreBoard100After1CQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
+
+// scoreBoard100AfterToCQL continues a read of board_100 after a row, up to the
+// To bound. cqlgenimpl.ReadPage binds board, shard, points, To.
+const scoreBoard100AfterToCQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ? AND points < ? AND points > ?`
+
+// scoreBoard100AtOrAfterCQL continues a read of board_100 at or after a row.
+// cqlgenimpl.ReadPage binds board, shard, points, player_id.
+const scoreBoard100AtOrAfterCQL = `SELECT board, points, player_id, name
+	FROM board_100
+	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
+
+// scoreBoard100Scan reads one row of board_100.
+func scoreBoard100Scan(it cqlgen.Iter) (e Score, ok bool) {
+	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
+	return
+}
+
+// scoreBoard100Clustering is the clustering key of e in board_100, in order.
+func scoreBoard100Clustering(e *Score) []any {
+	return []any{e.Points, e.PlayerID}
+}
+
+// scoreBoard100Compare orders rows of board_100 as its clustering order does.
+func scoreBoard100Compare(a, b *Score) int {
+	if c := cmp.Compare(a.Points, b.Points); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ScoreRepo reads and writes Score in its tables (scores, board, board_16,
+// board_100), keeping every copy in step; scores is the source of truth.
 type ScoreRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewScoreRepo returns a repository of Score on s. The default strategy is a logged batch.
+// NewScoreRepo returns a repository of Score on s. The default strategy is a
+// logged batch.
 func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
 	return &ScoreRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -1126,251 +1699,132 @@ func scoreCheck(e *Score) error {
 	return nil
 }
 
-// scoreScoresRow binds an insert into scores. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func scoreScoresRow(e *Score, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Board, e.PlayerID, e.Points, e.Name, ts, ts}
-	}
-	return []any{e.Board, e.PlayerID, e.Points, e.Name, ts, ts}
-}
-
-// scoreScoresKey is the primary key of e in scores, in order.
-func scoreScoresKey(e *Score) []any {
-	return []any{e.Board, e.PlayerID}
-}
-
-// scoreScoresScan reads one row of scores.
-func scoreScoresScan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name)
-	return
-}
-
-// scoreBoardRow binds an insert into board. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func scoreBoardRow(e *Score, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
-	}
-	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
-}
-
-// scoreBoardKey is the primary key of e in board, in order.
-func scoreBoardKey(e *Score) []any {
-	return []any{e.Board, e.Points, e.PlayerID}
-}
-
-// scoreBoardClustering is the clustering key of e in board, in order.
-func scoreBoardClustering(e *Score) []any {
-	return []any{e.Points, e.PlayerID}
-}
-
-// scoreBoardCompare orders rows of board as its clustering order does.
-func scoreBoardCompare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// scoreBoardScan reads one row of board.
-func scoreBoardScan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-	return
-}
-
-// scoreBoard16Row binds an insert into board_16. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func scoreBoard16Row(e *Score, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Board, cqlgen.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
-	}
-	return []any{e.Board, cqlgen.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
-}
-
-// scoreBoard16Key is the primary key of e in board_16, in order.
-func scoreBoard16Key(e *Score) []any {
-	return []any{e.Board, cqlgen.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
-}
-
-// scoreBoard16Clustering is the clustering key of e in board_16, in order.
-func scoreBoard16Clustering(e *Score) []any {
-	return []any{e.Points, e.PlayerID}
-}
-
-// scoreBoard16Compare orders rows of board_16 as its clustering order does.
-func scoreBoard16Compare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// scoreBoard16Scan reads one row of board_16.
-func scoreBoard16Scan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-	return
-}
-
-// scoreBoard100Row binds an insert into board_100. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func scoreBoard100Row(e *Score, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Board, cqlgen.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
-	}
-	return []any{e.Board, cqlgen.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
-}
-
-// scoreBoard100Key is the primary key of e in board_100, in order.
-func scoreBoard100Key(e *Score) []any {
-	return []any{e.Board, cqlgen.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
-}
-
-// scoreBoard100Clustering is the clustering key of e in board_100, in order.
-func scoreBoard100Clustering(e *Score) []any {
-	return []any{e.Points, e.PlayerID}
-}
-
-// scoreBoard100Compare orders rows of board_100 as its clustering order does.
-func scoreBoard100Compare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// scoreBoard100Scan reads one row of board_100.
-func scoreBoard100Scan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-	return
-}
-
-// Insert writes e to every table of Score in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Score in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := scoreCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   scoreScoresTable.Insert,
-			Values: scoreScoresRow(e, ts, true),
+			Stmt:   scoreScores.Insert,
+			Values: scoreScoresRow(e, ts),
 		}, {
-			Stmt:   scoreBoardTable.Insert,
-			Values: scoreBoardRow(e, ts, true),
+			Stmt:   scoreBoard.Insert,
+			Values: scoreBoardRow(e, ts),
 		}, {
-			Stmt:   scoreBoard16Table.Insert,
-			Values: scoreBoard16Row(e, ts, true),
+			Stmt:   scoreBoard16.Insert,
+			Values: scoreBoard16Row(e, ts),
 		}, {
-			Stmt:   scoreBoard100Table.Insert,
-			Values: scoreBoard100Row(e, ts, true),
+			Stmt:   scoreBoard100.Insert,
+			Values: scoreBoard100Row(e, ts),
 		}}
 	})
 }
 
-// scoreScoresScanVersion reads a row of scores and its version.
-func scoreScoresScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Score], ok bool) {
-	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version)
-	return
-}
-
-// Update changes the Score whose key in scores is e's: the old values come from scores, the source of truth, so the caller passes only the new entity. A conditional write on scores's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of scores itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Score whose key in scores is e's: the old values come
+// from scores, the source of truth, so the caller passes only the new entity.
+// A conditional write on scores's version makes concurrent updates take turns
+// (a loser re-reads and retries, up to Options.Attempts, then gets a
+// *cqlgen.NotAppliedError). Then every other table whose primary key changed
+// (a new sort key, say) has its old row deleted at the new timestamp and the
+// new one inserted 1µs later; tables whose key did not change are upserted.
+// The key of scores itself cannot change: that would be another entity.
+// cqlgen.ErrNotFound if there is none.
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := scoreCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   scoreScoresTable.GetVersion,
-		Values: scoreScoresKey(e),
-	}, scoreScoresScanVersion, func(cur *cqlgen.Versioned[Score], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   scoreScores.GetVersion,
+		Values: []any{e.Board, e.PlayerID},
+	}, scoreScoresScanVersion, func(cur *cqlgenimpl.Versioned[Score], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   scoreScoresTable.UpdateIf,
-			Values: append(append([]any{e.Points, e.Name, ts}, scoreScoresKey(e)...), cur.Version),
+			Stmt:   scoreScores.UpdateIf,
+			Values: []any{e.Points, e.Name, ts, e.Board, e.PlayerID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Score], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Score], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// board: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(scoreBoardTable, scoreBoardKey(&cur.Row), scoreBoardKey(e)) {
+		// board: a changed key moves the row, deleted at ts and inserted at
+		// ts+1µs.
+		if !cqlgenimpl.SameKey(scoreBoard, scoreBoardKey(&cur.Row), scoreBoardKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   scoreBoardTable.Delete,
-				Values: append([]any{del}, scoreBoardKey(&cur.Row)...),
+				Stmt:   scoreBoard.Delete,
+				Values: []any{del, cur.Row.Board, cur.Row.Points, cur.Row.PlayerID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   scoreBoardTable.Insert,
-			Values: scoreBoardRow(e, ins, false),
+			Stmt:   scoreBoard.Insert,
+			Values: scoreBoardRow(e, ins),
 		})
-		// board_16: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(scoreBoard16Table, scoreBoard16Key(&cur.Row), scoreBoard16Key(e)) {
+		// board_16: a changed key moves the row, deleted at ts and inserted at
+		// ts+1µs.
+		if !cqlgenimpl.SameKey(scoreBoard16, scoreBoard16Key(&cur.Row), scoreBoard16Key(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   scoreBoard16Table.Delete,
-				Values: append([]any{del}, scoreBoard16Key(&cur.Row)...),
+				Stmt:   scoreBoard16.Delete,
+				Values: []any{del, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 16), cur.Row.Points, cur.Row.PlayerID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   scoreBoard16Table.Insert,
-			Values: scoreBoard16Row(e, ins, false),
+			Stmt:   scoreBoard16.Insert,
+			Values: scoreBoard16Row(e, ins),
 		})
-		// board_100: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(scoreBoard100Table, scoreBoard100Key(&cur.Row), scoreBoard100Key(e)) {
+		// board_100: a changed key moves the row, deleted at ts and inserted at
+		// ts+1µs.
+		if !cqlgenimpl.SameKey(scoreBoard100, scoreBoard100Key(&cur.Row), scoreBoard100Key(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   scoreBoard100Table.Delete,
-				Values: append([]any{del}, scoreBoard100Key(&cur.Row)...),
+				Stmt:   scoreBoard100.Delete,
+				Values: []any{del, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 100), cur.Row.Points, cur.Row.PlayerID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   scoreBoard100Table.Insert,
-			Values: scoreBoard100Row(e, ins, false),
+			Stmt:   scoreBoard100.Insert,
+			Values: scoreBoard100Row(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Score whose key in scores is e's from every table: from scores with a conditional write on its version, then the rows the other tables hold for it, found from scores's values. Deleting what does not exist is not an error.
+// Delete removes the Score whose key in scores is e's from every table: from
+// scores with a conditional write on its version, then the rows the other
+// tables hold for it, found from scores's values. Deleting what does not exist
+// is not an error.
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := scoreCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   scoreScoresTable.GetVersion,
-		Values: scoreScoresKey(e),
-	}, scoreScoresScanVersion, func(cur *cqlgen.Versioned[Score], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   scoreScores.GetVersion,
+		Values: []any{e.Board, e.PlayerID},
+	}, scoreScoresScanVersion, func(cur *cqlgenimpl.Versioned[Score], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   scoreScoresTable.DeleteIf,
-			Values: append(scoreScoresKey(e), cur.Version),
+			Stmt:   scoreScores.DeleteIf,
+			Values: []any{e.Board, e.PlayerID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Score], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Score], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   scoreBoardTable.Delete,
-			Values: append([]any{ts}, scoreBoardKey(&cur.Row)...),
+			Stmt:   scoreBoard.Delete,
+			Values: []any{ts, cur.Row.Board, cur.Row.Points, cur.Row.PlayerID},
 		}, {
-			Stmt:   scoreBoard16Table.Delete,
-			Values: append([]any{ts}, scoreBoard16Key(&cur.Row)...),
+			Stmt:   scoreBoard16.Delete,
+			Values: []any{ts, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 16), cur.Row.Points, cur.Row.PlayerID},
 		}, {
-			Stmt:   scoreBoard100Table.Delete,
-			Values: append([]any{ts}, scoreBoard100Key(&cur.Row)...),
+			Stmt:   scoreBoard100.Delete,
+			Values: []any{ts, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 100), cur.Row.Points, cur.Row.PlayerID},
 		}}
 	}, true)
 }
 
-// Get reads the Score with the given key from scores, the source of truth; ErrNotFound if there is none.
+// Get reads the Score with the given key from scores, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Score, error) {
 	if board == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -1387,8 +1841,8 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Sc
 	var e Score
 	e.Board = board
 	e.PlayerID = playerID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   scoreScoresTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   scoreScores.Get,
 		Values: []any{e.Board, e.PlayerID},
 	}, scoreScoresScan)
 	if err != nil {
@@ -1397,53 +1851,20 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Sc
 	return &row, nil
 }
 
-// ScoresOptions are the optional parts of a Scores read.
-type ScoresOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
-	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
-	Cursor string
-}
-
-// Scores reads a player's score on a board, from scores, in pages: one partition, in clustering order.
-func (r *ScoreRepo) Scores(ctx context.Context, board string, playerID string, o *ScoresOptions) (cqlgen.Page[Score], error) {
-	if board == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
-	}
-	if playerID == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
-	}
-	if o == nil {
-		o = &ScoresOptions{}
-	}
-	spec := cqlgen.ReadSpec[Score]{
-		Cursor:    o.Cursor,
-		Limit:     o.Limit,
-		Partition: []any{board, playerID},
-		Scan:      scoreScoresScan,
-		Table:     scoreScoresTable,
-	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
-}
-
 // BoardOptions are the optional parts of a Board read.
 type BoardOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom and PointsTo bound points, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
 }
 
-// Board reads a board, best first, in one partition, from board, in pages: one partition, in clustering order.
+// Board reads a board, best first, in one partition, from board, in pages: one
+// partition, in clustering order.
 func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (cqlgen.Page[Score], error) {
 	if board == "" {
 		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
@@ -1454,14 +1875,14 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (c
 	if o == nil {
 		o = &BoardOptions{}
 	}
-	spec := cqlgen.ReadSpec[Score]{
+	spec := cqlgenimpl.ReadSpec[Score]{
 		Compare:   scoreBoardCompare,
 		Cursor:    o.Cursor,
 		Key:       scoreBoardClustering,
 		Limit:     o.Limit,
 		Partition: []any{board},
 		Scan:      scoreBoardScan,
-		Table:     scoreBoardTable,
+		Table:     scoreBoard,
 	}
 	if o.PointsFrom != nil {
 		spec.From = *o.PointsFrom
@@ -1469,21 +1890,23 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (c
 	if o.PointsTo != nil {
 		spec.To = *o.PointsTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Board16Options are the optional parts of a Board16 read.
 type Board16Options struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom and PointsTo bound points, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
 }
 
-// Board16 reads a board, best first, over 16 hash buckets, from board_16, in pages: all 16 hash buckets read in parallel and merged in clustering order.
+// Board16 reads a board, best first, over 16 hash buckets, from board_16, in
+// pages: all 16 hash buckets read in parallel and merged in clustering order.
 func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (cqlgen.Page[Score], error) {
 	if board == "" {
 		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
@@ -1494,7 +1917,7 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 	if o == nil {
 		o = &Board16Options{}
 	}
-	spec := cqlgen.ReadSpec[Score]{
+	spec := cqlgenimpl.ReadSpec[Score]{
 		Compare:     scoreBoard16Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -1503,7 +1926,7 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 		Limit:       o.Limit,
 		Partition:   []any{board},
 		Scan:        scoreBoard16Scan,
-		Table:       scoreBoard16Table,
+		Table:       scoreBoard16,
 	}
 	if o.PointsFrom != nil {
 		spec.From = *o.PointsFrom
@@ -1511,21 +1934,24 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 	if o.PointsTo != nil {
 		spec.To = *o.PointsTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Board100Options are the optional parts of a Board100 read.
 type Board100Options struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom and PointsTo bound points, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
 }
 
-// Board100 reads a board, best first, over 100 hash buckets, from board_100, in pages: all 100 hash buckets read in parallel and merged in clustering order.
+// Board100 reads a board, best first, over 100 hash buckets, from board_100,
+// in pages: all 100 hash buckets read in parallel and merged in clustering
+// order.
 func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (cqlgen.Page[Score], error) {
 	if board == "" {
 		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
@@ -1536,7 +1962,7 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 	if o == nil {
 		o = &Board100Options{}
 	}
-	spec := cqlgen.ReadSpec[Score]{
+	spec := cqlgenimpl.ReadSpec[Score]{
 		Compare:     scoreBoard100Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -1545,7 +1971,7 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 		Limit:       o.Limit,
 		Partition:   []any{board},
 		Scan:        scoreBoard100Scan,
-		Table:       scoreBoard100Table,
+		Table:       scoreBoard100,
 	}
 	if o.PointsFrom != nil {
 		spec.From = *o.PointsFrom
@@ -1553,5 +1979,5 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 	if o.PointsTo != nil {
 		spec.To = *o.PointsTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

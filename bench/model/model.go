@@ -10,7 +10,7 @@ package model
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // User lives in one table: its Insert is one statement and its Get one

@@ -12,7 +12,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/example/music"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // parallel runs n jobs on 16 workers and returns the first error.
@@ -137,7 +137,7 @@ func runMusic(ctx context.Context, s cqlgen.Session) error {
 	}
 	fmt.Printf("AP4 today's top 10, merged over the 100 shards of daily_charts:\n")
 	for i, e := range chart.Rows {
-		fmt.Printf("    %2d. %6d plays  %s (shard %d)\n", i+1, e.PlayCount, e.TrackID, cqlgen.HashText(e.TrackID, 100))
+		fmt.Printf("    %2d. %6d plays  %s\n", i+1, e.PlayCount, e.TrackID)
 	}
 	fmt.Println()
 	return nil

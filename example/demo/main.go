@@ -21,7 +21,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/example/music"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
 

@@ -4,94 +4,323 @@ package messaging
 
 import (
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
-	gocql "github.com/gocql/gocql"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	gocql "github.com/gocql/gocql"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	messageMessagesByConversationTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "sent_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "message_id",
-			Type: "timeuuid",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "conversation_id",
-			Type: "text",
-		}, {
-			Name: "sent_at",
-			Type: "timestamp",
-		}, {
-			Name: "message_id",
-			Type: "timeuuid",
-		}, {
-			Name: "user_id",
-			Type: "text",
-		}, {
-			Name: "text",
-			Type: "text",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "messages_by_conversation",
-		PartitionKey: []string{"conversation_id"},
-		Pattern:      "MessagesByConversation",
-		Version:      "cqlgen_version",
-	})
-	messageMessagesByUserTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "sent_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "message_id",
-			Type: "timeuuid",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "user_id",
-			Type: "text",
-		}, {
-			Name: "sent_at",
-			Type: "timestamp",
-		}, {
-			Name: "message_id",
-			Type: "timeuuid",
-		}, {
-			Name: "conversation_id",
-			Type: "text",
-		}, {
-			Name: "text",
-			Type: "text",
-		}},
-		Name:         "messages_by_user",
-		PartitionKey: []string{"user_id"},
-		Pattern:      "MessagesByUser",
-	})
-)
+// messageMessagesByConversation: the statements of table
+// messages_by_conversation, which is the source of truth of Message.
+var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "messages_by_conversation",
+	Pattern: "MessagesByConversation",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "conversation_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "timeuuid"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      messageMessagesByConversationInsertCQL,
+		Get:         messageMessagesByConversationGetCQL,
+		GetVersion:  messageMessagesByConversationGetVersionCQL,
+		UpdateIf:    messageMessagesByConversationUpdateIfCQL,
+		DeleteIf:    messageMessagesByConversationDeleteIfCQL,
+		First:       messageMessagesByConversationFirstCQL,
+		FirstFrom:   messageMessagesByConversationFirstFromCQL,
+		FirstTo:     messageMessagesByConversationFirstToCQL,
+		FirstFromTo: messageMessagesByConversationFirstFromToCQL,
+		After: []string{
+			messageMessagesByConversationAfter0CQL,
+			messageMessagesByConversationAfter1CQL,
+		},
+		AfterTo:   messageMessagesByConversationAfterToCQL,
+		AtOrAfter: messageMessagesByConversationAtOrAfterCQL,
+	},
+})
 
-// MessageRepo reads and writes Message in its tables (messages_by_conversation, messages_by_user), keeping every copy in step; messages_by_conversation is the source of truth.
+// messageMessagesByConversationInsertCQL writes a whole row of
+// messages_by_conversation. Its placeholders bind conversation_id, sent_at,
+// message_id, user_id, text, cqlgen_version (the write timestamp), the write
+// timestamp.
+const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversation (conversation_id, sent_at,
+		message_id, user_id, text, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// messageMessagesByConversationRow binds
+// messageMessagesByConversationInsertCQL for e, written at ts.
+func messageMessagesByConversationRow(e *Message, ts int64) []any {
+	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts, ts}
+}
+
+// messageMessagesByConversationGetCQL reads a row of messages_by_conversation
+// by its primary key. Its placeholders bind conversation_id, sent_at,
+// message_id.
+const messageMessagesByConversationGetCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByConversationScan reads one row of messages_by_conversation.
+func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
+	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
+	return
+}
+
+// messageMessagesByConversationGetVersionCQL reads a row of
+// messages_by_conversation and its version. Its placeholders bind
+// conversation_id, sent_at, message_id.
+const messageMessagesByConversationGetVersionCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
+		cqlgen_version
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByConversationScanVersion reads a row of
+// messages_by_conversation and its version.
+func messageMessagesByConversationScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Message], ok bool) {
+	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &v.Version)
+	return
+}
+
+// messageMessagesByConversationUpdateIfCQL changes a row of
+// messages_by_conversation if its version is the one read. Its placeholders
+// bind user_id, text, cqlgen_version (the write timestamp), conversation_id,
+// sent_at, message_id, the version read.
+const messageMessagesByConversationUpdateIfCQL = `UPDATE messages_by_conversation
+	SET user_id = ?, text = ?, cqlgen_version = ?
+	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?
+	IF cqlgen_version = ?`
+
+// messageMessagesByConversationDeleteIfCQL deletes a row of
+// messages_by_conversation if its version is the one read. Its placeholders
+// bind conversation_id, sent_at, message_id, the version read.
+const messageMessagesByConversationDeleteIfCQL = `DELETE FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?
+	IF cqlgen_version = ?`
+
+// messageMessagesByConversationFirstCQL reads a partition of
+// messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
+// conversation_id.
+const messageMessagesByConversationFirstCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ?`
+
+// messageMessagesByConversationFirstFromCQL reads a partition of
+// messages_by_conversation from the From bound. cqlgenimpl.ReadPage binds
+// conversation_id, From.
+const messageMessagesByConversationFirstFromCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at <= ?`
+
+// messageMessagesByConversationFirstToCQL reads a partition of
+// messages_by_conversation from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds conversation_id, To.
+const messageMessagesByConversationFirstToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at > ?`
+
+// messageMessagesByConversationFirstFromToCQL reads a partition of
+// messages_by_conversation between the bounds. cqlgenimpl.ReadPage binds
+// conversation_id, From, To.
+const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
+
+// messageMessagesByConversationAfter0CQL continues a read of
+// messages_by_conversation after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds conversation_id, sent_at.
+const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at < ?`
+
+// messageMessagesByConversationAfter1CQL continues a read of
+// messages_by_conversation after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds conversation_id, sent_at, message_id.
+const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id > ?`
+
+// messageMessagesByConversationAfterToCQL continues a read of
+// messages_by_conversation after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds conversation_id, sent_at, To.
+const messageMessagesByConversationAfterToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at < ? AND sent_at > ?`
+
+// messageMessagesByConversationAtOrAfterCQL continues a read of
+// messages_by_conversation at or after a row. cqlgenimpl.ReadPage binds
+// conversation_id, sent_at, message_id.
+const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id >= ?`
+
+// messageMessagesByConversationClustering is the clustering key of e in
+// messages_by_conversation, in order.
+func messageMessagesByConversationClustering(e *Message) []any {
+	return []any{e.SentAt, e.MessageID}
+}
+
+// messageMessagesByConversationCompare orders rows of messages_by_conversation
+// as its clustering order does.
+func messageMessagesByConversationCompare(a, b *Message) int {
+	if c := a.SentAt.Compare(b.SentAt); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// messageMessagesByUser: the statements of table messages_by_user, which
+// serves MessagesByUser.
+var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "messages_by_user",
+	Pattern: "MessagesByUser",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "timeuuid"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      messageMessagesByUserInsertCQL,
+		Delete:      messageMessagesByUserDeleteCQL,
+		First:       messageMessagesByUserFirstCQL,
+		FirstFrom:   messageMessagesByUserFirstFromCQL,
+		FirstTo:     messageMessagesByUserFirstToCQL,
+		FirstFromTo: messageMessagesByUserFirstFromToCQL,
+		After: []string{
+			messageMessagesByUserAfter0CQL,
+			messageMessagesByUserAfter1CQL,
+		},
+		AfterTo:   messageMessagesByUserAfterToCQL,
+		AtOrAfter: messageMessagesByUserAtOrAfterCQL,
+	},
+})
+
+// messageMessagesByUserInsertCQL writes a whole row of messages_by_user. Its
+// placeholders bind user_id, sent_at, message_id, conversation_id, text, the
+// write timestamp.
+const messageMessagesByUserInsertCQL = `INSERT INTO messages_by_user (user_id, sent_at, message_id,
+		conversation_id, text)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// messageMessagesByUserRow binds messageMessagesByUserInsertCQL for e, written
+// at ts.
+func messageMessagesByUserRow(e *Message, ts int64) []any {
+	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
+}
+
+// messageMessagesByUserKey is the primary key of e in messages_by_user, in
+// order, bucket included.
+func messageMessagesByUserKey(e *Message) []any {
+	return []any{e.UserID, e.SentAt, e.MessageID}
+}
+
+// messageMessagesByUserDeleteCQL deletes a row of messages_by_user by its
+// primary key. Its placeholders bind the write timestamp, user_id, sent_at,
+// message_id.
+const messageMessagesByUserDeleteCQL = `DELETE FROM messages_by_user
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByUserFirstCQL reads a partition of messages_by_user from its
+// first row. cqlgenimpl.ReadPage binds user_id.
+const messageMessagesByUserFirstCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ?`
+
+// messageMessagesByUserFirstFromCQL reads a partition of messages_by_user from
+// the From bound. cqlgenimpl.ReadPage binds user_id, From.
+const messageMessagesByUserFirstFromCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ? AND sent_at <= ?`
+
+// messageMessagesByUserFirstToCQL reads a partition of messages_by_user from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const messageMessagesByUserFirstToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ? AND sent_at > ?`
+
+// messageMessagesByUserFirstFromToCQL reads a partition of messages_by_user
+// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
+const messageMessagesByUserFirstFromToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ? AND sent_at <= ? AND sent_at > ?`
+
+// messageMessagesByUserAfter0CQL continues a read of messages_by_user after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, sent_at.
+const messageMessagesByUserAfter0CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ? AND sent_at < ?`
+
+// messageMessagesByUserAfter1CQL continues a read of messages_by_user after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, sent_at,
+// message_id.
+const messageMessagesByUserAfter1CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ? AND sent_at = ? AND message_id > ?`
+
+// messageMessagesByUserAfterToCQL continues a read of messages_by_user after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, sent_at, To.
+const messageMessagesByUserAfterToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ? AND sent_at < ? AND sent_at > ?`
+
+// messageMessagesByUserAtOrAfterCQL continues a read of messages_by_user at or
+// after a row. cqlgenimpl.ReadPage binds user_id, sent_at, message_id.
+const messageMessagesByUserAtOrAfterCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
+	FROM messages_by_user
+	WHERE user_id = ? AND sent_at = ? AND message_id >= ?`
+
+// messageMessagesByUserScan reads one row of messages_by_user.
+func messageMessagesByUserScan(it cqlgen.Iter) (e Message, ok bool) {
+	ok = it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
+	return
+}
+
+// messageMessagesByUserClustering is the clustering key of e in
+// messages_by_user, in order.
+func messageMessagesByUserClustering(e *Message) []any {
+	return []any{e.SentAt, e.MessageID}
+}
+
+// messageMessagesByUserCompare orders rows of messages_by_user as its
+// clustering order does.
+func messageMessagesByUserCompare(a, b *Message) int {
+	if c := a.SentAt.Compare(b.SentAt); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// MessageRepo reads and writes Message in its tables
+// (messages_by_conversation, messages_by_user), keeping every copy in step;
+// messages_by_conversation is the source of truth.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMessageRepo returns a repository of Message on s. The default strategy is a logged batch.
+// NewMessageRepo returns a repository of Message on s. The default strategy is
+// a logged batch.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 	return &MessageRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -113,163 +342,98 @@ func messageCheck(e *Message) error {
 	return nil
 }
 
-// messageMessagesByConversationRow binds an insert into messages_by_conversation. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func messageMessagesByConversationRow(e *Message, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts, ts}
-	}
-	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts, ts}
-}
-
-// messageMessagesByConversationKey is the primary key of e in messages_by_conversation, in order.
-func messageMessagesByConversationKey(e *Message) []any {
-	return []any{e.ConversationID, e.SentAt, e.MessageID}
-}
-
-// messageMessagesByConversationClustering is the clustering key of e in messages_by_conversation, in order.
-func messageMessagesByConversationClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
-// messageMessagesByConversationCompare orders rows of messages_by_conversation as its clustering order does.
-func messageMessagesByConversationCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgen.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// messageMessagesByConversationScan reads one row of messages_by_conversation.
-func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
-	return
-}
-
-// messageMessagesByUserRow binds an insert into messages_by_user. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func messageMessagesByUserRow(e *Message, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
-	}
-	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
-}
-
-// messageMessagesByUserKey is the primary key of e in messages_by_user, in order.
-func messageMessagesByUserKey(e *Message) []any {
-	return []any{e.UserID, e.SentAt, e.MessageID}
-}
-
-// messageMessagesByUserClustering is the clustering key of e in messages_by_user, in order.
-func messageMessagesByUserClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
-// messageMessagesByUserCompare orders rows of messages_by_user as its clustering order does.
-func messageMessagesByUserCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgen.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// messageMessagesByUserScan reads one row of messages_by_user.
-func messageMessagesByUserScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
-	return
-}
-
-// Insert writes e to every table of Message in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Message in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := messageCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   messageMessagesByConversationTable.Insert,
-			Values: messageMessagesByConversationRow(e, ts, true),
+			Stmt:   messageMessagesByConversation.Insert,
+			Values: messageMessagesByConversationRow(e, ts),
 		}, {
-			Stmt:   messageMessagesByUserTable.Insert,
-			Values: messageMessagesByUserRow(e, ts, true),
+			Stmt:   messageMessagesByUser.Insert,
+			Values: messageMessagesByUserRow(e, ts),
 		}}
 	})
 }
 
-// messageMessagesByConversationScanVersion reads a row of messages_by_conversation and its version.
-func messageMessagesByConversationScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Message], ok bool) {
-	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &v.Version)
-	return
-}
-
-// Update changes the Message whose key in messages_by_conversation is e's: the old values come from messages_by_conversation, the source of truth, so the caller passes only the new entity. A conditional write on messages_by_conversation's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of messages_by_conversation itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Message whose key in messages_by_conversation is e's: the
+// old values come from messages_by_conversation, the source of truth, so the
+// caller passes only the new entity. A conditional write on
+// messages_by_conversation's version makes concurrent updates take turns (a
+// loser re-reads and retries, up to Options.Attempts, then gets a
+// *cqlgen.NotAppliedError). Then every other table whose primary key changed
+// (a new sort key, say) has its old row deleted at the new timestamp and the
+// new one inserted 1µs later; tables whose key did not change are upserted.
+// The key of messages_by_conversation itself cannot change: that would be
+// another entity. cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Update(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := messageCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessagesByConversationTable.GetVersion,
-		Values: messageMessagesByConversationKey(e),
-	}, messageMessagesByConversationScanVersion, func(cur *cqlgen.Versioned[Message], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessagesByConversation.GetVersion,
+		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
+	}, messageMessagesByConversationScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   messageMessagesByConversationTable.UpdateIf,
-			Values: append(append([]any{e.UserID, e.Text, ts}, messageMessagesByConversationKey(e)...), cur.Version),
+			Stmt:   messageMessagesByConversation.UpdateIf,
+			Values: []any{e.UserID, e.Text, ts, e.ConversationID, e.SentAt, e.MessageID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Message], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// messages_by_user: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(messageMessagesByUserTable, messageMessagesByUserKey(&cur.Row), messageMessagesByUserKey(e)) {
+		// messages_by_user: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(messageMessagesByUser, messageMessagesByUserKey(&cur.Row), messageMessagesByUserKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesByUserTable.Delete,
-				Values: append([]any{del}, messageMessagesByUserKey(&cur.Row)...),
+				Stmt:   messageMessagesByUser.Delete,
+				Values: []any{del, cur.Row.UserID, cur.Row.SentAt, cur.Row.MessageID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesByUserTable.Insert,
-			Values: messageMessagesByUserRow(e, ins, false),
+			Stmt:   messageMessagesByUser.Insert,
+			Values: messageMessagesByUserRow(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Message whose key in messages_by_conversation is e's from every table: from messages_by_conversation with a conditional write on its version, then the rows the other tables hold for it, found from messages_by_conversation's values. Deleting what does not exist is not an error.
+// Delete removes the Message whose key in messages_by_conversation is e's from
+// every table: from messages_by_conversation with a conditional write on its
+// version, then the rows the other tables hold for it, found from
+// messages_by_conversation's values. Deleting what does not exist is not an
+// error.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := messageCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessagesByConversationTable.GetVersion,
-		Values: messageMessagesByConversationKey(e),
-	}, messageMessagesByConversationScanVersion, func(cur *cqlgen.Versioned[Message], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessagesByConversation.GetVersion,
+		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
+	}, messageMessagesByConversationScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   messageMessagesByConversationTable.DeleteIf,
-			Values: append(messageMessagesByConversationKey(e), cur.Version),
+			Stmt:   messageMessagesByConversation.DeleteIf,
+			Values: []any{e.ConversationID, e.SentAt, e.MessageID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Message], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   messageMessagesByUserTable.Delete,
-			Values: append([]any{ts}, messageMessagesByUserKey(&cur.Row)...),
+			Stmt:   messageMessagesByUser.Delete,
+			Values: []any{ts, cur.Row.UserID, cur.Row.SentAt, cur.Row.MessageID},
 		}}
 	}, true)
 }
 
-// Get reads the Message with the given key from messages_by_conversation, the source of truth; ErrNotFound if there is none.
+// Get reads the Message with the given key from messages_by_conversation, the
+// source of truth; cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (*Message, error) {
 	if conversationID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -281,8 +445,8 @@ func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt tim
 	e.ConversationID = conversationID
 	e.SentAt = sentAt
 	e.MessageID = messageID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   messageMessagesByConversationTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   messageMessagesByConversation.Get,
 		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
 	}, messageMessagesByConversationScan)
 	if err != nil {
@@ -291,18 +455,21 @@ func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt tim
 	return &row, nil
 }
 
-// MessagesByConversationOptions are the optional parts of a MessagesByConversation read.
+// MessagesByConversationOptions are the optional parts of a
+// MessagesByConversation read.
 type MessagesByConversationOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
 }
 
-// MessagesByConversation reads the messages of a conversation, newest first, from messages_by_conversation, in pages: one partition, in clustering order.
+// MessagesByConversation reads the messages of a conversation, newest first,
+// from messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
 	if conversationID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
@@ -313,14 +480,14 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 	if o == nil {
 		o = &MessagesByConversationOptions{}
 	}
-	spec := cqlgen.ReadSpec[Message]{
+	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByConversationCompare,
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByConversationClustering,
 		Limit:     o.Limit,
 		Partition: []any{conversationID},
 		Scan:      messageMessagesByConversationScan,
-		Table:     messageMessagesByConversationTable,
+		Table:     messageMessagesByConversation,
 	}
 	if o.SentAtFrom != nil {
 		spec.From = *o.SentAtFrom
@@ -328,21 +495,23 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 	if o.SentAtTo != nil {
 		spec.To = *o.SentAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // MessagesByUserOptions are the optional parts of a MessagesByUser read.
 type MessagesByUserOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
 }
 
-// MessagesByUser reads the messages a user sent, newest first, from messages_by_user, in pages: one partition, in clustering order.
+// MessagesByUser reads the messages a user sent, newest first, from
+// messages_by_user, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (cqlgen.Page[Message], error) {
 	if userID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
@@ -353,14 +522,14 @@ func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *Mess
 	if o == nil {
 		o = &MessagesByUserOptions{}
 	}
-	spec := cqlgen.ReadSpec[Message]{
+	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByUserCompare,
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByUserClustering,
 		Limit:     o.Limit,
 		Partition: []any{userID},
 		Scan:      messageMessagesByUserScan,
-		Table:     messageMessagesByUserTable,
+		Table:     messageMessagesByUser,
 	}
 	if o.SentAtFrom != nil {
 		spec.From = *o.SentAtFrom
@@ -368,5 +537,5 @@ func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *Mess
 	if o.SentAtTo != nil {
 		spec.To = *o.SentAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

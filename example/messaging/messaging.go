@@ -12,7 +12,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Message is one chat message. Messages are immutable (an edit is a new

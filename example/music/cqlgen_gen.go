@@ -5,61 +5,157 @@ package music
 import (
 	"cmp"
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	playListeningHistoryTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "played_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "user_id",
-			Type: "text",
-		}, {
-			Name: "played_at",
-			Type: "timestamp",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}, {
-			Name: "track_name",
-			Type: "text",
-		}, {
-			Name: "artist",
-			Type: "text",
-		}, {
-			Name: "duration_s",
-			Type: "int",
-		}},
-		Name:         "listening_history",
-		PartitionKey: []string{"user_id"},
-		Pattern:      "ListeningHistory",
-	})
-)
+// playListeningHistory: the statements of table listening_history, which is
+// the source of truth of Play.
+var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "listening_history",
+	Pattern: "ListeningHistory",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "played_at", Type: "timestamp", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      playListeningHistoryInsertCQL,
+		Delete:      playListeningHistoryDeleteCQL,
+		Get:         playListeningHistoryGetCQL,
+		First:       playListeningHistoryFirstCQL,
+		FirstFrom:   playListeningHistoryFirstFromCQL,
+		FirstTo:     playListeningHistoryFirstToCQL,
+		FirstFromTo: playListeningHistoryFirstFromToCQL,
+		After: []string{
+			playListeningHistoryAfter0CQL,
+			playListeningHistoryAfter1CQL,
+		},
+		AfterTo:   playListeningHistoryAfterToCQL,
+		AtOrAfter: playListeningHistoryAtOrAfterCQL,
+	},
+})
 
-// PlayRepo reads and writes Play in its tables (listening_history), keeping every copy in step; listening_history is the source of truth.
+// playListeningHistoryInsertCQL writes a whole row of listening_history. Its
+// placeholders bind user_id, played_at, track_id, track_name, artist,
+// duration_s, the write timestamp.
+const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
+		track_name, artist, duration_s)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// playListeningHistoryRow binds playListeningHistoryInsertCQL for e, written
+// at ts.
+func playListeningHistoryRow(e *Play, ts int64) []any {
+	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
+}
+
+// playListeningHistoryDeleteCQL deletes a row of listening_history by its
+// primary key. Its placeholders bind the write timestamp, user_id, played_at,
+// track_id.
+const playListeningHistoryDeleteCQL = `DELETE FROM listening_history
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND played_at = ? AND track_id = ?`
+
+// playListeningHistoryGetCQL reads a row of listening_history by its primary
+// key. Its placeholders bind user_id, played_at, track_id.
+const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at = ? AND track_id = ?`
+
+// playListeningHistoryScan reads one row of listening_history.
+func playListeningHistoryScan(it cqlgen.Iter) (e Play, ok bool) {
+	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
+	return
+}
+
+// playListeningHistoryFirstCQL reads a partition of listening_history from its
+// first row. cqlgenimpl.ReadPage binds user_id.
+const playListeningHistoryFirstCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ?`
+
+// playListeningHistoryFirstFromCQL reads a partition of listening_history from
+// the From bound. cqlgenimpl.ReadPage binds user_id, From.
+const playListeningHistoryFirstFromCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at <= ?`
+
+// playListeningHistoryFirstToCQL reads a partition of listening_history from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const playListeningHistoryFirstToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at > ?`
+
+// playListeningHistoryFirstFromToCQL reads a partition of listening_history
+// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
+const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
+
+// playListeningHistoryAfter0CQL continues a read of listening_history after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at.
+const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at < ?`
+
+// playListeningHistoryAfter1CQL continues a read of listening_history after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at,
+// track_id.
+const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at = ? AND track_id > ?`
+
+// playListeningHistoryAfterToCQL continues a read of listening_history after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, played_at, To.
+const playListeningHistoryAfterToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at < ? AND played_at > ?`
+
+// playListeningHistoryAtOrAfterCQL continues a read of listening_history at or
+// after a row. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
+const playListeningHistoryAtOrAfterCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
+	FROM listening_history
+	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
+
+// playListeningHistoryClustering is the clustering key of e in
+// listening_history, in order.
+func playListeningHistoryClustering(e *Play) []any {
+	return []any{e.PlayedAt, e.TrackID}
+}
+
+// playListeningHistoryCompare orders rows of listening_history as its
+// clustering order does.
+func playListeningHistoryCompare(a, b *Play) int {
+	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewPlayRepo returns a repository of Play on s. The default strategy is a logged batch.
+// NewPlayRepo returns a repository of Play on s. The default strategy is a
+// logged batch.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -75,89 +171,54 @@ func playCheck(e *Play) error {
 	return nil
 }
 
-// playListeningHistoryRow binds an insert into listening_history. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func playListeningHistoryRow(e *Play, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
-	}
-	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
-}
-
-// playListeningHistoryKey is the primary key of e in listening_history, in order.
-func playListeningHistoryKey(e *Play) []any {
-	return []any{e.UserID, e.PlayedAt, e.TrackID}
-}
-
-// playListeningHistoryClustering is the clustering key of e in listening_history, in order.
-func playListeningHistoryClustering(e *Play) []any {
-	return []any{e.PlayedAt, e.TrackID}
-}
-
-// playListeningHistoryCompare orders rows of listening_history as its clustering order does.
-func playListeningHistoryCompare(a, b *Play) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// playListeningHistoryScan reads one row of listening_history.
-func playListeningHistoryScan(it cqlgen.Iter) (e Play, ok bool) {
-	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
-	return
-}
-
-// Insert writes e to every table of Play in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Play in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   playListeningHistoryTable.Insert,
-			Values: playListeningHistoryRow(e, ts, true),
+			Stmt:   playListeningHistory.Insert,
+			Values: playListeningHistoryRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in listening_history. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in listening_history. Unlike
+// Insert, nil pointers and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistoryTable.Insert,
-		Values: playListeningHistoryRow(e, o.Now(), false),
+		Stmt:   playListeningHistory.Insert,
+		Values: playListeningHistoryRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistoryTable.Delete,
-		Values: append([]any{o.Now()}, playListeningHistoryKey(e)...),
+		Stmt:   playListeningHistory.Delete,
+		Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
 	})
 }
 
-// Get reads the Play with the given key from listening_history, the source of truth; ErrNotFound if there is none.
+// Get reads the Play with the given key from listening_history, the source of
+// truth; cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -169,8 +230,8 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   playListeningHistoryTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   playListeningHistory.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playListeningHistoryScan)
 	if err != nil {
@@ -183,14 +244,16 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 type ListeningHistoryOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayedAtFrom, PlayedAtTo *time.Time
 }
 
-// ListeningHistory reads a user's listening history, newest first, from listening_history, in pages: one partition, in clustering order.
+// ListeningHistory reads a user's listening history, newest first, from
+// listening_history, in pages: one partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
 	if userID == "" {
 		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
@@ -201,14 +264,14 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	if o == nil {
 		o = &ListeningHistoryOptions{}
 	}
-	spec := cqlgen.ReadSpec[Play]{
+	spec := cqlgenimpl.ReadSpec[Play]{
 		Compare:   playListeningHistoryCompare,
 		Cursor:    o.Cursor,
 		Key:       playListeningHistoryClustering,
 		Limit:     o.Limit,
 		Partition: []any{userID},
 		Scan:      playListeningHistoryScan,
-		Table:     playListeningHistoryTable,
+		Table:     playListeningHistory,
 	}
 	if o.PlayedAtFrom != nil {
 		spec.From = *o.PlayedAtFrom
@@ -216,84 +279,226 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	if o.PlayedAtTo != nil {
 		spec.To = *o.PlayedAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	trackTracksTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Columns: []cqlgen.Column{{
-			Name: "track_id",
-			Type: "text",
-		}, {
-			Name: "artist_id",
-			Type: "text",
-		}, {
-			Name: "play_count",
-			Type: "bigint",
-		}, {
-			Name: "track_name",
-			Type: "text",
-		}, {
-			Name: "album",
-			Type: "text",
-		}, {
-			Name: "duration_s",
-			Type: "int",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "tracks",
-		PartitionKey: []string{"track_id"},
-		Pattern:      "Tracks",
-		Version:      "cqlgen_version",
-	})
-	trackTopTracksByArtistTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "play_count",
-				Type: "bigint",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "artist_id",
-			Type: "text",
-		}, {
-			Name: "play_count",
-			Type: "bigint",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}, {
-			Name: "track_name",
-			Type: "text",
-		}, {
-			Name: "album",
-			Type: "text",
-		}, {
-			Name: "duration_s",
-			Type: "int",
-		}},
-		Name:         "top_tracks_by_artist",
-		PartitionKey: []string{"artist_id"},
-		Pattern:      "TopTracksByArtist",
-	})
-)
+// trackTracks: the statements of table tracks, which is the source of truth of
+// Track.
+var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "tracks",
+	Pattern: "Tracks",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:     trackTracksInsertCQL,
+		Get:        trackTracksGetCQL,
+		GetVersion: trackTracksGetVersionCQL,
+		UpdateIf:   trackTracksUpdateIfCQL,
+		DeleteIf:   trackTracksDeleteIfCQL,
+	},
+})
 
-// TrackRepo reads and writes Track in its tables (tracks, top_tracks_by_artist), keeping every copy in step; tracks is the source of truth.
+// trackTracksInsertCQL writes a whole row of tracks. Its placeholders bind
+// track_id, artist_id, play_count, track_name, album, duration_s,
+// cqlgen_version (the write timestamp), the write timestamp.
+const trackTracksInsertCQL = `INSERT INTO tracks (track_id, artist_id, play_count, track_name, album,
+		duration_s, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// trackTracksRow binds trackTracksInsertCQL for e, written at ts.
+func trackTracksRow(e *Track, ts int64) []any {
+	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts, ts}
+}
+
+// trackTracksGetCQL reads a row of tracks by its primary key. Its placeholders
+// bind track_id.
+const trackTracksGetCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s
+	FROM tracks
+	WHERE track_id = ?`
+
+// trackTracksScan reads one row of tracks.
+func trackTracksScan(it cqlgen.Iter) (e Track, ok bool) {
+	ok = it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS)
+	return
+}
+
+// trackTracksGetVersionCQL reads a row of tracks and its version. Its
+// placeholders bind track_id.
+const trackTracksGetVersionCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
+		cqlgen_version
+	FROM tracks
+	WHERE track_id = ?`
+
+// trackTracksScanVersion reads a row of tracks and its version.
+func trackTracksScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Track], ok bool) {
+	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version)
+	return
+}
+
+// trackTracksUpdateIfCQL changes a row of tracks if its version is the one
+// read. Its placeholders bind artist_id, play_count, track_name, album,
+// duration_s, cqlgen_version (the write timestamp), track_id, the version
+// read.
+const trackTracksUpdateIfCQL = `UPDATE tracks
+	SET artist_id = ?, play_count = ?, track_name = ?, album = ?,
+		duration_s = ?, cqlgen_version = ?
+	WHERE track_id = ?
+	IF cqlgen_version = ?`
+
+// trackTracksDeleteIfCQL deletes a row of tracks if its version is the one
+// read. Its placeholders bind track_id, the version read.
+const trackTracksDeleteIfCQL = `DELETE FROM tracks
+	WHERE track_id = ?
+	IF cqlgen_version = ?`
+
+// trackTopTracksByArtist: the statements of table top_tracks_by_artist, which
+// serves TopTracksByArtist.
+var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "top_tracks_by_artist",
+	Pattern: "TopTracksByArtist",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "artist_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      trackTopTracksByArtistInsertCQL,
+		Delete:      trackTopTracksByArtistDeleteCQL,
+		First:       trackTopTracksByArtistFirstCQL,
+		FirstFrom:   trackTopTracksByArtistFirstFromCQL,
+		FirstTo:     trackTopTracksByArtistFirstToCQL,
+		FirstFromTo: trackTopTracksByArtistFirstFromToCQL,
+		After: []string{
+			trackTopTracksByArtistAfter0CQL,
+			trackTopTracksByArtistAfter1CQL,
+		},
+		AfterTo:   trackTopTracksByArtistAfterToCQL,
+		AtOrAfter: trackTopTracksByArtistAtOrAfterCQL,
+	},
+})
+
+// trackTopTracksByArtistInsertCQL writes a whole row of top_tracks_by_artist.
+// Its placeholders bind artist_id, play_count, track_id, track_name, album,
+// duration_s, the write timestamp.
+const trackTopTracksByArtistInsertCQL = `INSERT INTO top_tracks_by_artist (artist_id, play_count, track_id,
+		track_name, album, duration_s)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// trackTopTracksByArtistRow binds trackTopTracksByArtistInsertCQL for e,
+// written at ts.
+func trackTopTracksByArtistRow(e *Track, ts int64) []any {
+	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
+}
+
+// trackTopTracksByArtistKey is the primary key of e in top_tracks_by_artist,
+// in order, bucket included.
+func trackTopTracksByArtistKey(e *Track) []any {
+	return []any{e.ArtistID, e.PlayCount, e.TrackID}
+}
+
+// trackTopTracksByArtistDeleteCQL deletes a row of top_tracks_by_artist by its
+// primary key. Its placeholders bind the write timestamp, artist_id,
+// play_count, track_id.
+const trackTopTracksByArtistDeleteCQL = `DELETE FROM top_tracks_by_artist
+	USING TIMESTAMP ?
+	WHERE artist_id = ? AND play_count = ? AND track_id = ?`
+
+// trackTopTracksByArtistFirstCQL reads a partition of top_tracks_by_artist
+// from its first row. cqlgenimpl.ReadPage binds artist_id.
+const trackTopTracksByArtistFirstCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ?`
+
+// trackTopTracksByArtistFirstFromCQL reads a partition of top_tracks_by_artist
+// from the From bound. cqlgenimpl.ReadPage binds artist_id, From.
+const trackTopTracksByArtistFirstFromCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ? AND play_count <= ?`
+
+// trackTopTracksByArtistFirstToCQL reads a partition of top_tracks_by_artist
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds artist_id,
+// To.
+const trackTopTracksByArtistFirstToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ? AND play_count > ?`
+
+// trackTopTracksByArtistFirstFromToCQL reads a partition of
+// top_tracks_by_artist between the bounds. cqlgenimpl.ReadPage binds
+// artist_id, From, To.
+const trackTopTracksByArtistFirstFromToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ? AND play_count <= ? AND play_count > ?`
+
+// trackTopTracksByArtistAfter0CQL continues a read of top_tracks_by_artist
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds artist_id,
+// play_count.
+const trackTopTracksByArtistAfter0CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ? AND play_count < ?`
+
+// trackTopTracksByArtistAfter1CQL continues a read of top_tracks_by_artist
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds artist_id,
+// play_count, track_id.
+const trackTopTracksByArtistAfter1CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ? AND play_count = ? AND track_id > ?`
+
+// trackTopTracksByArtistAfterToCQL continues a read of top_tracks_by_artist
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds artist_id,
+// play_count, To.
+const trackTopTracksByArtistAfterToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ? AND play_count < ? AND play_count > ?`
+
+// trackTopTracksByArtistAtOrAfterCQL continues a read of top_tracks_by_artist
+// at or after a row. cqlgenimpl.ReadPage binds artist_id, play_count,
+// track_id.
+const trackTopTracksByArtistAtOrAfterCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
+	FROM top_tracks_by_artist
+	WHERE artist_id = ? AND play_count = ? AND track_id >= ?`
+
+// trackTopTracksByArtistScan reads one row of top_tracks_by_artist.
+func trackTopTracksByArtistScan(it cqlgen.Iter) (e Track, ok bool) {
+	ok = it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
+	return
+}
+
+// trackTopTracksByArtistClustering is the clustering key of e in
+// top_tracks_by_artist, in order.
+func trackTopTracksByArtistClustering(e *Track) []any {
+	return []any{e.PlayCount, e.TrackID}
+}
+
+// trackTopTracksByArtistCompare orders rows of top_tracks_by_artist as its
+// clustering order does.
+func trackTopTracksByArtistCompare(a, b *Track) int {
+	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// TrackRepo reads and writes Track in its tables (tracks,
+// top_tracks_by_artist), keeping every copy in step; tracks is the source of
+// truth.
 type TrackRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTrackRepo returns a repository of Track on s. The default strategy is a logged batch.
+// NewTrackRepo returns a repository of Track on s. The default strategy is a
+// logged batch.
 func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
 	return &TrackRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -315,147 +520,96 @@ func trackCheck(e *Track) error {
 	return nil
 }
 
-// trackTracksRow binds an insert into tracks. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func trackTracksRow(e *Track, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts, ts}
-	}
-	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts, ts}
-}
-
-// trackTracksKey is the primary key of e in tracks, in order.
-func trackTracksKey(e *Track) []any {
-	return []any{e.TrackID}
-}
-
-// trackTracksScan reads one row of tracks.
-func trackTracksScan(it cqlgen.Iter) (e Track, ok bool) {
-	ok = it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS)
-	return
-}
-
-// trackTopTracksByArtistRow binds an insert into top_tracks_by_artist. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func trackTopTracksByArtistRow(e *Track, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
-	}
-	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
-}
-
-// trackTopTracksByArtistKey is the primary key of e in top_tracks_by_artist, in order.
-func trackTopTracksByArtistKey(e *Track) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackID}
-}
-
-// trackTopTracksByArtistClustering is the clustering key of e in top_tracks_by_artist, in order.
-func trackTopTracksByArtistClustering(e *Track) []any {
-	return []any{e.PlayCount, e.TrackID}
-}
-
-// trackTopTracksByArtistCompare orders rows of top_tracks_by_artist as its clustering order does.
-func trackTopTracksByArtistCompare(a, b *Track) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// trackTopTracksByArtistScan reads one row of top_tracks_by_artist.
-func trackTopTracksByArtistScan(it cqlgen.Iter) (e Track, ok bool) {
-	ok = it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
-	return
-}
-
-// Insert writes e to every table of Track in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Track in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := trackCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   trackTracksTable.Insert,
-			Values: trackTracksRow(e, ts, true),
+			Stmt:   trackTracks.Insert,
+			Values: trackTracksRow(e, ts),
 		}, {
-			Stmt:   trackTopTracksByArtistTable.Insert,
-			Values: trackTopTracksByArtistRow(e, ts, true),
+			Stmt:   trackTopTracksByArtist.Insert,
+			Values: trackTopTracksByArtistRow(e, ts),
 		}}
 	})
 }
 
-// trackTracksScanVersion reads a row of tracks and its version.
-func trackTracksScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Track], ok bool) {
-	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version)
-	return
-}
-
-// Update changes the Track whose key in tracks is e's: the old values come from tracks, the source of truth, so the caller passes only the new entity. A conditional write on tracks's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of tracks itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Track whose key in tracks is e's: the old values come
+// from tracks, the source of truth, so the caller passes only the new entity.
+// A conditional write on tracks's version makes concurrent updates take turns
+// (a loser re-reads and retries, up to Options.Attempts, then gets a
+// *cqlgen.NotAppliedError). Then every other table whose primary key changed
+// (a new sort key, say) has its old row deleted at the new timestamp and the
+// new one inserted 1µs later; tables whose key did not change are upserted.
+// The key of tracks itself cannot change: that would be another entity.
+// cqlgen.ErrNotFound if there is none.
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := trackCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   trackTracksTable.GetVersion,
-		Values: trackTracksKey(e),
-	}, trackTracksScanVersion, func(cur *cqlgen.Versioned[Track], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   trackTracks.GetVersion,
+		Values: []any{e.TrackID},
+	}, trackTracksScanVersion, func(cur *cqlgenimpl.Versioned[Track], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   trackTracksTable.UpdateIf,
-			Values: append(append([]any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts}, trackTracksKey(e)...), cur.Version),
+			Stmt:   trackTracks.UpdateIf,
+			Values: []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts, e.TrackID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Track], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Track], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// top_tracks_by_artist: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(trackTopTracksByArtistTable, trackTopTracksByArtistKey(&cur.Row), trackTopTracksByArtistKey(e)) {
+		// top_tracks_by_artist: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(trackTopTracksByArtist, trackTopTracksByArtistKey(&cur.Row), trackTopTracksByArtistKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   trackTopTracksByArtistTable.Delete,
-				Values: append([]any{del}, trackTopTracksByArtistKey(&cur.Row)...),
+				Stmt:   trackTopTracksByArtist.Delete,
+				Values: []any{del, cur.Row.ArtistID, cur.Row.PlayCount, cur.Row.TrackID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   trackTopTracksByArtistTable.Insert,
-			Values: trackTopTracksByArtistRow(e, ins, false),
+			Stmt:   trackTopTracksByArtist.Insert,
+			Values: trackTopTracksByArtistRow(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Track whose key in tracks is e's from every table: from tracks with a conditional write on its version, then the rows the other tables hold for it, found from tracks's values. Deleting what does not exist is not an error.
+// Delete removes the Track whose key in tracks is e's from every table: from
+// tracks with a conditional write on its version, then the rows the other
+// tables hold for it, found from tracks's values. Deleting what does not exist
+// is not an error.
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := trackCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   trackTracksTable.GetVersion,
-		Values: trackTracksKey(e),
-	}, trackTracksScanVersion, func(cur *cqlgen.Versioned[Track], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   trackTracks.GetVersion,
+		Values: []any{e.TrackID},
+	}, trackTracksScanVersion, func(cur *cqlgenimpl.Versioned[Track], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   trackTracksTable.DeleteIf,
-			Values: append(trackTracksKey(e), cur.Version),
+			Stmt:   trackTracks.DeleteIf,
+			Values: []any{e.TrackID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Track], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Track], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   trackTopTracksByArtistTable.Delete,
-			Values: append([]any{ts}, trackTopTracksByArtistKey(&cur.Row)...),
+			Stmt:   trackTopTracksByArtist.Delete,
+			Values: []any{ts, cur.Row.ArtistID, cur.Row.PlayCount, cur.Row.TrackID},
 		}}
 	}, true)
 }
 
-// Get reads the Track with the given key from tracks, the source of truth; ErrNotFound if there is none.
+// Get reads the Track with the given key from tracks, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
 	if trackID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -465,8 +619,8 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
 	}
 	var e Track
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   trackTracksTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   trackTracks.Get,
 		Values: []any{e.TrackID},
 	}, trackTracksScan)
 	if err != nil {
@@ -475,47 +629,20 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
 	return &row, nil
 }
 
-// TracksOptions are the optional parts of a Tracks read.
-type TracksOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
-	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
-	Cursor string
-}
-
-// Tracks reads a track by its id, from tracks, in pages: one partition, in clustering order.
-func (r *TrackRepo) Tracks(ctx context.Context, trackID string, o *TracksOptions) (cqlgen.Page[Track], error) {
-	if trackID == "" {
-		return cqlgen.Page[Track]{}, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
-	}
-	if o == nil {
-		o = &TracksOptions{}
-	}
-	spec := cqlgen.ReadSpec[Track]{
-		Cursor:    o.Cursor,
-		Limit:     o.Limit,
-		Partition: []any{trackID},
-		Scan:      trackTracksScan,
-		Table:     trackTracksTable,
-	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
-}
-
 // TopTracksByArtistOptions are the optional parts of a TopTracksByArtist read.
 type TopTracksByArtistOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
 }
 
-// TopTracksByArtist reads an artist's top tracks, most played first, from top_tracks_by_artist, in pages: one partition, in clustering order.
+// TopTracksByArtist reads an artist's top tracks, most played first, from
+// top_tracks_by_artist, in pages: one partition, in clustering order.
 func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (cqlgen.Page[Track], error) {
 	if artistID == "" {
 		return cqlgen.Page[Track]{}, &cqlgen.EmptyKeyError{
@@ -526,14 +653,14 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 	if o == nil {
 		o = &TopTracksByArtistOptions{}
 	}
-	spec := cqlgen.ReadSpec[Track]{
+	spec := cqlgenimpl.ReadSpec[Track]{
 		Compare:   trackTopTracksByArtistCompare,
 		Cursor:    o.Cursor,
 		Key:       trackTopTracksByArtistClustering,
 		Limit:     o.Limit,
 		Partition: []any{artistID},
 		Scan:      trackTopTracksByArtistScan,
-		Table:     trackTopTracksByArtistTable,
+		Table:     trackTopTracksByArtist,
 	}
 	if o.PlayCountFrom != nil {
 		spec.From = *o.PlayCountFrom
@@ -541,90 +668,142 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 	if o.PlayCountTo != nil {
 		spec.To = *o.PlayCountTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	playlistTrackPlaylistTracksTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "position",
-			Type: "int",
-		}}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "playlist_id",
-			Type: "text",
-		}, {
-			Name: "position",
-			Type: "int",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}, {
-			Name: "track_name",
-			Type: "text",
-		}, {
-			Name: "artist",
-			Type: "text",
-		}, {
-			Name: "duration_s",
-			Type: "int",
-		}, {
-			Name: "added_by",
-			Type: "text",
-		}},
-		Name:         "playlist_tracks",
-		PartitionKey: []string{"playlist_id"},
-		Pattern:      "PlaylistTracks",
-	})
-)
+// playlistTrackPlaylistTracks: the statements of table playlist_tracks, which
+// is the source of truth of PlaylistTrack.
+var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "playlist_tracks",
+	Pattern: "PlaylistTracks",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "playlist_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "position", Type: "int"},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      playlistTrackPlaylistTracksInsertCQL,
+		Delete:      playlistTrackPlaylistTracksDeleteCQL,
+		Get:         playlistTrackPlaylistTracksGetCQL,
+		First:       playlistTrackPlaylistTracksFirstCQL,
+		FirstFrom:   playlistTrackPlaylistTracksFirstFromCQL,
+		FirstTo:     playlistTrackPlaylistTracksFirstToCQL,
+		FirstFromTo: playlistTrackPlaylistTracksFirstFromToCQL,
+		After: []string{
+			playlistTrackPlaylistTracksAfter0CQL,
+			playlistTrackPlaylistTracksAfter1CQL,
+		},
+		AfterTo:   playlistTrackPlaylistTracksAfterToCQL,
+		AtOrAfter: playlistTrackPlaylistTracksAtOrAfterCQL,
+	},
+})
 
-// PlaylistTrackRepo reads and writes PlaylistTrack in its tables (playlist_tracks), keeping every copy in step; playlist_tracks is the source of truth.
-type PlaylistTrackRepo struct {
-	s    cqlgen.Session
-	opts cqlgen.Options
-}
+// playlistTrackPlaylistTracksInsertCQL writes a whole row of playlist_tracks.
+// Its placeholders bind playlist_id, position, track_id, track_name, artist,
+// duration_s, added_by, the write timestamp.
+const playlistTrackPlaylistTracksInsertCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
+		track_name, artist, duration_s, added_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
 
-// NewPlaylistTrackRepo returns a repository of PlaylistTrack on s. The default strategy is a logged batch.
-func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrackRepo {
-	return &PlaylistTrackRepo{
-		opts: cqlgen.NewOptions(opts...),
-		s:    s,
-	}
-}
-
-// playlistTrackCheck rejects a PlaylistTrack whose partition key values are empty.
-func playlistTrackCheck(e *PlaylistTrack) error {
-	if e.PlaylistID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "playlist_id",
-			Table:  "playlist_tracks",
-		}
-	}
-	return nil
-}
-
-// playlistTrackPlaylistTracksRow binds an insert into playlist_tracks. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
-	}
+// playlistTrackPlaylistTracksRow binds playlistTrackPlaylistTracksInsertCQL
+// for e, written at ts.
+func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
 
-// playlistTrackPlaylistTracksKey is the primary key of e in playlist_tracks, in order.
-func playlistTrackPlaylistTracksKey(e *PlaylistTrack) []any {
-	return []any{e.PlaylistID, e.Position, e.TrackID}
+// playlistTrackPlaylistTracksDeleteCQL deletes a row of playlist_tracks by its
+// primary key. Its placeholders bind the write timestamp, playlist_id,
+// position, track_id.
+const playlistTrackPlaylistTracksDeleteCQL = `DELETE FROM playlist_tracks
+	USING TIMESTAMP ?
+	WHERE playlist_id = ? AND position = ? AND track_id = ?`
+
+// playlistTrackPlaylistTracksGetCQL reads a row of playlist_tracks by its
+// primary key. Its placeholders bind playlist_id, position, track_id.
+const playlistTrackPlaylistTracksGetCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position = ? AND track_id = ?`
+
+// playlistTrackPlaylistTracksScan reads one row of playlist_tracks.
+func playlistTrackPlaylistTracksScan(it cqlgen.Iter) (e PlaylistTrack, ok bool) {
+	ok = it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
+	return
 }
 
-// playlistTrackPlaylistTracksClustering is the clustering key of e in playlist_tracks, in order.
+// playlistTrackPlaylistTracksFirstCQL reads a partition of playlist_tracks
+// from its first row. cqlgenimpl.ReadPage binds playlist_id.
+const playlistTrackPlaylistTracksFirstCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ?`
+
+// playlistTrackPlaylistTracksFirstFromCQL reads a partition of playlist_tracks
+// from the From bound. cqlgenimpl.ReadPage binds playlist_id, From.
+const playlistTrackPlaylistTracksFirstFromCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position >= ?`
+
+// playlistTrackPlaylistTracksFirstToCQL reads a partition of playlist_tracks
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds
+// playlist_id, To.
+const playlistTrackPlaylistTracksFirstToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position < ?`
+
+// playlistTrackPlaylistTracksFirstFromToCQL reads a partition of
+// playlist_tracks between the bounds. cqlgenimpl.ReadPage binds playlist_id,
+// From, To.
+const playlistTrackPlaylistTracksFirstFromToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position >= ? AND position < ?`
+
+// playlistTrackPlaylistTracksAfter0CQL continues a read of playlist_tracks
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds playlist_id,
+// position.
+const playlistTrackPlaylistTracksAfter0CQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position > ?`
+
+// playlistTrackPlaylistTracksAfter1CQL continues a read of playlist_tracks
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds playlist_id,
+// position, track_id.
+const playlistTrackPlaylistTracksAfter1CQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position = ? AND track_id > ?`
+
+// playlistTrackPlaylistTracksAfterToCQL continues a read of playlist_tracks
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds playlist_id,
+// position, To.
+const playlistTrackPlaylistTracksAfterToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position > ? AND position < ?`
+
+// playlistTrackPlaylistTracksAtOrAfterCQL continues a read of playlist_tracks
+// at or after a row. cqlgenimpl.ReadPage binds playlist_id, position,
+// track_id.
+const playlistTrackPlaylistTracksAtOrAfterCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND position = ? AND track_id >= ?`
+
+// playlistTrackPlaylistTracksClustering is the clustering key of e in
+// playlist_tracks, in order.
 func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
 	return []any{e.Position, e.TrackID}
 }
 
-// playlistTrackPlaylistTracksCompare orders rows of playlist_tracks as its clustering order does.
+// playlistTrackPlaylistTracksCompare orders rows of playlist_tracks as its
+// clustering order does.
 func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
 	if c := cmp.Compare(a.Position, b.Position); c != 0 {
 		return c
@@ -635,60 +814,81 @@ func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
 	return 0
 }
 
-// playlistTrackPlaylistTracksScan reads one row of playlist_tracks.
-func playlistTrackPlaylistTracksScan(it cqlgen.Iter) (e PlaylistTrack, ok bool) {
-	ok = it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
-	return
+// PlaylistTrackRepo reads and writes PlaylistTrack in table playlist_tracks.
+type PlaylistTrackRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
 }
 
-// Insert writes e to every table of PlaylistTrack in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
-func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
+// NewPlaylistTrackRepo returns a repository of PlaylistTrack on s. The default
+// strategy is a logged batch.
+func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrackRepo {
+	return &PlaylistTrackRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
 	}
-	if err := playlistTrackCheck(e); err != nil {
+}
+
+// playlistTrackCheck rejects a PlaylistTrack whose partition key values are
+// empty.
+func playlistTrackCheck(e *PlaylistTrack) error {
+	if e.PlaylistID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "playlist_id",
+			Table:  "playlist_tracks",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of PlaylistTrack in one logical write, under
+// the repository's strategy (a logged batch unless told otherwise), all
+// statements with one client-side timestamp. Nil pointers and empty
+// collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   playlistTrackPlaylistTracksTable.Insert,
-			Values: playlistTrackPlaylistTracksRow(e, ts, true),
+			Stmt:   playlistTrackPlaylistTracks.Insert,
+			Values: playlistTrackPlaylistTracksRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in playlist_tracks. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in playlist_tracks. Unlike Insert,
+// nil pointers and empty collections clear their columns.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playlistTrackCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playlistTrackPlaylistTracksTable.Insert,
-		Values: playlistTrackPlaylistTracksRow(e, o.Now(), false),
+		Stmt:   playlistTrackPlaylistTracks.Insert,
+		Values: playlistTrackPlaylistTracksRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from playlist_tracks.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playlistTrackCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playlistTrackPlaylistTracksTable.Delete,
-		Values: append([]any{o.Now()}, playlistTrackPlaylistTracksKey(e)...),
+		Stmt:   playlistTrackPlaylistTracks.Delete,
+		Values: []any{ts, e.PlaylistID, e.Position, e.TrackID},
 	})
 }
 
-// Get reads the PlaylistTrack with the given key from playlist_tracks, the source of truth; ErrNotFound if there is none.
+// Get reads the PlaylistTrack with the given key from playlist_tracks, the
+// source of truth; cqlgen.ErrNotFound if there is none.
 func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (*PlaylistTrack, error) {
 	if playlistID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -700,8 +900,8 @@ func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position
 	e.PlaylistID = playlistID
 	e.Position = position
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   playlistTrackPlaylistTracksTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   playlistTrackPlaylistTracks.Get,
 		Values: []any{e.PlaylistID, e.Position, e.TrackID},
 	}, playlistTrackPlaylistTracksScan)
 	if err != nil {
@@ -714,14 +914,16 @@ func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position
 type PlaylistTracksOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PositionFrom and PositionTo bound position, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PositionFrom and PositionTo bound position, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
 	PositionFrom, PositionTo *int32
 }
 
-// PlaylistTracks reads the tracks of a playlist, in order, from playlist_tracks, in pages: one partition, in clustering order.
+// PlaylistTracks reads the tracks of a playlist, in order, from
+// playlist_tracks, in pages: one partition, in clustering order.
 func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (cqlgen.Page[PlaylistTrack], error) {
 	if playlistID == "" {
 		return cqlgen.Page[PlaylistTrack]{}, &cqlgen.EmptyKeyError{
@@ -732,14 +934,14 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 	if o == nil {
 		o = &PlaylistTracksOptions{}
 	}
-	spec := cqlgen.ReadSpec[PlaylistTrack]{
+	spec := cqlgenimpl.ReadSpec[PlaylistTrack]{
 		Compare:   playlistTrackPlaylistTracksCompare,
 		Cursor:    o.Cursor,
 		Key:       playlistTrackPlaylistTracksClustering,
 		Limit:     o.Limit,
 		Partition: []any{playlistID},
 		Scan:      playlistTrackPlaylistTracksScan,
-		Table:     playlistTrackPlaylistTracksTable,
+		Table:     playlistTrackPlaylistTracks,
 	}
 	if o.PositionFrom != nil {
 		spec.From = *o.PositionFrom
@@ -747,82 +949,229 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 	if o.PositionTo != nil {
 		spec.To = *o.PositionTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	chartEntryDailyTrackPlaysTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Columns: []cqlgen.Column{{
-			Name: "chart_date",
-			Type: "date",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}, {
-			Name: "play_count",
-			Type: "bigint",
-		}, {
-			Name: "track_name",
-			Type: "text",
-		}, {
-			Name: "artist",
-			Type: "text",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "daily_track_plays",
-		PartitionKey: []string{"chart_date", "track_id"},
-		Pattern:      "DailyTrackPlays",
-		Version:      "cqlgen_version",
-	})
-	chartEntryDailyChartsTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "shard",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "play_count",
-				Type: "bigint",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "chart_date",
-			Type: "date",
-		}, {
-			Name: "shard",
-			Type: "int",
-		}, {
-			Name: "play_count",
-			Type: "bigint",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}, {
-			Name: "track_name",
-			Type: "text",
-		}, {
-			Name: "artist",
-			Type: "text",
-		}},
-		Name:         "daily_charts",
-		PartitionKey: []string{"chart_date", "shard"},
-		Pattern:      "DailyCharts",
-	})
-)
+// chartEntryDailyTrackPlays: the statements of table daily_track_plays, which
+// is the source of truth of ChartEntry.
+var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "daily_track_plays",
+	Pattern: "DailyTrackPlays",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:     chartEntryDailyTrackPlaysInsertCQL,
+		Get:        chartEntryDailyTrackPlaysGetCQL,
+		GetVersion: chartEntryDailyTrackPlaysGetVersionCQL,
+		UpdateIf:   chartEntryDailyTrackPlaysUpdateIfCQL,
+		DeleteIf:   chartEntryDailyTrackPlaysDeleteIfCQL,
+	},
+})
 
-// ChartEntryRepo reads and writes ChartEntry in its tables (daily_track_plays, daily_charts), keeping every copy in step; daily_track_plays is the source of truth.
+// chartEntryDailyTrackPlaysInsertCQL writes a whole row of daily_track_plays.
+// Its placeholders bind chart_date, track_id, play_count, track_name, artist,
+// cqlgen_version (the write timestamp), the write timestamp.
+const chartEntryDailyTrackPlaysInsertCQL = `INSERT INTO daily_track_plays (chart_date, track_id, play_count,
+		track_name, artist, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// chartEntryDailyTrackPlaysRow binds chartEntryDailyTrackPlaysInsertCQL for e,
+// written at ts.
+func chartEntryDailyTrackPlaysRow(e *ChartEntry, ts int64) []any {
+	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist, ts, ts}
+}
+
+// chartEntryDailyTrackPlaysGetCQL reads a row of daily_track_plays by its
+// primary key. Its placeholders bind chart_date, track_id.
+const chartEntryDailyTrackPlaysGetCQL = `SELECT chart_date, track_id, play_count, track_name, artist
+	FROM daily_track_plays
+	WHERE chart_date = ? AND track_id = ?`
+
+// chartEntryDailyTrackPlaysScan reads one row of daily_track_plays.
+func chartEntryDailyTrackPlaysScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
+	ok = it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist)
+	return
+}
+
+// chartEntryDailyTrackPlaysGetVersionCQL reads a row of daily_track_plays and
+// its version. Its placeholders bind chart_date, track_id.
+const chartEntryDailyTrackPlaysGetVersionCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
+		cqlgen_version
+	FROM daily_track_plays
+	WHERE chart_date = ? AND track_id = ?`
+
+// chartEntryDailyTrackPlaysScanVersion reads a row of daily_track_plays and
+// its version.
+func chartEntryDailyTrackPlaysScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[ChartEntry], ok bool) {
+	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version)
+	return
+}
+
+// chartEntryDailyTrackPlaysUpdateIfCQL changes a row of daily_track_plays if
+// its version is the one read. Its placeholders bind play_count, track_name,
+// artist, cqlgen_version (the write timestamp), chart_date, track_id, the
+// version read.
+const chartEntryDailyTrackPlaysUpdateIfCQL = `UPDATE daily_track_plays
+	SET play_count = ?, track_name = ?, artist = ?, cqlgen_version = ?
+	WHERE chart_date = ? AND track_id = ?
+	IF cqlgen_version = ?`
+
+// chartEntryDailyTrackPlaysDeleteIfCQL deletes a row of daily_track_plays if
+// its version is the one read. Its placeholders bind chart_date, track_id, the
+// version read.
+const chartEntryDailyTrackPlaysDeleteIfCQL = `DELETE FROM daily_track_plays
+	WHERE chart_date = ? AND track_id = ?
+	IF cqlgen_version = ?`
+
+// chartEntryDailyCharts: the statements of table daily_charts, which serves
+// DailyCharts.
+var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "daily_charts",
+	Pattern: "DailyCharts",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      chartEntryDailyChartsInsertCQL,
+		Delete:      chartEntryDailyChartsDeleteCQL,
+		First:       chartEntryDailyChartsFirstCQL,
+		FirstFrom:   chartEntryDailyChartsFirstFromCQL,
+		FirstTo:     chartEntryDailyChartsFirstToCQL,
+		FirstFromTo: chartEntryDailyChartsFirstFromToCQL,
+		After: []string{
+			chartEntryDailyChartsAfter0CQL,
+			chartEntryDailyChartsAfter1CQL,
+		},
+		AfterTo:   chartEntryDailyChartsAfterToCQL,
+		AtOrAfter: chartEntryDailyChartsAtOrAfterCQL,
+	},
+})
+
+// chartEntryDailyChartsInsertCQL writes a whole row of daily_charts. Its
+// placeholders bind chart_date, shard, play_count, track_id, track_name,
+// artist, the write timestamp.
+const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id,
+		track_name, artist)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// chartEntryDailyChartsRow binds chartEntryDailyChartsInsertCQL for e, written
+// at ts.
+func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
+	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
+}
+
+// chartEntryDailyChartsKey is the primary key of e in daily_charts, in order,
+// bucket included.
+func chartEntryDailyChartsKey(e *ChartEntry) []any {
+	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
+}
+
+// chartEntryDailyChartsDeleteCQL deletes a row of daily_charts by its primary
+// key. Its placeholders bind the write timestamp, chart_date, shard,
+// play_count, track_id.
+const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
+	USING TIMESTAMP ?
+	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
+
+// chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
+// first row. cqlgenimpl.ReadPage binds chart_date, shard.
+const chartEntryDailyChartsFirstCQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ?`
+
+// chartEntryDailyChartsFirstFromCQL reads a partition of daily_charts from the
+// From bound. cqlgenimpl.ReadPage binds chart_date, shard, From.
+const chartEntryDailyChartsFirstFromCQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count <= ?`
+
+// chartEntryDailyChartsFirstToCQL reads a partition of daily_charts from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
+// To.
+const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count > ?`
+
+// chartEntryDailyChartsFirstFromToCQL reads a partition of daily_charts
+// between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
+const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count <= ? AND play_count > ?`
+
+// chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
+// play_count.
+const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count < ?`
+
+// chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
+// play_count, track_id.
+const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`
+
+// chartEntryDailyChartsAfterToCQL continues a read of daily_charts after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
+// play_count, To.
+const chartEntryDailyChartsAfterToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count < ? AND play_count > ?`
+
+// chartEntryDailyChartsAtOrAfterCQL continues a read of daily_charts at or
+// after a row. cqlgenimpl.ReadPage binds chart_date, shard, play_count,
+// track_id.
+const chartEntryDailyChartsAtOrAfterCQL = `SELECT chart_date, play_count, track_id, track_name, artist
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id >= ?`
+
+// chartEntryDailyChartsScan reads one row of daily_charts.
+func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
+	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
+	return
+}
+
+// chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
+// in order.
+func chartEntryDailyChartsClustering(e *ChartEntry) []any {
+	return []any{e.PlayCount, e.TrackID}
+}
+
+// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering
+// order does.
+func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
+	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ChartEntryRepo reads and writes ChartEntry in its tables (daily_track_plays,
+// daily_charts), keeping every copy in step; daily_track_plays is the source
+// of truth.
 type ChartEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewChartEntryRepo returns a repository of ChartEntry on s. The default strategy is a logged batch.
+// NewChartEntryRepo returns a repository of ChartEntry on s. The default
+// strategy is a logged batch.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
 	return &ChartEntryRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -844,147 +1193,97 @@ func chartEntryCheck(e *ChartEntry) error {
 	return nil
 }
 
-// chartEntryDailyTrackPlaysRow binds an insert into daily_track_plays. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func chartEntryDailyTrackPlaysRow(e *ChartEntry, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist, ts, ts}
-	}
-	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist, ts, ts}
-}
-
-// chartEntryDailyTrackPlaysKey is the primary key of e in daily_track_plays, in order.
-func chartEntryDailyTrackPlaysKey(e *ChartEntry) []any {
-	return []any{e.ChartDate, e.TrackID}
-}
-
-// chartEntryDailyTrackPlaysScan reads one row of daily_track_plays.
-func chartEntryDailyTrackPlaysScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist)
-	return
-}
-
-// chartEntryDailyChartsRow binds an insert into daily_charts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func chartEntryDailyChartsRow(e *ChartEntry, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ChartDate, cqlgen.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
-	}
-	return []any{e.ChartDate, cqlgen.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
-}
-
-// chartEntryDailyChartsKey is the primary key of e in daily_charts, in order.
-func chartEntryDailyChartsKey(e *ChartEntry) []any {
-	return []any{e.ChartDate, cqlgen.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-}
-
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts, in order.
-func chartEntryDailyChartsClustering(e *ChartEntry) []any {
-	return []any{e.PlayCount, e.TrackID}
-}
-
-// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering order does.
-func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// chartEntryDailyChartsScan reads one row of daily_charts.
-func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
-	return
-}
-
-// Insert writes e to every table of ChartEntry in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of ChartEntry in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := chartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   chartEntryDailyTrackPlaysTable.Insert,
-			Values: chartEntryDailyTrackPlaysRow(e, ts, true),
+			Stmt:   chartEntryDailyTrackPlays.Insert,
+			Values: chartEntryDailyTrackPlaysRow(e, ts),
 		}, {
-			Stmt:   chartEntryDailyChartsTable.Insert,
-			Values: chartEntryDailyChartsRow(e, ts, true),
+			Stmt:   chartEntryDailyCharts.Insert,
+			Values: chartEntryDailyChartsRow(e, ts),
 		}}
 	})
 }
 
-// chartEntryDailyTrackPlaysScanVersion reads a row of daily_track_plays and its version.
-func chartEntryDailyTrackPlaysScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[ChartEntry], ok bool) {
-	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version)
-	return
-}
-
-// Update changes the ChartEntry whose key in daily_track_plays is e's: the old values come from daily_track_plays, the source of truth, so the caller passes only the new entity. A conditional write on daily_track_plays's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of daily_track_plays itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the ChartEntry whose key in daily_track_plays is e's: the old
+// values come from daily_track_plays, the source of truth, so the caller
+// passes only the new entity. A conditional write on daily_track_plays's
+// version makes concurrent updates take turns (a loser re-reads and retries,
+// up to Options.Attempts, then gets a *cqlgen.NotAppliedError). Then every
+// other table whose primary key changed (a new sort key, say) has its old row
+// deleted at the new timestamp and the new one inserted 1µs later; tables
+// whose key did not change are upserted. The key of daily_track_plays itself
+// cannot change: that would be another entity. cqlgen.ErrNotFound if there is
+// none.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := chartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   chartEntryDailyTrackPlaysTable.GetVersion,
-		Values: chartEntryDailyTrackPlaysKey(e),
-	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgen.Versioned[ChartEntry], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   chartEntryDailyTrackPlays.GetVersion,
+		Values: []any{e.ChartDate, e.TrackID},
+	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   chartEntryDailyTrackPlaysTable.UpdateIf,
-			Values: append(append([]any{e.PlayCount, e.TrackName, e.Artist, ts}, chartEntryDailyTrackPlaysKey(e)...), cur.Version),
+			Stmt:   chartEntryDailyTrackPlays.UpdateIf,
+			Values: []any{e.PlayCount, e.TrackName, e.Artist, ts, e.ChartDate, e.TrackID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[ChartEntry], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// daily_charts: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(chartEntryDailyChartsTable, chartEntryDailyChartsKey(&cur.Row), chartEntryDailyChartsKey(e)) {
+		// daily_charts: a changed key moves the row, deleted at ts and inserted at
+		// ts+1µs.
+		if !cqlgenimpl.SameKey(chartEntryDailyCharts, chartEntryDailyChartsKey(&cur.Row), chartEntryDailyChartsKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   chartEntryDailyChartsTable.Delete,
-				Values: append([]any{del}, chartEntryDailyChartsKey(&cur.Row)...),
+				Stmt:   chartEntryDailyCharts.Delete,
+				Values: []any{del, cur.Row.ChartDate, cqlgenimpl.HashText(string(cur.Row.TrackID), 100), cur.Row.PlayCount, cur.Row.TrackID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   chartEntryDailyChartsTable.Insert,
-			Values: chartEntryDailyChartsRow(e, ins, false),
+			Stmt:   chartEntryDailyCharts.Insert,
+			Values: chartEntryDailyChartsRow(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the ChartEntry whose key in daily_track_plays is e's from every table: from daily_track_plays with a conditional write on its version, then the rows the other tables hold for it, found from daily_track_plays's values. Deleting what does not exist is not an error.
+// Delete removes the ChartEntry whose key in daily_track_plays is e's from
+// every table: from daily_track_plays with a conditional write on its version,
+// then the rows the other tables hold for it, found from daily_track_plays's
+// values. Deleting what does not exist is not an error.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := chartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   chartEntryDailyTrackPlaysTable.GetVersion,
-		Values: chartEntryDailyTrackPlaysKey(e),
-	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgen.Versioned[ChartEntry], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   chartEntryDailyTrackPlays.GetVersion,
+		Values: []any{e.ChartDate, e.TrackID},
+	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   chartEntryDailyTrackPlaysTable.DeleteIf,
-			Values: append(chartEntryDailyTrackPlaysKey(e), cur.Version),
+			Stmt:   chartEntryDailyTrackPlays.DeleteIf,
+			Values: []any{e.ChartDate, e.TrackID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[ChartEntry], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   chartEntryDailyChartsTable.Delete,
-			Values: append([]any{ts}, chartEntryDailyChartsKey(&cur.Row)...),
+			Stmt:   chartEntryDailyCharts.Delete,
+			Values: []any{ts, cur.Row.ChartDate, cqlgenimpl.HashText(string(cur.Row.TrackID), 100), cur.Row.PlayCount, cur.Row.TrackID},
 		}}
 	}, true)
 }
 
-// Get reads the ChartEntry with the given key from daily_track_plays, the source of truth; ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key from daily_track_plays, the
+// source of truth; cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, error) {
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{
@@ -1001,8 +1300,8 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 	var e ChartEntry
 	e.ChartDate = chartDate
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   chartEntryDailyTrackPlaysTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   chartEntryDailyTrackPlays.Get,
 		Values: []any{e.ChartDate, e.TrackID},
 	}, chartEntryDailyTrackPlaysScan)
 	if err != nil {
@@ -1011,53 +1310,20 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 	return &row, nil
 }
 
-// DailyTrackPlaysOptions are the optional parts of a DailyTrackPlays read.
-type DailyTrackPlaysOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
-	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
-	Cursor string
-}
-
-// DailyTrackPlays reads a track's play count on a day, from daily_track_plays, in pages: one partition, in clustering order.
-func (r *ChartEntryRepo) DailyTrackPlays(ctx context.Context, chartDate time.Time, trackID string, o *DailyTrackPlaysOptions) (cqlgen.Page[ChartEntry], error) {
-	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
-	}
-	if trackID == "" {
-		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
-	}
-	if o == nil {
-		o = &DailyTrackPlaysOptions{}
-	}
-	spec := cqlgen.ReadSpec[ChartEntry]{
-		Cursor:    o.Cursor,
-		Limit:     o.Limit,
-		Partition: []any{chartDate, trackID},
-		Scan:      chartEntryDailyTrackPlaysScan,
-		Table:     chartEntryDailyTrackPlaysTable,
-	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
-}
-
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
 }
 
-// DailyCharts reads a day's chart, most played first, from daily_charts, in pages: all 100 hash buckets read in parallel and merged in clustering order.
+// DailyCharts reads a day's chart, most played first, from daily_charts, in
+// pages: all 100 hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
 	if chartDate.IsZero() {
 		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
@@ -1068,7 +1334,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	if o == nil {
 		o = &DailyChartsOptions{}
 	}
-	spec := cqlgen.ReadSpec[ChartEntry]{
+	spec := cqlgenimpl.ReadSpec[ChartEntry]{
 		Compare:     chartEntryDailyChartsCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -1077,7 +1343,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		Limit:       o.Limit,
 		Partition:   []any{chartDate},
 		Scan:        chartEntryDailyChartsScan,
-		Table:       chartEntryDailyChartsTable,
+		Table:       chartEntryDailyCharts,
 	}
 	if o.PlayCountFrom != nil {
 		spec.From = *o.PlayCountFrom
@@ -1085,5 +1351,5 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	if o.PlayCountTo != nil {
 		spec.To = *o.PlayCountTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -15,7 +15,7 @@ package music
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Play is one play of a track by a user. Plays are never changed; they

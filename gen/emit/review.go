@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/gen/model"
-	"github.com/cqlgen/cqlgen/gen/validate"
 )
 
 type reviewView struct {
@@ -34,14 +33,14 @@ type reviewEdge struct{ From, To string }
 // Review renders schema.md, the page a reviewer reads in a pull request:
 // the access-pattern table with partition estimates and verdicts, the
 // fan-out of each entity, and a Mermaid diagram of tables and patterns.
-func Review(p *model.Package) ([]byte, error) {
+func Review(p *model.Package, verdicts map[*model.Table]model.Verdict) ([]byte, error) {
 	v := reviewView{Package: p.Path}
 	for _, e := range p.Entities {
 		re := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name}
 		var names []string
 		for _, t := range e.Tables {
 			names = append(names, "`"+t.Name+"`")
-			v.Tables = append(v.Tables, reviewRow(e, t))
+			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
 			re.Nodes = append(re.Nodes, reviewNode{ID: t.Name, Label: nodeLabel(t)})
 			var params []string
 			for _, c := range t.PartitionKey() {
@@ -51,7 +50,7 @@ func Review(p *model.Package) ([]byte, error) {
 			}
 			v.Patterns = append(v.Patterns, reviewPattern{
 				ID:    "q_" + t.Name,
-				Label: fmt.Sprintf("%s.%s(%s)", e.GoName, t.Method, strings.Join(params, ", ")),
+				Label: fmt.Sprintf("%s.%s(%s)", e.GoName, readMethod(t), strings.Join(params, ", ")),
 				Table: t.Name,
 			})
 			if t != e.Canonical {
@@ -67,7 +66,7 @@ func Review(p *model.Package) ([]byte, error) {
 	return render("schema.md.tmpl", v)
 }
 
-func reviewRow(e *model.Entity, t *model.Table) reviewTable {
+func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table]model.Verdict) reviewTable {
 	r := reviewTable{
 		Pattern: fmt.Sprintf("%s.%s: %s", e.GoName, t.Method, strings.TrimRight(t.Doc, ".")),
 		Name:    t.Name,
@@ -107,18 +106,15 @@ func reviewRow(e *model.Entity, t *model.Table) reviewTable {
 	default:
 		r.Size = fmt.Sprintf("≈%s rows, ≈%s", model.HumanCount(est.Rows), model.HumanBytes(est.Bytes))
 	}
-	r.Verdict = "✅ accepted"
-	for _, d := range validate.Partition(t) {
-		if ig := validate.Silenced(t, d.Code); ig != nil {
-			r.Verdict = fmt.Sprintf("🔇 %s silenced: %s", d.Code, ig.Reason)
-			continue
-		}
-		if d.Severity == 0 {
-			r.Verdict = "❌ " + string(d.Code)
-		} else {
-			r.Verdict = "⚠️ " + string(d.Code)
-		}
-		break
+	switch v := verdicts[t]; {
+	case v.Code == "":
+		r.Verdict = "✅ accepted"
+	case v.Silenced != "":
+		r.Verdict = fmt.Sprintf("🔇 %s silenced: %s", v.Code, v.Silenced)
+	case v.Error:
+		r.Verdict = "❌ " + v.Code
+	default:
+		r.Verdict = "⚠️ " + v.Code
 	}
 	if !est.Known && r.Verdict == "✅ accepted" {
 		r.Verdict = "✅ bounded by TTL or bucket; size not estimated"
@@ -147,4 +143,13 @@ func nodeLabel(t *model.Table) string {
 		lines = append(lines, c.Name+" "+strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(c.Type.String())+marker)
 	}
 	return strings.Join(lines, "<br/>")
+}
+
+// readMethod is the repository method that serves t's access pattern: its
+// read method, or Get where that already reads the pattern's one row.
+func readMethod(t *model.Table) string {
+	if t.HasRead() {
+		return t.Method
+	}
+	return "Get"
 }

@@ -11,7 +11,6 @@ import (
 	"text/template"
 
 	"github.com/cqlgen/cqlgen/gen/model"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"github.com/cqlgen/cqlgen/templates"
 )
 
@@ -32,7 +31,6 @@ func render(name string, data any) ([]byte, error) {
 }
 
 type schemaView struct {
-	Runtime  string // the DDL of the tables the runtime owns
 	Package  string
 	Keyspace *model.Keyspace
 	Tables   []tableView
@@ -60,7 +58,7 @@ type columnView struct {
 
 // Schema renders schema.cql: the DDL of every table of the package.
 func Schema(p *model.Package) ([]byte, error) {
-	v := schemaView{Package: p.Path, Keyspace: p.Keyspace, Runtime: cqlgen.IdempotencyTableCQL}
+	v := schemaView{Package: p.Path, Keyspace: p.Keyspace}
 	for _, t := range p.Tables() {
 		v.Tables = append(v.Tables, table(t))
 	}

@@ -17,7 +17,7 @@ import (
 // are left with a nil Field for the validate stage to report.
 func Build(lp *load.Package) (*Package, diag.List) {
 	b := &builder{lp: lp}
-	p := &Package{Path: lp.Path, Name: lp.Name, Dir: lp.Dir}
+	p := &Package{Path: lp.Path, Name: lp.Name, Dir: lp.Dir, Declared: lp.Declared}
 	for _, e := range lp.Errors {
 		b.diags.Errorf(e.Pos, diag.Load, "%s", e.Msg)
 	}
@@ -27,6 +27,7 @@ func Build(lp *load.Package) (*Package, diag.List) {
 			p.Entities = append(p.Entities, e)
 		}
 	}
+	assignNames(p)
 	return p, b.diags
 }
 
@@ -268,7 +269,7 @@ func layout(e *Entity, t *Table) []*Column {
 		}
 	}
 	if t.Bucket != nil {
-		cols = append(cols, &Column{Name: t.Bucket.Column, Type: t.Bucket.Type(), Kind: PartitionKey})
+		cols = append(cols, &Column{Name: t.Bucket.Column, Type: t.Bucket.Type(), Kind: PartitionKey, Bucket: t.Bucket})
 	}
 	for _, r := range t.CK {
 		if r.Field != nil && !inKey[r.Field] {

@@ -47,24 +47,6 @@ func typeBytes(t *Type) int64 {
 	return 64 // blob and collections
 }
 
-// BucketSeconds is the width of a time bucket in seconds (a month counts
-// 31 days), or 0 for a hash bucket.
-func (b *Bucket) BucketSeconds() int64 {
-	switch b.Kind {
-	case HourBucket:
-		return 3600
-	case DayBucket:
-		return 86400
-	case WeekBucket:
-		return 7 * 86400
-	case MonthBucket:
-		return 31 * 86400
-	case DaysBucket:
-		return b.N * 86400
-	}
-	return 0
-}
-
 // Estimate works out the expected size of one partition of t.
 func (t *Table) Estimate() Estimate {
 	e := Estimate{LimitRows: DefaultLimitRows, LimitBytes: DefaultLimitBytes}
@@ -213,4 +195,12 @@ func HumanCount(n int64) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// Verdict is the outcome of a table's partition checks, for the review
+// page: the first finding, or none (the zero Verdict: accepted).
+type Verdict struct {
+	Code     string // the diagnostic code; "" when accepted
+	Error    bool   // an error, not a warning
+	Silenced string // the reason an ignore gives, when silenced
 }

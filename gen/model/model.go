@@ -5,10 +5,13 @@
 package model
 
 import (
+	"fmt"
 	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/cqlgen/cqlgen/gen/load"
 )
 
 // Package is one Go package's entities.
@@ -18,6 +21,9 @@ type Package struct {
 	Dir      string
 	Keyspace *Keyspace
 	Entities []*Entity // in source order
+	// Declared are the package-level names the package's own Go files
+	// declare, and where: generated names must not collide with them.
+	Declared map[string]token.Position
 }
 
 // Keyspace is the optional //cqlgen:keyspace directive.
@@ -46,6 +52,7 @@ type Entity struct {
 	// Canonical is the source-of-truth table: the one marked canonical, or
 	// the only one. Nil when the model does not say (validation reports it).
 	Canonical *Table
+	Names     EntityNames
 }
 
 // Identity returns the fields that tell two entities apart: the canonical
@@ -147,6 +154,32 @@ const (
 // IsTime reports a bucket derived from a point in time.
 func (k BucketKind) IsTime() bool { return k != HashBucket }
 
+// BucketDescriptor is everything that differs between kinds of bucket. It
+// is the one place a kind is described: the DDL, the generated Go and the
+// docs all read it.
+type BucketDescriptor struct {
+	Name    string // as written in a tag: hash, hour, day, week, month, days
+	Type    string // the CQL type of the bucket column
+	Seconds int64  // the width of a time bucket (a month counts 31 days); per unit of N for days
+	Runtime string // the cqlgenimpl identifier of a time bucket's derivation
+	Width   bool   // the expression takes a count: hash(col) % N, days(col, N)
+	Words   string // how a read walks the buckets, for generated docs
+}
+
+var bucketDescriptors = map[BucketKind]BucketDescriptor{
+	HashBucket:  {Name: "hash", Type: "int", Width: true, Words: "all %d hash buckets read in parallel and merged in clustering order"},
+	HourBucket:  {Name: "hour", Type: "timestamp", Seconds: 3600, Runtime: "HourBuckets", Words: timeWords},
+	DayBucket:   {Name: "day", Type: "date", Seconds: 86400, Runtime: "DayBuckets", Words: timeWords},
+	WeekBucket:  {Name: "week", Type: "date", Seconds: 7 * 86400, Runtime: "WeekBuckets", Words: timeWords},
+	MonthBucket: {Name: "month", Type: "date", Seconds: 31 * 86400, Runtime: "MonthBuckets", Words: timeWords},
+	DaysBucket:  {Name: "days", Type: "date", Seconds: 86400, Runtime: "DaysBuckets", Width: true, Words: timeWords},
+}
+
+const timeWords = "time buckets from the newest back, each in clustering order"
+
+// Descriptor describes the kind.
+func (k BucketKind) Descriptor() BucketDescriptor { return bucketDescriptors[k] }
+
 // Bucket is the derived column a pattern adds to its partition key.
 type Bucket struct {
 	Kind      BucketKind
@@ -159,32 +192,57 @@ type Bucket struct {
 }
 
 // Type is the CQL type of the bucket column.
-func (b *Bucket) Type() *Type {
-	switch b.Kind {
-	case HashBucket:
-		return &Type{Name: "int"}
-	case HourBucket:
-		return &Type{Name: "timestamp"}
-	}
-	return &Type{Name: "date"}
-}
+func (b *Bucket) Type() *Type { return &Type{Name: b.Kind.Descriptor().Type} }
 
 // Expr renders the bucket as it reads in a tag.
 func (b *Bucket) Expr() string {
-	switch b.Kind {
-	case HashBucket:
-		return "hash(" + b.Source.Name + ") % " + itoa(b.N)
-	case HourBucket:
-		return "hour(" + b.Source.Name + ")"
-	case DayBucket:
-		return "day(" + b.Source.Name + ")"
-	case WeekBucket:
-		return "week(" + b.Source.Name + ")"
-	case MonthBucket:
-		return "month(" + b.Source.Name + ")"
+	d := b.Kind.Descriptor()
+	switch {
+	case b.Kind == HashBucket:
+		return d.Name + "(" + b.Source.Name + ") % " + itoa(b.N)
+	case d.Width:
+		return d.Name + "(" + b.Source.Name + ", " + itoa(b.N) + ")"
 	}
-	return "days(" + b.Source.Name + ", " + itoa(b.N) + ")"
+	return d.Name + "(" + b.Source.Name + ")"
 }
+
+// ReadWords says how a read of the bucketed pattern walks its buckets.
+func (b *Bucket) ReadWords() string {
+	d := b.Kind.Descriptor()
+	if b.Kind == HashBucket {
+		return fmt.Sprintf(d.Words, b.N)
+	}
+	return d.Words
+}
+
+// BucketSeconds is the width of a time bucket in seconds (a month counts
+// 31 days), or 0 for a hash bucket.
+func (b *Bucket) BucketSeconds() int64 {
+	d := b.Kind.Descriptor()
+	if d.Width {
+		return d.Seconds * b.N
+	}
+	return d.Seconds
+}
+
+// HashFunc is how generated code derives a hash bucket from a column of
+// one CQL type: a cqlgenimpl function, and the Go conversion its argument
+// needs ("" for none).
+type HashFunc struct{ Func, Conv string }
+
+var hashFuncs = map[string]HashFunc{
+	"text": {"HashText", "string"}, "varchar": {"HashText", "string"}, "ascii": {"HashText", "string"},
+	"bigint": {"HashBigint", "int64"}, "int": {"HashInt", "int32"}, "smallint": {"HashSmallint", "int16"},
+	"tinyint": {"HashTinyint", "int8"}, "boolean": {"HashBoolean", "bool"}, "blob": {"HashBlob", "[]byte"},
+	"uuid": {"HashUUID", ""}, "timeuuid": {"HashUUID", ""}, "timestamp": {"HashTimestamp", ""}, "date": {"HashDate", ""},
+}
+
+// HashOf is the hash derivation of a column type; ok is false for a type
+// no hash bucket can take (validation refuses those).
+func HashOf(t *Type) HashFunc { return hashFuncs[t.Name] }
+
+// Hashable reports a type a hash bucket can take.
+func Hashable(t *Type) bool { _, ok := hashFuncs[t.Name]; return ok }
 
 // Size holds a pattern's optional size hints; zero means not given.
 type Size struct {
@@ -230,6 +288,7 @@ type Table struct {
 	// Columns is the table's layout: partition key (bucket last),
 	// clustering columns, then the other columns in field order.
 	Columns []*Column
+	Names   TableNames
 }
 
 // ColumnKind is a column's role in its table.
@@ -267,11 +326,12 @@ func (e *Entity) Versioned() bool {
 
 // Column is one column of one table.
 type Column struct {
-	Name  string
-	Type  *Type
-	Kind  ColumnKind
-	Desc  bool   // clustering order
-	Field *Field // nil for a bucket or version column
+	Name   string
+	Type   *Type
+	Kind   ColumnKind
+	Desc   bool    // clustering order
+	Field  *Field  // nil for a bucket or version column
+	Bucket *Bucket // for the bucket column
 }
 
 // PartitionKey returns the partition key columns, bucket included.
@@ -301,3 +361,10 @@ func resolved(refs []Ref) []*Field {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The runtime's import paths: the user API, which declares Pattern, and
+// the support package of generated code.
+const (
+	RuntimePath = load.RuntimePath
+	ImplPath    = "github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+)

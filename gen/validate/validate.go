@@ -6,7 +6,6 @@ package validate
 import (
 	"fmt"
 	"go/token"
-	"slices"
 	"strings"
 
 	"github.com/cqlgen/cqlgen/gen/diag"
@@ -31,6 +30,7 @@ func Check(p *model.Package) diag.List {
 			tables[t.Name] = t
 		}
 	}
+	c.goNames(p)
 	return c.diags
 }
 
@@ -79,15 +79,9 @@ func (c *checker) entity(e *model.Entity) {
 		return
 	}
 	var canon []*model.Table
-	methods := map[string]*model.Table{}
 	for _, t := range e.Tables {
 		if t.Canonical {
 			canon = append(canon, t)
-		}
-		if first, dup := methods[t.Method]; dup {
-			c.diags.Errorf(t.MethodPos, diag.DuplicateName, "patterns %s and %s would both get the read method %s; rename one with name:\"...\"", first.Name, t.Name, t.Method)
-		} else {
-			methods[t.Method] = t
 		}
 		if !token.IsIdentifier(t.Method) || !token.IsExported(t.Method) {
 			c.diags.Errorf(t.MethodPos, diag.BadIdentifier, "read method name %q is not an exported Go identifier", t.Method)
@@ -195,8 +189,6 @@ func (c *checker) keyType(t *model.Table, r model.Ref) {
 	}
 }
 
-var hashable = []string{"text", "varchar", "ascii", "tinyint", "smallint", "int", "bigint", "uuid", "timeuuid", "blob", "date", "timestamp", "boolean"}
-
 func (c *checker) bucket(t *model.Table, key map[string]string) {
 	b := t.Bucket
 	if b == nil {
@@ -223,7 +215,7 @@ func (c *checker) bucket(t *model.Table, key map[string]string) {
 	typ := f.Type.String()
 	if b.Kind == model.HashBucket {
 		switch {
-		case !slices.Contains(hashable, typ):
+		case !model.Hashable(f.Type):
 			c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a %s; a hash bucket needs a text, integer (up to bigint), uuid, blob, date, timestamp or boolean column", b.Expr(), b.Source.Name, typ)
 		case key[b.Source.Name] == "partition key":
 			c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: %s is already in the partition key, so hashing it cannot split a partition; hash a clustering column", b.Expr(), b.Source.Name)

@@ -9,7 +9,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 const benchInsert = "INSERT INTO bench (id, name, v, at) VALUES (?, ?, ?, ?)"

@@ -15,7 +15,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 func TestMain(m *testing.M) { cassandratest.Main(m) }

@@ -5,145 +5,438 @@ package testmodel
 import (
 	"cmp"
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	readingReadingsByDayTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "day",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "seq",
-			Type: "bigint",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "day",
-			Type: "date",
-		}, {
-			Name: "at",
-			Type: "timestamp",
-		}, {
-			Name: "seq",
-			Type: "bigint",
-		}, {
-			Name: "value",
-			Type: "double",
-		}, {
-			Name: "note",
-			Type: "text",
-		}, {
-			Name: "tags",
-			Type: "list<text>",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "readings_by_day",
-		PartitionKey: []string{"sensor_id", "day"},
-		Pattern:      "ReadingsByDay",
-		Version:      "cqlgen_version",
-	})
-	readingReadings1Table = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "shard",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "seq",
-			Type: "bigint",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "shard",
-			Type: "int",
-		}, {
-			Name: "at",
-			Type: "timestamp",
-		}, {
-			Name: "seq",
-			Type: "bigint",
-		}, {
-			Name: "value",
-			Type: "double",
-		}, {
-			Name: "note",
-			Type: "text",
-		}, {
-			Name: "tags",
-			Type: "list<text>",
-		}},
-		Name:         "readings_1",
-		PartitionKey: []string{"sensor_id", "shard"},
-		Pattern:      "Readings1",
-	})
-	readingReadings16Table = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "shard",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "seq",
-			Type: "bigint",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "shard",
-			Type: "int",
-		}, {
-			Name: "at",
-			Type: "timestamp",
-		}, {
-			Name: "seq",
-			Type: "bigint",
-		}, {
-			Name: "value",
-			Type: "double",
-		}, {
-			Name: "note",
-			Type: "text",
-		}, {
-			Name: "tags",
-			Type: "list<text>",
-		}},
-		Name:         "readings_16",
-		PartitionKey: []string{"sensor_id", "shard"},
-		Pattern:      "Readings16",
-	})
-)
+// readingReadingsByDay: the statements of table readings_by_day, which is the
+// source of truth of Reading.
+var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_day",
+	Pattern: "ReadingsByDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "day", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByDayInsertCQL,
+		Get:         readingReadingsByDayGetCQL,
+		GetVersion:  readingReadingsByDayGetVersionCQL,
+		UpdateIf:    readingReadingsByDayUpdateIfCQL,
+		DeleteIf:    readingReadingsByDayDeleteIfCQL,
+		First:       readingReadingsByDayFirstCQL,
+		FirstFrom:   readingReadingsByDayFirstFromCQL,
+		FirstTo:     readingReadingsByDayFirstToCQL,
+		FirstFromTo: readingReadingsByDayFirstFromToCQL,
+		After: []string{
+			readingReadingsByDayAfter0CQL,
+			readingReadingsByDayAfter1CQL,
+		},
+		AfterTo:   readingReadingsByDayAfterToCQL,
+		AtOrAfter: readingReadingsByDayAtOrAfterCQL,
+	},
+})
 
-// ReadingRepo reads and writes Reading in its tables (readings_by_day, readings_1, readings_16), keeping every copy in step; readings_by_day is the source of truth.
+// readingReadingsByDayInsertCQL writes a whole row of readings_by_day. Its
+// placeholders bind sensor_id, day, at, seq, value, note, tags, cqlgen_version
+// (the write timestamp), the write timestamp.
+const readingReadingsByDayInsertCQL = `INSERT INTO readings_by_day (sensor_id, day, at, seq, value, note,
+		tags, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByDayRow binds readingReadingsByDayInsertCQL for e, written
+// at ts. With unset, nil pointers and empty collections are left unset,
+// writing no tombstone; without, they clear their columns.
+func readingReadingsByDayRow(e *Reading, ts int64, unset bool) []any {
+	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts, ts}
+}
+
+// readingReadingsByDayGetCQL reads a row of readings_by_day by its primary
+// key. Its placeholders bind sensor_id, day, at, seq.
+const readingReadingsByDayGetCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
+
+// readingReadingsByDayScan reads one row of readings_by_day.
+func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
+	return
+}
+
+// readingReadingsByDayGetVersionCQL reads a row of readings_by_day and its
+// version. Its placeholders bind sensor_id, day, at, seq.
+const readingReadingsByDayGetVersionCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
+
+// readingReadingsByDayScanVersion reads a row of readings_by_day and its
+// version.
+func readingReadingsByDayScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Reading], ok bool) {
+	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version)
+	return
+}
+
+// readingReadingsByDayUpdateIfCQL changes a row of readings_by_day if its
+// version is the one read. Its placeholders bind value, note, tags,
+// cqlgen_version (the write timestamp), sensor_id, day, at, seq, the version
+// read.
+const readingReadingsByDayUpdateIfCQL = `UPDATE readings_by_day
+	SET value = ?, note = ?, tags = ?, cqlgen_version = ?
+	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
+	IF cqlgen_version = ?`
+
+// readingReadingsByDayDeleteIfCQL deletes a row of readings_by_day if its
+// version is the one read. Its placeholders bind sensor_id, day, at, seq, the
+// version read.
+const readingReadingsByDayDeleteIfCQL = `DELETE FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
+	IF cqlgen_version = ?`
+
+// readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
+// first row. cqlgenimpl.ReadPage binds sensor_id, day.
+const readingReadingsByDayFirstCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ?`
+
+// readingReadingsByDayFirstFromCQL reads a partition of readings_by_day from
+// the From bound. cqlgenimpl.ReadPage binds sensor_id, day, From.
+const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at <= ?`
+
+// readingReadingsByDayFirstToCQL reads a partition of readings_by_day from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, To.
+const readingReadingsByDayFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at > ?`
+
+// readingReadingsByDayFirstFromToCQL reads a partition of readings_by_day
+// between the bounds. cqlgenimpl.ReadPage binds sensor_id, day, From, To.
+const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at <= ? AND at > ?`
+
+// readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day, at.
+const readingReadingsByDayAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at < ?`
+
+// readingReadingsByDayAfter1CQL continues a read of readings_by_day after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day, at,
+// seq.
+const readingReadingsByDayAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at = ? AND seq > ?`
+
+// readingReadingsByDayAfterToCQL continues a read of readings_by_day after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, at, To.
+const readingReadingsByDayAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at < ? AND at > ?`
+
+// readingReadingsByDayAtOrAfterCQL continues a read of readings_by_day at or
+// after a row. cqlgenimpl.ReadPage binds sensor_id, day, at, seq.
+const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND at = ? AND seq >= ?`
+
+// readingReadingsByDayClustering is the clustering key of e in
+// readings_by_day, in order.
+func readingReadingsByDayClustering(e *Reading) []any {
+	return []any{e.At, e.Seq}
+}
+
+// readingReadingsByDayCompare orders rows of readings_by_day as its clustering
+// order does.
+func readingReadingsByDayCompare(a, b *Reading) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// readingReadings1: the statements of table readings_1, which serves
+// Readings1.
+var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_1",
+	Pattern: "Readings1",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadings1InsertCQL,
+		Delete:      readingReadings1DeleteCQL,
+		First:       readingReadings1FirstCQL,
+		FirstFrom:   readingReadings1FirstFromCQL,
+		FirstTo:     readingReadings1FirstToCQL,
+		FirstFromTo: readingReadings1FirstFromToCQL,
+		After: []string{
+			readingReadings1After0CQL,
+			readingReadings1After1CQL,
+		},
+		AfterTo:   readingReadings1AfterToCQL,
+		AtOrAfter: readingReadings1AtOrAfterCQL,
+	},
+})
+
+// readingReadings1InsertCQL writes a whole row of readings_1. Its placeholders
+// bind sensor_id, shard, at, seq, value, note, tags, the write timestamp.
+const readingReadings1InsertCQL = `INSERT INTO readings_1 (sensor_id, shard, at, seq, value, note, tags)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadings1Row binds readingReadings1InsertCQL for e, written at ts.
+// With unset, nil pointers and empty collections are left unset, writing no
+// tombstone; without, they clear their columns.
+func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
+	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
+}
+
+// readingReadings1Key is the primary key of e in readings_1, in order, bucket
+// included.
+func readingReadings1Key(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq}
+}
+
+// readingReadings1DeleteCQL deletes a row of readings_1 by its primary key.
+// Its placeholders bind the write timestamp, sensor_id, shard, at, seq.
+const readingReadings1DeleteCQL = `DELETE FROM readings_1
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
+
+// readingReadings1FirstCQL reads a partition of readings_1 from its first row.
+// cqlgenimpl.ReadPage binds sensor_id, shard.
+const readingReadings1FirstCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ?`
+
+// readingReadings1FirstFromCQL reads a partition of readings_1 from the From
+// bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
+const readingReadings1FirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ? AND at <= ?`
+
+// readingReadings1FirstToCQL reads a partition of readings_1 from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, To.
+const readingReadings1FirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ? AND at > ?`
+
+// readingReadings1FirstFromToCQL reads a partition of readings_1 between the
+// bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
+const readingReadings1FirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
+
+// readingReadings1After0CQL continues a read of readings_1 after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at.
+const readingReadings1After0CQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ? AND at < ?`
+
+// readingReadings1After1CQL continues a read of readings_1 after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
+const readingReadings1After1CQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
+
+// readingReadings1AfterToCQL continues a read of readings_1 after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, at, To.
+const readingReadings1AfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ? AND at < ? AND at > ?`
+
+// readingReadings1AtOrAfterCQL continues a read of readings_1 at or after a
+// row. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
+const readingReadings1AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_1
+	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
+
+// readingReadings1Scan reads one row of readings_1.
+func readingReadings1Scan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
+	return
+}
+
+// readingReadings1Clustering is the clustering key of e in readings_1, in
+// order.
+func readingReadings1Clustering(e *Reading) []any {
+	return []any{e.At, e.Seq}
+}
+
+// readingReadings1Compare orders rows of readings_1 as its clustering order
+// does.
+func readingReadings1Compare(a, b *Reading) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// readingReadings16: the statements of table readings_16, which serves
+// Readings16.
+var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_16",
+	Pattern: "Readings16",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadings16InsertCQL,
+		Delete:      readingReadings16DeleteCQL,
+		First:       readingReadings16FirstCQL,
+		FirstFrom:   readingReadings16FirstFromCQL,
+		FirstTo:     readingReadings16FirstToCQL,
+		FirstFromTo: readingReadings16FirstFromToCQL,
+		After: []string{
+			readingReadings16After0CQL,
+			readingReadings16After1CQL,
+		},
+		AfterTo:   readingReadings16AfterToCQL,
+		AtOrAfter: readingReadings16AtOrAfterCQL,
+	},
+})
+
+// readingReadings16InsertCQL writes a whole row of readings_16. Its
+// placeholders bind sensor_id, shard, at, seq, value, note, tags, the write
+// timestamp.
+const readingReadings16InsertCQL = `INSERT INTO readings_16 (sensor_id, shard, at, seq, value, note, tags)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadings16Row binds readingReadings16InsertCQL for e, written at ts.
+// With unset, nil pointers and empty collections are left unset, writing no
+// tombstone; without, they clear their columns.
+func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
+	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
+}
+
+// readingReadings16Key is the primary key of e in readings_16, in order,
+// bucket included.
+func readingReadings16Key(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq}
+}
+
+// readingReadings16DeleteCQL deletes a row of readings_16 by its primary key.
+// Its placeholders bind the write timestamp, sensor_id, shard, at, seq.
+const readingReadings16DeleteCQL = `DELETE FROM readings_16
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
+
+// readingReadings16FirstCQL reads a partition of readings_16 from its first
+// row. cqlgenimpl.ReadPage binds sensor_id, shard.
+const readingReadings16FirstCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ?`
+
+// readingReadings16FirstFromCQL reads a partition of readings_16 from the From
+// bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
+const readingReadings16FirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ? AND at <= ?`
+
+// readingReadings16FirstToCQL reads a partition of readings_16 from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, To.
+const readingReadings16FirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ? AND at > ?`
+
+// readingReadings16FirstFromToCQL reads a partition of readings_16 between the
+// bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
+const readingReadings16FirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
+
+// readingReadings16After0CQL continues a read of readings_16 after a row, at
+// one clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at.
+const readingReadings16After0CQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ? AND at < ?`
+
+// readingReadings16After1CQL continues a read of readings_16 after a row, at
+// one clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
+const readingReadings16After1CQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
+
+// readingReadings16AfterToCQL continues a read of readings_16 after a row, up
+// to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, at, To.
+const readingReadings16AfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ? AND at < ? AND at > ?`
+
+// readingReadings16AtOrAfterCQL continues a read of readings_16 at or after a
+// row. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
+const readingReadings16AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
+	FROM readings_16
+	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
+
+// readingReadings16Scan reads one row of readings_16.
+func readingReadings16Scan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
+	return
+}
+
+// readingReadings16Clustering is the clustering key of e in readings_16, in
+// order.
+func readingReadings16Clustering(e *Reading) []any {
+	return []any{e.At, e.Seq}
+}
+
+// readingReadings16Compare orders rows of readings_16 as its clustering order
+// does.
+func readingReadings16Compare(a, b *Reading) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ReadingRepo reads and writes Reading in its tables (readings_by_day,
+// readings_1, readings_16), keeping every copy in step; readings_by_day is the
+// source of truth.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is a logged batch.
+// NewReadingRepo returns a repository of Reading on s. The default strategy is
+// a logged batch.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -159,215 +452,115 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
-// readingReadingsByDayRow binds an insert into readings_by_day. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByDayRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.DayBuckets.Of(e.At), e.At, e.Seq, e.Value, cqlgen.OrUnset(e.Note), cqlgen.SliceOrUnset(e.Tags), ts, ts}
-	}
-	return []any{e.SensorID, cqlgen.DayBuckets.Of(e.At), e.At, e.Seq, e.Value, e.Note, e.Tags, ts, ts}
-}
-
-// readingReadingsByDayKey is the primary key of e in readings_by_day, in order.
-func readingReadingsByDayKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.DayBuckets.Of(e.At), e.At, e.Seq}
-}
-
-// readingReadingsByDayClustering is the clustering key of e in readings_by_day, in order.
-func readingReadingsByDayClustering(e *Reading) []any {
-	return []any{e.At, e.Seq}
-}
-
-// readingReadingsByDayCompare orders rows of readings_by_day as its clustering order does.
-func readingReadingsByDayCompare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// readingReadingsByDayScan reads one row of readings_by_day.
-func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
-	return
-}
-
-// readingReadings1Row binds an insert into readings_1. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, cqlgen.OrUnset(e.Note), cqlgen.SliceOrUnset(e.Tags), ts}
-	}
-	return []any{e.SensorID, cqlgen.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, e.Note, e.Tags, ts}
-}
-
-// readingReadings1Key is the primary key of e in readings_1, in order.
-func readingReadings1Key(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.HashBigint(int64(e.Seq), 1), e.At, e.Seq}
-}
-
-// readingReadings1Clustering is the clustering key of e in readings_1, in order.
-func readingReadings1Clustering(e *Reading) []any {
-	return []any{e.At, e.Seq}
-}
-
-// readingReadings1Compare orders rows of readings_1 as its clustering order does.
-func readingReadings1Compare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// readingReadings1Scan reads one row of readings_1.
-func readingReadings1Scan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
-	return
-}
-
-// readingReadings16Row binds an insert into readings_16. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, cqlgen.OrUnset(e.Note), cqlgen.SliceOrUnset(e.Tags), ts}
-	}
-	return []any{e.SensorID, cqlgen.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, e.Note, e.Tags, ts}
-}
-
-// readingReadings16Key is the primary key of e in readings_16, in order.
-func readingReadings16Key(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.HashBigint(int64(e.Seq), 16), e.At, e.Seq}
-}
-
-// readingReadings16Clustering is the clustering key of e in readings_16, in order.
-func readingReadings16Clustering(e *Reading) []any {
-	return []any{e.At, e.Seq}
-}
-
-// readingReadings16Compare orders rows of readings_16 as its clustering order does.
-func readingReadings16Compare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// readingReadings16Scan reads one row of readings_16.
-func readingReadings16Scan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
-	return
-}
-
-// Insert writes e to every table of Reading in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Reading in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := readingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   readingReadingsByDayTable.Insert,
+			Stmt:   readingReadingsByDay.Insert,
 			Values: readingReadingsByDayRow(e, ts, true),
 		}, {
-			Stmt:   readingReadings1Table.Insert,
+			Stmt:   readingReadings1.Insert,
 			Values: readingReadings1Row(e, ts, true),
 		}, {
-			Stmt:   readingReadings16Table.Insert,
+			Stmt:   readingReadings16.Insert,
 			Values: readingReadings16Row(e, ts, true),
 		}}
 	})
 }
 
-// readingReadingsByDayScanVersion reads a row of readings_by_day and its version.
-func readingReadingsByDayScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version)
-	return
-}
-
-// Update changes the Reading whose key in readings_by_day is e's: the old values come from readings_by_day, the source of truth, so the caller passes only the new entity. A conditional write on readings_by_day's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of readings_by_day itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Reading whose key in readings_by_day is e's: the old
+// values come from readings_by_day, the source of truth, so the caller passes
+// only the new entity. A conditional write on readings_by_day's version makes
+// concurrent updates take turns (a loser re-reads and retries, up to
+// Options.Attempts, then gets a *cqlgen.NotAppliedError). Then every other
+// table whose primary key changed (a new sort key, say) has its old row
+// deleted at the new timestamp and the new one inserted 1µs later; tables
+// whose key did not change are upserted. The key of readings_by_day itself
+// cannot change: that would be another entity. cqlgen.ErrNotFound if there is
+// none.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := readingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadingsByDayTable.GetVersion,
-		Values: readingReadingsByDayKey(e),
-	}, readingReadingsByDayScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadingsByDay.GetVersion,
+		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
+	}, readingReadingsByDayScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   readingReadingsByDayTable.UpdateIf,
-			Values: append(append([]any{e.Value, e.Note, e.Tags, ts}, readingReadingsByDayKey(e)...), cur.Version),
+			Stmt:   readingReadingsByDay.UpdateIf,
+			Values: []any{e.Value, e.Note, e.Tags, ts, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// readings_1: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadings1Table, readingReadings1Key(&cur.Row), readingReadings1Key(e)) {
+		// readings_1: a changed key moves the row, deleted at ts and inserted at
+		// ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadings1, readingReadings1Key(&cur.Row), readingReadings1Key(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadings1Table.Delete,
-				Values: append([]any{del}, readingReadings1Key(&cur.Row)...),
+				Stmt:   readingReadings1.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 1), cur.Row.At, cur.Row.Seq},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadings1Table.Insert,
+			Stmt:   readingReadings1.Insert,
 			Values: readingReadings1Row(e, ins, false),
 		})
-		// readings_16: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadings16Table, readingReadings16Key(&cur.Row), readingReadings16Key(e)) {
+		// readings_16: a changed key moves the row, deleted at ts and inserted at
+		// ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadings16, readingReadings16Key(&cur.Row), readingReadings16Key(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadings16Table.Delete,
-				Values: append([]any{del}, readingReadings16Key(&cur.Row)...),
+				Stmt:   readingReadings16.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 16), cur.Row.At, cur.Row.Seq},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadings16Table.Insert,
+			Stmt:   readingReadings16.Insert,
 			Values: readingReadings16Row(e, ins, false),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Reading whose key in readings_by_day is e's from every table: from readings_by_day with a conditional write on its version, then the rows the other tables hold for it, found from readings_by_day's values. Deleting what does not exist is not an error.
+// Delete removes the Reading whose key in readings_by_day is e's from every
+// table: from readings_by_day with a conditional write on its version, then
+// the rows the other tables hold for it, found from readings_by_day's values.
+// Deleting what does not exist is not an error.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := readingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadingsByDayTable.GetVersion,
-		Values: readingReadingsByDayKey(e),
-	}, readingReadingsByDayScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadingsByDay.GetVersion,
+		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
+	}, readingReadingsByDayScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   readingReadingsByDayTable.DeleteIf,
-			Values: append(readingReadingsByDayKey(e), cur.Version),
+			Stmt:   readingReadingsByDay.DeleteIf,
+			Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   readingReadings1Table.Delete,
-			Values: append([]any{ts}, readingReadings1Key(&cur.Row)...),
+			Stmt:   readingReadings1.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 1), cur.Row.At, cur.Row.Seq},
 		}, {
-			Stmt:   readingReadings16Table.Delete,
-			Values: append([]any{ts}, readingReadings16Key(&cur.Row)...),
+			Stmt:   readingReadings16.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 16), cur.Row.At, cur.Row.Seq},
 		}}
 	}, true)
 }
 
-// Get reads the Reading with the given key from readings_by_day, the source of truth; ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings_by_day, the source of
+// truth; cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, error) {
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -379,9 +572,9 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 	e.SensorID = sensorID
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   readingReadingsByDayTable.Get,
-		Values: []any{e.SensorID, cqlgen.DayBuckets.Of(e.At), e.At, e.Seq},
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   readingReadingsByDay.Get,
+		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
 	}, readingReadingsByDayScan)
 	if err != nil {
 		return nil, err
@@ -393,7 +586,8 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 type ReadingsByDayOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
@@ -401,12 +595,14 @@ type ReadingsByDayOptions struct {
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsByDay reads a sensor's readings, newest first, a partition a day, from readings_by_day, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsByDay reads a sensor's readings, newest first, a partition a day,
+// from readings_by_day, in pages: time buckets from the newest back, each in
+// clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -417,11 +613,12 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	if o == nil {
 		o = &ReadingsByDayOptions{}
 	}
-	tb := cqlgen.DayBuckets
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByDayCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsByDayClustering,
@@ -429,8 +626,8 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByDayScan,
-		Start:       o.Start,
-		Table:       readingReadingsByDayTable,
+		Start:       start,
+		Table:       readingReadingsByDay,
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
@@ -439,21 +636,23 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	if o.AtTo != nil {
 		spec.To = *o.AtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Readings1Options are the optional parts of a Readings1 read.
 type Readings1Options struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
 }
 
-// Readings1 reads a sensor's readings in one hash bucket, from readings_1, in pages: all 1 hash buckets read in parallel and merged in clustering order.
+// Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
+// pages: all 1 hash buckets read in parallel and merged in clustering order.
 func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -464,7 +663,7 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 	if o == nil {
 		o = &Readings1Options{}
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadings1Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -473,7 +672,7 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 		Limit:       o.Limit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadings1Scan,
-		Table:       readingReadings1Table,
+		Table:       readingReadings1,
 	}
 	if o.AtFrom != nil {
 		spec.From = *o.AtFrom
@@ -481,21 +680,24 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 	if o.AtTo != nil {
 		spec.To = *o.AtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Readings16Options are the optional parts of a Readings16 read.
 type Readings16Options struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
 }
 
-// Readings16 reads a sensor's readings over 16 hash buckets, from readings_16, in pages: all 16 hash buckets read in parallel and merged in clustering order.
+// Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
+// in pages: all 16 hash buckets read in parallel and merged in clustering
+// order.
 func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -506,7 +708,7 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 	if o == nil {
 		o = &Readings16Options{}
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadings16Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -515,7 +717,7 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 		Limit:       o.Limit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadings16Scan,
-		Table:       readingReadings16Table,
+		Table:       readingReadings16,
 	}
 	if o.AtFrom != nil {
 		spec.From = *o.AtFrom
@@ -523,5 +725,5 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 	if o.AtTo != nil {
 		spec.To = *o.AtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

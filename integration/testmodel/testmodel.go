@@ -9,7 +9,7 @@ import (
 	_ "embed" // for Schema
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Schema is this package's generated schema.cql.

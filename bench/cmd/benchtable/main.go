@@ -264,7 +264,7 @@ func scatter(w io.Writer, r results) {
 			name := "Merge/buckets=" + n + "/impl=" + impl
 			label := impl
 			if impl == "cqlgen" {
-				label = "cqlgen.Merge"
+				label = "cqlgenimpl.Merge"
 			} else {
 				label = "append all + sort"
 			}

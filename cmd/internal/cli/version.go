@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 func runVersion(e *env, args []string) int {

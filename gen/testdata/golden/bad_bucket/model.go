@@ -3,7 +3,7 @@ package bad_bucket
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Reading has buckets that cannot work.

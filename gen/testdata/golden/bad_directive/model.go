@@ -6,7 +6,7 @@ package bad_directive
 //cqlgen:keyspace again {'class': 'SimpleStrategy', 'replication_factor': 1}
 //cqlgen:tablespace x
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Item is fine.
 type Item struct {

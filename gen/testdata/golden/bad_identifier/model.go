@@ -1,6 +1,6 @@
 package bad_identifier
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Item uses names CQL cannot take unquoted.
 type Item struct {

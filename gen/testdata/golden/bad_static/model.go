@@ -1,6 +1,6 @@
 package bad_static
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Team declares statics that cannot be static.
 type Team struct {

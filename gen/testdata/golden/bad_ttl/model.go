@@ -1,6 +1,6 @@
 package bad_ttl
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Session has TTLs that cannot be parsed.
 type Session struct {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Row gives overrides its Go types cannot carry.

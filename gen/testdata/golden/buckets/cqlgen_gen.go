@@ -4,319 +4,1211 @@ package buckets
 
 import (
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
-	gocql "github.com/gocql/gocql"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	gocql "github.com/gocql/gocql"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	readingReadingsTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "readings",
-		PartitionKey: []string{"sensor_id"},
-		Pattern:      "Readings",
-		Version:      "cqlgen_version",
-	})
-	readingReadingsByHourTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "bucket",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "bucket",
-			Type: "timestamp",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_hour",
-		PartitionKey: []string{"sensor_id", "bucket"},
-		Pattern:      "ReadingsByHour",
-	})
-	readingReadingsByDayTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "day",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "day",
-			Type: "date",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_day",
-		PartitionKey: []string{"sensor_id", "day"},
-		Pattern:      "ReadingsByDay",
-	})
-	readingReadingsByWeekTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "week",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "week",
-			Type: "date",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_week",
-		PartitionKey: []string{"sensor_id", "week"},
-		Pattern:      "ReadingsByWeek",
-	})
-	readingReadingsByMonthTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "month",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "month",
-			Type: "date",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_month",
-		PartitionKey: []string{"sensor_id", "month"},
-		Pattern:      "ReadingsByMonth",
-	})
-	readingReadingsBy10DaysTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "range_start",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "range_start",
-			Type: "date",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_10_days",
-		PartitionKey: []string{"sensor_id", "range_start"},
-		Pattern:      "ReadingsBy10Days",
-	})
-	readingReadingsByShardTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "shard",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "shard",
-			Type: "int",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_shard",
-		PartitionKey: []string{"sensor_id", "shard"},
-		Pattern:      "ReadingsByShard",
-	})
-	readingReadingsByEventMonthTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "bucket",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "event_id",
-				Type: "timeuuid",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "read_at",
-			Type: "timestamp",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "bucket",
-			Type: "date",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_event_month",
-		PartitionKey: []string{"sensor_id", "bucket"},
-		Pattern:      "ReadingsByEventMonth",
-	})
-	readingReadingsByLocalDayTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "week_start",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "read_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}},
-		Columns: []cqlgen.Column{{
-			Name: "sensor_id",
-			Type: "text",
-		}, {
-			Name: "week_start",
-			Type: "date",
-		}, {
-			Name: "read_at",
-			Type: "timestamp",
-		}, {
-			Name: "event_id",
-			Type: "timeuuid",
-		}, {
-			Name: "local_day",
-			Type: "date",
-		}, {
-			Name: "value",
-			Type: "double",
-		}},
-		Name:         "readings_by_local_day",
-		PartitionKey: []string{"sensor_id", "week_start"},
-		Pattern:      "ReadingsByLocalDay",
-	})
-)
+// readingReadings: the statements of table readings, which is the source of
+// truth of Reading.
+var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings",
+	Pattern: "Readings",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsInsertCQL,
+		Get:         readingReadingsGetCQL,
+		GetVersion:  readingReadingsGetVersionCQL,
+		UpdateIf:    readingReadingsUpdateIfCQL,
+		DeleteIf:    readingReadingsDeleteIfCQL,
+		First:       readingReadingsFirstCQL,
+		FirstFrom:   readingReadingsFirstFromCQL,
+		FirstTo:     readingReadingsFirstToCQL,
+		FirstFromTo: readingReadingsFirstFromToCQL,
+		After: []string{
+			readingReadingsAfter0CQL,
+		},
+		AfterTo:     readingReadingsAfterToCQL,
+		AtOrAfter:   readingReadingsAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsAtOrAfterToCQL,
+	},
+})
 
-// ReadingRepo reads and writes Reading in its tables (readings, readings_by_hour, readings_by_day, readings_by_week, readings_by_month, readings_by_10_days, readings_by_shard, readings_by_event_month, readings_by_local_day), keeping every copy in step; readings is the source of truth.
+// readingReadingsInsertCQL writes a whole row of readings. Its placeholders
+// bind sensor_id, read_at, event_id, local_day, value, cqlgen_version (the
+// write timestamp), the write timestamp.
+const readingReadingsInsertCQL = `INSERT INTO readings (sensor_id, read_at, event_id, local_day, value,
+		cqlgen_version)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsRow binds readingReadingsInsertCQL for e, written at ts.
+func readingReadingsRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value, ts, ts}
+}
+
+// readingReadingsGetCQL reads a row of readings by its primary key. Its
+// placeholders bind sensor_id, read_at.
+const readingReadingsGetCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at = ?`
+
+// readingReadingsScan reads one row of readings.
+func readingReadingsScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsGetVersionCQL reads a row of readings and its version. Its
+// placeholders bind sensor_id, read_at.
+const readingReadingsGetVersionCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version
+	FROM readings
+	WHERE sensor_id = ? AND read_at = ?`
+
+// readingReadingsScanVersion reads a row of readings and its version.
+func readingReadingsScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Reading], ok bool) {
+	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version)
+	return
+}
+
+// readingReadingsUpdateIfCQL changes a row of readings if its version is the
+// one read. Its placeholders bind event_id, local_day, value, cqlgen_version
+// (the write timestamp), sensor_id, read_at, the version read.
+const readingReadingsUpdateIfCQL = `UPDATE readings
+	SET event_id = ?, local_day = ?, value = ?, cqlgen_version = ?
+	WHERE sensor_id = ? AND read_at = ?
+	IF cqlgen_version = ?`
+
+// readingReadingsDeleteIfCQL deletes a row of readings if its version is the
+// one read. Its placeholders bind sensor_id, read_at, the version read.
+const readingReadingsDeleteIfCQL = `DELETE FROM readings
+	WHERE sensor_id = ? AND read_at = ?
+	IF cqlgen_version = ?`
+
+// readingReadingsFirstCQL reads a partition of readings from its first row.
+// cqlgenimpl.ReadPage binds sensor_id.
+const readingReadingsFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ?`
+
+// readingReadingsFirstFromCQL reads a partition of readings from the From
+// bound. cqlgenimpl.ReadPage binds sensor_id, From.
+const readingReadingsFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at <= ?`
+
+// readingReadingsFirstToCQL reads a partition of readings from its first row
+// up to the To bound. cqlgenimpl.ReadPage binds sensor_id, To.
+const readingReadingsFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at > ?`
+
+// readingReadingsFirstFromToCQL reads a partition of readings between the
+// bounds. cqlgenimpl.ReadPage binds sensor_id, From, To.
+const readingReadingsFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsAfter0CQL continues a read of readings after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds sensor_id, read_at.
+const readingReadingsAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at < ?`
+
+// readingReadingsAfterToCQL continues a read of readings after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
+const readingReadingsAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsAtOrAfterCQL continues a read of readings at or after a row.
+// cqlgenimpl.ReadPage binds sensor_id, read_at.
+const readingReadingsAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at <= ?`
+
+// readingReadingsAtOrAfterToCQL continues a read of readings at or after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
+const readingReadingsAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings
+	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsClustering is the clustering key of e in readings, in order.
+func readingReadingsClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsCompare orders rows of readings as its clustering order does.
+func readingReadingsCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsByHour: the statements of table readings_by_hour, which
+// serves ReadingsByHour.
+var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_hour",
+	Pattern: "ReadingsByHour",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "bucket", Type: "timestamp"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByHourInsertCQL,
+		Delete:      readingReadingsByHourDeleteCQL,
+		First:       readingReadingsByHourFirstCQL,
+		FirstFrom:   readingReadingsByHourFirstFromCQL,
+		FirstTo:     readingReadingsByHourFirstToCQL,
+		FirstFromTo: readingReadingsByHourFirstFromToCQL,
+		After: []string{
+			readingReadingsByHourAfter0CQL,
+		},
+		AfterTo:     readingReadingsByHourAfterToCQL,
+		AtOrAfter:   readingReadingsByHourAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsByHourAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsByHourInsertCQL writes a whole row of readings_by_hour. Its
+// placeholders bind sensor_id, bucket, read_at, event_id, local_day, value,
+// the write timestamp.
+const readingReadingsByHourInsertCQL = `INSERT INTO readings_by_hour (sensor_id, bucket, read_at, event_id,
+		local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByHourRow binds readingReadingsByHourInsertCQL for e, written
+// at ts.
+func readingReadingsByHourRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByHourKey is the primary key of e in readings_by_hour, in
+// order, bucket included.
+func readingReadingsByHourKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt}
+}
+
+// readingReadingsByHourDeleteCQL deletes a row of readings_by_hour by its
+// primary key. Its placeholders bind the write timestamp, sensor_id, bucket,
+// read_at.
+const readingReadingsByHourDeleteCQL = `DELETE FROM readings_by_hour
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND bucket = ? AND read_at = ?`
+
+// readingReadingsByHourFirstCQL reads a partition of readings_by_hour from its
+// first row. cqlgenimpl.ReadPage binds sensor_id, bucket.
+const readingReadingsByHourFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ?`
+
+// readingReadingsByHourFirstFromCQL reads a partition of readings_by_hour from
+// the From bound. cqlgenimpl.ReadPage binds sensor_id, bucket, From.
+const readingReadingsByHourFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ? AND read_at <= ?`
+
+// readingReadingsByHourFirstToCQL reads a partition of readings_by_hour from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// bucket, To.
+const readingReadingsByHourFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ? AND read_at > ?`
+
+// readingReadingsByHourFirstFromToCQL reads a partition of readings_by_hour
+// between the bounds. cqlgenimpl.ReadPage binds sensor_id, bucket, From, To.
+const readingReadingsByHourFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByHourAfter0CQL continues a read of readings_by_hour after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, bucket,
+// read_at.
+const readingReadingsByHourAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ? AND read_at < ?`
+
+// readingReadingsByHourAfterToCQL continues a read of readings_by_hour after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, bucket,
+// read_at, To.
+const readingReadingsByHourAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsByHourAtOrAfterCQL continues a read of readings_by_hour at or
+// after a row. cqlgenimpl.ReadPage binds sensor_id, bucket, read_at.
+const readingReadingsByHourAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ? AND read_at <= ?`
+
+// readingReadingsByHourAtOrAfterToCQL continues a read of readings_by_hour at
+// or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// bucket, read_at, To.
+const readingReadingsByHourAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByHourScan reads one row of readings_by_hour.
+func readingReadingsByHourScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByHourClustering is the clustering key of e in
+// readings_by_hour, in order.
+func readingReadingsByHourClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsByHourCompare orders rows of readings_by_hour as its
+// clustering order does.
+func readingReadingsByHourCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsByDay: the statements of table readings_by_day, which serves
+// ReadingsByDay.
+var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_day",
+	Pattern: "ReadingsByDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "day", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByDayInsertCQL,
+		Delete:      readingReadingsByDayDeleteCQL,
+		First:       readingReadingsByDayFirstCQL,
+		FirstFrom:   readingReadingsByDayFirstFromCQL,
+		FirstTo:     readingReadingsByDayFirstToCQL,
+		FirstFromTo: readingReadingsByDayFirstFromToCQL,
+		After: []string{
+			readingReadingsByDayAfter0CQL,
+		},
+		AfterTo:     readingReadingsByDayAfterToCQL,
+		AtOrAfter:   readingReadingsByDayAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsByDayAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsByDayInsertCQL writes a whole row of readings_by_day. Its
+// placeholders bind sensor_id, day, read_at, event_id, local_day, value, the
+// write timestamp.
+const readingReadingsByDayInsertCQL = `INSERT INTO readings_by_day (sensor_id, day, read_at, event_id,
+		local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByDayRow binds readingReadingsByDayInsertCQL for e, written
+// at ts.
+func readingReadingsByDayRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByDayKey is the primary key of e in readings_by_day, in
+// order, bucket included.
+func readingReadingsByDayKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt}
+}
+
+// readingReadingsByDayDeleteCQL deletes a row of readings_by_day by its
+// primary key. Its placeholders bind the write timestamp, sensor_id, day,
+// read_at.
+const readingReadingsByDayDeleteCQL = `DELETE FROM readings_by_day
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND day = ? AND read_at = ?`
+
+// readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
+// first row. cqlgenimpl.ReadPage binds sensor_id, day.
+const readingReadingsByDayFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ?`
+
+// readingReadingsByDayFirstFromCQL reads a partition of readings_by_day from
+// the From bound. cqlgenimpl.ReadPage binds sensor_id, day, From.
+const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND read_at <= ?`
+
+// readingReadingsByDayFirstToCQL reads a partition of readings_by_day from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, To.
+const readingReadingsByDayFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND read_at > ?`
+
+// readingReadingsByDayFirstFromToCQL reads a partition of readings_by_day
+// between the bounds. cqlgenimpl.ReadPage binds sensor_id, day, From, To.
+const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day,
+// read_at.
+const readingReadingsByDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND read_at < ?`
+
+// readingReadingsByDayAfterToCQL continues a read of readings_by_day after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, read_at,
+// To.
+const readingReadingsByDayAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsByDayAtOrAfterCQL continues a read of readings_by_day at or
+// after a row. cqlgenimpl.ReadPage binds sensor_id, day, read_at.
+const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND read_at <= ?`
+
+// readingReadingsByDayAtOrAfterToCQL continues a read of readings_by_day at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day,
+// read_at, To.
+const readingReadingsByDayAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByDayScan reads one row of readings_by_day.
+func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByDayClustering is the clustering key of e in
+// readings_by_day, in order.
+func readingReadingsByDayClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsByDayCompare orders rows of readings_by_day as its clustering
+// order does.
+func readingReadingsByDayCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsByWeek: the statements of table readings_by_week, which
+// serves ReadingsByWeek.
+var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_week",
+	Pattern: "ReadingsByWeek",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "week", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByWeekInsertCQL,
+		Delete:      readingReadingsByWeekDeleteCQL,
+		First:       readingReadingsByWeekFirstCQL,
+		FirstFrom:   readingReadingsByWeekFirstFromCQL,
+		FirstTo:     readingReadingsByWeekFirstToCQL,
+		FirstFromTo: readingReadingsByWeekFirstFromToCQL,
+		After: []string{
+			readingReadingsByWeekAfter0CQL,
+		},
+		AfterTo:     readingReadingsByWeekAfterToCQL,
+		AtOrAfter:   readingReadingsByWeekAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsByWeekAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsByWeekInsertCQL writes a whole row of readings_by_week. Its
+// placeholders bind sensor_id, week, read_at, event_id, local_day, value, the
+// write timestamp.
+const readingReadingsByWeekInsertCQL = `INSERT INTO readings_by_week (sensor_id, week, read_at, event_id,
+		local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByWeekRow binds readingReadingsByWeekInsertCQL for e, written
+// at ts.
+func readingReadingsByWeekRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByWeekKey is the primary key of e in readings_by_week, in
+// order, bucket included.
+func readingReadingsByWeekKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt}
+}
+
+// readingReadingsByWeekDeleteCQL deletes a row of readings_by_week by its
+// primary key. Its placeholders bind the write timestamp, sensor_id, week,
+// read_at.
+const readingReadingsByWeekDeleteCQL = `DELETE FROM readings_by_week
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND week = ? AND read_at = ?`
+
+// readingReadingsByWeekFirstCQL reads a partition of readings_by_week from its
+// first row. cqlgenimpl.ReadPage binds sensor_id, week.
+const readingReadingsByWeekFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ?`
+
+// readingReadingsByWeekFirstFromCQL reads a partition of readings_by_week from
+// the From bound. cqlgenimpl.ReadPage binds sensor_id, week, From.
+const readingReadingsByWeekFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ? AND read_at <= ?`
+
+// readingReadingsByWeekFirstToCQL reads a partition of readings_by_week from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, week,
+// To.
+const readingReadingsByWeekFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ? AND read_at > ?`
+
+// readingReadingsByWeekFirstFromToCQL reads a partition of readings_by_week
+// between the bounds. cqlgenimpl.ReadPage binds sensor_id, week, From, To.
+const readingReadingsByWeekFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByWeekAfter0CQL continues a read of readings_by_week after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, week,
+// read_at.
+const readingReadingsByWeekAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ? AND read_at < ?`
+
+// readingReadingsByWeekAfterToCQL continues a read of readings_by_week after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, week, read_at,
+// To.
+const readingReadingsByWeekAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsByWeekAtOrAfterCQL continues a read of readings_by_week at or
+// after a row. cqlgenimpl.ReadPage binds sensor_id, week, read_at.
+const readingReadingsByWeekAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ? AND read_at <= ?`
+
+// readingReadingsByWeekAtOrAfterToCQL continues a read of readings_by_week at
+// or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// week, read_at, To.
+const readingReadingsByWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByWeekScan reads one row of readings_by_week.
+func readingReadingsByWeekScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByWeekClustering is the clustering key of e in
+// readings_by_week, in order.
+func readingReadingsByWeekClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsByWeekCompare orders rows of readings_by_week as its
+// clustering order does.
+func readingReadingsByWeekCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsByMonth: the statements of table readings_by_month, which
+// serves ReadingsByMonth.
+var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_month",
+	Pattern: "ReadingsByMonth",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "month", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByMonthInsertCQL,
+		Delete:      readingReadingsByMonthDeleteCQL,
+		First:       readingReadingsByMonthFirstCQL,
+		FirstFrom:   readingReadingsByMonthFirstFromCQL,
+		FirstTo:     readingReadingsByMonthFirstToCQL,
+		FirstFromTo: readingReadingsByMonthFirstFromToCQL,
+		After: []string{
+			readingReadingsByMonthAfter0CQL,
+		},
+		AfterTo:     readingReadingsByMonthAfterToCQL,
+		AtOrAfter:   readingReadingsByMonthAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsByMonthAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsByMonthInsertCQL writes a whole row of readings_by_month. Its
+// placeholders bind sensor_id, month, read_at, event_id, local_day, value, the
+// write timestamp.
+const readingReadingsByMonthInsertCQL = `INSERT INTO readings_by_month (sensor_id, month, read_at, event_id,
+		local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByMonthRow binds readingReadingsByMonthInsertCQL for e,
+// written at ts.
+func readingReadingsByMonthRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByMonthKey is the primary key of e in readings_by_month, in
+// order, bucket included.
+func readingReadingsByMonthKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt}
+}
+
+// readingReadingsByMonthDeleteCQL deletes a row of readings_by_month by its
+// primary key. Its placeholders bind the write timestamp, sensor_id, month,
+// read_at.
+const readingReadingsByMonthDeleteCQL = `DELETE FROM readings_by_month
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND month = ? AND read_at = ?`
+
+// readingReadingsByMonthFirstCQL reads a partition of readings_by_month from
+// its first row. cqlgenimpl.ReadPage binds sensor_id, month.
+const readingReadingsByMonthFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ?`
+
+// readingReadingsByMonthFirstFromCQL reads a partition of readings_by_month
+// from the From bound. cqlgenimpl.ReadPage binds sensor_id, month, From.
+const readingReadingsByMonthFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ? AND read_at <= ?`
+
+// readingReadingsByMonthFirstToCQL reads a partition of readings_by_month from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// month, To.
+const readingReadingsByMonthFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ? AND read_at > ?`
+
+// readingReadingsByMonthFirstFromToCQL reads a partition of readings_by_month
+// between the bounds. cqlgenimpl.ReadPage binds sensor_id, month, From, To.
+const readingReadingsByMonthFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByMonthAfter0CQL continues a read of readings_by_month after
+// a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, month,
+// read_at.
+const readingReadingsByMonthAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ? AND read_at < ?`
+
+// readingReadingsByMonthAfterToCQL continues a read of readings_by_month after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, month,
+// read_at, To.
+const readingReadingsByMonthAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsByMonthAtOrAfterCQL continues a read of readings_by_month at
+// or after a row. cqlgenimpl.ReadPage binds sensor_id, month, read_at.
+const readingReadingsByMonthAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ? AND read_at <= ?`
+
+// readingReadingsByMonthAtOrAfterToCQL continues a read of readings_by_month
+// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// month, read_at, To.
+const readingReadingsByMonthAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByMonthScan reads one row of readings_by_month.
+func readingReadingsByMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByMonthClustering is the clustering key of e in
+// readings_by_month, in order.
+func readingReadingsByMonthClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsByMonthCompare orders rows of readings_by_month as its
+// clustering order does.
+func readingReadingsByMonthCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsBy10Days: the statements of table readings_by_10_days, which
+// serves ReadingsBy10Days.
+var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_10_days",
+	Pattern: "ReadingsBy10Days",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "range_start", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsBy10DaysInsertCQL,
+		Delete:      readingReadingsBy10DaysDeleteCQL,
+		First:       readingReadingsBy10DaysFirstCQL,
+		FirstFrom:   readingReadingsBy10DaysFirstFromCQL,
+		FirstTo:     readingReadingsBy10DaysFirstToCQL,
+		FirstFromTo: readingReadingsBy10DaysFirstFromToCQL,
+		After: []string{
+			readingReadingsBy10DaysAfter0CQL,
+		},
+		AfterTo:     readingReadingsBy10DaysAfterToCQL,
+		AtOrAfter:   readingReadingsBy10DaysAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsBy10DaysAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsBy10DaysInsertCQL writes a whole row of readings_by_10_days.
+// Its placeholders bind sensor_id, range_start, read_at, event_id, local_day,
+// value, the write timestamp.
+const readingReadingsBy10DaysInsertCQL = `INSERT INTO readings_by_10_days (sensor_id, range_start, read_at,
+		event_id, local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsBy10DaysRow binds readingReadingsBy10DaysInsertCQL for e,
+// written at ts.
+func readingReadingsBy10DaysRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsBy10DaysKey is the primary key of e in readings_by_10_days,
+// in order, bucket included.
+func readingReadingsBy10DaysKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
+}
+
+// readingReadingsBy10DaysDeleteCQL deletes a row of readings_by_10_days by its
+// primary key. Its placeholders bind the write timestamp, sensor_id,
+// range_start, read_at.
+const readingReadingsBy10DaysDeleteCQL = `DELETE FROM readings_by_10_days
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND range_start = ? AND read_at = ?`
+
+// readingReadingsBy10DaysFirstCQL reads a partition of readings_by_10_days
+// from its first row. cqlgenimpl.ReadPage binds sensor_id, range_start.
+const readingReadingsBy10DaysFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ?`
+
+// readingReadingsBy10DaysFirstFromCQL reads a partition of readings_by_10_days
+// from the From bound. cqlgenimpl.ReadPage binds sensor_id, range_start, From.
+const readingReadingsBy10DaysFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ? AND read_at <= ?`
+
+// readingReadingsBy10DaysFirstToCQL reads a partition of readings_by_10_days
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// range_start, To.
+const readingReadingsBy10DaysFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ? AND read_at > ?`
+
+// readingReadingsBy10DaysFirstFromToCQL reads a partition of
+// readings_by_10_days between the bounds. cqlgenimpl.ReadPage binds sensor_id,
+// range_start, From, To.
+const readingReadingsBy10DaysFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsBy10DaysAfter0CQL continues a read of readings_by_10_days
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id,
+// range_start, read_at.
+const readingReadingsBy10DaysAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ? AND read_at < ?`
+
+// readingReadingsBy10DaysAfterToCQL continues a read of readings_by_10_days
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// range_start, read_at, To.
+const readingReadingsBy10DaysAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsBy10DaysAtOrAfterCQL continues a read of readings_by_10_days
+// at or after a row. cqlgenimpl.ReadPage binds sensor_id, range_start,
+// read_at.
+const readingReadingsBy10DaysAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ? AND read_at <= ?`
+
+// readingReadingsBy10DaysAtOrAfterToCQL continues a read of
+// readings_by_10_days at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, range_start, read_at, To.
+const readingReadingsBy10DaysAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsBy10DaysScan reads one row of readings_by_10_days.
+func readingReadingsBy10DaysScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsBy10DaysClustering is the clustering key of e in
+// readings_by_10_days, in order.
+func readingReadingsBy10DaysClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsBy10DaysCompare orders rows of readings_by_10_days as its
+// clustering order does.
+func readingReadingsBy10DaysCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsByShard: the statements of table readings_by_shard, which
+// serves ReadingsByShard.
+var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_shard",
+	Pattern: "ReadingsByShard",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByShardInsertCQL,
+		Delete:      readingReadingsByShardDeleteCQL,
+		First:       readingReadingsByShardFirstCQL,
+		FirstFrom:   readingReadingsByShardFirstFromCQL,
+		FirstTo:     readingReadingsByShardFirstToCQL,
+		FirstFromTo: readingReadingsByShardFirstFromToCQL,
+		After: []string{
+			readingReadingsByShardAfter0CQL,
+		},
+		AfterTo:     readingReadingsByShardAfterToCQL,
+		AtOrAfter:   readingReadingsByShardAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsByShardAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsByShardInsertCQL writes a whole row of readings_by_shard. Its
+// placeholders bind sensor_id, shard, read_at, event_id, local_day, value, the
+// write timestamp.
+const readingReadingsByShardInsertCQL = `INSERT INTO readings_by_shard (sensor_id, shard, read_at, event_id,
+		local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByShardRow binds readingReadingsByShardInsertCQL for e,
+// written at ts.
+func readingReadingsByShardRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByShardKey is the primary key of e in readings_by_shard, in
+// order, bucket included.
+func readingReadingsByShardKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt}
+}
+
+// readingReadingsByShardDeleteCQL deletes a row of readings_by_shard by its
+// primary key. Its placeholders bind the write timestamp, sensor_id, shard,
+// read_at.
+const readingReadingsByShardDeleteCQL = `DELETE FROM readings_by_shard
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND shard = ? AND read_at = ?`
+
+// readingReadingsByShardFirstCQL reads a partition of readings_by_shard from
+// its first row. cqlgenimpl.ReadPage binds sensor_id, shard.
+const readingReadingsByShardFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ?`
+
+// readingReadingsByShardFirstFromCQL reads a partition of readings_by_shard
+// from the From bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
+const readingReadingsByShardFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ? AND read_at <= ?`
+
+// readingReadingsByShardFirstToCQL reads a partition of readings_by_shard from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// shard, To.
+const readingReadingsByShardFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ? AND read_at > ?`
+
+// readingReadingsByShardFirstFromToCQL reads a partition of readings_by_shard
+// between the bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
+const readingReadingsByShardFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByShardAfter0CQL continues a read of readings_by_shard after
+// a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, shard,
+// read_at.
+const readingReadingsByShardAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ? AND read_at < ?`
+
+// readingReadingsByShardAfterToCQL continues a read of readings_by_shard after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard,
+// read_at, To.
+const readingReadingsByShardAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsByShardAtOrAfterCQL continues a read of readings_by_shard at
+// or after a row. cqlgenimpl.ReadPage binds sensor_id, shard, read_at.
+const readingReadingsByShardAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ? AND read_at <= ?`
+
+// readingReadingsByShardAtOrAfterToCQL continues a read of readings_by_shard
+// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
+// shard, read_at, To.
+const readingReadingsByShardAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByShardScan reads one row of readings_by_shard.
+func readingReadingsByShardScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByShardClustering is the clustering key of e in
+// readings_by_shard, in order.
+func readingReadingsByShardClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsByShardCompare orders rows of readings_by_shard as its
+// clustering order does.
+func readingReadingsByShardCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsByEventMonth: the statements of table
+// readings_by_event_month, which serves ReadingsByEventMonth.
+var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_event_month",
+	Pattern: "ReadingsByEventMonth",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "bucket", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "event_id", Type: "timeuuid", Desc: true},
+		{Name: "read_at", Type: "timestamp"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByEventMonthInsertCQL,
+		Delete:      readingReadingsByEventMonthDeleteCQL,
+		First:       readingReadingsByEventMonthFirstCQL,
+		FirstFrom:   readingReadingsByEventMonthFirstFromCQL,
+		FirstTo:     readingReadingsByEventMonthFirstToCQL,
+		FirstFromTo: readingReadingsByEventMonthFirstFromToCQL,
+		After: []string{
+			readingReadingsByEventMonthAfter0CQL,
+			readingReadingsByEventMonthAfter1CQL,
+		},
+		AfterTo:   readingReadingsByEventMonthAfterToCQL,
+		AtOrAfter: readingReadingsByEventMonthAtOrAfterCQL,
+	},
+})
+
+// readingReadingsByEventMonthInsertCQL writes a whole row of
+// readings_by_event_month. Its placeholders bind sensor_id, bucket, event_id,
+// read_at, local_day, value, the write timestamp.
+const readingReadingsByEventMonthInsertCQL = `INSERT INTO readings_by_event_month (sensor_id, bucket, event_id,
+		read_at, local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByEventMonthRow binds readingReadingsByEventMonthInsertCQL
+// for e, written at ts.
+func readingReadingsByEventMonthRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByEventMonthKey is the primary key of e in
+// readings_by_event_month, in order, bucket included.
+func readingReadingsByEventMonthKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
+}
+
+// readingReadingsByEventMonthDeleteCQL deletes a row of
+// readings_by_event_month by its primary key. Its placeholders bind the write
+// timestamp, sensor_id, bucket, event_id, read_at.
+const readingReadingsByEventMonthDeleteCQL = `DELETE FROM readings_by_event_month
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at = ?`
+
+// readingReadingsByEventMonthFirstCQL reads a partition of
+// readings_by_event_month from its first row. cqlgenimpl.ReadPage binds
+// sensor_id, bucket.
+const readingReadingsByEventMonthFirstCQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ?`
+
+// readingReadingsByEventMonthFirstFromCQL reads a partition of
+// readings_by_event_month from the From bound. cqlgenimpl.ReadPage binds
+// sensor_id, bucket, From.
+const readingReadingsByEventMonthFirstFromCQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ? AND event_id <= ?`
+
+// readingReadingsByEventMonthFirstToCQL reads a partition of
+// readings_by_event_month from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, bucket, To.
+const readingReadingsByEventMonthFirstToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ? AND event_id > ?`
+
+// readingReadingsByEventMonthFirstFromToCQL reads a partition of
+// readings_by_event_month between the bounds. cqlgenimpl.ReadPage binds
+// sensor_id, bucket, From, To.
+const readingReadingsByEventMonthFirstFromToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
+
+// readingReadingsByEventMonthAfter0CQL continues a read of
+// readings_by_event_month after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds sensor_id, bucket, event_id.
+const readingReadingsByEventMonthAfter0CQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ? AND event_id < ?`
+
+// readingReadingsByEventMonthAfter1CQL continues a read of
+// readings_by_event_month after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds sensor_id, bucket, event_id, read_at.
+const readingReadingsByEventMonthAfter1CQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at > ?`
+
+// readingReadingsByEventMonthAfterToCQL continues a read of
+// readings_by_event_month after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds sensor_id, bucket, event_id, To.
+const readingReadingsByEventMonthAfterToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ? AND event_id < ? AND event_id > ?`
+
+// readingReadingsByEventMonthAtOrAfterCQL continues a read of
+// readings_by_event_month at or after a row. cqlgenimpl.ReadPage binds
+// sensor_id, bucket, event_id, read_at.
+const readingReadingsByEventMonthAtOrAfterCQL = `SELECT sensor_id, event_id, read_at, local_day, value
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at >= ?`
+
+// readingReadingsByEventMonthScan reads one row of readings_by_event_month.
+func readingReadingsByEventMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByEventMonthClustering is the clustering key of e in
+// readings_by_event_month, in order.
+func readingReadingsByEventMonthClustering(e *Reading) []any {
+	return []any{e.EventID, e.ReadAt}
+}
+
+// readingReadingsByEventMonthCompare orders rows of readings_by_event_month as
+// its clustering order does.
+func readingReadingsByEventMonthCompare(a, b *Reading) int {
+	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
+		return -c
+	}
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// readingReadingsByLocalDay: the statements of table readings_by_local_day,
+// which serves ReadingsByLocalDay.
+var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_local_day",
+	Pattern: "ReadingsByLocalDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "week_start", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByLocalDayInsertCQL,
+		Delete:      readingReadingsByLocalDayDeleteCQL,
+		First:       readingReadingsByLocalDayFirstCQL,
+		FirstFrom:   readingReadingsByLocalDayFirstFromCQL,
+		FirstTo:     readingReadingsByLocalDayFirstToCQL,
+		FirstFromTo: readingReadingsByLocalDayFirstFromToCQL,
+		After: []string{
+			readingReadingsByLocalDayAfter0CQL,
+		},
+		AfterTo:     readingReadingsByLocalDayAfterToCQL,
+		AtOrAfter:   readingReadingsByLocalDayAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsByLocalDayAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsByLocalDayInsertCQL writes a whole row of
+// readings_by_local_day. Its placeholders bind sensor_id, week_start, read_at,
+// event_id, local_day, value, the write timestamp.
+const readingReadingsByLocalDayInsertCQL = `INSERT INTO readings_by_local_day (sensor_id, week_start, read_at,
+		event_id, local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByLocalDayRow binds readingReadingsByLocalDayInsertCQL for e,
+// written at ts.
+func readingReadingsByLocalDayRow(e *Reading, ts int64) []any {
+	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByLocalDayKey is the primary key of e in
+// readings_by_local_day, in order, bucket included.
+func readingReadingsByLocalDayKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
+}
+
+// readingReadingsByLocalDayDeleteCQL deletes a row of readings_by_local_day by
+// its primary key. Its placeholders bind the write timestamp, sensor_id,
+// week_start, read_at.
+const readingReadingsByLocalDayDeleteCQL = `DELETE FROM readings_by_local_day
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND week_start = ? AND read_at = ?`
+
+// readingReadingsByLocalDayFirstCQL reads a partition of readings_by_local_day
+// from its first row. cqlgenimpl.ReadPage binds sensor_id, week_start.
+const readingReadingsByLocalDayFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ?`
+
+// readingReadingsByLocalDayFirstFromCQL reads a partition of
+// readings_by_local_day from the From bound. cqlgenimpl.ReadPage binds
+// sensor_id, week_start, From.
+const readingReadingsByLocalDayFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
+
+// readingReadingsByLocalDayFirstToCQL reads a partition of
+// readings_by_local_day from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, week_start, To.
+const readingReadingsByLocalDayFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ? AND read_at > ?`
+
+// readingReadingsByLocalDayFirstFromToCQL reads a partition of
+// readings_by_local_day between the bounds. cqlgenimpl.ReadPage binds
+// sensor_id, week_start, From, To.
+const readingReadingsByLocalDayFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByLocalDayAfter0CQL continues a read of readings_by_local_day
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id,
+// week_start, read_at.
+const readingReadingsByLocalDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ? AND read_at < ?`
+
+// readingReadingsByLocalDayAfterToCQL continues a read of
+// readings_by_local_day after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds sensor_id, week_start, read_at, To.
+const readingReadingsByLocalDayAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsByLocalDayAtOrAfterCQL continues a read of
+// readings_by_local_day at or after a row. cqlgenimpl.ReadPage binds
+// sensor_id, week_start, read_at.
+const readingReadingsByLocalDayAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
+
+// readingReadingsByLocalDayAtOrAfterToCQL continues a read of
+// readings_by_local_day at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at, To.
+const readingReadingsByLocalDayAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByLocalDayScan reads one row of readings_by_local_day.
+func readingReadingsByLocalDayScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByLocalDayClustering is the clustering key of e in
+// readings_by_local_day, in order.
+func readingReadingsByLocalDayClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsByLocalDayCompare orders rows of readings_by_local_day as its
+// clustering order does.
+func readingReadingsByLocalDayCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// ReadingRepo reads and writes Reading in its tables (readings,
+// readings_by_hour, readings_by_day, readings_by_week, readings_by_month,
+// readings_by_10_days, readings_by_shard, readings_by_event_month,
+// readings_by_local_day), keeping every copy in step; readings is the source
+// of truth.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is a logged batch.
+// NewReadingRepo returns a repository of Reading on s. The default strategy is
+// a logged batch.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -332,503 +1224,222 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
-// readingReadingsRow binds an insert into readings. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value, ts, ts}
-	}
-	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value, ts, ts}
-}
-
-// readingReadingsKey is the primary key of e in readings, in order.
-func readingReadingsKey(e *Reading) []any {
-	return []any{e.SensorID, e.ReadAt}
-}
-
-// readingReadingsClustering is the clustering key of e in readings, in order.
-func readingReadingsClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsCompare orders rows of readings as its clustering order does.
-func readingReadingsCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsScan reads one row of readings.
-func readingReadingsScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsByHourRow binds an insert into readings_by_hour. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByHourRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsByHourKey is the primary key of e in readings_by_hour, in order.
-func readingReadingsByHourKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.HourBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
-// readingReadingsByHourClustering is the clustering key of e in readings_by_hour, in order.
-func readingReadingsByHourClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsByHourCompare orders rows of readings_by_hour as its clustering order does.
-func readingReadingsByHourCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsByHourScan reads one row of readings_by_hour.
-func readingReadingsByHourScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsByDayRow binds an insert into readings_by_day. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByDayRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsByDayKey is the primary key of e in readings_by_day, in order.
-func readingReadingsByDayKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.DayBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
-// readingReadingsByDayClustering is the clustering key of e in readings_by_day, in order.
-func readingReadingsByDayClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsByDayCompare orders rows of readings_by_day as its clustering order does.
-func readingReadingsByDayCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsByDayScan reads one row of readings_by_day.
-func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsByWeekRow binds an insert into readings_by_week. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByWeekRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsByWeekKey is the primary key of e in readings_by_week, in order.
-func readingReadingsByWeekKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.WeekBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
-// readingReadingsByWeekClustering is the clustering key of e in readings_by_week, in order.
-func readingReadingsByWeekClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsByWeekCompare orders rows of readings_by_week as its clustering order does.
-func readingReadingsByWeekCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsByWeekScan reads one row of readings_by_week.
-func readingReadingsByWeekScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsByMonthRow binds an insert into readings_by_month. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByMonthRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsByMonthKey is the primary key of e in readings_by_month, in order.
-func readingReadingsByMonthKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.MonthBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
-// readingReadingsByMonthClustering is the clustering key of e in readings_by_month, in order.
-func readingReadingsByMonthClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsByMonthCompare orders rows of readings_by_month as its clustering order does.
-func readingReadingsByMonthCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsByMonthScan reads one row of readings_by_month.
-func readingReadingsByMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsBy10DaysRow binds an insert into readings_by_10_days. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsBy10DaysRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsBy10DaysKey is the primary key of e in readings_by_10_days, in order.
-func readingReadingsBy10DaysKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
-}
-
-// readingReadingsBy10DaysClustering is the clustering key of e in readings_by_10_days, in order.
-func readingReadingsBy10DaysClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsBy10DaysCompare orders rows of readings_by_10_days as its clustering order does.
-func readingReadingsBy10DaysCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsBy10DaysScan reads one row of readings_by_10_days.
-func readingReadingsBy10DaysScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsByShardRow binds an insert into readings_by_shard. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByShardRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsByShardKey is the primary key of e in readings_by_shard, in order.
-func readingReadingsByShardKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.HashTimestamp(e.ReadAt, 16), e.ReadAt}
-}
-
-// readingReadingsByShardClustering is the clustering key of e in readings_by_shard, in order.
-func readingReadingsByShardClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsByShardCompare orders rows of readings_by_shard as its clustering order does.
-func readingReadingsByShardCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsByShardScan reads one row of readings_by_shard.
-func readingReadingsByShardScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsByEventMonthRow binds an insert into readings_by_event_month. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByEventMonthRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.MonthBuckets.Of(cqlgen.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.MonthBuckets.Of(cqlgen.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsByEventMonthKey is the primary key of e in readings_by_event_month, in order.
-func readingReadingsByEventMonthKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.MonthBuckets.Of(cqlgen.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
-}
-
-// readingReadingsByEventMonthClustering is the clustering key of e in readings_by_event_month, in order.
-func readingReadingsByEventMonthClustering(e *Reading) []any {
-	return []any{e.EventID, e.ReadAt}
-}
-
-// readingReadingsByEventMonthCompare orders rows of readings_by_event_month as its clustering order does.
-func readingReadingsByEventMonthCompare(a, b *Reading) int {
-	if c := cqlgen.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// readingReadingsByEventMonthScan reads one row of readings_by_event_month.
-func readingReadingsByEventMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
-	return
-}
-
-// readingReadingsByLocalDayRow binds an insert into readings_by_local_day. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func readingReadingsByLocalDayRow(e *Reading, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.SensorID, cqlgen.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-	}
-	return []any{e.SensorID, cqlgen.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-// readingReadingsByLocalDayKey is the primary key of e in readings_by_local_day, in order.
-func readingReadingsByLocalDayKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgen.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
-}
-
-// readingReadingsByLocalDayClustering is the clustering key of e in readings_by_local_day, in order.
-func readingReadingsByLocalDayClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
-// readingReadingsByLocalDayCompare orders rows of readings_by_local_day as its clustering order does.
-func readingReadingsByLocalDayCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
-}
-
-// readingReadingsByLocalDayScan reads one row of readings_by_local_day.
-func readingReadingsByLocalDayScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
-}
-
-// Insert writes e to every table of Reading in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Reading in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := readingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   readingReadingsTable.Insert,
-			Values: readingReadingsRow(e, ts, true),
+			Stmt:   readingReadings.Insert,
+			Values: readingReadingsRow(e, ts),
 		}, {
-			Stmt:   readingReadingsByHourTable.Insert,
-			Values: readingReadingsByHourRow(e, ts, true),
+			Stmt:   readingReadingsByHour.Insert,
+			Values: readingReadingsByHourRow(e, ts),
 		}, {
-			Stmt:   readingReadingsByDayTable.Insert,
-			Values: readingReadingsByDayRow(e, ts, true),
+			Stmt:   readingReadingsByDay.Insert,
+			Values: readingReadingsByDayRow(e, ts),
 		}, {
-			Stmt:   readingReadingsByWeekTable.Insert,
-			Values: readingReadingsByWeekRow(e, ts, true),
+			Stmt:   readingReadingsByWeek.Insert,
+			Values: readingReadingsByWeekRow(e, ts),
 		}, {
-			Stmt:   readingReadingsByMonthTable.Insert,
-			Values: readingReadingsByMonthRow(e, ts, true),
+			Stmt:   readingReadingsByMonth.Insert,
+			Values: readingReadingsByMonthRow(e, ts),
 		}, {
-			Stmt:   readingReadingsBy10DaysTable.Insert,
-			Values: readingReadingsBy10DaysRow(e, ts, true),
+			Stmt:   readingReadingsBy10Days.Insert,
+			Values: readingReadingsBy10DaysRow(e, ts),
 		}, {
-			Stmt:   readingReadingsByShardTable.Insert,
-			Values: readingReadingsByShardRow(e, ts, true),
+			Stmt:   readingReadingsByShard.Insert,
+			Values: readingReadingsByShardRow(e, ts),
 		}, {
-			Stmt:   readingReadingsByEventMonthTable.Insert,
-			Values: readingReadingsByEventMonthRow(e, ts, true),
+			Stmt:   readingReadingsByEventMonth.Insert,
+			Values: readingReadingsByEventMonthRow(e, ts),
 		}, {
-			Stmt:   readingReadingsByLocalDayTable.Insert,
-			Values: readingReadingsByLocalDayRow(e, ts, true),
+			Stmt:   readingReadingsByLocalDay.Insert,
+			Values: readingReadingsByLocalDayRow(e, ts),
 		}}
 	})
 }
 
-// readingReadingsScanVersion reads a row of readings and its version.
-func readingReadingsScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version)
-	return
-}
-
-// Update changes the Reading whose key in readings is e's: the old values come from readings, the source of truth, so the caller passes only the new entity. A conditional write on readings's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of readings itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Reading whose key in readings is e's: the old values come
+// from readings, the source of truth, so the caller passes only the new
+// entity. A conditional write on readings's version makes concurrent updates
+// take turns (a loser re-reads and retries, up to Options.Attempts, then gets
+// a *cqlgen.NotAppliedError). Then every other table whose primary key changed
+// (a new sort key, say) has its old row deleted at the new timestamp and the
+// new one inserted 1µs later; tables whose key did not change are upserted.
+// The key of readings itself cannot change: that would be another entity.
+// cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := readingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadingsTable.GetVersion,
-		Values: readingReadingsKey(e),
-	}, readingReadingsScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadings.GetVersion,
+		Values: []any{e.SensorID, e.ReadAt},
+	}, readingReadingsScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   readingReadingsTable.UpdateIf,
-			Values: append(append([]any{e.EventID, e.LocalDay, e.Value, ts}, readingReadingsKey(e)...), cur.Version),
+			Stmt:   readingReadings.UpdateIf,
+			Values: []any{e.EventID, e.LocalDay, e.Value, ts, e.SensorID, e.ReadAt, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// readings_by_hour: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsByHourTable, readingReadingsByHourKey(&cur.Row), readingReadingsByHourKey(e)) {
+		// readings_by_hour: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsByHour, readingReadingsByHourKey(&cur.Row), readingReadingsByHourKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByHourTable.Delete,
-				Values: append([]any{del}, readingReadingsByHourKey(&cur.Row)...),
+				Stmt:   readingReadingsByHour.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HourBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByHourTable.Insert,
-			Values: readingReadingsByHourRow(e, ins, false),
+			Stmt:   readingReadingsByHour.Insert,
+			Values: readingReadingsByHourRow(e, ins),
 		})
-		// readings_by_day: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsByDayTable, readingReadingsByDayKey(&cur.Row), readingReadingsByDayKey(e)) {
+		// readings_by_day: a changed key moves the row, deleted at ts and inserted
+		// at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsByDay, readingReadingsByDayKey(&cur.Row), readingReadingsByDayKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByDayTable.Delete,
-				Values: append([]any{del}, readingReadingsByDayKey(&cur.Row)...),
+				Stmt:   readingReadingsByDay.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.DayBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByDayTable.Insert,
-			Values: readingReadingsByDayRow(e, ins, false),
+			Stmt:   readingReadingsByDay.Insert,
+			Values: readingReadingsByDayRow(e, ins),
 		})
-		// readings_by_week: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsByWeekTable, readingReadingsByWeekKey(&cur.Row), readingReadingsByWeekKey(e)) {
+		// readings_by_week: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsByWeek, readingReadingsByWeekKey(&cur.Row), readingReadingsByWeekKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByWeekTable.Delete,
-				Values: append([]any{del}, readingReadingsByWeekKey(&cur.Row)...),
+				Stmt:   readingReadingsByWeek.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.WeekBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByWeekTable.Insert,
-			Values: readingReadingsByWeekRow(e, ins, false),
+			Stmt:   readingReadingsByWeek.Insert,
+			Values: readingReadingsByWeekRow(e, ins),
 		})
-		// readings_by_month: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsByMonthTable, readingReadingsByMonthKey(&cur.Row), readingReadingsByMonthKey(e)) {
+		// readings_by_month: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsByMonth, readingReadingsByMonthKey(&cur.Row), readingReadingsByMonthKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByMonthTable.Delete,
-				Values: append([]any{del}, readingReadingsByMonthKey(&cur.Row)...),
+				Stmt:   readingReadingsByMonth.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByMonthTable.Insert,
-			Values: readingReadingsByMonthRow(e, ins, false),
+			Stmt:   readingReadingsByMonth.Insert,
+			Values: readingReadingsByMonthRow(e, ins),
 		})
-		// readings_by_10_days: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsBy10DaysTable, readingReadingsBy10DaysKey(&cur.Row), readingReadingsBy10DaysKey(e)) {
+		// readings_by_10_days: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsBy10Days, readingReadingsBy10DaysKey(&cur.Row), readingReadingsBy10DaysKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsBy10DaysTable.Delete,
-				Values: append([]any{del}, readingReadingsBy10DaysKey(&cur.Row)...),
+				Stmt:   readingReadingsBy10Days.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.DaysBuckets(10).Of(cur.Row.ReadAt), cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsBy10DaysTable.Insert,
-			Values: readingReadingsBy10DaysRow(e, ins, false),
+			Stmt:   readingReadingsBy10Days.Insert,
+			Values: readingReadingsBy10DaysRow(e, ins),
 		})
-		// readings_by_shard: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsByShardTable, readingReadingsByShardKey(&cur.Row), readingReadingsByShardKey(e)) {
+		// readings_by_shard: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsByShard, readingReadingsByShardKey(&cur.Row), readingReadingsByShardKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByShardTable.Delete,
-				Values: append([]any{del}, readingReadingsByShardKey(&cur.Row)...),
+				Stmt:   readingReadingsByShard.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HashTimestamp(cur.Row.ReadAt, 16), cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByShardTable.Insert,
-			Values: readingReadingsByShardRow(e, ins, false),
+			Stmt:   readingReadingsByShard.Insert,
+			Values: readingReadingsByShardRow(e, ins),
 		})
-		// readings_by_event_month: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsByEventMonthTable, readingReadingsByEventMonthKey(&cur.Row), readingReadingsByEventMonthKey(e)) {
+		// readings_by_event_month: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsByEventMonth, readingReadingsByEventMonthKey(&cur.Row), readingReadingsByEventMonthKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByEventMonthTable.Delete,
-				Values: append([]any{del}, readingReadingsByEventMonthKey(&cur.Row)...),
+				Stmt:   readingReadingsByEventMonth.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.Row.EventID)), cur.Row.EventID, cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByEventMonthTable.Insert,
-			Values: readingReadingsByEventMonthRow(e, ins, false),
+			Stmt:   readingReadingsByEventMonth.Insert,
+			Values: readingReadingsByEventMonthRow(e, ins),
 		})
-		// readings_by_local_day: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(readingReadingsByLocalDayTable, readingReadingsByLocalDayKey(&cur.Row), readingReadingsByLocalDayKey(e)) {
+		// readings_by_local_day: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(readingReadingsByLocalDay, readingReadingsByLocalDayKey(&cur.Row), readingReadingsByLocalDayKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByLocalDayTable.Delete,
-				Values: append([]any{del}, readingReadingsByLocalDayKey(&cur.Row)...),
+				Stmt:   readingReadingsByLocalDay.Delete,
+				Values: []any{del, cur.Row.SensorID, cqlgenimpl.DaysBuckets(7).Of(cur.Row.LocalDay), cur.Row.ReadAt},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByLocalDayTable.Insert,
-			Values: readingReadingsByLocalDayRow(e, ins, false),
+			Stmt:   readingReadingsByLocalDay.Insert,
+			Values: readingReadingsByLocalDayRow(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Reading whose key in readings is e's from every table: from readings with a conditional write on its version, then the rows the other tables hold for it, found from readings's values. Deleting what does not exist is not an error.
+// Delete removes the Reading whose key in readings is e's from every table:
+// from readings with a conditional write on its version, then the rows the
+// other tables hold for it, found from readings's values. Deleting what does
+// not exist is not an error.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := readingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadingsTable.GetVersion,
-		Values: readingReadingsKey(e),
-	}, readingReadingsScanVersion, func(cur *cqlgen.Versioned[Reading], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   readingReadings.GetVersion,
+		Values: []any{e.SensorID, e.ReadAt},
+	}, readingReadingsScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   readingReadingsTable.DeleteIf,
-			Values: append(readingReadingsKey(e), cur.Version),
+			Stmt:   readingReadings.DeleteIf,
+			Values: []any{e.SensorID, e.ReadAt, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Reading], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   readingReadingsByHourTable.Delete,
-			Values: append([]any{ts}, readingReadingsByHourKey(&cur.Row)...),
+			Stmt:   readingReadingsByHour.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HourBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 		}, {
-			Stmt:   readingReadingsByDayTable.Delete,
-			Values: append([]any{ts}, readingReadingsByDayKey(&cur.Row)...),
+			Stmt:   readingReadingsByDay.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.DayBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 		}, {
-			Stmt:   readingReadingsByWeekTable.Delete,
-			Values: append([]any{ts}, readingReadingsByWeekKey(&cur.Row)...),
+			Stmt:   readingReadingsByWeek.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.WeekBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 		}, {
-			Stmt:   readingReadingsByMonthTable.Delete,
-			Values: append([]any{ts}, readingReadingsByMonthKey(&cur.Row)...),
+			Stmt:   readingReadingsByMonth.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
 		}, {
-			Stmt:   readingReadingsBy10DaysTable.Delete,
-			Values: append([]any{ts}, readingReadingsBy10DaysKey(&cur.Row)...),
+			Stmt:   readingReadingsBy10Days.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.DaysBuckets(10).Of(cur.Row.ReadAt), cur.Row.ReadAt},
 		}, {
-			Stmt:   readingReadingsByShardTable.Delete,
-			Values: append([]any{ts}, readingReadingsByShardKey(&cur.Row)...),
+			Stmt:   readingReadingsByShard.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HashTimestamp(cur.Row.ReadAt, 16), cur.Row.ReadAt},
 		}, {
-			Stmt:   readingReadingsByEventMonthTable.Delete,
-			Values: append([]any{ts}, readingReadingsByEventMonthKey(&cur.Row)...),
+			Stmt:   readingReadingsByEventMonth.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.Row.EventID)), cur.Row.EventID, cur.Row.ReadAt},
 		}, {
-			Stmt:   readingReadingsByLocalDayTable.Delete,
-			Values: append([]any{ts}, readingReadingsByLocalDayKey(&cur.Row)...),
+			Stmt:   readingReadingsByLocalDay.Delete,
+			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.DaysBuckets(7).Of(cur.Row.LocalDay), cur.Row.ReadAt},
 		}}
 	}, true)
 }
 
-// Get reads the Reading with the given key from readings, the source of truth; ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (*Reading, error) {
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -839,8 +1450,8 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time
 	var e Reading
 	e.SensorID = sensorID
 	e.ReadAt = readAt
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   readingReadingsTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   readingReadings.Get,
 		Values: []any{e.SensorID, e.ReadAt},
 	}, readingReadingsScan)
 	if err != nil {
@@ -853,14 +1464,16 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time
 type ReadingsOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 }
 
-// Readings reads Reading rows by sensor_id, ordered by read_at descending, from readings, in pages: one partition, in clustering order.
+// Readings reads Reading rows by sensor_id, ordered by read_at descending,
+// from readings, in pages: one partition, in clustering order.
 func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -871,14 +1484,14 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 	if o == nil {
 		o = &ReadingsOptions{}
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:   readingReadingsCompare,
 		Cursor:    o.Cursor,
 		Key:       readingReadingsClustering,
 		Limit:     o.Limit,
 		Partition: []any{sensorID},
 		Scan:      readingReadingsScan,
-		Table:     readingReadingsTable,
+		Table:     readingReadings,
 	}
 	if o.ReadAtFrom != nil {
 		spec.From = *o.ReadAtFrom
@@ -886,27 +1499,30 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByHourOptions are the optional parts of a ReadingsByHour read.
 type ReadingsByHourOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsByHour reads Reading rows by sensor_id, ordered by read_at descending, from readings_by_hour, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsByHour reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_hour, in pages: time buckets from the newest
+// back, each in clustering order.
 func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -917,11 +1533,12 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 	if o == nil {
 		o = &ReadingsByHourOptions{}
 	}
-	tb := cqlgen.HourBuckets
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.HourBuckets
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByHourCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsByHourClustering,
@@ -929,8 +1546,8 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByHourScan,
-		Start:       o.Start,
-		Table:       readingReadingsByHourTable,
+		Start:       start,
+		Table:       readingReadingsByHour,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
@@ -939,27 +1556,30 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
 type ReadingsByDayOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsByDay reads Reading rows by sensor_id, ordered by read_at descending, from readings_by_day, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsByDay reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_day, in pages: time buckets from the newest
+// back, each in clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -970,11 +1590,12 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	if o == nil {
 		o = &ReadingsByDayOptions{}
 	}
-	tb := cqlgen.DayBuckets
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByDayCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsByDayClustering,
@@ -982,8 +1603,8 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByDayScan,
-		Start:       o.Start,
-		Table:       readingReadingsByDayTable,
+		Start:       start,
+		Table:       readingReadingsByDay,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
@@ -992,27 +1613,30 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByWeekOptions are the optional parts of a ReadingsByWeek read.
 type ReadingsByWeekOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsByWeek reads Reading rows by sensor_id, ordered by read_at descending, from readings_by_week, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsByWeek reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_week, in pages: time buckets from the newest
+// back, each in clustering order.
 func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -1023,11 +1647,12 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 	if o == nil {
 		o = &ReadingsByWeekOptions{}
 	}
-	tb := cqlgen.WeekBuckets
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.WeekBuckets
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByWeekCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsByWeekClustering,
@@ -1035,8 +1660,8 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByWeekScan,
-		Start:       o.Start,
-		Table:       readingReadingsByWeekTable,
+		Start:       start,
+		Table:       readingReadingsByWeek,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
@@ -1045,27 +1670,30 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByMonthOptions are the optional parts of a ReadingsByMonth read.
 type ReadingsByMonthOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsByMonth reads Reading rows by sensor_id, ordered by read_at descending, from readings_by_month, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsByMonth reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_month, in pages: time buckets from the newest
+// back, each in clustering order.
 func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -1076,11 +1704,12 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 	if o == nil {
 		o = &ReadingsByMonthOptions{}
 	}
-	tb := cqlgen.MonthBuckets
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.MonthBuckets
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByMonthCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsByMonthClustering,
@@ -1088,8 +1717,8 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByMonthScan,
-		Start:       o.Start,
-		Table:       readingReadingsByMonthTable,
+		Start:       start,
+		Table:       readingReadingsByMonth,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
@@ -1098,27 +1727,30 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsBy10DaysOptions are the optional parts of a ReadingsBy10Days read.
 type ReadingsBy10DaysOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsBy10Days reads Reading rows by sensor_id, ordered by read_at descending, from readings_by_10_days, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsBy10Days reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_10_days, in pages: time buckets from the newest
+// back, each in clustering order.
 func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -1129,11 +1761,12 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 	if o == nil {
 		o = &ReadingsBy10DaysOptions{}
 	}
-	tb := cqlgen.DaysBuckets(10)
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.DaysBuckets(10)
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsBy10DaysCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsBy10DaysClustering,
@@ -1141,8 +1774,8 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsBy10DaysScan,
-		Start:       o.Start,
-		Table:       readingReadingsBy10DaysTable,
+		Start:       start,
+		Table:       readingReadingsBy10Days,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
@@ -1151,21 +1784,24 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByShardOptions are the optional parts of a ReadingsByShard read.
 type ReadingsByShardOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 }
 
-// ReadingsByShard reads Reading rows by sensor_id, ordered by read_at descending, from readings_by_shard, in pages: all 16 hash buckets read in parallel and merged in clustering order.
+// ReadingsByShard reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_shard, in pages: all 16 hash buckets read in
+// parallel and merged in clustering order.
 func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -1176,7 +1812,7 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 	if o == nil {
 		o = &ReadingsByShardOptions{}
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByShardCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -1185,7 +1821,7 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 		Limit:       o.Limit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByShardScan,
-		Table:       readingReadingsByShardTable,
+		Table:       readingReadingsByShard,
 	}
 	if o.ReadAtFrom != nil {
 		spec.From = *o.ReadAtFrom
@@ -1193,27 +1829,31 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// ReadingsByEventMonthOptions are the optional parts of a ReadingsByEventMonth read.
+// ReadingsByEventMonthOptions are the optional parts of a ReadingsByEventMonth
+// read.
 type ReadingsByEventMonthOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsByEventMonth reads Reading rows by sensor_id, ordered by event_id descending, then read_at ascending, from readings_by_event_month, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsByEventMonth reads Reading rows by sensor_id, ordered by event_id
+// descending, then read_at ascending, from readings_by_event_month, in pages:
+// time buckets from the newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -1224,11 +1864,12 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 	if o == nil {
 		o = &ReadingsByEventMonthOptions{}
 	}
-	tb := cqlgen.MonthBuckets
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.MonthBuckets
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByEventMonthCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsByEventMonthClustering,
@@ -1236,8 +1877,8 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByEventMonthScan,
-		Start:       o.Start,
-		Table:       readingReadingsByEventMonthTable,
+		Start:       start,
+		Table:       readingReadingsByEventMonth,
 		TimeBuckets: &tb,
 	}
 	if o.EventIDFrom != nil {
@@ -1246,27 +1887,31 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 	if o.EventIDTo != nil {
 		spec.To = *o.EventIDTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// ReadingsByLocalDayOptions are the optional parts of a ReadingsByLocalDay read.
+// ReadingsByLocalDayOptions are the optional parts of a ReadingsByLocalDay
+// read.
 type ReadingsByLocalDayOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach;
-	// 0 means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
 	LookBack int
 }
 
-// ReadingsByLocalDay reads Reading rows by sensor_id, ordered by read_at descending, from readings_by_local_day, in pages: time buckets from the newest back, each in clustering order.
+// ReadingsByLocalDay reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_local_day, in pages: time buckets from the
+// newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (cqlgen.Page[Reading], error) {
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
@@ -1277,11 +1922,12 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 	if o == nil {
 		o = &ReadingsByLocalDayOptions{}
 	}
-	tb := cqlgen.DaysBuckets(7)
-	if o.Start.IsZero() {
-		o.Start = r.opts.Clock()
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
 	}
-	spec := cqlgen.ReadSpec[Reading]{
+	tb := cqlgenimpl.DaysBuckets(7)
+	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByLocalDayCompare,
 		Cursor:      o.Cursor,
 		Key:         readingReadingsByLocalDayClustering,
@@ -1289,8 +1935,8 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 		LookBack:    o.LookBack,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByLocalDayScan,
-		Start:       o.Start,
-		Table:       readingReadingsByLocalDayTable,
+		Start:       start,
+		Table:       readingReadingsByLocalDay,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
@@ -1299,5 +1945,5 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 	if o.ReadAtTo != nil {
 		spec.To = *o.ReadAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Reading is a sensor reading.

@@ -3,7 +3,7 @@ package collection_key
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Post uses collections, a duration and a pointer as keys.

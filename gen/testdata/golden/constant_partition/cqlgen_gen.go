@@ -5,45 +5,145 @@ package constant_partition
 import (
 	"cmp"
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	settingSettingsTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "name",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "scope",
-			Type: "text",
-		}, {
-			Name: "name",
-			Type: "text",
-		}, {
-			Name: "value",
-			Type: "text",
-		}},
-		Name:         "settings",
-		PartitionKey: []string{"scope"},
-		Pattern:      "Settings",
-	})
-)
+// settingSettings: the statements of table settings, which is the source of
+// truth of Setting.
+var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "settings",
+	Pattern: "Settings",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "scope", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      settingSettingsInsertCQL,
+		Delete:      settingSettingsDeleteCQL,
+		Get:         settingSettingsGetCQL,
+		First:       settingSettingsFirstCQL,
+		FirstFrom:   settingSettingsFirstFromCQL,
+		FirstTo:     settingSettingsFirstToCQL,
+		FirstFromTo: settingSettingsFirstFromToCQL,
+		After: []string{
+			settingSettingsAfter0CQL,
+		},
+		AfterTo:     settingSettingsAfterToCQL,
+		AtOrAfter:   settingSettingsAtOrAfterCQL,
+		AtOrAfterTo: settingSettingsAtOrAfterToCQL,
+	},
+})
 
-// SettingRepo reads and writes Setting in its tables (settings), keeping every copy in step; settings is the source of truth.
+// settingSettingsInsertCQL writes a whole row of settings. Its placeholders
+// bind scope, name, value, the write timestamp.
+const settingSettingsInsertCQL = `INSERT INTO settings (scope, name, value)
+	VALUES (?, ?, ?)
+	USING TIMESTAMP ?`
+
+// settingSettingsRow binds settingSettingsInsertCQL for e, written at ts.
+func settingSettingsRow(e *Setting, ts int64) []any {
+	return []any{e.Scope, e.Name, e.Value, ts}
+}
+
+// settingSettingsDeleteCQL deletes a row of settings by its primary key. Its
+// placeholders bind the write timestamp, scope, name.
+const settingSettingsDeleteCQL = `DELETE FROM settings
+	USING TIMESTAMP ?
+	WHERE scope = ? AND name = ?`
+
+// settingSettingsGetCQL reads a row of settings by its primary key. Its
+// placeholders bind scope, name.
+const settingSettingsGetCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name = ?`
+
+// settingSettingsScan reads one row of settings.
+func settingSettingsScan(it cqlgen.Iter) (e Setting, ok bool) {
+	ok = it.Scan(&e.Scope, &e.Name, &e.Value)
+	return
+}
+
+// settingSettingsFirstCQL reads a partition of settings from its first row.
+// cqlgenimpl.ReadPage binds scope.
+const settingSettingsFirstCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ?`
+
+// settingSettingsFirstFromCQL reads a partition of settings from the From
+// bound. cqlgenimpl.ReadPage binds scope, From.
+const settingSettingsFirstFromCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name >= ?`
+
+// settingSettingsFirstToCQL reads a partition of settings from its first row
+// up to the To bound. cqlgenimpl.ReadPage binds scope, To.
+const settingSettingsFirstToCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name < ?`
+
+// settingSettingsFirstFromToCQL reads a partition of settings between the
+// bounds. cqlgenimpl.ReadPage binds scope, From, To.
+const settingSettingsFirstFromToCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name >= ? AND name < ?`
+
+// settingSettingsAfter0CQL continues a read of settings after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds scope, name.
+const settingSettingsAfter0CQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name > ?`
+
+// settingSettingsAfterToCQL continues a read of settings after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds scope, name, To.
+const settingSettingsAfterToCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name > ? AND name < ?`
+
+// settingSettingsAtOrAfterCQL continues a read of settings at or after a row.
+// cqlgenimpl.ReadPage binds scope, name.
+const settingSettingsAtOrAfterCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name >= ?`
+
+// settingSettingsAtOrAfterToCQL continues a read of settings at or after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds scope, name, To.
+const settingSettingsAtOrAfterToCQL = `SELECT scope, name, value
+	FROM settings
+	WHERE scope = ? AND name >= ? AND name < ?`
+
+// settingSettingsClustering is the clustering key of e in settings, in order.
+func settingSettingsClustering(e *Setting) []any {
+	return []any{e.Name}
+}
+
+// settingSettingsCompare orders rows of settings as its clustering order does.
+func settingSettingsCompare(a, b *Setting) int {
+	if c := cmp.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// SettingRepo reads and writes Setting in table settings.
 type SettingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewSettingRepo returns a repository of Setting on s. The default strategy is a logged batch.
+// NewSettingRepo returns a repository of Setting on s. The default strategy is
+// a logged batch.
 func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
 	return &SettingRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -59,86 +159,54 @@ func settingCheck(e *Setting) error {
 	return nil
 }
 
-// settingSettingsRow binds an insert into settings. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func settingSettingsRow(e *Setting, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Scope, e.Name, e.Value, ts}
-	}
-	return []any{e.Scope, e.Name, e.Value, ts}
-}
-
-// settingSettingsKey is the primary key of e in settings, in order.
-func settingSettingsKey(e *Setting) []any {
-	return []any{e.Scope, e.Name}
-}
-
-// settingSettingsClustering is the clustering key of e in settings, in order.
-func settingSettingsClustering(e *Setting) []any {
-	return []any{e.Name}
-}
-
-// settingSettingsCompare orders rows of settings as its clustering order does.
-func settingSettingsCompare(a, b *Setting) int {
-	if c := cmp.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// settingSettingsScan reads one row of settings.
-func settingSettingsScan(it cqlgen.Iter) (e Setting, ok bool) {
-	ok = it.Scan(&e.Scope, &e.Name, &e.Value)
-	return
-}
-
-// Insert writes e to every table of Setting in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Setting in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := settingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   settingSettingsTable.Insert,
-			Values: settingSettingsRow(e, ts, true),
+			Stmt:   settingSettings.Insert,
+			Values: settingSettingsRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in settings. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in settings. Unlike Insert, nil
+// pointers and empty collections clear their columns.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := settingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   settingSettingsTable.Insert,
-		Values: settingSettingsRow(e, o.Now(), false),
+		Stmt:   settingSettings.Insert,
+		Values: settingSettingsRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from settings.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := settingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   settingSettingsTable.Delete,
-		Values: append([]any{o.Now()}, settingSettingsKey(e)...),
+		Stmt:   settingSettings.Delete,
+		Values: []any{ts, e.Scope, e.Name},
 	})
 }
 
-// Get reads the Setting with the given key from settings, the source of truth; ErrNotFound if there is none.
+// Get reads the Setting with the given key from settings, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setting, error) {
 	if scope == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -149,8 +217,8 @@ func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setti
 	var e Setting
 	e.Scope = scope
 	e.Name = name
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   settingSettingsTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   settingSettings.Get,
 		Values: []any{e.Scope, e.Name},
 	}, settingSettingsScan)
 	if err != nil {
@@ -163,14 +231,16 @@ func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setti
 type SettingsOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
 	// NameFrom and NameTo bound name, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	NameFrom, NameTo *string
 }
 
-// Settings reads Setting rows by scope, ordered by name ascending, from settings, in pages: one partition, in clustering order.
+// Settings reads Setting rows by scope, ordered by name ascending, from
+// settings, in pages: one partition, in clustering order.
 func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (cqlgen.Page[Setting], error) {
 	if scope == "" {
 		return cqlgen.Page[Setting]{}, &cqlgen.EmptyKeyError{
@@ -181,14 +251,14 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 	if o == nil {
 		o = &SettingsOptions{}
 	}
-	spec := cqlgen.ReadSpec[Setting]{
+	spec := cqlgenimpl.ReadSpec[Setting]{
 		Compare:   settingSettingsCompare,
 		Cursor:    o.Cursor,
 		Key:       settingSettingsClustering,
 		Limit:     o.Limit,
 		Partition: []any{scope},
 		Scan:      settingSettingsScan,
-		Table:     settingSettingsTable,
+		Table:     settingSettings,
 	}
 	if o.NameFrom != nil {
 		spec.From = *o.NameFrom
@@ -196,5 +266,5 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 	if o.NameTo != nil {
 		spec.To = *o.NameTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -1,7 +1,7 @@
 // Package constant_partition keys a table by a value that never changes.
 package constant_partition
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Scope has one declared value.
 type Scope string

@@ -1,6 +1,6 @@
 package counter_key
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Views keys by a counter.
 type Views struct {

@@ -1,6 +1,6 @@
 package counter_table
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // PageViews mixes counters with other columns in one table, and gives a
 // counter table a TTL; page_views_ok shows the fix with cols.

@@ -1,6 +1,6 @@
 package duplicate_table
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // A declares table t.
 type A struct {

@@ -5,126 +5,386 @@ package features
 import (
 	"cmp"
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	orderOrdersTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Columns: []cqlgen.Column{{
-			Name: "tenant_id",
-			Type: "text",
-		}, {
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "customer_id",
-			Type: "text",
-		}, {
-			Name: "customer_name",
-			Type: "text",
-		}, {
-			Name: "status",
-			Type: "ascii",
-		}, {
-			Name: "placed_at",
-			Type: "timestamp",
-		}, {
-			Name: "total_cents",
-			Type: "bigint",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "orders",
-		PartitionKey: []string{"tenant_id", "order_id"},
-		Pattern:      "Orders",
-		Version:      "cqlgen_version",
-	})
-	orderOrdersByCustomerTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "placed_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "order_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "tenant_id",
-			Type: "text",
-		}, {
-			Name: "customer_id",
-			Type: "text",
-		}, {
-			Name: "placed_at",
-			Type: "timestamp",
-		}, {
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "customer_name",
-			Type: "text",
-		}, {
-			Name: "total_cents",
-			Type: "bigint",
-		}},
-		Name:         "orders_by_customer",
-		PartitionKey: []string{"tenant_id", "customer_id"},
-		Pattern:      "OrdersByCustomer",
-	})
-	orderOrdersInStatusTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "placed_at",
-			Type: "timestamp",
-		}}, {Column: cqlgen.Column{
-			Name: "order_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "tenant_id",
-			Type: "text",
-		}, {
-			Name: "status",
-			Type: "ascii",
-		}, {
-			Name: "placed_at",
-			Type: "timestamp",
-		}, {
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "customer_id",
-			Type: "text",
-		}, {
-			Name: "customer_name",
-			Type: "text",
-		}, {
-			Name: "total_cents",
-			Type: "bigint",
-		}},
-		Name:         "orders_by_status",
-		PartitionKey: []string{"tenant_id", "status"},
-		Pattern:      "OrdersInStatus",
-	})
-)
+// orderOrders: the statements of table orders, which is the source of truth of
+// Order.
+var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders",
+	Pattern: "Orders",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "tenant_id", Type: "text"},
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:     orderOrdersInsertCQL,
+		Get:        orderOrdersGetCQL,
+		GetVersion: orderOrdersGetVersionCQL,
+		UpdateIf:   orderOrdersUpdateIfCQL,
+		DeleteIf:   orderOrdersDeleteIfCQL,
+	},
+})
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_customer, orders_by_status), keeping every copy in step; orders is the source of truth.
+// orderOrdersInsertCQL writes a whole row of orders. Its placeholders bind
+// tenant_id, order_id, customer_id, customer_name, status, placed_at,
+// total_cents, cqlgen_version (the write timestamp), the write timestamp.
+const orderOrdersInsertCQL = `INSERT INTO orders (tenant_id, order_id, customer_id, customer_name,
+		status, placed_at, total_cents, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersRow binds orderOrdersInsertCQL for e, written at ts.
+func orderOrdersRow(e *Order, ts int64) []any {
+	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts, ts}
+}
+
+// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
+// bind tenant_id, order_id.
+const orderOrdersGetCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
+		placed_at, total_cents
+	FROM orders
+	WHERE tenant_id = ? AND order_id = ?`
+
+// orderOrdersScan reads one row of orders.
+func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents)
+	return
+}
+
+// orderOrdersGetVersionCQL reads a row of orders and its version. Its
+// placeholders bind tenant_id, order_id.
+const orderOrdersGetVersionCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
+		placed_at, total_cents, cqlgen_version
+	FROM orders
+	WHERE tenant_id = ? AND order_id = ?`
+
+// orderOrdersScanVersion reads a row of orders and its version.
+func orderOrdersScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Order], ok bool) {
+	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version)
+	return
+}
+
+// orderOrdersUpdateIfCQL changes a row of orders if its version is the one
+// read. Its placeholders bind customer_id, customer_name, status, placed_at,
+// total_cents, cqlgen_version (the write timestamp), tenant_id, order_id, the
+// version read.
+const orderOrdersUpdateIfCQL = `UPDATE orders
+	SET customer_id = ?, customer_name = ?, status = ?, placed_at = ?,
+		total_cents = ?, cqlgen_version = ?
+	WHERE tenant_id = ? AND order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersDeleteIfCQL deletes a row of orders if its version is the one
+// read. Its placeholders bind tenant_id, order_id, the version read.
+const orderOrdersDeleteIfCQL = `DELETE FROM orders
+	WHERE tenant_id = ? AND order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersByCustomer: the statements of table orders_by_customer, which
+// serves OrdersByCustomer.
+var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_customer",
+	Pattern: "OrdersByCustomer",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "tenant_id", Type: "text"},
+		{Name: "customer_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByCustomerInsertCQL,
+		Delete:      orderOrdersByCustomerDeleteCQL,
+		First:       orderOrdersByCustomerFirstCQL,
+		FirstFrom:   orderOrdersByCustomerFirstFromCQL,
+		FirstTo:     orderOrdersByCustomerFirstToCQL,
+		FirstFromTo: orderOrdersByCustomerFirstFromToCQL,
+		After: []string{
+			orderOrdersByCustomerAfter0CQL,
+			orderOrdersByCustomerAfter1CQL,
+		},
+		AfterTo:   orderOrdersByCustomerAfterToCQL,
+		AtOrAfter: orderOrdersByCustomerAtOrAfterCQL,
+	},
+})
+
+// orderOrdersByCustomerInsertCQL writes a whole row of orders_by_customer. Its
+// placeholders bind tenant_id, customer_id, placed_at, order_id,
+// customer_name, total_cents, the write timestamp.
+const orderOrdersByCustomerInsertCQL = `INSERT INTO orders_by_customer (tenant_id, customer_id, placed_at,
+		order_id, customer_name, total_cents)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByCustomerRow binds orderOrdersByCustomerInsertCQL for e, written
+// at ts.
+func orderOrdersByCustomerRow(e *Order, ts int64) []any {
+	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.CustomerName, e.TotalCents, ts}
+}
+
+// orderOrdersByCustomerKey is the primary key of e in orders_by_customer, in
+// order, bucket included.
+func orderOrdersByCustomerKey(e *Order) []any {
+	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByCustomerDeleteCQL deletes a row of orders_by_customer by its
+// primary key. Its placeholders bind the write timestamp, tenant_id,
+// customer_id, placed_at, order_id.
+const orderOrdersByCustomerDeleteCQL = `DELETE FROM orders_by_customer
+	USING TIMESTAMP ?
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersByCustomerFirstCQL reads a partition of orders_by_customer from
+// its first row. cqlgenimpl.ReadPage binds tenant_id, customer_id.
+const orderOrdersByCustomerFirstCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ?`
+
+// orderOrdersByCustomerFirstFromCQL reads a partition of orders_by_customer
+// from the From bound. cqlgenimpl.ReadPage binds tenant_id, customer_id, From.
+const orderOrdersByCustomerFirstFromCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?`
+
+// orderOrdersByCustomerFirstToCQL reads a partition of orders_by_customer from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds tenant_id,
+// customer_id, To.
+const orderOrdersByCustomerFirstToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at > ?`
+
+// orderOrdersByCustomerFirstFromToCQL reads a partition of orders_by_customer
+// between the bounds. cqlgenimpl.ReadPage binds tenant_id, customer_id, From,
+// To.
+const orderOrdersByCustomerFirstFromToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ? AND placed_at > ?`
+
+// orderOrdersByCustomerAfter0CQL continues a read of orders_by_customer after
+// a row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id,
+// customer_id, placed_at.
+const orderOrdersByCustomerAfter0CQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?`
+
+// orderOrdersByCustomerAfter1CQL continues a read of orders_by_customer after
+// a row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id,
+// customer_id, placed_at, order_id.
+const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id > ?`
+
+// orderOrdersByCustomerAfterToCQL continues a read of orders_by_customer after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, customer_id,
+// placed_at, To.
+const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ? AND placed_at > ?`
+
+// orderOrdersByCustomerAtOrAfterCQL continues a read of orders_by_customer at
+// or after a row. cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at,
+// order_id.
+const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents
+	FROM orders_by_customer
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id >= ?`
+
+// orderOrdersByCustomerScan reads one row of orders_by_customer.
+func orderOrdersByCustomerScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.CustomerName, &e.TotalCents)
+	return
+}
+
+// orderOrdersByCustomerClustering is the clustering key of e in
+// orders_by_customer, in order.
+func orderOrdersByCustomerClustering(e *Order) []any {
+	return []any{e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByCustomerCompare orders rows of orders_by_customer as its
+// clustering order does.
+func orderOrdersByCustomerCompare(a, b *Order) int {
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersInStatus: the statements of table orders_by_status, which serves
+// OrdersInStatus.
+var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_status",
+	Pattern: "OrdersInStatus",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "tenant_id", Type: "text"},
+		{Name: "status", Type: "ascii"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "placed_at", Type: "timestamp"},
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersInStatusInsertCQL,
+		Delete:      orderOrdersInStatusDeleteCQL,
+		First:       orderOrdersInStatusFirstCQL,
+		FirstFrom:   orderOrdersInStatusFirstFromCQL,
+		FirstTo:     orderOrdersInStatusFirstToCQL,
+		FirstFromTo: orderOrdersInStatusFirstFromToCQL,
+		After: []string{
+			orderOrdersInStatusAfter0CQL,
+			orderOrdersInStatusAfter1CQL,
+		},
+		AfterTo:   orderOrdersInStatusAfterToCQL,
+		AtOrAfter: orderOrdersInStatusAtOrAfterCQL,
+	},
+})
+
+// orderOrdersInStatusInsertCQL writes a whole row of orders_by_status. Its
+// placeholders bind tenant_id, status, placed_at, order_id, customer_id,
+// customer_name, total_cents, the write timestamp.
+const orderOrdersInStatusInsertCQL = `INSERT INTO orders_by_status (tenant_id, status, placed_at, order_id,
+		customer_id, customer_name, total_cents)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersInStatusRow binds orderOrdersInStatusInsertCQL for e, written at
+// ts.
+func orderOrdersInStatusRow(e *Order, ts int64) []any {
+	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
+}
+
+// orderOrdersInStatusKey is the primary key of e in orders_by_status, in
+// order, bucket included.
+func orderOrdersInStatusKey(e *Order) []any {
+	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersInStatusDeleteCQL deletes a row of orders_by_status by its
+// primary key. Its placeholders bind the write timestamp, tenant_id, status,
+// placed_at, order_id.
+const orderOrdersInStatusDeleteCQL = `DELETE FROM orders_by_status
+	USING TIMESTAMP ?
+	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersInStatusFirstCQL reads a partition of orders_by_status from its
+// first row. cqlgenimpl.ReadPage binds tenant_id, status.
+const orderOrdersInStatusFirstCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ?`
+
+// orderOrdersInStatusFirstFromCQL reads a partition of orders_by_status from
+// the From bound. cqlgenimpl.ReadPage binds tenant_id, status, From.
+const orderOrdersInStatusFirstFromCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND placed_at >= ?`
+
+// orderOrdersInStatusFirstToCQL reads a partition of orders_by_status from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds tenant_id, status,
+// To.
+const orderOrdersInStatusFirstToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND placed_at < ?`
+
+// orderOrdersInStatusFirstFromToCQL reads a partition of orders_by_status
+// between the bounds. cqlgenimpl.ReadPage binds tenant_id, status, From, To.
+const orderOrdersInStatusFirstFromToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND placed_at >= ? AND placed_at < ?`
+
+// orderOrdersInStatusAfter0CQL continues a read of orders_by_status after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id, status,
+// placed_at.
+const orderOrdersInStatusAfter0CQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND placed_at > ?`
+
+// orderOrdersInStatusAfter1CQL continues a read of orders_by_status after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id, status,
+// placed_at, order_id.
+const orderOrdersInStatusAfter1CQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
+
+// orderOrdersInStatusAfterToCQL continues a read of orders_by_status after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, status,
+// placed_at, To.
+const orderOrdersInStatusAfterToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND placed_at > ? AND placed_at < ?`
+
+// orderOrdersInStatusAtOrAfterCQL continues a read of orders_by_status at or
+// after a row. cqlgenimpl.ReadPage binds tenant_id, status, placed_at,
+// order_id.
+const orderOrdersInStatusAtOrAfterCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
+
+// orderOrdersInStatusScan reads one row of orders_by_status.
+func orderOrdersInStatusScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
+	return
+}
+
+// orderOrdersInStatusClustering is the clustering key of e in
+// orders_by_status, in order.
+func orderOrdersInStatusClustering(e *Order) []any {
+	return []any{e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersInStatusCompare orders rows of orders_by_status as its clustering
+// order does.
+func orderOrdersInStatusCompare(a, b *Order) int {
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// OrderRepo reads and writes Order in its tables (orders, orders_by_customer,
+// orders_by_status), keeping every copy in step; orders is the source of
+// truth.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a logged batch.
+// NewOrderRepo returns a repository of Order on s. The default strategy is a
+// logged batch.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -158,199 +418,114 @@ func orderCheck(e *Order) error {
 	return nil
 }
 
-// orderOrdersRow binds an insert into orders. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts, ts}
-	}
-	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts, ts}
-}
-
-// orderOrdersKey is the primary key of e in orders, in order.
-func orderOrdersKey(e *Order) []any {
-	return []any{e.TenantID, e.OrderID}
-}
-
-// orderOrdersScan reads one row of orders.
-func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents)
-	return
-}
-
-// orderOrdersByCustomerRow binds an insert into orders_by_customer. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersByCustomerRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.CustomerName, e.TotalCents, ts}
-	}
-	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.CustomerName, e.TotalCents, ts}
-}
-
-// orderOrdersByCustomerKey is the primary key of e in orders_by_customer, in order.
-func orderOrdersByCustomerKey(e *Order) []any {
-	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
-}
-
-// orderOrdersByCustomerClustering is the clustering key of e in orders_by_customer, in order.
-func orderOrdersByCustomerClustering(e *Order) []any {
-	return []any{e.PlacedAt, e.OrderID}
-}
-
-// orderOrdersByCustomerCompare orders rows of orders_by_customer as its clustering order does.
-func orderOrdersByCustomerCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// orderOrdersByCustomerScan reads one row of orders_by_customer.
-func orderOrdersByCustomerScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.CustomerName, &e.TotalCents)
-	return
-}
-
-// orderOrdersInStatusRow binds an insert into orders_by_status. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersInStatusRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
-	}
-	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
-}
-
-// orderOrdersInStatusKey is the primary key of e in orders_by_status, in order.
-func orderOrdersInStatusKey(e *Order) []any {
-	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
-}
-
-// orderOrdersInStatusClustering is the clustering key of e in orders_by_status, in order.
-func orderOrdersInStatusClustering(e *Order) []any {
-	return []any{e.PlacedAt, e.OrderID}
-}
-
-// orderOrdersInStatusCompare orders rows of orders_by_status as its clustering order does.
-func orderOrdersInStatusCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// orderOrdersInStatusScan reads one row of orders_by_status.
-func orderOrdersInStatusScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
-	return
-}
-
-// Insert writes e to every table of Order in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Order in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := orderCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   orderOrdersTable.Insert,
-			Values: orderOrdersRow(e, ts, true),
+			Stmt:   orderOrders.Insert,
+			Values: orderOrdersRow(e, ts),
 		}, {
-			Stmt:   orderOrdersByCustomerTable.Insert,
-			Values: orderOrdersByCustomerRow(e, ts, true),
+			Stmt:   orderOrdersByCustomer.Insert,
+			Values: orderOrdersByCustomerRow(e, ts),
 		}, {
-			Stmt:   orderOrdersInStatusTable.Insert,
-			Values: orderOrdersInStatusRow(e, ts, true),
+			Stmt:   orderOrdersInStatus.Insert,
+			Values: orderOrdersInStatusRow(e, ts),
 		}}
 	})
 }
 
-// orderOrdersScanVersion reads a row of orders and its version.
-func orderOrdersScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Order], ok bool) {
-	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version)
-	return
-}
-
-// Update changes the Order whose key in orders is e's: the old values come from orders, the source of truth, so the caller passes only the new entity. A conditional write on orders's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of orders itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Order whose key in orders is e's: the old values come
+// from orders, the source of truth, so the caller passes only the new entity.
+// A conditional write on orders's version makes concurrent updates take turns
+// (a loser re-reads and retries, up to Options.Attempts, then gets a
+// *cqlgen.NotAppliedError). Then every other table whose primary key changed
+// (a new sort key, say) has its old row deleted at the new timestamp and the
+// new one inserted 1µs later; tables whose key did not change are upserted.
+// The key of orders itself cannot change: that would be another entity.
+// cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := orderCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrdersTable.GetVersion,
-		Values: orderOrdersKey(e),
-	}, orderOrdersScanVersion, func(cur *cqlgen.Versioned[Order], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   orderOrders.GetVersion,
+		Values: []any{e.TenantID, e.OrderID},
+	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   orderOrdersTable.UpdateIf,
-			Values: append(append([]any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts}, orderOrdersKey(e)...), cur.Version),
+			Stmt:   orderOrders.UpdateIf,
+			Values: []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts, e.TenantID, e.OrderID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Order], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// orders_by_customer: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(orderOrdersByCustomerTable, orderOrdersByCustomerKey(&cur.Row), orderOrdersByCustomerKey(e)) {
+		// orders_by_customer: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(orderOrdersByCustomer, orderOrdersByCustomerKey(&cur.Row), orderOrdersByCustomerKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByCustomerTable.Delete,
-				Values: append([]any{del}, orderOrdersByCustomerKey(&cur.Row)...),
+				Stmt:   orderOrdersByCustomer.Delete,
+				Values: []any{del, cur.Row.TenantID, cur.Row.CustomerID, cur.Row.PlacedAt, cur.Row.OrderID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByCustomerTable.Insert,
-			Values: orderOrdersByCustomerRow(e, ins, false),
+			Stmt:   orderOrdersByCustomer.Insert,
+			Values: orderOrdersByCustomerRow(e, ins),
 		})
-		// orders_by_status: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(orderOrdersInStatusTable, orderOrdersInStatusKey(&cur.Row), orderOrdersInStatusKey(e)) {
+		// orders_by_status: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(orderOrdersInStatus, orderOrdersInStatusKey(&cur.Row), orderOrdersInStatusKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersInStatusTable.Delete,
-				Values: append([]any{del}, orderOrdersInStatusKey(&cur.Row)...),
+				Stmt:   orderOrdersInStatus.Delete,
+				Values: []any{del, cur.Row.TenantID, cur.Row.Status, cur.Row.PlacedAt, cur.Row.OrderID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersInStatusTable.Insert,
-			Values: orderOrdersInStatusRow(e, ins, false),
+			Stmt:   orderOrdersInStatus.Insert,
+			Values: orderOrdersInStatusRow(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Order whose key in orders is e's from every table: from orders with a conditional write on its version, then the rows the other tables hold for it, found from orders's values. Deleting what does not exist is not an error.
+// Delete removes the Order whose key in orders is e's from every table: from
+// orders with a conditional write on its version, then the rows the other
+// tables hold for it, found from orders's values. Deleting what does not exist
+// is not an error.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := orderCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrdersTable.GetVersion,
-		Values: orderOrdersKey(e),
-	}, orderOrdersScanVersion, func(cur *cqlgen.Versioned[Order], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   orderOrders.GetVersion,
+		Values: []any{e.TenantID, e.OrderID},
+	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   orderOrdersTable.DeleteIf,
-			Values: append(orderOrdersKey(e), cur.Version),
+			Stmt:   orderOrders.DeleteIf,
+			Values: []any{e.TenantID, e.OrderID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Order], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   orderOrdersByCustomerTable.Delete,
-			Values: append([]any{ts}, orderOrdersByCustomerKey(&cur.Row)...),
+			Stmt:   orderOrdersByCustomer.Delete,
+			Values: []any{ts, cur.Row.TenantID, cur.Row.CustomerID, cur.Row.PlacedAt, cur.Row.OrderID},
 		}, {
-			Stmt:   orderOrdersInStatusTable.Delete,
-			Values: append([]any{ts}, orderOrdersInStatusKey(&cur.Row)...),
+			Stmt:   orderOrdersInStatus.Delete,
+			Values: []any{ts, cur.Row.TenantID, cur.Row.Status, cur.Row.PlacedAt, cur.Row.OrderID},
 		}}
 	}, true)
 }
 
-// Get reads the Order with the given key from orders, the source of truth; ErrNotFound if there is none.
+// Get reads the Order with the given key from orders, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*Order, error) {
 	if tenantID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -367,8 +542,8 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*
 	var e Order
 	e.TenantID = tenantID
 	e.OrderID = orderID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   orderOrdersTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   orderOrders.Get,
 		Values: []any{e.TenantID, e.OrderID},
 	}, orderOrdersScan)
 	if err != nil {
@@ -377,53 +552,21 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*
 	return &row, nil
 }
 
-// OrdersOptions are the optional parts of a Orders read.
-type OrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
-	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
-	Cursor string
-}
-
-// Orders reads an order by its id, within a tenant, from orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) Orders(ctx context.Context, tenantID string, orderID string, o *OrdersOptions) (cqlgen.Page[Order], error) {
-	if tenantID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
-	}
-	if orderID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
-	}
-	if o == nil {
-		o = &OrdersOptions{}
-	}
-	spec := cqlgen.ReadSpec[Order]{
-		Cursor:    o.Cursor,
-		Limit:     o.Limit,
-		Partition: []any{tenantID, orderID},
-		Scan:      orderOrdersScan,
-		Table:     orderOrdersTable,
-	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
-}
-
 // OrdersByCustomerOptions are the optional parts of a OrdersByCustomer read.
 type OrdersByCustomerOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlacedAtFrom, PlacedAtTo *time.Time
 }
 
-// OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by placed_at descending, then order_id ascending, from orders_by_customer, in pages: one partition, in clustering order.
+// OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
+// placed_at descending, then order_id ascending, from orders_by_customer, in
+// pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (cqlgen.Page[Order], error) {
 	if tenantID == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
@@ -440,14 +583,14 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 	if o == nil {
 		o = &OrdersByCustomerOptions{}
 	}
-	spec := cqlgen.ReadSpec[Order]{
+	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersByCustomerCompare,
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByCustomerClustering,
 		Limit:     o.Limit,
 		Partition: []any{tenantID, customerID},
 		Scan:      orderOrdersByCustomerScan,
-		Table:     orderOrdersByCustomerTable,
+		Table:     orderOrdersByCustomer,
 	}
 	if o.PlacedAtFrom != nil {
 		spec.From = *o.PlacedAtFrom
@@ -455,21 +598,24 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 	if o.PlacedAtTo != nil {
 		spec.To = *o.PlacedAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersInStatusOptions are the optional parts of a OrdersInStatus read.
 type OrdersInStatusOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlacedAtFrom, PlacedAtTo *time.Time
 }
 
-// OrdersInStatus reads Order rows by tenant_id and status, ordered by placed_at ascending, then order_id ascending, from orders_by_status, in pages: one partition, in clustering order.
+// OrdersInStatus reads Order rows by tenant_id and status, ordered by
+// placed_at ascending, then order_id ascending, from orders_by_status, in
+// pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (cqlgen.Page[Order], error) {
 	if tenantID == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
@@ -486,14 +632,14 @@ func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status 
 	if o == nil {
 		o = &OrdersInStatusOptions{}
 	}
-	spec := cqlgen.ReadSpec[Order]{
+	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersInStatusCompare,
 		Cursor:    o.Cursor,
 		Key:       orderOrdersInStatusClustering,
 		Limit:     o.Limit,
 		Partition: []any{tenantID, status},
 		Scan:      orderOrdersInStatusScan,
-		Table:     orderOrdersInStatusTable,
+		Table:     orderOrdersInStatus,
 	}
 	if o.PlacedAtFrom != nil {
 		spec.From = *o.PlacedAtFrom
@@ -501,5 +647,5 @@ func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status 
 	if o.PlacedAtTo != nil {
 		spec.To = *o.PlacedAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

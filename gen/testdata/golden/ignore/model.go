@@ -5,7 +5,7 @@ package ignore
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Event has a table whose growth nothing bounds, silenced with a reason;

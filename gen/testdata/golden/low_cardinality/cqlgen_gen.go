@@ -5,141 +5,588 @@ package low_cardinality
 import (
 	"cmp"
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	orderOrdersTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Columns: []cqlgen.Column{{
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "status",
-			Type: "text",
-		}, {
-			Name: "urgent",
-			Type: "boolean",
-		}, {
-			Name: "day",
-			Type: "date",
-		}, {
-			Name: "cqlgen_version",
-			Type: "bigint",
-		}},
-		Name:         "orders",
-		PartitionKey: []string{"order_id"},
-		Pattern:      "Orders",
-		Version:      "cqlgen_version",
-	})
-	orderOrdersByStatusTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "order_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "status",
-			Type: "text",
-		}, {
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "urgent",
-			Type: "boolean",
-		}, {
-			Name: "day",
-			Type: "date",
-		}},
-		Name:         "orders_by_status",
-		PartitionKey: []string{"status"},
-		Pattern:      "OrdersByStatus",
-	})
-	orderOrdersByFlagTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "order_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "urgent",
-			Type: "boolean",
-		}, {
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "status",
-			Type: "text",
-		}, {
-			Name: "day",
-			Type: "date",
-		}},
-		Name:         "orders_by_flag",
-		PartitionKey: []string{"urgent"},
-		Pattern:      "OrdersByFlag",
-	})
-	orderOrdersByDayTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "order_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "day",
-			Type: "date",
-		}, {
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "status",
-			Type: "text",
-		}, {
-			Name: "urgent",
-			Type: "boolean",
-		}},
-		Name:         "orders_by_day",
-		PartitionKey: []string{"day"},
-		Pattern:      "OrdersByDay",
-	})
-	orderOrdersByDayShardedTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "bucket",
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "order_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "day",
-			Type: "date",
-		}, {
-			Name: "bucket",
-			Type: "int",
-		}, {
-			Name: "order_id",
-			Type: "text",
-		}, {
-			Name: "status",
-			Type: "text",
-		}, {
-			Name: "urgent",
-			Type: "boolean",
-		}},
-		Name:         "orders_by_day_sharded",
-		PartitionKey: []string{"day", "bucket"},
-		Pattern:      "OrdersByDaySharded",
-	})
-)
+// orderOrders: the statements of table orders, which is the source of truth of
+// Order.
+var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders",
+	Pattern: "Orders",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:     orderOrdersInsertCQL,
+		Get:        orderOrdersGetCQL,
+		GetVersion: orderOrdersGetVersionCQL,
+		UpdateIf:   orderOrdersUpdateIfCQL,
+		DeleteIf:   orderOrdersDeleteIfCQL,
+	},
+})
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_status, orders_by_flag, orders_by_day, orders_by_day_sharded), keeping every copy in step; orders is the source of truth.
+// orderOrdersInsertCQL writes a whole row of orders. Its placeholders bind
+// order_id, status, urgent, day, cqlgen_version (the write timestamp), the
+// write timestamp.
+const orderOrdersInsertCQL = `INSERT INTO orders (order_id, status, urgent, day, cqlgen_version)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersRow binds orderOrdersInsertCQL for e, written at ts.
+func orderOrdersRow(e *Order, ts int64) []any {
+	return []any{e.OrderID, e.Status, e.Urgent, e.Day, ts, ts}
+}
+
+// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
+// bind order_id.
+const orderOrdersGetCQL = `SELECT order_id, status, urgent, day
+	FROM orders
+	WHERE order_id = ?`
+
+// orderOrdersScan reads one row of orders.
+func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.OrderID, &e.Status, &e.Urgent, &e.Day)
+	return
+}
+
+// orderOrdersGetVersionCQL reads a row of orders and its version. Its
+// placeholders bind order_id.
+const orderOrdersGetVersionCQL = `SELECT order_id, status, urgent, day, cqlgen_version
+	FROM orders
+	WHERE order_id = ?`
+
+// orderOrdersScanVersion reads a row of orders and its version.
+func orderOrdersScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Order], ok bool) {
+	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version)
+	return
+}
+
+// orderOrdersUpdateIfCQL changes a row of orders if its version is the one
+// read. Its placeholders bind status, urgent, day, cqlgen_version (the write
+// timestamp), order_id, the version read.
+const orderOrdersUpdateIfCQL = `UPDATE orders
+	SET status = ?, urgent = ?, day = ?, cqlgen_version = ?
+	WHERE order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersDeleteIfCQL deletes a row of orders if its version is the one
+// read. Its placeholders bind order_id, the version read.
+const orderOrdersDeleteIfCQL = `DELETE FROM orders
+	WHERE order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersByStatus: the statements of table orders_by_status, which serves
+// OrdersByStatus.
+var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_status",
+	Pattern: "OrdersByStatus",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "status", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByStatusInsertCQL,
+		Delete:      orderOrdersByStatusDeleteCQL,
+		First:       orderOrdersByStatusFirstCQL,
+		FirstFrom:   orderOrdersByStatusFirstFromCQL,
+		FirstTo:     orderOrdersByStatusFirstToCQL,
+		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
+		After: []string{
+			orderOrdersByStatusAfter0CQL,
+		},
+		AfterTo:     orderOrdersByStatusAfterToCQL,
+		AtOrAfter:   orderOrdersByStatusAtOrAfterCQL,
+		AtOrAfterTo: orderOrdersByStatusAtOrAfterToCQL,
+	},
+})
+
+// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
+// placeholders bind status, order_id, urgent, day, the write timestamp.
+const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (status, order_id, urgent, day)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
+// ts.
+func orderOrdersByStatusRow(e *Order, ts int64) []any {
+	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
+}
+
+// orderOrdersByStatusKey is the primary key of e in orders_by_status, in
+// order, bucket included.
+func orderOrdersByStatusKey(e *Order) []any {
+	return []any{e.Status, e.OrderID}
+}
+
+// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
+// primary key. Its placeholders bind the write timestamp, status, order_id.
+const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
+	USING TIMESTAMP ?
+	WHERE status = ? AND order_id = ?`
+
+// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
+// first row. cqlgenimpl.ReadPage binds status.
+const orderOrdersByStatusFirstCQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ?`
+
+// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
+// the From bound. cqlgenimpl.ReadPage binds status, From.
+const orderOrdersByStatusFirstFromCQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ? AND order_id >= ?`
+
+// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
+const orderOrdersByStatusFirstToCQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ? AND order_id < ?`
+
+// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
+// between the bounds. cqlgenimpl.ReadPage binds status, From, To.
+const orderOrdersByStatusFirstFromToCQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds status, order_id.
+const orderOrdersByStatusAfter0CQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ? AND order_id > ?`
+
+// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id, To.
+const orderOrdersByStatusAfterToCQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ? AND order_id > ? AND order_id < ?`
+
+// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
+// after a row. cqlgenimpl.ReadPage binds status, order_id.
+const orderOrdersByStatusAtOrAfterCQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ? AND order_id >= ?`
+
+// orderOrdersByStatusAtOrAfterToCQL continues a read of orders_by_status at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
+// To.
+const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, urgent, day
+	FROM orders_by_status
+	WHERE status = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByStatusScan reads one row of orders_by_status.
+func orderOrdersByStatusScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
+	return
+}
+
+// orderOrdersByStatusClustering is the clustering key of e in
+// orders_by_status, in order.
+func orderOrdersByStatusClustering(e *Order) []any {
+	return []any{e.OrderID}
+}
+
+// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering
+// order does.
+func orderOrdersByStatusCompare(a, b *Order) int {
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersByFlag: the statements of table orders_by_flag, which serves
+// OrdersByFlag.
+var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_flag",
+	Pattern: "OrdersByFlag",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "urgent", Type: "boolean"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByFlagInsertCQL,
+		Delete:      orderOrdersByFlagDeleteCQL,
+		First:       orderOrdersByFlagFirstCQL,
+		FirstFrom:   orderOrdersByFlagFirstFromCQL,
+		FirstTo:     orderOrdersByFlagFirstToCQL,
+		FirstFromTo: orderOrdersByFlagFirstFromToCQL,
+		After: []string{
+			orderOrdersByFlagAfter0CQL,
+		},
+		AfterTo:     orderOrdersByFlagAfterToCQL,
+		AtOrAfter:   orderOrdersByFlagAtOrAfterCQL,
+		AtOrAfterTo: orderOrdersByFlagAtOrAfterToCQL,
+	},
+})
+
+// orderOrdersByFlagInsertCQL writes a whole row of orders_by_flag. Its
+// placeholders bind urgent, order_id, status, day, the write timestamp.
+const orderOrdersByFlagInsertCQL = `INSERT INTO orders_by_flag (urgent, order_id, status, day)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByFlagRow binds orderOrdersByFlagInsertCQL for e, written at ts.
+func orderOrdersByFlagRow(e *Order, ts int64) []any {
+	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
+}
+
+// orderOrdersByFlagKey is the primary key of e in orders_by_flag, in order,
+// bucket included.
+func orderOrdersByFlagKey(e *Order) []any {
+	return []any{e.Urgent, e.OrderID}
+}
+
+// orderOrdersByFlagDeleteCQL deletes a row of orders_by_flag by its primary
+// key. Its placeholders bind the write timestamp, urgent, order_id.
+const orderOrdersByFlagDeleteCQL = `DELETE FROM orders_by_flag
+	USING TIMESTAMP ?
+	WHERE urgent = ? AND order_id = ?`
+
+// orderOrdersByFlagFirstCQL reads a partition of orders_by_flag from its first
+// row. cqlgenimpl.ReadPage binds urgent.
+const orderOrdersByFlagFirstCQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ?`
+
+// orderOrdersByFlagFirstFromCQL reads a partition of orders_by_flag from the
+// From bound. cqlgenimpl.ReadPage binds urgent, From.
+const orderOrdersByFlagFirstFromCQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ? AND order_id >= ?`
+
+// orderOrdersByFlagFirstToCQL reads a partition of orders_by_flag from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds urgent, To.
+const orderOrdersByFlagFirstToCQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ? AND order_id < ?`
+
+// orderOrdersByFlagFirstFromToCQL reads a partition of orders_by_flag between
+// the bounds. cqlgenimpl.ReadPage binds urgent, From, To.
+const orderOrdersByFlagFirstFromToCQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByFlagAfter0CQL continues a read of orders_by_flag after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds urgent, order_id.
+const orderOrdersByFlagAfter0CQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ? AND order_id > ?`
+
+// orderOrdersByFlagAfterToCQL continues a read of orders_by_flag after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds urgent, order_id, To.
+const orderOrdersByFlagAfterToCQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ? AND order_id > ? AND order_id < ?`
+
+// orderOrdersByFlagAtOrAfterCQL continues a read of orders_by_flag at or after
+// a row. cqlgenimpl.ReadPage binds urgent, order_id.
+const orderOrdersByFlagAtOrAfterCQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ? AND order_id >= ?`
+
+// orderOrdersByFlagAtOrAfterToCQL continues a read of orders_by_flag at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds urgent, order_id,
+// To.
+const orderOrdersByFlagAtOrAfterToCQL = `SELECT urgent, order_id, status, day
+	FROM orders_by_flag
+	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByFlagScan reads one row of orders_by_flag.
+func orderOrdersByFlagScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
+	return
+}
+
+// orderOrdersByFlagClustering is the clustering key of e in orders_by_flag, in
+// order.
+func orderOrdersByFlagClustering(e *Order) []any {
+	return []any{e.OrderID}
+}
+
+// orderOrdersByFlagCompare orders rows of orders_by_flag as its clustering
+// order does.
+func orderOrdersByFlagCompare(a, b *Order) int {
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersByDay: the statements of table orders_by_day, which serves
+// OrdersByDay.
+var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_day",
+	Pattern: "OrdersByDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "day", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByDayInsertCQL,
+		Delete:      orderOrdersByDayDeleteCQL,
+		First:       orderOrdersByDayFirstCQL,
+		FirstFrom:   orderOrdersByDayFirstFromCQL,
+		FirstTo:     orderOrdersByDayFirstToCQL,
+		FirstFromTo: orderOrdersByDayFirstFromToCQL,
+		After: []string{
+			orderOrdersByDayAfter0CQL,
+		},
+		AfterTo:     orderOrdersByDayAfterToCQL,
+		AtOrAfter:   orderOrdersByDayAtOrAfterCQL,
+		AtOrAfterTo: orderOrdersByDayAtOrAfterToCQL,
+	},
+})
+
+// orderOrdersByDayInsertCQL writes a whole row of orders_by_day. Its
+// placeholders bind day, order_id, status, urgent, the write timestamp.
+const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_day (day, order_id, status, urgent)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts.
+func orderOrdersByDayRow(e *Order, ts int64) []any {
+	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
+}
+
+// orderOrdersByDayKey is the primary key of e in orders_by_day, in order,
+// bucket included.
+func orderOrdersByDayKey(e *Order) []any {
+	return []any{e.Day, e.OrderID}
+}
+
+// orderOrdersByDayDeleteCQL deletes a row of orders_by_day by its primary key.
+// Its placeholders bind the write timestamp, day, order_id.
+const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
+	USING TIMESTAMP ?
+	WHERE day = ? AND order_id = ?`
+
+// orderOrdersByDayFirstCQL reads a partition of orders_by_day from its first
+// row. cqlgenimpl.ReadPage binds day.
+const orderOrdersByDayFirstCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ?`
+
+// orderOrdersByDayFirstFromCQL reads a partition of orders_by_day from the
+// From bound. cqlgenimpl.ReadPage binds day, From.
+const orderOrdersByDayFirstFromCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ? AND order_id >= ?`
+
+// orderOrdersByDayFirstToCQL reads a partition of orders_by_day from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds day, To.
+const orderOrdersByDayFirstToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ? AND order_id < ?`
+
+// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_day between
+// the bounds. cqlgenimpl.ReadPage binds day, From, To.
+const orderOrdersByDayFirstFromToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByDayAfter0CQL continues a read of orders_by_day after a row, at
+// one clustering level. cqlgenimpl.ReadPage binds day, order_id.
+const orderOrdersByDayAfter0CQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ? AND order_id > ?`
+
+// orderOrdersByDayAfterToCQL continues a read of orders_by_day after a row, up
+// to the To bound. cqlgenimpl.ReadPage binds day, order_id, To.
+const orderOrdersByDayAfterToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ? AND order_id > ? AND order_id < ?`
+
+// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_day at or after a
+// row. cqlgenimpl.ReadPage binds day, order_id.
+const orderOrdersByDayAtOrAfterCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ? AND order_id >= ?`
+
+// orderOrdersByDayAtOrAfterToCQL continues a read of orders_by_day at or after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds day, order_id, To.
+const orderOrdersByDayAtOrAfterToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day
+	WHERE day = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByDayScan reads one row of orders_by_day.
+func orderOrdersByDayScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
+	return
+}
+
+// orderOrdersByDayClustering is the clustering key of e in orders_by_day, in
+// order.
+func orderOrdersByDayClustering(e *Order) []any {
+	return []any{e.OrderID}
+}
+
+// orderOrdersByDayCompare orders rows of orders_by_day as its clustering order
+// does.
+func orderOrdersByDayCompare(a, b *Order) int {
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersByDaySharded: the statements of table orders_by_day_sharded,
+// which serves OrdersByDaySharded.
+var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_day_sharded",
+	Pattern: "OrdersByDaySharded",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "day", Type: "date"},
+		{Name: "bucket", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByDayShardedInsertCQL,
+		Delete:      orderOrdersByDayShardedDeleteCQL,
+		First:       orderOrdersByDayShardedFirstCQL,
+		FirstFrom:   orderOrdersByDayShardedFirstFromCQL,
+		FirstTo:     orderOrdersByDayShardedFirstToCQL,
+		FirstFromTo: orderOrdersByDayShardedFirstFromToCQL,
+		After: []string{
+			orderOrdersByDayShardedAfter0CQL,
+		},
+		AfterTo:     orderOrdersByDayShardedAfterToCQL,
+		AtOrAfter:   orderOrdersByDayShardedAtOrAfterCQL,
+		AtOrAfterTo: orderOrdersByDayShardedAtOrAfterToCQL,
+	},
+})
+
+// orderOrdersByDayShardedInsertCQL writes a whole row of
+// orders_by_day_sharded. Its placeholders bind day, bucket, order_id, status,
+// urgent, the write timestamp.
+const orderOrdersByDayShardedInsertCQL = `INSERT INTO orders_by_day_sharded (day, bucket, order_id, status,
+		urgent)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByDayShardedRow binds orderOrdersByDayShardedInsertCQL for e,
+// written at ts.
+func orderOrdersByDayShardedRow(e *Order, ts int64) []any {
+	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
+}
+
+// orderOrdersByDayShardedKey is the primary key of e in orders_by_day_sharded,
+// in order, bucket included.
+func orderOrdersByDayShardedKey(e *Order) []any {
+	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID}
+}
+
+// orderOrdersByDayShardedDeleteCQL deletes a row of orders_by_day_sharded by
+// its primary key. Its placeholders bind the write timestamp, day, bucket,
+// order_id.
+const orderOrdersByDayShardedDeleteCQL = `DELETE FROM orders_by_day_sharded
+	USING TIMESTAMP ?
+	WHERE day = ? AND bucket = ? AND order_id = ?`
+
+// orderOrdersByDayShardedFirstCQL reads a partition of orders_by_day_sharded
+// from its first row. cqlgenimpl.ReadPage binds day, bucket.
+const orderOrdersByDayShardedFirstCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ?`
+
+// orderOrdersByDayShardedFirstFromCQL reads a partition of
+// orders_by_day_sharded from the From bound. cqlgenimpl.ReadPage binds day,
+// bucket, From.
+const orderOrdersByDayShardedFirstFromCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ? AND order_id >= ?`
+
+// orderOrdersByDayShardedFirstToCQL reads a partition of orders_by_day_sharded
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds day,
+// bucket, To.
+const orderOrdersByDayShardedFirstToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ? AND order_id < ?`
+
+// orderOrdersByDayShardedFirstFromToCQL reads a partition of
+// orders_by_day_sharded between the bounds. cqlgenimpl.ReadPage binds day,
+// bucket, From, To.
+const orderOrdersByDayShardedFirstFromToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByDayShardedAfter0CQL continues a read of orders_by_day_sharded
+// after a row, at one clustering level. cqlgenimpl.ReadPage binds day, bucket,
+// order_id.
+const orderOrdersByDayShardedAfter0CQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ? AND order_id > ?`
+
+// orderOrdersByDayShardedAfterToCQL continues a read of orders_by_day_sharded
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds day, bucket,
+// order_id, To.
+const orderOrdersByDayShardedAfterToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ? AND order_id > ? AND order_id < ?`
+
+// orderOrdersByDayShardedAtOrAfterCQL continues a read of
+// orders_by_day_sharded at or after a row. cqlgenimpl.ReadPage binds day,
+// bucket, order_id.
+const orderOrdersByDayShardedAtOrAfterCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ? AND order_id >= ?`
+
+// orderOrdersByDayShardedAtOrAfterToCQL continues a read of
+// orders_by_day_sharded at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds day, bucket, order_id, To.
+const orderOrdersByDayShardedAtOrAfterToCQL = `SELECT day, order_id, status, urgent
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByDayShardedScan reads one row of orders_by_day_sharded.
+func orderOrdersByDayShardedScan(it cqlgen.Iter) (e Order, ok bool) {
+	ok = it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
+	return
+}
+
+// orderOrdersByDayShardedClustering is the clustering key of e in
+// orders_by_day_sharded, in order.
+func orderOrdersByDayShardedClustering(e *Order) []any {
+	return []any{e.OrderID}
+}
+
+// orderOrdersByDayShardedCompare orders rows of orders_by_day_sharded as its
+// clustering order does.
+func orderOrdersByDayShardedCompare(a, b *Order) int {
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// OrderRepo reads and writes Order in its tables (orders, orders_by_status,
+// orders_by_flag, orders_by_day, orders_by_day_sharded), keeping every copy in
+// step; orders is the source of truth.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a logged batch.
+// NewOrderRepo returns a repository of Order on s. The default strategy is a
+// logged batch.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -167,291 +614,150 @@ func orderCheck(e *Order) error {
 	return nil
 }
 
-// orderOrdersRow binds an insert into orders. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.OrderID, e.Status, e.Urgent, e.Day, ts, ts}
-	}
-	return []any{e.OrderID, e.Status, e.Urgent, e.Day, ts, ts}
-}
-
-// orderOrdersKey is the primary key of e in orders, in order.
-func orderOrdersKey(e *Order) []any {
-	return []any{e.OrderID}
-}
-
-// orderOrdersScan reads one row of orders.
-func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.OrderID, &e.Status, &e.Urgent, &e.Day)
-	return
-}
-
-// orderOrdersByStatusRow binds an insert into orders_by_status. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersByStatusRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
-	}
-	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
-}
-
-// orderOrdersByStatusKey is the primary key of e in orders_by_status, in order.
-func orderOrdersByStatusKey(e *Order) []any {
-	return []any{e.Status, e.OrderID}
-}
-
-// orderOrdersByStatusClustering is the clustering key of e in orders_by_status, in order.
-func orderOrdersByStatusClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
-
-// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering order does.
-func orderOrdersByStatusCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// orderOrdersByStatusScan reads one row of orders_by_status.
-func orderOrdersByStatusScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
-	return
-}
-
-// orderOrdersByFlagRow binds an insert into orders_by_flag. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersByFlagRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
-	}
-	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
-}
-
-// orderOrdersByFlagKey is the primary key of e in orders_by_flag, in order.
-func orderOrdersByFlagKey(e *Order) []any {
-	return []any{e.Urgent, e.OrderID}
-}
-
-// orderOrdersByFlagClustering is the clustering key of e in orders_by_flag, in order.
-func orderOrdersByFlagClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
-
-// orderOrdersByFlagCompare orders rows of orders_by_flag as its clustering order does.
-func orderOrdersByFlagCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// orderOrdersByFlagScan reads one row of orders_by_flag.
-func orderOrdersByFlagScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
-	return
-}
-
-// orderOrdersByDayRow binds an insert into orders_by_day. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersByDayRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
-	}
-	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
-}
-
-// orderOrdersByDayKey is the primary key of e in orders_by_day, in order.
-func orderOrdersByDayKey(e *Order) []any {
-	return []any{e.Day, e.OrderID}
-}
-
-// orderOrdersByDayClustering is the clustering key of e in orders_by_day, in order.
-func orderOrdersByDayClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
-
-// orderOrdersByDayCompare orders rows of orders_by_day as its clustering order does.
-func orderOrdersByDayCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// orderOrdersByDayScan reads one row of orders_by_day.
-func orderOrdersByDayScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
-	return
-}
-
-// orderOrdersByDayShardedRow binds an insert into orders_by_day_sharded. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func orderOrdersByDayShardedRow(e *Order, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.Day, cqlgen.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
-	}
-	return []any{e.Day, cqlgen.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
-}
-
-// orderOrdersByDayShardedKey is the primary key of e in orders_by_day_sharded, in order.
-func orderOrdersByDayShardedKey(e *Order) []any {
-	return []any{e.Day, cqlgen.HashText(string(e.OrderID), 16), e.OrderID}
-}
-
-// orderOrdersByDayShardedClustering is the clustering key of e in orders_by_day_sharded, in order.
-func orderOrdersByDayShardedClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
-
-// orderOrdersByDayShardedCompare orders rows of orders_by_day_sharded as its clustering order does.
-func orderOrdersByDayShardedCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// orderOrdersByDayShardedScan reads one row of orders_by_day_sharded.
-func orderOrdersByDayShardedScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
-	return
-}
-
-// Insert writes e to every table of Order in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Order in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := orderCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   orderOrdersTable.Insert,
-			Values: orderOrdersRow(e, ts, true),
+			Stmt:   orderOrders.Insert,
+			Values: orderOrdersRow(e, ts),
 		}, {
-			Stmt:   orderOrdersByStatusTable.Insert,
-			Values: orderOrdersByStatusRow(e, ts, true),
+			Stmt:   orderOrdersByStatus.Insert,
+			Values: orderOrdersByStatusRow(e, ts),
 		}, {
-			Stmt:   orderOrdersByFlagTable.Insert,
-			Values: orderOrdersByFlagRow(e, ts, true),
+			Stmt:   orderOrdersByFlag.Insert,
+			Values: orderOrdersByFlagRow(e, ts),
 		}, {
-			Stmt:   orderOrdersByDayTable.Insert,
-			Values: orderOrdersByDayRow(e, ts, true),
+			Stmt:   orderOrdersByDay.Insert,
+			Values: orderOrdersByDayRow(e, ts),
 		}, {
-			Stmt:   orderOrdersByDayShardedTable.Insert,
-			Values: orderOrdersByDayShardedRow(e, ts, true),
+			Stmt:   orderOrdersByDaySharded.Insert,
+			Values: orderOrdersByDayShardedRow(e, ts),
 		}}
 	})
 }
 
-// orderOrdersScanVersion reads a row of orders and its version.
-func orderOrdersScanVersion(it cqlgen.Iter) (v cqlgen.Versioned[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version)
-	return
-}
-
-// Update changes the Order whose key in orders is e's: the old values come from orders, the source of truth, so the caller passes only the new entity. A conditional write on orders's version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of orders itself cannot change: that would be another entity. ErrNotFound if there is none.
+// Update changes the Order whose key in orders is e's: the old values come
+// from orders, the source of truth, so the caller passes only the new entity.
+// A conditional write on orders's version makes concurrent updates take turns
+// (a loser re-reads and retries, up to Options.Attempts, then gets a
+// *cqlgen.NotAppliedError). Then every other table whose primary key changed
+// (a new sort key, say) has its old row deleted at the new timestamp and the
+// new one inserted 1µs later; tables whose key did not change are upserted.
+// The key of orders itself cannot change: that would be another entity.
+// cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := orderCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrdersTable.GetVersion,
-		Values: orderOrdersKey(e),
-	}, orderOrdersScanVersion, func(cur *cqlgen.Versioned[Order], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   orderOrders.GetVersion,
+		Values: []any{e.OrderID},
+	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   orderOrdersTable.UpdateIf,
-			Values: append(append([]any{e.Status, e.Urgent, e.Day, ts}, orderOrdersKey(e)...), cur.Version),
+			Stmt:   orderOrders.UpdateIf,
+			Values: []any{e.Status, e.Urgent, e.Day, ts, e.OrderID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Order], ts int64) []cqlgen.Query {
-		del, ins := cqlgen.DeleteThenInsert(ts)
+	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
+		del, ins := cqlgenimpl.DeleteThenInsert(ts)
 		var qs []cqlgen.Query
-		// orders_by_status: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(orderOrdersByStatusTable, orderOrdersByStatusKey(&cur.Row), orderOrdersByStatusKey(e)) {
+		// orders_by_status: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(orderOrdersByStatus, orderOrdersByStatusKey(&cur.Row), orderOrdersByStatusKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByStatusTable.Delete,
-				Values: append([]any{del}, orderOrdersByStatusKey(&cur.Row)...),
+				Stmt:   orderOrdersByStatus.Delete,
+				Values: []any{del, cur.Row.Status, cur.Row.OrderID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByStatusTable.Insert,
-			Values: orderOrdersByStatusRow(e, ins, false),
+			Stmt:   orderOrdersByStatus.Insert,
+			Values: orderOrdersByStatusRow(e, ins),
 		})
-		// orders_by_flag: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(orderOrdersByFlagTable, orderOrdersByFlagKey(&cur.Row), orderOrdersByFlagKey(e)) {
+		// orders_by_flag: a changed key moves the row, deleted at ts and inserted
+		// at ts+1µs.
+		if !cqlgenimpl.SameKey(orderOrdersByFlag, orderOrdersByFlagKey(&cur.Row), orderOrdersByFlagKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByFlagTable.Delete,
-				Values: append([]any{del}, orderOrdersByFlagKey(&cur.Row)...),
+				Stmt:   orderOrdersByFlag.Delete,
+				Values: []any{del, cur.Row.Urgent, cur.Row.OrderID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByFlagTable.Insert,
-			Values: orderOrdersByFlagRow(e, ins, false),
+			Stmt:   orderOrdersByFlag.Insert,
+			Values: orderOrdersByFlagRow(e, ins),
 		})
-		// orders_by_day: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(orderOrdersByDayTable, orderOrdersByDayKey(&cur.Row), orderOrdersByDayKey(e)) {
+		// orders_by_day: a changed key moves the row, deleted at ts and inserted
+		// at ts+1µs.
+		if !cqlgenimpl.SameKey(orderOrdersByDay, orderOrdersByDayKey(&cur.Row), orderOrdersByDayKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByDayTable.Delete,
-				Values: append([]any{del}, orderOrdersByDayKey(&cur.Row)...),
+				Stmt:   orderOrdersByDay.Delete,
+				Values: []any{del, cur.Row.Day, cur.Row.OrderID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByDayTable.Insert,
-			Values: orderOrdersByDayRow(e, ins, false),
+			Stmt:   orderOrdersByDay.Insert,
+			Values: orderOrdersByDayRow(e, ins),
 		})
-		// orders_by_day_sharded: a changed key moves the row, delete at ts and insert at ts+1µs.
-		if !cqlgen.SameKey(orderOrdersByDayShardedTable, orderOrdersByDayShardedKey(&cur.Row), orderOrdersByDayShardedKey(e)) {
+		// orders_by_day_sharded: a changed key moves the row, deleted at ts and
+		// inserted at ts+1µs.
+		if !cqlgenimpl.SameKey(orderOrdersByDaySharded, orderOrdersByDayShardedKey(&cur.Row), orderOrdersByDayShardedKey(e)) {
 			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByDayShardedTable.Delete,
-				Values: append([]any{del}, orderOrdersByDayShardedKey(&cur.Row)...),
+				Stmt:   orderOrdersByDaySharded.Delete,
+				Values: []any{del, cur.Row.Day, cqlgenimpl.HashText(string(cur.Row.OrderID), 16), cur.Row.OrderID},
 			})
 		}
 		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByDayShardedTable.Insert,
-			Values: orderOrdersByDayShardedRow(e, ins, false),
+			Stmt:   orderOrdersByDaySharded.Insert,
+			Values: orderOrdersByDayShardedRow(e, ins),
 		})
 		return qs
 	}, false)
 }
 
-// Delete removes the Order whose key in orders is e's from every table: from orders with a conditional write on its version, then the rows the other tables hold for it, found from orders's values. Deleting what does not exist is not an error.
+// Delete removes the Order whose key in orders is e's from every table: from
+// orders with a conditional write on its version, then the rows the other
+// tables hold for it, found from orders's values. Deleting what does not exist
+// is not an error.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := orderCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrdersTable.GetVersion,
-		Values: orderOrdersKey(e),
-	}, orderOrdersScanVersion, func(cur *cqlgen.Versioned[Order], ts int64) cqlgen.Query {
+	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
+		Stmt:   orderOrders.GetVersion,
+		Values: []any{e.OrderID},
+	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
 		return cqlgen.Query{
-			Stmt:   orderOrdersTable.DeleteIf,
-			Values: append(orderOrdersKey(e), cur.Version),
+			Stmt:   orderOrders.DeleteIf,
+			Values: []any{e.OrderID, cur.Version},
 		}
-	}, func(cur *cqlgen.Versioned[Order], ts int64) []cqlgen.Query {
+	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   orderOrdersByStatusTable.Delete,
-			Values: append([]any{ts}, orderOrdersByStatusKey(&cur.Row)...),
+			Stmt:   orderOrdersByStatus.Delete,
+			Values: []any{ts, cur.Row.Status, cur.Row.OrderID},
 		}, {
-			Stmt:   orderOrdersByFlagTable.Delete,
-			Values: append([]any{ts}, orderOrdersByFlagKey(&cur.Row)...),
+			Stmt:   orderOrdersByFlag.Delete,
+			Values: []any{ts, cur.Row.Urgent, cur.Row.OrderID},
 		}, {
-			Stmt:   orderOrdersByDayTable.Delete,
-			Values: append([]any{ts}, orderOrdersByDayKey(&cur.Row)...),
+			Stmt:   orderOrdersByDay.Delete,
+			Values: []any{ts, cur.Row.Day, cur.Row.OrderID},
 		}, {
-			Stmt:   orderOrdersByDayShardedTable.Delete,
-			Values: append([]any{ts}, orderOrdersByDayShardedKey(&cur.Row)...),
+			Stmt:   orderOrdersByDaySharded.Delete,
+			Values: []any{ts, cur.Row.Day, cqlgenimpl.HashText(string(cur.Row.OrderID), 16), cur.Row.OrderID},
 		}}
 	}, true)
 }
 
-// Get reads the Order with the given key from orders, the source of truth; ErrNotFound if there is none.
+// Get reads the Order with the given key from orders, the source of truth;
+// cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
 	if orderID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -461,8 +767,8 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   orderOrdersTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   orderOrders.Get,
 		Values: []any{e.OrderID},
 	}, orderOrdersScan)
 	if err != nil {
@@ -471,47 +777,20 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
 	return &row, nil
 }
 
-// OrdersOptions are the optional parts of a Orders read.
-type OrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
-	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
-	Cursor string
-}
-
-// Orders reads Order rows by order_id, from orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) Orders(ctx context.Context, orderID string, o *OrdersOptions) (cqlgen.Page[Order], error) {
-	if orderID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
-	}
-	if o == nil {
-		o = &OrdersOptions{}
-	}
-	spec := cqlgen.ReadSpec[Order]{
-		Cursor:    o.Cursor,
-		Limit:     o.Limit,
-		Partition: []any{orderID},
-		Scan:      orderOrdersScan,
-		Table:     orderOrdersTable,
-	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
-}
-
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
 }
 
-// OrdersByStatus reads Order rows by status, ordered by order_id ascending, from orders_by_status, in pages: one partition, in clustering order.
+// OrdersByStatus reads Order rows by status, ordered by order_id ascending,
+// from orders_by_status, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
 	if status == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
@@ -522,14 +801,14 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 	if o == nil {
 		o = &OrdersByStatusOptions{}
 	}
-	spec := cqlgen.ReadSpec[Order]{
+	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersByStatusCompare,
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByStatusClustering,
 		Limit:     o.Limit,
 		Partition: []any{status},
 		Scan:      orderOrdersByStatusScan,
-		Table:     orderOrdersByStatusTable,
+		Table:     orderOrdersByStatus,
 	}
 	if o.OrderIDFrom != nil {
 		spec.From = *o.OrderIDFrom
@@ -537,33 +816,35 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 	if o.OrderIDTo != nil {
 		spec.To = *o.OrderIDTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByFlagOptions are the optional parts of a OrdersByFlag read.
 type OrdersByFlagOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
 }
 
-// OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from orders_by_flag, in pages: one partition, in clustering order.
+// OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
+// orders_by_flag, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (cqlgen.Page[Order], error) {
 	if o == nil {
 		o = &OrdersByFlagOptions{}
 	}
-	spec := cqlgen.ReadSpec[Order]{
+	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersByFlagCompare,
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByFlagClustering,
 		Limit:     o.Limit,
 		Partition: []any{urgent},
 		Scan:      orderOrdersByFlagScan,
-		Table:     orderOrdersByFlagTable,
+		Table:     orderOrdersByFlag,
 	}
 	if o.OrderIDFrom != nil {
 		spec.From = *o.OrderIDFrom
@@ -571,21 +852,23 @@ func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFl
 	if o.OrderIDTo != nil {
 		spec.To = *o.OrderIDTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
 }
 
-// OrdersByDay reads Order rows by day, ordered by order_id ascending, from orders_by_day, in pages: one partition, in clustering order.
+// OrdersByDay reads Order rows by day, ordered by order_id ascending, from
+// orders_by_day, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
 	if day.IsZero() {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
@@ -596,14 +879,14 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 	if o == nil {
 		o = &OrdersByDayOptions{}
 	}
-	spec := cqlgen.ReadSpec[Order]{
+	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersByDayCompare,
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByDayClustering,
 		Limit:     o.Limit,
 		Partition: []any{day},
 		Scan:      orderOrdersByDayScan,
-		Table:     orderOrdersByDayTable,
+		Table:     orderOrdersByDay,
 	}
 	if o.OrderIDFrom != nil {
 		spec.From = *o.OrderIDFrom
@@ -611,21 +894,25 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 	if o.OrderIDTo != nil {
 		spec.To = *o.OrderIDTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded read.
+// OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded
+// read.
 type OrdersByDayShardedOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
 }
 
-// OrdersByDaySharded reads Order rows by day, ordered by order_id ascending, from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel and merged in clustering order.
+// OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
+// from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
+// and merged in clustering order.
 func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (cqlgen.Page[Order], error) {
 	if day.IsZero() {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
@@ -636,7 +923,7 @@ func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *Or
 	if o == nil {
 		o = &OrdersByDayShardedOptions{}
 	}
-	spec := cqlgen.ReadSpec[Order]{
+	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:     orderOrdersByDayShardedCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -645,7 +932,7 @@ func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *Or
 		Limit:       o.Limit,
 		Partition:   []any{day},
 		Scan:        orderOrdersByDayShardedScan,
-		Table:       orderOrdersByDayShardedTable,
+		Table:       orderOrdersByDaySharded,
 	}
 	if o.OrderIDFrom != nil {
 		spec.From = *o.OrderIDFrom
@@ -653,5 +940,5 @@ func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *Or
 	if o.OrderIDTo != nil {
 		spec.To = *o.OrderIDTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -1,6 +1,6 @@
 package no_canonical
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // User has two tables and names no source of truth.
 type User struct {

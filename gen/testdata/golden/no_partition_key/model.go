@@ -1,6 +1,6 @@
 package no_partition_key
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Event has a pattern without pk and one with an empty pk.
 type Event struct {

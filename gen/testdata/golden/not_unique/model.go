@@ -3,7 +3,7 @@ package not_unique
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Message has a table whose key cannot tell two messages apart, and an id

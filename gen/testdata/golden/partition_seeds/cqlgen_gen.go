@@ -5,86 +5,144 @@ package partition_seeds
 import (
 	"cmp"
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	unshardedChartEntryDailyChartsUnshardedTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "play_count",
-				Type: "bigint",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "chart_date",
-			Type: "date",
-		}, {
-			Name: "play_count",
-			Type: "bigint",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}},
-		Name:         "daily_charts_unsharded",
-		PartitionKey: []string{"chart_date"},
-		Pattern:      "DailyChartsUnsharded",
-	})
-)
+// unshardedChartEntryDailyChartsUnsharded: the statements of table
+// daily_charts_unsharded, which is the source of truth of UnshardedChartEntry.
+var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "daily_charts_unsharded",
+	Pattern: "DailyChartsUnsharded",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      unshardedChartEntryDailyChartsUnshardedInsertCQL,
+		Delete:      unshardedChartEntryDailyChartsUnshardedDeleteCQL,
+		Get:         unshardedChartEntryDailyChartsUnshardedGetCQL,
+		First:       unshardedChartEntryDailyChartsUnshardedFirstCQL,
+		FirstFrom:   unshardedChartEntryDailyChartsUnshardedFirstFromCQL,
+		FirstTo:     unshardedChartEntryDailyChartsUnshardedFirstToCQL,
+		FirstFromTo: unshardedChartEntryDailyChartsUnshardedFirstFromToCQL,
+		After: []string{
+			unshardedChartEntryDailyChartsUnshardedAfter0CQL,
+			unshardedChartEntryDailyChartsUnshardedAfter1CQL,
+		},
+		AfterTo:   unshardedChartEntryDailyChartsUnshardedAfterToCQL,
+		AtOrAfter: unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL,
+	},
+})
 
-// UnshardedChartEntryRepo reads and writes UnshardedChartEntry in its tables (daily_charts_unsharded), keeping every copy in step; daily_charts_unsharded is the source of truth.
-type UnshardedChartEntryRepo struct {
-	s    cqlgen.Session
-	opts cqlgen.Options
-}
+// unshardedChartEntryDailyChartsUnshardedInsertCQL writes a whole row of
+// daily_charts_unsharded. Its placeholders bind chart_date, play_count,
+// track_id, the write timestamp.
+const unshardedChartEntryDailyChartsUnshardedInsertCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
+	VALUES (?, ?, ?)
+	USING TIMESTAMP ?`
 
-// NewUnshardedChartEntryRepo returns a repository of UnshardedChartEntry on s. The default strategy is a logged batch.
-func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *UnshardedChartEntryRepo {
-	return &UnshardedChartEntryRepo{
-		opts: cqlgen.NewOptions(opts...),
-		s:    s,
-	}
-}
-
-// unshardedChartEntryCheck rejects a UnshardedChartEntry whose partition key values are empty.
-func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts_unsharded",
-		}
-	}
-	return nil
-}
-
-// unshardedChartEntryDailyChartsUnshardedRow binds an insert into daily_charts_unsharded. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
-	}
+// unshardedChartEntryDailyChartsUnshardedRow binds
+// unshardedChartEntryDailyChartsUnshardedInsertCQL for e, written at ts.
+func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
 
-// unshardedChartEntryDailyChartsUnshardedKey is the primary key of e in daily_charts_unsharded, in order.
-func unshardedChartEntryDailyChartsUnshardedKey(e *UnshardedChartEntry) []any {
-	return []any{e.ChartDate, e.PlayCount, e.TrackID}
+// unshardedChartEntryDailyChartsUnshardedDeleteCQL deletes a row of
+// daily_charts_unsharded by its primary key. Its placeholders bind the write
+// timestamp, chart_date, play_count, track_id.
+const unshardedChartEntryDailyChartsUnshardedDeleteCQL = `DELETE FROM daily_charts_unsharded
+	USING TIMESTAMP ?
+	WHERE chart_date = ? AND play_count = ? AND track_id = ?`
+
+// unshardedChartEntryDailyChartsUnshardedGetCQL reads a row of
+// daily_charts_unsharded by its primary key. Its placeholders bind chart_date,
+// play_count, track_id.
+const unshardedChartEntryDailyChartsUnshardedGetCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count = ? AND track_id = ?`
+
+// unshardedChartEntryDailyChartsUnshardedScan reads one row of
+// daily_charts_unsharded.
+func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter) (e UnshardedChartEntry, ok bool) {
+	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
+	return
 }
 
-// unshardedChartEntryDailyChartsUnshardedClustering is the clustering key of e in daily_charts_unsharded, in order.
+// unshardedChartEntryDailyChartsUnshardedFirstCQL reads a partition of
+// daily_charts_unsharded from its first row. cqlgenimpl.ReadPage binds
+// chart_date.
+const unshardedChartEntryDailyChartsUnshardedFirstCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ?`
+
+// unshardedChartEntryDailyChartsUnshardedFirstFromCQL reads a partition of
+// daily_charts_unsharded from the From bound. cqlgenimpl.ReadPage binds
+// chart_date, From.
+const unshardedChartEntryDailyChartsUnshardedFirstFromCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count <= ?`
+
+// unshardedChartEntryDailyChartsUnshardedFirstToCQL reads a partition of
+// daily_charts_unsharded from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds chart_date, To.
+const unshardedChartEntryDailyChartsUnshardedFirstToCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count > ?`
+
+// unshardedChartEntryDailyChartsUnshardedFirstFromToCQL reads a partition of
+// daily_charts_unsharded between the bounds. cqlgenimpl.ReadPage binds
+// chart_date, From, To.
+const unshardedChartEntryDailyChartsUnshardedFirstFromToCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count <= ? AND play_count > ?`
+
+// unshardedChartEntryDailyChartsUnshardedAfter0CQL continues a read of
+// daily_charts_unsharded after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds chart_date, play_count.
+const unshardedChartEntryDailyChartsUnshardedAfter0CQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count < ?`
+
+// unshardedChartEntryDailyChartsUnshardedAfter1CQL continues a read of
+// daily_charts_unsharded after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds chart_date, play_count, track_id.
+const unshardedChartEntryDailyChartsUnshardedAfter1CQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count = ? AND track_id > ?`
+
+// unshardedChartEntryDailyChartsUnshardedAfterToCQL continues a read of
+// daily_charts_unsharded after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds chart_date, play_count, To.
+const unshardedChartEntryDailyChartsUnshardedAfterToCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count < ? AND play_count > ?`
+
+// unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL continues a read of
+// daily_charts_unsharded at or after a row. cqlgenimpl.ReadPage binds
+// chart_date, play_count, track_id.
+const unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts_unsharded
+	WHERE chart_date = ? AND play_count = ? AND track_id >= ?`
+
+// unshardedChartEntryDailyChartsUnshardedClustering is the clustering key of e
+// in daily_charts_unsharded, in order.
 func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// unshardedChartEntryDailyChartsUnshardedCompare orders rows of daily_charts_unsharded as its clustering order does.
+// unshardedChartEntryDailyChartsUnshardedCompare orders rows of
+// daily_charts_unsharded as its clustering order does.
 func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -95,60 +153,83 @@ func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) i
 	return 0
 }
 
-// unshardedChartEntryDailyChartsUnshardedScan reads one row of daily_charts_unsharded.
-func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter) (e UnshardedChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
-	return
+// UnshardedChartEntryRepo reads and writes UnshardedChartEntry in table
+// daily_charts_unsharded.
+type UnshardedChartEntryRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
 }
 
-// Insert writes e to every table of UnshardedChartEntry in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
-func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
+// NewUnshardedChartEntryRepo returns a repository of UnshardedChartEntry on s.
+// The default strategy is a logged batch.
+func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *UnshardedChartEntryRepo {
+	return &UnshardedChartEntryRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
 	}
-	if err := unshardedChartEntryCheck(e); err != nil {
+}
+
+// unshardedChartEntryCheck rejects a UnshardedChartEntry whose partition key
+// values are empty.
+func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
+	if e.ChartDate.IsZero() {
+		return &cqlgen.EmptyKeyError{
+			Column: "chart_date",
+			Table:  "daily_charts_unsharded",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of UnshardedChartEntry in one logical write,
+// under the repository's strategy (a logged batch unless told otherwise), all
+// statements with one client-side timestamp. Nil pointers and empty
+// collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   unshardedChartEntryDailyChartsUnshardedTable.Insert,
-			Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts, true),
+			Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
+			Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in daily_charts_unsharded. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in daily_charts_unsharded. Unlike
+// Insert, nil pointers and empty collections clear their columns.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := unshardedChartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   unshardedChartEntryDailyChartsUnshardedTable.Insert,
-		Values: unshardedChartEntryDailyChartsUnshardedRow(e, o.Now(), false),
+		Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
+		Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from daily_charts_unsharded.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := unshardedChartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   unshardedChartEntryDailyChartsUnshardedTable.Delete,
-		Values: append([]any{o.Now()}, unshardedChartEntryDailyChartsUnshardedKey(e)...),
+		Stmt:   unshardedChartEntryDailyChartsUnsharded.Delete,
+		Values: []any{ts, e.ChartDate, e.PlayCount, e.TrackID},
 	})
 }
 
-// Get reads the UnshardedChartEntry with the given key from daily_charts_unsharded, the source of truth; ErrNotFound if there is none.
+// Get reads the UnshardedChartEntry with the given key from
+// daily_charts_unsharded, the source of truth; cqlgen.ErrNotFound if there is
+// none.
 func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*UnshardedChartEntry, error) {
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{
@@ -160,8 +241,8 @@ func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, 
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   unshardedChartEntryDailyChartsUnshardedTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   unshardedChartEntryDailyChartsUnsharded.Get,
 		Values: []any{e.ChartDate, e.PlayCount, e.TrackID},
 	}, unshardedChartEntryDailyChartsUnshardedScan)
 	if err != nil {
@@ -170,18 +251,22 @@ func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, 
 	return &row, nil
 }
 
-// DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded read.
+// DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
+// read.
 type DailyChartsUnshardedOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
 }
 
-// DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered by play_count descending, then track_id ascending, from daily_charts_unsharded, in pages: one partition, in clustering order.
+// DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
+// by play_count descending, then track_id ascending, from
+// daily_charts_unsharded, in pages: one partition, in clustering order.
 func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (cqlgen.Page[UnshardedChartEntry], error) {
 	if chartDate.IsZero() {
 		return cqlgen.Page[UnshardedChartEntry]{}, &cqlgen.EmptyKeyError{
@@ -192,14 +277,14 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 	if o == nil {
 		o = &DailyChartsUnshardedOptions{}
 	}
-	spec := cqlgen.ReadSpec[UnshardedChartEntry]{
+	spec := cqlgenimpl.ReadSpec[UnshardedChartEntry]{
 		Compare:   unshardedChartEntryDailyChartsUnshardedCompare,
 		Cursor:    o.Cursor,
 		Key:       unshardedChartEntryDailyChartsUnshardedClustering,
 		Limit:     o.Limit,
 		Partition: []any{chartDate},
 		Scan:      unshardedChartEntryDailyChartsUnshardedScan,
-		Table:     unshardedChartEntryDailyChartsUnshardedTable,
+		Table:     unshardedChartEntryDailyChartsUnsharded,
 	}
 	if o.PlayCountFrom != nil {
 		spec.From = *o.PlayCountFrom
@@ -207,51 +292,153 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 	if o.PlayCountTo != nil {
 		spec.To = *o.PlayCountTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	chartEntryDailyChartsTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Bucket: "shard",
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "play_count",
-				Type: "bigint",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "chart_date",
-			Type: "date",
-		}, {
-			Name: "shard",
-			Type: "int",
-		}, {
-			Name: "play_count",
-			Type: "bigint",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}},
-		Name:         "daily_charts",
-		PartitionKey: []string{"chart_date", "shard"},
-		Pattern:      "DailyCharts",
-	})
-)
+// chartEntryDailyCharts: the statements of table daily_charts, which is the
+// source of truth of ChartEntry.
+var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "daily_charts",
+	Pattern: "DailyCharts",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      chartEntryDailyChartsInsertCQL,
+		Delete:      chartEntryDailyChartsDeleteCQL,
+		Get:         chartEntryDailyChartsGetCQL,
+		First:       chartEntryDailyChartsFirstCQL,
+		FirstFrom:   chartEntryDailyChartsFirstFromCQL,
+		FirstTo:     chartEntryDailyChartsFirstToCQL,
+		FirstFromTo: chartEntryDailyChartsFirstFromToCQL,
+		After: []string{
+			chartEntryDailyChartsAfter0CQL,
+			chartEntryDailyChartsAfter1CQL,
+		},
+		AfterTo:   chartEntryDailyChartsAfterToCQL,
+		AtOrAfter: chartEntryDailyChartsAtOrAfterCQL,
+	},
+})
 
-// ChartEntryRepo reads and writes ChartEntry in its tables (daily_charts), keeping every copy in step; daily_charts is the source of truth.
+// chartEntryDailyChartsInsertCQL writes a whole row of daily_charts. Its
+// placeholders bind chart_date, shard, play_count, track_id, the write
+// timestamp.
+const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// chartEntryDailyChartsRow binds chartEntryDailyChartsInsertCQL for e, written
+// at ts.
+func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
+	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
+}
+
+// chartEntryDailyChartsDeleteCQL deletes a row of daily_charts by its primary
+// key. Its placeholders bind the write timestamp, chart_date, shard,
+// play_count, track_id.
+const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
+	USING TIMESTAMP ?
+	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
+
+// chartEntryDailyChartsGetCQL reads a row of daily_charts by its primary key.
+// Its placeholders bind chart_date, shard, play_count, track_id.
+const chartEntryDailyChartsGetCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
+
+// chartEntryDailyChartsScan reads one row of daily_charts.
+func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
+	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
+	return
+}
+
+// chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
+// first row. cqlgenimpl.ReadPage binds chart_date, shard.
+const chartEntryDailyChartsFirstCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ?`
+
+// chartEntryDailyChartsFirstFromCQL reads a partition of daily_charts from the
+// From bound. cqlgenimpl.ReadPage binds chart_date, shard, From.
+const chartEntryDailyChartsFirstFromCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count <= ?`
+
+// chartEntryDailyChartsFirstToCQL reads a partition of daily_charts from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
+// To.
+const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count > ?`
+
+// chartEntryDailyChartsFirstFromToCQL reads a partition of daily_charts
+// between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
+const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count <= ? AND play_count > ?`
+
+// chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
+// play_count.
+const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count < ?`
+
+// chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
+// play_count, track_id.
+const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`
+
+// chartEntryDailyChartsAfterToCQL continues a read of daily_charts after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
+// play_count, To.
+const chartEntryDailyChartsAfterToCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count < ? AND play_count > ?`
+
+// chartEntryDailyChartsAtOrAfterCQL continues a read of daily_charts at or
+// after a row. cqlgenimpl.ReadPage binds chart_date, shard, play_count,
+// track_id.
+const chartEntryDailyChartsAtOrAfterCQL = `SELECT chart_date, play_count, track_id
+	FROM daily_charts
+	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id >= ?`
+
+// chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
+// in order.
+func chartEntryDailyChartsClustering(e *ChartEntry) []any {
+	return []any{e.PlayCount, e.TrackID}
+}
+
+// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering
+// order does.
+func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
+	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ChartEntryRepo reads and writes ChartEntry in table daily_charts.
 type ChartEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewChartEntryRepo returns a repository of ChartEntry on s. The default strategy is a logged batch.
+// NewChartEntryRepo returns a repository of ChartEntry on s. The default
+// strategy is a logged batch.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
 	return &ChartEntryRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -267,89 +454,54 @@ func chartEntryCheck(e *ChartEntry) error {
 	return nil
 }
 
-// chartEntryDailyChartsRow binds an insert into daily_charts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func chartEntryDailyChartsRow(e *ChartEntry, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ChartDate, cqlgen.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
-	}
-	return []any{e.ChartDate, cqlgen.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
-}
-
-// chartEntryDailyChartsKey is the primary key of e in daily_charts, in order.
-func chartEntryDailyChartsKey(e *ChartEntry) []any {
-	return []any{e.ChartDate, cqlgen.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-}
-
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts, in order.
-func chartEntryDailyChartsClustering(e *ChartEntry) []any {
-	return []any{e.PlayCount, e.TrackID}
-}
-
-// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering order does.
-func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// chartEntryDailyChartsScan reads one row of daily_charts.
-func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
-	return
-}
-
-// Insert writes e to every table of ChartEntry in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of ChartEntry in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := chartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   chartEntryDailyChartsTable.Insert,
-			Values: chartEntryDailyChartsRow(e, ts, true),
+			Stmt:   chartEntryDailyCharts.Insert,
+			Values: chartEntryDailyChartsRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in daily_charts. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in daily_charts. Unlike Insert,
+// nil pointers and empty collections clear their columns.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := chartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   chartEntryDailyChartsTable.Insert,
-		Values: chartEntryDailyChartsRow(e, o.Now(), false),
+		Stmt:   chartEntryDailyCharts.Insert,
+		Values: chartEntryDailyChartsRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from daily_charts.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := chartEntryCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   chartEntryDailyChartsTable.Delete,
-		Values: append([]any{o.Now()}, chartEntryDailyChartsKey(e)...),
+		Stmt:   chartEntryDailyCharts.Delete,
+		Values: []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
 	})
 }
 
-// Get reads the ChartEntry with the given key from daily_charts, the source of truth; ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key from daily_charts, the source of
+// truth; cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*ChartEntry, error) {
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{
@@ -361,9 +513,9 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   chartEntryDailyChartsTable.Get,
-		Values: []any{e.ChartDate, cqlgen.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   chartEntryDailyCharts.Get,
+		Values: []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
 	}, chartEntryDailyChartsScan)
 	if err != nil {
 		return nil, err
@@ -375,14 +527,17 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount
 type DailyChartsOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
 }
 
-// DailyCharts reads ChartEntry rows by chart_date, ordered by play_count descending, then track_id ascending, from daily_charts, in pages: all 100 hash buckets read in parallel and merged in clustering order.
+// DailyCharts reads ChartEntry rows by chart_date, ordered by play_count
+// descending, then track_id ascending, from daily_charts, in pages: all 100
+// hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
 	if chartDate.IsZero() {
 		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
@@ -393,7 +548,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	if o == nil {
 		o = &DailyChartsOptions{}
 	}
-	spec := cqlgen.ReadSpec[ChartEntry]{
+	spec := cqlgenimpl.ReadSpec[ChartEntry]{
 		Compare:     chartEntryDailyChartsCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
@@ -402,7 +557,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		Limit:       o.Limit,
 		Partition:   []any{chartDate},
 		Scan:        chartEntryDailyChartsScan,
-		Table:       chartEntryDailyChartsTable,
+		Table:       chartEntryDailyCharts,
 	}
 	if o.PlayCountFrom != nil {
 		spec.From = *o.PlayCountFrom
@@ -410,47 +565,147 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	if o.PlayCountTo != nil {
 		spec.To = *o.PlayCountTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	playListeningHistoryTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "played_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "user_id",
-			Type: "text",
-		}, {
-			Name: "played_at",
-			Type: "timestamp",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}},
-		Name:         "listening_history",
-		PartitionKey: []string{"user_id"},
-		Pattern:      "ListeningHistory",
-	})
-)
+// playListeningHistory: the statements of table listening_history, which is
+// the source of truth of Play.
+var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "listening_history",
+	Pattern: "ListeningHistory",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "played_at", Type: "timestamp", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      playListeningHistoryInsertCQL,
+		Delete:      playListeningHistoryDeleteCQL,
+		Get:         playListeningHistoryGetCQL,
+		First:       playListeningHistoryFirstCQL,
+		FirstFrom:   playListeningHistoryFirstFromCQL,
+		FirstTo:     playListeningHistoryFirstToCQL,
+		FirstFromTo: playListeningHistoryFirstFromToCQL,
+		After: []string{
+			playListeningHistoryAfter0CQL,
+			playListeningHistoryAfter1CQL,
+		},
+		AfterTo:   playListeningHistoryAfterToCQL,
+		AtOrAfter: playListeningHistoryAtOrAfterCQL,
+	},
+})
 
-// PlayRepo reads and writes Play in its tables (listening_history), keeping every copy in step; listening_history is the source of truth.
+// playListeningHistoryInsertCQL writes a whole row of listening_history. Its
+// placeholders bind user_id, played_at, track_id, the write timestamp.
+const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
+	VALUES (?, ?, ?)
+	USING TIMESTAMP ?`
+
+// playListeningHistoryRow binds playListeningHistoryInsertCQL for e, written
+// at ts.
+func playListeningHistoryRow(e *Play, ts int64) []any {
+	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
+}
+
+// playListeningHistoryDeleteCQL deletes a row of listening_history by its
+// primary key. Its placeholders bind the write timestamp, user_id, played_at,
+// track_id.
+const playListeningHistoryDeleteCQL = `DELETE FROM listening_history
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND played_at = ? AND track_id = ?`
+
+// playListeningHistoryGetCQL reads a row of listening_history by its primary
+// key. Its placeholders bind user_id, played_at, track_id.
+const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at = ? AND track_id = ?`
+
+// playListeningHistoryScan reads one row of listening_history.
+func playListeningHistoryScan(it cqlgen.Iter) (e Play, ok bool) {
+	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
+	return
+}
+
+// playListeningHistoryFirstCQL reads a partition of listening_history from its
+// first row. cqlgenimpl.ReadPage binds user_id.
+const playListeningHistoryFirstCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ?`
+
+// playListeningHistoryFirstFromCQL reads a partition of listening_history from
+// the From bound. cqlgenimpl.ReadPage binds user_id, From.
+const playListeningHistoryFirstFromCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at <= ?`
+
+// playListeningHistoryFirstToCQL reads a partition of listening_history from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const playListeningHistoryFirstToCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at > ?`
+
+// playListeningHistoryFirstFromToCQL reads a partition of listening_history
+// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
+const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
+
+// playListeningHistoryAfter0CQL continues a read of listening_history after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at.
+const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at < ?`
+
+// playListeningHistoryAfter1CQL continues a read of listening_history after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at,
+// track_id.
+const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at = ? AND track_id > ?`
+
+// playListeningHistoryAfterToCQL continues a read of listening_history after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, played_at, To.
+const playListeningHistoryAfterToCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at < ? AND played_at > ?`
+
+// playListeningHistoryAtOrAfterCQL continues a read of listening_history at or
+// after a row. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
+const playListeningHistoryAtOrAfterCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history
+	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
+
+// playListeningHistoryClustering is the clustering key of e in
+// listening_history, in order.
+func playListeningHistoryClustering(e *Play) []any {
+	return []any{e.PlayedAt, e.TrackID}
+}
+
+// playListeningHistoryCompare orders rows of listening_history as its
+// clustering order does.
+func playListeningHistoryCompare(a, b *Play) int {
+	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewPlayRepo returns a repository of Play on s. The default strategy is a logged batch.
+// NewPlayRepo returns a repository of Play on s. The default strategy is a
+// logged batch.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -466,89 +721,54 @@ func playCheck(e *Play) error {
 	return nil
 }
 
-// playListeningHistoryRow binds an insert into listening_history. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func playListeningHistoryRow(e *Play, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
-	}
-	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
-}
-
-// playListeningHistoryKey is the primary key of e in listening_history, in order.
-func playListeningHistoryKey(e *Play) []any {
-	return []any{e.UserID, e.PlayedAt, e.TrackID}
-}
-
-// playListeningHistoryClustering is the clustering key of e in listening_history, in order.
-func playListeningHistoryClustering(e *Play) []any {
-	return []any{e.PlayedAt, e.TrackID}
-}
-
-// playListeningHistoryCompare orders rows of listening_history as its clustering order does.
-func playListeningHistoryCompare(a, b *Play) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// playListeningHistoryScan reads one row of listening_history.
-func playListeningHistoryScan(it cqlgen.Iter) (e Play, ok bool) {
-	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
-	return
-}
-
-// Insert writes e to every table of Play in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Play in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   playListeningHistoryTable.Insert,
-			Values: playListeningHistoryRow(e, ts, true),
+			Stmt:   playListeningHistory.Insert,
+			Values: playListeningHistoryRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in listening_history. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in listening_history. Unlike
+// Insert, nil pointers and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistoryTable.Insert,
-		Values: playListeningHistoryRow(e, o.Now(), false),
+		Stmt:   playListeningHistory.Insert,
+		Values: playListeningHistoryRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistoryTable.Delete,
-		Values: append([]any{o.Now()}, playListeningHistoryKey(e)...),
+		Stmt:   playListeningHistory.Delete,
+		Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
 	})
 }
 
-// Get reads the Play with the given key from listening_history, the source of truth; ErrNotFound if there is none.
+// Get reads the Play with the given key from listening_history, the source of
+// truth; cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -560,8 +780,8 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   playListeningHistoryTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   playListeningHistory.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playListeningHistoryScan)
 	if err != nil {
@@ -574,14 +794,17 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 type ListeningHistoryOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayedAtFrom, PlayedAtTo *time.Time
 }
 
-// ListeningHistory reads Play rows by user_id, ordered by played_at descending, then track_id ascending, from listening_history, in pages: one partition, in clustering order.
+// ListeningHistory reads Play rows by user_id, ordered by played_at
+// descending, then track_id ascending, from listening_history, in pages: one
+// partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
 	if userID == "" {
 		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
@@ -592,14 +815,14 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	if o == nil {
 		o = &ListeningHistoryOptions{}
 	}
-	spec := cqlgen.ReadSpec[Play]{
+	spec := cqlgenimpl.ReadSpec[Play]{
 		Compare:   playListeningHistoryCompare,
 		Cursor:    o.Cursor,
 		Key:       playListeningHistoryClustering,
 		Limit:     o.Limit,
 		Partition: []any{userID},
 		Scan:      playListeningHistoryScan,
-		Table:     playListeningHistoryTable,
+		Table:     playListeningHistory,
 	}
 	if o.PlayedAtFrom != nil {
 		spec.From = *o.PlayedAtFrom
@@ -607,47 +830,158 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	if o.PlayedAtTo != nil {
 		spec.To = *o.PlayedAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-var (
-	playForeverListeningHistoryForeverTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{
-			Column: cqlgen.Column{
-				Name: "played_at",
-				Type: "timestamp",
-			},
-			Desc: true,
-		}, {Column: cqlgen.Column{
-			Name: "track_id",
-			Type: "text",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "user_id",
-			Type: "text",
-		}, {
-			Name: "played_at",
-			Type: "timestamp",
-		}, {
-			Name: "track_id",
-			Type: "text",
-		}},
-		Name:         "listening_history_forever",
-		PartitionKey: []string{"user_id"},
-		Pattern:      "ListeningHistoryForever",
-	})
-)
+// playForeverListeningHistoryForever: the statements of table
+// listening_history_forever, which is the source of truth of PlayForever.
+var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "listening_history_forever",
+	Pattern: "ListeningHistoryForever",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "played_at", Type: "timestamp", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      playForeverListeningHistoryForeverInsertCQL,
+		Delete:      playForeverListeningHistoryForeverDeleteCQL,
+		Get:         playForeverListeningHistoryForeverGetCQL,
+		First:       playForeverListeningHistoryForeverFirstCQL,
+		FirstFrom:   playForeverListeningHistoryForeverFirstFromCQL,
+		FirstTo:     playForeverListeningHistoryForeverFirstToCQL,
+		FirstFromTo: playForeverListeningHistoryForeverFirstFromToCQL,
+		After: []string{
+			playForeverListeningHistoryForeverAfter0CQL,
+			playForeverListeningHistoryForeverAfter1CQL,
+		},
+		AfterTo:   playForeverListeningHistoryForeverAfterToCQL,
+		AtOrAfter: playForeverListeningHistoryForeverAtOrAfterCQL,
+	},
+})
 
-// PlayForeverRepo reads and writes PlayForever in its tables (listening_history_forever), keeping every copy in step; listening_history_forever is the source of truth.
+// playForeverListeningHistoryForeverInsertCQL writes a whole row of
+// listening_history_forever. Its placeholders bind user_id, played_at,
+// track_id, the write timestamp.
+const playForeverListeningHistoryForeverInsertCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
+	VALUES (?, ?, ?)
+	USING TIMESTAMP ?`
+
+// playForeverListeningHistoryForeverRow binds
+// playForeverListeningHistoryForeverInsertCQL for e, written at ts.
+func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64) []any {
+	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
+}
+
+// playForeverListeningHistoryForeverDeleteCQL deletes a row of
+// listening_history_forever by its primary key. Its placeholders bind the
+// write timestamp, user_id, played_at, track_id.
+const playForeverListeningHistoryForeverDeleteCQL = `DELETE FROM listening_history_forever
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND played_at = ? AND track_id = ?`
+
+// playForeverListeningHistoryForeverGetCQL reads a row of
+// listening_history_forever by its primary key. Its placeholders bind user_id,
+// played_at, track_id.
+const playForeverListeningHistoryForeverGetCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at = ? AND track_id = ?`
+
+// playForeverListeningHistoryForeverScan reads one row of
+// listening_history_forever.
+func playForeverListeningHistoryForeverScan(it cqlgen.Iter) (e PlayForever, ok bool) {
+	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
+	return
+}
+
+// playForeverListeningHistoryForeverFirstCQL reads a partition of
+// listening_history_forever from its first row. cqlgenimpl.ReadPage binds
+// user_id.
+const playForeverListeningHistoryForeverFirstCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ?`
+
+// playForeverListeningHistoryForeverFirstFromCQL reads a partition of
+// listening_history_forever from the From bound. cqlgenimpl.ReadPage binds
+// user_id, From.
+const playForeverListeningHistoryForeverFirstFromCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at <= ?`
+
+// playForeverListeningHistoryForeverFirstToCQL reads a partition of
+// listening_history_forever from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds user_id, To.
+const playForeverListeningHistoryForeverFirstToCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at > ?`
+
+// playForeverListeningHistoryForeverFirstFromToCQL reads a partition of
+// listening_history_forever between the bounds. cqlgenimpl.ReadPage binds
+// user_id, From, To.
+const playForeverListeningHistoryForeverFirstFromToCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
+
+// playForeverListeningHistoryForeverAfter0CQL continues a read of
+// listening_history_forever after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds user_id, played_at.
+const playForeverListeningHistoryForeverAfter0CQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at < ?`
+
+// playForeverListeningHistoryForeverAfter1CQL continues a read of
+// listening_history_forever after a row, at one clustering level.
+// cqlgenimpl.ReadPage binds user_id, played_at, track_id.
+const playForeverListeningHistoryForeverAfter1CQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at = ? AND track_id > ?`
+
+// playForeverListeningHistoryForeverAfterToCQL continues a read of
+// listening_history_forever after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds user_id, played_at, To.
+const playForeverListeningHistoryForeverAfterToCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at < ? AND played_at > ?`
+
+// playForeverListeningHistoryForeverAtOrAfterCQL continues a read of
+// listening_history_forever at or after a row. cqlgenimpl.ReadPage binds
+// user_id, played_at, track_id.
+const playForeverListeningHistoryForeverAtOrAfterCQL = `SELECT user_id, played_at, track_id
+	FROM listening_history_forever
+	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
+
+// playForeverListeningHistoryForeverClustering is the clustering key of e in
+// listening_history_forever, in order.
+func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
+	return []any{e.PlayedAt, e.TrackID}
+}
+
+// playForeverListeningHistoryForeverCompare orders rows of
+// listening_history_forever as its clustering order does.
+func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
+	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// PlayForeverRepo reads and writes PlayForever in table
+// listening_history_forever.
 type PlayForeverRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewPlayForeverRepo returns a repository of PlayForever on s. The default strategy is a logged batch.
+// NewPlayForeverRepo returns a repository of PlayForever on s. The default
+// strategy is a logged batch.
 func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRepo {
 	return &PlayForeverRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
@@ -663,89 +997,54 @@ func playForeverCheck(e *PlayForever) error {
 	return nil
 }
 
-// playForeverListeningHistoryForeverRow binds an insert into listening_history_forever. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
-	}
-	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
-}
-
-// playForeverListeningHistoryForeverKey is the primary key of e in listening_history_forever, in order.
-func playForeverListeningHistoryForeverKey(e *PlayForever) []any {
-	return []any{e.UserID, e.PlayedAt, e.TrackID}
-}
-
-// playForeverListeningHistoryForeverClustering is the clustering key of e in listening_history_forever, in order.
-func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
-	return []any{e.PlayedAt, e.TrackID}
-}
-
-// playForeverListeningHistoryForeverCompare orders rows of listening_history_forever as its clustering order does.
-func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// playForeverListeningHistoryForeverScan reads one row of listening_history_forever.
-func playForeverListeningHistoryForeverScan(it cqlgen.Iter) (e PlayForever, ok bool) {
-	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
-	return
-}
-
-// Insert writes e to every table of PlayForever in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of PlayForever in one logical write, under
+// the repository's strategy (a logged batch unless told otherwise), all
+// statements with one client-side timestamp. Nil pointers and empty
+// collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playForeverCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   playForeverListeningHistoryForeverTable.Insert,
-			Values: playForeverListeningHistoryForeverRow(e, ts, true),
+			Stmt:   playForeverListeningHistoryForever.Insert,
+			Values: playForeverListeningHistoryForeverRow(e, ts),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in listening_history_forever. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in listening_history_forever.
+// Unlike Insert, nil pointers and empty collections clear their columns.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playForeverCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playForeverListeningHistoryForeverTable.Insert,
-		Values: playForeverListeningHistoryForeverRow(e, o.Now(), false),
+		Stmt:   playForeverListeningHistoryForever.Insert,
+		Values: playForeverListeningHistoryForeverRow(e, ts),
 	})
 }
 
 // Delete removes the row with e's key from listening_history_forever.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := playForeverCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playForeverListeningHistoryForeverTable.Delete,
-		Values: append([]any{o.Now()}, playForeverListeningHistoryForeverKey(e)...),
+		Stmt:   playForeverListeningHistoryForever.Delete,
+		Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
 	})
 }
 
-// Get reads the PlayForever with the given key from listening_history_forever, the source of truth; ErrNotFound if there is none.
+// Get reads the PlayForever with the given key from listening_history_forever,
+// the source of truth; cqlgen.ErrNotFound if there is none.
 func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*PlayForever, error) {
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -757,8 +1056,8 @@ func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   playForeverListeningHistoryForeverTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   playForeverListeningHistoryForever.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playForeverListeningHistoryForeverScan)
 	if err != nil {
@@ -767,18 +1066,22 @@ func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.
 	return &row, nil
 }
 
-// ListeningHistoryForeverOptions are the optional parts of a ListeningHistoryForever read.
+// ListeningHistoryForeverOptions are the optional parts of a
+// ListeningHistoryForever read.
 type ListeningHistoryForeverOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayedAtFrom, PlayedAtTo *time.Time
 }
 
-// ListeningHistoryForever reads PlayForever rows by user_id, ordered by played_at descending, then track_id ascending, from listening_history_forever, in pages: one partition, in clustering order.
+// ListeningHistoryForever reads PlayForever rows by user_id, ordered by
+// played_at descending, then track_id ascending, from
+// listening_history_forever, in pages: one partition, in clustering order.
 func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (cqlgen.Page[PlayForever], error) {
 	if userID == "" {
 		return cqlgen.Page[PlayForever]{}, &cqlgen.EmptyKeyError{
@@ -789,14 +1092,14 @@ func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID st
 	if o == nil {
 		o = &ListeningHistoryForeverOptions{}
 	}
-	spec := cqlgen.ReadSpec[PlayForever]{
+	spec := cqlgenimpl.ReadSpec[PlayForever]{
 		Compare:   playForeverListeningHistoryForeverCompare,
 		Cursor:    o.Cursor,
 		Key:       playForeverListeningHistoryForeverClustering,
 		Limit:     o.Limit,
 		Partition: []any{userID},
 		Scan:      playForeverListeningHistoryForeverScan,
-		Table:     playForeverListeningHistoryForeverTable,
+		Table:     playForeverListeningHistoryForever,
 	}
 	if o.PlayedAtFrom != nil {
 		spec.From = *o.PlayedAtFrom
@@ -804,5 +1107,5 @@ func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID st
 	if o.PlayedAtTo != nil {
 		spec.To = *o.PlayedAtTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -5,7 +5,7 @@ package partition_seeds
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // UnshardedChartEntry: 100M tracks a day at about 50 bytes a row in one

@@ -1,6 +1,6 @@
 package repeated_key
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Event repeats key columns.
 type Event struct {

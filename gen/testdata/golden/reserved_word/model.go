@@ -1,6 +1,6 @@
 package reserved_word
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Order uses reserved words for a table and columns.
 type Order struct {

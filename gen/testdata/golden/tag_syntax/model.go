@@ -1,6 +1,6 @@
 package tag_syntax
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Item has tags that do not follow the grammar. Each line holds one
 // mistake; all of them are reported in one run.

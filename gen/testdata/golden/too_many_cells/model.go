@@ -5,7 +5,7 @@ package too_many_cells
 import (
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Sample is a sensor sample, kept forever in one partition a sensor: a

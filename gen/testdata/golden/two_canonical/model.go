@@ -1,6 +1,6 @@
 package two_canonical
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // User names two sources of truth.
 type User struct {

@@ -4,174 +4,194 @@ package types
 
 import (
 	"context"
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
-	gocql "github.com/gocql/gocql"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	gocql "github.com/gocql/gocql"
 )
 
-// This file was generated for runtime github.com/cqlgen/cqlgen/runtime;
-// a runtime without SupportPackageIsVersion1 fails to compile here.
-const _ = cqlgen.SupportPackageIsVersion1
+// This file was generated for the runtime in
+// github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
+// SupportPackageIsVersion2, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion2
 
-var (
-	everythingEverythingTable = cqlgen.NewTable(cqlgen.TableSpec{
-		Clustering: []cqlgen.ClusteringColumn{{Column: cqlgen.Column{
-			Name: "tags_key",
-			Type: "frozen<list<text>>",
-		}}, {Column: cqlgen.Column{
-			Name: "day",
-			Type: "date",
-		}}},
-		Columns: []cqlgen.Column{{
-			Name: "id",
-			Type: "uuid",
-		}, {
-			Name: "tags_key",
-			Type: "frozen<list<text>>",
-		}, {
-			Name: "day",
-			Type: "date",
-		}, {
-			Name: "event",
-			Type: "timeuuid",
-		}, {
-			Name: "raw16",
-			Type: "uuid",
-		}, {
-			Name: "s",
-			Type: "text",
-		}, {
-			Name: "a",
-			Type: "ascii",
-		}, {
-			Name: "g",
-			Type: "text",
-		}, {
-			Name: "b",
-			Type: "boolean",
-		}, {
-			Name: "i",
-			Type: "bigint",
-		}, {
-			Name: "i8",
-			Type: "tinyint",
-		}, {
-			Name: "i16",
-			Type: "smallint",
-		}, {
-			Name: "i32",
-			Type: "int",
-		}, {
-			Name: "i64",
-			Type: "bigint",
-		}, {
-			Name: "u8",
-			Type: "smallint",
-		}, {
-			Name: "u16",
-			Type: "int",
-		}, {
-			Name: "u32",
-			Type: "bigint",
-		}, {
-			Name: "u64",
-			Type: "varint",
-		}, {
-			Name: "narrow",
-			Type: "int",
-		}, {
-			Name: "f32",
-			Type: "float",
-		}, {
-			Name: "f64",
-			Type: "double",
-		}, {
-			Name: "blob",
-			Type: "blob",
-		}, {
-			Name: "at",
-			Type: "timestamp",
-		}, {
-			Name: "took",
-			Type: "bigint",
-		}, {
-			Name: "of_day",
-			Type: "time",
-		}, {
-			Name: "span",
-			Type: "duration",
-		}, {
-			Name: "big",
-			Type: "varint",
-		}, {
-			Name: "dec",
-			Type: "decimal",
-		}, {
-			Name: "addr",
-			Type: "inet",
-		}, {
-			Name: "list",
-			Type: "list<text>",
-		}, {
-			Name: "set_of",
-			Type: "set<text>",
-		}, {
-			Name: "set_ascii",
-			Type: "set<ascii>",
-		}, {
-			Name: "members",
-			Type: "set<text>",
-		}, {
-			Name: "counts",
-			Type: "map<text, int>",
-		}, {
-			Name: "nested",
-			Type: "map<text, frozen<list<bigint>>>",
-		}, {
-			Name: "frozen_map",
-			Type: "map<text, frozen<map<bigint, boolean>>>",
-		}, {
-			Name: "maybe",
-			Type: "text",
-		}, {
-			Name: "maybe_at",
-			Type: "timestamp",
-		}, {
-			Name: "price",
-			Type: "bigint",
-		}, {
-			Name: "prices",
-			Type: "list<bigint>",
-		}, {
-			Name: "events",
-			Type: "list<timeuuid>",
-		}, {
-			Name: "by_day",
-			Type: "map<date, timestamp>",
-		}},
-		Name:         "everything",
-		PartitionKey: []string{"id"},
-		Pattern:      "Everything",
-	})
-)
+// everythingEverything: the statements of table everything, which is the
+// source of truth of Everything.
+var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "everything",
+	Pattern: "Everything",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "id", Type: "uuid"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "tags_key", Type: "frozen<list<text>>"},
+		{Name: "day", Type: "date"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      everythingEverythingInsertCQL,
+		Delete:      everythingEverythingDeleteCQL,
+		Get:         everythingEverythingGetCQL,
+		First:       everythingEverythingFirstCQL,
+		FirstFrom:   everythingEverythingFirstFromCQL,
+		FirstTo:     everythingEverythingFirstToCQL,
+		FirstFromTo: everythingEverythingFirstFromToCQL,
+		After: []string{
+			everythingEverythingAfter0CQL,
+			everythingEverythingAfter1CQL,
+		},
+		AfterTo:   everythingEverythingAfterToCQL,
+		AtOrAfter: everythingEverythingAtOrAfterCQL,
+	},
+})
 
-// EverythingRepo reads and writes Everything in its tables (everything), keeping every copy in step; everything is the source of truth.
+// everythingEverythingInsertCQL writes a whole row of everything. Its
+// placeholders bind id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16,
+// i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+// big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+// frozen_map, maybe, maybe_at, price, prices, events, by_day, the write
+// timestamp.
+const everythingEverythingInsertCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
+		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
+		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
+		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// everythingEverythingRow binds everythingEverythingInsertCQL for e, written
+// at ts. With unset, nil pointers and empty collections are left unset,
+// writing no tombstone; without, they clear their columns.
+func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
+	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), ts}
+}
+
+// everythingEverythingDeleteCQL deletes a row of everything by its primary
+// key. Its placeholders bind the write timestamp, id, tags_key, day.
+const everythingEverythingDeleteCQL = `DELETE FROM everything
+	USING TIMESTAMP ?
+	WHERE id = ? AND tags_key = ? AND day = ?`
+
+// everythingEverythingGetCQL reads a row of everything by its primary key. Its
+// placeholders bind id, tags_key, day.
+const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key = ? AND day = ?`
+
+// everythingEverythingScan reads one row of everything.
+func everythingEverythingScan(it cqlgen.Iter) (e Everything, ok bool) {
+	ok = it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, &e.Members, &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
+	return
+}
+
+// everythingEverythingFirstCQL reads a partition of everything from its first
+// row. cqlgenimpl.ReadPage binds id.
+const everythingEverythingFirstCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ?`
+
+// everythingEverythingFirstFromCQL reads a partition of everything from the
+// From bound. cqlgenimpl.ReadPage binds id, From.
+const everythingEverythingFirstFromCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key >= ?`
+
+// everythingEverythingFirstToCQL reads a partition of everything from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds id, To.
+const everythingEverythingFirstToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key < ?`
+
+// everythingEverythingFirstFromToCQL reads a partition of everything between
+// the bounds. cqlgenimpl.ReadPage binds id, From, To.
+const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
+
+// everythingEverythingAfter0CQL continues a read of everything after a row, at
+// one clustering level. cqlgenimpl.ReadPage binds id, tags_key.
+const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key > ?`
+
+// everythingEverythingAfter1CQL continues a read of everything after a row, at
+// one clustering level. cqlgenimpl.ReadPage binds id, tags_key, day.
+const everythingEverythingAfter1CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key = ? AND day > ?`
+
+// everythingEverythingAfterToCQL continues a read of everything after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, To.
+const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key > ? AND tags_key < ?`
+
+// everythingEverythingAtOrAfterCQL continues a read of everything at or after
+// a row. cqlgenimpl.ReadPage binds id, tags_key, day.
+const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything
+	WHERE id = ? AND tags_key = ? AND day >= ?`
+
+// everythingEverythingClustering is the clustering key of e in everything, in
+// order.
+func everythingEverythingClustering(e *Everything) []any {
+	return []any{e.TagsKey, e.Day}
+}
+
+// everythingEverythingCompare orders rows of everything as its clustering
+// order does.
+func everythingEverythingCompare(a, b *Everything) int {
+	if c := a.Day.Compare(b.Day); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// EverythingRepo reads and writes Everything in table everything.
 type EverythingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEverythingRepo returns a repository of Everything on s. The default strategy is a logged batch.
+// NewEverythingRepo returns a repository of Everything on s. The default
+// strategy is a logged batch.
 func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo {
 	return &EverythingRepo{
-		opts: cqlgen.NewOptions(opts...),
+		opts: cqlgenimpl.NewOptions(opts...),
 		s:    s,
 	}
 }
 
 // everythingCheck rejects a Everything whose partition key values are empty.
 func everythingCheck(e *Everything) error {
-	if cqlgen.IsZeroUUID(e.ID) {
+	if cqlgenimpl.IsZeroUUID(e.ID) {
 		return &cqlgen.EmptyKeyError{
 			Column: "id",
 			Table:  "everything",
@@ -180,88 +200,56 @@ func everythingCheck(e *Everything) error {
 	return nil
 }
 
-// everythingEverythingRow binds an insert into everything. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear the column.
-func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
-	if unset {
-		return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgen.SliceOrUnset(e.List), cqlgen.SliceOrUnset(e.Set), cqlgen.SliceOrUnset(e.SetAscii), cqlgen.MapOrUnset(e.Members), cqlgen.MapOrUnset(e.Counts), cqlgen.MapOrUnset(e.Nested), cqlgen.MapOrUnset(e.Frozen), cqlgen.OrUnset(e.Maybe), cqlgen.OrUnset(e.MaybeAt), e.Price, cqlgen.SliceOrUnset(e.Prices), cqlgen.SliceOrUnset(e.Events), cqlgen.MapOrUnset(e.ByDay), ts}
-	}
-	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, e.List, e.Set, e.SetAscii, e.Members, e.Counts, e.Nested, e.Frozen, e.Maybe, e.MaybeAt, e.Price, e.Prices, e.Events, e.ByDay, ts}
-}
-
-// everythingEverythingKey is the primary key of e in everything, in order.
-func everythingEverythingKey(e *Everything) []any {
-	return []any{e.ID, e.TagsKey, e.Day}
-}
-
-// everythingEverythingClustering is the clustering key of e in everything, in order.
-func everythingEverythingClustering(e *Everything) []any {
-	return []any{e.TagsKey, e.Day}
-}
-
-// everythingEverythingCompare orders rows of everything as its clustering order does.
-func everythingEverythingCompare(a, b *Everything) int {
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return c
-	}
-	return 0
-}
-
-// everythingEverythingScan reads one row of everything.
-func everythingEverythingScan(it cqlgen.Iter) (e Everything, ok bool) {
-	ok = it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, &e.Members, &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
-	return
-}
-
-// Insert writes e to every table of Everything in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.
+// Insert writes e to every table of Everything in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := everythingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(), func(ts int64) []cqlgen.Query {
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
-			Stmt:   everythingEverythingTable.Insert,
+			Stmt:   everythingEverything.Insert,
 			Values: everythingEverythingRow(e, ts, true),
 		}}
 	})
 }
 
-// Update writes e over the row with its key in everything. Unlike Insert, nil pointers and empty collections clear their columns.
+// Update writes e over the row with its key in everything. Unlike Insert, nil
+// pointers and empty collections clear their columns.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := everythingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   everythingEverythingTable.Insert,
-		Values: everythingEverythingRow(e, o.Now(), false),
+		Stmt:   everythingEverything.Insert,
+		Values: everythingEverythingRow(e, ts, false),
 	})
 }
 
 // Delete removes the row with e's key from everything.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	if e == nil {
-		return cqlgen.ErrNilEntity
-	}
-	if err := everythingCheck(e); err != nil {
+	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
+	if err != nil {
 		return err
 	}
-	o := r.opts.With(opts)
+	ts := cqlgenimpl.Now(o)
 	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   everythingEverythingTable.Delete,
-		Values: append([]any{o.Now()}, everythingEverythingKey(e)...),
+		Stmt:   everythingEverything.Delete,
+		Values: []any{ts, e.ID, e.TagsKey, e.Day},
 	})
 }
 
-// Get reads the Everything with the given key from everything, the source of truth; ErrNotFound if there is none.
+// Get reads the Everything with the given key from everything, the source of
+// truth; cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
-	if cqlgen.IsZeroUUID(id) {
+	if cqlgenimpl.IsZeroUUID(id) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "id",
 			Table:  "everything",
@@ -271,8 +259,8 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	row, err := cqlgen.GetRow(ctx, r.s, cqlgen.Query{
-		Stmt:   everythingEverythingTable.Get,
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   everythingEverything.Get,
 		Values: []any{e.ID, e.TagsKey, e.Day},
 	}, everythingEverythingScan)
 	if err != nil {
@@ -285,16 +273,19 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 type EverythingOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at the first.
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
 	Cursor string
-	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
 	TagsKeyFrom, TagsKeyTo *[]string
 }
 
-// Everything reads Everything rows by id, ordered by tags_key ascending, then day ascending, from everything, in pages: one partition, in clustering order.
+// Everything reads Everything rows by id, ordered by tags_key ascending, then
+// day ascending, from everything, in pages: one partition, in clustering
+// order.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
-	if cqlgen.IsZeroUUID(id) {
+	if cqlgenimpl.IsZeroUUID(id) {
 		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
 			Column: "id",
 			Table:  "everything",
@@ -303,14 +294,14 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 	if o == nil {
 		o = &EverythingOptions{}
 	}
-	spec := cqlgen.ReadSpec[Everything]{
+	spec := cqlgenimpl.ReadSpec[Everything]{
 		Compare:   everythingEverythingCompare,
 		Cursor:    o.Cursor,
 		Key:       everythingEverythingClustering,
 		Limit:     o.Limit,
 		Partition: []any{id},
 		Scan:      everythingEverythingScan,
-		Table:     everythingEverythingTable,
+		Table:     everythingEverything,
 	}
 	if o.TagsKeyFrom != nil {
 		spec.From = *o.TagsKeyFrom
@@ -318,5 +309,5 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 	if o.TagsKeyTo != nil {
 		spec.To = *o.TagsKeyTo
 	}
-	return cqlgen.ReadPage(ctx, r.s, spec)
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

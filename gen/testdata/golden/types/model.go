@@ -9,7 +9,7 @@ import (
 	"github.com/gocql/gocql"
 	"gopkg.in/inf.v0"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Genre is a named string; it maps like its underlying type.

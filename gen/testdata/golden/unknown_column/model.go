@@ -1,6 +1,6 @@
 package unknown_column
 
-import cqlgen "github.com/cqlgen/cqlgen/runtime"
+import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
 // Play refers to columns it does not have.
 type Play struct {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Address is a plain struct, which has no CQL mapping.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // slogObserver adapts cqlgen's Observer to log/slog: successful attempts at

@@ -1,4 +1,4 @@
-package cqlgen
+package cqlgenimpl
 
 import (
 	"encoding/base64"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // A cursor is where a read stopped: the clustering key of the last row it
@@ -62,7 +64,7 @@ func encodeCursor(fp uint64, c cursor) string {
 
 func decodeCursor(pattern string, fp uint64, kind byte, s string) (cursor, error) {
 	bad := func(reason string) (cursor, error) {
-		return cursor{}, &InvalidCursorError{Pattern: pattern, Reason: reason}
+		return cursor{}, &cqlgen.InvalidCursorError{Pattern: pattern, Reason: reason}
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) < 1+8+1+1+4 {
@@ -139,7 +141,7 @@ func fingerprint(t *Table, partition []any) (uint64, error) {
 	h.Write([]byte{0})
 	h.Write([]byte(t.Spec.Pattern))
 	for i, v := range partition {
-		info, err := typeInfo(t.Spec.columnType(t.Spec.PartitionKey[i]))
+		info, err := typeInfo(t.Spec.PartitionKey[i].Type)
 		if err != nil {
 			return 0, err
 		}
@@ -179,15 +181,6 @@ func rawKey(key [][]byte) []any {
 		vs[i] = raw(k)
 	}
 	return vs
-}
-
-func (s *TableSpec) columnType(name string) string {
-	for _, c := range s.Columns {
-		if c.Name == name {
-			return c.Type
-		}
-	}
-	return ""
 }
 
 var nativeTypes = map[string]gocql.Type{

@@ -76,6 +76,14 @@ func (r RetryOptions) backoff(failed int) time.Duration {
 	return time.Duration(jitter(int64(r.backoffCap(failed))))
 }
 
+// Wait sleeps for the backoff after the given number of failed attempts
+// (from 1): a uniformly random time below min(MaxDelay,
+// BaseDelay·2^(failed-1)), zero fields taking the defaults. It returns
+// early with the context's error when the context ends first.
+func (r RetryOptions) Wait(ctx context.Context, failed int) error {
+	return sleepCtx(ctx, r.withDefaults().backoff(failed))
+}
+
 // jitter draws uniformly from [0, n); tests replace it.
 var jitter = rand.Int64N
 

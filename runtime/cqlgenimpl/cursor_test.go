@@ -1,10 +1,12 @@
-package cqlgen
+package cqlgenimpl
 
 import (
 	"errors"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 func TestCursorRoundTrip(t *testing.T) {
@@ -27,15 +29,15 @@ func TestCursorRoundTrip(t *testing.T) {
 			}
 		}
 		// Another query, another kind, or one flipped character: refused.
-		if _, err := decodeCursor("P", 43, c.kind, s); !errors.Is(err, ErrInvalidCursor) {
+		if _, err := decodeCursor("P", 43, c.kind, s); !errors.Is(err, cqlgen.ErrInvalidCursor) {
 			t.Errorf("%c: foreign fingerprint: %v", c.kind, err)
 		}
-		if _, err := decodeCursor("P", 42, 'x', s); !errors.Is(err, ErrInvalidCursor) {
+		if _, err := decodeCursor("P", 42, 'x', s); !errors.Is(err, cqlgen.ErrInvalidCursor) {
 			t.Errorf("%c: foreign kind: %v", c.kind, err)
 		}
 		b := []byte(s)
 		b[len(b)/2] ^= 1
-		if _, err := decodeCursor("P", 42, c.kind, string(b)); !errors.Is(err, ErrInvalidCursor) {
+		if _, err := decodeCursor("P", 42, c.kind, string(b)); !errors.Is(err, cqlgen.ErrInvalidCursor) {
 			t.Errorf("%c: flipped bit: %v", c.kind, err)
 		}
 	}
@@ -51,7 +53,7 @@ func FuzzDecodeCursor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, kind := range []byte{plainCursor, hashCursor, timeCursor} {
 			if _, err := decodeCursor("P", 1, kind, s); err != nil {
-				var ic *InvalidCursorError
+				var ic *cqlgen.InvalidCursorError
 				if !errors.As(err, &ic) {
 					t.Fatalf("untyped error %v", err)
 				}

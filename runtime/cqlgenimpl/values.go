@@ -1,4 +1,4 @@
-package cqlgen
+package cqlgenimpl
 
 import (
 	"bytes"
@@ -7,11 +7,6 @@ import (
 
 	"github.com/gocql/gocql"
 )
-
-// SupportPackageIsVersion1 is referenced by generated code: a generated
-// package built against a runtime that no longer provides it fails to
-// compile, naming the mismatch, instead of misbehaving at run time.
-const SupportPackageIsVersion1 = true
 
 // Versioned is a row of a canonical table and its version.
 type Versioned[T any] struct {
@@ -28,9 +23,11 @@ func SameKey(t *Table, a, b []any) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	names := append(append([]string(nil), t.Spec.PartitionKey...), clusteringNames(t)...)
+	if len(a) != len(t.Spec.PartitionKey)+len(t.Spec.Clustering) {
+		return false
+	}
 	for i := range a {
-		info, err := typeInfo(t.Spec.columnType(names[i]))
+		info, err := typeInfo(t.keyColumn(i).Type)
 		if err != nil {
 			return false
 		}
@@ -41,14 +38,6 @@ func SameKey(t *Table, a, b []any) bool {
 		}
 	}
 	return true
-}
-
-func clusteringNames(t *Table) []string {
-	names := make([]string, len(t.Spec.Clustering))
-	for i, c := range t.Spec.Clustering {
-		names[i] = c.Name
-	}
-	return names
 }
 
 // CompareBool orders false before true, as Cassandra does.
@@ -100,9 +89,6 @@ func uuidTime(u [16]byte) uint64 {
 
 // TimeOfUUID is the time embedded in a timeuuid, for time buckets.
 func TimeOfUUID(u [16]byte) time.Time { return gocql.UUID(u).Time() }
-
-// DurationValue binds a time.Duration to a CQL duration column.
-func DurationValue(d time.Duration) any { return gocql.Duration{Nanoseconds: int64(d)} }
 
 // ScanDuration scans a CQL duration column into a time.Duration. A
 // duration with months cannot be one, and fails the scan.

@@ -1,4 +1,4 @@
-package cqlgen
+package cqlgenimpl
 
 import (
 	"container/heap"
@@ -6,21 +6,9 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
-
-// DefaultLimit is the page size of a read that gives no limit.
-const DefaultLimit = 100
-
-// DefaultLookBack is how many time buckets a read walks back, from the one
-// it starts at, when it gives no look-back of its own.
-const DefaultLookBack = 30
-
-// Page is one page of a read: rows in clustering order, and the cursor
-// that continues after the last of them ("" when there is nothing more).
-type Page[T any] struct {
-	Rows   []T
-	Cursor string
-}
 
 // ReadSpec is what a generated read method hands the runtime: the query,
 // and how to scan, key and order rows of the pattern.
@@ -32,7 +20,7 @@ type ReadSpec[T any] struct {
 	Cursor    string
 
 	// Scan reads one row.
-	Scan func(Iter) (T, bool)
+	Scan func(cqlgen.Iter) (T, bool)
 	// Key returns a row's clustering values, in order.
 	Key func(*T) []any
 	// Compare orders rows as the table's clustering order does.
@@ -45,7 +33,7 @@ type ReadSpec[T any] struct {
 
 	// TimeBuckets is set for a pattern bucketed by time; Start is the
 	// bucket to start at (zero: now) and LookBack how many buckets, the
-	// first included, a read may reach (0: DefaultLookBack).
+	// first included, a read may reach (0: cqlgen.DefaultLookBack).
 	TimeBuckets *TimeBuckets
 	Start       time.Time
 	LookBack    int
@@ -53,13 +41,13 @@ type ReadSpec[T any] struct {
 
 // ReadPage runs a read of one access pattern: one partition, every hash bucket
 // merged, or time buckets walked back from the newest.
-func ReadPage[T any](ctx context.Context, s Session, r ReadSpec[T]) (Page[T], error) {
+func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
 	if r.Limit <= 0 {
-		r.Limit = DefaultLimit
+		r.Limit = cqlgen.DefaultLimit
 	}
 	fp, err := fingerprint(r.Table, r.Partition)
 	if err != nil {
-		return Page[T]{}, err
+		return cqlgen.Page[T]{}, err
 	}
 	switch {
 	case r.HashBuckets > 0:
@@ -70,29 +58,29 @@ func ReadPage[T any](ctx context.Context, s Session, r ReadSpec[T]) (Page[T], er
 	var c cursor
 	if r.Cursor != "" {
 		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, plainCursor, r.Cursor); err != nil {
-			return Page[T]{}, err
+			return cqlgen.Page[T]{}, err
 		}
 	}
 	rows, err := readPartition(ctx, s, r, r.Partition, c.key, false, r.Limit+1)
 	if err != nil {
-		return Page[T]{}, err
+		return cqlgen.Page[T]{}, err
 	}
 	return finish(r, fp, rows, func(int) cursor { return cursor{kind: plainCursor} })
 }
 
 // finish trims a read to its limit and makes the cursor of the last row.
-func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (Page[T], error) {
+func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (cqlgen.Page[T], error) {
 	if len(rows) <= r.Limit {
-		return Page[T]{Rows: rows}, nil
+		return cqlgen.Page[T]{Rows: rows}, nil
 	}
 	rows = rows[:r.Limit]
 	c := at(r.Limit - 1)
 	key, err := marshalKey(r.Table, r.Key(&rows[r.Limit-1]))
 	if err != nil {
-		return Page[T]{}, err
+		return cqlgen.Page[T]{}, err
 	}
 	c.key = key
-	return Page[T]{Rows: rows, Cursor: encodeCursor(fp, c)}, nil
+	return cqlgen.Page[T]{Rows: rows, Cursor: encodeCursor(fp, c)}, nil
 }
 
 // readPartition reads up to limit rows of one partition in clustering
@@ -102,11 +90,11 @@ func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (P
 // column but the last and after it on the last, then equal on all but the
 // last two and after on the one before, and so on, which together are
 // exactly the rows after pos in clustering order.
-func readPartition[T any](ctx context.Context, s Session, r ReadSpec[T], part []any, pos [][]byte, incl bool, limit int) ([]T, error) {
+func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], part []any, pos [][]byte, incl bool, limit int) ([]T, error) {
 	t := r.Table
 	var rows []T
-	run := func(stmt *Statement, values []any) error {
-		q := Query{Stmt: stmt, Values: values}
+	run := func(stmt *cqlgen.Statement, values []any) error {
+		q := cqlgen.Query{Stmt: stmt, Values: values}
 		for len(rows) < limit {
 			q.PageSize = limit - len(rows)
 			it := s.Iter(ctx, q)
@@ -149,19 +137,19 @@ func readPartition[T any](ctx context.Context, s Session, r ReadSpec[T], part []
 		return rows, run(t.first[mask], values)
 	}
 	if len(pos) != n {
-		return nil, &InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
+		return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
 	}
 	key := rawKey(pos)
 	for i := n - 1; i >= 0 && len(rows) < limit; i-- {
 		values := append(append([]any(nil), part...), key[:i+1]...)
-		stmt := t.seek[i]
+		stmt := t.after[i]
 		if i == n-1 && incl {
-			stmt = t.incl
+			stmt = t.atOrAfter
 		}
 		if i == 0 && r.To != nil {
-			stmt = t.seekTo
+			stmt = t.afterTo
 			if n == 1 && incl {
-				stmt = t.inclTo
+				stmt = t.atOrAfterTo
 			}
 			values = append(values, r.To)
 		}
@@ -180,13 +168,13 @@ func withBucket(part []any, bucket any) []any {
 // limit is met or the look-back is reached. The cursor records the bucket
 // of the last row and the oldest bucket allowed, so later pages walk on to
 // the same bound.
-func readTime[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (Page[T], error) {
+func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
 	tb := *r.TimeBuckets
 	var c cursor
 	if r.Cursor != "" {
 		var err error
 		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, timeCursor, r.Cursor); err != nil {
-			return Page[T]{}, err
+			return cqlgen.Page[T]{}, err
 		}
 	} else {
 		start := r.Start
@@ -196,7 +184,7 @@ func readTime[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (
 		c.at = tb.Of(start)
 		back := r.LookBack
 		if back <= 0 {
-			back = DefaultLookBack
+			back = cqlgen.DefaultLookBack
 		}
 		c.oldest = c.at
 		for range back - 1 {
@@ -209,7 +197,7 @@ func readTime[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (
 	for at := c.at; !at.Before(c.oldest) && len(rows) <= r.Limit; at = tb.Prev(at) {
 		got, err := readPartition(ctx, s, r, withBucket(r.Partition, at), pos, false, r.Limit+1-len(rows))
 		if err != nil {
-			return Page[T]{}, err
+			return cqlgen.Page[T]{}, err
 		}
 		rows = append(rows, got...)
 		for range got {
@@ -225,15 +213,15 @@ func readTime[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (
 // key come in bucket order, so the cursor (the last row's key and bucket)
 // tells exactly where each bucket stands: buckets up to the last row's
 // continue after its key, later ones at it.
-func readHash[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (Page[T], error) {
+func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
 	var c cursor
 	if r.Cursor != "" {
 		var err error
 		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, hashCursor, r.Cursor); err != nil {
-			return Page[T]{}, err
+			return cqlgen.Page[T]{}, err
 		}
 		if c.bucket >= r.HashBuckets {
-			return Page[T]{}, &InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "bucket out of range"}
+			return cqlgen.Page[T]{}, &cqlgen.InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "bucket out of range"}
 		}
 	}
 	n := r.HashBuckets
@@ -260,7 +248,7 @@ func readHash[T any](ctx context.Context, s Session, r ReadSpec[T], fp uint64) (
 	}
 	wg.Wait()
 	if err := firstError(errs); err != nil {
-		return Page[T]{}, err
+		return cqlgen.Page[T]{}, err
 	}
 	rows, buckets := Merge(lists, r.Compare, r.Limit+1)
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })

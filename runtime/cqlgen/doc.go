@@ -3,7 +3,7 @@
 //
 // Import it as
 //
-//	import cqlgen "github.com/cqlgen/cqlgen/runtime"
+//	import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 //
 // and declare one access pattern per blank Pattern field on an entity
 // struct:

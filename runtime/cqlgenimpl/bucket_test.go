@@ -1,4 +1,4 @@
-package cqlgen
+package cqlgenimpl
 
 import (
 	"testing"

@@ -1,0 +1,152 @@
+package emit
+
+import (
+	"go/token"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/cqlgen/cqlgen/gen/model"
+)
+
+// param is the name of a read method's parameter for a field.
+func param(f *model.Field) string {
+	name := model.LowerFirst(f.GoName)
+	switch {
+	case token.IsKeyword(name), name == "ctx", name == "r", name == "o", name == "opts", name == "cqlgen", name == "cqlgenimpl", name == "e":
+		name += "Key"
+	}
+	return name
+}
+
+// keyParams are the parameters of a read by the given columns, and the
+// checks that refuse an empty partition key value; fail is what the
+// method returns beside the error.
+func keyParams(t *model.Table, cols []*model.Column, fail jen.Code) (params, checks []jen.Code) {
+	for _, c := range cols {
+		if c.Field == nil {
+			continue
+		}
+		name := param(c.Field)
+		params = append(params, jen.Id(name).Add(goType(c.Field.Go)))
+		if c.Kind == model.PartitionKey {
+			if cond := empty(jen.Id(name), c.Field); cond != nil {
+				checks = append(checks, jen.If(cond).Block(jen.Return(fail, emptyKey(t, c.Field))))
+			}
+		}
+	}
+	return params, checks
+}
+
+// lookup writes a method that reads one row of t by its primary key with
+// its Get statement: Get on the canonical table, or the read method of a
+// pattern whose partitions hold one row.
+func lookup(f *jen.File, t *model.Table, name, docText string) {
+	e := t.Entity
+	key := append(t.PartitionKey(), t.Clustering()...)
+	params, checks := keyParams(t, key, jen.Nil())
+	body := append(checks, jen.Var().Id("e").Id(e.GoName))
+	for _, c := range key {
+		if c.Field != nil {
+			body = append(body, jen.Id("e").Dot(c.Field.GoName).Op("=").Id(param(c.Field)))
+		}
+	}
+	get := stmt(t, model.SlotGet)
+	body = append(body,
+		jen.List(jen.Id("row"), jen.Err()).Op(":=").Qual(impl, "GetRow").Call(jen.Id("ctx"), jen.Id("r").Dot("s"),
+			query(t, model.SlotGet, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)), jen.Id(t.Names.Scan)),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Op("&").Id("row"), jen.Nil()),
+	)
+	doc(f, "%s", docText)
+	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Error()).Block(body...)
+}
+
+func get(f *jen.File, e *model.Entity) {
+	t := e.Canonical
+	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key from "+t.Name+", the source of truth; cqlgen.ErrNotFound if there is none.")
+}
+
+func readOne(f *jen.File, t *model.Table) {
+	lookup(f, t, t.Method, t.Method+" reads "+strings.TrimRight(t.Doc, ".")+", from "+t.Name+", which holds one row per key; cqlgen.ErrNotFound if there is none.")
+}
+
+// readPage writes the options type and the read method of a pattern whose
+// partitions hold many rows: pages, with a limit, a cursor and bounds.
+func readPage(f *jen.File, t *model.Table) {
+	e := t.Entity
+	n := t.Names
+	ck := t.Clustering()
+	b := t.Bucket
+	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit."), jen.Id("Limit").Int())
+	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
+	opts = append(opts, jen.Id("Cursor").String())
+	if len(ck) > 0 {
+		c0 := ck[0]
+		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back: From is inclusive, To exclusive; nil leaves that end open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
+		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
+	}
+	if b != nil && b.Kind.IsTime() {
+		opts = append(opts, comments("Start picks the bucket to start at (the zero time: now); the read walks back from there, newest bucket first.")...)
+		opts = append(opts, jen.Id("Start").Qual("time", "Time"))
+		opts = append(opts, comments("LookBack is how many buckets, the first included, the read may reach; 0 means cqlgen.DefaultLookBack.")...)
+		opts = append(opts, jen.Id("LookBack").Int())
+	}
+	doc(f, "%s are the optional parts of a %s read.", n.Options, t.Method)
+	f.Type().Id(n.Options).Struct(opts...)
+
+	page := jen.Qual(rt, "Page").Types(jen.Id(e.GoName))
+	params, checks := keyParams(t, t.PartitionKey(), page.Clone().Values())
+	var part []jen.Code
+	for _, c := range t.PartitionKey() {
+		if c.Field != nil {
+			part = append(part, jen.Id(param(c.Field)))
+		}
+	}
+	spec := jen.Dict{
+		jen.Id("Table"):     jen.Id(n.Var),
+		jen.Id("Partition"): jen.Index().Any().Values(part...),
+		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
+		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
+		jen.Id("Scan"):      jen.Id(n.Scan),
+		jen.Id("Key"):       jen.Id(n.Clustering),
+		jen.Id("Compare"):   jen.Id(n.Compare),
+	}
+	body := append(checks,
+		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
+	)
+	if b != nil {
+		if b.Kind == model.HashBucket {
+			spec[jen.Id("HashBuckets")] = jen.Lit(int(b.N))
+			spec[jen.Id("Concurrency")] = jen.Id("r").Dot("opts").Dot("Concurrency")
+		} else {
+			// The caller's options are read, never written: a reused or
+			// shared options value stays as the caller left it.
+			body = append(body,
+				jen.Id("start").Op(":=").Id("o").Dot("Start"),
+				jen.If(jen.Id("start").Dot("IsZero").Call()).Block(jen.Id("start").Op("=").Id("r").Dot("opts").Dot("Clock").Call()),
+				jen.Id("tb").Op(":=").Add(timeBuckets(b)),
+			)
+			spec[jen.Id("TimeBuckets")] = jen.Op("&").Id("tb")
+			spec[jen.Id("Start")] = jen.Id("start")
+			spec[jen.Id("LookBack")] = jen.Id("o").Dot("LookBack")
+		}
+	}
+	body = append(body, jen.Id("spec").Op(":=").Qual(impl, "ReadSpec").Types(jen.Id(e.GoName)).Values(spec))
+	if len(ck) > 0 {
+		c0 := ck[0].Field.GoName
+		body = append(body,
+			jen.If(jen.Id("o").Dot(c0+"From").Op("!=").Nil()).Block(jen.Id("spec").Dot("From").Op("=").Op("*").Id("o").Dot(c0+"From")),
+			jen.If(jen.Id("o").Dot(c0+"To").Op("!=").Nil()).Block(jen.Id("spec").Dot("To").Op("=").Op("*").Id("o").Dot(c0+"To")),
+		)
+	}
+	body = append(body, jen.Return(jen.Qual(impl, "ReadPage").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("spec"))))
+
+	words := "one partition, in clustering order"
+	if b != nil {
+		words = b.ReadWords()
+	}
+	doc(f, "%s reads %s, from %s, in pages: %s.", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words)
+	recvFunc(f, e, t.Method).Params(append(append([]jen.Code{ctxParam()}, params...), jen.Id("o").Op("*").Id(n.Options))...).
+		Params(page, jen.Error()).Block(body...)
+}

@@ -1,0 +1,123 @@
+package model
+
+import (
+	"go/token"
+	"unicode"
+)
+
+// EntityNames are the package-level Go identifiers generated code declares
+// for an entity. The model computes them once, validation checks them for
+// collisions, and the emitter only prints them.
+type EntityNames struct {
+	Repo    string // the repository type: TrackRepo
+	NewRepo string // its constructor: NewTrackRepo
+	Check   string // the partition key check of a whole entity: trackCheck
+	Low     string // the entity's name with a lower-case first word: track
+}
+
+// TableNames are the Go identifiers generated code declares for a table,
+// each prefixed with its entity's Low name and the pattern's method name.
+type TableNames struct {
+	Var         string // the table's statements (*cqlgenimpl.Table)
+	Row         string // binds an insert
+	Key         string // the primary key values of an entity
+	Clustering  string // the clustering values of a row, for cursors
+	Compare     string // orders rows as the clustering order does
+	Scan        string // reads one row
+	ScanVersion string // reads a row of the canonical table and its version
+	Options     string // the read method's options type (exported)
+}
+
+// Ident is one identifier generated code declares at package level, or
+// as a method of a repository (Recv set), and the declaration it comes
+// from.
+type Ident struct {
+	Name string
+	Recv string // the repository type, for a method
+	Pos  token.Position
+	What string // what it is, for diagnostics
+	// Table is the pattern whose Go name the identifier derives from; nil
+	// for an entity's own.
+	Table *Table
+}
+
+func assignNames(p *Package) {
+	for _, e := range p.Entities {
+		low := LowerFirst(e.GoName)
+		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", Low: low}
+		for _, t := range e.Tables {
+			v := low + t.Method
+			t.Names = TableNames{
+				Var: v, Row: v + "Row", Key: v + "Key", Clustering: v + "Clustering",
+				Compare: v + "Compare", Scan: v + "Scan", ScanVersion: v + "ScanVersion",
+				Options: t.Method + "Options",
+			}
+		}
+	}
+}
+
+// Idents lists every identifier the generated file of p declares, with
+// the position of the declaration that causes it.
+func (p *Package) Idents() []Ident {
+	var ids []Ident
+	for _, e := range p.Entities {
+		n := e.Names
+		ids = append(ids,
+			Ident{Name: n.Repo, Pos: e.Pos, What: "the repository type of " + e.GoName},
+			Ident{Name: n.NewRepo, Pos: e.Pos, What: "the constructor of " + n.Repo},
+			Ident{Name: n.Check, Pos: e.Pos, What: "the key check of " + e.GoName},
+		)
+		for _, m := range []string{"Insert", "Update", "Delete", "Get"} {
+			ids = append(ids, Ident{Name: m, Recv: n.Repo, Pos: e.Pos, What: "the " + m + " method of " + n.Repo})
+		}
+		for _, t := range e.Tables {
+			ids = append(ids, t.idents()...)
+		}
+	}
+	return ids
+}
+
+// LowerFirst lower-cases the first word of an identifier: Track becomes
+// track, HTTPServer httpServer, ID id.
+func LowerFirst(s string) string {
+	r := []rune(s)
+	i := 0
+	for i < len(r) && unicode.IsUpper(r[i]) && (i == 0 || i+1 >= len(r) || unicode.IsUpper(r[i+1])) {
+		r[i] = unicode.ToLower(r[i])
+		i++
+	}
+	if i == 0 && len(r) > 0 {
+		r[0] = unicode.ToLower(r[0])
+	}
+	return string(r)
+}
+
+// idents are the identifiers derived from one pattern's Go name.
+func (t *Table) idents() []Ident {
+	n, tn := t.Entity.Names, t.Names
+	var ids []Ident
+	add := func(name, recv, what string) {
+		ids = append(ids, Ident{Name: name, Recv: recv, Pos: t.MethodPos, What: what, Table: t})
+	}
+	if t.HasRead() {
+		add(t.Method, n.Repo, "the read method of pattern "+t.Name)
+	}
+	add(tn.Var, "", "the statements of "+t.Name)
+	add(tn.Row, "", "the insert binding of "+t.Name)
+	add(tn.Scan, "", "the row scanner of "+t.Name)
+	if t.Entity.Versioned() && t.Entity.Canonical != t {
+		add(tn.Key, "", "the primary key of "+t.Name)
+	}
+	if t.Entity.Canonical == t && t.Entity.Versioned() {
+		add(tn.ScanVersion, "", "the versioned row scanner of "+t.Name)
+	}
+	if t.HasRead() && !t.ReadsOne() {
+		add(tn.Options, "", "the options of read method "+t.Method)
+		add(tn.Clustering, "", "the cursor key of "+t.Name)
+		add(tn.Compare, "", "the row order of "+t.Name)
+	}
+	for _, s := range t.Statements() {
+		add(s.Const, "", "the "+string(s.Slot)+" statement of "+t.Name)
+	}
+	return ids
+}

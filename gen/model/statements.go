@@ -1,0 +1,283 @@
+package model
+
+import "strings"
+
+// Statement is one CQL statement that generated code declares for a table:
+// its text, one clause per line, and what its placeholders bind, in order.
+// Both come from one description here, so the emitted CQL and the code
+// that binds it cannot disagree.
+type Statement struct {
+	Slot    Slot
+	Const   string   // the Go constant that holds the text
+	Clauses []string // the statement, one clause per line
+	Binds   []Bind   // one per placeholder, in order
+}
+
+// CQL is the statement's text, clauses on their own lines, a long clause
+// continued over several at its commas.
+func (s *Statement) CQL() string {
+	lines := make([]string, len(s.Clauses))
+	for i, c := range s.Clauses {
+		lines[i] = wrapClause(c)
+	}
+	return strings.Join(lines, "\n\t")
+}
+
+// clauseWidth keeps the lines of a statement short enough to read in a
+// diff, with the Go code around them.
+const clauseWidth = 72
+
+func wrapClause(c string) string {
+	if len(c) <= clauseWidth {
+		return c
+	}
+	var b strings.Builder
+	line := 0
+	for i, part := range strings.SplitAfter(c, ", ") {
+		if i > 0 && line+len(part) > clauseWidth {
+			b.WriteString("\n\t\t")
+			line = 0
+			part = strings.TrimLeft(part, " ")
+		}
+		b.WriteString(part)
+		line += len(part)
+	}
+	return strings.ReplaceAll(b.String(), ", \n", ",\n")
+}
+
+// Slot names a statement's role; the runtime's cqlgenimpl.CQL has a field
+// of the same name for each (After holds the After levels in order).
+type Slot string
+
+const (
+	SlotInsert      Slot = "Insert"
+	SlotDelete      Slot = "Delete"
+	SlotGet         Slot = "Get"
+	SlotGetVersion  Slot = "GetVersion"
+	SlotUpdateIf    Slot = "UpdateIf"
+	SlotDeleteIf    Slot = "DeleteIf"
+	SlotFirst       Slot = "First"
+	SlotFirstFrom   Slot = "FirstFrom"
+	SlotFirstTo     Slot = "FirstTo"
+	SlotFirstFromTo Slot = "FirstFromTo"
+	SlotAfter       Slot = "After" // one per clustering column; Level says which
+	SlotAfterTo     Slot = "AfterTo"
+	SlotAtOrAfter   Slot = "AtOrAfter"
+	SlotAtOrAfterTo Slot = "AtOrAfterTo"
+)
+
+// BindKind tells what a placeholder binds.
+type BindKind int
+
+const (
+	BindColumn     BindKind = iota // the column's value (a version column: the write timestamp)
+	BindTimestamp                  // the write timestamp (USING TIMESTAMP)
+	BindOldVersion                 // the version the row had when read
+	BindFrom                       // the read's From bound
+	BindTo                         // the read's To bound
+)
+
+// Bind is one placeholder.
+type Bind struct {
+	Kind   BindKind
+	Column *Column // for BindColumn, and the column a bound restricts
+}
+
+// Words describes the placeholder for a comment.
+func (b Bind) Words() string {
+	switch b.Kind {
+	case BindTimestamp:
+		return "the write timestamp"
+	case BindOldVersion:
+		return "the version read"
+	case BindFrom:
+		return "From"
+	case BindTo:
+		return "To"
+	}
+	if b.Column.Kind == Version {
+		return b.Column.Name + " (the write timestamp)"
+	}
+	return b.Column.Name
+}
+
+// The table's uses decide which statements it gets.
+
+// HasRead reports whether the table gets a read method of its own: every
+// table but a canonical one with no clustering column and no bucket, whose
+// one row per partition Get already reads.
+func (t *Table) HasRead() bool {
+	return !(t.Entity.Canonical == t && t.pagesOne())
+}
+
+// ReadsOne reports whether the table's read method returns one row rather
+// than pages: its partition holds one row.
+func (t *Table) ReadsOne() bool { return t.pagesOne() && t.Entity.Canonical != t }
+
+func (t *Table) pagesOne() bool { return len(t.CK) == 0 && t.Bucket == nil }
+
+// Statements returns the statements generated code declares for t, in
+// the order they are emitted.
+func (t *Table) Statements() []*Statement {
+	e := t.Entity
+	canonical := e.Canonical == t
+	versioned := canonical && e.Versioned()
+	var out []*Statement
+	add := func(slot Slot, level int, clauses []string, binds []Bind) {
+		name := t.Names.Var + string(slot)
+		if slot == SlotAfter {
+			name += itoa(int64(level))
+		}
+		out = append(out, &Statement{Slot: slot, Const: name + "CQL", Clauses: clauses, Binds: binds})
+	}
+	keyCols := append(t.PartitionKey(), t.Clustering()...)
+	where, keyBinds := t.equal(keyCols)
+
+	var names, marks []string
+	var binds []Bind
+	for _, c := range t.Columns {
+		names = append(names, c.Name)
+		marks = append(marks, "?")
+		binds = append(binds, Bind{Column: c})
+	}
+	add(SlotInsert, 0, []string{
+		"INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ")",
+		"VALUES (" + strings.Join(marks, ", ") + ")",
+		"USING TIMESTAMP ?",
+	}, append(binds, Bind{Kind: BindTimestamp}))
+	if !canonical || !versioned {
+		add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, "USING TIMESTAMP ?", where},
+			append([]Bind{{Kind: BindTimestamp}}, keyBinds...))
+	}
+	sel := "SELECT " + strings.Join(t.selected(), ", ")
+	if canonical || t.ReadsOne() {
+		add(SlotGet, 0, []string{sel, "FROM " + t.Name, where}, keyBinds)
+	}
+	if versioned {
+		add(SlotGetVersion, 0, []string{sel + ", " + VersionColumn, "FROM " + t.Name, where}, keyBinds)
+		var set []string
+		var setBinds []Bind
+		for _, c := range t.Columns {
+			if c.Kind == Regular || c.Kind == Static || c.Kind == Version {
+				set = append(set, c.Name+" = ?")
+				setBinds = append(setBinds, Bind{Column: c})
+			}
+		}
+		cond := Bind{Kind: BindOldVersion}
+		add(SlotUpdateIf, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, "IF " + VersionColumn + " = ?"},
+			append(append(setBinds, keyBinds...), cond))
+		add(SlotDeleteIf, 0, []string{"DELETE FROM " + t.Name, where, "IF " + VersionColumn + " = ?"},
+			append(append([]Bind(nil), keyBinds...), cond))
+	}
+	if !t.HasRead() || t.ReadsOne() {
+		return out
+	}
+	part := t.PartitionKey()
+	read := func(slot Slot, level int, conds []string, binds []Bind) {
+		add(slot, level, []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}, binds)
+	}
+	pconds, pbinds := t.conds(part)
+	ck := t.Clustering()
+	if len(ck) == 0 {
+		read(SlotFirst, 0, pconds, pbinds)
+		return out
+	}
+	c0 := ck[0]
+	from := func(c *Column) (string, Bind) {
+		return c.Name + " " + fromOp(c.Desc) + " ?", Bind{Kind: BindFrom, Column: c}
+	}
+	to := func(c *Column) (string, Bind) {
+		return c.Name + " " + toOp(c.Desc) + " ?", Bind{Kind: BindTo, Column: c}
+	}
+	fc, fb := from(c0)
+	tc, tb := to(c0)
+	with := func(conds []string, binds []Bind, more ...any) ([]string, []Bind) {
+		cs, bs := append([]string(nil), conds...), append([]Bind(nil), binds...)
+		for i := 0; i < len(more); i += 2 {
+			cs, bs = append(cs, more[i].(string)), append(bs, more[i+1].(Bind))
+		}
+		return cs, bs
+	}
+	read(SlotFirst, 0, pconds, pbinds)
+	cs, bs := with(pconds, pbinds, fc, fb)
+	read(SlotFirstFrom, 0, cs, bs)
+	cs, bs = with(pconds, pbinds, tc, tb)
+	read(SlotFirstTo, 0, cs, bs)
+	cs, bs = with(pconds, pbinds, fc, fb, tc, tb)
+	read(SlotFirstFromTo, 0, cs, bs)
+	// level i: equal on ck[:i], op on ck[i].
+	level := func(i int, op func(bool) string) ([]string, []Bind) {
+		cs, bs := with(pconds, pbinds)
+		eq, eqb := t.conds(ck[:i])
+		cs, bs = append(cs, eq...), append(bs, eqb...)
+		return append(cs, ck[i].Name+" "+op(ck[i].Desc)+" ?"), append(bs, Bind{Column: ck[i]})
+	}
+	for i := range ck {
+		cs, bs := level(i, afterOp)
+		read(SlotAfter, i, cs, bs)
+	}
+	cs, bs = level(0, afterOp)
+	cs, bs = with(cs, bs, tc, tb)
+	read(SlotAfterTo, 0, cs, bs)
+	n := len(ck)
+	cs, bs = level(n-1, fromOp)
+	read(SlotAtOrAfter, 0, cs, bs)
+	if n == 1 {
+		cs, bs = level(0, fromOp)
+		cs, bs = with(cs, bs, tc, tb)
+		read(SlotAtOrAfterTo, 0, cs, bs)
+	}
+	return out
+}
+
+// selected are the columns a read returns: every column but the bucket
+// and the version, in table order.
+func (t *Table) selected() []string {
+	var cols []string
+	for _, c := range t.Columns {
+		if c.Field != nil {
+			cols = append(cols, c.Name)
+		}
+	}
+	return cols
+}
+
+// equal is a WHERE clause with an equality per column.
+func (t *Table) equal(cols []*Column) (string, []Bind) {
+	conds, binds := t.conds(cols)
+	return "WHERE " + strings.Join(conds, " AND "), binds
+}
+
+func (t *Table) conds(cols []*Column) ([]string, []Bind) {
+	var conds []string
+	var binds []Bind
+	for _, c := range cols {
+		conds = append(conds, c.Name+" = ?")
+		binds = append(binds, Bind{Column: c})
+	}
+	return conds, binds
+}
+
+// fromOp bounds the first row of a read, in clustering order, inclusively.
+func fromOp(desc bool) string {
+	if desc {
+		return "<="
+	}
+	return ">="
+}
+
+// toOp bounds the last row of a read, in clustering order, exclusively.
+func toOp(desc bool) string {
+	if desc {
+		return ">"
+	}
+	return "<"
+}
+
+// afterOp selects rows strictly after a value, in clustering order.
+func afterOp(desc bool) string {
+	if desc {
+		return "<"
+	}
+	return ">"
+}

@@ -1,0 +1,43 @@
+package cqlgen
+
+import "time"
+
+// Options configure a generated repository, and each of its calls: pass
+// them to its constructor (New<Entity>Repo) and, to override them for one
+// call, to a write method.
+type Options struct {
+	// Strategy writes the statements of one logical write; default
+	// LoggedBatch.
+	Strategy Strategy
+	// Clock gives write timestamps and "now" for time buckets; default
+	// time.Now.
+	Clock func() time.Time
+	// Concurrency bounds the hash buckets a read queries at once; default 16.
+	Concurrency int
+	// Attempts bounds how often Update and Delete retry a conditional write
+	// that lost a race with another writer; default 8.
+	Attempts int
+	// Idempotency, when it has a key, makes Insert apply at most once
+	// within its TTL however often it is sent (see Apply).
+	Idempotency Idempotency
+}
+
+// Option sets an option.
+type Option func(*Options)
+
+// WithStrategy selects the fan-out strategy.
+func WithStrategy(s Strategy) Option { return func(o *Options) { o.Strategy = s } }
+
+// WithClock sets the clock of write timestamps and time buckets.
+func WithClock(now func() time.Time) Option { return func(o *Options) { o.Clock = now } }
+
+// WithConcurrency bounds the hash buckets read at once.
+func WithConcurrency(n int) Option { return func(o *Options) { o.Concurrency = n } }
+
+// WithAttempts bounds the retries of a conditional write that lost a race.
+func WithAttempts(n int) Option { return func(o *Options) { o.Attempts = n } }
+
+// WithIdempotencyKey makes one call apply at most once within the default
+// TTL, however often it is retried with the same key (see Apply): pass it
+// per call, with a key the caller derives from the command (a request id).
+func WithIdempotencyKey(key string) Option { return func(o *Options) { o.Idempotency.Key = key } }

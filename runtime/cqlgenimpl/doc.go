@@ -1,0 +1,20 @@
+// Package cqlgenimpl is the support code of the repositories cqlgen
+// generates. It is for generated code only: its API may change in any
+// release, with no compatibility promise to anyone else. Code written by
+// hand uses package cqlgen (github.com/cqlgen/cqlgen/runtime/cqlgen)
+// instead, whose API is kept stable.
+//
+// Generated code declares every statement it runs as a constant, so that a
+// reviewer sees the CQL in the generated file; this package runs them. It
+// reads pages (one partition, hash buckets merged, time buckets walked
+// back), encodes cursors, derives buckets, orders rows as Cassandra does,
+// and keeps the tables of an entity in step on Update and Delete.
+//
+// A generated file asserts SupportPackageIsVersion2 at compile time: built
+// against a runtime that no longer provides it, it fails to compile with
+// a message naming the mismatch, instead of misbehaving at run time.
+package cqlgenimpl
+
+// SupportPackageIsVersion2 is referenced by generated code. The number
+// changes whenever generated code and this package stop fitting together.
+const SupportPackageIsVersion2 = true

@@ -1,0 +1,120 @@
+package cqlgenimpl
+
+import (
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Column is a key column of a table: its name, its CQL type as in the DDL
+// (text, bigint, frozen<list<text>>, ...) and, for a clustering column,
+// its order.
+type Column struct {
+	Name string
+	Type string
+	Desc bool
+}
+
+// TableSpec is one table of an access pattern as generated code declares
+// it: its key, and the CQL text of every statement the repository runs on
+// it. NewTable wraps the statements once; the text is used as given.
+type TableSpec struct {
+	Name    string
+	Pattern string // the access pattern's read method, for observers and cursors
+	// PartitionKey lists the partition key columns in order, the bucket
+	// column last if there is one.
+	PartitionKey []Column
+	Clustering   []Column
+	CQL          CQL
+}
+
+// CQL is the text of a table's statements; "" for those it does not have.
+//
+// Insert, Delete, Get and the conditional statements are bound by the
+// generated code that declares them. The page statements are bound by
+// ReadPage, always in this order: the partition key values (bucket last),
+// then the clustering values the statement names, in clustering order,
+// then the From bound, then the To bound.
+type CQL struct {
+	Insert string // a whole row
+	Delete string // a row by its primary key
+	Get    string // a row by its primary key
+
+	// With a version column (the canonical table of an entity stored in
+	// several tables): Get with the version, and the conditional update
+	// and delete that compare it.
+	GetVersion, UpdateIf, DeleteIf string
+
+	// A partition from its first row, unbounded or bounded on the first
+	// clustering column: From inclusive, To exclusive, in clustering order.
+	First, FirstFrom, FirstTo, FirstFromTo string
+	// After[i] continues after a row: equal on the first i clustering
+	// columns, strictly after on column i. AfterTo is After[0] with the To
+	// bound.
+	After   []string
+	AfterTo string
+	// AtOrAfter is the last level of After at or after the row (equal on
+	// every clustering column but the last, at or after on the last).
+	// AtOrAfterTo is AtOrAfter with the To bound, for a table with one
+	// clustering column.
+	AtOrAfter, AtOrAfterTo string
+}
+
+// Table is a table's key and its statements, ready to run.
+type Table struct {
+	Spec TableSpec
+
+	Insert, Delete, Get            *cqlgen.Statement
+	GetVersion, UpdateIf, DeleteIf *cqlgen.Statement
+
+	first                  [4]*cqlgen.Statement // by from | to<<1
+	after                  []*cqlgen.Statement
+	afterTo                *cqlgen.Statement
+	atOrAfter, atOrAfterTo *cqlgen.Statement
+}
+
+// NewTable wraps the statements of spec: each keeps its text, and gets
+// the table, the pattern, and the kind and idempotence of its slot.
+func NewTable(spec TableSpec) *Table {
+	t := &Table{Spec: spec}
+	c := spec.CQL
+	t.Insert = t.stmt(c.Insert, cqlgen.Write)
+	t.Delete = t.stmt(c.Delete, cqlgen.Write)
+	t.Get = t.stmt(c.Get, cqlgen.Read)
+	t.GetVersion = t.stmt(c.GetVersion, cqlgen.Read)
+	t.UpdateIf = t.stmt(c.UpdateIf, cqlgen.Conditional)
+	t.DeleteIf = t.stmt(c.DeleteIf, cqlgen.Conditional)
+	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
+		t.first[i] = t.stmt(cql, cqlgen.Read)
+	}
+	for _, cql := range c.After {
+		t.after = append(t.after, t.stmt(cql, cqlgen.Read))
+	}
+	t.afterTo = t.stmt(c.AfterTo, cqlgen.Read)
+	t.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)
+	t.atOrAfterTo = t.stmt(c.AtOrAfterTo, cqlgen.Read)
+	return t
+}
+
+// stmt wraps one statement; nil for "". Reads and plain writes are
+// idempotent; a conditional write is not (a retry after a lost reply
+// could see its own write as a conflict).
+func (t *Table) stmt(cql string, kind cqlgen.StatementKind) *cqlgen.Statement {
+	if cql == "" {
+		return nil
+	}
+	return &cqlgen.Statement{
+		CQL:        cql,
+		Table:      t.Spec.Name,
+		Pattern:    t.Spec.Pattern,
+		Kind:       kind,
+		Idempotent: kind != cqlgen.Conditional,
+	}
+}
+
+// keyColumn is the type of the i-th primary key column: the partition
+// key, then the clustering columns.
+func (t *Table) keyColumn(i int) Column {
+	if i < len(t.Spec.PartitionKey) {
+		return t.Spec.PartitionKey[i]
+	}
+	return t.Spec.Clustering[i-len(t.Spec.PartitionKey)]
+}

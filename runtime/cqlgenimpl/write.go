@@ -1,0 +1,137 @@
+package cqlgenimpl
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// NewOptions applies opts over the defaults, for a repository.
+func NewOptions(opts ...cqlgen.Option) cqlgen.Options {
+	o := cqlgen.Options{Strategy: cqlgen.LoggedBatch, Clock: time.Now, Concurrency: 16, Attempts: 8}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// CallOptions returns a repository's options with one call's applied.
+func CallOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// Now is the options' clock as a write timestamp, in microseconds.
+func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
+
+// Begin starts a write method: it refuses a nil entity and, with check,
+// empty key values, and returns the repository's options with the call's
+// applied.
+func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+	if e == nil {
+		return o, cqlgen.ErrNilEntity
+	}
+	if err := check(e); err != nil {
+		return o, err
+	}
+	return CallOptions(o, opts), nil
+}
+
+// OrUnset binds a pointer field: its value, or when nil, unset (writing
+// nothing) if unset is true and null (clearing the column) if not.
+func OrUnset[T any](p *T, unset bool) any {
+	if p != nil {
+		return *p
+	}
+	if unset {
+		return gocql.UnsetValue
+	}
+	return nil
+}
+
+// SliceOrUnset binds a list or set field: the slice, or unset when it is
+// empty and unset is true.
+func SliceOrUnset[S ~[]E, E any](s S, unset bool) any {
+	if len(s) == 0 && unset {
+		return gocql.UnsetValue
+	}
+	return s
+}
+
+// MapOrUnset binds a map or set field: the map, or unset when it is empty
+// and unset is true.
+func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
+	if len(m) == 0 && unset {
+		return gocql.UnsetValue
+	}
+	return m
+}
+
+// GetRow reads at most one row; cqlgen.ErrNotFound when there is none.
+func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool)) (T, error) {
+	it := s.Iter(ctx, q)
+	row, ok := scan(it)
+	if err := it.Close(); err != nil {
+		var zero T
+		return zero, err
+	}
+	if !ok {
+		var zero T
+		return zero, cqlgen.ErrNotFound
+	}
+	return row, nil
+}
+
+// casBackoff spaces out writers that lost a conditional write to each other.
+var casBackoff = cqlgen.RetryOptions{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+
+// nextVersion is the write timestamp of a change of an entity whose last
+// write had timestamp old: now, but always at least old+2, so that the
+// change (whose inserts go at +1, see DeleteThenInsert) wins over every
+// statement of the last write even when clocks disagree.
+func nextVersion(old, now int64) int64 { return max(now, old+2) }
+
+// ChangeVersioned runs a change of an entity whose canonical table has a
+// version column: it reads the canonical row and its version with read,
+// applies the conditional write cas builds for the current row and a new
+// version (max(now, version+2)), and once that applied, runs the writes
+// after builds (the other tables) under o.Strategy. A conditional write
+// that lost a race with another writer is retried from the read, with
+// jittered backoff, up to o.Attempts times; then the change gives up with
+// a *cqlgen.NotAppliedError. When the row is missing it returns
+// cqlgen.ErrNotFound, or nil when missingOK (deleting what is gone).
+func ChangeVersioned[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, read cqlgen.Query, scan func(cqlgen.Iter) (Versioned[T], bool),
+	cas func(cur *Versioned[T], ts int64) cqlgen.Query, after func(cur *Versioned[T], ts int64) []cqlgen.Query, missingOK bool,
+) error {
+	for attempt := 1; ; attempt++ {
+		cur, err := GetRow(ctx, s, read, scan)
+		if err != nil {
+			if missingOK && errors.Is(err, cqlgen.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+		ts := nextVersion(cur.Version, Now(o))
+		q := cas(&cur, ts)
+		var now int64
+		applied, err := s.ExecCAS(ctx, q, &now)
+		if err != nil {
+			return err
+		}
+		if applied {
+			return o.Strategy.Apply(ctx, s, after(&cur, ts))
+		}
+		if attempt >= o.Attempts {
+			return &cqlgen.NotAppliedError{Table: q.Stmt.Table, Current: map[string]any{"cqlgen_version": now}}
+		}
+		if err := casBackoff.Wait(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
