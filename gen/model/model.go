@@ -289,6 +289,8 @@ type Table struct {
 	// clustering columns, then the other columns in field order.
 	Columns []*Column
 	Names   TableNames
+
+	stmts []*Statement // built by Statements
 }
 
 // ColumnKind is a column's role in its table.

@@ -117,8 +117,16 @@ func (t *Table) ReadsOne() bool { return t.pagesOne() && t.Entity.Canonical != t
 func (t *Table) pagesOne() bool { return len(t.CK) == 0 && t.Bucket == nil }
 
 // Statements returns the statements generated code declares for t, in
-// the order they are emitted.
+// the order they are emitted. They are built once, on first use, after
+// the model is complete.
 func (t *Table) Statements() []*Statement {
+	if t.stmts == nil {
+		t.stmts = t.statements()
+	}
+	return t.stmts
+}
+
+func (t *Table) statements() []*Statement {
 	e := t.Entity
 	canonical := e.Canonical == t
 	versioned := canonical && e.Versioned()
