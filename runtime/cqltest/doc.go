@@ -1,0 +1,72 @@
+// Package cqltest is an in-memory Cassandra for tests: a cqlgen.Session
+// that runs the CQL generated repositories and the runtime send, with
+// Apache Cassandra 5.0's semantics, and no server.
+//
+//	s, err := cqltest.New(schemaCQL, cqltest.WithClock(clock))
+//	repo := music.NewTrackRepo(s)
+//
+// It is meant to be strict: a statement Cassandra would refuse is refused
+// with Cassandra's message (a gocql.RequestError with the protocol's error
+// code), values bound in the wrong order or for the wrong type fail or
+// read back wrong, and what a read returns follows from the write
+// timestamps as on a cluster. Errors that start with "cqltest:" are
+// limits of this package: CQL that Cassandra accepts but this package
+// does not implement.
+//
+// # Statements
+//
+// INSERT INTO t (c, ...) VALUES (?, ...) [IF NOT EXISTS] [USING TTL ? [AND
+// TIMESTAMP ?]]; UPDATE t [USING ...] SET c = ?, ... WHERE k = ? AND ...
+// [IF EXISTS | IF c = ? AND ...]; DELETE [c, ...] FROM t [USING TIMESTAMP
+// ?] WHERE ... [IF ...]; SELECT c, ..., writetime(c), ttl(c) | * FROM t
+// WHERE pk = ? AND ... [AND ck = ? ...] [AND ck op ? ...]. Values are ?
+// markers, or literals: strings, numbers, booleans and null. A SELECT must
+// restrict the whole partition key with =; clustering columns take = on a
+// prefix, then at most one lower and one upper bound (<, <=, >, >=) on the
+// next one, as Cassandra allows. A DELETE may name a clustering prefix (a
+// range deletion) or none (a partition deletion). Not supported: scans
+// without a partition key, IN, ALLOW FILTERING, LIMIT, ORDER BY, counters,
+// collection element updates (c = c + ?), user-defined types and tuples,
+// conditional batches.
+//
+// # Storage and time
+//
+// Values are marshaled with gocql.Marshal for the column's type (protocol
+// version 4) and validated as Cassandra validates what it receives; Scan
+// unmarshals them with gocql.Unmarshal. gocql.UnsetValue leaves a column
+// untouched; nil writes a tombstone. Each cell keeps its write timestamp:
+// the highest wins; at equal timestamps a tombstone wins, then an expiring
+// value, then the greater value. INSERT writes a row marker, UPDATE does
+// not: a row exists while its marker or any of its cells is live. A
+// deletion at ts shadows what was written at ts or before. Non-frozen
+// collections are one cell per element, so two writes of a collection
+// with the same timestamp merge, as in Cassandra.
+//
+// Statements without USING TIMESTAMP, and batches, take their timestamp
+// from the session's clock (WithClock), as gocql's client-side timestamps
+// would. TTLs (USING TTL, or the table's default_time_to_live) expire by
+// that clock too, in whole seconds.
+//
+// # Lightweight transactions
+//
+// A conditional statement (IF ...) reads, checks and writes atomically. It
+// is written at the timestamp of its Paxos ballot, taken from the clock
+// and greater than every earlier ballot; USING TIMESTAMP is refused on it,
+// as Cassandra does. An absent row compares as null. ExecCAS and
+// ExecCASMap return the current values when it did not apply, as Cassandra
+// does: none when the row does not exist; otherwise the columns of the
+// condition, or every column for IF EXISTS and IF NOT EXISTS.
+//
+// # Reads and paging
+//
+// A SELECT returns at most Query.PageSize rows (DefaultPageSize when 0) of
+// the bound partition in clustering order, and a paging state to pass
+// back in Query.PageState to continue after the last row. As Cassandra's,
+// the state is returned whenever a page is full, even if nothing follows.
+//
+// # Failures
+//
+// WithHook runs a function before every call that can fail it before it
+// applies, or, through LostReply, after it applied; Calls lists every call
+// received, for tests that count queries.
+package cqltest

@@ -1,0 +1,255 @@
+package cqltest
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/gocql/gocql"
+)
+
+// DefaultPageSize is the page size of a read whose Query.PageSize is 0:
+// gocql's default (ClusterConfig.PageSize), which the runtime's session
+// keeps. A read is one page: nothing fetches the next one unless the
+// caller passes the paging state back.
+const DefaultPageSize = 5000
+
+// resultColumn names and types a column of a result.
+type resultColumn struct {
+	name string
+	info gocql.TypeInfo
+}
+
+// result is what a statement returns: rows of raw values (nil for null),
+// and where the next page starts (nil after the last).
+type result struct {
+	cols  []resultColumn
+	rows  [][][]byte
+	state []byte
+}
+
+// bounds checks the slice restrictions of a SELECT and resolves them.
+func (st *prepared) bounds(vals []value) (lower, upper []byte, err error) {
+	get := func(b *bound) ([]byte, error) {
+		if b == nil {
+			return nil, nil
+		}
+		c := st.table.ck[len(st.ckEq)]
+		switch v := b.val.get(vals); {
+		case v.unset:
+			return nil, invalidf("Invalid unset value for column %s", c.name)
+		case v.b == nil:
+			return nil, invalidf("Invalid null value in condition for column %s", c.name)
+		default:
+			return v.b, nil
+		}
+	}
+	if lower, err = get(st.lower); err != nil {
+		return nil, nil, err
+	}
+	upper, err = get(st.upper)
+	return lower, upper, err
+}
+
+// matches tells whether a clustering key satisfies the restrictions:
+// equal on the prefix, within the bounds on the next column. Bounds are
+// on values, not on the clustering order: c > x selects values above x
+// whether the column is ASC or DESC.
+func (st *prepared) matches(key, eq [][]byte, lower, upper []byte) bool {
+	t := st.table
+	for i, v := range eq {
+		if compareValues(t.ck[i].typ, key[i], v) != 0 {
+			return false
+		}
+	}
+	if lower == nil && upper == nil {
+		return true
+	}
+	typ := t.ck[len(eq)].typ
+	v := key[len(eq)]
+	if lower != nil {
+		c := compareValues(typ, v, lower)
+		if c < 0 || c == 0 && !st.lower.inclusive {
+			return false
+		}
+	}
+	if upper != nil {
+		c := compareValues(typ, v, upper)
+		if c > 0 || c == 0 && !st.upper.inclusive {
+			return false
+		}
+	}
+	return true
+}
+
+// selectPage runs a SELECT at now (seconds): up to pageSize rows of the
+// bound partition, in clustering order, after the paging state's row.
+//
+// As Cassandra's pager, it returns a paging state whenever the page is
+// full, even if no row follows (the next page is then empty), except for
+// a table without clustering columns, whose partition holds one row; and
+// a partition with static values but no rows matching a query without
+// clustering restrictions reads as one row of its static values, with
+// nulls elsewhere (SelectStatement.processPartition).
+func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []byte) (*result, error) {
+	t := st.table
+	res := &result{}
+	for _, s := range st.sel {
+		res.cols = append(res.cols, resultColumn{s.name, s.info})
+	}
+	pk, eq, err := key(st, vals)
+	if err != nil {
+		return nil, err
+	}
+	lower, upper, err := st.bounds(vals)
+	if err != nil {
+		return nil, err
+	}
+	var after [][]byte
+	if len(state) > 0 {
+		spk, sck, err := decodeState(state, t.name)
+		if err != nil {
+			return nil, err
+		}
+		if len(sck) != len(t.ck) {
+			return nil, &requestError{code: gocql.ErrCodeProtocol, msg: "Invalid value for the paging state"}
+		}
+		if encodeKey(spk) != encodeKey(pk) {
+			return nil, &requestError{code: gocql.ErrCodeProtocol, msg: "cqltest: the paging state belongs to another partition"}
+		}
+		after = sck
+	}
+	if pageSize <= 0 {
+		pageSize = DefaultPageSize
+	}
+	p := t.partition(pk, false)
+	if p == nil {
+		return res, nil
+	}
+	start := 0
+	if after != nil {
+		start = p.search(t, after)
+		if start < len(p.rows) && t.compareClustering(p.rows[start].key, after) == 0 {
+			start++
+		}
+	}
+	for _, r := range p.rows[start:] {
+		if !st.matches(r.key, eq, lower, upper) {
+			continue
+		}
+		del := p.deletion(t, r)
+		if !r.live(del, now) {
+			continue
+		}
+		res.rows = append(res.rows, st.project(p, r, del, now))
+		if len(res.rows) == pageSize {
+			if len(t.ck) > 0 {
+				res.state = encodeState(t.name, pk, r.key)
+			}
+			return res, nil
+		}
+	}
+	if len(res.rows) == 0 && after == nil && len(eq) == 0 && lower == nil && upper == nil &&
+		t.hasStatic && p.static.anyCell(p.deleted, now) {
+		res.rows = append(res.rows, st.project(p, nil, none, now))
+	}
+	return res, nil
+}
+
+// project picks the selected values of a row (nil: the static values
+// alone).
+func (st *prepared) project(p *partition, r *row, del, now int64) [][]byte {
+	out := make([][]byte, len(st.sel))
+	for i, s := range st.sel {
+		c := s.col
+		var v []byte
+		var cl *cell
+		switch {
+		case c.kind == partitionKey:
+			v = p.key[c.pos]
+		case c.kind == clusteringKey:
+			if r != nil {
+				v = r.key[c.pos]
+			}
+		case c.kind == staticCol:
+			v, cl = p.static.value(c, p.deleted, now)
+		case r != nil:
+			v, cl = r.value(c, del, now)
+		}
+		switch s.fn {
+		case "writetime":
+			v = nil
+			if cl != nil {
+				v = binary.BigEndian.AppendUint64(nil, uint64(cl.ts))
+			}
+		case "ttl":
+			v = nil
+			if cl != nil && cl.ttl > 0 {
+				v = binary.BigEndian.AppendUint32(nil, uint32(cl.ldt-now))
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// The paging state: a version byte, the table, the partition key and the
+// clustering key of the last row returned, each length-prefixed.
+const stateVersion = 1
+
+func encodeState(table string, pk, ck [][]byte) []byte {
+	b := []byte{stateVersion}
+	b = appendBytes(b, []byte(table))
+	for _, parts := range [][][]byte{pk, ck} {
+		b = binary.AppendUvarint(b, uint64(len(parts)))
+		for _, part := range parts {
+			b = appendBytes(b, part)
+		}
+	}
+	return b
+}
+
+func appendBytes(b, v []byte) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(v))), v...)
+}
+
+func decodeState(b []byte, table string) (pk, ck [][]byte, err error) {
+	bad := &requestError{code: gocql.ErrCodeProtocol, msg: "Invalid value for the paging state"}
+	if len(b) == 0 || b[0] != stateVersion {
+		return nil, nil, bad
+	}
+	r := b[1:]
+	next := func() ([]byte, bool) {
+		n, k := binary.Uvarint(r)
+		if k <= 0 || n > uint64(len(r)-k) {
+			return nil, false
+		}
+		v := r[k : k+int(n)]
+		r = r[k+int(n):]
+		return v, true
+	}
+	name, ok := next()
+	if !ok {
+		return nil, nil, bad
+	}
+	if !bytes.Equal(name, []byte(table)) {
+		return nil, nil, &requestError{code: gocql.ErrCodeProtocol, msg: "cqltest: the paging state belongs to table " + string(name)}
+	}
+	var lists [2][][]byte
+	for i := range lists {
+		n, k := binary.Uvarint(r)
+		if k <= 0 || n > uint64(len(r)) {
+			return nil, nil, bad
+		}
+		r = r[k:]
+		lists[i] = make([][]byte, n)
+		for j := range lists[i] {
+			if lists[i][j], ok = next(); !ok {
+				return nil, nil, bad
+			}
+		}
+	}
+	if len(r) != 0 {
+		return nil, nil, bad
+	}
+	return lists[0], lists[1], nil
+}
