@@ -35,7 +35,8 @@ func bind(st *prepared, vals []any) ([]value, error) {
 			if err := m.typ.validate(b); err != nil {
 				return nil, invalidf("Invalid value %d for %s of type %s: %v", i, m.name, m.typ.name, err)
 			}
-			b = m.typ.normalize(b)
+			// A copy: the caller's slice (a blob, raw bytes) may change.
+			b = append([]byte{}, m.typ.normalize(b)...)
 		}
 		out[i].b = b
 	}

@@ -239,13 +239,18 @@ func (p *parser) errorf(format string, args ...any) error {
 	if t.kind != tEOF {
 		found = "'" + p.src[t.pos:t.end] + "'"
 	}
-	return fmt.Errorf("%s mismatched input %s %s in %q", where(p.src, t.pos), found, fmt.Sprintf(format, args...), excerpt(p.src, t.pos))
+	return &parseError{fmt.Sprintf("%s mismatched input %s %s in %q", where(p.src, t.pos), found, fmt.Sprintf(format, args...), excerpt(p.src, t.pos))}
 }
+
+// parseError is a syntax error; it quotes the text.
+type parseError struct{ msg string }
+
+func (e *parseError) Error() string { return e.msg }
 
 // excerpt is the text around pos, on one line, for error messages.
 func excerpt(src string, pos int) string {
 	start := max(0, pos-40)
-	end := min(len(src), pos+40)
+	end := min(len(src), pos+60)
 	s := strings.Join(strings.Fields(src[start:end]), " ")
 	if start > 0 {
 		s = "…" + s

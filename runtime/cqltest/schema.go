@@ -1,6 +1,7 @@
 package cqltest
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -70,8 +71,12 @@ func parseSchema(src string) (map[string]*table, error) {
 			}
 		case p.keywords("create", "table"), p.keywords("create", "columnfamily"):
 			t, ifNotExists, err := parseCreateTable(p)
-			if err != nil {
-				return nil, fmt.Errorf("cqltest: %w (in %q)", err, excerpt(src, start))
+			var pe *parseError
+			switch {
+			case errors.As(err, &pe):
+				return nil, fmt.Errorf("cqltest: %w", err)
+			case err != nil:
+				return nil, fmt.Errorf("cqltest: %w, in %q", err, excerpt(src[start:], 0))
 			}
 			if _, dup := tables[t.name]; dup {
 				if ifNotExists {
