@@ -96,7 +96,9 @@ func (w *write) cas(now int64, nextPath func() []byte) (*result, error) {
 		case partitionKey:
 			v = w.pk[c.pos]
 		case clusteringKey:
-			v = r.key[c.pos]
+			if r.key != nil { // nil for the static row
+				v = r.key[c.pos]
+			}
 		default:
 			v = current(c)
 		}

@@ -114,6 +114,8 @@ func bindWrite(st *prepared, vals []value, now int64) (*write, error) {
 		case v.unset:
 		case v.b == nil:
 			return nil, invalidf("Invalid null value of timestamp")
+		case len(v.b) == 0:
+			return nil, invalidf("Invalid empty value of timestamp")
 		default:
 			w.ts = int64(binary.BigEndian.Uint64(v.b))
 		}
@@ -123,6 +125,8 @@ func bindWrite(st *prepared, vals []value, now int64) (*write, error) {
 		case v.unset: // the table's default
 		case v.b == nil:
 			w.ttl = 0
+		case len(v.b) == 0:
+			return nil, invalidf("Invalid empty value of TTL")
 		default:
 			n := int32(binary.BigEndian.Uint32(v.b))
 			if n < 0 {

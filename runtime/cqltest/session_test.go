@@ -2,7 +2,10 @@ package cqltest
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -205,5 +208,61 @@ func TestHookFailsBeforeOrAfterApplying(t *testing.T) {
 			ops = append(ops, c.Op.String())
 		}
 		t.Errorf("calls %s", strings.Join(ops, " "))
+	}
+}
+
+// Bad input fails; it never panics. Every prefix of valid statements, and
+// random bytes bound for every type.
+func TestNoPanicOnBadInput(t *testing.T) {
+	var schema strings.Builder
+	schema.WriteString(kvSchema)
+	for i, tc := range orderCases {
+		fmt.Fprintf(&schema, "CREATE TABLE r%d (k int, c %s, v %s, PRIMARY KEY (k, c));\n", i, tc.typ, tc.typ)
+	}
+	s := newSession(t, schema.String())
+	stmts := []string{
+		"INSERT INTO kv (k, c, a, b, s) VALUES (?, ?, 'x', -1, ?) IF NOT EXISTS USING TTL ? AND TIMESTAMP ?",
+		"UPDATE kv USING TTL ? AND TIMESTAMP ? SET a = ?, b = ? WHERE k = ? AND c = ? IF a = 'x' AND b != ?",
+		"DELETE a, s FROM kv USING TIMESTAMP ? WHERE k = ? AND c = ? IF EXISTS",
+		"SELECT k, c, writetime(a), ttl(b) AS t FROM kv WHERE k = ? AND c >= ? AND c < ?;",
+	}
+	for _, cql := range stmts {
+		for i := range len(cql) + 1 {
+			for _, vals := range [][]any{nil, {"k", 1, 2, 3, 4, 5, 6, 7}, {nil, nil, nil}, {raw{}, raw{}, raw{}, raw{}, raw{}, raw{}, raw{}}} {
+				_ = s.Exec(ctx, q(cql[:i], vals...))
+				_ = s.Iter(ctx, q(cql[:i], vals...)).Close()
+				_, _ = s.ExecCAS(ctx, q(cql[:i], vals...))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range orderCases {
+		for range 200 {
+			b := make([]byte, rng.IntN(24))
+			for j := range b {
+				b[j] = byte(rng.IntN(256))
+			}
+			if rng.IntN(4) == 0 && len(b) >= 4 { // a plausible collection header
+				binary.BigEndian.PutUint32(b, uint32(rng.IntN(3)))
+			}
+			table := fmt.Sprintf("r%d", i)
+			_ = s.Exec(ctx, q("INSERT INTO "+table+" (k, c, v) VALUES (?, ?, ?)", 1, raw(b), raw(b)))
+			_, _ = s.ExecCAS(ctx, q("UPDATE "+table+" SET v = ? WHERE k = ? AND c = ? IF v > ?", raw(b), 1, raw(b), raw(b)))
+			_ = s.Iter(ctx, q("SELECT c, v FROM "+table+" WHERE k = ? AND c > ?", 1, raw(b))).Close()
+			_ = s.Exec(ctx, q("INSERT INTO kv (k, c) VALUES (?, ?) USING TTL ? AND TIMESTAMP ?", "k", 1, raw(b), raw(b)))
+		}
+		if _, err := s.Rows(fmt.Sprintf("r%d", i)); err != nil {
+			t.Error(err)
+		}
+	}
+	// A conditional write of static columns alone that does not apply.
+	mustExec(t, s, "UPDATE kv SET s = ? WHERE k = ?", "v", "static")
+	m := map[string]any{}
+	if applied, err := s.ExecCASMap(ctx, q("UPDATE kv SET s = ? WHERE k = ? IF s = ?", "w", "static", "other"), m); applied || err != nil || m["s"] != "v" {
+		t.Errorf("static condition: %v %v %v", applied, err, m)
+	}
+	m = map[string]any{}
+	if applied, err := s.ExecCASMap(ctx, q("INSERT INTO kv (k, s) VALUES (?, ?) IF NOT EXISTS", "static", "w"), m); applied || err != nil || m["s"] != "v" || m["k"] != "static" {
+		t.Errorf("static IF NOT EXISTS: %v %v %v", applied, err, m)
 	}
 }
