@@ -1,0 +1,556 @@
+package cqltest
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/gocql/gocql"
+)
+
+// The parsers of INSERT, UPDATE, DELETE and SELECT, and of their parts.
+
+func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
+	if p.keyword("json") || p.keyword("distinct") {
+		return unsupportedf("SELECT %s", strings.ToUpper(p.toks[p.i-1].text))
+	}
+	type rawSel struct {
+		fn, col, alias string
+	}
+	var raws []rawSel
+	star := p.punct("*")
+	for !star {
+		name, err := p.ident("a column name")
+		if err != nil {
+			return err
+		}
+		r := rawSel{col: name}
+		if p.punct("(") {
+			if name != "writetime" && name != "ttl" {
+				return unsupportedf("the function %s() in a selection", name)
+			}
+			r.fn = name
+			if r.col, err = p.ident("a column name"); err != nil {
+				return err
+			}
+			if err := p.expectPunct(")"); err != nil {
+				return err
+			}
+		}
+		if p.keyword("as") {
+			if r.alias, err = p.ident("an alias"); err != nil {
+				return err
+			}
+		}
+		raws = append(raws, r)
+		if !p.punct(",") {
+			break
+		}
+	}
+	if err := p.expectKeyword("from"); err != nil {
+		return err
+	}
+	t, err := lookupTable(p, tables)
+	if err != nil {
+		return err
+	}
+	st.table = t
+	if star {
+		for _, c := range t.selectAll {
+			st.sel = append(st.sel, selector{col: c, name: c.name, info: c.typ.info})
+		}
+	}
+	for _, r := range raws {
+		c, err := t.column(r.col)
+		if err != nil {
+			return err
+		}
+		s := selector{col: c, fn: r.fn, name: c.name, info: c.typ.info}
+		switch r.fn {
+		case "writetime":
+			s.name, s.info = "writetime("+c.name+")", bigintType.info
+		case "ttl":
+			s.name, s.info = "ttl("+c.name+")", intType.info
+		}
+		if r.fn != "" {
+			if c.isKey() {
+				return invalidf("Cannot use selection function %s on PRIMARY KEY part %s", r.fn, c.name)
+			}
+			if c.typ.multiCell() {
+				return unsupportedf("%s() of a non-frozen collection", r.fn)
+			}
+		}
+		if r.alias != "" {
+			s.name = r.alias
+		}
+		st.sel = append(st.sel, s)
+	}
+	var rels []relation
+	if p.peek().kind == tIdent && p.peek().text == "where" {
+		if rels, err = parseWhere(p, st); err != nil {
+			return err
+		}
+	}
+	for _, kws := range [][]string{{"order", "by"}, {"limit"}, {"per", "partition", "limit"}, {"group", "by"}, {"allow", "filtering"}} {
+		if p.keywords(kws...) {
+			return unsupportedf("%s in a SELECT", strings.ToUpper(strings.Join(kws, " ")))
+		}
+	}
+	return keyRestrictions(st, rels)
+}
+
+func parseInsert(p *parser, tables map[string]*table, st *prepared) error {
+	t, err := lookupTable(p, tables)
+	if err != nil {
+		return err
+	}
+	st.table = t
+	if p.keyword("json") {
+		return unsupportedf("INSERT JSON")
+	}
+	if err := p.expectPunct("("); err != nil {
+		return err
+	}
+	var cols []*column
+	seen := map[*column]bool{}
+	for {
+		name, err := p.ident("a column name")
+		if err != nil {
+			return err
+		}
+		c, err := t.column(name)
+		if err != nil {
+			return err
+		}
+		if seen[c] {
+			return invalidf("Multiple definitions found for column %s", c.name)
+		}
+		seen[c] = true
+		cols = append(cols, c)
+		if p.punct(")") {
+			break
+		}
+		if err := p.expectPunct(","); err != nil {
+			return err
+		}
+	}
+	if err := p.expectKeyword("values"); err != nil {
+		return err
+	}
+	if err := p.expectPunct("("); err != nil {
+		return err
+	}
+	var vals []term
+	for i := 0; ; i++ {
+		if i == len(cols) {
+			return invalidf("Unmatched column names/values")
+		}
+		v, err := parseTerm(p, st, cols[i].typ, cols[i].name)
+		if err != nil {
+			return err
+		}
+		vals = append(vals, v)
+		if p.punct(")") {
+			break
+		}
+		if err := p.expectPunct(","); err != nil {
+			return err
+		}
+	}
+	if len(vals) != len(cols) {
+		return invalidf("Unmatched column names/values")
+	}
+	st.ifNotExists = p.keywords("if", "not", "exists")
+	if p.keyword("using") {
+		if err := parseUsing(p, st); err != nil {
+			return err
+		}
+	}
+	var missingPK, missingCK []string
+	st.pkEq = make([]term, len(t.pk))
+	st.ckEq = make([]term, len(t.ck))
+	for _, c := range t.pk {
+		if !seen[c] {
+			missingPK = append(missingPK, c.name)
+		}
+	}
+	for i, c := range cols {
+		switch c.kind {
+		case partitionKey:
+			st.pkEq[c.pos] = vals[i]
+		case clusteringKey:
+			st.ckEq[c.pos] = vals[i]
+		default:
+			st.sets = append(st.sets, assignment{c, vals[i]})
+		}
+	}
+	if len(missingPK) > 0 {
+		return invalidf("Some partition key parts are missing: %s", strings.Join(missingPK, ", "))
+	}
+	for _, c := range t.ck {
+		if !seen[c] {
+			missingCK = append(missingCK, c.name)
+		}
+	}
+	switch {
+	case len(missingCK) == len(t.ck) && st.staticOnly():
+		st.ckEq, st.staticRow = nil, true
+	case len(missingCK) > 0:
+		return invalidf("Some clustering keys are missing: %s", strings.Join(missingCK, ", "))
+	}
+	return checkWrite(st)
+}
+
+func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
+	t, err := lookupTable(p, tables)
+	if err != nil {
+		return err
+	}
+	st.table = t
+	if p.keyword("using") {
+		if err := parseUsing(p, st); err != nil {
+			return err
+		}
+	}
+	if err := p.expectKeyword("set"); err != nil {
+		return err
+	}
+	seen := map[*column]bool{}
+	for {
+		name, err := p.ident("a column name")
+		if err != nil {
+			return err
+		}
+		c, err := t.column(name)
+		if err != nil {
+			return err
+		}
+		if p.peek().text == "[" || p.peek().text == "." {
+			return unsupportedf("setting an element or a field of %s", c.name)
+		}
+		if err := p.expectPunct("="); err != nil {
+			return err
+		}
+		if n := p.peek(); (n.kind == tIdent || n.kind == tQuoted) && n.text == c.name {
+			return unsupportedf("%s = %s + ... (counter and collection updates)", c.name, c.name)
+		}
+		v, err := parseTerm(p, st, c.typ, c.name)
+		if err != nil {
+			return err
+		}
+		if c.isKey() {
+			return invalidf("PRIMARY KEY part %s found in SET part", c.name)
+		}
+		if seen[c] {
+			return invalidf("Multiple incompatible setting of column %s", c.name)
+		}
+		seen[c] = true
+		st.sets = append(st.sets, assignment{c, v})
+		if !p.punct(",") {
+			break
+		}
+	}
+	rels, err := parseWhere(p, st)
+	if err != nil {
+		return err
+	}
+	if err := parseIf(p, st); err != nil {
+		return err
+	}
+	if err := keyRestrictions(st, rels); err != nil {
+		return err
+	}
+	return checkKey(st)
+}
+
+func parseDelete(p *parser, tables map[string]*table, st *prepared) error {
+	var names []string
+	for !p.keyword("from") {
+		name, err := p.ident("a column name or FROM")
+		if err != nil {
+			return err
+		}
+		if p.peek().text == "[" || p.peek().text == "." {
+			return unsupportedf("deleting an element or a field of %s", name)
+		}
+		names = append(names, name)
+		if !p.punct(",") {
+			if err := p.expectKeyword("from"); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	t, err := lookupTable(p, tables)
+	if err != nil {
+		return err
+	}
+	st.table = t
+	for _, n := range names {
+		c, err := t.column(n)
+		if err != nil {
+			return err
+		}
+		if c.isKey() {
+			return invalidf("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", c.name)
+		}
+		st.delCols = append(st.delCols, c)
+	}
+	if p.keyword("using") {
+		if err := parseUsing(p, st); err != nil {
+			return err
+		}
+		if st.ttl != nil {
+			return invalidf("TTL attribute is not allowed for deletes")
+		}
+	}
+	rels, err := parseWhere(p, st)
+	if err != nil {
+		return err
+	}
+	if err := parseIf(p, st); err != nil {
+		return err
+	}
+	if err := keyRestrictions(st, rels); err != nil {
+		return err
+	}
+	return checkKey(st)
+}
+
+// parseIf reads IF EXISTS or IF c op v AND ..., if there.
+func parseIf(p *parser, st *prepared) error {
+	if !p.keyword("if") {
+		return nil
+	}
+	if p.keyword("exists") {
+		st.ifExists = true
+		return nil
+	}
+	if p.keywords("not", "exists") {
+		return p.errorf("IF NOT EXISTS is only valid for INSERT")
+	}
+	for {
+		name, err := p.ident("a column name")
+		if err != nil {
+			return err
+		}
+		c, err := st.table.column(name)
+		if err != nil {
+			return err
+		}
+		if p.peek().text == "[" || p.peek().text == "." {
+			return unsupportedf("conditions on an element or a field of %s", name)
+		}
+		op, err := parseOperator(p, "condition")
+		if err != nil {
+			return err
+		}
+		v, err := parseTerm(p, st, c.typ, c.name)
+		if err != nil {
+			return err
+		}
+		if c.isKey() {
+			return invalidf("PRIMARY KEY column '%s' cannot have IF conditions", c.name)
+		}
+		if op != "=" && op != "!=" && c.typ.hasDuration() {
+			return invalidf("Slice conditions ( %s ) are not supported on durations", op)
+		}
+		st.conds = append(st.conds, condition{c, op, v})
+		if !p.keyword("and") {
+			return nil
+		}
+	}
+}
+
+// parseTerm reads a value for a receiver of type typ named name.
+func parseTerm(p *parser, st *prepared, typ *cqlType, name string) (term, error) {
+	t := p.peek()
+	switch {
+	case t.kind == tMark:
+		p.next()
+		st.marks = append(st.marks, marker{typ: typ, name: name})
+		return term{mark: len(st.marks) - 1}, nil
+	case t.kind == tPunct && t.text == ":":
+		return term{}, unsupportedf("named bind markers (:%s)", p.toks[p.i+1].text)
+	case t.kind == tPunct && (t.text == "{" || t.text == "[" || t.text == "("):
+		return term{}, unsupportedf("collection and tuple literals")
+	}
+	neg := p.punct("-")
+	t = p.next()
+	b, err := literal(t, neg, typ, name)
+	if err != nil {
+		p.i--
+		if _, ok := err.(*requestError); !ok {
+			return term{}, p.errorf("expecting a value")
+		}
+		return term{}, err
+	}
+	return term{mark: -1, lit: b}, nil
+}
+
+// literal converts a constant of the statement text for its receiver.
+// Strings, integers, floats, booleans and null are understood.
+func literal(t token, neg bool, typ *cqlType, name string) ([]byte, error) {
+	invalid := func(what string) error {
+		return invalidf("Invalid %s constant (%s) for \"%s\" of type %s", what, t.text, name, typ.name)
+	}
+	switch t.kind {
+	case tString:
+		if neg {
+			return nil, invalid("STRING")
+		}
+		switch typ.kind {
+		case gocql.TypeVarchar, gocql.TypeAscii:
+			b := []byte(t.text)
+			if err := typ.validate(b); err != nil {
+				return nil, invalidf("%v", err)
+			}
+			return b, nil
+		}
+		return nil, invalid("STRING")
+	case tNumber:
+		text := t.text
+		if neg {
+			text = "-" + text
+		}
+		switch typ.kind {
+		case gocql.TypeTinyInt, gocql.TypeSmallInt, gocql.TypeInt, gocql.TypeBigInt:
+			n, err := strconv.ParseInt(text, 10, 64)
+			if err != nil {
+				return nil, invalid("INTEGER")
+			}
+			b, err := gocql.Marshal(typ.info, n)
+			if err != nil {
+				return nil, invalidf("%v", err)
+			}
+			return b, nil
+		case gocql.TypeVarint:
+			n, ok := new(big.Int).SetString(text, 10)
+			if !ok {
+				return nil, invalid("INTEGER")
+			}
+			return gocql.Marshal(typ.info, n)
+		case gocql.TypeFloat, gocql.TypeDouble:
+			f, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return nil, invalid("FLOAT")
+			}
+			if typ.kind == gocql.TypeFloat {
+				return gocql.Marshal(typ.info, float32(f))
+			}
+			return gocql.Marshal(typ.info, f)
+		}
+		return nil, invalid("INTEGER")
+	case tIdent:
+		switch {
+		case t.text == "null" && !neg:
+			return nil, nil
+		case (t.text == "true" || t.text == "false") && !neg:
+			if typ.kind != gocql.TypeBoolean {
+				return nil, invalid("BOOLEAN")
+			}
+			return gocql.Marshal(typ.info, t.text == "true")
+		}
+	}
+	return nil, errNotLiteral
+}
+
+var errNotLiteral = &unsupportedError{what: "this kind of value"}
+
+// parseUsing reads USING TTL x AND TIMESTAMP y, in either order, either
+// alone.
+func parseUsing(p *parser, st *prepared) error {
+	for {
+		switch {
+		case p.keyword("ttl"):
+			if st.ttl != nil {
+				return invalidf("Multiple definitions of TTL")
+			}
+			t, err := parseTerm(p, st, intType, "[ttl]")
+			if err != nil {
+				return err
+			}
+			st.ttl = &t
+		case p.keyword("timestamp"):
+			if st.ts != nil {
+				return invalidf("Multiple definitions of TIMESTAMP")
+			}
+			t, err := parseTerm(p, st, bigintType, "[timestamp]")
+			if err != nil {
+				return err
+			}
+			st.ts = &t
+		default:
+			return p.errorf("expecting TTL or TIMESTAMP")
+		}
+		if !p.keyword("and") {
+			return nil
+		}
+	}
+}
+
+// relation is one restriction of a WHERE clause.
+type relation struct {
+	col *column
+	op  string
+	val term
+}
+
+func parseWhere(p *parser, st *prepared) ([]relation, error) {
+	if err := p.expectKeyword("where"); err != nil {
+		return nil, err
+	}
+	var rels []relation
+	for {
+		if p.peek().kind == tPunct && p.peek().text == "(" {
+			return nil, unsupportedf("multi-column relations")
+		}
+		if p.keyword("token") {
+			return nil, unsupportedf("token() restrictions")
+		}
+		name, err := p.ident("a column name")
+		if err != nil {
+			return nil, err
+		}
+		col, err := st.table.column(name)
+		if err != nil {
+			return nil, err
+		}
+		op, err := parseOperator(p, "relation")
+		if err != nil {
+			return nil, err
+		}
+		val, err := parseTerm(p, st, col.typ, col.name)
+		if err != nil {
+			return nil, err
+		}
+		rels = append(rels, relation{col, op, val})
+		if !p.keyword("and") {
+			return rels, nil
+		}
+	}
+}
+
+func parseOperator(p *parser, what string) (string, error) {
+	t := p.peek()
+	if t.kind == tPunct {
+		switch t.text {
+		case "=", "<", "<=", ">", ">=":
+			p.next()
+			return t.text, nil
+		case "!=":
+			if what == "condition" {
+				p.next()
+				return t.text, nil
+			}
+			return "", invalidf("Unsupported \"!=\" relation: %s", excerpt(p.src, t.pos))
+		}
+	}
+	if t.kind == tIdent {
+		switch t.text {
+		case "in", "contains", "like", "is":
+			return "", unsupportedf("the %s operator", strings.ToUpper(t.text))
+		}
+	}
+	return "", p.errorf("expecting an operator")
+}

@@ -1,0 +1,141 @@
+package cqltest
+
+import "strings"
+
+// The rules on the key of a statement: what Cassandra accepts in WHERE,
+// and in the key of a write.
+
+// keyRestrictions sorts the relations of a WHERE clause into the key of
+// st, with Cassandra's rules for each kind of statement.
+func keyRestrictions(st *prepared, rels []relation) error {
+	t := st.table
+	byCol := map[*column][]relation{}
+	var order []*column
+	for _, r := range rels {
+		if byCol[r.col] == nil {
+			order = append(order, r.col)
+		}
+		byCol[r.col] = append(byCol[r.col], r)
+	}
+	for _, c := range order {
+		rs := byCol[c]
+		if len(rs) > 1 {
+			for _, r := range rs {
+				if r.op == "=" {
+					return invalidf("%s cannot be restricted by more than one relation if it includes an Equal", c.name)
+				}
+			}
+		}
+		if !c.isKey() {
+			if st.kind == selectStmt {
+				return invalidf("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+			}
+			return invalidf("Non PRIMARY KEY columns found in where clause: %s ", c.name)
+		}
+	}
+
+	// The partition key: equality on every column.
+	var missing []string
+	for _, c := range t.pk {
+		rs := byCol[c]
+		if len(rs) == 0 {
+			missing = append(missing, c.name)
+			continue
+		}
+		if rs[0].op != "=" {
+			return invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)")
+		}
+		st.pkEq = append(st.pkEq, rs[0].val)
+	}
+	if len(missing) > 0 {
+		switch {
+		case st.kind != selectStmt:
+			return invalidf("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+		case len(missing) < len(t.pk):
+			return invalidf("Partition key parts: %s must be restricted as other parts are", strings.Join(missing, ", "))
+		case len(rels) > 0:
+			return invalidf("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+		}
+		return unsupportedf("a SELECT that does not restrict the partition key (a table scan)")
+	}
+
+	// The clustering columns: equality on a prefix, then (SELECT only)
+	// bounds on the next column.
+	var slice *column
+	var unrestricted *column
+	for _, c := range t.ck {
+		rs := byCol[c]
+		switch {
+		case len(rs) == 0:
+			if unrestricted == nil {
+				unrestricted = c
+			}
+			continue
+		case slice != nil:
+			return invalidf("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", c.name, slice.name)
+		case unrestricted != nil:
+			return invalidf("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", c.name, unrestricted.name)
+		case rs[0].op == "=":
+			st.ckEq = append(st.ckEq, rs[0].val)
+			continue
+		}
+		if st.kind == updateStmt {
+			return invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")
+		}
+		if st.kind == deleteStmt {
+			return unsupportedf("range deletions with slice restrictions")
+		}
+		slice = c
+		for _, r := range rs {
+			b := &bound{val: r.val, inclusive: r.op == "<=" || r.op == ">="}
+			if r.op == ">" || r.op == ">=" {
+				if st.lower != nil {
+					return invalidf("More than one restriction was found for the start bound on %s", c.name)
+				}
+				st.lower = b
+			} else {
+				if st.upper != nil {
+					return invalidf("More than one restriction was found for the end bound on %s", c.name)
+				}
+				st.upper = b
+			}
+		}
+	}
+	return nil
+}
+
+// checkKey applies the rules on the clustering key of UPDATE and DELETE.
+func checkKey(st *prepared) error {
+	t := st.table
+	full := len(st.ckEq) == len(t.ck)
+	static := st.staticOnly()
+	switch {
+	case static && len(st.ckEq) > 0:
+		return invalidf("Invalid restrictions on clustering columns since the %s statement modifies only static columns", st.kind)
+	case static:
+		st.staticRow = true
+	case st.kind == updateStmt && !full:
+		return invalidf("Some clustering keys are missing: %s", names(t.ck[len(st.ckEq):]))
+	case st.kind == deleteStmt && !full && len(st.delCols) > 0:
+		return invalidf("Range deletions are not supported for specific columns")
+	case st.kind == deleteStmt && !full && st.conditional():
+		return invalidf("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions")
+	}
+	return checkWrite(st)
+}
+
+// checkWrite applies the rules shared by every write.
+func checkWrite(st *prepared) error {
+	if st.conditional() && st.ts != nil {
+		return invalidf("Cannot provide custom timestamp for conditional updates")
+	}
+	return nil
+}
+
+func names(cols []*column) string {
+	s := make([]string, len(cols))
+	for i, c := range cols {
+		s[i] = c.name
+	}
+	return strings.Join(s, ", ")
+}
