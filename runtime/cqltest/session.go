@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"reflect"
-	"sort"
 	"sync"
 	"time"
 
@@ -65,6 +63,7 @@ func WithHook(h Hook) Option { return func(s *Session) { s.hook = h } }
 // the call before it applies, and the caller receives it; LostReply(err)
 // lets the call apply and then fails it with err, as a write whose reply
 // was lost. Tests use it to crash a multi-statement write at each step.
+// Calls made concurrently run the hook concurrently.
 type Hook func(ctx context.Context, c Call) error
 
 // Op is the kind of a call.
@@ -104,6 +103,8 @@ type Call struct {
 // any native type but counter, of list, set and map, and frozen ones.
 // CLUSTERING ORDER BY and default_time_to_live are honoured; other table
 // options are ignored. Anything else is an error that quotes the text.
+// The session holds one keyspace: a name qualified by a keyspace, in the
+// schema or in a statement, stands for the table of that name.
 func New(schema string, opts ...Option) (*Session, error) {
 	tables, err := parseSchema(schema)
 	if err != nil {
@@ -318,21 +319,6 @@ func (s *Session) execCAS(ctx context.Context, q cqlgen.Query) (*result, error) 
 	return res, nil
 }
 
-// decode unmarshals a value as gocql's MapScan does: into a new value of
-// the Go type gocql chooses for the CQL type (a null becomes its zero
-// value).
-func decode(info gocql.TypeInfo, b []byte) (any, error) {
-	dest, err := info.NewWithError()
-	if err != nil {
-		return nil, err
-	}
-	if err := gocql.Unmarshal(info, b, dest); err != nil {
-		return nil, err
-	}
-	v := reflect.Indirect(reflect.ValueOf(dest))
-	return v.Interface(), nil
-}
-
 // Batch applies the statements at once, atomically and in isolation,
 // whatever the kind: here an unlogged batch across partitions is atomic
 // too, which it is not on a cluster (cqlgen's own session refuses one).
@@ -376,96 +362,3 @@ func (s *Session) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []cqlgen.
 	}
 	return lost
 }
-
-// Rows returns the live rows of a table, as SELECT * would return them
-// partition by partition (partitions in an unspecified order, rows in
-// clustering order), each by column name, decoded as gocql's MapScan
-// decodes values; a null column is left out of the map.
-func (s *Session) Rows(table string) ([]map[string]any, error) {
-	t, ok := s.tables[table]
-	if !ok {
-		return nil, invalidf("unconfigured table %s", table)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, secs := s.now()
-	keys := make([]string, 0, len(t.partitions))
-	for k := range t.partitions {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	st := &prepared{kind: selectStmt, table: t}
-	for _, c := range t.selectAll {
-		st.sel = append(st.sel, selector{col: c, name: c.name, info: c.typ.info})
-	}
-	var out []map[string]any
-	for _, k := range keys {
-		p := t.partitions[k]
-		n := len(out)
-		for _, r := range p.rows {
-			del := p.deletion(t, r)
-			if r.live(del, secs) {
-				out = append(out, st.rowMap(st.project(p, r, del, secs)))
-			}
-		}
-		if n == len(out) && t.hasStatic && p.static.anyCell(p.deleted, secs) {
-			out = append(out, st.rowMap(st.project(p, nil, none, secs)))
-		}
-	}
-	return out, nil
-}
-
-func (st *prepared) rowMap(vals [][]byte) map[string]any {
-	m := make(map[string]any, len(vals))
-	for i, v := range vals {
-		if v == nil {
-			continue
-		}
-		if d, err := decode(st.sel[i].info, v); err == nil {
-			m[st.sel[i].name] = d
-		}
-	}
-	return m
-}
-
-// iter is one page of a result.
-type iter struct {
-	res *result
-	pos int
-	err error
-}
-
-// Scan copies the next row into dest, as gocql's Iter.Scan does: one
-// destination per column (nil skips it), unmarshaled with gocql.Unmarshal.
-func (it *iter) Scan(dest ...any) bool {
-	if it.err != nil || it.res == nil || it.pos >= len(it.res.rows) {
-		return false
-	}
-	if len(dest) != len(it.res.cols) {
-		it.err = fmt.Errorf("cqltest: not enough columns to scan into: have %d want %d", len(dest), len(it.res.cols))
-		return false
-	}
-	row := it.res.rows[it.pos]
-	for i, d := range dest {
-		if d == nil {
-			continue
-		}
-		if err := gocql.Unmarshal(it.res.cols[i].info, row[i], d); err != nil {
-			it.err = err
-			return false
-		}
-	}
-	it.pos++
-	return true
-}
-
-// PageState is where the next page starts; nil after the last page.
-func (it *iter) PageState() []byte {
-	if it.err != nil || it.res == nil {
-		return nil
-	}
-	return it.res.state
-}
-
-// Close returns the error of the read, if any.
-func (it *iter) Close() error { return it.err }
