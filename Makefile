@@ -4,7 +4,7 @@ GO        ?= go
 CASSANDRA := $(CURDIR)/integration/cassandra/cassandra.sh
 # Runs a command against CASSANDRA_HOSTS, or a managed node it starts and stops.
 WITH_CASSANDRA := $(CURDIR)/integration/cassandra/with-cassandra.sh
-EXAMPLES  := ./example/...
+EXAMPLES  := ./example/... ./runtime/cqlgenimpl/internal/fixture
 
 .PHONY: all build vet generate check test test-unit test-integration fuzz demo cassandra-start cassandra-stop cassandra-status
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/gocql/gocql"
 )
 

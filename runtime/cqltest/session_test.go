@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	cqlgen "github.com/cqlgen/cqlgen/runtime"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/gocql/gocql"
 )
 

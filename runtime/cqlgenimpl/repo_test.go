@@ -1,0 +1,398 @@
+package cqlgenimpl_test
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
+	"github.com/cqlgen/cqlgen/runtime/cqltest"
+)
+
+// These tests run the runtime's algorithms through generated repositories
+// (internal/fixture) on an in-memory Cassandra (cqltest): paging and
+// cursors, hash-bucket merges with ties, the walk back over time buckets,
+// and the writes that keep every table in step. They need no server, and
+// each was checked by breaking the code it guards (see the notes).
+
+var day0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+func session(t testing.TB, opts ...cqltest.Option) *cqltest.Session {
+	t.Helper()
+	schema, err := os.ReadFile("internal/fixture/schema.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cqltest.New(string(schema), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// readings makes n readings of sensor s1 over the given days, with many
+// ties: several readings share an instant, several share a kind.
+func readings(n, days int, seed uint64) []fixture.Reading {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([]fixture.Reading, n)
+	for i := range out {
+		at := day0.AddDate(0, 0, rng.IntN(days)).Add(time.Duration(rng.IntN(4)) * time.Hour)
+		out[i] = fixture.Reading{SensorID: "s1", At: at, Seq: int32(i), Kind: []string{"a", "b", "c"}[rng.IntN(3)], Value: int64(i)}
+	}
+	return out
+}
+
+func insertAll[T any](t testing.TB, insert func(context.Context, *T, ...cqlgen.Option) error, rows []T) {
+	t.Helper()
+	for i := range rows {
+		if err := insert(context.Background(), &rows[i]); err != nil {
+			t.Fatalf("insert %d: %v", i, err)
+		}
+	}
+}
+
+// byTimeDesc is the clustering order at desc, seq asc.
+func byTimeDesc(a, b fixture.Reading) int {
+	if c := b.At.Compare(a.At); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Seq, b.Seq)
+}
+
+// byKind is the clustering order kind asc, at desc, seq asc.
+func byKind(a, b fixture.Reading) int {
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	return byTimeDesc(a, b)
+}
+
+func seqs(rs []fixture.Reading) []int32 {
+	out := make([]int32, len(rs))
+	for i, r := range rs {
+		out[i] = r.Seq
+	}
+	return out
+}
+
+// pages reads every page of a read, following cursors, and fails on a
+// loop.
+func pages[T any](t *testing.T, read func(cursor string) (cqlgen.Page[T], error)) []T {
+	t.Helper()
+	var all []T
+	cursor := ""
+	for i := 0; ; i++ {
+		if i > 10000 {
+			t.Fatal("paging does not end")
+		}
+		p, err := read(cursor)
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		all = append(all, p.Rows...)
+		if p.Cursor == "" {
+			return all
+		}
+		cursor = p.Cursor
+	}
+}
+
+// Paging one partition with three clustering columns in mixed order:
+// every limit gives the rows once each, in Cassandra's order, and the
+// bounds on the first column hold. A cursor continues at each clustering
+// level (After0..After2); breaking any level, or the operator of one,
+// loses or repeats rows here.
+func TestPagingOnePartition(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	rows := readings(120, 3, 1)
+	insertAll(t, repo.Insert, rows)
+	want := slices.Clone(rows)
+	slices.SortFunc(want, byKind)
+	for _, limit := range []int{1, 2, 3, 7, 40, 119, 120, 121} {
+		got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.ReadingsByKind(context.Background(), "s1", &fixture.ReadingsByKindOptions{Limit: limit, Cursor: c})
+		})
+		if !slices.Equal(seqs(got), seqs(want)) {
+			t.Errorf("limit %d: got %v\nwant %v", limit, seqs(got), seqs(want))
+		}
+	}
+	from, to := "b", "c"
+	got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+		return repo.ReadingsByKind(context.Background(), "s1", &fixture.ReadingsByKindOptions{Limit: 5, Cursor: c, KindFrom: &from, KindTo: &to})
+	})
+	var bounded []fixture.Reading
+	for _, r := range want {
+		if r.Kind == "b" {
+			bounded = append(bounded, r)
+		}
+	}
+	if !slices.Equal(seqs(got), seqs(bounded)) {
+		t.Errorf("kind in [b, c): got %v\nwant %v", seqs(got), seqs(bounded))
+	}
+}
+
+// Paging a merge of 16 hash buckets with rows that tie on their instant:
+// the cursor records the bucket of the last row, so buckets before it
+// continue after the row and later ones at it. Letting the bucket of the
+// last row itself continue "at" the row repeats it.
+func TestPagingHashBuckets(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	rows := readings(150, 2, 2)
+	insertAll(t, repo.Insert, rows)
+	want := slices.Clone(rows)
+	slices.SortFunc(want, byTimeDesc)
+	for _, limit := range []int{1, 2, 5, 16, 17, 149, 150, 151} {
+		got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: c})
+		})
+		if !slices.Equal(seqs(got), seqs(want)) {
+			t.Errorf("limit %d: got %v\nwant %v", limit, seqs(got), seqs(want))
+		}
+	}
+}
+
+// One clustering column over hash buckets, bounded: the at-or-after
+// statements with and without the To bound (AtOrAfter, AtOrAfterTo).
+func TestPagingHashBucketsOneColumnBounded(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewTickRepo(s)
+	var ticks []fixture.Tick
+	for i := range 60 {
+		ticks = append(ticks, fixture.Tick{Stream: "x", Seq: int64(i)})
+	}
+	insertAll(t, repo.Insert, ticks)
+	for _, limit := range []int{1, 3, 4, 10, 100} {
+		for _, b := range []struct{ from, to *int64 }{{nil, nil}, {ptr[int64](10), nil}, {nil, ptr[int64](50)}, {ptr[int64](7), ptr[int64](41)}} {
+			got := pages(t, func(c string) (cqlgen.Page[fixture.Tick], error) {
+				return repo.Ticks4(context.Background(), "x", &fixture.Ticks4Options{Limit: limit, Cursor: c, SeqFrom: b.from, SeqTo: b.to})
+			})
+			lo, hi := int64(0), int64(60)
+			if b.from != nil {
+				lo = *b.from
+			}
+			if b.to != nil {
+				hi = *b.to
+			}
+			var want []int64
+			for i := lo; i < hi; i++ {
+				want = append(want, i)
+			}
+			var gotSeqs []int64
+			for _, g := range got {
+				gotSeqs = append(gotSeqs, g.Seq)
+			}
+			if !slices.Equal(gotSeqs, want) {
+				t.Errorf("limit %d, [%v, %v): got %v, want %v", limit, deref(b.from), deref(b.to), gotSeqs, want)
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(p *int64) any {
+	if p == nil {
+		return "open"
+	}
+	return *p
+}
+
+// The walk back over day buckets: newest first, skipping empty days,
+// stopping at the look-back, and later pages keep the first page's bound.
+func TestTimeBucketWalkBack(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	var rows []fixture.Reading
+	for i, d := range []int{0, 0, 1, 4, 4, 4, 9} { // days 2, 3 and 5 to 8 are empty
+		rows = append(rows, fixture.Reading{SensorID: "s1", At: day0.AddDate(0, 0, d).Add(time.Hour), Seq: int32(i), Kind: "a"})
+	}
+	insertAll(t, repo.Insert, rows)
+	start := day0.AddDate(0, 0, 9).Add(12 * time.Hour)
+	read := func(lookBack, limit int) []int32 {
+		got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.ReadingsByDay(context.Background(), "s1", &fixture.ReadingsByDayOptions{Start: start, LookBack: lookBack, Limit: limit, Cursor: c})
+		})
+		return seqs(got)
+	}
+	for _, limit := range []int{1, 2, 10} {
+		if got, want := read(10, limit), []int32{6, 3, 4, 5, 2, 0, 1}; !slices.Equal(got, want) {
+			t.Errorf("look back 10, limit %d: %v, want %v", limit, got, want)
+		}
+		// Six days back from day 9 reach day 4, not day 1.
+		if got, want := read(6, limit), []int32{6, 3, 4, 5}; !slices.Equal(got, want) {
+			t.Errorf("look back 6, limit %d: %v, want %v", limit, got, want)
+		}
+	}
+	// One query a bucket on the first page when nothing stops the walk.
+	before := len(s.Calls())
+	if _, err := repo.ReadingsByDay(context.Background(), "s2", &fixture.ReadingsByDayOptions{Start: start, LookBack: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Calls()) - before; n != 7 {
+		t.Errorf("an empty walk over 7 buckets sent %d queries, want 7", n)
+	}
+}
+
+// A read never writes the options it is given, so one value can be reused
+// and shared: here by goroutines (run with -race), and after a first call
+// that defaulted Start to now.
+func TestReadDoesNotWriteOptions(t *testing.T) {
+	now := day0.AddDate(0, 0, 4)
+	s := session(t)
+	repo := fixture.NewReadingRepo(s, cqlgen.WithClock(func() time.Time { return now }))
+	insertAll(t, repo.Insert, []fixture.Reading{{SensorID: "s1", At: day0.AddDate(0, 0, 4), Seq: 1}})
+	o := &fixture.ReadingsByDayOptions{LookBack: 2}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := repo.ReadingsByDay(context.Background(), "s1", o); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if !o.Start.IsZero() || o.LookBack != 2 || o.Cursor != "" {
+		t.Errorf("the read changed its options: %+v", o)
+	}
+}
+
+// Cursors belong to one read: another partition or another pattern
+// refuses them.
+func TestCursorOfAnotherRead(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	insertAll(t, repo.Insert, readings(10, 1, 3))
+	p, err := repo.ReadingsByKind(context.Background(), "s1", &fixture.ReadingsByKindOptions{Limit: 2})
+	if err != nil || p.Cursor == "" {
+		t.Fatal(p, err)
+	}
+	if _, err := repo.ReadingsByKind(context.Background(), "s2", &fixture.ReadingsByKindOptions{Cursor: p.Cursor}); !errors.Is(err, cqlgen.ErrInvalidCursor) {
+		t.Errorf("another partition: %v", err)
+	}
+	if _, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Cursor: p.Cursor}); !errors.Is(err, cqlgen.ErrInvalidCursor) {
+		t.Errorf("another pattern: %v", err)
+	}
+}
+
+// tables counts the live rows of every table of Reading, by sequence.
+func readingTables(t *testing.T, s *cqltest.Session) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, table := range []string{"readings_by_day", "readings_16", "readings_by_kind"} {
+		rows, err := s.Rows(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			out[table] = append(out[table], fmt.Sprintf("%v/%v/%v", r["seq"], r["kind"], r["value"]))
+		}
+		slices.Sort(out[table])
+	}
+	return out
+}
+
+// Update moves a row whose sort key changed: the old row of
+// readings_by_kind is deleted at the new version and the new one inserted
+// 1µs later, so even a move back to an earlier key, in one batch, keeps
+// the row. Every table then holds the entity once, with its new values.
+func TestUpdateMovesRows(t *testing.T) {
+	now := day0
+	s := session(t, cqltest.WithClock(func() time.Time { return now }))
+	repo := fixture.NewReadingRepo(s, cqlgen.WithClock(func() time.Time { return now }))
+	r := fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a", Value: 1}
+	insertAll(t, repo.Insert, []fixture.Reading{r})
+	for i, kind := range []string{"b", "a", "a", "c"} {
+		now = now.Add(time.Millisecond)
+		r.Kind, r.Value = kind, int64(10+i)
+		if err := repo.Update(context.Background(), &r); err != nil {
+			t.Fatalf("update %d: %v", i, err)
+		}
+		want := []string{fmt.Sprintf("1/%s/%d", kind, r.Value)}
+		for table, got := range readingTables(t, s) {
+			if !slices.Equal(got, want) {
+				t.Errorf("after update %d to %s: %s holds %v, want %v", i, kind, table, got, want)
+			}
+		}
+	}
+	got, err := repo.Get(context.Background(), "s1", day0, 1)
+	if err != nil || got.Kind != "c" || got.Value != 13 {
+		t.Errorf("Get: %+v, %v", got, err)
+	}
+}
+
+// A delete and an insert of one primary key at the timestamps
+// DeleteThenInsert gives, in one batch, leave the row: at one timestamp
+// the tombstone would win.
+func TestDeleteThenInsertKeepsTheRow(t *testing.T) {
+	s := session(t)
+	ctx := context.Background()
+	ins := &cqlgen.Statement{CQL: "INSERT INTO ticks (stream, seq) VALUES (?, ?) USING TIMESTAMP ?", Kind: cqlgen.Write, Table: "ticks"}
+	del := &cqlgen.Statement{CQL: "DELETE FROM ticks USING TIMESTAMP ? WHERE stream = ? AND seq = ?", Kind: cqlgen.Write, Table: "ticks"}
+	d, i := cqlgenimpl.DeleteThenInsert(1000)
+	err := s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{
+		{Stmt: del, Values: []any{d, "x", int64(1)}},
+		{Stmt: ins, Values: []any{"x", int64(1), i}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := s.Rows("ticks"); len(rows) != 1 {
+		t.Errorf("%d rows after delete-then-insert, want 1", len(rows))
+	}
+}
+
+// Delete removes the entity from every table, found from the canonical
+// row; deleting it again is not an error.
+func TestDeleteRemovesEveryCopy(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	rows := readings(5, 2, 4)
+	insertAll(t, repo.Insert, rows)
+	// The caller passes only the key; the other tables' keys come from
+	// the canonical row.
+	victim := fixture.Reading{SensorID: "s1", At: rows[2].At, Seq: rows[2].Seq}
+	for range 2 {
+		if err := repo.Delete(context.Background(), &victim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for table, got := range readingTables(t, s) {
+		if len(got) != 4 || slices.ContainsFunc(got, func(r string) bool { return r[:2] == "2/" }) {
+			t.Errorf("%s holds %v after deleting seq 2", table, got)
+		}
+	}
+}
+
+// Insert leaves a nil pointer and an empty list unset; Update clears them.
+func TestUnsetOnInsertClearOnUpdate(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewTickRepo(s)
+	ctx := context.Background()
+	if err := repo.Insert(ctx, &fixture.Tick{Stream: "x", Seq: 1, Tags: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Insert(ctx, &fixture.Tick{Stream: "x", Seq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := repo.Get(ctx, "x", 1)
+	if err != nil || !slices.Equal(got.Tags, []string{"a"}) {
+		t.Fatalf("an Insert without tags cleared them: %+v, %v", got, err)
+	}
+	if err := repo.Update(ctx, &fixture.Tick{Stream: "x", Seq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := repo.Get(ctx, "x", 1); err != nil || len(got.Tags) != 0 {
+		t.Errorf("an Update without tags kept them: %+v, %v", got, err)
+	}
+}
