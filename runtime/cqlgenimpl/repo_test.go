@@ -396,3 +396,86 @@ func TestUnsetOnInsertClearOnUpdate(t *testing.T) {
 		t.Errorf("an Update without tags kept them: %+v, %v", got, err)
 	}
 }
+
+// Bounds on a descending clustering column: From is where the read starts
+// (the newest instant included), To where it stops (excluded), in the
+// order rows come back.
+func TestBoundsOnADescendingColumn(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	rows := readings(80, 1, 5) // one day, four distinct hours
+	insertAll(t, repo.Insert, rows)
+	from, to := day0.Add(2*time.Hour), day0.Add(0*time.Hour)
+	var want []fixture.Reading
+	for _, r := range rows {
+		if !r.At.After(from) && r.At.After(to) {
+			want = append(want, r)
+		}
+	}
+	slices.SortFunc(want, byTimeDesc)
+	if len(want) == 0 {
+		t.Fatal("no rows between the bounds")
+	}
+	for _, limit := range []int{1, 3, 100} {
+		got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: c, AtFrom: &from, AtTo: &to})
+		})
+		if !slices.Equal(seqs(got), seqs(want)) {
+			t.Errorf("hash buckets, limit %d: got %v\nwant %v", limit, seqs(got), seqs(want))
+		}
+		got = pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.ReadingsByDay(context.Background(), "s1", &fixture.ReadingsByDayOptions{Limit: limit, Cursor: c, Start: day0, LookBack: 1, AtFrom: &from, AtTo: &to})
+		})
+		if !slices.Equal(seqs(got), seqs(want)) {
+			t.Errorf("day bucket, limit %d: got %v\nwant %v", limit, seqs(got), seqs(want))
+		}
+	}
+}
+
+// Update of an entity in several tables writes every column of every
+// table, so a nil pointer clears the column everywhere, not only in the
+// source of truth.
+func TestUpdateClearsEveryCopy(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	note := "calibrated"
+	r := fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a", Note: &note}
+	insertAll(t, repo.Insert, []fixture.Reading{r})
+	r.Note = nil
+	if err := repo.Update(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"readings_by_day", "readings_16", "readings_by_kind"} {
+		rows, err := s.Rows(table)
+		if err != nil || len(rows) != 1 {
+			t.Fatalf("%s: %v, %v", table, rows, err)
+		}
+		if v, ok := rows[0]["note"]; ok {
+			t.Errorf("%s keeps note %v after an Update that cleared it", table, v)
+		}
+	}
+}
+
+// The same for an entity in one table, whose Update is a plain write.
+func TestUpdateOfOneTableClears(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewSettingRepo(s)
+	ctx := context.Background()
+	v := "dark"
+	if err := repo.Insert(ctx, &fixture.Setting{Owner: "u", Name: "theme", Value: &v, Labels: map[string]string{"a": "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Insert(ctx, &fixture.Setting{Owner: "u", Name: "theme"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := repo.Get(ctx, "u", "theme")
+	if err != nil || got.Value == nil || len(got.Labels) != 1 {
+		t.Fatalf("an Insert without values cleared them: %+v, %v", got, err)
+	}
+	if err := repo.Update(ctx, &fixture.Setting{Owner: "u", Name: "theme"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := repo.Get(ctx, "u", "theme"); err != nil || got.Value != nil || len(got.Labels) != 0 {
+		t.Errorf("an Update without values kept them: %+v, %v", got, err)
+	}
+}
