@@ -1,0 +1,62 @@
+package gen_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/gen/model"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Every statement of every golden case and example has one bind per
+// placeholder, and every column it names belongs to its table.
+func TestStatementBinds(t *testing.T) {
+	var dirs []string
+	for _, c := range cases(t) {
+		dirs = append(dirs, "./"+filepath.Join(goldenDir, c))
+	}
+	pkgs, _, _ := gen.Models(gen.Options{Patterns: append(dirs, "../example/...")})
+	n := 0
+	for _, p := range pkgs {
+		for _, tb := range p.Tables() {
+			if tb.Entity.Canonical == nil {
+				continue // a model error; no statements are emitted
+			}
+			cols := map[*model.Column]bool{}
+			for _, c := range tb.Columns {
+				cols[c] = true
+			}
+			for _, s := range tb.Statements() {
+				n++
+				if q := strings.Count(s.CQL(), "?"); q != len(s.Binds) {
+					t.Errorf("%s %s: %d placeholders, %d binds\n%s", tb.Name, s.Slot, q, len(s.Binds), s.CQL())
+				}
+				for _, b := range s.Binds {
+					if b.Column != nil && !cols[b.Column] {
+						t.Errorf("%s %s binds %s, a column of another table", tb.Name, s.Slot, b.Column.Name)
+					}
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("checked %d statements; the cases did not load", n)
+	}
+}
+
+// The schema carries the runtime's own table exactly as the runtime
+// declares it: the generator keeps its copy in templates/ so that it does
+// not import the runtime.
+func TestIdempotencyTableInSchema(t *testing.T) {
+	schema, err := os.ReadFile("../example/music/schema.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(schema, []byte(cqlgen.IdempotencyTableCQL)) {
+		t.Errorf("schema.cql does not contain cqlgen.IdempotencyTableCQL:\n%s", cqlgen.IdempotencyTableCQL)
+	}
+}
