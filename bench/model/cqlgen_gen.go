@@ -113,10 +113,11 @@ func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   userUsers.Insert,
-		Values: userUsersRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   userUsers.Insert,
+			Values: userUsersRow(e, ts),
+		}}
 	})
 }
 
@@ -126,10 +127,11 @@ func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   userUsers.Delete,
-		Values: []any{ts, e.UserID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   userUsers.Delete,
+			Values: []any{ts, e.UserID},
+		}}
 	})
 }
 
@@ -335,10 +337,11 @@ func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   eventEventsByStream.Insert,
-		Values: eventEventsByStreamRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   eventEventsByStream.Insert,
+			Values: eventEventsByStreamRow(e, ts),
+		}}
 	})
 }
 
@@ -348,10 +351,11 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   eventEventsByStream.Delete,
-		Values: []any{ts, e.StreamID, e.At, e.EventID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   eventEventsByStream.Delete,
+			Values: []any{ts, e.StreamID, e.At, e.EventID},
+		}}
 	})
 }
 
@@ -428,69 +432,115 @@ var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "message_id", Type: "text"},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "message_id", Type: "text"},
+		{Name: "conversation_id", Type: "text"},
+		{Name: "sender_id", Type: "text"},
+		{Name: "recipient_id", Type: "text"},
+		{Name: "sent_at", Type: "timestamp"},
+		{Name: "body", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:     messageMessagesInsertCQL,
-		Get:        messageMessagesGetCQL,
-		GetVersion: messageMessagesGetVersionCQL,
-		UpdateIf:   messageMessagesUpdateIfCQL,
-		DeleteIf:   messageMessagesDeleteIfCQL,
+		Get:    messageMessagesGetCQL,
+		State:  messageMessagesStateCQL,
+		Change: messageMessagesChangeCQL,
+		Remove: messageMessagesRemoveCQL,
+		Settle: messageMessagesSettleCQL,
 	},
 })
-
-// messageMessagesInsertCQL writes a whole row of messages. Its placeholders
-// bind message_id, conversation_id, sender_id, recipient_id, sent_at, body,
-// cqlgen_version (the write timestamp), the write timestamp.
-const messageMessagesInsertCQL = `INSERT INTO messages (message_id, conversation_id, sender_id,
-		recipient_id, sent_at, body, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesRow binds messageMessagesInsertCQL for e, written at ts.
-func messageMessagesRow(e *Message, ts int64) []any {
-	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts, ts}
-}
 
 // messageMessagesGetCQL reads a row of messages by its primary key. Its
 // placeholders bind message_id.
 const messageMessagesGetCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body
+		body, cqlgen_deleted
 	FROM messages
 	WHERE message_id = ?`
 
-// messageMessagesScan reads one row of messages.
+// messageMessagesScan reads the next row of messages that is no grave of a
+// deleted Message.
 func messageMessagesScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Message{}
+	}
 }
 
-// messageMessagesGetVersionCQL reads a row of messages and its version. Its
-// placeholders bind message_id.
-const messageMessagesGetVersionCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body, cqlgen_version
+// messageMessagesStateCQL reads a row of messages with the write protocol's
+// columns. Its placeholders bind message_id.
+const messageMessagesStateCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
+		body, cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM messages
 	WHERE message_id = ?`
 
-// messageMessagesScanVersion reads a row of messages and its version.
-func messageMessagesScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Message], ok bool) {
-	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &v.Version)
+// messageMessagesState binds messageMessagesStateCQL: the primary key of e.
+func messageMessagesState(e *Message) []any {
+	return []any{e.MessageID}
+}
+
+// messageMessagesScanState reads a row of messages with its version, its mark
+// of deletion and its pending record.
+func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
+	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// messageMessagesUpdateIfCQL changes a row of messages if its version is the
-// one read. Its placeholders bind conversation_id, sender_id, recipient_id,
-// sent_at, body, cqlgen_version (the write timestamp), message_id, the version
-// read.
-const messageMessagesUpdateIfCQL = `UPDATE messages
+// messageMessagesData is every column of e's row in messages, in table order.
+func messageMessagesData(e *Message) []any {
+	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body}
+}
+
+// messageMessagesChangeCQL writes a row of messages if its version is the one
+// read (null: if there is no row). Its placeholders bind conversation_id,
+// sender_id, recipient_id, sent_at, body, cqlgen_version (the write
+// timestamp), the pending record, message_id, the version read.
+const messageMessagesChangeCQL = `UPDATE messages
 	SET conversation_id = ?, sender_id = ?, recipient_id = ?, sent_at = ?,
-		body = ?, cqlgen_version = ?
+		body = ?, cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
 	WHERE message_id = ?
 	IF cqlgen_version = ?`
 
-// messageMessagesDeleteIfCQL deletes a row of messages if its version is the
-// one read. Its placeholders bind message_id, the version read.
-const messageMessagesDeleteIfCQL = `DELETE FROM messages
+// messageMessagesChange binds messageMessagesChangeCQL: it sets e's values, at
+// version c.TS, if the version is still c.Old.
+func messageMessagesChange(e *Message, c cqlgenimpl.Change) []any {
+	return []any{e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, c.TS, c.Pending, e.MessageID, c.Old}
+}
+
+// messageMessagesRemoveCQL leaves a grave of a row of messages if its version
+// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
+// the pending record, message_id, the version read.
+const messageMessagesRemoveCQL = `UPDATE messages
+	USING TTL 864000
+	SET conversation_id = null, sender_id = null, recipient_id = null,
+		sent_at = null, body = null, cqlgen_version = ?, cqlgen_deleted = true,
+		cqlgen_pending = ?
 	WHERE message_id = ?
 	IF cqlgen_version = ?`
+
+// messageMessagesRemove binds messageMessagesRemoveCQL: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
+func messageMessagesRemove(e *Message, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.MessageID, c.Old}
+}
+
+// messageMessagesSettleCQL clears the pending record of a row of messages if
+// its version is the one read. Its placeholders bind message_id, the version
+// read.
+const messageMessagesSettleCQL = `UPDATE messages
+	SET cqlgen_pending = null
+	WHERE message_id = ?
+	IF cqlgen_version = ?`
+
+// messageMessagesSettle binds messageMessagesSettleCQL: it clears the pending
+// record of e's row if the version is still version.
+func messageMessagesSettle(e *Message, version int64) []any {
+	return []any{e.MessageID, version}
+}
 
 // messageMessagesByConversation: the statements of table
 // messages_by_conversation, which serves MessagesByConversation.
@@ -529,8 +579,9 @@ const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversa
 	USING TIMESTAMP ?`
 
 // messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts.
-func messageMessagesByConversationRow(e *Message, ts int64) []any {
+// messageMessagesByConversationInsertCQL for e, written at ts;
+// messages_by_conversation has no column to leave unset.
+func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
 }
 
@@ -672,8 +723,8 @@ const messageMessagesBySenderInsertCQL = `INSERT INTO messages_by_sender (sender
 	USING TIMESTAMP ?`
 
 // messageMessagesBySenderRow binds messageMessagesBySenderInsertCQL for e,
-// written at ts.
-func messageMessagesBySenderRow(e *Message, ts int64) []any {
+// written at ts; messages_by_sender has no column to leave unset.
+func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
 }
 
@@ -812,8 +863,8 @@ const messageMessagesByRecipientInsertCQL = `INSERT INTO messages_by_recipient (
 	USING TIMESTAMP ?`
 
 // messageMessagesByRecipientRow binds messageMessagesByRecipientInsertCQL for
-// e, written at ts.
-func messageMessagesByRecipientRow(e *Message, ts int64) []any {
+// e, written at ts; messages_by_recipient has no column to leave unset.
+func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
 }
 
@@ -964,128 +1015,77 @@ func messageCheck(e *Message) error {
 	return nil
 }
 
-// Insert writes e to every table of Message in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// messageWrites is the write protocol of Message: its source of truth,
+// messages, and the tables the protocol keeps in step with it.
+var messageWrites = &cqlgenimpl.Entity[Message]{
+	Canonical: messageMessages,
+	State:     messageMessagesState,
+	ScanState: messageMessagesScanState,
+	Data:      messageMessagesData,
+	Change:    messageMessagesChange,
+	Remove:    messageMessagesRemove,
+	Settle:    messageMessagesSettle,
+	Projections: []cqlgenimpl.Projection[Message]{
+		{
+			Table: messageMessagesByConversation,
+			Key:   messageMessagesByConversationKey,
+			Row:   messageMessagesByConversationRow,
+		},
+		{
+			Table: messageMessagesBySender,
+			Key:   messageMessagesBySenderKey,
+			Row:   messageMessagesBySenderRow,
+		},
+		{
+			Table: messageMessagesByRecipient,
+			Key:   messageMessagesByRecipientKey,
+			Row:   messageMessagesByRecipientRow,
+		},
+	},
+}
+
+// Insert writes e to every table of Message, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on messages, the
+// source of truth. If it returns an error, it may have applied in part: run it
+// again, from any client, and every table converges on the result; the next
+// write of the entity finishes it too.
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   messageMessages.Insert,
-			Values: messageMessagesRow(e, ts),
-		}, {
-			Stmt:   messageMessagesByConversation.Insert,
-			Values: messageMessagesByConversationRow(e, ts),
-		}, {
-			Stmt:   messageMessagesBySender.Insert,
-			Values: messageMessagesBySenderRow(e, ts),
-		}, {
-			Stmt:   messageMessagesByRecipient.Insert,
-			Values: messageMessagesByRecipientRow(e, ts),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, messageWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the Message whose key in messages is e's: the old values come
-// from messages, the source of truth, so the caller passes only the new
-// entity. A conditional write on messages's version makes concurrent updates
-// take turns (a loser re-reads and retries, up to Options.Attempts, then gets
-// a *cqlgen.NotAppliedError). Then every other table whose primary key changed
-// (a new sort key, say) has its old row deleted at the new timestamp and the
-// new one inserted 1µs later; tables whose key did not change are upserted.
-// The key of messages itself cannot change: that would be another entity.
-// cqlgen.ErrNotFound if there is none.
+// Update replaces the Message whose key in messages is e's, in every table:
+// rows whose key changed (a new sort key, say) move, and nil pointers and
+// empty collections clear their columns. It takes its turn with other writers
+// through a conditional write on messages's version; a writer that loses
+// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *MessageRepo) Update(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessages.GetVersion,
-		Values: []any{e.MessageID},
-	}, messageMessagesScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   messageMessages.UpdateIf,
-			Values: []any{e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts, e.MessageID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// messages_by_conversation: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(messageMessagesByConversation, messageMessagesByConversationKey(&cur.Row), messageMessagesByConversationKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesByConversation.Delete,
-				Values: []any{del, cur.Row.ConversationID, cur.Row.SentAt, cur.Row.MessageID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesByConversation.Insert,
-			Values: messageMessagesByConversationRow(e, ins),
-		})
-		// messages_by_sender: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(messageMessagesBySender, messageMessagesBySenderKey(&cur.Row), messageMessagesBySenderKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesBySender.Delete,
-				Values: []any{del, cur.Row.SenderID, cur.Row.SentAt, cur.Row.MessageID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesBySender.Insert,
-			Values: messageMessagesBySenderRow(e, ins),
-		})
-		// messages_by_recipient: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(messageMessagesByRecipient, messageMessagesByRecipientKey(&cur.Row), messageMessagesByRecipientKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesByRecipient.Delete,
-				Values: []any{del, cur.Row.RecipientID, cur.Row.SentAt, cur.Row.MessageID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesByRecipient.Insert,
-			Values: messageMessagesByRecipientRow(e, ins),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, messageWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Message whose key in messages is e's from every table:
-// from messages with a conditional write on its version, then the rows the
-// other tables hold for it, found from messages's values. Deleting what does
-// not exist is not an error.
+// Delete removes the Message whose key in messages is e's from every table;
+// the rows of the other tables are found from messages's values, so e needs
+// only its key. Deleting what does not exist is not an error. If it returns an
+// error, it may have applied in part: run it again, from any client, and every
+// table converges on the result; the next write of the entity finishes it too.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessages.GetVersion,
-		Values: []any{e.MessageID},
-	}, messageMessagesScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   messageMessages.DeleteIf,
-			Values: []any{e.MessageID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   messageMessagesByConversation.Delete,
-			Values: []any{ts, cur.Row.ConversationID, cur.Row.SentAt, cur.Row.MessageID},
-		}, {
-			Stmt:   messageMessagesBySender.Delete,
-			Values: []any{ts, cur.Row.SenderID, cur.Row.SentAt, cur.Row.MessageID},
-		}, {
-			Stmt:   messageMessagesByRecipient.Delete,
-			Values: []any{ts, cur.Row.RecipientID, cur.Row.SentAt, cur.Row.MessageID},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, messageWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the Message with the given key from messages, the source of truth;
@@ -1246,64 +1246,111 @@ var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "board", Type: "text"},
 		{Name: "player_id", Type: "text"},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "player_id", Type: "text"},
+		{Name: "points", Type: "bigint"},
+		{Name: "name", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:     scoreScoresInsertCQL,
-		Get:        scoreScoresGetCQL,
-		GetVersion: scoreScoresGetVersionCQL,
-		UpdateIf:   scoreScoresUpdateIfCQL,
-		DeleteIf:   scoreScoresDeleteIfCQL,
+		Get:    scoreScoresGetCQL,
+		State:  scoreScoresStateCQL,
+		Change: scoreScoresChangeCQL,
+		Remove: scoreScoresRemoveCQL,
+		Settle: scoreScoresSettleCQL,
 	},
 })
 
-// scoreScoresInsertCQL writes a whole row of scores. Its placeholders bind
-// board, player_id, points, name, cqlgen_version (the write timestamp), the
-// write timestamp.
-const scoreScoresInsertCQL = `INSERT INTO scores (board, player_id, points, name, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// scoreScoresRow binds scoreScoresInsertCQL for e, written at ts.
-func scoreScoresRow(e *Score, ts int64) []any {
-	return []any{e.Board, e.PlayerID, e.Points, e.Name, ts, ts}
-}
-
 // scoreScoresGetCQL reads a row of scores by its primary key. Its placeholders
 // bind board, player_id.
-const scoreScoresGetCQL = `SELECT board, player_id, points, name
+const scoreScoresGetCQL = `SELECT board, player_id, points, name, cqlgen_deleted
 	FROM scores
 	WHERE board = ? AND player_id = ?`
 
-// scoreScoresScan reads one row of scores.
+// scoreScoresScan reads the next row of scores that is no grave of a deleted
+// Score.
 func scoreScoresScan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Score{}
+	}
 }
 
-// scoreScoresGetVersionCQL reads a row of scores and its version. Its
-// placeholders bind board, player_id.
-const scoreScoresGetVersionCQL = `SELECT board, player_id, points, name, cqlgen_version
+// scoreScoresStateCQL reads a row of scores with the write protocol's columns.
+// Its placeholders bind board, player_id.
+const scoreScoresStateCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
 	FROM scores
 	WHERE board = ? AND player_id = ?`
 
-// scoreScoresScanVersion reads a row of scores and its version.
-func scoreScoresScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Score], ok bool) {
-	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version)
+// scoreScoresState binds scoreScoresStateCQL: the primary key of e.
+func scoreScoresState(e *Score) []any {
+	return []any{e.Board, e.PlayerID}
+}
+
+// scoreScoresScanState reads a row of scores with its version, its mark of
+// deletion and its pending record.
+func scoreScoresScanState(it cqlgen.Iter) (v cqlgenimpl.State[Score], ok bool) {
+	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// scoreScoresUpdateIfCQL changes a row of scores if its version is the one
-// read. Its placeholders bind points, name, cqlgen_version (the write
-// timestamp), board, player_id, the version read.
-const scoreScoresUpdateIfCQL = `UPDATE scores
-	SET points = ?, name = ?, cqlgen_version = ?
+// scoreScoresData is every column of e's row in scores, in table order.
+func scoreScoresData(e *Score) []any {
+	return []any{e.Board, e.PlayerID, e.Points, e.Name}
+}
+
+// scoreScoresChangeCQL writes a row of scores if its version is the one read
+// (null: if there is no row). Its placeholders bind points, name,
+// cqlgen_version (the write timestamp), the pending record, board, player_id,
+// the version read.
+const scoreScoresChangeCQL = `UPDATE scores
+	SET points = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
+		cqlgen_pending = ?
 	WHERE board = ? AND player_id = ?
 	IF cqlgen_version = ?`
 
-// scoreScoresDeleteIfCQL deletes a row of scores if its version is the one
-// read. Its placeholders bind board, player_id, the version read.
-const scoreScoresDeleteIfCQL = `DELETE FROM scores
+// scoreScoresChange binds scoreScoresChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
+	return []any{e.Points, e.Name, c.TS, c.Pending, e.Board, e.PlayerID, c.Old}
+}
+
+// scoreScoresRemoveCQL leaves a grave of a row of scores if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, board, player_id, the version read.
+const scoreScoresRemoveCQL = `UPDATE scores
+	USING TTL 864000
+	SET points = null, name = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE board = ? AND player_id = ?
 	IF cqlgen_version = ?`
+
+// scoreScoresRemove binds scoreScoresRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.Board, e.PlayerID, c.Old}
+}
+
+// scoreScoresSettleCQL clears the pending record of a row of scores if its
+// version is the one read. Its placeholders bind board, player_id, the version
+// read.
+const scoreScoresSettleCQL = `UPDATE scores
+	SET cqlgen_pending = null
+	WHERE board = ? AND player_id = ?
+	IF cqlgen_version = ?`
+
+// scoreScoresSettle binds scoreScoresSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func scoreScoresSettle(e *Score, version int64) []any {
+	return []any{e.Board, e.PlayerID, version}
+}
 
 // scoreBoard: the statements of table board, which serves Board.
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1338,8 +1385,9 @@ const scoreBoardInsertCQL = `INSERT INTO board (board, points, player_id, name)
 	VALUES (?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
-// scoreBoardRow binds scoreBoardInsertCQL for e, written at ts.
-func scoreBoardRow(e *Score, ts int64) []any {
+// scoreBoardRow binds scoreBoardInsertCQL for e, written at ts; board has no
+// column to leave unset.
+func scoreBoardRow(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
 }
 
@@ -1458,8 +1506,9 @@ const scoreBoard16InsertCQL = `INSERT INTO board_16 (board, shard, points, playe
 	VALUES (?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
-// scoreBoard16Row binds scoreBoard16InsertCQL for e, written at ts.
-func scoreBoard16Row(e *Score, ts int64) []any {
+// scoreBoard16Row binds scoreBoard16InsertCQL for e, written at ts; board_16
+// has no column to leave unset.
+func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
 }
 
@@ -1579,8 +1628,9 @@ const scoreBoard100InsertCQL = `INSERT INTO board_100 (board, shard, points, pla
 	VALUES (?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
-// scoreBoard100Row binds scoreBoard100InsertCQL for e, written at ts.
-func scoreBoard100Row(e *Score, ts int64) []any {
+// scoreBoard100Row binds scoreBoard100InsertCQL for e, written at ts;
+// board_100 has no column to leave unset.
+func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
 }
 
@@ -1699,128 +1749,77 @@ func scoreCheck(e *Score) error {
 	return nil
 }
 
-// Insert writes e to every table of Score in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// scoreWrites is the write protocol of Score: its source of truth, scores, and
+// the tables the protocol keeps in step with it.
+var scoreWrites = &cqlgenimpl.Entity[Score]{
+	Canonical: scoreScores,
+	State:     scoreScoresState,
+	ScanState: scoreScoresScanState,
+	Data:      scoreScoresData,
+	Change:    scoreScoresChange,
+	Remove:    scoreScoresRemove,
+	Settle:    scoreScoresSettle,
+	Projections: []cqlgenimpl.Projection[Score]{
+		{
+			Table: scoreBoard,
+			Key:   scoreBoardKey,
+			Row:   scoreBoardRow,
+		},
+		{
+			Table: scoreBoard16,
+			Key:   scoreBoard16Key,
+			Row:   scoreBoard16Row,
+		},
+		{
+			Table: scoreBoard100,
+			Key:   scoreBoard100Key,
+			Row:   scoreBoard100Row,
+		},
+	},
+}
+
+// Insert writes e to every table of Score, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on scores, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   scoreScores.Insert,
-			Values: scoreScoresRow(e, ts),
-		}, {
-			Stmt:   scoreBoard.Insert,
-			Values: scoreBoardRow(e, ts),
-		}, {
-			Stmt:   scoreBoard16.Insert,
-			Values: scoreBoard16Row(e, ts),
-		}, {
-			Stmt:   scoreBoard100.Insert,
-			Values: scoreBoard100Row(e, ts),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the Score whose key in scores is e's: the old values come
-// from scores, the source of truth, so the caller passes only the new entity.
-// A conditional write on scores's version makes concurrent updates take turns
-// (a loser re-reads and retries, up to Options.Attempts, then gets a
-// *cqlgen.NotAppliedError). Then every other table whose primary key changed
-// (a new sort key, say) has its old row deleted at the new timestamp and the
-// new one inserted 1µs later; tables whose key did not change are upserted.
-// The key of scores itself cannot change: that would be another entity.
-// cqlgen.ErrNotFound if there is none.
+// Update replaces the Score whose key in scores is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on scores's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   scoreScores.GetVersion,
-		Values: []any{e.Board, e.PlayerID},
-	}, scoreScoresScanVersion, func(cur *cqlgenimpl.Versioned[Score], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   scoreScores.UpdateIf,
-			Values: []any{e.Points, e.Name, ts, e.Board, e.PlayerID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Score], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// board: a changed key moves the row, deleted at ts and inserted at
-		// ts+1µs.
-		if !cqlgenimpl.SameKey(scoreBoard, scoreBoardKey(&cur.Row), scoreBoardKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   scoreBoard.Delete,
-				Values: []any{del, cur.Row.Board, cur.Row.Points, cur.Row.PlayerID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   scoreBoard.Insert,
-			Values: scoreBoardRow(e, ins),
-		})
-		// board_16: a changed key moves the row, deleted at ts and inserted at
-		// ts+1µs.
-		if !cqlgenimpl.SameKey(scoreBoard16, scoreBoard16Key(&cur.Row), scoreBoard16Key(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   scoreBoard16.Delete,
-				Values: []any{del, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 16), cur.Row.Points, cur.Row.PlayerID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   scoreBoard16.Insert,
-			Values: scoreBoard16Row(e, ins),
-		})
-		// board_100: a changed key moves the row, deleted at ts and inserted at
-		// ts+1µs.
-		if !cqlgenimpl.SameKey(scoreBoard100, scoreBoard100Key(&cur.Row), scoreBoard100Key(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   scoreBoard100.Delete,
-				Values: []any{del, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 100), cur.Row.Points, cur.Row.PlayerID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   scoreBoard100.Insert,
-			Values: scoreBoard100Row(e, ins),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Score whose key in scores is e's from every table: from
-// scores with a conditional write on its version, then the rows the other
-// tables hold for it, found from scores's values. Deleting what does not exist
-// is not an error.
+// Delete removes the Score whose key in scores is e's from every table; the
+// rows of the other tables are found from scores's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   scoreScores.GetVersion,
-		Values: []any{e.Board, e.PlayerID},
-	}, scoreScoresScanVersion, func(cur *cqlgenimpl.Versioned[Score], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   scoreScores.DeleteIf,
-			Values: []any{e.Board, e.PlayerID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Score], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   scoreBoard.Delete,
-			Values: []any{ts, cur.Row.Board, cur.Row.Points, cur.Row.PlayerID},
-		}, {
-			Stmt:   scoreBoard16.Delete,
-			Values: []any{ts, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 16), cur.Row.Points, cur.Row.PlayerID},
-		}, {
-			Stmt:   scoreBoard100.Delete,
-			Values: []any{ts, cur.Row.Board, cqlgenimpl.HashText(string(cur.Row.PlayerID), 100), cur.Row.Points, cur.Row.PlayerID},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the Score with the given key from scores, the source of truth;

@@ -30,10 +30,8 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      messageMessagesByConversationInsertCQL,
+		Delete:      messageMessagesByConversationDeleteCQL,
 		Get:         messageMessagesByConversationGetCQL,
-		GetVersion:  messageMessagesByConversationGetVersionCQL,
-		UpdateIf:    messageMessagesByConversationUpdateIfCQL,
-		DeleteIf:    messageMessagesByConversationDeleteIfCQL,
 		First:       messageMessagesByConversationFirstCQL,
 		FirstFrom:   messageMessagesByConversationFirstFromCQL,
 		FirstTo:     messageMessagesByConversationFirstToCQL,
@@ -49,18 +47,24 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 
 // messageMessagesByConversationInsertCQL writes a whole row of
 // messages_by_conversation. Its placeholders bind conversation_id, sent_at,
-// message_id, user_id, text, cqlgen_version (the write timestamp), the write
-// timestamp.
+// message_id, user_id, text, the write timestamp.
 const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversation (conversation_id, sent_at,
-		message_id, user_id, text, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?, ?)
+		message_id, user_id, text)
+	VALUES (?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
 // messageMessagesByConversationRow binds
 // messageMessagesByConversationInsertCQL for e, written at ts.
 func messageMessagesByConversationRow(e *Message, ts int64) []any {
-	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts, ts}
+	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
+
+// messageMessagesByConversationDeleteCQL deletes a row of
+// messages_by_conversation by its primary key. Its placeholders bind the write
+// timestamp, conversation_id, sent_at, message_id.
+const messageMessagesByConversationDeleteCQL = `DELETE FROM messages_by_conversation
+	USING TIMESTAMP ?
+	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
 
 // messageMessagesByConversationGetCQL reads a row of messages_by_conversation
 // by its primary key. Its placeholders bind conversation_id, sent_at,
@@ -74,37 +78,6 @@ func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
 	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 	return
 }
-
-// messageMessagesByConversationGetVersionCQL reads a row of
-// messages_by_conversation and its version. Its placeholders bind
-// conversation_id, sent_at, message_id.
-const messageMessagesByConversationGetVersionCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
-		cqlgen_version
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationScanVersion reads a row of
-// messages_by_conversation and its version.
-func messageMessagesByConversationScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Message], ok bool) {
-	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &v.Version)
-	return
-}
-
-// messageMessagesByConversationUpdateIfCQL changes a row of
-// messages_by_conversation if its version is the one read. Its placeholders
-// bind user_id, text, cqlgen_version (the write timestamp), conversation_id,
-// sent_at, message_id, the version read.
-const messageMessagesByConversationUpdateIfCQL = `UPDATE messages_by_conversation
-	SET user_id = ?, text = ?, cqlgen_version = ?
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?
-	IF cqlgen_version = ?`
-
-// messageMessagesByConversationDeleteIfCQL deletes a row of
-// messages_by_conversation if its version is the one read. Its placeholders
-// bind conversation_id, sent_at, message_id, the version read.
-const messageMessagesByConversationDeleteIfCQL = `DELETE FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?
-	IF cqlgen_version = ?`
 
 // messageMessagesByConversationFirstCQL reads a partition of
 // messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
@@ -220,12 +193,6 @@ const messageMessagesByUserInsertCQL = `INSERT INTO messages_by_user (user_id, s
 // at ts.
 func messageMessagesByUserRow(e *Message, ts int64) []any {
 	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
-}
-
-// messageMessagesByUserKey is the primary key of e in messages_by_user, in
-// order, bucket included.
-func messageMessagesByUserKey(e *Message) []any {
-	return []any{e.UserID, e.SentAt, e.MessageID}
 }
 
 // messageMessagesByUserDeleteCQL deletes a row of messages_by_user by its
@@ -364,72 +331,27 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// Update changes the Message whose key in messages_by_conversation is e's: the
-// old values come from messages_by_conversation, the source of truth, so the
-// caller passes only the new entity. A conditional write on
-// messages_by_conversation's version makes concurrent updates take turns (a
-// loser re-reads and retries, up to Options.Attempts, then gets a
-// *cqlgen.NotAppliedError). Then every other table whose primary key changed
-// (a new sort key, say) has its old row deleted at the new timestamp and the
-// new one inserted 1µs later; tables whose key did not change are upserted.
-// The key of messages_by_conversation itself cannot change: that would be
-// another entity. cqlgen.ErrNotFound if there is none.
-func (r *MessageRepo) Update(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessagesByConversation.GetVersion,
-		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
-	}, messageMessagesByConversationScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   messageMessagesByConversation.UpdateIf,
-			Values: []any{e.UserID, e.Text, ts, e.ConversationID, e.SentAt, e.MessageID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// messages_by_user: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(messageMessagesByUser, messageMessagesByUserKey(&cur.Row), messageMessagesByUserKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   messageMessagesByUser.Delete,
-				Values: []any{del, cur.Row.UserID, cur.Row.SentAt, cur.Row.MessageID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   messageMessagesByUser.Insert,
-			Values: messageMessagesByUserRow(e, ins),
-		})
-		return qs
-	}, false)
-}
-
 // Delete removes the Message whose key in messages_by_conversation is e's from
-// every table: from messages_by_conversation with a conditional write on its
-// version, then the rows the other tables hold for it, found from
-// messages_by_conversation's values. Deleting what does not exist is not an
-// error.
+// every table, found from messages_by_conversation's values, in one logical
+// write under the repository's strategy. Deleting what does not exist is not
+// an error.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   messageMessagesByConversation.GetVersion,
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessagesByConversation.Get,
 		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
-	}, messageMessagesByConversationScanVersion, func(cur *cqlgenimpl.Versioned[Message], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   messageMessagesByConversation.DeleteIf,
-			Values: []any{e.ConversationID, e.SentAt, e.MessageID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Message], ts int64) []cqlgen.Query {
+	}, messageMessagesByConversationScan, func(cur *Message, ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
+			Stmt:   messageMessagesByConversation.Delete,
+			Values: []any{ts, cur.ConversationID, cur.SentAt, cur.MessageID},
+		}, {
 			Stmt:   messageMessagesByUser.Delete,
-			Values: []any{ts, cur.Row.UserID, cur.Row.SentAt, cur.Row.MessageID},
+			Values: []any{ts, cur.UserID, cur.SentAt, cur.MessageID},
 		}}
-	}, true)
+	})
 }
 
 // Get reads the Message with the given key from messages_by_conversation, the

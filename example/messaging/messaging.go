@@ -20,7 +20,7 @@ import (
 // a time-based UUID, unique on its own: that is what lets messages_by_user
 // leave conversation_id out of its key.
 type Message struct {
-	_ cqlgen.Pattern `table:"messages_by_conversation,canonical" pk:"conversation_id" ck:"sent_at desc, message_id" id:"message_id" doc:"the messages of a conversation, newest first" ignore:"growth-unknown: the seed keeps a conversation in one partition, and bucket:\"month(sent_at)\" is the fix if conversations outgrow it"`
+	_ cqlgen.Pattern `table:"messages_by_conversation,canonical,immutable" pk:"conversation_id" ck:"sent_at desc, message_id" id:"message_id" doc:"the messages of a conversation, newest first" ignore:"growth-unknown: the seed keeps a conversation in one partition, and bucket:\"month(sent_at)\" is the fix if conversations outgrow it"`
 	_ cqlgen.Pattern `table:"messages_by_user" pk:"user_id" ck:"sent_at desc, message_id" doc:"the messages a user sent, newest first" ignore:"growth-unknown: as for messages_by_conversation"`
 
 	ConversationID string     `db:"conversation_id"`

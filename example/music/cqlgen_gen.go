@@ -197,10 +197,11 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistory.Insert,
-		Values: playListeningHistoryRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playListeningHistory.Insert,
+			Values: playListeningHistoryRow(e, ts),
+		}}
 	})
 }
 
@@ -210,10 +211,11 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistory.Delete,
-		Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playListeningHistory.Delete,
+			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
+		}}
 	})
 }
 
@@ -290,68 +292,115 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "track_id", Type: "text"},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "track_id", Type: "text"},
+		{Name: "artist_id", Type: "text"},
+		{Name: "play_count", Type: "bigint"},
+		{Name: "track_name", Type: "text"},
+		{Name: "album", Type: "text"},
+		{Name: "duration_s", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:     trackTracksInsertCQL,
-		Get:        trackTracksGetCQL,
-		GetVersion: trackTracksGetVersionCQL,
-		UpdateIf:   trackTracksUpdateIfCQL,
-		DeleteIf:   trackTracksDeleteIfCQL,
+		Get:    trackTracksGetCQL,
+		State:  trackTracksStateCQL,
+		Change: trackTracksChangeCQL,
+		Remove: trackTracksRemoveCQL,
+		Settle: trackTracksSettleCQL,
 	},
 })
 
-// trackTracksInsertCQL writes a whole row of tracks. Its placeholders bind
-// track_id, artist_id, play_count, track_name, album, duration_s,
-// cqlgen_version (the write timestamp), the write timestamp.
-const trackTracksInsertCQL = `INSERT INTO tracks (track_id, artist_id, play_count, track_name, album,
-		duration_s, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// trackTracksRow binds trackTracksInsertCQL for e, written at ts.
-func trackTracksRow(e *Track, ts int64) []any {
-	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts, ts}
-}
-
 // trackTracksGetCQL reads a row of tracks by its primary key. Its placeholders
 // bind track_id.
-const trackTracksGetCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s
+const trackTracksGetCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
+		cqlgen_deleted
 	FROM tracks
 	WHERE track_id = ?`
 
-// trackTracksScan reads one row of tracks.
+// trackTracksScan reads the next row of tracks that is no grave of a deleted
+// Track.
 func trackTracksScan(it cqlgen.Iter) (e Track, ok bool) {
-	ok = it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Track{}
+	}
 }
 
-// trackTracksGetVersionCQL reads a row of tracks and its version. Its
-// placeholders bind track_id.
-const trackTracksGetVersionCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_version
+// trackTracksStateCQL reads a row of tracks with the write protocol's columns.
+// Its placeholders bind track_id.
+const trackTracksStateCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
+		cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM tracks
 	WHERE track_id = ?`
 
-// trackTracksScanVersion reads a row of tracks and its version.
-func trackTracksScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Track], ok bool) {
-	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version)
+// trackTracksState binds trackTracksStateCQL: the primary key of e.
+func trackTracksState(e *Track) []any {
+	return []any{e.TrackID}
+}
+
+// trackTracksScanState reads a row of tracks with its version, its mark of
+// deletion and its pending record.
+func trackTracksScanState(it cqlgen.Iter) (v cqlgenimpl.State[Track], ok bool) {
+	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// trackTracksUpdateIfCQL changes a row of tracks if its version is the one
-// read. Its placeholders bind artist_id, play_count, track_name, album,
-// duration_s, cqlgen_version (the write timestamp), track_id, the version
-// read.
-const trackTracksUpdateIfCQL = `UPDATE tracks
+// trackTracksData is every column of e's row in tracks, in table order.
+func trackTracksData(e *Track) []any {
+	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
+}
+
+// trackTracksChangeCQL writes a row of tracks if its version is the one read
+// (null: if there is no row). Its placeholders bind artist_id, play_count,
+// track_name, album, duration_s, cqlgen_version (the write timestamp), the
+// pending record, track_id, the version read.
+const trackTracksChangeCQL = `UPDATE tracks
 	SET artist_id = ?, play_count = ?, track_name = ?, album = ?,
-		duration_s = ?, cqlgen_version = ?
+		duration_s = ?, cqlgen_version = ?, cqlgen_deleted = false,
+		cqlgen_pending = ?
 	WHERE track_id = ?
 	IF cqlgen_version = ?`
 
-// trackTracksDeleteIfCQL deletes a row of tracks if its version is the one
-// read. Its placeholders bind track_id, the version read.
-const trackTracksDeleteIfCQL = `DELETE FROM tracks
+// trackTracksChange binds trackTracksChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
+	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, e.TrackID, c.Old}
+}
+
+// trackTracksRemoveCQL leaves a grave of a row of tracks if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, track_id, the version read.
+const trackTracksRemoveCQL = `UPDATE tracks
+	USING TTL 864000
+	SET artist_id = null, play_count = null, track_name = null,
+		album = null, duration_s = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE track_id = ?
 	IF cqlgen_version = ?`
+
+// trackTracksRemove binds trackTracksRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.TrackID, c.Old}
+}
+
+// trackTracksSettleCQL clears the pending record of a row of tracks if its
+// version is the one read. Its placeholders bind track_id, the version read.
+const trackTracksSettleCQL = `UPDATE tracks
+	SET cqlgen_pending = null
+	WHERE track_id = ?
+	IF cqlgen_version = ?`
+
+// trackTracksSettle binds trackTracksSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func trackTracksSettle(e *Track, version int64) []any {
+	return []any{e.TrackID, version}
+}
 
 // trackTopTracksByArtist: the statements of table top_tracks_by_artist, which
 // serves TopTracksByArtist.
@@ -390,8 +439,8 @@ const trackTopTracksByArtistInsertCQL = `INSERT INTO top_tracks_by_artist (artis
 	USING TIMESTAMP ?`
 
 // trackTopTracksByArtistRow binds trackTopTracksByArtistInsertCQL for e,
-// written at ts.
-func trackTopTracksByArtistRow(e *Track, ts int64) []any {
+// written at ts; top_tracks_by_artist has no column to leave unset.
+func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
 }
 
@@ -520,92 +569,67 @@ func trackCheck(e *Track) error {
 	return nil
 }
 
-// Insert writes e to every table of Track in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// trackWrites is the write protocol of Track: its source of truth, tracks, and
+// the tables the protocol keeps in step with it.
+var trackWrites = &cqlgenimpl.Entity[Track]{
+	Canonical: trackTracks,
+	State:     trackTracksState,
+	ScanState: trackTracksScanState,
+	Data:      trackTracksData,
+	Change:    trackTracksChange,
+	Remove:    trackTracksRemove,
+	Settle:    trackTracksSettle,
+	Projections: []cqlgenimpl.Projection[Track]{
+		{
+			Table: trackTopTracksByArtist,
+			Key:   trackTopTracksByArtistKey,
+			Row:   trackTopTracksByArtistRow,
+		},
+	},
+}
+
+// Insert writes e to every table of Track, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on tracks, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   trackTracks.Insert,
-			Values: trackTracksRow(e, ts),
-		}, {
-			Stmt:   trackTopTracksByArtist.Insert,
-			Values: trackTopTracksByArtistRow(e, ts),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the Track whose key in tracks is e's: the old values come
-// from tracks, the source of truth, so the caller passes only the new entity.
-// A conditional write on tracks's version makes concurrent updates take turns
-// (a loser re-reads and retries, up to Options.Attempts, then gets a
-// *cqlgen.NotAppliedError). Then every other table whose primary key changed
-// (a new sort key, say) has its old row deleted at the new timestamp and the
-// new one inserted 1µs later; tables whose key did not change are upserted.
-// The key of tracks itself cannot change: that would be another entity.
-// cqlgen.ErrNotFound if there is none.
+// Update replaces the Track whose key in tracks is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on tracks's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   trackTracks.GetVersion,
-		Values: []any{e.TrackID},
-	}, trackTracksScanVersion, func(cur *cqlgenimpl.Versioned[Track], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   trackTracks.UpdateIf,
-			Values: []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, ts, e.TrackID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Track], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// top_tracks_by_artist: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(trackTopTracksByArtist, trackTopTracksByArtistKey(&cur.Row), trackTopTracksByArtistKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   trackTopTracksByArtist.Delete,
-				Values: []any{del, cur.Row.ArtistID, cur.Row.PlayCount, cur.Row.TrackID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   trackTopTracksByArtist.Insert,
-			Values: trackTopTracksByArtistRow(e, ins),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Track whose key in tracks is e's from every table: from
-// tracks with a conditional write on its version, then the rows the other
-// tables hold for it, found from tracks's values. Deleting what does not exist
-// is not an error.
+// Delete removes the Track whose key in tracks is e's from every table; the
+// rows of the other tables are found from tracks's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   trackTracks.GetVersion,
-		Values: []any{e.TrackID},
-	}, trackTracksScanVersion, func(cur *cqlgenimpl.Versioned[Track], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   trackTracks.DeleteIf,
-			Values: []any{e.TrackID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Track], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   trackTopTracksByArtist.Delete,
-			Values: []any{ts, cur.Row.ArtistID, cur.Row.PlayCount, cur.Row.TrackID},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the Track with the given key from tracks, the source of truth;
@@ -867,10 +891,11 @@ func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts .
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playlistTrackPlaylistTracks.Insert,
-		Values: playlistTrackPlaylistTracksRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playlistTrackPlaylistTracks.Insert,
+			Values: playlistTrackPlaylistTracksRow(e, ts),
+		}}
 	})
 }
 
@@ -880,10 +905,11 @@ func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts .
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playlistTrackPlaylistTracks.Delete,
-		Values: []any{ts, e.PlaylistID, e.Position, e.TrackID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playlistTrackPlaylistTracks.Delete,
+			Values: []any{ts, e.PlaylistID, e.Position, e.TrackID},
+		}}
 	})
 }
 
@@ -961,70 +987,116 @@ var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "chart_date", Type: "date"},
 		{Name: "track_id", Type: "text"},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+		{Name: "track_id", Type: "text"},
+		{Name: "play_count", Type: "bigint"},
+		{Name: "track_name", Type: "text"},
+		{Name: "artist", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:     chartEntryDailyTrackPlaysInsertCQL,
-		Get:        chartEntryDailyTrackPlaysGetCQL,
-		GetVersion: chartEntryDailyTrackPlaysGetVersionCQL,
-		UpdateIf:   chartEntryDailyTrackPlaysUpdateIfCQL,
-		DeleteIf:   chartEntryDailyTrackPlaysDeleteIfCQL,
+		Get:    chartEntryDailyTrackPlaysGetCQL,
+		State:  chartEntryDailyTrackPlaysStateCQL,
+		Change: chartEntryDailyTrackPlaysChangeCQL,
+		Remove: chartEntryDailyTrackPlaysRemoveCQL,
+		Settle: chartEntryDailyTrackPlaysSettleCQL,
 	},
 })
 
-// chartEntryDailyTrackPlaysInsertCQL writes a whole row of daily_track_plays.
-// Its placeholders bind chart_date, track_id, play_count, track_name, artist,
-// cqlgen_version (the write timestamp), the write timestamp.
-const chartEntryDailyTrackPlaysInsertCQL = `INSERT INTO daily_track_plays (chart_date, track_id, play_count,
-		track_name, artist, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// chartEntryDailyTrackPlaysRow binds chartEntryDailyTrackPlaysInsertCQL for e,
-// written at ts.
-func chartEntryDailyTrackPlaysRow(e *ChartEntry, ts int64) []any {
-	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist, ts, ts}
-}
-
 // chartEntryDailyTrackPlaysGetCQL reads a row of daily_track_plays by its
 // primary key. Its placeholders bind chart_date, track_id.
-const chartEntryDailyTrackPlaysGetCQL = `SELECT chart_date, track_id, play_count, track_name, artist
+const chartEntryDailyTrackPlaysGetCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
+		cqlgen_deleted
 	FROM daily_track_plays
 	WHERE chart_date = ? AND track_id = ?`
 
-// chartEntryDailyTrackPlaysScan reads one row of daily_track_plays.
+// chartEntryDailyTrackPlaysScan reads the next row of daily_track_plays that
+// is no grave of a deleted ChartEntry.
 func chartEntryDailyTrackPlaysScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = ChartEntry{}
+	}
 }
 
-// chartEntryDailyTrackPlaysGetVersionCQL reads a row of daily_track_plays and
-// its version. Its placeholders bind chart_date, track_id.
-const chartEntryDailyTrackPlaysGetVersionCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_version
+// chartEntryDailyTrackPlaysStateCQL reads a row of daily_track_plays with the
+// write protocol's columns. Its placeholders bind chart_date, track_id.
+const chartEntryDailyTrackPlaysStateCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
+		cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM daily_track_plays
 	WHERE chart_date = ? AND track_id = ?`
 
-// chartEntryDailyTrackPlaysScanVersion reads a row of daily_track_plays and
-// its version.
-func chartEntryDailyTrackPlaysScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[ChartEntry], ok bool) {
-	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version)
+// chartEntryDailyTrackPlaysState binds chartEntryDailyTrackPlaysStateCQL: the
+// primary key of e.
+func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
+	return []any{e.ChartDate, e.TrackID}
+}
+
+// chartEntryDailyTrackPlaysScanState reads a row of daily_track_plays with its
+// version, its mark of deletion and its pending record.
+func chartEntryDailyTrackPlaysScanState(it cqlgen.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
+	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// chartEntryDailyTrackPlaysUpdateIfCQL changes a row of daily_track_plays if
-// its version is the one read. Its placeholders bind play_count, track_name,
-// artist, cqlgen_version (the write timestamp), chart_date, track_id, the
-// version read.
-const chartEntryDailyTrackPlaysUpdateIfCQL = `UPDATE daily_track_plays
-	SET play_count = ?, track_name = ?, artist = ?, cqlgen_version = ?
+// chartEntryDailyTrackPlaysData is every column of e's row in
+// daily_track_plays, in table order.
+func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
+	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
+}
+
+// chartEntryDailyTrackPlaysChangeCQL writes a row of daily_track_plays if its
+// version is the one read (null: if there is no row). Its placeholders bind
+// play_count, track_name, artist, cqlgen_version (the write timestamp), the
+// pending record, chart_date, track_id, the version read.
+const chartEntryDailyTrackPlaysChangeCQL = `UPDATE daily_track_plays
+	SET play_count = ?, track_name = ?, artist = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
 	WHERE chart_date = ? AND track_id = ?
 	IF cqlgen_version = ?`
 
-// chartEntryDailyTrackPlaysDeleteIfCQL deletes a row of daily_track_plays if
-// its version is the one read. Its placeholders bind chart_date, track_id, the
-// version read.
-const chartEntryDailyTrackPlaysDeleteIfCQL = `DELETE FROM daily_track_plays
+// chartEntryDailyTrackPlaysChange binds chartEntryDailyTrackPlaysChangeCQL: it
+// sets e's values, at version c.TS, if the version is still c.Old.
+func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
+	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, e.ChartDate, e.TrackID, c.Old}
+}
+
+// chartEntryDailyTrackPlaysRemoveCQL leaves a grave of a row of
+// daily_track_plays if its version is the one read. Its placeholders bind
+// cqlgen_version (the write timestamp), the pending record, chart_date,
+// track_id, the version read.
+const chartEntryDailyTrackPlaysRemoveCQL = `UPDATE daily_track_plays
+	USING TTL 864000
+	SET play_count = null, track_name = null, artist = null,
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE chart_date = ? AND track_id = ?
 	IF cqlgen_version = ?`
+
+// chartEntryDailyTrackPlaysRemove binds chartEntryDailyTrackPlaysRemoveCQL: it
+// leaves a grave of e, at version c.TS, if the version is still c.Old.
+func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.ChartDate, e.TrackID, c.Old}
+}
+
+// chartEntryDailyTrackPlaysSettleCQL clears the pending record of a row of
+// daily_track_plays if its version is the one read. Its placeholders bind
+// chart_date, track_id, the version read.
+const chartEntryDailyTrackPlaysSettleCQL = `UPDATE daily_track_plays
+	SET cqlgen_pending = null
+	WHERE chart_date = ? AND track_id = ?
+	IF cqlgen_version = ?`
+
+// chartEntryDailyTrackPlaysSettle binds chartEntryDailyTrackPlaysSettleCQL: it
+// clears the pending record of e's row if the version is still version.
+func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
+	return []any{e.ChartDate, e.TrackID, version}
+}
 
 // chartEntryDailyCharts: the statements of table daily_charts, which serves
 // DailyCharts.
@@ -1064,8 +1136,8 @@ const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, sh
 	USING TIMESTAMP ?`
 
 // chartEntryDailyChartsRow binds chartEntryDailyChartsInsertCQL for e, written
-// at ts.
-func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
+// at ts; daily_charts has no column to leave unset.
+func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
 }
 
@@ -1193,93 +1265,69 @@ func chartEntryCheck(e *ChartEntry) error {
 	return nil
 }
 
-// Insert writes e to every table of ChartEntry in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// chartEntryWrites is the write protocol of ChartEntry: its source of truth,
+// daily_track_plays, and the tables the protocol keeps in step with it.
+var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
+	Canonical: chartEntryDailyTrackPlays,
+	State:     chartEntryDailyTrackPlaysState,
+	ScanState: chartEntryDailyTrackPlaysScanState,
+	Data:      chartEntryDailyTrackPlaysData,
+	Change:    chartEntryDailyTrackPlaysChange,
+	Remove:    chartEntryDailyTrackPlaysRemove,
+	Settle:    chartEntryDailyTrackPlaysSettle,
+	Projections: []cqlgenimpl.Projection[ChartEntry]{
+		{
+			Table: chartEntryDailyCharts,
+			Key:   chartEntryDailyChartsKey,
+			Row:   chartEntryDailyChartsRow,
+		},
+	},
+}
+
+// Insert writes e to every table of ChartEntry, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on
+// daily_track_plays, the source of truth. If it returns an error, it may have
+// applied in part: run it again, from any client, and every table converges on
+// the result; the next write of the entity finishes it too.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   chartEntryDailyTrackPlays.Insert,
-			Values: chartEntryDailyTrackPlaysRow(e, ts),
-		}, {
-			Stmt:   chartEntryDailyCharts.Insert,
-			Values: chartEntryDailyChartsRow(e, ts),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the ChartEntry whose key in daily_track_plays is e's: the old
-// values come from daily_track_plays, the source of truth, so the caller
-// passes only the new entity. A conditional write on daily_track_plays's
-// version makes concurrent updates take turns (a loser re-reads and retries,
-// up to Options.Attempts, then gets a *cqlgen.NotAppliedError). Then every
-// other table whose primary key changed (a new sort key, say) has its old row
-// deleted at the new timestamp and the new one inserted 1µs later; tables
-// whose key did not change are upserted. The key of daily_track_plays itself
-// cannot change: that would be another entity. cqlgen.ErrNotFound if there is
-// none.
+// Update replaces the ChartEntry whose key in daily_track_plays is e's, in
+// every table: rows whose key changed (a new sort key, say) move, and nil
+// pointers and empty collections clear their columns. It takes its turn with
+// other writers through a conditional write on daily_track_plays's version; a
+// writer that loses retries up to Options.Attempts times, then gets a
+// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
+// it returns an error, it may have applied in part: run it again, from any
+// client, and every table converges on the result; the next write of the
+// entity finishes it too.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   chartEntryDailyTrackPlays.GetVersion,
-		Values: []any{e.ChartDate, e.TrackID},
-	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   chartEntryDailyTrackPlays.UpdateIf,
-			Values: []any{e.PlayCount, e.TrackName, e.Artist, ts, e.ChartDate, e.TrackID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// daily_charts: a changed key moves the row, deleted at ts and inserted at
-		// ts+1µs.
-		if !cqlgenimpl.SameKey(chartEntryDailyCharts, chartEntryDailyChartsKey(&cur.Row), chartEntryDailyChartsKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   chartEntryDailyCharts.Delete,
-				Values: []any{del, cur.Row.ChartDate, cqlgenimpl.HashText(string(cur.Row.TrackID), 100), cur.Row.PlayCount, cur.Row.TrackID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   chartEntryDailyCharts.Insert,
-			Values: chartEntryDailyChartsRow(e, ins),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpUpdate, e)
 }
 
 // Delete removes the ChartEntry whose key in daily_track_plays is e's from
-// every table: from daily_track_plays with a conditional write on its version,
-// then the rows the other tables hold for it, found from daily_track_plays's
-// values. Deleting what does not exist is not an error.
+// every table; the rows of the other tables are found from daily_track_plays's
+// values, so e needs only its key. Deleting what does not exist is not an
+// error. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   chartEntryDailyTrackPlays.GetVersion,
-		Values: []any{e.ChartDate, e.TrackID},
-	}, chartEntryDailyTrackPlaysScanVersion, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   chartEntryDailyTrackPlays.DeleteIf,
-			Values: []any{e.ChartDate, e.TrackID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[ChartEntry], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   chartEntryDailyCharts.Delete,
-			Values: []any{ts, cur.Row.ChartDate, cqlgenimpl.HashText(string(cur.Row.TrackID), 100), cur.Row.PlayCount, cur.Row.TrackID},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the ChartEntry with the given key from daily_track_plays, the

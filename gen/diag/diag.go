@@ -29,35 +29,36 @@ type Code string
 
 // The codes of the model checks.
 const (
-	Load             Code = "load"              // the package could not be loaded or type-checked
-	TagSyntax        Code = "tag-syntax"        // a struct tag does not follow the key:"value" convention
-	UnknownKey       Code = "unknown-key"       // a pattern tag uses a key cqlgen does not know
-	BadValue         Code = "bad-value"         // a tag value does not follow its grammar
-	BadTTL           Code = "bad-ttl"           // a TTL that cannot be parsed or is out of range
-	BadBucket        Code = "bad-bucket"        // a bucket expression, source column or width that cannot work
-	BadSize          Code = "bad-size"          // a size hint that cannot be parsed
-	BadIdentifier    Code = "bad-identifier"    // a table or column name CQL cannot take unquoted
-	ReservedWord     Code = "reserved-word"     // a CQL reserved keyword used as a name
-	UnsupportedType  Code = "unsupported-type"  // a Go type with no CQL mapping
-	BadTypeOverride  Code = "bad-type-override" // a cql:"..." override the Go type cannot carry
-	UnsupportedField Code = "unsupported-field" // an embedded or otherwise unusable field
-	DuplicateColumn  Code = "duplicate-column"  // two fields map to one column
-	DuplicateTable   Code = "duplicate-table"   // two patterns declare one table name
-	DuplicateName    Code = "duplicate-name"    // two generated declarations, or one and the package's own, would share a Go name
-	UnknownColumn    Code = "unknown-column"    // a name in a pattern that is no column of the entity
-	NoPartitionKey   Code = "no-partition-key"  // a pattern with an empty partition key
-	RepeatedKey      Code = "repeated-key"      // a column twice in one primary key
-	CollectionKey    Code = "collection-key"    // a collection (unfrozen semantics) in a primary key
-	CounterKey       Code = "counter-key"       // a counter in a primary key
-	KeyType          Code = "key-type"          // a type Cassandra refuses in a primary key (duration)
-	NullableKey      Code = "nullable-key"      // a pointer field in a primary key
-	CounterTable     Code = "counter-table"     // counters mixed with other regular columns
-	BadStatic        Code = "bad-static"        // a static column that cannot be static
-	NoCanonical      Code = "no-canonical"      // several patterns and no source of truth named
-	TwoCanonical     Code = "two-canonical"     // more than one source of truth
-	BadID            Code = "bad-id"            // an id option that cannot identify the entity
-	NotUnique        Code = "not-unique"        // a table whose key cannot tell two entities apart
-	BadDirective     Code = "bad-directive"     // a //cqlgen: comment that cannot be parsed
+	Load                Code = "load"                 // the package could not be loaded or type-checked
+	TagSyntax           Code = "tag-syntax"           // a struct tag does not follow the key:"value" convention
+	UnknownKey          Code = "unknown-key"          // a pattern tag uses a key cqlgen does not know
+	BadValue            Code = "bad-value"            // a tag value does not follow its grammar
+	BadTTL              Code = "bad-ttl"              // a TTL that cannot be parsed or is out of range
+	BadBucket           Code = "bad-bucket"           // a bucket expression, source column or width that cannot work
+	BadSize             Code = "bad-size"             // a size hint that cannot be parsed
+	BadIdentifier       Code = "bad-identifier"       // a table or column name CQL cannot take unquoted
+	ReservedWord        Code = "reserved-word"        // a CQL reserved keyword used as a name
+	UnsupportedType     Code = "unsupported-type"     // a Go type with no CQL mapping
+	BadTypeOverride     Code = "bad-type-override"    // a cql:"..." override the Go type cannot carry
+	UnsupportedField    Code = "unsupported-field"    // an embedded or otherwise unusable field
+	DuplicateColumn     Code = "duplicate-column"     // two fields map to one column
+	DuplicateTable      Code = "duplicate-table"      // two patterns declare one table name
+	DuplicateName       Code = "duplicate-name"       // two generated declarations, or one and the package's own, would share a Go name
+	UnknownColumn       Code = "unknown-column"       // a name in a pattern that is no column of the entity
+	NoPartitionKey      Code = "no-partition-key"     // a pattern with an empty partition key
+	RepeatedKey         Code = "repeated-key"         // a column twice in one primary key
+	CollectionKey       Code = "collection-key"       // a collection (unfrozen semantics) in a primary key
+	CounterKey          Code = "counter-key"          // a counter in a primary key
+	KeyType             Code = "key-type"             // a type Cassandra refuses in a primary key (duration)
+	NullableKey         Code = "nullable-key"         // a pointer field in a primary key
+	CounterTable        Code = "counter-table"        // counters mixed with other regular columns
+	BadStatic           Code = "bad-static"           // a static column that cannot be static
+	NoCanonical         Code = "no-canonical"         // several patterns and no source of truth named
+	TwoCanonical        Code = "two-canonical"        // more than one source of truth
+	BadID               Code = "bad-id"               // an id option that cannot identify the entity
+	NotUnique           Code = "not-unique"           // a table whose key cannot tell two entities apart
+	CanonicalIncomplete Code = "canonical-incomplete" // a source of truth without a column another table stores
+	BadDirective        Code = "bad-directive"        // a //cqlgen: comment that cannot be parsed
 
 	// Partition checks: warnings, each of which a table can silence with
 	// ignore:"code: reason", but for too-many-cells, an error.

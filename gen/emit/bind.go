@@ -10,9 +10,11 @@ import (
 
 // binding says where the values a statement binds come from.
 type binding struct {
-	recv  *jen.Statement // the entity: e, or cur.Row for the row as read
-	ts    string         // the write timestamp's variable
-	unset bool           // nil pointers and empty collections bind as unset when the unset variable says so
+	recv    *jen.Statement // the entity: e, or cur for the row as read
+	ts      jen.Code       // the write timestamp, and a version column's value
+	old     jen.Code       // the version read
+	pending jen.Code       // the pending record
+	unset   jen.Code       // when true, nil pointers and empty collections bind as unset; nil: never
 }
 
 // values are the expressions a statement's placeholders bind, in order:
@@ -22,9 +24,11 @@ func values(s *model.Statement, b binding) []jen.Code {
 	for _, bd := range s.Binds {
 		switch bd.Kind {
 		case model.BindTimestamp:
-			vs = append(vs, jen.Id(b.ts))
+			vs = append(vs, b.ts)
 		case model.BindOldVersion:
-			vs = append(vs, jen.Id("cur").Dot("Version"))
+			vs = append(vs, b.old)
+		case model.BindPending:
+			vs = append(vs, b.pending)
 		default:
 			vs = append(vs, columnValue(bd.Column, b))
 		}
@@ -36,21 +40,21 @@ func values(s *model.Statement, b binding) []jen.Code {
 func columnValue(c *model.Column, b binding) jen.Code {
 	switch {
 	case c.Kind == model.Version:
-		return jen.Id(b.ts)
+		return b.ts
 	case c.Field == nil:
 		return bucketValue(c.Bucket, b.recv)
 	}
 	v := b.recv.Clone().Dot(c.Field.GoName)
-	if !b.unset || !unsettable(c) {
+	if b.unset == nil || !unsettable(c) {
 		return v
 	}
 	switch {
 	case c.Field.Nullable:
-		return jen.Qual(impl, "OrUnset").Call(v, jen.Id("unset"))
+		return jen.Qual(impl, "OrUnset").Call(v, b.unset)
 	case c.Type.Name == "list" || (c.Type.Name == "set" && isSlice(c.Field)):
-		return jen.Qual(impl, "SliceOrUnset").Call(v, jen.Id("unset"))
+		return jen.Qual(impl, "SliceOrUnset").Call(v, b.unset)
 	}
-	return jen.Qual(impl, "MapOrUnset").Call(v, jen.Id("unset"))
+	return jen.Qual(impl, "MapOrUnset").Call(v, b.unset)
 }
 
 // unsettable reports a column an insert may leave unset: a nil pointer or
@@ -71,25 +75,35 @@ func anyUnsettable(t *model.Table) bool {
 	return false
 }
 
+// rowTakesUnset reports whether t's row function takes the unset flag:
+// when t has a column to leave unset, or when the write protocol calls it.
+func rowTakesUnset(t *model.Table) bool { return anyUnsettable(t) || t.Entity.Versioned() }
+
 // rowFunc writes the function that binds t's insert.
 func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
 	e := t.Entity
 	params := []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("ts").Int64()}
-	if anyUnsettable(t) {
+	b := binding{recv: jen.Id("e"), ts: jen.Id("ts")}
+	switch {
+	case anyUnsettable(t):
 		params = append(params, jen.Id("unset").Bool())
+		b.unset = jen.Id("unset")
 		doc(f, "%s binds %s for e, written at ts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear their columns.", t.Names.Row, s.Const)
-	} else {
+	case rowTakesUnset(t):
+		params = append(params, jen.Id("_").Bool())
+		doc(f, "%s binds %s for e, written at ts; %s has no column to leave unset.", t.Names.Row, s.Const, t.Name)
+	default:
 		doc(f, "%s binds %s for e, written at ts.", t.Names.Row, s.Const)
 	}
 	f.Func().Id(t.Names.Row).Params(params...).Index().Any().Block(
-		jen.Return(jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), ts: "ts", unset: true})...)),
+		jen.Return(jen.Index().Any().Values(values(s, b)...)),
 	)
 }
 
 // row calls t's row function.
 func row(t *model.Table, recv jen.Code, ts string, unset bool) jen.Code {
 	args := []jen.Code{recv, jen.Id(ts)}
-	if anyUnsettable(t) {
+	if rowTakesUnset(t) {
 		args = append(args, jen.Lit(unset))
 	}
 	return jen.Id(t.Names.Row).Call(args...)
@@ -144,44 +158,140 @@ func timeBuckets(b *model.Bucket) *jen.Statement {
 	return jen.Qual(impl, d.Runtime)
 }
 
-// scanTargets are the scan destinations of t's selected columns.
+// scanTargets are the scan destinations of t's selected columns: the
+// fields of recv, and the mark of deletion into deleted where t has one.
 func scanTargets(t *model.Table, recv *jen.Statement) []jen.Code {
 	var dest []jen.Code
 	for _, c := range t.Columns {
-		if c.Field == nil {
-			continue
+		if c.Kind == model.Deleted {
+			dest = append(dest, jen.Op("&").Id("deleted"))
 		}
-		v := recv.Clone().Dot(c.Field.GoName)
-		if c.Type.Name == "duration" && isGo(c.Field, "time", "Duration") {
-			dest = append(dest, jen.Qual(impl, "ScanDuration").Call(jen.Op("&").Add(v)))
-			continue
+		if c.Field != nil {
+			dest = append(dest, scanTarget(c, recv))
 		}
-		dest = append(dest, jen.Op("&").Add(v))
 	}
 	return dest
 }
 
+// scanTarget is where a column of recv's field is scanned to.
+func scanTarget(c *model.Column, recv *jen.Statement) jen.Code {
+	v := recv.Clone().Dot(c.Field.GoName)
+	if c.Type.Name == "duration" && isGo(c.Field, "time", "Duration") {
+		return jen.Qual(impl, "ScanDuration").Call(jen.Op("&").Add(v))
+	}
+	return jen.Op("&").Add(v)
+}
+
 func scanFunc(f *jen.File, t *model.Table) {
+	e := t.Entity
+	if e.Versioned() && t == e.Canonical {
+		doc(f, "%s reads the next row of %s that is no grave of a deleted %s.", t.Names.Scan, t.Name, e.GoName)
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("e").Id(e.GoName), jen.Id("ok").Bool()).Block(
+			jen.For().Block(
+				jen.Var().Id("deleted").Bool(),
+				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.Id("e"), jen.False())),
+				jen.If(jen.Op("!").Id("deleted")).Block(jen.Return(jen.Id("e"), jen.True())),
+				jen.Id("e").Op("=").Id(e.GoName).Values(),
+			),
+		)
+		return
+	}
 	doc(f, "%s reads one row of %s.", t.Names.Scan, t.Name)
-	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("e").Id(t.Entity.GoName), jen.Id("ok").Bool()).Block(
+	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("e").Id(t.Names.RowType), jen.Id("ok").Bool()).Block(
 		jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...),
 		jen.Return(),
 	)
 }
 
-func scanVersion(f *jen.File, t *model.Table) {
-	dest := append(scanTargets(t, jen.Id("v").Dot("Row")), jen.Op("&").Id("v").Dot("Version"))
-	doc(f, "%s reads a row of %s and its version.", t.Names.ScanVersion, t.Name)
-	f.Func().Id(t.Names.ScanVersion).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("v").Qual(impl, "Versioned").Types(jen.Id(t.Entity.GoName)), jen.Id("ok").Bool()).Block(
-		jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...),
-		jen.Return(),
-	)
+// protocolFuncs write what the write protocol binds and scans on the
+// canonical table: the state of a row, its data, and the bindings of the
+// conditional writes.
+func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
+	e := t.Entity
+	n := t.Names
+	cur := binding{recv: jen.Id("e")}
+	switch s.Slot {
+	case model.SlotState:
+		doc(f, "%s binds %s: the primary key of e.", n.State, s.Const)
+		f.Func().Id(n.State).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(values(s, cur)...)))
+		var dest []jen.Code
+		for _, c := range t.Columns {
+			switch {
+			case c.Field != nil:
+				dest = append(dest, scanTarget(c, jen.Id("v").Dot("Row")))
+			case c.Kind == model.Version:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Version"))
+			case c.Kind == model.Deleted:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Deleted"))
+			case c.Kind == model.Pending:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Pending"))
+			}
+		}
+		doc(f, "%s reads a row of %s with its version, its mark of deletion and its pending record.", n.ScanState, t.Name)
+		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("v").Qual(impl, "State").Types(jen.Id(e.GoName)), jen.Id("ok").Bool()).Block(
+			jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...),
+			jen.Return(),
+		)
+		var data []jen.Code
+		for _, c := range t.Columns {
+			if c.Field != nil {
+				data = append(data, field("e", c.Field))
+			}
+		}
+		doc(f, "%s is every column of e's row in %s, in table order.", n.Data, t.Name)
+		f.Func().Id(n.Data).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(data...)))
+		mergeFunc(f, t)
+	case model.SlotChange, model.SlotRemove:
+		c := jen.Id("c")
+		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending")}
+		name, words := n.Change, "sets e's values"
+		if s.Slot == model.SlotChange {
+			if anyUnsettable(t) {
+				b.unset = c.Clone().Dot("Unset")
+				words += ", leaving nil pointers and empty collections unset with c.Unset"
+			}
+		} else {
+			name, words = n.Remove, "leaves a grave of e"
+		}
+		doc(f, "%s binds %s: it %s, at version c.TS, if the version is still c.Old.", name, s.Const, words)
+		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(values(s, b)...)))
+	case model.SlotSettle:
+		doc(f, "%s binds %s: it clears the pending record of e's row if the version is still version.", n.Settle, s.Const)
+		f.Func().Id(n.Settle).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("version").Int64()).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), old: jen.Id("version")})...)))
+	}
+}
+
+// mergeFunc writes what an Insert over a live entity keeps: the columns e
+// leaves unset, from the current row.
+func mergeFunc(f *jen.File, t *model.Table) {
+	e := t.Entity
+	var body []jen.Code
+	for _, c := range t.Columns {
+		if !unsettable(c) {
+			continue
+		}
+		m := jen.Id("m").Dot(c.Field.GoName)
+		cond := jen.Len(m.Clone()).Op("==").Lit(0)
+		if c.Field.Nullable {
+			cond = m.Clone().Op("==").Nil()
+		}
+		body = append(body, jen.If(cond).Block(m.Clone().Op("=").Id("cur").Dot(c.Field.GoName)))
+	}
+	if len(body) == 0 {
+		return
+	}
+	doc(f, "%s is e as an Insert over cur writes it: the nil pointers and empty collections of e, which an Insert leaves unset, keep cur's values.", e.Names.Merge)
+	f.Func().Id(e.Names.Merge).Params(jen.List(jen.Id("cur"), jen.Id("e")).Op("*").Id(e.GoName)).Id(e.GoName).Block(
+		append(append([]jen.Code{jen.Id("m").Op(":=").Op("*").Id("e")}, body...), jen.Return(jen.Id("m")))...)
 }
 
 // clusteringFuncs write the clustering values of a row, for cursors, and
 // the order of rows, for merges.
 func clusteringFuncs(f *jen.File, t *model.Table) {
-	e := t.Entity
 	var ck, cmps []jen.Code
 	for _, c := range t.Clustering() {
 		ck = append(ck, field("e", c.Field))
@@ -197,11 +307,11 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 	}
 	cmps = append(cmps, jen.Return(jen.Lit(0)))
 	doc(f, "%s is the clustering key of e in %s, in order.", t.Names.Clustering, t.Name)
-	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
+	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(ck...)),
 	)
 	doc(f, "%s orders rows of %s as its clustering order does.", t.Names.Compare, t.Name)
-	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(e.GoName)).Int().Block(cmps...)
+	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
 }
 
 // compare compares one clustering column of a and b in its type's natural
@@ -232,4 +342,20 @@ func compare(c *model.Column) jen.Code {
 		return nil
 	}
 	return jen.Qual("cmp", "Compare").Call(a, b)
+}
+
+// rowType declares the row type of a table that stores only some of its
+// entity's fields.
+func rowType(f *jen.File, t *model.Table) {
+	if !t.Partial() {
+		return
+	}
+	var fields []jen.Code
+	for _, c := range t.Columns {
+		if c.Field != nil {
+			fields = append(fields, jen.Id(c.Field.GoName).Add(goType(c.Field.Go)).Tag(map[string]string{"db": c.Name}))
+		}
+	}
+	doc(f, "%s is a row of %s, which stores only some columns of %s. It is a type of its own so that a partial row cannot be passed where a whole %s is written.", t.Names.RowType, t.Name, t.Entity.GoName, t.Entity.GoName)
+	f.Type().Id(t.Names.RowType).Struct(fields...)
 }

@@ -59,7 +59,7 @@ func lookup(f *jen.File, t *model.Table, name, docText string) {
 		jen.Return(jen.Op("&").Id("row"), jen.Nil()),
 	)
 	doc(f, "%s", docText)
-	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Error()).Block(body...)
+	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(t.Names.RowType), jen.Error()).Block(body...)
 }
 
 func get(f *jen.File, e *model.Entity) {
@@ -95,7 +95,7 @@ func readPage(f *jen.File, t *model.Table) {
 	doc(f, "%s are the optional parts of a %s read.", n.Options, t.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
-	page := jen.Qual(rt, "Page").Types(jen.Id(e.GoName))
+	page := jen.Qual(rt, "Page").Types(jen.Id(n.RowType))
 	params, checks := keyParams(t, t.PartitionKey(), page.Clone().Values())
 	var part []jen.Code
 	for _, c := range t.PartitionKey() {
@@ -132,7 +132,7 @@ func readPage(f *jen.File, t *model.Table) {
 			spec[jen.Id("LookBack")] = jen.Id("o").Dot("LookBack")
 		}
 	}
-	body = append(body, jen.Id("spec").Op(":=").Qual(impl, "ReadSpec").Types(jen.Id(e.GoName)).Values(spec))
+	body = append(body, jen.Id("spec").Op(":=").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Values(spec))
 	if len(ck) > 0 {
 		c0 := ck[0].Field.GoName
 		body = append(body,

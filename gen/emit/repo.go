@@ -17,11 +17,15 @@ func entity(f *jen.File, e *model.Entity) {
 		tableDecls(f, t)
 	}
 	repository(f, e)
-	insert(f, e)
-	if e.Versioned() {
-		updateVersioned(f, e)
-		deleteVersioned(f, e)
-	} else {
+	switch {
+	case e.Versioned():
+		writesVar(f, e)
+		protocolWrites(f, e)
+	case e.Immutable:
+		insert(f, e)
+		immutableDelete(f, e)
+	default:
+		insert(f, e)
 		updateSingle(f, e)
 		deleteSingle(f, e)
 	}
@@ -46,6 +50,7 @@ func tableDecls(f *jen.File, t *model.Table) {
 	if t == e.Canonical {
 		role = "is the source of truth of " + e.GoName
 	}
+	rowType(f, t)
 	doc(f, "%s: the statements of table %s, which %s.", n.Var, t.Name, role)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(tableSpec(t, stmts))
 	for _, s := range stmts {
@@ -56,8 +61,8 @@ func tableDecls(f *jen.File, t *model.Table) {
 			keyFunc(f, t)
 		case model.SlotGet:
 			scanFunc(f, t)
-		case model.SlotGetVersion:
-			scanVersion(f, t)
+		case model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle:
+			protocolFuncs(f, t, s)
 		}
 	}
 	if t.HasRead() && !t.ReadsOne() {
@@ -84,7 +89,7 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 
 func isPage(s model.Slot) bool {
 	switch s {
-	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotGetVersion, model.SlotUpdateIf, model.SlotDeleteIf:
+	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle:
 		return false
 	}
 	return true
@@ -98,12 +103,14 @@ func slotWords(s model.Slot, t *model.Table) string {
 		return "deletes a row of " + t.Name + " by its primary key"
 	case model.SlotGet:
 		return "reads a row of " + t.Name + " by its primary key"
-	case model.SlotGetVersion:
-		return "reads a row of " + t.Name + " and its version"
-	case model.SlotUpdateIf:
-		return "changes a row of " + t.Name + " if its version is the one read"
-	case model.SlotDeleteIf:
-		return "deletes a row of " + t.Name + " if its version is the one read"
+	case model.SlotState:
+		return "reads a row of " + t.Name + " with the write protocol's columns"
+	case model.SlotChange:
+		return "writes a row of " + t.Name + " if its version is the one read (null: if there is no row)"
+	case model.SlotRemove:
+		return "leaves a grave of a row of " + t.Name + " if its version is the one read"
+	case model.SlotSettle:
+		return "clears the pending record of a row of " + t.Name + " if its version is the one read"
 	case model.SlotFirst:
 		return "reads a partition of " + t.Name + " from its first row"
 	case model.SlotFirstFrom:
@@ -159,6 +166,7 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 		jen.Id("Pattern"), jen.Lit(t.Method),
 		jen.Id("PartitionKey"), cols(t.PartitionKey()),
 		jen.Id("Clustering"), cols(t.Clustering()),
+		jen.Id("Columns"), cols(dataColumns(t)),
 		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
 	))
 }
@@ -289,4 +297,19 @@ func keyed(kv ...jen.Code) jen.Code {
 		}
 	}
 	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
+}
+
+// dataColumns are the columns the write protocol compares on a versioned
+// canonical table (those of the entity's fields); none elsewhere.
+func dataColumns(t *model.Table) []*model.Column {
+	if !t.Entity.Versioned() || t != t.Entity.Canonical {
+		return nil
+	}
+	var cs []*model.Column
+	for _, c := range t.Columns {
+		if c.Field != nil {
+			cs = append(cs, c)
+		}
+	}
+	return cs
 }

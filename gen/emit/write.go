@@ -51,79 +51,99 @@ func insert(f *jen.File, e *model.Entity) {
 	)
 }
 
+// single writes a one-statement write of an entity stored in one table
+// (or with counters): through cqlgen.Apply, so the strategy and the
+// idempotency key are honoured as Insert honours them.
+func single(f *jen.File, e *model.Entity, name, docText string, stmt jen.Code) {
+	writeMethod(f, e, name, docText,
+		jen.Return(jen.Qual(rt, "Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
+			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(jen.Return(jen.Index().Qual(rt, "Query").Values(stmt))))),
+	)
+}
+
 func updateSingle(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	writeMethod(f, e, "Update",
+	single(f, e, "Update",
 		"Update writes e over the row with its key in "+t.Name+". Unlike Insert, nil pointers and empty collections clear their columns.",
-		jen.Id("ts").Op(":=").Qual(impl, "Now").Call(jen.Id("o")),
-		jen.Return(jen.Id("r").Dot("s").Dot("Exec").Call(jen.Id("ctx"), query(t, model.SlotInsert, row(t, jen.Id("e"), "ts", false)))),
-	)
+		element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", false)))
 }
 
 func deleteSingle(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	s := stmt(t, model.SlotDelete)
-	writeMethod(f, e, "Delete",
+	single(f, e, "Delete",
 		"Delete removes the row with e's key from "+t.Name+".",
-		jen.Id("ts").Op(":=").Qual(impl, "Now").Call(jen.Id("o")),
-		jen.Return(jen.Id("r").Dot("s").Dot("Exec").Call(jen.Id("ctx"), query(t, model.SlotDelete, jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), ts: "ts"})...)))),
-	)
+		element(t, model.SlotDelete, jen.Index().Any().Values(values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e"), ts: jen.Id("ts")})...)))
 }
 
-// changeVersioned calls cqlgenimpl.ChangeVersioned for an Update or
-// Delete: cas builds the conditional write on the canonical table from
-// cur and ts, after the writes to the other tables.
-func changeVersioned(e *model.Entity, cas model.Slot, after []jen.Code, missingOK bool) jen.Code {
+// writesVar writes the description of a versioned entity that the write
+// protocol (cqlgenimpl.Write) runs on.
+func writesVar(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	cur := jen.Id("cur").Op("*").Qual(impl, "Versioned").Types(jen.Id(e.GoName))
-	get := stmt(t, model.SlotGetVersion)
-	casValues := values(stmt(t, cas), binding{recv: jen.Id("e"), ts: "ts"})
-	return jen.Return(jen.Qual(impl, "ChangeVersioned").Call(
-		jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
-		query(t, model.SlotGetVersion, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)),
-		jen.Id(t.Names.ScanVersion),
-		jen.Func().Params(cur, jen.Id("ts").Int64()).Qual(rt, "Query").Block(jen.Return(query(t, cas, jen.Index().Any().Values(casValues...)))),
-		jen.Func().Params(cur.Clone(), jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(after...),
-		jen.Lit(missingOK),
+	n := t.Names
+	var projections []jen.Code
+	for _, p := range e.Tables {
+		if p == t {
+			continue
+		}
+		projections = append(projections, keyed(
+			jen.Id("Table"), jen.Id(p.Names.Var),
+			jen.Id("Key"), jen.Id(p.Names.Key),
+			jen.Id("Row"), jen.Id(p.Names.Row),
+		))
+	}
+	var merge jen.Code
+	if anyUnsettable(t) {
+		merge = jen.Id(e.Names.Merge)
+	}
+	doc(f, "%s is the write protocol of %s: its source of truth, %s, and the tables the protocol keeps in step with it.", e.Names.Writes, e.GoName, t.Name)
+	f.Var().Id(e.Names.Writes).Op("=").Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
+		jen.Id("Canonical"), jen.Id(n.Var),
+		jen.Id("State"), jen.Id(n.State),
+		jen.Id("ScanState"), jen.Id(n.ScanState),
+		jen.Id("Data"), jen.Id(n.Data),
+		jen.Id("Merge"), merge,
+		jen.Id("Change"), jen.Id(n.Change),
+		jen.Id("Remove"), jen.Id(n.Remove),
+		jen.Id("Settle"), jen.Id(n.Settle),
+		jen.Id("Projections"), jen.Index().Qual(impl, "Projection").Types(jen.Id(e.GoName)).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, projections...),
 	))
 }
 
-func updateVersioned(f *jen.File, e *model.Entity) {
+// protocolWrites writes Insert, Update and Delete of a versioned entity:
+// each one call of cqlgenimpl.Write.
+func protocolWrites(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	after := []jen.Code{
-		jen.List(jen.Id("del"), jen.Id("ins")).Op(":=").Qual(impl, "DeleteThenInsert").Call(jen.Id("ts")),
-		jen.Var().Id("qs").Index().Qual(rt, "Query"),
+	call := func(op string) jen.Code {
+		return jen.Return(jen.Qual(impl, "Write").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(e.Names.Writes), jen.Qual(impl, op), jen.Id("e")))
 	}
-	for _, o := range e.Tables {
-		if o == t {
-			continue
-		}
-		old := binding{recv: jen.Id("cur").Dot("Row"), ts: "del"}
-		after = append(after, comments("%s: a changed key moves the row, deleted at ts and inserted at ts+1µs.", o.Name)...)
-		after = append(after,
-			jen.If(jen.Op("!").Qual(impl, "SameKey").Call(jen.Id(o.Names.Var), jen.Id(o.Names.Key).Call(jen.Op("&").Id("cur").Dot("Row")), jen.Id(o.Names.Key).Call(jen.Id("e")))).Block(
-				jen.Id("qs").Op("=").Append(jen.Id("qs"), query(o, model.SlotDelete, jen.Index().Any().Values(values(stmt(o, model.SlotDelete), old)...))),
-			),
-			jen.Id("qs").Op("=").Append(jen.Id("qs"), query(o, model.SlotInsert, row(o, jen.Id("e"), "ins", false))),
-		)
-	}
-	after = append(after, jen.Return(jen.Id("qs")))
+	promise := "If it returns an error, it may have applied in part: run it again, from any client, and every table converges on the result; the next write of the entity finishes it too."
+	writeMethod(f, e, "Insert",
+		"Insert writes e to every table of "+e.GoName+", creating it, or replacing it where it exists; nil pointers and empty collections are left unset, so they keep what the entity had and write no tombstones. It takes its turn with other writers of the entity through a conditional write on "+t.Name+", the source of truth. "+promise,
+		call("OpInsert"))
 	writeMethod(f, e, "Update",
-		"Update changes the "+e.GoName+" whose key in "+t.Name+" is e's: the old values come from "+t.Name+", the source of truth, so the caller passes only the new entity. A conditional write on "+t.Name+"'s version makes concurrent updates take turns (a loser re-reads and retries, up to Options.Attempts, then gets a *cqlgen.NotAppliedError). Then every other table whose primary key changed (a new sort key, say) has its old row deleted at the new timestamp and the new one inserted 1µs later; tables whose key did not change are upserted. The key of "+t.Name+" itself cannot change: that would be another entity. cqlgen.ErrNotFound if there is none.",
-		changeVersioned(e, model.SlotUpdateIf, after, false),
-	)
+		"Update replaces the "+e.GoName+" whose key in "+t.Name+" is e's, in every table: rows whose key changed (a new sort key, say) move, and nil pointers and empty collections clear their columns. It takes its turn with other writers through a conditional write on "+t.Name+"'s version; a writer that loses retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. "+promise,
+		call("OpUpdate"))
+	writeMethod(f, e, "Delete",
+		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table; the rows of the other tables are found from "+t.Name+"'s values, so e needs only its key. Deleting what does not exist is not an error. "+promise,
+		call("OpDelete"))
 }
 
-func deleteVersioned(f *jen.File, e *model.Entity) {
+// immutableDelete writes Delete of an immutable entity: the canonical row
+// gives the other tables' keys, and every table's row is deleted in one
+// logical write.
+func immutableDelete(f *jen.File, e *model.Entity) {
 	t := e.Canonical
+	get := stmt(t, model.SlotGet)
 	var dels []jen.Code
 	for _, o := range e.Tables {
-		if o != t {
-			dels = append(dels, element(o, model.SlotDelete, jen.Index().Any().Values(values(stmt(o, model.SlotDelete), binding{recv: jen.Id("cur").Dot("Row"), ts: "ts"})...)))
-		}
+		dels = append(dels, element(o, model.SlotDelete, jen.Index().Any().Values(values(stmt(o, model.SlotDelete), binding{recv: jen.Id("cur"), ts: jen.Id("ts")})...)))
 	}
 	writeMethod(f, e, "Delete",
-		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table: from "+t.Name+" with a conditional write on its version, then the rows the other tables hold for it, found from "+t.Name+"'s values. Deleting what does not exist is not an error.",
-		changeVersioned(e, model.SlotDeleteIf, []jen.Code{jen.Return(jen.Index().Qual(rt, "Query").Values(dels...))}, true),
-	)
+		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table, found from "+t.Name+"'s values, in one logical write under the repository's strategy. Deleting what does not exist is not an error.",
+		jen.Return(jen.Qual(impl, "DeleteAll").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
+			query(t, model.SlotGet, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)),
+			jen.Id(t.Names.Scan),
+			jen.Func().Params(jen.Id("cur").Op("*").Id(e.GoName), jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(
+				jen.Return(jen.Index().Qual(rt, "Query").Values(dels...))),
+		)))
 }

@@ -111,6 +111,11 @@ func (b *builder) entity(s *load.Struct) *Entity {
 		e.Canonical = e.Tables[0]
 	}
 	for _, t := range e.Tables {
+		if t.Immutable && t == e.Canonical {
+			e.Immutable, e.ImmutablePos = true, t.ImmutablePos
+		}
+	}
+	for _, t := range e.Tables {
 		t.Columns = layout(e, t)
 	}
 	return e
@@ -202,6 +207,9 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 		Static:    refs(tp.Static),
 		ID:        refs(tp.ID),
 		IDPos:     pos(tp.IDOff),
+	}
+	if tp.Immutable {
+		t.Immutable, t.ImmutablePos = true, pos(tp.ImmutableOff)
 	}
 	if t.Cols == nil && tp.Cols != nil {
 		t.Cols = []Ref{}
@@ -302,7 +310,11 @@ func layout(e *Entity, t *Table) []*Column {
 		cols = append(cols, &Column{Name: f.Column, Type: f.Type, Kind: kind, Field: f})
 	}
 	if e.Versioned() && t == e.Canonical {
-		cols = append(cols, &Column{Name: VersionColumn, Type: &Type{Name: "bigint"}, Kind: Version})
+		cols = append(cols,
+			&Column{Name: VersionColumn, Type: &Type{Name: "bigint"}, Kind: Version},
+			&Column{Name: DeletedColumn, Type: &Type{Name: "boolean"}, Kind: Deleted},
+			&Column{Name: PendingColumn, Type: &Type{Name: "blob"}, Kind: Pending},
+		)
 	}
 	return cols
 }

@@ -53,6 +53,10 @@ type Entity struct {
 	// the only one. Nil when the model does not say (validation reports it).
 	Canonical *Table
 	Names     EntityNames
+	// Immutable: the canonical pattern says the entity is written once
+	// and never changed (table:"...,canonical,immutable").
+	Immutable    bool
+	ImmutablePos token.Position
 }
 
 // Identity returns the fields that tell two entities apart: the canonical
@@ -270,21 +274,25 @@ type Table struct {
 	Name      string
 	Pos       token.Position // the table name in the tag
 	Canonical bool
-	Method    string // Go name of the read method
-	MethodPos token.Position
-	Doc       string // the access pattern in words
-	PK        []Ref
-	PKPos     token.Position
-	CK        []KeyRef
-	Bucket    *Bucket
-	TTL       int64 // seconds, 0 for none
-	TTLPos    token.Position
-	Cols      []Ref // nil means every field
-	Static    []Ref
-	ID        []Ref
-	IDPos     token.Position
-	Size      *Size
-	Ignores   []Ignore
+	// Immutable is the table option immutable; it is meaningful on the
+	// canonical pattern only (validation says so elsewhere).
+	Immutable    bool
+	ImmutablePos token.Position
+	Method       string // Go name of the read method
+	MethodPos    token.Position
+	Doc          string // the access pattern in words
+	PK           []Ref
+	PKPos        token.Position
+	CK           []KeyRef
+	Bucket       *Bucket
+	TTL          int64 // seconds, 0 for none
+	TTLPos       token.Position
+	Cols         []Ref // nil means every field
+	Static       []Ref
+	ID           []Ref
+	IDPos        token.Position
+	Size         *Size
+	Ignores      []Ignore
 	// Columns is the table's layout: partition key (bucket last),
 	// clustering columns, then the other columns in field order.
 	Columns []*Column
@@ -302,20 +310,36 @@ const (
 	Static
 	Regular
 	Version // the canonical table's version column
+	Deleted // the canonical table's mark of a deleted entity
+	Pending // the canonical table's record of a change in flight
 )
 
-// VersionColumn is the column in which the canonical table of an entity
-// stored in several tables keeps the write timestamp of the entity's last
-// write. Updates and deletes compare and set it with a conditional write,
-// so that two concurrent changes cannot both fan out from the same old row
-// and leave orphans behind. Names starting with cqlgen_ are reserved.
-const VersionColumn = "cqlgen_version"
+// The columns cqlgen adds to the canonical table of an entity stored in
+// several tables, for the write protocol (docs/repositories.md). Names
+// starting with cqlgen_ are reserved.
+const (
+	// VersionColumn orders the entity's changes: every change sets it, with
+	// a conditional write on its old value, so concurrent writers take
+	// turns, and its value is the write timestamp of the change's rows in
+	// the other tables.
+	VersionColumn = "cqlgen_version"
+	// DeletedColumn marks a deleted entity: its canonical row stays, as a
+	// grave with the last version, for a while (cqlgenimpl.GraveTTL), so
+	// that an entity created again writes after its deletion whatever the
+	// clocks say.
+	DeletedColumn = "cqlgen_deleted"
+	// PendingColumn records the rows of the other tables that the last
+	// change must delete, written in the same conditional write as the
+	// change: whoever writes the entity next finishes that work first.
+	PendingColumn = "cqlgen_pending"
+)
 
-// Versioned reports whether the entity's canonical table has a version
-// column: it has when the entity is stored in more than one table and has
-// no counters (a counter table holds nothing but counters).
+// Versioned reports whether writes of the entity go through the write
+// protocol: it is stored in more than one table, is not declared
+// immutable, and has no counters (a counter table holds nothing but
+// counters).
 func (e *Entity) Versioned() bool {
-	if len(e.Tables) < 2 || e.Canonical == nil {
+	if len(e.Tables) < 2 || e.Canonical == nil || e.Immutable {
 		return false
 	}
 	for _, f := range e.Fields {
@@ -370,3 +394,19 @@ const (
 	RuntimePath = load.RuntimePath
 	ImplPath    = "github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
+
+// Partial reports a table that stores only some of its entity's fields.
+func (t *Table) Partial() bool {
+	stored := map[*Field]bool{}
+	for _, c := range t.Columns {
+		if c.Field != nil {
+			stored[c.Field] = true
+		}
+	}
+	for _, f := range t.Entity.Fields {
+		if !stored[f] {
+			return true
+		}
+	}
+	return false
+}

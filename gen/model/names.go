@@ -13,19 +13,31 @@ type EntityNames struct {
 	NewRepo string // its constructor: NewTrackRepo
 	Check   string // the partition key check of a whole entity: trackCheck
 	Low     string // the entity's name with a lower-case first word: track
+	Writes  string // the write protocol's description of the entity
+	Merge   string // an Insert over a live entity: what it keeps
 }
 
 // TableNames are the Go identifiers generated code declares for a table,
 // each prefixed with its entity's Low name and the pattern's method name.
 type TableNames struct {
-	Var         string // the table's statements (*cqlgenimpl.Table)
-	Row         string // binds an insert
-	Key         string // the primary key values of an entity
-	Clustering  string // the clustering values of a row, for cursors
-	Compare     string // orders rows as the clustering order does
-	Scan        string // reads one row
-	ScanVersion string // reads a row of the canonical table and its version
-	Options     string // the read method's options type (exported)
+	Var        string // the table's statements (*cqlgenimpl.Table)
+	Row        string // binds an insert
+	Key        string // the primary key values of an entity
+	Clustering string // the clustering values of a row, for cursors
+	Compare    string // orders rows as the clustering order does
+	Scan       string // reads one row
+	ScanState  string // reads a canonical row with its protocol columns
+	State      string // binds the State statement
+	Data       string // the canonical row's columns
+	Change     string // binds the Change statement
+	Remove     string // binds the Remove statement
+	Settle     string // binds the Settle statement
+	Options    string // the read method's options type (exported)
+	// RowType is the Go type of the table's rows as reads return them:
+	// the entity, or, for a table that stores only some of its columns,
+	// a type of its own (exported), so that a partial row can never be
+	// passed to Update as a whole entity.
+	RowType string
 }
 
 // Ident is one identifier generated code declares at package level, or
@@ -44,13 +56,19 @@ type Ident struct {
 func assignNames(p *Package) {
 	for _, e := range p.Entities {
 		low := LowerFirst(e.GoName)
-		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", Low: low}
+		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", Low: low,
+			Writes: low + "Writes", Merge: low + "Merge"}
 		for _, t := range e.Tables {
 			v := low + t.Method
 			t.Names = TableNames{
 				Var: v, Row: v + "Row", Key: v + "Key", Clustering: v + "Clustering",
-				Compare: v + "Compare", Scan: v + "Scan", ScanVersion: v + "ScanVersion",
+				Compare: v + "Compare", Scan: v + "Scan", ScanState: v + "ScanState",
+				State: v + "State", Data: v + "Data", Change: v + "Change", Remove: v + "Remove", Settle: v + "Settle",
 				Options: t.Method + "Options",
+				RowType: e.GoName,
+			}
+			if t.Partial() {
+				t.Names.RowType = t.Method + "Row"
 			}
 		}
 	}
@@ -67,7 +85,17 @@ func (p *Package) Idents() []Ident {
 			Ident{Name: n.NewRepo, Pos: e.Pos, What: "the constructor of " + n.Repo},
 			Ident{Name: n.Check, Pos: e.Pos, What: "the key check of " + e.GoName},
 		)
-		for _, m := range []string{"Insert", "Update", "Delete", "Get"} {
+		if e.Versioned() {
+			ids = append(ids,
+				Ident{Name: n.Writes, Pos: e.Pos, What: "the write protocol of " + e.GoName},
+				Ident{Name: n.Merge, Pos: e.Pos, What: "the Insert merge of " + e.GoName},
+			)
+		}
+		methods := []string{"Insert", "Update", "Delete", "Get"}
+		if e.Immutable {
+			methods = []string{"Insert", "Delete", "Get"}
+		}
+		for _, m := range methods {
 			ids = append(ids, Ident{Name: m, Recv: n.Repo, Pos: e.Pos, What: "the " + m + " method of " + n.Repo})
 		}
 		for _, t := range e.Tables {
@@ -109,7 +137,12 @@ func (t *Table) idents() []Ident {
 		add(tn.Key, "", "the primary key of "+t.Name)
 	}
 	if t.Entity.Canonical == t && t.Entity.Versioned() {
-		add(tn.ScanVersion, "", "the versioned row scanner of "+t.Name)
+		for _, name := range []string{tn.ScanState, tn.State, tn.Data, tn.Change, tn.Remove, tn.Settle} {
+			add(name, "", "the write protocol's functions of "+t.Name)
+		}
+	}
+	if t.Partial() {
+		add(tn.RowType, "", "the row type of "+t.Name)
 	}
 	if t.HasRead() && !t.ReadsOne() {
 		add(tn.Options, "", "the options of read method "+t.Method)

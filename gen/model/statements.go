@@ -53,9 +53,10 @@ const (
 	SlotInsert      Slot = "Insert"
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
-	SlotGetVersion  Slot = "GetVersion"
-	SlotUpdateIf    Slot = "UpdateIf"
-	SlotDeleteIf    Slot = "DeleteIf"
+	SlotState       Slot = "State"
+	SlotChange      Slot = "Change"
+	SlotRemove      Slot = "Remove"
+	SlotSettle      Slot = "Settle"
 	SlotFirst       Slot = "First"
 	SlotFirstFrom   Slot = "FirstFrom"
 	SlotFirstTo     Slot = "FirstTo"
@@ -72,7 +73,8 @@ type BindKind int
 const (
 	BindColumn     BindKind = iota // the column's value (a version column: the write timestamp)
 	BindTimestamp                  // the write timestamp (USING TIMESTAMP)
-	BindOldVersion                 // the version the row had when read
+	BindOldVersion                 // the version the row had when read (null: no row)
+	BindPending                    // the record of the change's rows to delete elsewhere
 	BindFrom                       // the read's From bound
 	BindTo                         // the read's To bound
 )
@@ -90,6 +92,8 @@ func (b Bind) Words() string {
 		return "the write timestamp"
 	case BindOldVersion:
 		return "the version read"
+	case BindPending:
+		return "the pending record"
 	case BindFrom:
 		return "From"
 	case BindTo:
@@ -141,41 +145,28 @@ func (t *Table) statements() []*Statement {
 	keyCols := append(t.PartitionKey(), t.Clustering()...)
 	where, keyBinds := t.equal(keyCols)
 
-	var names, marks []string
-	var binds []Bind
-	for _, c := range t.Columns {
-		names = append(names, c.Name)
-		marks = append(marks, "?")
-		binds = append(binds, Bind{Column: c})
-	}
-	add(SlotInsert, 0, []string{
-		"INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ")",
-		"VALUES (" + strings.Join(marks, ", ") + ")",
-		"USING TIMESTAMP ?",
-	}, append(binds, Bind{Kind: BindTimestamp}))
-	if !canonical || !versioned {
+	sel := "SELECT " + strings.Join(t.selected(), ", ")
+	if !versioned {
+		var names, marks []string
+		var binds []Bind
+		for _, c := range t.Columns {
+			names = append(names, c.Name)
+			marks = append(marks, "?")
+			binds = append(binds, Bind{Column: c})
+		}
+		add(SlotInsert, 0, []string{
+			"INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ")",
+			"VALUES (" + strings.Join(marks, ", ") + ")",
+			"USING TIMESTAMP ?",
+		}, append(binds, Bind{Kind: BindTimestamp}))
 		add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, "USING TIMESTAMP ?", where},
 			append([]Bind{{Kind: BindTimestamp}}, keyBinds...))
 	}
-	sel := "SELECT " + strings.Join(t.selected(), ", ")
 	if canonical || t.ReadsOne() {
 		add(SlotGet, 0, []string{sel, "FROM " + t.Name, where}, keyBinds)
 	}
 	if versioned {
-		add(SlotGetVersion, 0, []string{sel + ", " + VersionColumn, "FROM " + t.Name, where}, keyBinds)
-		var set []string
-		var setBinds []Bind
-		for _, c := range t.Columns {
-			if c.Kind == Regular || c.Kind == Static || c.Kind == Version {
-				set = append(set, c.Name+" = ?")
-				setBinds = append(setBinds, Bind{Column: c})
-			}
-		}
-		cond := Bind{Kind: BindOldVersion}
-		add(SlotUpdateIf, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, "IF " + VersionColumn + " = ?"},
-			append(append(setBinds, keyBinds...), cond))
-		add(SlotDeleteIf, 0, []string{"DELETE FROM " + t.Name, where, "IF " + VersionColumn + " = ?"},
-			append(append([]Bind(nil), keyBinds...), cond))
+		t.protocolStatements(add, where, keyBinds)
 	}
 	if !t.HasRead() || t.ReadsOne() {
 		return out
@@ -238,12 +229,72 @@ func (t *Table) statements() []*Statement {
 	return out
 }
 
-// selected are the columns a read returns: every column but the bucket
-// and the version, in table order.
+// protocolStatements are the canonical table's statements of the write
+// protocol: the state of a row, and the conditional writes that change
+// it, remove it (leaving a grave) and settle its pending record.
+func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where string, keyBinds []Bind) {
+	var state []string
+	var set, clear []string
+	var setBinds []Bind
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case Regular, Static:
+			set = append(set, c.Name+" = ?")
+			setBinds = append(setBinds, Bind{Column: c})
+			if c.Kind == Regular {
+				clear = append(clear, c.Name+" = null")
+			}
+		}
+		if c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending {
+			state = append(state, c.Name)
+		}
+	}
+	version := t.column(Version)
+	cond := "IF " + VersionColumn + " = ?"
+	old := Bind{Kind: BindOldVersion}
+	add(SlotState, 0, []string{"SELECT " + strings.Join(state, ", "), "FROM " + t.Name, where}, keyBinds)
+	set = append(set, VersionColumn+" = ?", DeletedColumn+" = false", PendingColumn+" = ?")
+	setBinds = append(setBinds, Bind{Column: version}, Bind{Kind: BindPending})
+	add(SlotChange, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, cond},
+		append(append(setBinds, keyBinds...), old))
+	clear = append(clear, VersionColumn+" = ?", DeletedColumn+" = true", PendingColumn+" = ?")
+	add(SlotRemove, 0, []string{"UPDATE " + t.Name, "USING TTL " + itoa(t.GraveTTL()), "SET " + strings.Join(clear, ", "), where, cond},
+		append(append([]Bind{{Column: version}, {Kind: BindPending}}, keyBinds...), old))
+	add(SlotSettle, 0, []string{"UPDATE " + t.Name, "SET " + PendingColumn + " = null", where, cond},
+		append(append([]Bind(nil), keyBinds...), old))
+}
+
+// GraveTTLSeconds is how long the canonical row of a deleted entity stays
+// as a grave: Cassandra's default gc_grace_seconds, ten days. It must
+// outlast the clock skew between writers and the time until a change
+// cut short is finished (the next write, or a repair).
+const GraveTTLSeconds = 10 * 24 * 3600
+
+// GraveTTL is the TTL of a grave in t: GraveTTLSeconds, or the table's
+// own TTL when shorter.
+func (t *Table) GraveTTL() int64 {
+	if t.TTL > 0 && t.TTL < GraveTTLSeconds {
+		return t.TTL
+	}
+	return GraveTTLSeconds
+}
+
+func (t *Table) column(kind ColumnKind) *Column {
+	for _, c := range t.Columns {
+		if c.Kind == kind {
+			return c
+		}
+	}
+	return nil
+}
+
+// selected are the columns a read returns: every column of a field, in
+// table order, and on a versioned canonical table the mark of a deleted
+// entity last, so that reads skip graves.
 func (t *Table) selected() []string {
 	var cols []string
 	for _, c := range t.Columns {
-		if c.Field != nil {
+		if c.Field != nil || c.Kind == Deleted {
 			cols = append(cols, c.Name)
 		}
 	}

@@ -78,23 +78,27 @@ type Ignore struct {
 type Pattern struct {
 	Table     Ident
 	Canonical bool
-	Name      Ident // Go name of the read method; empty when defaulted
-	Doc       string
-	DocOff    int
-	PK        []Ident
-	PKOff     int // offset of the pk key, or of the table key when pk is absent
-	CK        []KeyColumn
-	TTL       int64 // seconds; 0 means none
-	HasTTL    bool
-	TTLOff    int
-	Bucket    *Bucket
-	Cols      []Ident // nil means every field
-	Static    []Ident
-	ID        []Ident
-	IDOff     int
-	Size      *Size
-	Ignores   []Ignore
-	KeyOffs   map[string]int // literal offset of every key present
+	// Immutable marks an entity that is written once and never changed:
+	// its writes need no version and keep a plain write's cost.
+	Immutable    bool
+	ImmutableOff int
+	Name         Ident // Go name of the read method; empty when defaulted
+	Doc          string
+	DocOff       int
+	PK           []Ident
+	PKOff        int // offset of the pk key, or of the table key when pk is absent
+	CK           []KeyColumn
+	TTL          int64 // seconds; 0 means none
+	HasTTL       bool
+	TTLOff       int
+	Bucket       *Bucket
+	Cols         []Ident // nil means every field
+	Static       []Ident
+	ID           []Ident
+	IDOff        int
+	Size         *Size
+	Ignores      []Ignore
+	KeyOffs      map[string]int // literal offset of every key present
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
@@ -220,8 +224,13 @@ func (p *Pattern) parseTable(v Value) *Error {
 				return &Error{Off: opt.Off, Code: "bad-value", Msg: "canonical is given twice"}
 			}
 			p.Canonical = true
+		case "immutable":
+			if p.Immutable {
+				return &Error{Off: opt.Off, Code: "bad-value", Msg: "immutable is given twice"}
+			}
+			p.Immutable, p.ImmutableOff = true, opt.Off
 		default:
-			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the only option is canonical)", opt.Name)}
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical and immutable)", opt.Name)}
 		}
 	}
 	return lx.end("bad-value", "table")

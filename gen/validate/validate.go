@@ -101,7 +101,11 @@ func (c *checker) entity(e *model.Entity) {
 	}
 	for _, t := range e.Tables {
 		c.table(e, t)
+		if t.Immutable && t != e.Canonical {
+			c.diags.Errorf(t.ImmutablePos, diag.BadValue, "immutable describes an entity and goes on its source of truth, not on %s; mark the canonical pattern instead", t.Name)
+		}
 	}
+	c.canonicalComplete(e)
 }
 
 func (c *checker) ref(t *model.Table, r model.Ref, what string) bool {
@@ -299,4 +303,38 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 	}
 	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s",
 		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name)
+}
+
+// canonicalComplete checks that the source of truth of an entity stored in
+// several tables holds every column the other tables hold: Update, Delete
+// and repair derive those tables' rows from it, so a column it lacks
+// would come back as a zero value (a key that finds no row, or a value
+// wiped).
+func (c *checker) canonicalComplete(e *model.Entity) {
+	canon := e.Canonical
+	if canon == nil || len(e.Tables) < 2 {
+		return
+	}
+	has := map[*model.Field]bool{}
+	for _, col := range canon.Columns {
+		if col.Field != nil {
+			has[col.Field] = true
+		}
+	}
+	for _, t := range e.Tables {
+		if t == canon {
+			continue
+		}
+		var missing []string
+		for _, col := range t.Columns {
+			if col.Field != nil && !has[col.Field] {
+				missing = append(missing, col.Name)
+				has[col.Field] = true // reported once
+			}
+		}
+		if len(missing) > 0 {
+			c.diags.Errorf(canon.Pos, diag.CanonicalIncomplete, "table %s stores %s, which the source of truth %s leaves out: the rows of %s are derived from %s on every change, so add %s to its cols (or drop cols to store every column)",
+				t.Name, strings.Join(missing, ", "), canon.Name, t.Name, canon.Name, strings.Join(missing, ", "))
+		}
+	}
 }

@@ -29,12 +29,20 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "value", Type: "double"},
+		{Name: "note", Type: "text"},
+		{Name: "tags", Type: "list<text>"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByDayInsertCQL,
 		Get:         readingReadingsByDayGetCQL,
-		GetVersion:  readingReadingsByDayGetVersionCQL,
-		UpdateIf:    readingReadingsByDayUpdateIfCQL,
-		DeleteIf:    readingReadingsByDayDeleteIfCQL,
+		State:       readingReadingsByDayStateCQL,
+		Change:      readingReadingsByDayChangeCQL,
+		Remove:      readingReadingsByDayRemoveCQL,
+		Settle:      readingReadingsByDaySettleCQL,
 		First:       readingReadingsByDayFirstCQL,
 		FirstFrom:   readingReadingsByDayFirstFromCQL,
 		FirstTo:     readingReadingsByDayFirstToCQL,
@@ -48,108 +56,159 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// readingReadingsByDayInsertCQL writes a whole row of readings_by_day. Its
-// placeholders bind sensor_id, day, at, seq, value, note, tags, cqlgen_version
-// (the write timestamp), the write timestamp.
-const readingReadingsByDayInsertCQL = `INSERT INTO readings_by_day (sensor_id, day, at, seq, value, note,
-		tags, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByDayRow binds readingReadingsByDayInsertCQL for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
-func readingReadingsByDayRow(e *Reading, ts int64, unset bool) []any {
-	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts, ts}
-}
-
 // readingReadingsByDayGetCQL reads a row of readings_by_day by its primary
 // key. Its placeholders bind sensor_id, day, at, seq.
-const readingReadingsByDayGetCQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayGetCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
 
-// readingReadingsByDayScan reads one row of readings_by_day.
+// readingReadingsByDayScan reads the next row of readings_by_day that is no
+// grave of a deleted Reading.
 func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Reading{}
+	}
 }
 
-// readingReadingsByDayGetVersionCQL reads a row of readings_by_day and its
-// version. Its placeholders bind sensor_id, day, at, seq.
-const readingReadingsByDayGetVersionCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version
+// readingReadingsByDayStateCQL reads a row of readings_by_day with the write
+// protocol's columns. Its placeholders bind sensor_id, day, at, seq.
+const readingReadingsByDayStateCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
 
-// readingReadingsByDayScanVersion reads a row of readings_by_day and its
-// version.
-func readingReadingsByDayScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version)
+// readingReadingsByDayState binds readingReadingsByDayStateCQL: the primary
+// key of e.
+func readingReadingsByDayState(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
+}
+
+// readingReadingsByDayScanState reads a row of readings_by_day with its
+// version, its mark of deletion and its pending record.
+func readingReadingsByDayScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
+	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// readingReadingsByDayUpdateIfCQL changes a row of readings_by_day if its
-// version is the one read. Its placeholders bind value, note, tags,
-// cqlgen_version (the write timestamp), sensor_id, day, at, seq, the version
-// read.
-const readingReadingsByDayUpdateIfCQL = `UPDATE readings_by_day
-	SET value = ?, note = ?, tags = ?, cqlgen_version = ?
+// readingReadingsByDayData is every column of e's row in readings_by_day, in
+// table order.
+func readingReadingsByDayData(e *Reading) []any {
+	return []any{e.SensorID, e.At, e.Seq, e.Value, e.Note, e.Tags}
+}
+
+// readingMerge is e as an Insert over cur writes it: the nil pointers and
+// empty collections of e, which an Insert leaves unset, keep cur's values.
+func readingMerge(cur, e *Reading) Reading {
+	m := *e
+	if m.Note == nil {
+		m.Note = cur.Note
+	}
+	if len(m.Tags) == 0 {
+		m.Tags = cur.Tags
+	}
+	return m
+}
+
+// readingReadingsByDayChangeCQL writes a row of readings_by_day if its version
+// is the one read (null: if there is no row). Its placeholders bind value,
+// note, tags, cqlgen_version (the write timestamp), the pending record,
+// sensor_id, day, at, seq, the version read.
+const readingReadingsByDayChangeCQL = `UPDATE readings_by_day
+	SET value = ?, note = ?, tags = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
 	IF cqlgen_version = ?`
 
-// readingReadingsByDayDeleteIfCQL deletes a row of readings_by_day if its
-// version is the one read. Its placeholders bind sensor_id, day, at, seq, the
-// version read.
-const readingReadingsByDayDeleteIfCQL = `DELETE FROM readings_by_day
+// readingReadingsByDayChange binds readingReadingsByDayChangeCQL: it sets e's
+// values, leaving nil pointers and empty collections unset with c.Unset, at
+// version c.TS, if the version is still c.Old.
+func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
+	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
+}
+
+// readingReadingsByDayRemoveCQL leaves a grave of a row of readings_by_day if
+// its version is the one read. Its placeholders bind cqlgen_version (the write
+// timestamp), the pending record, sensor_id, day, at, seq, the version read.
+const readingReadingsByDayRemoveCQL = `UPDATE readings_by_day
+	USING TTL 864000
+	SET value = null, note = null, tags = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
 	IF cqlgen_version = ?`
+
+// readingReadingsByDayRemove binds readingReadingsByDayRemoveCQL: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
+func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
+}
+
+// readingReadingsByDaySettleCQL clears the pending record of a row of
+// readings_by_day if its version is the one read. Its placeholders bind
+// sensor_id, day, at, seq, the version read.
+const readingReadingsByDaySettleCQL = `UPDATE readings_by_day
+	SET cqlgen_pending = null
+	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
+	IF cqlgen_version = ?`
+
+// readingReadingsByDaySettle binds readingReadingsByDaySettleCQL: it clears
+// the pending record of e's row if the version is still version.
+func readingReadingsByDaySettle(e *Reading, version int64) []any {
+	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, version}
+}
 
 // readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
 // first row. cqlgenimpl.ReadPage binds sensor_id, day.
-const readingReadingsByDayFirstCQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ?`
 
 // readingReadingsByDayFirstFromCQL reads a partition of readings_by_day from
 // the From bound. cqlgenimpl.ReadPage binds sensor_id, day, From.
-const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at <= ?`
 
 // readingReadingsByDayFirstToCQL reads a partition of readings_by_day from its
 // first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, To.
-const readingReadingsByDayFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at > ?`
 
 // readingReadingsByDayFirstFromToCQL reads a partition of readings_by_day
 // between the bounds. cqlgenimpl.ReadPage binds sensor_id, day, From, To.
-const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at <= ? AND at > ?`
 
 // readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
 // row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day, at.
-const readingReadingsByDayAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at < ?`
 
 // readingReadingsByDayAfter1CQL continues a read of readings_by_day after a
 // row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day, at,
 // seq.
-const readingReadingsByDayAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq > ?`
 
 // readingReadingsByDayAfterToCQL continues a read of readings_by_day after a
 // row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, at, To.
-const readingReadingsByDayAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at < ? AND at > ?`
 
 // readingReadingsByDayAtOrAfterCQL continues a read of readings_by_day at or
 // after a row. cqlgenimpl.ReadPage binds sensor_id, day, at, seq.
-const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
+const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq >= ?`
 
@@ -452,111 +511,75 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
-// Insert writes e to every table of Reading in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// readingWrites is the write protocol of Reading: its source of truth,
+// readings_by_day, and the tables the protocol keeps in step with it.
+var readingWrites = &cqlgenimpl.Entity[Reading]{
+	Canonical: readingReadingsByDay,
+	State:     readingReadingsByDayState,
+	ScanState: readingReadingsByDayScanState,
+	Data:      readingReadingsByDayData,
+	Merge:     readingMerge,
+	Change:    readingReadingsByDayChange,
+	Remove:    readingReadingsByDayRemove,
+	Settle:    readingReadingsByDaySettle,
+	Projections: []cqlgenimpl.Projection[Reading]{
+		{
+			Table: readingReadings1,
+			Key:   readingReadings1Key,
+			Row:   readingReadings1Row,
+		},
+		{
+			Table: readingReadings16,
+			Key:   readingReadings16Key,
+			Row:   readingReadings16Row,
+		},
+	},
+}
+
+// Insert writes e to every table of Reading, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on readings_by_day,
+// the source of truth. If it returns an error, it may have applied in part:
+// run it again, from any client, and every table converges on the result; the
+// next write of the entity finishes it too.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   readingReadingsByDay.Insert,
-			Values: readingReadingsByDayRow(e, ts, true),
-		}, {
-			Stmt:   readingReadings1.Insert,
-			Values: readingReadings1Row(e, ts, true),
-		}, {
-			Stmt:   readingReadings16.Insert,
-			Values: readingReadings16Row(e, ts, true),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the Reading whose key in readings_by_day is e's: the old
-// values come from readings_by_day, the source of truth, so the caller passes
-// only the new entity. A conditional write on readings_by_day's version makes
-// concurrent updates take turns (a loser re-reads and retries, up to
-// Options.Attempts, then gets a *cqlgen.NotAppliedError). Then every other
-// table whose primary key changed (a new sort key, say) has its old row
-// deleted at the new timestamp and the new one inserted 1µs later; tables
-// whose key did not change are upserted. The key of readings_by_day itself
-// cannot change: that would be another entity. cqlgen.ErrNotFound if there is
-// none.
+// Update replaces the Reading whose key in readings_by_day is e's, in every
+// table: rows whose key changed (a new sort key, say) move, and nil pointers
+// and empty collections clear their columns. It takes its turn with other
+// writers through a conditional write on readings_by_day's version; a writer
+// that loses retries up to Options.Attempts times, then gets a
+// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
+// it returns an error, it may have applied in part: run it again, from any
+// client, and every table converges on the result; the next write of the
+// entity finishes it too.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadingsByDay.GetVersion,
-		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-	}, readingReadingsByDayScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   readingReadingsByDay.UpdateIf,
-			Values: []any{e.Value, e.Note, e.Tags, ts, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// readings_1: a changed key moves the row, deleted at ts and inserted at
-		// ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadings1, readingReadings1Key(&cur.Row), readingReadings1Key(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadings1.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 1), cur.Row.At, cur.Row.Seq},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadings1.Insert,
-			Values: readingReadings1Row(e, ins, false),
-		})
-		// readings_16: a changed key moves the row, deleted at ts and inserted at
-		// ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadings16, readingReadings16Key(&cur.Row), readingReadings16Key(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadings16.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 16), cur.Row.At, cur.Row.Seq},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadings16.Insert,
-			Values: readingReadings16Row(e, ins, false),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
 }
 
 // Delete removes the Reading whose key in readings_by_day is e's from every
-// table: from readings_by_day with a conditional write on its version, then
-// the rows the other tables hold for it, found from readings_by_day's values.
-// Deleting what does not exist is not an error.
+// table; the rows of the other tables are found from readings_by_day's values,
+// so e needs only its key. Deleting what does not exist is not an error. If it
+// returns an error, it may have applied in part: run it again, from any
+// client, and every table converges on the result; the next write of the
+// entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadingsByDay.GetVersion,
-		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-	}, readingReadingsByDayScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   readingReadingsByDay.DeleteIf,
-			Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   readingReadings1.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 1), cur.Row.At, cur.Row.Seq},
-		}, {
-			Stmt:   readingReadings16.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HashBigint(int64(cur.Row.Seq), 16), cur.Row.At, cur.Row.Seq},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the Reading with the given key from readings_by_day, the source of

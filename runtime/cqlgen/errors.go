@@ -23,6 +23,9 @@ var (
 	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
 	// ErrNilEntity: a repository was handed a nil entity.
 	ErrNilEntity = errors.New("cqlgen: nil entity")
+	// ErrInvalidOption: an option a call cannot run with; nothing was
+	// sent. An *OptionError names it.
+	ErrInvalidOption = errors.New("cqlgen: invalid option")
 	// ErrRetriesExhausted: every attempt failed. A *RetriesExhaustedError
 	// wraps the last cause.
 	ErrRetriesExhausted = errors.New("cqlgen: retries exhausted")
@@ -108,3 +111,18 @@ func (e *RetriesExhaustedError) Is(target error) bool { return target == ErrRetr
 
 // Unwrap returns the last cause.
 func (e *RetriesExhaustedError) Unwrap() error { return e.Last }
+
+// OptionError reports an option a call cannot run with, before anything
+// is sent.
+type OptionError struct {
+	Option string // the Options field
+	Reason string
+}
+
+// Error names the option and why.
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("cqlgen: option %s: %s", e.Option, e.Reason)
+}
+
+// Is matches ErrInvalidOption.
+func (e *OptionError) Is(target error) bool { return target == ErrInvalidOption }

@@ -3,10 +3,10 @@ package cqlgenimpl
 import (
 	"encoding/base64"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -193,12 +193,72 @@ var nativeTypes = map[string]gocql.Type{
 	"uuid": gocql.TypeUUID, "varchar": gocql.TypeVarchar, "varint": gocql.TypeVarint,
 }
 
-var errKeyType = errors.New("cqlgen: cursors over frozen collection keys are not supported")
-
+// typeInfo is the gocql type of a CQL type as the DDL writes it: a native
+// type, or a list, set or map of them, frozen or not.
 func typeInfo(cqlType string) (gocql.TypeInfo, error) {
-	t, ok := nativeTypes[cqlType]
-	if !ok {
-		return nil, errKeyType
+	t, rest, err := parseType(strings.TrimSpace(cqlType))
+	if err == nil && strings.TrimSpace(rest) != "" {
+		err = fmt.Errorf("cqlgen: unexpected %q after type %q", rest, cqlType)
 	}
-	return gocql.NewNativeType(4, t, ""), nil
+	return t, err
+}
+
+func parseType(s string) (gocql.TypeInfo, string, error) {
+	name := s
+	if i := strings.IndexAny(s, "<,>"); i >= 0 {
+		name = s[:i]
+	}
+	rest := s[len(name):]
+	name = strings.TrimSpace(name)
+	if t, ok := nativeTypes[name]; ok {
+		return gocql.NewNativeType(4, t, ""), rest, nil
+	}
+	params := func(n int) ([]gocql.TypeInfo, string, error) {
+		if !strings.HasPrefix(rest, "<") {
+			return nil, "", fmt.Errorf("cqlgen: %s without parameters", name)
+		}
+		r := rest[1:]
+		var ps []gocql.TypeInfo
+		for i := range n {
+			p, after, err := parseType(strings.TrimSpace(r))
+			if err != nil {
+				return nil, "", err
+			}
+			after = strings.TrimSpace(after)
+			sep := ","
+			if i == n-1 {
+				sep = ">"
+			}
+			if !strings.HasPrefix(after, sep) {
+				return nil, "", fmt.Errorf("cqlgen: expected %q in type %s", sep, s)
+			}
+			ps, r = append(ps, p), after[1:]
+		}
+		return ps, r, nil
+	}
+	switch name {
+	case "frozen":
+		ps, r, err := params(1)
+		if err != nil {
+			return nil, "", err
+		}
+		return ps[0], r, nil
+	case "list", "set":
+		ps, r, err := params(1)
+		if err != nil {
+			return nil, "", err
+		}
+		kind := gocql.TypeList
+		if name == "set" {
+			kind = gocql.TypeSet
+		}
+		return gocql.CollectionType{NativeType: gocql.NewNativeType(4, kind, ""), Elem: ps[0]}, r, nil
+	case "map":
+		ps, r, err := params(2)
+		if err != nil {
+			return nil, "", err
+		}
+		return gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeMap, ""), Key: ps[0], Elem: ps[1]}, r, nil
+	}
+	return nil, "", fmt.Errorf("cqlgen: unsupported CQL type %q", s)
 }

@@ -23,7 +23,10 @@ type TableSpec struct {
 	// column last if there is one.
 	PartitionKey []Column
 	Clustering   []Column
-	CQL          CQL
+	// Columns lists, for the canonical table of an entity under the write
+	// protocol, the columns of the entity's fields in table order.
+	Columns []Column
+	CQL     CQL
 }
 
 // CQL is the text of a table's statements; "" for those it does not have.
@@ -38,10 +41,11 @@ type CQL struct {
 	Delete string // a row by its primary key
 	Get    string // a row by its primary key
 
-	// With a version column (the canonical table of an entity stored in
-	// several tables): Get with the version, and the conditional update
-	// and delete that compare it.
-	GetVersion, UpdateIf, DeleteIf string
+	// The write protocol's statements on the canonical table of an entity
+	// stored in several tables (see Write): the row's state, and the
+	// conditional writes that change it, remove it (leaving a grave) and
+	// clear its pending record.
+	State, Change, Remove, Settle string
 
 	// A partition from its first row, unbounded or bounded on the first
 	// clustering column: From inclusive, To exclusive, in clustering order.
@@ -62,8 +66,8 @@ type CQL struct {
 type Table struct {
 	Spec TableSpec
 
-	Insert, Delete, Get            *cqlgen.Statement
-	GetVersion, UpdateIf, DeleteIf *cqlgen.Statement
+	Insert, Delete, Get           *cqlgen.Statement
+	State, Change, Remove, Settle *cqlgen.Statement
 
 	first                  [4]*cqlgen.Statement // by from | to<<1
 	after                  []*cqlgen.Statement
@@ -79,9 +83,10 @@ func NewTable(spec TableSpec) *Table {
 	t.Insert = t.stmt(c.Insert, cqlgen.Write)
 	t.Delete = t.stmt(c.Delete, cqlgen.Write)
 	t.Get = t.stmt(c.Get, cqlgen.Read)
-	t.GetVersion = t.stmt(c.GetVersion, cqlgen.Read)
-	t.UpdateIf = t.stmt(c.UpdateIf, cqlgen.Conditional)
-	t.DeleteIf = t.stmt(c.DeleteIf, cqlgen.Conditional)
+	t.State = t.stmt(c.State, cqlgen.Read)
+	t.Change = t.stmt(c.Change, cqlgen.Conditional)
+	t.Remove = t.stmt(c.Remove, cqlgen.Conditional)
+	t.Settle = t.stmt(c.Settle, cqlgen.Conditional)
 	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
 		t.first[i] = t.stmt(cql, cqlgen.Read)
 	}

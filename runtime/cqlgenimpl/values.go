@@ -8,12 +8,6 @@ import (
 	"github.com/gocql/gocql"
 )
 
-// Versioned is a row of a canonical table and its version.
-type Versioned[T any] struct {
-	Row     T
-	Version int64
-}
-
 // SameKey reports whether two primary keys of t (values in key order,
 // bucket included) are equal as Cassandra stores them: both are encoded
 // with the columns' CQL types, so a timestamp that differs only below a

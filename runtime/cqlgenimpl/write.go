@@ -2,7 +2,6 @@ package cqlgenimpl
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -40,7 +39,14 @@ func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Op
 	if err := check(e); err != nil {
 		return o, err
 	}
-	return CallOptions(o, opts), nil
+	o = CallOptions(o, opts)
+	switch {
+	case o.Strategy == nil:
+		return o, &cqlgen.OptionError{Option: "Strategy", Reason: "nil; leave it out for the default, a logged batch"}
+	case o.Clock == nil:
+		return o, &cqlgen.OptionError{Option: "Clock", Reason: "nil; leave it out for the default, time.Now"}
+	}
+	return o, nil
 }
 
 // OrUnset binds a pointer field: its value, or when nil, unset (writing
@@ -96,42 +102,3 @@ var casBackoff = cqlgen.RetryOptions{BaseDelay: 2 * time.Millisecond, MaxDelay: 
 // change (whose inserts go at +1, see DeleteThenInsert) wins over every
 // statement of the last write even when clocks disagree.
 func nextVersion(old, now int64) int64 { return max(now, old+2) }
-
-// ChangeVersioned runs a change of an entity whose canonical table has a
-// version column: it reads the canonical row and its version with read,
-// applies the conditional write cas builds for the current row and a new
-// version (max(now, version+2)), and once that applied, runs the writes
-// after builds (the other tables) under o.Strategy. A conditional write
-// that lost a race with another writer is retried from the read, with
-// jittered backoff, up to o.Attempts times; then the change gives up with
-// a *cqlgen.NotAppliedError. When the row is missing it returns
-// cqlgen.ErrNotFound, or nil when missingOK (deleting what is gone).
-func ChangeVersioned[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, read cqlgen.Query, scan func(cqlgen.Iter) (Versioned[T], bool),
-	cas func(cur *Versioned[T], ts int64) cqlgen.Query, after func(cur *Versioned[T], ts int64) []cqlgen.Query, missingOK bool,
-) error {
-	for attempt := 1; ; attempt++ {
-		cur, err := GetRow(ctx, s, read, scan)
-		if err != nil {
-			if missingOK && errors.Is(err, cqlgen.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-		ts := nextVersion(cur.Version, Now(o))
-		q := cas(&cur, ts)
-		var now int64
-		applied, err := s.ExecCAS(ctx, q, &now)
-		if err != nil {
-			return err
-		}
-		if applied {
-			return o.Strategy.Apply(ctx, s, after(&cur, ts))
-		}
-		if attempt >= o.Attempts {
-			return &cqlgen.NotAppliedError{Table: q.Stmt.Table, Current: map[string]any{"cqlgen_version": now}}
-		}
-		if err := casBackoff.Wait(ctx, attempt); err != nil {
-			return err
-		}
-	}
-}

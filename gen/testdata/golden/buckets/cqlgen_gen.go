@@ -27,12 +27,19 @@ var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsInsertCQL,
 		Get:         readingReadingsGetCQL,
-		GetVersion:  readingReadingsGetVersionCQL,
-		UpdateIf:    readingReadingsUpdateIfCQL,
-		DeleteIf:    readingReadingsDeleteIfCQL,
+		State:       readingReadingsStateCQL,
+		Change:      readingReadingsChangeCQL,
+		Remove:      readingReadingsRemoveCQL,
+		Settle:      readingReadingsSettleCQL,
 		First:       readingReadingsFirstCQL,
 		FirstFrom:   readingReadingsFirstFromCQL,
 		FirstTo:     readingReadingsFirstToCQL,
@@ -46,102 +53,142 @@ var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// readingReadingsInsertCQL writes a whole row of readings. Its placeholders
-// bind sensor_id, read_at, event_id, local_day, value, cqlgen_version (the
-// write timestamp), the write timestamp.
-const readingReadingsInsertCQL = `INSERT INTO readings (sensor_id, read_at, event_id, local_day, value,
-		cqlgen_version)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsRow binds readingReadingsInsertCQL for e, written at ts.
-func readingReadingsRow(e *Reading, ts int64) []any {
-	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value, ts, ts}
-}
-
 // readingReadingsGetCQL reads a row of readings by its primary key. Its
 // placeholders bind sensor_id, read_at.
-const readingReadingsGetCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsGetCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at = ?`
 
-// readingReadingsScan reads one row of readings.
+// readingReadingsScan reads the next row of readings that is no grave of a
+// deleted Reading.
 func readingReadingsScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Reading{}
+	}
 }
 
-// readingReadingsGetVersionCQL reads a row of readings and its version. Its
-// placeholders bind sensor_id, read_at.
-const readingReadingsGetVersionCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version
+// readingReadingsStateCQL reads a row of readings with the write protocol's
+// columns. Its placeholders bind sensor_id, read_at.
+const readingReadingsStateCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
 	FROM readings
 	WHERE sensor_id = ? AND read_at = ?`
 
-// readingReadingsScanVersion reads a row of readings and its version.
-func readingReadingsScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version)
+// readingReadingsState binds readingReadingsStateCQL: the primary key of e.
+func readingReadingsState(e *Reading) []any {
+	return []any{e.SensorID, e.ReadAt}
+}
+
+// readingReadingsScanState reads a row of readings with its version, its mark
+// of deletion and its pending record.
+func readingReadingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
+	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// readingReadingsUpdateIfCQL changes a row of readings if its version is the
-// one read. Its placeholders bind event_id, local_day, value, cqlgen_version
-// (the write timestamp), sensor_id, read_at, the version read.
-const readingReadingsUpdateIfCQL = `UPDATE readings
-	SET event_id = ?, local_day = ?, value = ?, cqlgen_version = ?
+// readingReadingsData is every column of e's row in readings, in table order.
+func readingReadingsData(e *Reading) []any {
+	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
+}
+
+// readingReadingsChangeCQL writes a row of readings if its version is the one
+// read (null: if there is no row). Its placeholders bind event_id, local_day,
+// value, cqlgen_version (the write timestamp), the pending record, sensor_id,
+// read_at, the version read.
+const readingReadingsChangeCQL = `UPDATE readings
+	SET event_id = ?, local_day = ?, value = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
 	WHERE sensor_id = ? AND read_at = ?
 	IF cqlgen_version = ?`
 
-// readingReadingsDeleteIfCQL deletes a row of readings if its version is the
-// one read. Its placeholders bind sensor_id, read_at, the version read.
-const readingReadingsDeleteIfCQL = `DELETE FROM readings
+// readingReadingsChange binds readingReadingsChangeCQL: it sets e's values, at
+// version c.TS, if the version is still c.Old.
+func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
+	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, e.SensorID, e.ReadAt, c.Old}
+}
+
+// readingReadingsRemoveCQL leaves a grave of a row of readings if its version
+// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
+// the pending record, sensor_id, read_at, the version read.
+const readingReadingsRemoveCQL = `UPDATE readings
+	USING TTL 864000
+	SET event_id = null, local_day = null, value = null,
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE sensor_id = ? AND read_at = ?
 	IF cqlgen_version = ?`
+
+// readingReadingsRemove binds readingReadingsRemoveCQL: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
+func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.SensorID, e.ReadAt, c.Old}
+}
+
+// readingReadingsSettleCQL clears the pending record of a row of readings if
+// its version is the one read. Its placeholders bind sensor_id, read_at, the
+// version read.
+const readingReadingsSettleCQL = `UPDATE readings
+	SET cqlgen_pending = null
+	WHERE sensor_id = ? AND read_at = ?
+	IF cqlgen_version = ?`
+
+// readingReadingsSettle binds readingReadingsSettleCQL: it clears the pending
+// record of e's row if the version is still version.
+func readingReadingsSettle(e *Reading, version int64) []any {
+	return []any{e.SensorID, e.ReadAt, version}
+}
 
 // readingReadingsFirstCQL reads a partition of readings from its first row.
 // cqlgenimpl.ReadPage binds sensor_id.
-const readingReadingsFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ?`
 
 // readingReadingsFirstFromCQL reads a partition of readings from the From
 // bound. cqlgenimpl.ReadPage binds sensor_id, From.
-const readingReadingsFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at <= ?`
 
 // readingReadingsFirstToCQL reads a partition of readings from its first row
 // up to the To bound. cqlgenimpl.ReadPage binds sensor_id, To.
-const readingReadingsFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at > ?`
 
 // readingReadingsFirstFromToCQL reads a partition of readings between the
 // bounds. cqlgenimpl.ReadPage binds sensor_id, From, To.
-const readingReadingsFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsAfter0CQL continues a read of readings after a row, at one
 // clustering level. cqlgenimpl.ReadPage binds sensor_id, read_at.
-const readingReadingsAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at < ?`
 
 // readingReadingsAfterToCQL continues a read of readings after a row, up to
 // the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
-const readingReadingsAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at < ? AND read_at > ?`
 
 // readingReadingsAtOrAfterCQL continues a read of readings at or after a row.
 // cqlgenimpl.ReadPage binds sensor_id, read_at.
-const readingReadingsAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at <= ?`
 
 // readingReadingsAtOrAfterToCQL continues a read of readings at or after a
 // row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
-const readingReadingsAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+const readingReadingsAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
 
@@ -195,8 +242,8 @@ const readingReadingsByHourInsertCQL = `INSERT INTO readings_by_hour (sensor_id,
 	USING TIMESTAMP ?`
 
 // readingReadingsByHourRow binds readingReadingsByHourInsertCQL for e, written
-// at ts.
-func readingReadingsByHourRow(e *Reading, ts int64) []any {
+// at ts; readings_by_hour has no column to leave unset.
+func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
@@ -323,8 +370,8 @@ const readingReadingsByDayInsertCQL = `INSERT INTO readings_by_day (sensor_id, d
 	USING TIMESTAMP ?`
 
 // readingReadingsByDayRow binds readingReadingsByDayInsertCQL for e, written
-// at ts.
-func readingReadingsByDayRow(e *Reading, ts int64) []any {
+// at ts; readings_by_day has no column to leave unset.
+func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
@@ -450,8 +497,8 @@ const readingReadingsByWeekInsertCQL = `INSERT INTO readings_by_week (sensor_id,
 	USING TIMESTAMP ?`
 
 // readingReadingsByWeekRow binds readingReadingsByWeekInsertCQL for e, written
-// at ts.
-func readingReadingsByWeekRow(e *Reading, ts int64) []any {
+// at ts; readings_by_week has no column to leave unset.
+func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
@@ -578,8 +625,8 @@ const readingReadingsByMonthInsertCQL = `INSERT INTO readings_by_month (sensor_i
 	USING TIMESTAMP ?`
 
 // readingReadingsByMonthRow binds readingReadingsByMonthInsertCQL for e,
-// written at ts.
-func readingReadingsByMonthRow(e *Reading, ts int64) []any {
+// written at ts; readings_by_month has no column to leave unset.
+func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
@@ -706,8 +753,8 @@ const readingReadingsBy10DaysInsertCQL = `INSERT INTO readings_by_10_days (senso
 	USING TIMESTAMP ?`
 
 // readingReadingsBy10DaysRow binds readingReadingsBy10DaysInsertCQL for e,
-// written at ts.
-func readingReadingsBy10DaysRow(e *Reading, ts int64) []any {
+// written at ts; readings_by_10_days has no column to leave unset.
+func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
@@ -836,8 +883,8 @@ const readingReadingsByShardInsertCQL = `INSERT INTO readings_by_shard (sensor_i
 	USING TIMESTAMP ?`
 
 // readingReadingsByShardRow binds readingReadingsByShardInsertCQL for e,
-// written at ts.
-func readingReadingsByShardRow(e *Reading, ts int64) []any {
+// written at ts; readings_by_shard has no column to leave unset.
+func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
@@ -965,8 +1012,8 @@ const readingReadingsByEventMonthInsertCQL = `INSERT INTO readings_by_event_mont
 	USING TIMESTAMP ?`
 
 // readingReadingsByEventMonthRow binds readingReadingsByEventMonthInsertCQL
-// for e, written at ts.
-func readingReadingsByEventMonthRow(e *Reading, ts int64) []any {
+// for e, written at ts; readings_by_event_month has no column to leave unset.
+func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
 }
 
@@ -1100,8 +1147,8 @@ const readingReadingsByLocalDayInsertCQL = `INSERT INTO readings_by_local_day (s
 	USING TIMESTAMP ?`
 
 // readingReadingsByLocalDayRow binds readingReadingsByLocalDayInsertCQL for e,
-// written at ts.
-func readingReadingsByLocalDayRow(e *Reading, ts int64) []any {
+// written at ts; readings_by_local_day has no column to leave unset.
+func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
@@ -1224,218 +1271,102 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
-// Insert writes e to every table of Reading in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// readingWrites is the write protocol of Reading: its source of truth,
+// readings, and the tables the protocol keeps in step with it.
+var readingWrites = &cqlgenimpl.Entity[Reading]{
+	Canonical: readingReadings,
+	State:     readingReadingsState,
+	ScanState: readingReadingsScanState,
+	Data:      readingReadingsData,
+	Change:    readingReadingsChange,
+	Remove:    readingReadingsRemove,
+	Settle:    readingReadingsSettle,
+	Projections: []cqlgenimpl.Projection[Reading]{
+		{
+			Table: readingReadingsByHour,
+			Key:   readingReadingsByHourKey,
+			Row:   readingReadingsByHourRow,
+		},
+		{
+			Table: readingReadingsByDay,
+			Key:   readingReadingsByDayKey,
+			Row:   readingReadingsByDayRow,
+		},
+		{
+			Table: readingReadingsByWeek,
+			Key:   readingReadingsByWeekKey,
+			Row:   readingReadingsByWeekRow,
+		},
+		{
+			Table: readingReadingsByMonth,
+			Key:   readingReadingsByMonthKey,
+			Row:   readingReadingsByMonthRow,
+		},
+		{
+			Table: readingReadingsBy10Days,
+			Key:   readingReadingsBy10DaysKey,
+			Row:   readingReadingsBy10DaysRow,
+		},
+		{
+			Table: readingReadingsByShard,
+			Key:   readingReadingsByShardKey,
+			Row:   readingReadingsByShardRow,
+		},
+		{
+			Table: readingReadingsByEventMonth,
+			Key:   readingReadingsByEventMonthKey,
+			Row:   readingReadingsByEventMonthRow,
+		},
+		{
+			Table: readingReadingsByLocalDay,
+			Key:   readingReadingsByLocalDayKey,
+			Row:   readingReadingsByLocalDayRow,
+		},
+	},
+}
+
+// Insert writes e to every table of Reading, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on readings, the
+// source of truth. If it returns an error, it may have applied in part: run it
+// again, from any client, and every table converges on the result; the next
+// write of the entity finishes it too.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   readingReadings.Insert,
-			Values: readingReadingsRow(e, ts),
-		}, {
-			Stmt:   readingReadingsByHour.Insert,
-			Values: readingReadingsByHourRow(e, ts),
-		}, {
-			Stmt:   readingReadingsByDay.Insert,
-			Values: readingReadingsByDayRow(e, ts),
-		}, {
-			Stmt:   readingReadingsByWeek.Insert,
-			Values: readingReadingsByWeekRow(e, ts),
-		}, {
-			Stmt:   readingReadingsByMonth.Insert,
-			Values: readingReadingsByMonthRow(e, ts),
-		}, {
-			Stmt:   readingReadingsBy10Days.Insert,
-			Values: readingReadingsBy10DaysRow(e, ts),
-		}, {
-			Stmt:   readingReadingsByShard.Insert,
-			Values: readingReadingsByShardRow(e, ts),
-		}, {
-			Stmt:   readingReadingsByEventMonth.Insert,
-			Values: readingReadingsByEventMonthRow(e, ts),
-		}, {
-			Stmt:   readingReadingsByLocalDay.Insert,
-			Values: readingReadingsByLocalDayRow(e, ts),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the Reading whose key in readings is e's: the old values come
-// from readings, the source of truth, so the caller passes only the new
-// entity. A conditional write on readings's version makes concurrent updates
-// take turns (a loser re-reads and retries, up to Options.Attempts, then gets
-// a *cqlgen.NotAppliedError). Then every other table whose primary key changed
-// (a new sort key, say) has its old row deleted at the new timestamp and the
-// new one inserted 1µs later; tables whose key did not change are upserted.
-// The key of readings itself cannot change: that would be another entity.
-// cqlgen.ErrNotFound if there is none.
+// Update replaces the Reading whose key in readings is e's, in every table:
+// rows whose key changed (a new sort key, say) move, and nil pointers and
+// empty collections clear their columns. It takes its turn with other writers
+// through a conditional write on readings's version; a writer that loses
+// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadings.GetVersion,
-		Values: []any{e.SensorID, e.ReadAt},
-	}, readingReadingsScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   readingReadings.UpdateIf,
-			Values: []any{e.EventID, e.LocalDay, e.Value, ts, e.SensorID, e.ReadAt, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// readings_by_hour: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsByHour, readingReadingsByHourKey(&cur.Row), readingReadingsByHourKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByHour.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HourBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByHour.Insert,
-			Values: readingReadingsByHourRow(e, ins),
-		})
-		// readings_by_day: a changed key moves the row, deleted at ts and inserted
-		// at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsByDay, readingReadingsByDayKey(&cur.Row), readingReadingsByDayKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByDay.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.DayBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByDay.Insert,
-			Values: readingReadingsByDayRow(e, ins),
-		})
-		// readings_by_week: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsByWeek, readingReadingsByWeekKey(&cur.Row), readingReadingsByWeekKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByWeek.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.WeekBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByWeek.Insert,
-			Values: readingReadingsByWeekRow(e, ins),
-		})
-		// readings_by_month: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsByMonth, readingReadingsByMonthKey(&cur.Row), readingReadingsByMonthKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByMonth.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByMonth.Insert,
-			Values: readingReadingsByMonthRow(e, ins),
-		})
-		// readings_by_10_days: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsBy10Days, readingReadingsBy10DaysKey(&cur.Row), readingReadingsBy10DaysKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsBy10Days.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.DaysBuckets(10).Of(cur.Row.ReadAt), cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsBy10Days.Insert,
-			Values: readingReadingsBy10DaysRow(e, ins),
-		})
-		// readings_by_shard: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsByShard, readingReadingsByShardKey(&cur.Row), readingReadingsByShardKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByShard.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.HashTimestamp(cur.Row.ReadAt, 16), cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByShard.Insert,
-			Values: readingReadingsByShardRow(e, ins),
-		})
-		// readings_by_event_month: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsByEventMonth, readingReadingsByEventMonthKey(&cur.Row), readingReadingsByEventMonthKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByEventMonth.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.Row.EventID)), cur.Row.EventID, cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByEventMonth.Insert,
-			Values: readingReadingsByEventMonthRow(e, ins),
-		})
-		// readings_by_local_day: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(readingReadingsByLocalDay, readingReadingsByLocalDayKey(&cur.Row), readingReadingsByLocalDayKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   readingReadingsByLocalDay.Delete,
-				Values: []any{del, cur.Row.SensorID, cqlgenimpl.DaysBuckets(7).Of(cur.Row.LocalDay), cur.Row.ReadAt},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   readingReadingsByLocalDay.Insert,
-			Values: readingReadingsByLocalDayRow(e, ins),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Reading whose key in readings is e's from every table:
-// from readings with a conditional write on its version, then the rows the
-// other tables hold for it, found from readings's values. Deleting what does
-// not exist is not an error.
+// Delete removes the Reading whose key in readings is e's from every table;
+// the rows of the other tables are found from readings's values, so e needs
+// only its key. Deleting what does not exist is not an error. If it returns an
+// error, it may have applied in part: run it again, from any client, and every
+// table converges on the result; the next write of the entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   readingReadings.GetVersion,
-		Values: []any{e.SensorID, e.ReadAt},
-	}, readingReadingsScanVersion, func(cur *cqlgenimpl.Versioned[Reading], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   readingReadings.DeleteIf,
-			Values: []any{e.SensorID, e.ReadAt, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Reading], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   readingReadingsByHour.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HourBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-		}, {
-			Stmt:   readingReadingsByDay.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.DayBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-		}, {
-			Stmt:   readingReadingsByWeek.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.WeekBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-		}, {
-			Stmt:   readingReadingsByMonth.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cur.Row.ReadAt), cur.Row.ReadAt},
-		}, {
-			Stmt:   readingReadingsBy10Days.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.DaysBuckets(10).Of(cur.Row.ReadAt), cur.Row.ReadAt},
-		}, {
-			Stmt:   readingReadingsByShard.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.HashTimestamp(cur.Row.ReadAt, 16), cur.Row.ReadAt},
-		}, {
-			Stmt:   readingReadingsByEventMonth.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.Row.EventID)), cur.Row.EventID, cur.Row.ReadAt},
-		}, {
-			Stmt:   readingReadingsByLocalDay.Delete,
-			Values: []any{ts, cur.Row.SensorID, cqlgenimpl.DaysBuckets(7).Of(cur.Row.LocalDay), cur.Row.ReadAt},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the Reading with the given key from readings, the source of truth;

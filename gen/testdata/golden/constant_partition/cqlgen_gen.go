@@ -185,10 +185,11 @@ func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   settingSettings.Insert,
-		Values: settingSettingsRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   settingSettings.Insert,
+			Values: settingSettingsRow(e, ts),
+		}}
 	})
 }
 
@@ -198,10 +199,11 @@ func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   settingSettings.Delete,
-		Values: []any{ts, e.Scope, e.Name},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   settingSettings.Delete,
+			Values: []any{ts, e.Scope, e.Name},
+		}}
 	})
 }
 

@@ -25,69 +25,129 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "tenant_id", Type: "text"},
 		{Name: "order_id", Type: "text"},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "tenant_id", Type: "text"},
+		{Name: "order_id", Type: "text"},
+		{Name: "customer_id", Type: "text"},
+		{Name: "customer_name", Type: "text"},
+		{Name: "status", Type: "ascii"},
+		{Name: "placed_at", Type: "timestamp"},
+		{Name: "total_cents", Type: "bigint"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:     orderOrdersInsertCQL,
-		Get:        orderOrdersGetCQL,
-		GetVersion: orderOrdersGetVersionCQL,
-		UpdateIf:   orderOrdersUpdateIfCQL,
-		DeleteIf:   orderOrdersDeleteIfCQL,
+		Get:    orderOrdersGetCQL,
+		State:  orderOrdersStateCQL,
+		Change: orderOrdersChangeCQL,
+		Remove: orderOrdersRemoveCQL,
+		Settle: orderOrdersSettleCQL,
 	},
 })
-
-// orderOrdersInsertCQL writes a whole row of orders. Its placeholders bind
-// tenant_id, order_id, customer_id, customer_name, status, placed_at,
-// total_cents, cqlgen_version (the write timestamp), the write timestamp.
-const orderOrdersInsertCQL = `INSERT INTO orders (tenant_id, order_id, customer_id, customer_name,
-		status, placed_at, total_cents, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersRow binds orderOrdersInsertCQL for e, written at ts.
-func orderOrdersRow(e *Order, ts int64) []any {
-	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts, ts}
-}
 
 // orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
 // bind tenant_id, order_id.
 const orderOrdersGetCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents
+		placed_at, total_cents, cqlgen_deleted
 	FROM orders
 	WHERE tenant_id = ? AND order_id = ?`
 
-// orderOrdersScan reads one row of orders.
+// orderOrdersScan reads the next row of orders that is no grave of a deleted
+// Order.
 func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Order{}
+	}
 }
 
-// orderOrdersGetVersionCQL reads a row of orders and its version. Its
-// placeholders bind tenant_id, order_id.
-const orderOrdersGetVersionCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_version
+// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
+// Its placeholders bind tenant_id, order_id.
+const orderOrdersStateCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
+		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM orders
 	WHERE tenant_id = ? AND order_id = ?`
 
-// orderOrdersScanVersion reads a row of orders and its version.
-func orderOrdersScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Order], ok bool) {
-	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version)
+// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+func orderOrdersState(e *Order) []any {
+	return []any{e.TenantID, e.OrderID}
+}
+
+// orderOrdersScanState reads a row of orders with its version, its mark of
+// deletion and its pending record.
+func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// orderOrdersUpdateIfCQL changes a row of orders if its version is the one
-// read. Its placeholders bind customer_id, customer_name, status, placed_at,
-// total_cents, cqlgen_version (the write timestamp), tenant_id, order_id, the
-// version read.
-const orderOrdersUpdateIfCQL = `UPDATE orders
+// orderOrdersData is every column of e's row in orders, in table order.
+func orderOrdersData(e *Order) []any {
+	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
+}
+
+// orderOrdersChangeCQL writes a row of orders if its version is the one read
+// (null: if there is no row). Its placeholders bind customer_id,
+// customer_name, status, placed_at, total_cents, cqlgen_version (the write
+// timestamp), the pending record, tenant_id, order_id, the version read.
+const orderOrdersChangeCQL = `UPDATE orders
 	SET customer_id = ?, customer_name = ?, status = ?, placed_at = ?,
-		total_cents = ?, cqlgen_version = ?
+		total_cents = ?, cqlgen_version = ?, cqlgen_deleted = false,
+		cqlgen_pending = ?
 	WHERE tenant_id = ? AND order_id = ?
 	IF cqlgen_version = ?`
 
-// orderOrdersDeleteIfCQL deletes a row of orders if its version is the one
-// read. Its placeholders bind tenant_id, order_id, the version read.
-const orderOrdersDeleteIfCQL = `DELETE FROM orders
+// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
+	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, e.TenantID, e.OrderID, c.Old}
+}
+
+// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, tenant_id, order_id, the version read.
+const orderOrdersRemoveCQL = `UPDATE orders
+	USING TTL 864000
+	SET customer_id = null, customer_name = null, status = null,
+		placed_at = null, total_cents = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE tenant_id = ? AND order_id = ?
 	IF cqlgen_version = ?`
+
+// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.TenantID, e.OrderID, c.Old}
+}
+
+// orderOrdersSettleCQL clears the pending record of a row of orders if its
+// version is the one read. Its placeholders bind tenant_id, order_id, the
+// version read.
+const orderOrdersSettleCQL = `UPDATE orders
+	SET cqlgen_pending = null
+	WHERE tenant_id = ? AND order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func orderOrdersSettle(e *Order, version int64) []any {
+	return []any{e.TenantID, e.OrderID, version}
+}
+
+// OrdersByCustomerRow is a row of orders_by_customer, which stores only some
+// columns of Order. It is a type of its own so that a partial row cannot be
+// passed where a whole Order is written.
+type OrdersByCustomerRow struct {
+	TenantID     string    `db:"tenant_id"`
+	CustomerID   string    `db:"customer_id"`
+	PlacedAt     time.Time `db:"placed_at"`
+	OrderID      string    `db:"order_id"`
+	CustomerName string    `db:"customer_name"`
+	TotalCents   int64     `db:"total_cents"`
+}
 
 // orderOrdersByCustomer: the statements of table orders_by_customer, which
 // serves OrdersByCustomer.
@@ -127,8 +187,8 @@ const orderOrdersByCustomerInsertCQL = `INSERT INTO orders_by_customer (tenant_i
 	USING TIMESTAMP ?`
 
 // orderOrdersByCustomerRow binds orderOrdersByCustomerInsertCQL for e, written
-// at ts.
-func orderOrdersByCustomerRow(e *Order, ts int64) []any {
+// at ts; orders_by_customer has no column to leave unset.
+func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.CustomerName, e.TotalCents, ts}
 }
 
@@ -208,20 +268,20 @@ const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id >= ?`
 
 // orderOrdersByCustomerScan reads one row of orders_by_customer.
-func orderOrdersByCustomerScan(it cqlgen.Iter) (e Order, ok bool) {
+func orderOrdersByCustomerScan(it cqlgen.Iter) (e OrdersByCustomerRow, ok bool) {
 	ok = it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.CustomerName, &e.TotalCents)
 	return
 }
 
 // orderOrdersByCustomerClustering is the clustering key of e in
 // orders_by_customer, in order.
-func orderOrdersByCustomerClustering(e *Order) []any {
+func orderOrdersByCustomerClustering(e *OrdersByCustomerRow) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
 // orderOrdersByCustomerCompare orders rows of orders_by_customer as its
 // clustering order does.
-func orderOrdersByCustomerCompare(a, b *Order) int {
+func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
 	}
@@ -269,8 +329,8 @@ const orderOrdersInStatusInsertCQL = `INSERT INTO orders_by_status (tenant_id, s
 	USING TIMESTAMP ?`
 
 // orderOrdersInStatusRow binds orderOrdersInStatusInsertCQL for e, written at
-// ts.
-func orderOrdersInStatusRow(e *Order, ts int64) []any {
+// ts; orders_by_status has no column to leave unset.
+func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
 }
 
@@ -418,110 +478,72 @@ func orderCheck(e *Order) error {
 	return nil
 }
 
-// Insert writes e to every table of Order in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// orderWrites is the write protocol of Order: its source of truth, orders, and
+// the tables the protocol keeps in step with it.
+var orderWrites = &cqlgenimpl.Entity[Order]{
+	Canonical: orderOrders,
+	State:     orderOrdersState,
+	ScanState: orderOrdersScanState,
+	Data:      orderOrdersData,
+	Change:    orderOrdersChange,
+	Remove:    orderOrdersRemove,
+	Settle:    orderOrdersSettle,
+	Projections: []cqlgenimpl.Projection[Order]{
+		{
+			Table: orderOrdersByCustomer,
+			Key:   orderOrdersByCustomerKey,
+			Row:   orderOrdersByCustomerRow,
+		},
+		{
+			Table: orderOrdersInStatus,
+			Key:   orderOrdersInStatusKey,
+			Row:   orderOrdersInStatusRow,
+		},
+	},
+}
+
+// Insert writes e to every table of Order, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on orders, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   orderOrders.Insert,
-			Values: orderOrdersRow(e, ts),
-		}, {
-			Stmt:   orderOrdersByCustomer.Insert,
-			Values: orderOrdersByCustomerRow(e, ts),
-		}, {
-			Stmt:   orderOrdersInStatus.Insert,
-			Values: orderOrdersInStatusRow(e, ts),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the Order whose key in orders is e's: the old values come
-// from orders, the source of truth, so the caller passes only the new entity.
-// A conditional write on orders's version makes concurrent updates take turns
-// (a loser re-reads and retries, up to Options.Attempts, then gets a
-// *cqlgen.NotAppliedError). Then every other table whose primary key changed
-// (a new sort key, say) has its old row deleted at the new timestamp and the
-// new one inserted 1µs later; tables whose key did not change are upserted.
-// The key of orders itself cannot change: that would be another entity.
-// cqlgen.ErrNotFound if there is none.
+// Update replaces the Order whose key in orders is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on orders's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrders.GetVersion,
-		Values: []any{e.TenantID, e.OrderID},
-	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   orderOrders.UpdateIf,
-			Values: []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, ts, e.TenantID, e.OrderID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// orders_by_customer: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(orderOrdersByCustomer, orderOrdersByCustomerKey(&cur.Row), orderOrdersByCustomerKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByCustomer.Delete,
-				Values: []any{del, cur.Row.TenantID, cur.Row.CustomerID, cur.Row.PlacedAt, cur.Row.OrderID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByCustomer.Insert,
-			Values: orderOrdersByCustomerRow(e, ins),
-		})
-		// orders_by_status: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(orderOrdersInStatus, orderOrdersInStatusKey(&cur.Row), orderOrdersInStatusKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersInStatus.Delete,
-				Values: []any{del, cur.Row.TenantID, cur.Row.Status, cur.Row.PlacedAt, cur.Row.OrderID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersInStatus.Insert,
-			Values: orderOrdersInStatusRow(e, ins),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table: from
-// orders with a conditional write on its version, then the rows the other
-// tables hold for it, found from orders's values. Deleting what does not exist
-// is not an error.
+// Delete removes the Order whose key in orders is e's from every table; the
+// rows of the other tables are found from orders's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrders.GetVersion,
-		Values: []any{e.TenantID, e.OrderID},
-	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   orderOrders.DeleteIf,
-			Values: []any{e.TenantID, e.OrderID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   orderOrdersByCustomer.Delete,
-			Values: []any{ts, cur.Row.TenantID, cur.Row.CustomerID, cur.Row.PlacedAt, cur.Row.OrderID},
-		}, {
-			Stmt:   orderOrdersInStatus.Delete,
-			Values: []any{ts, cur.Row.TenantID, cur.Row.Status, cur.Row.PlacedAt, cur.Row.OrderID},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the Order with the given key from orders, the source of truth;
@@ -567,15 +589,15 @@ type OrdersByCustomerOptions struct {
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
 // placed_at descending, then order_id ascending, from orders_by_customer, in
 // pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (cqlgen.Page[OrdersByCustomerRow], error) {
 	if tenantID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+		return cqlgen.Page[OrdersByCustomerRow]{}, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",
 			Table:  "orders_by_customer",
 		}
 	}
 	if customerID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+		return cqlgen.Page[OrdersByCustomerRow]{}, &cqlgen.EmptyKeyError{
 			Column: "customer_id",
 			Table:  "orders_by_customer",
 		}
@@ -583,7 +605,7 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 	if o == nil {
 		o = &OrdersByCustomerOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
+	spec := cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
 		Compare:   orderOrdersByCustomerCompare,
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByCustomerClustering,

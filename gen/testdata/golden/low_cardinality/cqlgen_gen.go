@@ -24,64 +24,110 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+		{Name: "status", Type: "text"},
+		{Name: "urgent", Type: "boolean"},
+		{Name: "day", Type: "date"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:     orderOrdersInsertCQL,
-		Get:        orderOrdersGetCQL,
-		GetVersion: orderOrdersGetVersionCQL,
-		UpdateIf:   orderOrdersUpdateIfCQL,
-		DeleteIf:   orderOrdersDeleteIfCQL,
+		Get:    orderOrdersGetCQL,
+		State:  orderOrdersStateCQL,
+		Change: orderOrdersChangeCQL,
+		Remove: orderOrdersRemoveCQL,
+		Settle: orderOrdersSettleCQL,
 	},
 })
 
-// orderOrdersInsertCQL writes a whole row of orders. Its placeholders bind
-// order_id, status, urgent, day, cqlgen_version (the write timestamp), the
-// write timestamp.
-const orderOrdersInsertCQL = `INSERT INTO orders (order_id, status, urgent, day, cqlgen_version)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersRow binds orderOrdersInsertCQL for e, written at ts.
-func orderOrdersRow(e *Order, ts int64) []any {
-	return []any{e.OrderID, e.Status, e.Urgent, e.Day, ts, ts}
-}
-
 // orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
 // bind order_id.
-const orderOrdersGetCQL = `SELECT order_id, status, urgent, day
+const orderOrdersGetCQL = `SELECT order_id, status, urgent, day, cqlgen_deleted
 	FROM orders
 	WHERE order_id = ?`
 
-// orderOrdersScan reads one row of orders.
+// orderOrdersScan reads the next row of orders that is no grave of a deleted
+// Order.
 func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.OrderID, &e.Status, &e.Urgent, &e.Day)
-	return
+	for {
+		var deleted bool
+		if !it.Scan(&e.OrderID, &e.Status, &e.Urgent, &e.Day, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Order{}
+	}
 }
 
-// orderOrdersGetVersionCQL reads a row of orders and its version. Its
-// placeholders bind order_id.
-const orderOrdersGetVersionCQL = `SELECT order_id, status, urgent, day, cqlgen_version
+// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
+// Its placeholders bind order_id.
+const orderOrdersStateCQL = `SELECT order_id, status, urgent, day, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
 	FROM orders
 	WHERE order_id = ?`
 
-// orderOrdersScanVersion reads a row of orders and its version.
-func orderOrdersScanVersion(it cqlgen.Iter) (v cqlgenimpl.Versioned[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version)
+// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+func orderOrdersState(e *Order) []any {
+	return []any{e.OrderID}
+}
+
+// orderOrdersScanState reads a row of orders with its version, its mark of
+// deletion and its pending record.
+func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
-// orderOrdersUpdateIfCQL changes a row of orders if its version is the one
-// read. Its placeholders bind status, urgent, day, cqlgen_version (the write
-// timestamp), order_id, the version read.
-const orderOrdersUpdateIfCQL = `UPDATE orders
-	SET status = ?, urgent = ?, day = ?, cqlgen_version = ?
+// orderOrdersData is every column of e's row in orders, in table order.
+func orderOrdersData(e *Order) []any {
+	return []any{e.OrderID, e.Status, e.Urgent, e.Day}
+}
+
+// orderOrdersChangeCQL writes a row of orders if its version is the one read
+// (null: if there is no row). Its placeholders bind status, urgent, day,
+// cqlgen_version (the write timestamp), the pending record, order_id, the
+// version read.
+const orderOrdersChangeCQL = `UPDATE orders
+	SET status = ?, urgent = ?, day = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
 	WHERE order_id = ?
 	IF cqlgen_version = ?`
 
-// orderOrdersDeleteIfCQL deletes a row of orders if its version is the one
-// read. Its placeholders bind order_id, the version read.
-const orderOrdersDeleteIfCQL = `DELETE FROM orders
+// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
+	return []any{e.Status, e.Urgent, e.Day, c.TS, c.Pending, e.OrderID, c.Old}
+}
+
+// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, order_id, the version read.
+const orderOrdersRemoveCQL = `UPDATE orders
+	USING TTL 864000
+	SET status = null, urgent = null, day = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE order_id = ?
 	IF cqlgen_version = ?`
+
+// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.OrderID, c.Old}
+}
+
+// orderOrdersSettleCQL clears the pending record of a row of orders if its
+// version is the one read. Its placeholders bind order_id, the version read.
+const orderOrdersSettleCQL = `UPDATE orders
+	SET cqlgen_pending = null
+	WHERE order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func orderOrdersSettle(e *Order, version int64) []any {
+	return []any{e.OrderID, version}
+}
 
 // orderOrdersByStatus: the statements of table orders_by_status, which serves
 // OrdersByStatus.
@@ -117,8 +163,8 @@ const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (status, orde
 	USING TIMESTAMP ?`
 
 // orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
-// ts.
-func orderOrdersByStatusRow(e *Order, ts int64) []any {
+// ts; orders_by_status has no column to leave unset.
+func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
 }
 
@@ -237,8 +283,9 @@ const orderOrdersByFlagInsertCQL = `INSERT INTO orders_by_flag (urgent, order_id
 	VALUES (?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
-// orderOrdersByFlagRow binds orderOrdersByFlagInsertCQL for e, written at ts.
-func orderOrdersByFlagRow(e *Order, ts int64) []any {
+// orderOrdersByFlagRow binds orderOrdersByFlagInsertCQL for e, written at ts;
+// orders_by_flag has no column to leave unset.
+func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
 }
 
@@ -357,8 +404,9 @@ const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_day (day, order_id, sta
 	VALUES (?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
-// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts.
-func orderOrdersByDayRow(e *Order, ts int64) []any {
+// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
+// orders_by_day has no column to leave unset.
+func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
 }
 
@@ -480,8 +528,8 @@ const orderOrdersByDayShardedInsertCQL = `INSERT INTO orders_by_day_sharded (day
 	USING TIMESTAMP ?`
 
 // orderOrdersByDayShardedRow binds orderOrdersByDayShardedInsertCQL for e,
-// written at ts.
-func orderOrdersByDayShardedRow(e *Order, ts int64) []any {
+// written at ts; orders_by_day_sharded has no column to leave unset.
+func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
 }
 
@@ -614,146 +662,82 @@ func orderCheck(e *Order) error {
 	return nil
 }
 
-// Insert writes e to every table of Order in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// orderWrites is the write protocol of Order: its source of truth, orders, and
+// the tables the protocol keeps in step with it.
+var orderWrites = &cqlgenimpl.Entity[Order]{
+	Canonical: orderOrders,
+	State:     orderOrdersState,
+	ScanState: orderOrdersScanState,
+	Data:      orderOrdersData,
+	Change:    orderOrdersChange,
+	Remove:    orderOrdersRemove,
+	Settle:    orderOrdersSettle,
+	Projections: []cqlgenimpl.Projection[Order]{
+		{
+			Table: orderOrdersByStatus,
+			Key:   orderOrdersByStatusKey,
+			Row:   orderOrdersByStatusRow,
+		},
+		{
+			Table: orderOrdersByFlag,
+			Key:   orderOrdersByFlagKey,
+			Row:   orderOrdersByFlagRow,
+		},
+		{
+			Table: orderOrdersByDay,
+			Key:   orderOrdersByDayKey,
+			Row:   orderOrdersByDayRow,
+		},
+		{
+			Table: orderOrdersByDaySharded,
+			Key:   orderOrdersByDayShardedKey,
+			Row:   orderOrdersByDayShardedRow,
+		},
+	},
+}
+
+// Insert writes e to every table of Order, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on orders, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   orderOrders.Insert,
-			Values: orderOrdersRow(e, ts),
-		}, {
-			Stmt:   orderOrdersByStatus.Insert,
-			Values: orderOrdersByStatusRow(e, ts),
-		}, {
-			Stmt:   orderOrdersByFlag.Insert,
-			Values: orderOrdersByFlagRow(e, ts),
-		}, {
-			Stmt:   orderOrdersByDay.Insert,
-			Values: orderOrdersByDayRow(e, ts),
-		}, {
-			Stmt:   orderOrdersByDaySharded.Insert,
-			Values: orderOrdersByDayShardedRow(e, ts),
-		}}
-	})
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update changes the Order whose key in orders is e's: the old values come
-// from orders, the source of truth, so the caller passes only the new entity.
-// A conditional write on orders's version makes concurrent updates take turns
-// (a loser re-reads and retries, up to Options.Attempts, then gets a
-// *cqlgen.NotAppliedError). Then every other table whose primary key changed
-// (a new sort key, say) has its old row deleted at the new timestamp and the
-// new one inserted 1µs later; tables whose key did not change are upserted.
-// The key of orders itself cannot change: that would be another entity.
-// cqlgen.ErrNotFound if there is none.
+// Update replaces the Order whose key in orders is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on orders's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrders.GetVersion,
-		Values: []any{e.OrderID},
-	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   orderOrders.UpdateIf,
-			Values: []any{e.Status, e.Urgent, e.Day, ts, e.OrderID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
-		del, ins := cqlgenimpl.DeleteThenInsert(ts)
-		var qs []cqlgen.Query
-		// orders_by_status: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(orderOrdersByStatus, orderOrdersByStatusKey(&cur.Row), orderOrdersByStatusKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByStatus.Delete,
-				Values: []any{del, cur.Row.Status, cur.Row.OrderID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByStatus.Insert,
-			Values: orderOrdersByStatusRow(e, ins),
-		})
-		// orders_by_flag: a changed key moves the row, deleted at ts and inserted
-		// at ts+1µs.
-		if !cqlgenimpl.SameKey(orderOrdersByFlag, orderOrdersByFlagKey(&cur.Row), orderOrdersByFlagKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByFlag.Delete,
-				Values: []any{del, cur.Row.Urgent, cur.Row.OrderID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByFlag.Insert,
-			Values: orderOrdersByFlagRow(e, ins),
-		})
-		// orders_by_day: a changed key moves the row, deleted at ts and inserted
-		// at ts+1µs.
-		if !cqlgenimpl.SameKey(orderOrdersByDay, orderOrdersByDayKey(&cur.Row), orderOrdersByDayKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByDay.Delete,
-				Values: []any{del, cur.Row.Day, cur.Row.OrderID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByDay.Insert,
-			Values: orderOrdersByDayRow(e, ins),
-		})
-		// orders_by_day_sharded: a changed key moves the row, deleted at ts and
-		// inserted at ts+1µs.
-		if !cqlgenimpl.SameKey(orderOrdersByDaySharded, orderOrdersByDayShardedKey(&cur.Row), orderOrdersByDayShardedKey(e)) {
-			qs = append(qs, cqlgen.Query{
-				Stmt:   orderOrdersByDaySharded.Delete,
-				Values: []any{del, cur.Row.Day, cqlgenimpl.HashText(string(cur.Row.OrderID), 16), cur.Row.OrderID},
-			})
-		}
-		qs = append(qs, cqlgen.Query{
-			Stmt:   orderOrdersByDaySharded.Insert,
-			Values: orderOrdersByDayShardedRow(e, ins),
-		})
-		return qs
-	}, false)
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table: from
-// orders with a conditional write on its version, then the rows the other
-// tables hold for it, found from orders's values. Deleting what does not exist
-// is not an error.
+// Delete removes the Order whose key in orders is e's from every table; the
+// rows of the other tables are found from orders's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.ChangeVersioned(ctx, r.s, o, cqlgen.Query{
-		Stmt:   orderOrders.GetVersion,
-		Values: []any{e.OrderID},
-	}, orderOrdersScanVersion, func(cur *cqlgenimpl.Versioned[Order], ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   orderOrders.DeleteIf,
-			Values: []any{e.OrderID, cur.Version},
-		}
-	}, func(cur *cqlgenimpl.Versioned[Order], ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
-			Stmt:   orderOrdersByStatus.Delete,
-			Values: []any{ts, cur.Row.Status, cur.Row.OrderID},
-		}, {
-			Stmt:   orderOrdersByFlag.Delete,
-			Values: []any{ts, cur.Row.Urgent, cur.Row.OrderID},
-		}, {
-			Stmt:   orderOrdersByDay.Delete,
-			Values: []any{ts, cur.Row.Day, cur.Row.OrderID},
-		}, {
-			Stmt:   orderOrdersByDaySharded.Delete,
-			Values: []any{ts, cur.Row.Day, cqlgenimpl.HashText(string(cur.Row.OrderID), 16), cur.Row.OrderID},
-		}}
-	}, true)
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
 // Get reads the Order with the given key from orders, the source of truth;

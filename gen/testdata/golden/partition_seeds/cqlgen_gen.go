@@ -207,10 +207,11 @@ func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartE
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
-		Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
+			Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
+		}}
 	})
 }
 
@@ -220,10 +221,11 @@ func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartE
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   unshardedChartEntryDailyChartsUnsharded.Delete,
-		Values: []any{ts, e.ChartDate, e.PlayCount, e.TrackID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   unshardedChartEntryDailyChartsUnsharded.Delete,
+			Values: []any{ts, e.ChartDate, e.PlayCount, e.TrackID},
+		}}
 	})
 }
 
@@ -480,10 +482,11 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   chartEntryDailyCharts.Insert,
-		Values: chartEntryDailyChartsRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   chartEntryDailyCharts.Insert,
+			Values: chartEntryDailyChartsRow(e, ts),
+		}}
 	})
 }
 
@@ -493,10 +496,11 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   chartEntryDailyCharts.Delete,
-		Values: []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   chartEntryDailyCharts.Delete,
+			Values: []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
+		}}
 	})
 }
 
@@ -747,10 +751,11 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistory.Insert,
-		Values: playListeningHistoryRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playListeningHistory.Insert,
+			Values: playListeningHistoryRow(e, ts),
+		}}
 	})
 }
 
@@ -760,10 +765,11 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playListeningHistory.Delete,
-		Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playListeningHistory.Delete,
+			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
+		}}
 	})
 }
 
@@ -1023,10 +1029,11 @@ func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cq
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playForeverListeningHistoryForever.Insert,
-		Values: playForeverListeningHistoryForeverRow(e, ts),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playForeverListeningHistoryForever.Insert,
+			Values: playForeverListeningHistoryForeverRow(e, ts),
+		}}
 	})
 }
 
@@ -1036,10 +1043,11 @@ func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cq
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   playForeverListeningHistoryForever.Delete,
-		Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   playForeverListeningHistoryForever.Delete,
+			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
+		}}
 	})
 }
 

@@ -226,10 +226,11 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   everythingEverything.Insert,
-		Values: everythingEverythingRow(e, ts, false),
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   everythingEverything.Insert,
+			Values: everythingEverythingRow(e, ts, false),
+		}}
 	})
 }
 
@@ -239,10 +240,11 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	ts := cqlgenimpl.Now(o)
-	return r.s.Exec(ctx, cqlgen.Query{
-		Stmt:   everythingEverything.Delete,
-		Values: []any{ts, e.ID, e.TagsKey, e.Day},
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   everythingEverything.Delete,
+			Values: []any{ts, e.ID, e.TagsKey, e.Day},
+		}}
 	})
 }
 

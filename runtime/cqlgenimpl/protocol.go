@@ -1,0 +1,371 @@
+package cqlgenimpl
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// The write protocol of an entity stored in several tables. The contract
+// it keeps, stated in docs/repositories.md:
+//
+//  1. A call that returns nil has applied to every table.
+//  2. A call that returns an error may have applied in part; running it
+//     again, any number of times and from any client, converges.
+//  3. So does the next write of the entity when a client dies between
+//     two steps.
+//  4. No acknowledged write is hidden by clock skew.
+//  5. Concurrent writers of one entity take turns.
+//
+// How: every write of the canonical row is one conditional write (Paxos,
+// which orders them whatever the clocks), on the version the writer read.
+// The same conditional write records, in cqlgen_pending, the keys of the
+// rows the change must delete from the other tables. The version is the
+// write timestamp of the change's rows elsewhere: deletes at the version,
+// inserts at the version plus 1µs. Versions only grow (max(now, old+2)),
+// so a later change's rows win whatever the clocks say. A deleted
+// entity's canonical row stays as a grave with its last version, so that
+// creating it again writes after the deletion.
+//
+// Whoever writes the entity next, and the no-op re-run of a call, first
+// carries out what the pending record says, which repeats nothing that
+// could hide a later write: every statement is at the timestamps of the
+// change that recorded it.
+
+// Op is a write of the protocol.
+type Op uint8
+
+const (
+	OpInsert Op = iota + 1 // create, or replace keeping what e leaves unset
+	OpUpdate               // replace an entity that exists
+	OpDelete               // delete, leaving a grave
+)
+
+// State is the canonical row of an entity, as the protocol reads it.
+type State[T any] struct {
+	Row     T
+	Version int64
+	Deleted bool
+	Pending []byte
+}
+
+// Change is what a conditional write of the canonical row binds beside
+// the entity's values.
+type Change struct {
+	TS      int64  // the new version
+	Old     any    // the version read: an int64, or nil where there is no row
+	Pending []byte // the record of the change in flight (see encodePending)
+	Unset   bool   // bind nil pointers and empty collections as unset (creating)
+}
+
+// Projection is a table other than the canonical one, as the protocol
+// writes it.
+type Projection[T any] struct {
+	Table *Table
+	// Key is the primary key of e's row, bucket included.
+	Key func(e *T) []any
+	// Row binds the Insert of e's row at ts.
+	Row func(e *T, ts int64, unset bool) []any
+}
+
+// Entity is an entity's write protocol, declared by generated code.
+type Entity[T any] struct {
+	// Canonical is the source of truth; its Spec.Columns lists, in order,
+	// the columns Data returns.
+	Canonical *Table
+	// State binds CQL.State and Settle's key: the canonical primary key.
+	State     func(e *T) []any
+	ScanState func(cqlgen.Iter) (State[T], bool)
+	// Data is every column of e's canonical row, in Spec.Columns order:
+	// equal data means there is nothing to change.
+	Data func(e *T) []any
+	// Merge returns e with the columns it leaves unset (nil pointers,
+	// empty collections) taken from cur: an Insert over a live entity. Nil
+	// when the entity has no such column.
+	Merge func(cur, e *T) T
+	// Change, Remove and Settle bind those statements.
+	Change, Remove func(e *T, c Change) []any
+	Settle         func(e *T, version int64) []any
+	Projections    []Projection[T]
+}
+
+// Write runs one write of an entity through the protocol. With an
+// idempotency key (cqlgen.WithIdempotencyKey), it applies at most once
+// per key, as cqlgen.Apply does.
+func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+	if o.Idempotency.Key == "" {
+		return write(ctx, s, o, ent, op, e)
+	}
+	payload := cqlgen.PayloadHash([]cqlgen.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
+	return cqlgen.Idempotent(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64) error {
+		return write(ctx, s, o, ent, op, e)
+	})
+}
+
+func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+	t := ent.Canonical
+	for attempt := 1; ; attempt++ {
+		st, err := GetRow(ctx, s, cqlgen.Query{Stmt: t.State, Values: ent.State(e)}, ent.ScanState)
+		found := err == nil
+		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+			return err
+		}
+		live := found && !st.Deleted
+		next := e
+		switch op {
+		case OpInsert:
+			if live && ent.Merge != nil {
+				m := ent.Merge(&st.Row, e)
+				next = &m
+			}
+		case OpUpdate:
+			if !live {
+				if err := ent.finish(ctx, s, o, &st, found); err != nil {
+					return err
+				}
+				return cqlgen.ErrNotFound
+			}
+		case OpDelete:
+			next = nil
+		}
+		if (next == nil && !live) || (live && next != nil && ent.same(&st.Row, next)) {
+			// Nothing to change (a call run again after it applied, say):
+			// finish what the last change left pending.
+			return ent.finish(ctx, s, o, &st, found)
+		}
+		if found && len(st.Pending) > 0 {
+			// This change replaces the pending record: carry out its
+			// deletes first. Its inserts are superseded by this change's.
+			qs, err := ent.pendingDeletes(st.Pending, st.Version)
+			if err != nil {
+				return err
+			}
+			if err := fanOut(ctx, s, o, qs); err != nil {
+				return err
+			}
+		}
+		var old any
+		var oldVersion int64
+		if found {
+			old, oldVersion = st.Version, st.Version
+		}
+		ts := nextVersion(oldVersion, Now(o))
+		var moved []movedRow
+		if live {
+			for i, p := range ent.Projections {
+				k := p.Key(&st.Row)
+				if next == nil || !SameKey(p.Table, k, p.Key(next)) {
+					moved = append(moved, movedRow{i, k})
+				}
+			}
+		}
+		pending, err := ent.encodePending(moved)
+		if err != nil {
+			return err
+		}
+		c := Change{TS: ts, Old: old, Pending: pending, Unset: !live}
+		q := cqlgen.Query{Stmt: t.Change, Values: nil}
+		if next == nil {
+			q.Stmt, q.Values = t.Remove, ent.Remove(e, c)
+		} else {
+			q.Values = ent.Change(next, c)
+		}
+		var ignored int64
+		applied, err := s.ExecCAS(ctx, q, &ignored)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			if attempt >= o.Attempts {
+				return &cqlgen.NotAppliedError{Table: t.Spec.Name}
+			}
+			if err := casBackoff.Wait(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		var qs []cqlgen.Query
+		for _, m := range moved {
+			p := ent.Projections[m.projection]
+			qs = append(qs, cqlgen.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
+		}
+		if next != nil {
+			for _, p := range ent.Projections {
+				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
+			}
+		}
+		return fanOut(ctx, s, o, qs)
+	}
+}
+
+type movedRow struct {
+	projection int
+	key        []any
+}
+
+// finish carries out a change left pending: the deletes it recorded, and
+// the rows the canonical row implies, at the change's own timestamps;
+// then it clears the record, unless another change came first (which
+// then carried it out).
+func (ent *Entity[T]) finish(ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[T], found bool) error {
+	if !found || len(st.Pending) == 0 {
+		return nil
+	}
+	qs, err := ent.pendingDeletes(st.Pending, st.Version)
+	if err != nil {
+		return err
+	}
+	if !st.Deleted {
+		for _, p := range ent.Projections {
+			qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+		}
+	}
+	if err := fanOut(ctx, s, o, qs); err != nil {
+		return err
+	}
+	var ignored int64
+	_, err = s.ExecCAS(ctx, cqlgen.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version)}, &ignored)
+	return err
+}
+
+// fanOut writes the statements of a change under the strategy. A change
+// already recorded in the canonical row must go out: when the strategy
+// refuses them before sending anything (a batch too large, an unlogged
+// batch over several partitions), they go out one by one.
+func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqlgen.Query) error {
+	if len(qs) == 0 {
+		return nil
+	}
+	err := o.Strategy.Apply(ctx, s, qs)
+	if errors.Is(err, cqlgen.ErrBatchTooLarge) || errors.Is(err, cqlgen.ErrCrossPartition) {
+		return cqlgen.Concurrent(cqlgen.DefaultConcurrency).Apply(ctx, s, qs)
+	}
+	return err
+}
+
+// same reports whether two entities' canonical rows hold the same values,
+// as Cassandra stores them.
+func (ent *Entity[T]) same(a, b *T) bool {
+	x, y := ent.Data(a), ent.Data(b)
+	cols := ent.Canonical.Spec.Columns
+	if len(x) != len(y) || len(x) != len(cols) {
+		return false
+	}
+	for i := range x {
+		info, err := typeInfo(cols[i].Type)
+		if err != nil {
+			return false
+		}
+		bx, err1 := gocql.Marshal(info, x[i])
+		by, err2 := gocql.Marshal(info, y[i])
+		if err1 != nil || err2 != nil || !bytes.Equal(bx, by) {
+			return false
+		}
+	}
+	return true
+}
+
+// The pending record: a format byte, the number of rows, and per row the
+// index of its projection and its primary key values, each as CQL encodes
+// it (so a reader needs no Go type to delete the row).
+const pendingFormat = 1
+
+// Every change records one, even when it moves no row: its presence says
+// that the change's rows in the other tables may not all be written yet.
+func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
+	b := []byte{pendingFormat}
+	b = binary.AppendUvarint(b, uint64(len(moved)))
+	for _, m := range moved {
+		t := ent.Projections[m.projection].Table
+		b = binary.AppendUvarint(b, uint64(m.projection))
+		b = binary.AppendUvarint(b, uint64(len(m.key)))
+		for i, v := range m.key {
+			info, err := typeInfo(t.keyColumn(i).Type)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := gocql.Marshal(info, v)
+			if err != nil {
+				return nil, fmt.Errorf("cqlgen: %s: key column %s: %w", t.Spec.Name, t.keyColumn(i).Name, err)
+			}
+			b = binary.AppendUvarint(b, uint64(len(raw)))
+			b = append(b, raw...)
+		}
+	}
+	return b, nil
+}
+
+// ErrPending is returned, wrapped, when a canonical row's pending record
+// cannot be read: a row not written by this protocol.
+var ErrPending = errors.New("cqlgen: unreadable pending record")
+
+// pendingDeletes are the deletes a pending record asks for, at ts.
+func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, error) {
+	bad := func(why string) ([]cqlgen.Query, error) {
+		return nil, fmt.Errorf("%w in %s: %s", ErrPending, ent.Canonical.Spec.Name, why)
+	}
+	if len(b) == 0 || b[0] != pendingFormat {
+		return bad("unknown format")
+	}
+	r := b[1:]
+	next := func() (int, bool) {
+		v, n := binary.Uvarint(r)
+		if n <= 0 || v > uint64(len(b)) {
+			return 0, false
+		}
+		r = r[n:]
+		return int(v), true
+	}
+	count, ok := next()
+	if !ok {
+		return bad("truncated")
+	}
+	var qs []cqlgen.Query
+	for range count {
+		i, ok1 := next()
+		n, ok2 := next()
+		if !ok1 || !ok2 || i >= len(ent.Projections) {
+			return bad("no such table")
+		}
+		t := ent.Projections[i].Table
+		if n != len(t.Spec.PartitionKey)+len(t.Spec.Clustering) {
+			return bad("a key of the wrong length for " + t.Spec.Name)
+		}
+		values := []any{ts}
+		for range n {
+			l, ok := next()
+			if !ok || l > len(r) {
+				return bad("truncated")
+			}
+			values = append(values, raw(r[:l]))
+			r = r[l:]
+		}
+		qs = append(qs, cqlgen.Query{Stmt: t.Delete, Values: values})
+	}
+	if len(r) != 0 {
+		return bad("trailing bytes")
+	}
+	return qs, nil
+}
+
+// DeleteAll deletes an immutable entity from every table: it reads the
+// canonical row, whose values give the other tables' keys, and deletes
+// them all in one logical write, under the strategy and the idempotency
+// key of the options, as cqlgen.Apply runs them. A missing entity is no
+// error.
+func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqlgen.Query, scan func(cqlgen.Iter) (T, bool), deletes func(cur *T, ts int64) []cqlgen.Query) error {
+	cur, err := GetRow(ctx, s, get, scan)
+	if errors.Is(err, cqlgen.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqlgen.Query { return deletes(&cur, ts) })
+}
