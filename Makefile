@@ -42,6 +42,15 @@ test-unit:
 test-integration:
 	$(WITH_CASSANDRA) sh -c 'cd integration && $(GO) test -count=1 -v ./...'
 
+# The write protocol's randomized fault run at length: 20,000 writes of
+# tracks through a proxy that cuts connections, under each strategy; then
+# every failed write runs again and the tables must agree (make test runs
+# 1,000). SOAK_WRITES=n for another size.
+SOAK_WRITES ?= 20000
+.PHONY: soak
+soak:
+	$(WITH_CASSANDRA) sh -c 'cd integration && CQLGEN_SOAK_WRITES=$(SOAK_WRITES) $(GO) test -count=1 -v -timeout 60m -run "^TestProtocolUnderCuts$$" ./runtime'
+
 # Fuzz the tag parsers; FUZZTIME=5m for a longer run.
 FUZZTIME ?= 1m
 fuzz:

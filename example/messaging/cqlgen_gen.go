@@ -309,6 +309,18 @@ func messageCheck(e *Message) error {
 	return nil
 }
 
+// messageCheckKey rejects a Message whose partition key value in
+// messages_by_conversation, the source of truth, is empty.
+func messageCheckKey(e *Message) error {
+	if e.ConversationID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "conversation_id",
+			Table:  "messages_by_conversation",
+		}
+	}
+	return nil
+}
+
 // Insert writes e to every table of Message in one logical write, under the
 // repository's strategy (a logged batch unless told otherwise), all statements
 // with one client-side timestamp. Nil pointers and empty collections are left
@@ -336,7 +348,7 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 // write under the repository's strategy. Deleting what does not exist is not
 // an error.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}

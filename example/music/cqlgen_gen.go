@@ -569,6 +569,18 @@ func trackCheck(e *Track) error {
 	return nil
 }
 
+// trackCheckKey rejects a Track whose partition key value in tracks, the
+// source of truth, is empty.
+func trackCheckKey(e *Track) error {
+	if e.TrackID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "track_id",
+			Table:  "tracks",
+		}
+	}
+	return nil
+}
+
 // trackWrites is the write protocol of Track: its source of truth, tracks, and
 // the tables the protocol keeps in step with it.
 var trackWrites = &cqlgenimpl.Entity[Track]{
@@ -625,7 +637,7 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, trackCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1265,6 +1277,24 @@ func chartEntryCheck(e *ChartEntry) error {
 	return nil
 }
 
+// chartEntryCheckKey rejects a ChartEntry whose partition key value in
+// daily_track_plays, the source of truth, is empty.
+func chartEntryCheckKey(e *ChartEntry) error {
+	if e.ChartDate.IsZero() {
+		return &cqlgen.EmptyKeyError{
+			Column: "chart_date",
+			Table:  "daily_track_plays",
+		}
+	}
+	if e.TrackID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "track_id",
+			Table:  "daily_track_plays",
+		}
+	}
+	return nil
+}
+
 // chartEntryWrites is the write protocol of ChartEntry: its source of truth,
 // daily_track_plays, and the tables the protocol keeps in step with it.
 var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
@@ -1323,7 +1353,7 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, chartEntryCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}

@@ -199,24 +199,32 @@ func repository(f *jen.File, e *model.Entity) {
 }
 
 // checkKeys writes the check that no partition key value of any table is
-// empty: a row with an empty partition key cannot be written or found.
+// empty (a row with an empty partition key cannot be written or found),
+// and, for an entity in several tables, the check of the source of
+// truth's alone, which is all a Delete is given.
 func checkKeys(f *jen.File, e *model.Entity) {
-	var stmts []jen.Code
-	seen := map[*model.Field]bool{}
-	for _, t := range e.Tables {
-		for _, c := range t.PartitionKey() {
-			if c.Field == nil || seen[c.Field] {
-				continue
-			}
-			seen[c.Field] = true
-			if cond := empty(field("e", c.Field), c.Field); cond != nil {
-				stmts = append(stmts, jen.If(cond).Block(jen.Return(emptyKey(t, c.Field))))
+	check := func(name, what string, tables []*model.Table) {
+		var stmts []jen.Code
+		seen := map[*model.Field]bool{}
+		for _, t := range tables {
+			for _, c := range t.PartitionKey() {
+				if c.Field == nil || seen[c.Field] {
+					continue
+				}
+				seen[c.Field] = true
+				if cond := empty(field("e", c.Field), c.Field); cond != nil {
+					stmts = append(stmts, jen.If(cond).Block(jen.Return(emptyKey(t, c.Field))))
+				}
 			}
 		}
+		stmts = append(stmts, jen.Return(jen.Nil()))
+		doc(f, "%s rejects a %s whose %s.", name, e.GoName, what)
+		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName)).Error().Block(stmts...)
 	}
-	stmts = append(stmts, jen.Return(jen.Nil()))
-	doc(f, "%s rejects a %s whose partition key values are empty.", e.Names.Check, e.GoName)
-	f.Func().Id(e.Names.Check).Params(jen.Id("e").Op("*").Id(e.GoName)).Error().Block(stmts...)
+	check(e.Names.Check, "partition key values are empty", e.Tables)
+	if len(e.Tables) > 1 {
+		check(e.Names.CheckKey, "partition key value in "+e.Canonical.Name+", the source of truth, is empty", []*model.Table{e.Canonical})
+	}
 }
 
 func emptyKey(t *model.Table, f *model.Field) jen.Code {

@@ -28,11 +28,16 @@ func element(t *model.Table, slot model.Slot, values jen.Code) jen.Code {
 
 // writeMethod writes a write method of the repository: Insert, Update or
 // Delete, whose body follows the shared prologue (a nil entity and empty
-// keys refused, the call's options applied, as o).
+// keys refused, the call's options applied, as o). A Delete of an entity
+// in several tables needs only the source of truth's key.
 func writeMethod(f *jen.File, e *model.Entity, name, docText string, body ...jen.Code) {
 	doc(f, "%s", docText)
+	check := e.Names.Check
+	if name == "Delete" && len(e.Tables) > 1 && (e.Versioned() || e.Immutable) {
+		check = e.Names.CheckKey
+	}
 	prologue := []jen.Code{
-		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, "Begin").Call(jen.Id("e"), jen.Id(e.Names.Check), jen.Id("r").Dot("opts"), jen.Id("opts")),
+		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, "Begin").Call(jen.Id("e"), jen.Id(check), jen.Id("r").Dot("opts"), jen.Id("opts")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
 	recvFunc(f, e, name).Params(ctxParam(), jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().

@@ -12,9 +12,12 @@ type EntityNames struct {
 	Repo    string // the repository type: TrackRepo
 	NewRepo string // its constructor: NewTrackRepo
 	Check   string // the partition key check of a whole entity: trackCheck
-	Low     string // the entity's name with a lower-case first word: track
-	Writes  string // the write protocol's description of the entity
-	Merge   string // an Insert over a live entity: what it keeps
+	// CheckKey checks only the source of truth's partition key: what a
+	// Delete needs, the other tables' keys coming from the canonical row.
+	CheckKey string
+	Low      string // the entity's name with a lower-case first word: track
+	Writes   string // the write protocol's description of the entity
+	Merge    string // an Insert over a live entity: what it keeps
 }
 
 // TableNames are the Go identifiers generated code declares for a table,
@@ -56,7 +59,7 @@ type Ident struct {
 func assignNames(p *Package) {
 	for _, e := range p.Entities {
 		low := LowerFirst(e.GoName)
-		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", Low: low,
+		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", CheckKey: low + "CheckKey", Low: low,
 			Writes: low + "Writes", Merge: low + "Merge"}
 		for _, t := range e.Tables {
 			v := low + t.Method
@@ -85,6 +88,9 @@ func (p *Package) Idents() []Ident {
 			Ident{Name: n.NewRepo, Pos: e.Pos, What: "the constructor of " + n.Repo},
 			Ident{Name: n.Check, Pos: e.Pos, What: "the key check of " + e.GoName},
 		)
+		if len(e.Tables) > 1 {
+			ids = append(ids, Ident{Name: n.CheckKey, Pos: e.Pos, What: "the canonical key check of " + e.GoName})
+		}
 		if e.Versioned() {
 			ids = append(ids,
 				Ident{Name: n.Writes, Pos: e.Pos, What: "the write protocol of " + e.GoName},

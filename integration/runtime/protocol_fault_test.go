@@ -1,0 +1,208 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/example/music"
+	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// soakWrites is how many logical writes TestProtocolUnderCuts makes:
+// CQLGEN_SOAK_WRITES, or 1,000 (make soak runs 20,000).
+func soakWrites(t *testing.T) int {
+	if v := os.Getenv("CQLGEN_SOAK_WRITES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			t.Fatalf("CQLGEN_SOAK_WRITES=%q: want a positive number", v)
+		}
+		return n
+	}
+	return 1000
+}
+
+// Random Inserts, Updates that move rows (a new play count, sometimes a
+// new artist) and Deletes of 100 tracks, through a proxy that cuts every
+// connection at random, under each strategy. Then every call that failed
+// runs again on a healthy session, and both tables are read with plain
+// gocql: no orphan, no missing row, no stale value.
+func TestProtocolUnderCuts(t *testing.T) {
+	for _, sname := range []string{"logged", "concurrent"} {
+		t.Run(sname, func(t *testing.T) {
+			strategy := map[string]cqlgen.Strategy{"logged": cqlgen.LoggedBatch, "concurrent": cqlgen.Concurrent(4)}[sname]
+			protocolUnderCuts(t, strategy)
+		})
+	}
+}
+
+type trackOp struct {
+	kind  byte // i, u, d
+	track music.Track
+}
+
+func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
+	direct, ks := cassandratest.Keyspace(t)
+	cassandratest.MustApplyCQL(t, direct, music.Schema)
+	p := startProxy(t, cassandratest.Hosts(t)[0])
+	s := cqlgen.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry})
+	repo := music.NewTrackRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(50))
+
+	writes := soakWrites(t)
+	const tracks, workers = 100, 4
+	wantCuts := max(20, writes/40)
+	rng := rand.New(rand.NewPCG(uint64(writes), 7))
+	ops := make([]trackOp, writes)
+	for i := range ops {
+		id := rng.IntN(tracks)
+		tr := music.Track{
+			TrackID: fmt.Sprintf("t%03d", id), ArtistID: fmt.Sprintf("artist-%d", id%7+rng.IntN(2)*7),
+			PlayCount: int64(rng.IntN(1000)), TrackName: fmt.Sprintf("name-%d", i), Album: "lp", DurationS: int32(i),
+		}
+		kind := []byte{'i', 'u', 'u', 'u', 'd'}[rng.IntN(5)]
+		ops[i] = trackOp{kind, tr}
+	}
+	do := func(ctx context.Context, op trackOp) error {
+		switch op.kind {
+		case 'i':
+			return repo.Insert(ctx, &op.track)
+		case 'u':
+			if err := repo.Update(ctx, &op.track); !errors.Is(err, cqlgen.ErrNotFound) {
+				return err
+			}
+			return nil
+		}
+		return repo.Delete(ctx, &op.track)
+	}
+
+	var inflight atomic.Int32
+	var next atomic.Int64
+	cutsDone, writesDone := make(chan struct{}), make(chan struct{})
+	var cuts int
+	go cutWhile(p, &inflight, &next, int64(max(1, writes/(2*wantCuts))), wantCuts, &cuts, writesDone, cutsDone)
+	results := make([]error, writes)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= writes {
+					return
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				inflight.Add(1)
+				results[i] = do(ctx, ops[i])
+				inflight.Add(-1)
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	close(writesDone)
+	<-cutsDone
+
+	failed := 0
+	for _, err := range results {
+		if err != nil {
+			failed++
+		}
+	}
+	before := len(tracksDrift(t, direct))
+	healthy := music.NewTrackRepo(cqlgen.NewSession(direct, nil), cqlgen.WithStrategy(strategy))
+	for i, err := range results {
+		if err == nil {
+			continue
+		}
+		op := ops[i]
+		var rerr error
+		switch op.kind {
+		case 'i':
+			rerr = healthy.Insert(context.Background(), &op.track)
+		case 'u':
+			if rerr = healthy.Update(context.Background(), &op.track); errors.Is(rerr, cqlgen.ErrNotFound) {
+				rerr = nil
+			}
+		default:
+			rerr = healthy.Delete(context.Background(), &op.track)
+		}
+		if rerr != nil {
+			t.Errorf("re-running write %d: %v", i, rerr)
+		}
+	}
+	after := tracksDrift(t, direct)
+	t.Logf("%d writes, %d cuts, %d failed; drift %d before re-running them, %d after", writes, cuts, failed, before, len(after))
+	if cuts < wantCuts/2 {
+		t.Errorf("only %d cuts happened during the writes, want at least %d", cuts, wantCuts/2)
+	}
+	if len(after) > 0 {
+		t.Errorf("drift after re-running every failed write: %v", after)
+	}
+}
+
+// tracksDrift compares top_tracks_by_artist with what tracks implies,
+// for every track, read with plain gocql.
+func tracksDrift(t *testing.T, s *gocql.Session) []string {
+	t.Helper()
+	want := map[string]string{}
+	it := s.Query("SELECT track_id, artist_id, play_count, track_name, album, duration_s, cqlgen_deleted FROM tracks").PageSize(1000).Iter()
+	var id, artist, name, album string
+	var plays int64
+	var dur int32
+	var deleted bool
+	for it.Scan(&id, &artist, &plays, &name, &album, &dur, &deleted) {
+		if !deleted {
+			want[id] = fmt.Sprintf("%s/%d/%s/%s/%d", artist, plays, name, album, dur)
+		}
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	it = s.Query("SELECT artist_id, play_count, track_id, track_name, album, duration_s FROM top_tracks_by_artist").PageSize(1000).Iter()
+	for it.Scan(&artist, &plays, &id, &name, &album, &dur) {
+		got[id] = append(got[id], fmt.Sprintf("%s/%d/%s/%s/%d", artist, plays, name, album, dur))
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var drift []string
+	for id, w := range want {
+		if g := got[id]; len(g) != 1 || g[0] != w {
+			drift = append(drift, fmt.Sprintf("%s: top_tracks_by_artist %v, tracks %s", id, g, w))
+		}
+	}
+	for id, g := range got {
+		if _, ok := want[id]; !ok {
+			drift = append(drift, fmt.Sprintf("%s: orphan %v", id, g))
+		}
+	}
+	return drift
+}
+
+// cutWhile is cutter for a workload of fixed size: it stops when the
+// writes are done, whatever the number of cuts.
+func cutWhile(p *faultProxy, inflight *atomic.Int32, started *atomic.Int64, every int64, n int, cuts *int, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	last := int64(0)
+	for *cuts < n {
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Duration(10+rand.IntN(30)) * time.Millisecond):
+		}
+		if now := started.Load(); inflight.Load() > 0 && now-last >= every && p.cut(*cuts%2 == 0) > 0 {
+			*cuts++
+			last = now
+		}
+	}
+}
