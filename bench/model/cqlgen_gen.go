@@ -432,114 +432,43 @@ var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "message_id", Type: "text"},
 	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "message_id", Type: "text"},
-		{Name: "conversation_id", Type: "text"},
-		{Name: "sender_id", Type: "text"},
-		{Name: "recipient_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-	},
 	CQL: cqlgenimpl.CQL{
+		Insert: messageMessagesInsertCQL,
+		Delete: messageMessagesDeleteCQL,
 		Get:    messageMessagesGetCQL,
-		State:  messageMessagesStateCQL,
-		Change: messageMessagesChangeCQL,
-		Remove: messageMessagesRemoveCQL,
-		Settle: messageMessagesSettleCQL,
 	},
 })
+
+// messageMessagesInsertCQL writes a whole row of messages. Its placeholders
+// bind message_id, conversation_id, sender_id, recipient_id, sent_at, body,
+// the write timestamp.
+const messageMessagesInsertCQL = `INSERT INTO messages (message_id, conversation_id, sender_id,
+		recipient_id, sent_at, body)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// messageMessagesRow binds messageMessagesInsertCQL for e, written at ts.
+func messageMessagesRow(e *Message, ts int64) []any {
+	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
+}
+
+// messageMessagesDeleteCQL deletes a row of messages by its primary key. Its
+// placeholders bind the write timestamp, message_id.
+const messageMessagesDeleteCQL = `DELETE FROM messages
+	USING TIMESTAMP ?
+	WHERE message_id = ?`
 
 // messageMessagesGetCQL reads a row of messages by its primary key. Its
 // placeholders bind message_id.
 const messageMessagesGetCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body, cqlgen_deleted
+		body
 	FROM messages
 	WHERE message_id = ?`
 
-// messageMessagesScan reads the next row of messages that is no grave of a
-// deleted Message.
+// messageMessagesScan reads one row of messages.
 func messageMessagesScan(it cqlgen.Iter) (e Message, ok bool) {
-	for {
-		var deleted bool
-		if !it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body, &deleted) {
-			return e, false
-		}
-		if !deleted {
-			return e, true
-		}
-		e = Message{}
-	}
-}
-
-// messageMessagesStateCQL reads a row of messages with the write protocol's
-// columns. Its placeholders bind message_id.
-const messageMessagesStateCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body, cqlgen_version, cqlgen_deleted, cqlgen_pending
-	FROM messages
-	WHERE message_id = ?`
-
-// messageMessagesState binds messageMessagesStateCQL: the primary key of e.
-func messageMessagesState(e *Message) []any {
-	return []any{e.MessageID}
-}
-
-// messageMessagesScanState reads a row of messages with its version, its mark
-// of deletion and its pending record.
-func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
-	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 	return
-}
-
-// messageMessagesData is every column of e's row in messages, in table order.
-func messageMessagesData(e *Message) []any {
-	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body}
-}
-
-// messageMessagesChangeCQL writes a row of messages if its version is the one
-// read (null: if there is no row). Its placeholders bind conversation_id,
-// sender_id, recipient_id, sent_at, body, cqlgen_version (the write
-// timestamp), the pending record, message_id, the version read.
-const messageMessagesChangeCQL = `UPDATE messages
-	SET conversation_id = ?, sender_id = ?, recipient_id = ?, sent_at = ?,
-		body = ?, cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
-	WHERE message_id = ?
-	IF cqlgen_version = ?`
-
-// messageMessagesChange binds messageMessagesChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
-func messageMessagesChange(e *Message, c cqlgenimpl.Change) []any {
-	return []any{e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, c.TS, c.Pending, e.MessageID, c.Old}
-}
-
-// messageMessagesRemoveCQL leaves a grave of a row of messages if its version
-// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, message_id, the version read.
-const messageMessagesRemoveCQL = `UPDATE messages
-	USING TTL 864000
-	SET conversation_id = null, sender_id = null, recipient_id = null,
-		sent_at = null, body = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?
-	WHERE message_id = ?
-	IF cqlgen_version = ?`
-
-// messageMessagesRemove binds messageMessagesRemoveCQL: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
-func messageMessagesRemove(e *Message, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.MessageID, c.Old}
-}
-
-// messageMessagesSettleCQL clears the pending record of a row of messages if
-// its version is the one read. Its placeholders bind message_id, the version
-// read.
-const messageMessagesSettleCQL = `UPDATE messages
-	SET cqlgen_pending = null
-	WHERE message_id = ?
-	IF cqlgen_version = ?`
-
-// messageMessagesSettle binds messageMessagesSettleCQL: it clears the pending
-// record of e's row if the version is still version.
-func messageMessagesSettle(e *Message, version int64) []any {
-	return []any{e.MessageID, version}
 }
 
 // messageMessagesByConversation: the statements of table
@@ -579,16 +508,9 @@ const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversa
 	USING TIMESTAMP ?`
 
 // messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts;
-// messages_by_conversation has no column to leave unset.
-func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
+// messageMessagesByConversationInsertCQL for e, written at ts.
+func messageMessagesByConversationRow(e *Message, ts int64) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
-}
-
-// messageMessagesByConversationKey is the primary key of e in
-// messages_by_conversation, in order, bucket included.
-func messageMessagesByConversationKey(e *Message) []any {
-	return []any{e.ConversationID, e.SentAt, e.MessageID}
 }
 
 // messageMessagesByConversationDeleteCQL deletes a row of
@@ -723,15 +645,9 @@ const messageMessagesBySenderInsertCQL = `INSERT INTO messages_by_sender (sender
 	USING TIMESTAMP ?`
 
 // messageMessagesBySenderRow binds messageMessagesBySenderInsertCQL for e,
-// written at ts; messages_by_sender has no column to leave unset.
-func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
+// written at ts.
+func messageMessagesBySenderRow(e *Message, ts int64) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
-}
-
-// messageMessagesBySenderKey is the primary key of e in messages_by_sender, in
-// order, bucket included.
-func messageMessagesBySenderKey(e *Message) []any {
-	return []any{e.SenderID, e.SentAt, e.MessageID}
 }
 
 // messageMessagesBySenderDeleteCQL deletes a row of messages_by_sender by its
@@ -863,15 +779,9 @@ const messageMessagesByRecipientInsertCQL = `INSERT INTO messages_by_recipient (
 	USING TIMESTAMP ?`
 
 // messageMessagesByRecipientRow binds messageMessagesByRecipientInsertCQL for
-// e, written at ts; messages_by_recipient has no column to leave unset.
-func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
+// e, written at ts.
+func messageMessagesByRecipientRow(e *Message, ts int64) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
-}
-
-// messageMessagesByRecipientKey is the primary key of e in
-// messages_by_recipient, in order, bucket included.
-func messageMessagesByRecipientKey(e *Message) []any {
-	return []any{e.RecipientID, e.SentAt, e.MessageID}
 }
 
 // messageMessagesByRecipientDeleteCQL deletes a row of messages_by_recipient
@@ -1015,77 +925,72 @@ func messageCheck(e *Message) error {
 	return nil
 }
 
-// messageWrites is the write protocol of Message: its source of truth,
-// messages, and the tables the protocol keeps in step with it.
-var messageWrites = &cqlgenimpl.Entity[Message]{
-	Canonical: messageMessages,
-	State:     messageMessagesState,
-	ScanState: messageMessagesScanState,
-	Data:      messageMessagesData,
-	Change:    messageMessagesChange,
-	Remove:    messageMessagesRemove,
-	Settle:    messageMessagesSettle,
-	Projections: []cqlgenimpl.Projection[Message]{
-		{
-			Table: messageMessagesByConversation,
-			Key:   messageMessagesByConversationKey,
-			Row:   messageMessagesByConversationRow,
-		},
-		{
-			Table: messageMessagesBySender,
-			Key:   messageMessagesBySenderKey,
-			Row:   messageMessagesBySenderRow,
-		},
-		{
-			Table: messageMessagesByRecipient,
-			Key:   messageMessagesByRecipientKey,
-			Row:   messageMessagesByRecipientRow,
-		},
-	},
+// messageCheckKey rejects a Message whose partition key value in messages, the
+// source of truth, is empty.
+func messageCheckKey(e *Message) error {
+	if e.MessageID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "message_id",
+			Table:  "messages",
+		}
+	}
+	return nil
 }
 
-// Insert writes e to every table of Message, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on messages, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert writes e to every table of Message in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.Write(ctx, r.s, o, messageWrites, cqlgenimpl.OpInsert, e)
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   messageMessages.Insert,
+			Values: messageMessagesRow(e, ts),
+		}, {
+			Stmt:   messageMessagesByConversation.Insert,
+			Values: messageMessagesByConversationRow(e, ts),
+		}, {
+			Stmt:   messageMessagesBySender.Insert,
+			Values: messageMessagesBySenderRow(e, ts),
+		}, {
+			Stmt:   messageMessagesByRecipient.Insert,
+			Values: messageMessagesByRecipientRow(e, ts),
+		}}
+	})
 }
 
-// Update replaces the Message whose key in messages is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on messages's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
-func (r *MessageRepo) Update(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, messageWrites, cqlgenimpl.OpUpdate, e)
-}
-
-// Delete removes the Message whose key in messages is e's from every table;
-// the rows of the other tables are found from messages's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Message whose key in messages is e's from every table,
+// found from messages's values, in one logical write under the repository's
+// strategy. Deleting what does not exist is not an error.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.Write(ctx, r.s, o, messageWrites, cqlgenimpl.OpDelete, e)
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+		Stmt:   messageMessages.Get,
+		Values: []any{e.MessageID},
+	}, messageMessagesScan, func(cur *Message, ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   messageMessages.Delete,
+			Values: []any{ts, cur.MessageID},
+		}, {
+			Stmt:   messageMessagesByConversation.Delete,
+			Values: []any{ts, cur.ConversationID, cur.SentAt, cur.MessageID},
+		}, {
+			Stmt:   messageMessagesBySender.Delete,
+			Values: []any{ts, cur.SenderID, cur.SentAt, cur.MessageID},
+		}, {
+			Stmt:   messageMessagesByRecipient.Delete,
+			Values: []any{ts, cur.RecipientID, cur.SentAt, cur.MessageID},
+		}}
+	})
 }
 
 // Get reads the Message with the given key from messages, the source of truth;
@@ -1749,6 +1654,24 @@ func scoreCheck(e *Score) error {
 	return nil
 }
 
+// scoreCheckKey rejects a Score whose partition key value in scores, the
+// source of truth, is empty.
+func scoreCheckKey(e *Score) error {
+	if e.Board == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "scores",
+		}
+	}
+	if e.PlayerID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "player_id",
+			Table:  "scores",
+		}
+	}
+	return nil
+}
+
 // scoreWrites is the write protocol of Score: its source of truth, scores, and
 // the tables the protocol keeps in step with it.
 var scoreWrites = &cqlgenimpl.Entity[Score]{
@@ -1815,7 +1738,7 @@ func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, scoreCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1971,6 +1894,416 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 		Partition:   []any{board},
 		Scan:        scoreBoard100Scan,
 		Table:       scoreBoard100,
+	}
+	if o.PointsFrom != nil {
+		spec.From = *o.PointsFrom
+	}
+	if o.PointsTo != nil {
+		spec.To = *o.PointsTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// tallyTallies: the statements of table tallies, which is the source of truth
+// of Tally.
+var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "tallies",
+	Pattern: "Tallies",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "tally_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "tally_id", Type: "text"},
+		{Name: "board", Type: "text"},
+		{Name: "points", Type: "bigint"},
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:    tallyTalliesGetCQL,
+		State:  tallyTalliesStateCQL,
+		Change: tallyTalliesChangeCQL,
+		Remove: tallyTalliesRemoveCQL,
+		Settle: tallyTalliesSettleCQL,
+	},
+})
+
+// tallyTalliesGetCQL reads a row of tallies by its primary key. Its
+// placeholders bind tally_id.
+const tallyTalliesGetCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
+	FROM tallies
+	WHERE tally_id = ?`
+
+// tallyTalliesScan reads the next row of tallies that is no grave of a deleted
+// Tally.
+func tallyTalliesScan(it cqlgen.Iter) (e Tally, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.TallyID, &e.Board, &e.Points, &e.Name, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Tally{}
+	}
+}
+
+// tallyTalliesStateCQL reads a row of tallies with the write protocol's
+// columns. Its placeholders bind tally_id.
+const tallyTalliesStateCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
+	FROM tallies
+	WHERE tally_id = ?`
+
+// tallyTalliesState binds tallyTalliesStateCQL: the primary key of e.
+func tallyTalliesState(e *Tally) []any {
+	return []any{e.TallyID}
+}
+
+// tallyTalliesScanState reads a row of tallies with its version, its mark of
+// deletion and its pending record.
+func tallyTalliesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Tally], ok bool) {
+	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// tallyTalliesData is every column of e's row in tallies, in table order.
+func tallyTalliesData(e *Tally) []any {
+	return []any{e.TallyID, e.Board, e.Points, e.Name}
+}
+
+// tallyTalliesChangeCQL writes a row of tallies if its version is the one read
+// (null: if there is no row). Its placeholders bind board, points, name,
+// cqlgen_version (the write timestamp), the pending record, tally_id, the
+// version read.
+const tallyTalliesChangeCQL = `UPDATE tallies
+	SET board = ?, points = ?, name = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE tally_id = ?
+	IF cqlgen_version = ?`
+
+// tallyTalliesChange binds tallyTalliesChangeCQL: it sets e's values, at
+// version c.TS, if the version is still c.Old.
+func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
+	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, e.TallyID, c.Old}
+}
+
+// tallyTalliesRemoveCQL leaves a grave of a row of tallies if its version is
+// the one read. Its placeholders bind cqlgen_version (the write timestamp),
+// the pending record, tally_id, the version read.
+const tallyTalliesRemoveCQL = `UPDATE tallies
+	USING TTL 864000
+	SET board = null, points = null, name = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE tally_id = ?
+	IF cqlgen_version = ?`
+
+// tallyTalliesRemove binds tallyTalliesRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.TallyID, c.Old}
+}
+
+// tallyTalliesSettleCQL clears the pending record of a row of tallies if its
+// version is the one read. Its placeholders bind tally_id, the version read.
+const tallyTalliesSettleCQL = `UPDATE tallies
+	SET cqlgen_pending = null
+	WHERE tally_id = ?
+	IF cqlgen_version = ?`
+
+// tallyTalliesSettle binds tallyTalliesSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func tallyTalliesSettle(e *Tally, version int64) []any {
+	return []any{e.TallyID, version}
+}
+
+// tallyTalliesByBoard: the statements of table tallies_by_board, which serves
+// TalliesByBoard.
+var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "tallies_by_board",
+	Pattern: "TalliesByBoard",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "tally_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      tallyTalliesByBoardInsertCQL,
+		Delete:      tallyTalliesByBoardDeleteCQL,
+		First:       tallyTalliesByBoardFirstCQL,
+		FirstFrom:   tallyTalliesByBoardFirstFromCQL,
+		FirstTo:     tallyTalliesByBoardFirstToCQL,
+		FirstFromTo: tallyTalliesByBoardFirstFromToCQL,
+		After: []string{
+			tallyTalliesByBoardAfter0CQL,
+			tallyTalliesByBoardAfter1CQL,
+		},
+		AfterTo:   tallyTalliesByBoardAfterToCQL,
+		AtOrAfter: tallyTalliesByBoardAtOrAfterCQL,
+	},
+})
+
+// tallyTalliesByBoardInsertCQL writes a whole row of tallies_by_board. Its
+// placeholders bind board, points, tally_id, name, the write timestamp.
+const tallyTalliesByBoardInsertCQL = `INSERT INTO tallies_by_board (board, points, tally_id, name)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// tallyTalliesByBoardRow binds tallyTalliesByBoardInsertCQL for e, written at
+// ts; tallies_by_board has no column to leave unset.
+func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
+	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
+}
+
+// tallyTalliesByBoardKey is the primary key of e in tallies_by_board, in
+// order, bucket included.
+func tallyTalliesByBoardKey(e *Tally) []any {
+	return []any{e.Board, e.Points, e.TallyID}
+}
+
+// tallyTalliesByBoardDeleteCQL deletes a row of tallies_by_board by its
+// primary key. Its placeholders bind the write timestamp, board, points,
+// tally_id.
+const tallyTalliesByBoardDeleteCQL = `DELETE FROM tallies_by_board
+	USING TIMESTAMP ?
+	WHERE board = ? AND points = ? AND tally_id = ?`
+
+// tallyTalliesByBoardFirstCQL reads a partition of tallies_by_board from its
+// first row. cqlgenimpl.ReadPage binds board.
+const tallyTalliesByBoardFirstCQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ?`
+
+// tallyTalliesByBoardFirstFromCQL reads a partition of tallies_by_board from
+// the From bound. cqlgenimpl.ReadPage binds board, From.
+const tallyTalliesByBoardFirstFromCQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ? AND points <= ?`
+
+// tallyTalliesByBoardFirstToCQL reads a partition of tallies_by_board from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds board, To.
+const tallyTalliesByBoardFirstToCQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ? AND points > ?`
+
+// tallyTalliesByBoardFirstFromToCQL reads a partition of tallies_by_board
+// between the bounds. cqlgenimpl.ReadPage binds board, From, To.
+const tallyTalliesByBoardFirstFromToCQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ? AND points <= ? AND points > ?`
+
+// tallyTalliesByBoardAfter0CQL continues a read of tallies_by_board after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds board, points.
+const tallyTalliesByBoardAfter0CQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ? AND points < ?`
+
+// tallyTalliesByBoardAfter1CQL continues a read of tallies_by_board after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds board, points,
+// tally_id.
+const tallyTalliesByBoardAfter1CQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ? AND points = ? AND tally_id > ?`
+
+// tallyTalliesByBoardAfterToCQL continues a read of tallies_by_board after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds board, points, To.
+const tallyTalliesByBoardAfterToCQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ? AND points < ? AND points > ?`
+
+// tallyTalliesByBoardAtOrAfterCQL continues a read of tallies_by_board at or
+// after a row. cqlgenimpl.ReadPage binds board, points, tally_id.
+const tallyTalliesByBoardAtOrAfterCQL = `SELECT board, points, tally_id, name
+	FROM tallies_by_board
+	WHERE board = ? AND points = ? AND tally_id >= ?`
+
+// tallyTalliesByBoardScan reads one row of tallies_by_board.
+func tallyTalliesByBoardScan(it cqlgen.Iter) (e Tally, ok bool) {
+	ok = it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
+	return
+}
+
+// tallyTalliesByBoardClustering is the clustering key of e in
+// tallies_by_board, in order.
+func tallyTalliesByBoardClustering(e *Tally) []any {
+	return []any{e.Points, e.TallyID}
+}
+
+// tallyTalliesByBoardCompare orders rows of tallies_by_board as its clustering
+// order does.
+func tallyTalliesByBoardCompare(a, b *Tally) int {
+	if c := cmp.Compare(a.Points, b.Points); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.TallyID, b.TallyID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// TallyRepo reads and writes Tally in its tables (tallies, tallies_by_board),
+// keeping every copy in step; tallies is the source of truth.
+type TallyRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewTallyRepo returns a repository of Tally on s. The default strategy is a
+// logged batch.
+func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
+	return &TallyRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// tallyCheck rejects a Tally whose partition key values are empty.
+func tallyCheck(e *Tally) error {
+	if e.TallyID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "tally_id",
+			Table:  "tallies",
+		}
+	}
+	if e.Board == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "tallies_by_board",
+		}
+	}
+	return nil
+}
+
+// tallyCheckKey rejects a Tally whose partition key value in tallies, the
+// source of truth, is empty.
+func tallyCheckKey(e *Tally) error {
+	if e.TallyID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "tally_id",
+			Table:  "tallies",
+		}
+	}
+	return nil
+}
+
+// tallyWrites is the write protocol of Tally: its source of truth, tallies,
+// and the tables the protocol keeps in step with it.
+var tallyWrites = &cqlgenimpl.Entity[Tally]{
+	Canonical: tallyTallies,
+	State:     tallyTalliesState,
+	ScanState: tallyTalliesScanState,
+	Data:      tallyTalliesData,
+	Change:    tallyTalliesChange,
+	Remove:    tallyTalliesRemove,
+	Settle:    tallyTalliesSettle,
+	Projections: []cqlgenimpl.Projection[Tally]{
+		{
+			Table: tallyTalliesByBoard,
+			Key:   tallyTalliesByBoardKey,
+			Row:   tallyTalliesByBoardRow,
+		},
+	},
+}
+
+// Insert writes e to every table of Tally, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on tallies, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
+func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, tallyCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Tally whose key in tallies is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on tallies's version; a writer that loses
+// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, tallyCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Tally whose key in tallies is e's from every table; the
+// rows of the other tables are found from tallies's values, so e needs only
+// its key. Deleting what does not exist is not an error. If it returns an
+// error, it may have applied in part: run it again, from any client, and every
+// table converges on the result; the next write of the entity finishes it too.
+func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, tallyCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Get reads the Tally with the given key from tallies, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *TallyRepo) Get(ctx context.Context, tallyID string) (*Tally, error) {
+	if tallyID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "tally_id",
+			Table:  "tallies",
+		}
+	}
+	var e Tally
+	e.TallyID = tallyID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   tallyTallies.Get,
+		Values: []any{e.TallyID},
+	}, tallyTalliesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// TalliesByBoardOptions are the optional parts of a TalliesByBoard read.
+type TalliesByBoardOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// PointsFrom and PointsTo bound points, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	PointsFrom, PointsTo *int64
+}
+
+// TalliesByBoard reads a board's tallies, most points first, from
+// tallies_by_board, in pages: one partition, in clustering order.
+func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (cqlgen.Page[Tally], error) {
+	if board == "" {
+		return cqlgen.Page[Tally]{}, &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "tallies_by_board",
+		}
+	}
+	if o == nil {
+		o = &TalliesByBoardOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Tally]{
+		Compare:   tallyTalliesByBoardCompare,
+		Cursor:    o.Cursor,
+		Key:       tallyTalliesByBoardClustering,
+		Limit:     o.Limit,
+		Partition: []any{board},
+		Scan:      tallyTalliesByBoardScan,
+		Table:     tallyTalliesByBoard,
 	}
 	if o.PointsFrom != nil {
 		spec.From = *o.PointsFrom

@@ -1,0 +1,200 @@
+package bench_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
+	"github.com/cqlgen/cqlgen/bench/model"
+)
+
+// Workload 6: the write protocol of an entity in two tables (Tally: by id,
+// the source of truth, and on a board by points), Insert, Update (which
+// moves the board row) and Delete, against the same protocol written by
+// hand in gocql, and against the plain logged batch that gives none of
+// its guarantees.
+
+// handTally is the write protocol as a careful developer writes it by
+// hand with gocql: read the source of truth, carry out what its pending
+// record says, a conditional write on the version that records the rows
+// to delete, then one logged batch for the board. The statements are the
+// ones cqlgen generates, so the schema is shared.
+type handTally struct{ s *gocql.Session }
+
+const (
+	handState  = "SELECT board, points, cqlgen_version, cqlgen_deleted, cqlgen_pending FROM tallies WHERE tally_id = ?"
+	handChange = "UPDATE tallies SET board = ?, points = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ? WHERE tally_id = ? IF cqlgen_version = ?"
+	handRemove = "UPDATE tallies USING TTL 864000 SET board = null, points = null, name = null, cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ? WHERE tally_id = ? IF cqlgen_version = ?"
+	handIns    = "INSERT INTO tallies_by_board (board, points, tally_id, name) VALUES (?, ?, ?, ?) USING TIMESTAMP ?"
+	handDel    = "DELETE FROM tallies_by_board USING TIMESTAMP ? WHERE board = ? AND points = ? AND tally_id = ?"
+)
+
+// pending records the board row to delete: its board and points, or
+// nothing.
+func handPending(board string, points int64, moved bool) []byte {
+	b := []byte{1}
+	if moved {
+		b = binary.AppendUvarint(b, uint64(len(board)))
+		b = append(b, board...)
+		b = binary.AppendVarint(b, points)
+	}
+	return b
+}
+
+func handUnpending(b []byte) (board string, points int64, ok bool) {
+	if len(b) < 2 {
+		return "", 0, false
+	}
+	n, k := binary.Uvarint(b[1:])
+	board = string(b[1+k : 1+k+int(n)])
+	points, _ = binary.Varint(b[1+k+int(n):])
+	return board, points, true
+}
+
+func (h handTally) write(t *model.Tally, del bool) error {
+	for {
+		var board string
+		var points, version int64
+		var deleted bool
+		var pending []byte
+		err := h.s.Query(handState, t.TallyID).Scan(&board, &points, &version, &deleted, &pending)
+		found := err == nil
+		if err != nil && !errors.Is(err, gocql.ErrNotFound) {
+			return err
+		}
+		live := found && !deleted
+		if ob, op, ok := handUnpending(pending); ok {
+			if err := h.s.Query(handDel, version, ob, op, t.TallyID).Exec(); err != nil {
+				return err
+			}
+		}
+		ts := max(time.Now().UnixMicro(), version+2)
+		moved := live && (del || board != t.Board || points != t.Points)
+		var old any
+		if found {
+			old = version
+		}
+		var q *gocql.Query
+		if del {
+			q = h.s.Query(handRemove, ts, handPending(board, points, moved), t.TallyID, old)
+		} else {
+			q = h.s.Query(handChange, t.Board, t.Points, t.Name, ts, handPending(board, points, moved), t.TallyID, old)
+		}
+		var cur int64
+		applied, err := q.ScanCAS(&cur)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			continue
+		}
+		batch := h.s.NewBatch(gocql.LoggedBatch)
+		if moved {
+			batch.Query(handDel, ts, board, points, t.TallyID)
+		}
+		if !del {
+			batch.Query(handIns, t.Board, t.Points, t.TallyID, t.Name, ts+1)
+		}
+		if len(batch.Entries) == 0 {
+			return nil
+		}
+		return h.s.ExecuteBatch(batch)
+	}
+}
+
+// plainTally writes both tables in one logged batch: Insert as cqlgen did
+// before the write protocol, with no turn-taking, no record of the rows
+// to delete and client timestamps.
+func plainTally(s *gocql.Session, t *model.Tally) error {
+	ts := time.Now().UnixMicro()
+	batch := s.NewBatch(gocql.LoggedBatch)
+	batch.Query("INSERT INTO tallies (tally_id, board, points, name) VALUES (?, ?, ?, ?) USING TIMESTAMP ?", t.TallyID, t.Board, t.Points, t.Name, ts)
+	batch.Query(handIns, t.Board, t.Points, t.TallyID, t.Name, ts)
+	return s.ExecuteBatch(batch)
+}
+
+// tallyPool is how many tallies an update or delete workload writes
+// beforehand, for each impl: a run's rounds stay below it, so that every
+// Delete deletes a live tally.
+const tallyPool = 4096
+
+func tally(prefix string, i int) model.Tally {
+	return model.Tally{TallyID: fmt.Sprintf("%s%d", prefix, i), Board: fmt.Sprintf("board-%d", i%16), Points: int64(i % 1000), Name: "player"}
+}
+
+func protocolImpls(b *testing.B, p peers, op string) []benchenv.Impl {
+	repo := model.NewTallyRepo(p.cq)
+	hand := handTally{p.s}
+	run := fmt.Sprintf("%d-", time.Now().UnixNano())
+	pool := tallyPool
+	if benchenv.Small() {
+		pool = 64
+	}
+	// Each impl writes its own tallies beforehand, with its own Insert:
+	// the hand-written pending record is not cqlgen's.
+	prep := func(prefix string, insert func(*model.Tally) error) {
+		if op == "insert" {
+			return
+		}
+		for i := range pool {
+			t := tally(prefix, i)
+			if err := insert(&t); err != nil {
+				b.Fatalf("preparing %s: %v", prefix, err)
+			}
+		}
+	}
+	impls := []benchenv.Impl{}
+	for _, name := range []string{"gocql-protocol", "cqlgen", "gocql-plain"} {
+		prefix := op + "-" + name + "-" + run
+		if name == "gocql-plain" && op != "insert" {
+			continue // a plain batch has no Update or Delete that keeps the tables in step
+		}
+		var do func(t *model.Tally) error
+		switch name {
+		case "gocql-protocol":
+			do = func(t *model.Tally) error { return hand.write(t, op == "delete") }
+		case "gocql-plain":
+			do = func(t *model.Tally) error { return plainTally(p.s, t) }
+		default:
+			do = map[string]func(*model.Tally) error{
+				"insert": func(t *model.Tally) error { return repo.Insert(ctx, t) },
+				"update": func(t *model.Tally) error { return repo.Update(ctx, t) },
+				"delete": func(t *model.Tally) error { return repo.Delete(ctx, t) },
+			}[op]
+		}
+		if name == "cqlgen" {
+			prep(prefix, func(t *model.Tally) error { return repo.Insert(ctx, t) })
+		} else {
+			prep(prefix, func(t *model.Tally) error { return hand.write(t, false) })
+		}
+		impls = append(impls, benchenv.Impl{Name: name, Op: func(i int) error {
+			t := tally(prefix, i%pool)
+			switch op {
+			case "insert":
+				t = tally(prefix, i)
+			case "update":
+				t.Points = int64(i) // a new sort key: the board row moves
+			}
+			return do(&t)
+		}})
+	}
+	return impls
+}
+
+// BenchmarkProtocolPaired runs Insert, Update and Delete of a Tally,
+// cqlgen and the hand-written protocol in turn (and, for Insert, the plain
+// batch): p50 and p99 of each, and their ratios to the hand-written code.
+func BenchmarkProtocolPaired(b *testing.B) {
+	eachCoalescing(b, func(b *testing.B, p peers) {
+		for _, op := range []string{"insert", "update", "delete"} {
+			b.Run("op="+op, func(b *testing.B) {
+				benchenv.Paired(b, warmCalls(), protocolImpls(b, p, op)...)
+			})
+		}
+	})
+}
