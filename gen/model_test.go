@@ -56,7 +56,9 @@ func TestIdempotencyTableInSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(schema, []byte(cqlgen.IdempotencyTableCQL)) {
-		t.Errorf("schema.cql does not contain cqlgen.IdempotencyTableCQL:\n%s", cqlgen.IdempotencyTableCQL)
+	for _, ddl := range []string{cqlgen.IdempotencyTableCQL, cqlgen.ProgressTableCQL} {
+		if !bytes.Contains(schema, []byte(ddl)) {
+			t.Errorf("schema.cql does not contain the runtime's table:\n%s", ddl)
+		}
 	}
 }

@@ -306,6 +306,7 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change: trackTracksChangeCQL,
 		Remove: trackTracksRemoveCQL,
 		Settle: trackTracksSettleCQL,
+		Scan:   trackTracksScanCQL,
 	},
 })
 
@@ -402,6 +403,13 @@ func trackTracksSettle(e *Track, version int64) []any {
 	return []any{e.TrackID, version}
 }
 
+// trackTracksScanCQL reads a token range of tracks for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const trackTracksScanCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
+		cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM tracks
+	WHERE token(track_id) > ? AND token(track_id) <= ?`
+
 // trackTopTracksByArtist: the statements of table top_tracks_by_artist, which
 // serves TopTracksByArtist.
 var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -414,9 +422,18 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "artist_id", Type: "text"},
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+		{Name: "track_name", Type: "text"},
+		{Name: "album", Type: "text"},
+		{Name: "duration_s", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      trackTopTracksByArtistInsertCQL,
 		Delete:      trackTopTracksByArtistDeleteCQL,
+		Scan:        trackTopTracksByArtistScanCQL,
 		First:       trackTopTracksByArtistFirstCQL,
 		FirstFrom:   trackTopTracksByArtistFirstFromCQL,
 		FirstTo:     trackTopTracksByArtistFirstToCQL,
@@ -456,6 +473,14 @@ func trackTopTracksByArtistKey(e *Track) []any {
 const trackTopTracksByArtistDeleteCQL = `DELETE FROM top_tracks_by_artist
 	USING TIMESTAMP ?
 	WHERE artist_id = ? AND play_count = ? AND track_id = ?`
+
+// trackTopTracksByArtistScanCQL reads a token range of top_tracks_by_artist
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const trackTopTracksByArtistScanCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s,
+		writetime(track_name)
+	FROM top_tracks_by_artist
+	WHERE token(artist_id) > ? AND token(artist_id) <= ?`
 
 // trackTopTracksByArtistFirstCQL reads a partition of top_tracks_by_artist
 // from its first row. cqlgenimpl.ReadPage binds artist_id.
@@ -593,9 +618,11 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 	Settle:    trackTracksSettle,
 	Projections: []cqlgenimpl.Projection[Track]{
 		{
-			Table: trackTopTracksByArtist,
-			Key:   trackTopTracksByArtistKey,
-			Row:   trackTopTracksByArtistRow,
+			Table:     trackTopTracksByArtist,
+			Key:       trackTopTracksByArtistKey,
+			Row:       trackTopTracksByArtistRow,
+			Writetime: true,
+			Owner:     []int{2},
 		},
 	},
 }
@@ -642,6 +669,37 @@ func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option)
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity TrackRepo keeps: Track.
+func (r *TrackRepo) Entity() string {
+	return "Track"
+}
+
+// Tables lists the tables of Track that Repair and Backfill write: every one
+// but tracks, the source of truth.
+func (r *TrackRepo) Tables() []string {
+	return []string{"top_tracks_by_artist"}
+}
+
+// Verify compares every table of Track with what tracks, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Track wins over; it is
+// safe while the application writes.
+func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
+}
+
+// Backfill writes every row tracks implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
 }
 
 // Get reads the Track with the given key from tracks, the source of truth;
@@ -1012,6 +1070,7 @@ var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change: chartEntryDailyTrackPlaysChangeCQL,
 		Remove: chartEntryDailyTrackPlaysRemoveCQL,
 		Settle: chartEntryDailyTrackPlaysSettleCQL,
+		Scan:   chartEntryDailyTrackPlaysScanCQL,
 	},
 })
 
@@ -1110,6 +1169,15 @@ func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 	return []any{e.ChartDate, e.TrackID, version}
 }
 
+// chartEntryDailyTrackPlaysScanCQL reads a token range of daily_track_plays
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const chartEntryDailyTrackPlaysScanCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
+		cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM daily_track_plays
+	WHERE token(chart_date, track_id) > ? AND token(chart_date,
+		track_id) <= ?`
+
 // chartEntryDailyCharts: the statements of table daily_charts, which serves
 // DailyCharts.
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1123,9 +1191,18 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+		{Name: "shard", Type: "int"},
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+		{Name: "track_name", Type: "text"},
+		{Name: "artist", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      chartEntryDailyChartsInsertCQL,
 		Delete:      chartEntryDailyChartsDeleteCQL,
+		Scan:        chartEntryDailyChartsScanCQL,
 		First:       chartEntryDailyChartsFirstCQL,
 		FirstFrom:   chartEntryDailyChartsFirstFromCQL,
 		FirstTo:     chartEntryDailyChartsFirstToCQL,
@@ -1165,6 +1242,14 @@ func chartEntryDailyChartsKey(e *ChartEntry) []any {
 const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
 	USING TIMESTAMP ?
 	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
+
+// chartEntryDailyChartsScanCQL reads a token range of daily_charts for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const chartEntryDailyChartsScanCQL = `SELECT chart_date, shard, play_count, track_id, track_name, artist,
+		writetime(track_name)
+	FROM daily_charts
+	WHERE token(chart_date, shard) > ? AND token(chart_date, shard) <= ?`
 
 // chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
 // first row. cqlgenimpl.ReadPage binds chart_date, shard.
@@ -1307,9 +1392,11 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	Settle:    chartEntryDailyTrackPlaysSettle,
 	Projections: []cqlgenimpl.Projection[ChartEntry]{
 		{
-			Table: chartEntryDailyCharts,
-			Key:   chartEntryDailyChartsKey,
-			Row:   chartEntryDailyChartsRow,
+			Table:     chartEntryDailyCharts,
+			Key:       chartEntryDailyChartsKey,
+			Row:       chartEntryDailyChartsRow,
+			Writetime: true,
+			Owner:     []int{0, 3},
 		},
 	},
 }
@@ -1358,6 +1445,38 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity ChartEntryRepo keeps: ChartEntry.
+func (r *ChartEntryRepo) Entity() string {
+	return "ChartEntry"
+}
+
+// Tables lists the tables of ChartEntry that Repair and Backfill write: every
+// one but daily_track_plays, the source of truth.
+func (r *ChartEntryRepo) Tables() []string {
+	return []string{"daily_charts"}
+}
+
+// Verify compares every table of ChartEntry with what daily_track_plays, the
+// source of truth, implies, and reports the rows missing, stale or orphaned.
+// It writes nothing.
+func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of ChartEntry wins over;
+// it is safe while the application writes.
+func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
+}
+
+// Backfill writes every row daily_track_plays implies into table, a new one
+// say, token range by token range; with o.Job it records the ranges done and,
+// run again, resumes.
+func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
 }
 
 // Get reads the ChartEntry with the given key from daily_track_plays, the

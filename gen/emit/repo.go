@@ -21,6 +21,7 @@ func entity(f *jen.File, e *model.Entity) {
 	case e.Versioned():
 		writesVar(f, e)
 		protocolWrites(f, e)
+		maintenance(f, e)
 	case e.Immutable:
 		insert(f, e)
 		immutableDelete(f, e)
@@ -89,7 +90,7 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 
 func isPage(s model.Slot) bool {
 	switch s {
-	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle:
+	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan:
 		return false
 	}
 	return true
@@ -111,6 +112,8 @@ func slotWords(s model.Slot, t *model.Table) string {
 		return "leaves a grave of a row of " + t.Name + " if its version is the one read"
 	case model.SlotSettle:
 		return "clears the pending record of a row of " + t.Name + " if its version is the one read"
+	case model.SlotScan:
+		return "reads a token range of " + t.Name + " for verify, repair and backfill"
 	case model.SlotFirst:
 		return "reads a partition of " + t.Name + " from its first row"
 	case model.SlotFirstFrom:
@@ -167,6 +170,7 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 		jen.Id("PartitionKey"), cols(t.PartitionKey()),
 		jen.Id("Clustering"), cols(t.Clustering()),
 		jen.Id("Columns"), cols(dataColumns(t)),
+		jen.Id("Row"), cols(rowColumns(t)),
 		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
 	))
 }
@@ -320,4 +324,14 @@ func dataColumns(t *model.Table) []*model.Column {
 		}
 	}
 	return cs
+}
+
+// rowColumns are the columns verify and repair compare in a table of a
+// versioned entity other than its source of truth: every column its
+// Insert writes.
+func rowColumns(t *model.Table) []*model.Column {
+	if !t.Entity.Versioned() || t == t.Entity.Canonical {
+		return nil
+	}
+	return t.Columns
 }

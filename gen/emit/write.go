@@ -90,10 +90,19 @@ func writesVar(f *jen.File, e *model.Entity) {
 		if p == t {
 			continue
 		}
+		var writetime, owner jen.Code
+		if p.ScansWritetime() {
+			writetime = jen.True()
+		}
+		if idx := ownerColumns(p); idx != nil {
+			owner = jen.Index().Int().Values(idx...)
+		}
 		projections = append(projections, keyed(
 			jen.Id("Table"), jen.Id(p.Names.Var),
 			jen.Id("Key"), jen.Id(p.Names.Key),
 			jen.Id("Row"), jen.Id(p.Names.Row),
+			jen.Id("Writetime"), writetime,
+			jen.Id("Owner"), owner,
 		))
 	}
 	var merge jen.Code
@@ -151,4 +160,51 @@ func immutableDelete(f *jen.File, e *model.Entity) {
 			jen.Func().Params(jen.Id("cur").Op("*").Id(e.GoName), jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(
 				jen.Return(jen.Index().Qual(rt, "Query").Values(dels...))),
 		)))
+}
+
+// ownerColumns are the indexes, among p's columns, of the canonical
+// primary key's columns, in its order; nil when p lacks one.
+func ownerColumns(p *model.Table) []jen.Code {
+	canon := p.Entity.Canonical
+	var idx []jen.Code
+	for _, kc := range append(canon.PartitionKey(), canon.Clustering()...) {
+		found := -1
+		for i, c := range p.Columns {
+			if kc.Field != nil && c.Field == kc.Field || kc.Field == nil && c.Bucket != nil && kc.Bucket != nil && c.Bucket.Expr() == kc.Bucket.Expr() {
+				found = i
+			}
+		}
+		if found < 0 {
+			return nil
+		}
+		idx = append(idx, jen.Lit(found))
+	}
+	return idx
+}
+
+// maintenance writes the methods that make a repository a
+// cqlgen.Maintainer: verify, repair and backfill of its tables.
+func maintenance(f *jen.File, e *model.Entity) {
+	n := e.Names
+	mo := jen.Id("o").Op("*").Qual(rt, "MaintainOptions")
+	report := []jen.Code{jen.Op("*").Qual(rt, "Report"), jen.Error()}
+	var tables []jen.Code
+	for _, t := range e.Tables {
+		if t != e.Canonical {
+			tables = append(tables, jen.Lit(t.Name))
+		}
+	}
+	doc(f, "Entity names the entity %s keeps: %s.", n.Repo, e.GoName)
+	recvFunc(f, e, "Entity").Params().String().Block(jen.Return(jen.Lit(e.GoName)))
+	doc(f, "Tables lists the tables of %s that Repair and Backfill write: every one but %s, the source of truth.", e.GoName, e.Canonical.Name)
+	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(jen.Index().String().Values(tables...)))
+	doc(f, "Verify compares every table of %s with what %s, the source of truth, implies, and reports the rows missing, stale or orphaned. It writes nothing.", e.GoName, e.Canonical.Name)
+	recvFunc(f, e, "Verify").Params(ctxParam(), mo).Params(report...).Block(
+		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.False(), jen.Id("o"))))
+	doc(f, "Repair verifies, then writes the rows missing or stale and deletes the orphans, each at a timestamp that any later write of %s wins over; it is safe while the application writes.", e.GoName)
+	recvFunc(f, e, "Repair").Params(ctxParam(), mo).Params(report...).Block(
+		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.True(), jen.Id("o"))))
+	doc(f, "Backfill writes every row %s implies into table, a new one say, token range by token range; with o.Job it records the ranges done and, run again, resumes.", e.Canonical.Name)
+	recvFunc(f, e, "Backfill").Params(ctxParam(), jen.Id("table").String(), mo).Params(report...).Block(
+		jen.Return(jen.Qual(impl, "Backfill").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.Id("table"), jen.Id("o"))))
 }

@@ -98,6 +98,9 @@ func (p *Package) Idents() []Ident {
 			)
 		}
 		methods := []string{"Insert", "Update", "Delete", "Get"}
+		if e.Versioned() {
+			methods = append(methods, "Entity", "Tables", "Verify", "Repair", "Backfill")
+		}
 		if e.Immutable {
 			methods = []string{"Insert", "Delete", "Get"}
 		}

@@ -57,6 +57,7 @@ const (
 	SlotChange      Slot = "Change"
 	SlotRemove      Slot = "Remove"
 	SlotSettle      Slot = "Settle"
+	SlotScan        Slot = "Scan"
 	SlotFirst       Slot = "First"
 	SlotFirstFrom   Slot = "FirstFrom"
 	SlotFirstTo     Slot = "FirstTo"
@@ -77,6 +78,8 @@ const (
 	BindPending                    // the record of the change's rows to delete elsewhere
 	BindFrom                       // the read's From bound
 	BindTo                         // the read's To bound
+	BindTokenLo                    // a scan's lower token, excluded
+	BindTokenHi                    // a scan's upper token, included
 )
 
 // Bind is one placeholder.
@@ -98,6 +101,10 @@ func (b Bind) Words() string {
 		return "From"
 	case BindTo:
 		return "To"
+	case BindTokenLo:
+		return "the lower token (excluded)"
+	case BindTokenHi:
+		return "the upper token"
 	}
 	if b.Column.Kind == Version {
 		return b.Column.Name + " (the write timestamp)"
@@ -167,6 +174,9 @@ func (t *Table) statements() []*Statement {
 	}
 	if versioned {
 		t.protocolStatements(add, where, keyBinds)
+	}
+	if e.Versioned() {
+		t.scanStatement(add, versioned)
 	}
 	if !t.HasRead() || t.ReadsOne() {
 		return out
@@ -263,6 +273,38 @@ func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where 
 	add(SlotSettle, 0, []string{"UPDATE " + t.Name, "SET " + PendingColumn + " = null", where, cond},
 		append(append([]Bind(nil), keyBinds...), old))
 }
+
+// scanStatement is the token-range scan verify, repair and backfill run:
+// on the canonical table, State's columns; elsewhere every column the
+// Insert writes, then the write timestamp of the first regular column.
+func (t *Table) scanStatement(add func(Slot, int, []string, []Bind), canonical bool) {
+	var cols, pk []string
+	var wt string
+	for _, c := range t.Columns {
+		switch {
+		case canonical && (c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending):
+			cols = append(cols, c.Name)
+		case !canonical:
+			cols = append(cols, c.Name)
+			if c.Kind == Regular && wt == "" {
+				wt = c.Name
+			}
+		}
+		if c.Kind == PartitionKey {
+			pk = append(pk, c.Name)
+		}
+	}
+	if wt != "" {
+		cols = append(cols, "writetime("+wt+")")
+	}
+	token := "token(" + strings.Join(pk, ", ") + ")"
+	add(SlotScan, 0, []string{"SELECT " + strings.Join(cols, ", "), "FROM " + t.Name, "WHERE " + token + " > ? AND " + token + " <= ?"},
+		[]Bind{{Kind: BindTokenLo}, {Kind: BindTokenHi}})
+}
+
+// ScansWritetime reports whether the table's Scan selects a write
+// timestamp last.
+func (t *Table) ScansWritetime() bool { return t.column(Regular) != nil }
 
 // GraveTTLSeconds is how long the canonical row of a deleted entity stays
 // as a grave: Cassandra's default gc_grace_seconds, ten days. It must

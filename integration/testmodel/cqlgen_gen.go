@@ -43,6 +43,7 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change:      readingReadingsByDayChangeCQL,
 		Remove:      readingReadingsByDayRemoveCQL,
 		Settle:      readingReadingsByDaySettleCQL,
+		Scan:        readingReadingsByDayScanCQL,
 		First:       readingReadingsByDayFirstCQL,
 		FirstFrom:   readingReadingsByDayFirstFromCQL,
 		FirstTo:     readingReadingsByDayFirstToCQL,
@@ -163,6 +164,14 @@ func readingReadingsByDaySettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, version}
 }
 
+// readingReadingsByDayScanCQL reads a token range of readings_by_day for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const readingReadingsByDayScanCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM readings_by_day
+	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
+
 // readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
 // first row. cqlgenimpl.ReadPage binds sensor_id, day.
 const readingReadingsByDayFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
@@ -243,9 +252,19 @@ var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "value", Type: "double"},
+		{Name: "note", Type: "text"},
+		{Name: "tags", Type: "list<text>"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadings1InsertCQL,
 		Delete:      readingReadings1DeleteCQL,
+		Scan:        readingReadings1ScanCQL,
 		First:       readingReadings1FirstCQL,
 		FirstFrom:   readingReadings1FirstFromCQL,
 		FirstTo:     readingReadings1FirstToCQL,
@@ -283,6 +302,13 @@ func readingReadings1Key(e *Reading) []any {
 const readingReadings1DeleteCQL = `DELETE FROM readings_1
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
+
+// readingReadings1ScanCQL reads a token range of readings_1 for verify, repair
+// and backfill. Its placeholders bind the lower token (excluded), the upper
+// token.
+const readingReadings1ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value)
+	FROM readings_1
+	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
 
 // readingReadings1FirstCQL reads a partition of readings_1 from its first row.
 // cqlgenimpl.ReadPage binds sensor_id, shard.
@@ -369,9 +395,19 @@ var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "value", Type: "double"},
+		{Name: "note", Type: "text"},
+		{Name: "tags", Type: "list<text>"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadings16InsertCQL,
 		Delete:      readingReadings16DeleteCQL,
+		Scan:        readingReadings16ScanCQL,
 		First:       readingReadings16FirstCQL,
 		FirstFrom:   readingReadings16FirstFromCQL,
 		FirstTo:     readingReadings16FirstToCQL,
@@ -410,6 +446,13 @@ func readingReadings16Key(e *Reading) []any {
 const readingReadings16DeleteCQL = `DELETE FROM readings_16
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
+
+// readingReadings16ScanCQL reads a token range of readings_16 for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const readingReadings16ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value)
+	FROM readings_16
+	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
 
 // readingReadings16FirstCQL reads a partition of readings_16 from its first
 // row. cqlgenimpl.ReadPage binds sensor_id, shard.
@@ -511,6 +554,18 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
+// readingCheckKey rejects a Reading whose partition key value in
+// readings_by_day, the source of truth, is empty.
+func readingCheckKey(e *Reading) error {
+	if e.SensorID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings_by_day",
+		}
+	}
+	return nil
+}
+
 // readingWrites is the write protocol of Reading: its source of truth,
 // readings_by_day, and the tables the protocol keeps in step with it.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
@@ -524,14 +579,16 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Settle:    readingReadingsByDaySettle,
 	Projections: []cqlgenimpl.Projection[Reading]{
 		{
-			Table: readingReadings1,
-			Key:   readingReadings1Key,
-			Row:   readingReadings1Row,
+			Table:     readingReadings1,
+			Key:       readingReadings1Key,
+			Row:       readingReadings1Row,
+			Writetime: true,
 		},
 		{
-			Table: readingReadings16,
-			Key:   readingReadings16Key,
-			Row:   readingReadings16Row,
+			Table:     readingReadings16,
+			Key:       readingReadings16Key,
+			Row:       readingReadings16Row,
+			Writetime: true,
 		},
 	},
 }
@@ -575,11 +632,43 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity ReadingRepo keeps: Reading.
+func (r *ReadingRepo) Entity() string {
+	return "Reading"
+}
+
+// Tables lists the tables of Reading that Repair and Backfill write: every one
+// but readings_by_day, the source of truth.
+func (r *ReadingRepo) Tables() []string {
+	return []string{"readings_1", "readings_16"}
+}
+
+// Verify compares every table of Reading with what readings_by_day, the source
+// of truth, implies, and reports the rows missing, stale or orphaned. It
+// writes nothing.
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Reading wins over; it
+// is safe while the application writes.
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
+}
+
+// Backfill writes every row readings_by_day implies into table, a new one say,
+// token range by token range; with o.Job it records the ranges done and, run
+// again, resumes.
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
 // Get reads the Reading with the given key from readings_by_day, the source of
@@ -741,6 +830,890 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 		Partition:   []any{sensorID},
 		Scan:        readingReadings16Scan,
 		Table:       readingReadings16,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// visitVisits: the statements of table visits, which is the source of truth of
+// Visit.
+var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "visits",
+	Pattern: "Visits",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "visit_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "visit_id", Type: "text"},
+		{Name: "user_id", Type: "text"},
+		{Name: "site", Type: "text"},
+		{Name: "at", Type: "timestamp"},
+		{Name: "page", Type: "text"},
+		{Name: "millis", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:    visitVisitsGetCQL,
+		State:  visitVisitsStateCQL,
+		Change: visitVisitsChangeCQL,
+		Remove: visitVisitsRemoveCQL,
+		Settle: visitVisitsSettleCQL,
+		Scan:   visitVisitsScanCQL,
+	},
+})
+
+// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
+// bind visit_id.
+const visitVisitsGetCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_deleted
+	FROM visits
+	WHERE visit_id = ?`
+
+// visitVisitsScan reads the next row of visits that is no grave of a deleted
+// Visit.
+func visitVisitsScan(it cqlgen.Iter) (e Visit, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Visit{}
+	}
+}
+
+// visitVisitsStateCQL reads a row of visits with the write protocol's columns.
+// Its placeholders bind visit_id.
+const visitVisitsStateCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM visits
+	WHERE visit_id = ?`
+
+// visitVisitsState binds visitVisitsStateCQL: the primary key of e.
+func visitVisitsState(e *Visit) []any {
+	return []any{e.VisitID}
+}
+
+// visitVisitsScanState reads a row of visits with its version, its mark of
+// deletion and its pending record.
+func visitVisitsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Visit], ok bool) {
+	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// visitVisitsData is every column of e's row in visits, in table order.
+func visitVisitsData(e *Visit) []any {
+	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
+}
+
+// visitVisitsChangeCQL writes a row of visits if its version is the one read
+// (null: if there is no row). Its placeholders bind user_id, site, at, page,
+// millis, cqlgen_version (the write timestamp), the pending record, visit_id,
+// the version read.
+const visitVisitsChangeCQL = `UPDATE visits
+	SET user_id = ?, site = ?, at = ?, page = ?, millis = ?,
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE visit_id = ?
+	IF cqlgen_version = ?`
+
+// visitVisitsChange binds visitVisitsChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
+	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, e.VisitID, c.Old}
+}
+
+// visitVisitsRemoveCQL leaves a grave of a row of visits if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, visit_id, the version read.
+const visitVisitsRemoveCQL = `UPDATE visits
+	USING TTL 864000
+	SET user_id = null, site = null, at = null, page = null, millis = null,
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE visit_id = ?
+	IF cqlgen_version = ?`
+
+// visitVisitsRemove binds visitVisitsRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.VisitID, c.Old}
+}
+
+// visitVisitsSettleCQL clears the pending record of a row of visits if its
+// version is the one read. Its placeholders bind visit_id, the version read.
+const visitVisitsSettleCQL = `UPDATE visits
+	SET cqlgen_pending = null
+	WHERE visit_id = ?
+	IF cqlgen_version = ?`
+
+// visitVisitsSettle binds visitVisitsSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func visitVisitsSettle(e *Visit, version int64) []any {
+	return []any{e.VisitID, version}
+}
+
+// visitVisitsScanCQL reads a token range of visits for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const visitVisitsScanCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM visits
+	WHERE token(visit_id) > ? AND token(visit_id) <= ?`
+
+// visitVisitsByUser: the statements of table visits_by_user, which serves
+// VisitsByUser.
+var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "visits_by_user",
+	Pattern: "VisitsByUser",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "visit_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "visit_id", Type: "text"},
+		{Name: "site", Type: "text"},
+		{Name: "page", Type: "text"},
+		{Name: "millis", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      visitVisitsByUserInsertCQL,
+		Delete:      visitVisitsByUserDeleteCQL,
+		Scan:        visitVisitsByUserScanCQL,
+		First:       visitVisitsByUserFirstCQL,
+		FirstFrom:   visitVisitsByUserFirstFromCQL,
+		FirstTo:     visitVisitsByUserFirstToCQL,
+		FirstFromTo: visitVisitsByUserFirstFromToCQL,
+		After: []string{
+			visitVisitsByUserAfter0CQL,
+			visitVisitsByUserAfter1CQL,
+		},
+		AfterTo:   visitVisitsByUserAfterToCQL,
+		AtOrAfter: visitVisitsByUserAtOrAfterCQL,
+	},
+})
+
+// visitVisitsByUserInsertCQL writes a whole row of visits_by_user. Its
+// placeholders bind user_id, at, visit_id, site, page, millis, the write
+// timestamp.
+const visitVisitsByUserInsertCQL = `INSERT INTO visits_by_user (user_id, at, visit_id, site, page, millis)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// visitVisitsByUserRow binds visitVisitsByUserInsertCQL for e, written at ts;
+// visits_by_user has no column to leave unset.
+func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
+	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
+}
+
+// visitVisitsByUserKey is the primary key of e in visits_by_user, in order,
+// bucket included.
+func visitVisitsByUserKey(e *Visit) []any {
+	return []any{e.UserID, e.At, e.VisitID}
+}
+
+// visitVisitsByUserDeleteCQL deletes a row of visits_by_user by its primary
+// key. Its placeholders bind the write timestamp, user_id, at, visit_id.
+const visitVisitsByUserDeleteCQL = `DELETE FROM visits_by_user
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND at = ? AND visit_id = ?`
+
+// visitVisitsByUserScanCQL reads a token range of visits_by_user for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const visitVisitsByUserScanCQL = `SELECT user_id, at, visit_id, site, page, millis, writetime(site)
+	FROM visits_by_user
+	WHERE token(user_id) > ? AND token(user_id) <= ?`
+
+// visitVisitsByUserFirstCQL reads a partition of visits_by_user from its first
+// row. cqlgenimpl.ReadPage binds user_id.
+const visitVisitsByUserFirstCQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ?`
+
+// visitVisitsByUserFirstFromCQL reads a partition of visits_by_user from the
+// From bound. cqlgenimpl.ReadPage binds user_id, From.
+const visitVisitsByUserFirstFromCQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ? AND at <= ?`
+
+// visitVisitsByUserFirstToCQL reads a partition of visits_by_user from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const visitVisitsByUserFirstToCQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ? AND at > ?`
+
+// visitVisitsByUserFirstFromToCQL reads a partition of visits_by_user between
+// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
+const visitVisitsByUserFirstFromToCQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ? AND at <= ? AND at > ?`
+
+// visitVisitsByUserAfter0CQL continues a read of visits_by_user after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds user_id, at.
+const visitVisitsByUserAfter0CQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ? AND at < ?`
+
+// visitVisitsByUserAfter1CQL continues a read of visits_by_user after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds user_id, at, visit_id.
+const visitVisitsByUserAfter1CQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ? AND at = ? AND visit_id > ?`
+
+// visitVisitsByUserAfterToCQL continues a read of visits_by_user after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds user_id, at, To.
+const visitVisitsByUserAfterToCQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ? AND at < ? AND at > ?`
+
+// visitVisitsByUserAtOrAfterCQL continues a read of visits_by_user at or after
+// a row. cqlgenimpl.ReadPage binds user_id, at, visit_id.
+const visitVisitsByUserAtOrAfterCQL = `SELECT user_id, at, visit_id, site, page, millis
+	FROM visits_by_user
+	WHERE user_id = ? AND at = ? AND visit_id >= ?`
+
+// visitVisitsByUserScan reads one row of visits_by_user.
+func visitVisitsByUserScan(it cqlgen.Iter) (e Visit, ok bool) {
+	ok = it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
+	return
+}
+
+// visitVisitsByUserClustering is the clustering key of e in visits_by_user, in
+// order.
+func visitVisitsByUserClustering(e *Visit) []any {
+	return []any{e.At, e.VisitID}
+}
+
+// visitVisitsByUserCompare orders rows of visits_by_user as its clustering
+// order does.
+func visitVisitsByUserCompare(a, b *Visit) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// visitVisitsBySite: the statements of table visits_by_site, which serves
+// VisitsBySite.
+var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "visits_by_site",
+	Pattern: "VisitsBySite",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "site", Type: "text"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "visit_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "site", Type: "text"},
+		{Name: "shard", Type: "int"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "visit_id", Type: "text"},
+		{Name: "user_id", Type: "text"},
+		{Name: "page", Type: "text"},
+		{Name: "millis", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      visitVisitsBySiteInsertCQL,
+		Delete:      visitVisitsBySiteDeleteCQL,
+		Scan:        visitVisitsBySiteScanCQL,
+		First:       visitVisitsBySiteFirstCQL,
+		FirstFrom:   visitVisitsBySiteFirstFromCQL,
+		FirstTo:     visitVisitsBySiteFirstToCQL,
+		FirstFromTo: visitVisitsBySiteFirstFromToCQL,
+		After: []string{
+			visitVisitsBySiteAfter0CQL,
+			visitVisitsBySiteAfter1CQL,
+		},
+		AfterTo:   visitVisitsBySiteAfterToCQL,
+		AtOrAfter: visitVisitsBySiteAtOrAfterCQL,
+	},
+})
+
+// visitVisitsBySiteInsertCQL writes a whole row of visits_by_site. Its
+// placeholders bind site, shard, at, visit_id, user_id, page, millis, the
+// write timestamp.
+const visitVisitsBySiteInsertCQL = `INSERT INTO visits_by_site (site, shard, at, visit_id, user_id, page,
+		millis)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// visitVisitsBySiteRow binds visitVisitsBySiteInsertCQL for e, written at ts;
+// visits_by_site has no column to leave unset.
+func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
+	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
+}
+
+// visitVisitsBySiteKey is the primary key of e in visits_by_site, in order,
+// bucket included.
+func visitVisitsBySiteKey(e *Visit) []any {
+	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID}
+}
+
+// visitVisitsBySiteDeleteCQL deletes a row of visits_by_site by its primary
+// key. Its placeholders bind the write timestamp, site, shard, at, visit_id.
+const visitVisitsBySiteDeleteCQL = `DELETE FROM visits_by_site
+	USING TIMESTAMP ?
+	WHERE site = ? AND shard = ? AND at = ? AND visit_id = ?`
+
+// visitVisitsBySiteScanCQL reads a token range of visits_by_site for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const visitVisitsBySiteScanCQL = `SELECT site, shard, at, visit_id, user_id, page, millis,
+		writetime(user_id)
+	FROM visits_by_site
+	WHERE token(site, shard) > ? AND token(site, shard) <= ?`
+
+// visitVisitsBySiteFirstCQL reads a partition of visits_by_site from its first
+// row. cqlgenimpl.ReadPage binds site, shard.
+const visitVisitsBySiteFirstCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ?`
+
+// visitVisitsBySiteFirstFromCQL reads a partition of visits_by_site from the
+// From bound. cqlgenimpl.ReadPage binds site, shard, From.
+const visitVisitsBySiteFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ? AND at <= ?`
+
+// visitVisitsBySiteFirstToCQL reads a partition of visits_by_site from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds site, shard, To.
+const visitVisitsBySiteFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ? AND at > ?`
+
+// visitVisitsBySiteFirstFromToCQL reads a partition of visits_by_site between
+// the bounds. cqlgenimpl.ReadPage binds site, shard, From, To.
+const visitVisitsBySiteFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ? AND at <= ? AND at > ?`
+
+// visitVisitsBySiteAfter0CQL continues a read of visits_by_site after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds site, shard, at.
+const visitVisitsBySiteAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ? AND at < ?`
+
+// visitVisitsBySiteAfter1CQL continues a read of visits_by_site after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds site, shard, at,
+// visit_id.
+const visitVisitsBySiteAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ? AND at = ? AND visit_id > ?`
+
+// visitVisitsBySiteAfterToCQL continues a read of visits_by_site after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds site, shard, at, To.
+const visitVisitsBySiteAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ? AND at < ? AND at > ?`
+
+// visitVisitsBySiteAtOrAfterCQL continues a read of visits_by_site at or after
+// a row. cqlgenimpl.ReadPage binds site, shard, at, visit_id.
+const visitVisitsBySiteAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site
+	WHERE site = ? AND shard = ? AND at = ? AND visit_id >= ?`
+
+// visitVisitsBySiteScan reads one row of visits_by_site.
+func visitVisitsBySiteScan(it cqlgen.Iter) (e Visit, ok bool) {
+	ok = it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
+	return
+}
+
+// visitVisitsBySiteClustering is the clustering key of e in visits_by_site, in
+// order.
+func visitVisitsBySiteClustering(e *Visit) []any {
+	return []any{e.At, e.VisitID}
+}
+
+// visitVisitsBySiteCompare orders rows of visits_by_site as its clustering
+// order does.
+func visitVisitsBySiteCompare(a, b *Visit) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// visitVisitsBySiteDay: the statements of table visits_by_site_day, which
+// serves VisitsBySiteDay.
+var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "visits_by_site_day",
+	Pattern: "VisitsBySiteDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "site", Type: "text"},
+		{Name: "day", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "visit_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "site", Type: "text"},
+		{Name: "day", Type: "date"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "visit_id", Type: "text"},
+		{Name: "user_id", Type: "text"},
+		{Name: "page", Type: "text"},
+		{Name: "millis", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      visitVisitsBySiteDayInsertCQL,
+		Delete:      visitVisitsBySiteDayDeleteCQL,
+		Scan:        visitVisitsBySiteDayScanCQL,
+		First:       visitVisitsBySiteDayFirstCQL,
+		FirstFrom:   visitVisitsBySiteDayFirstFromCQL,
+		FirstTo:     visitVisitsBySiteDayFirstToCQL,
+		FirstFromTo: visitVisitsBySiteDayFirstFromToCQL,
+		After: []string{
+			visitVisitsBySiteDayAfter0CQL,
+			visitVisitsBySiteDayAfter1CQL,
+		},
+		AfterTo:   visitVisitsBySiteDayAfterToCQL,
+		AtOrAfter: visitVisitsBySiteDayAtOrAfterCQL,
+	},
+})
+
+// visitVisitsBySiteDayInsertCQL writes a whole row of visits_by_site_day. Its
+// placeholders bind site, day, at, visit_id, user_id, page, millis, the write
+// timestamp.
+const visitVisitsBySiteDayInsertCQL = `INSERT INTO visits_by_site_day (site, day, at, visit_id, user_id, page,
+		millis)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// visitVisitsBySiteDayRow binds visitVisitsBySiteDayInsertCQL for e, written
+// at ts; visits_by_site_day has no column to leave unset.
+func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
+	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
+}
+
+// visitVisitsBySiteDayKey is the primary key of e in visits_by_site_day, in
+// order, bucket included.
+func visitVisitsBySiteDayKey(e *Visit) []any {
+	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID}
+}
+
+// visitVisitsBySiteDayDeleteCQL deletes a row of visits_by_site_day by its
+// primary key. Its placeholders bind the write timestamp, site, day, at,
+// visit_id.
+const visitVisitsBySiteDayDeleteCQL = `DELETE FROM visits_by_site_day
+	USING TIMESTAMP ?
+	WHERE site = ? AND day = ? AND at = ? AND visit_id = ?`
+
+// visitVisitsBySiteDayScanCQL reads a token range of visits_by_site_day for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const visitVisitsBySiteDayScanCQL = `SELECT site, day, at, visit_id, user_id, page, millis,
+		writetime(user_id)
+	FROM visits_by_site_day
+	WHERE token(site, day) > ? AND token(site, day) <= ?`
+
+// visitVisitsBySiteDayFirstCQL reads a partition of visits_by_site_day from
+// its first row. cqlgenimpl.ReadPage binds site, day.
+const visitVisitsBySiteDayFirstCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ?`
+
+// visitVisitsBySiteDayFirstFromCQL reads a partition of visits_by_site_day
+// from the From bound. cqlgenimpl.ReadPage binds site, day, From.
+const visitVisitsBySiteDayFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ? AND at <= ?`
+
+// visitVisitsBySiteDayFirstToCQL reads a partition of visits_by_site_day from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds site, day, To.
+const visitVisitsBySiteDayFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ? AND at > ?`
+
+// visitVisitsBySiteDayFirstFromToCQL reads a partition of visits_by_site_day
+// between the bounds. cqlgenimpl.ReadPage binds site, day, From, To.
+const visitVisitsBySiteDayFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ? AND at <= ? AND at > ?`
+
+// visitVisitsBySiteDayAfter0CQL continues a read of visits_by_site_day after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds site, day, at.
+const visitVisitsBySiteDayAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ? AND at < ?`
+
+// visitVisitsBySiteDayAfter1CQL continues a read of visits_by_site_day after a
+// row, at one clustering level. cqlgenimpl.ReadPage binds site, day, at,
+// visit_id.
+const visitVisitsBySiteDayAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ? AND at = ? AND visit_id > ?`
+
+// visitVisitsBySiteDayAfterToCQL continues a read of visits_by_site_day after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds site, day, at, To.
+const visitVisitsBySiteDayAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ? AND at < ? AND at > ?`
+
+// visitVisitsBySiteDayAtOrAfterCQL continues a read of visits_by_site_day at
+// or after a row. cqlgenimpl.ReadPage binds site, day, at, visit_id.
+const visitVisitsBySiteDayAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
+	FROM visits_by_site_day
+	WHERE site = ? AND day = ? AND at = ? AND visit_id >= ?`
+
+// visitVisitsBySiteDayScan reads one row of visits_by_site_day.
+func visitVisitsBySiteDayScan(it cqlgen.Iter) (e Visit, ok bool) {
+	ok = it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
+	return
+}
+
+// visitVisitsBySiteDayClustering is the clustering key of e in
+// visits_by_site_day, in order.
+func visitVisitsBySiteDayClustering(e *Visit) []any {
+	return []any{e.At, e.VisitID}
+}
+
+// visitVisitsBySiteDayCompare orders rows of visits_by_site_day as its
+// clustering order does.
+func visitVisitsBySiteDayCompare(a, b *Visit) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// VisitRepo reads and writes Visit in its tables (visits, visits_by_user,
+// visits_by_site, visits_by_site_day), keeping every copy in step; visits is
+// the source of truth.
+type VisitRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewVisitRepo returns a repository of Visit on s. The default strategy is a
+// logged batch.
+func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
+	return &VisitRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// visitCheck rejects a Visit whose partition key values are empty.
+func visitCheck(e *Visit) error {
+	if e.VisitID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "visit_id",
+			Table:  "visits",
+		}
+	}
+	if e.UserID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "visits_by_user",
+		}
+	}
+	if e.Site == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "site",
+			Table:  "visits_by_site",
+		}
+	}
+	return nil
+}
+
+// visitCheckKey rejects a Visit whose partition key value in visits, the
+// source of truth, is empty.
+func visitCheckKey(e *Visit) error {
+	if e.VisitID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "visit_id",
+			Table:  "visits",
+		}
+	}
+	return nil
+}
+
+// visitWrites is the write protocol of Visit: its source of truth, visits, and
+// the tables the protocol keeps in step with it.
+var visitWrites = &cqlgenimpl.Entity[Visit]{
+	Canonical: visitVisits,
+	State:     visitVisitsState,
+	ScanState: visitVisitsScanState,
+	Data:      visitVisitsData,
+	Change:    visitVisitsChange,
+	Remove:    visitVisitsRemove,
+	Settle:    visitVisitsSettle,
+	Projections: []cqlgenimpl.Projection[Visit]{
+		{
+			Table:     visitVisitsByUser,
+			Key:       visitVisitsByUserKey,
+			Row:       visitVisitsByUserRow,
+			Writetime: true,
+			Owner:     []int{2},
+		},
+		{
+			Table:     visitVisitsBySite,
+			Key:       visitVisitsBySiteKey,
+			Row:       visitVisitsBySiteRow,
+			Writetime: true,
+			Owner:     []int{3},
+		},
+		{
+			Table:     visitVisitsBySiteDay,
+			Key:       visitVisitsBySiteDayKey,
+			Row:       visitVisitsBySiteDayRow,
+			Writetime: true,
+			Owner:     []int{3},
+		},
+	},
+}
+
+// Insert writes e to every table of Visit, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on visits, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Visit whose key in visits is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on visits's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Visit whose key in visits is e's from every table; the
+// rows of the other tables are found from visits's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, visitCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity VisitRepo keeps: Visit.
+func (r *VisitRepo) Entity() string {
+	return "Visit"
+}
+
+// Tables lists the tables of Visit that Repair and Backfill write: every one
+// but visits, the source of truth.
+func (r *VisitRepo) Tables() []string {
+	return []string{"visits_by_user", "visits_by_site", "visits_by_site_day"}
+}
+
+// Verify compares every table of Visit with what visits, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Visit wins over; it is
+// safe while the application writes.
+func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", true, o)
+}
+
+// Backfill writes every row visits implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, visitWrites, "Visit", table, o)
+}
+
+// Get reads the Visit with the given key from visits, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *VisitRepo) Get(ctx context.Context, visitID string) (*Visit, error) {
+	if visitID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "visit_id",
+			Table:  "visits",
+		}
+	}
+	var e Visit
+	e.VisitID = visitID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   visitVisits.Get,
+		Values: []any{e.VisitID},
+	}, visitVisitsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// VisitsByUserOptions are the optional parts of a VisitsByUser read.
+type VisitsByUserOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+}
+
+// VisitsByUser reads a user's visits, newest first, from visits_by_user, in
+// pages: one partition, in clustering order.
+func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (cqlgen.Page[Visit], error) {
+	if userID == "" {
+		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "visits_by_user",
+		}
+	}
+	if o == nil {
+		o = &VisitsByUserOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Visit]{
+		Compare:   visitVisitsByUserCompare,
+		Cursor:    o.Cursor,
+		Key:       visitVisitsByUserClustering,
+		Limit:     o.Limit,
+		Partition: []any{userID},
+		Scan:      visitVisitsByUserScan,
+		Table:     visitVisitsByUser,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// VisitsBySiteOptions are the optional parts of a VisitsBySite read.
+type VisitsBySiteOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+}
+
+// VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
+// in pages: all 8 hash buckets read in parallel and merged in clustering
+// order.
+func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (cqlgen.Page[Visit], error) {
+	if site == "" {
+		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
+			Column: "site",
+			Table:  "visits_by_site",
+		}
+	}
+	if o == nil {
+		o = &VisitsBySiteOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Visit]{
+		Compare:     visitVisitsBySiteCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		HashBuckets: 8,
+		Key:         visitVisitsBySiteClustering,
+		Limit:       o.Limit,
+		Partition:   []any{site},
+		Scan:        visitVisitsBySiteScan,
+		Table:       visitVisitsBySite,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// VisitsBySiteDayOptions are the optional parts of a VisitsBySiteDay read.
+type VisitsBySiteDayOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// VisitsBySiteDay reads a site's visits, a partition a day, from
+// visits_by_site_day, in pages: time buckets from the newest back, each in
+// clustering order.
+func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (cqlgen.Page[Visit], error) {
+	if site == "" {
+		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
+			Column: "site",
+			Table:  "visits_by_site_day",
+		}
+	}
+	if o == nil {
+		o = &VisitsBySiteDayOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Visit]{
+		Compare:     visitVisitsBySiteDayCompare,
+		Cursor:      o.Cursor,
+		Key:         visitVisitsBySiteDayClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		Partition:   []any{site},
+		Scan:        visitVisitsBySiteDayScan,
+		Start:       start,
+		Table:       visitVisitsBySiteDay,
+		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
 		spec.From = *o.AtFrom

@@ -72,6 +72,13 @@ type Projection[T any] struct {
 	Key func(e *T) []any
 	// Row binds the Insert of e's row at ts.
 	Row func(e *T, ts int64, unset bool) []any
+	// Writetime says whether the table's Scan selects, last, the write
+	// timestamp of its first regular column.
+	Writetime bool
+	// Owner lists, in the order of the canonical primary key, the indexes
+	// in Table.Spec.Row of the canonical key's columns: how a row of the
+	// table names its entity. Nil when the table does not store them all.
+	Owner []int
 }
 
 // Entity is an entity's write protocol, declared by generated code.

@@ -26,7 +26,10 @@ type TableSpec struct {
 	// Columns lists, for the canonical table of an entity under the write
 	// protocol, the columns of the entity's fields in table order.
 	Columns []Column
-	CQL     CQL
+	// Row lists, for the other tables of such an entity, every column its
+	// Insert writes, in order: what verify and repair compare.
+	Row []Column
+	CQL CQL
 }
 
 // CQL is the text of a table's statements; "" for those it does not have.
@@ -47,6 +50,12 @@ type CQL struct {
 	// clear its pending record.
 	State, Change, Remove, Settle string
 
+	// Scan reads a token range of the table for verify, repair and
+	// backfill: token(partition key) > ? AND <= ?. On the canonical table
+	// it selects State's columns; elsewhere the Insert's columns, then
+	// possibly the write timestamp of the first regular column.
+	Scan string
+
 	// A partition from its first row, unbounded or bounded on the first
 	// clustering column: From inclusive, To exclusive, in clustering order.
 	First, FirstFrom, FirstTo, FirstFromTo string
@@ -66,7 +75,7 @@ type CQL struct {
 type Table struct {
 	Spec TableSpec
 
-	Insert, Delete, Get           *cqlgen.Statement
+	Insert, Delete, Get, Scan     *cqlgen.Statement
 	State, Change, Remove, Settle *cqlgen.Statement
 
 	first                  [4]*cqlgen.Statement // by from | to<<1
@@ -87,6 +96,7 @@ func NewTable(spec TableSpec) *Table {
 	t.Change = t.stmt(c.Change, cqlgen.Conditional)
 	t.Remove = t.stmt(c.Remove, cqlgen.Conditional)
 	t.Settle = t.stmt(c.Settle, cqlgen.Conditional)
+	t.Scan = t.stmt(c.Scan, cqlgen.Read)
 	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
 		t.first[i] = t.stmt(cql, cqlgen.Read)
 	}

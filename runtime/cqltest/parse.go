@@ -2,6 +2,7 @@ package cqltest
 
 import (
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,8 +87,9 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 		st.sel = append(st.sel, s)
 	}
 	var rels []relation
+	var toks []tokenRelation
 	if p.peek().kind == tIdent && p.peek().text == "where" {
-		if rels, err = parseWhere(p, st); err != nil {
+		if rels, toks, err = parseWhere(p, st); err != nil {
 			return err
 		}
 	}
@@ -96,7 +98,7 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 			return unsupportedf("%s in a SELECT", strings.ToUpper(strings.Join(kws, " ")))
 		}
 	}
-	return keyRestrictions(st, rels)
+	return keyRestrictions(st, rels, toks)
 }
 
 func parseInsert(p *parser, tables map[string]*table, st *prepared) error {
@@ -250,14 +252,14 @@ func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
 			break
 		}
 	}
-	rels, err := parseWhere(p, st)
+	rels, toks, err := parseWhere(p, st)
 	if err != nil {
 		return err
 	}
 	if err := parseIf(p, st); err != nil {
 		return err
 	}
-	if err := keyRestrictions(st, rels); err != nil {
+	if err := keyRestrictions(st, rels, toks); err != nil {
 		return err
 	}
 	return checkKey(st)
@@ -304,14 +306,14 @@ func parseDelete(p *parser, tables map[string]*table, st *prepared) error {
 			return invalidf("TTL attribute is not allowed for deletes")
 		}
 	}
-	rels, err := parseWhere(p, st)
+	rels, toks, err := parseWhere(p, st)
 	if err != nil {
 		return err
 	}
 	if err := parseIf(p, st); err != nil {
 		return err
 	}
-	if err := keyRestrictions(st, rels); err != nil {
+	if err := keyRestrictions(st, rels, toks); err != nil {
 		return err
 	}
 	return checkKey(st)
@@ -496,39 +498,121 @@ type relation struct {
 	val term
 }
 
-func parseWhere(p *parser, st *prepared) ([]relation, error) {
+// tokenRelation is a restriction of a WHERE clause on token(c, ...).
+type tokenRelation struct {
+	cols []*column
+	op   string
+	val  term
+}
+
+func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 	if err := p.expectKeyword("where"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rels []relation
+	var toks []tokenRelation
 	for {
 		if p.peek().kind == tPunct && p.peek().text == "(" {
-			return nil, unsupportedf("multi-column relations")
+			return nil, nil, unsupportedf("multi-column relations")
 		}
-		if p.keyword("token") {
-			return nil, unsupportedf("token() restrictions")
+		if isCall(p, "token") {
+			tr, err := parseTokenRelation(p, st)
+			if err != nil {
+				return nil, nil, err
+			}
+			toks = append(toks, tr)
+		} else {
+			name, err := p.ident("a column name")
+			if err != nil {
+				return nil, nil, err
+			}
+			col, err := st.table.column(name)
+			if err != nil {
+				return nil, nil, err
+			}
+			op, err := parseOperator(p, "relation")
+			if err != nil {
+				return nil, nil, err
+			}
+			val, err := parseTerm(p, st, col.typ, col.name)
+			if err != nil {
+				return nil, nil, err
+			}
+			rels = append(rels, relation{col, op, val})
 		}
-		name, err := p.ident("a column name")
-		if err != nil {
-			return nil, err
-		}
-		col, err := st.table.column(name)
-		if err != nil {
-			return nil, err
-		}
-		op, err := parseOperator(p, "relation")
-		if err != nil {
-			return nil, err
-		}
-		val, err := parseTerm(p, st, col.typ, col.name)
-		if err != nil {
-			return nil, err
-		}
-		rels = append(rels, relation{col, op, val})
 		if !p.keyword("and") {
-			return rels, nil
+			return rels, toks, nil
 		}
 	}
+}
+
+// isCall tells whether a call of the function fn comes next: its unquoted
+// name, then '('. ("token" alone may be a column's name.)
+func isCall(p *parser, fn string) bool {
+	t, next := p.peek(), p.toks[min(p.i+1, len(p.toks)-1)]
+	return t.kind == tIdent && t.text == fn && next.kind == tPunct && next.text == "("
+}
+
+// parseTokenRelation reads token(c, ...) op value. The columns must be the
+// partition key's, in order; the value is a bigint (Murmur3Partitioner's
+// tokens), which Cassandra names "partition key token".
+func parseTokenRelation(p *parser, st *prepared) (tokenRelation, error) {
+	p.i += 2 // token (
+	var tr tokenRelation
+	for {
+		name, err := p.ident("a column name")
+		if err != nil {
+			return tr, err
+		}
+		c, err := st.table.column(name)
+		if err != nil {
+			return tr, err
+		}
+		tr.cols = append(tr.cols, c)
+		if p.punct(")") {
+			break
+		}
+		if err := p.expectPunct(","); err != nil {
+			return tr, err
+		}
+	}
+	if err := checkTokenColumns(st.table, tr.cols); err != nil {
+		return tr, err
+	}
+	op, err := parseOperator(p, "relation")
+	if err != nil {
+		return tr, err
+	}
+	tr.op = op
+	if t := p.peek(); (t.kind == tIdent || t.kind == tQuoted) && p.toks[p.i+1].kind == tPunct && p.toks[p.i+1].text == "(" {
+		return tr, unsupportedf("function calls as values (%s(...))", t.text)
+	}
+	tr.val, err = parseTerm(p, st, bigintType, "partition key token")
+	return tr, err
+}
+
+// checkTokenColumns applies Cassandra's rules on the arguments of token()
+// in a WHERE clause: the partition key columns, all of them, in order.
+func checkTokenColumns(t *table, cols []*column) error {
+	if slices.Equal(cols, t.pk) {
+		return nil
+	}
+	for _, c := range t.pk {
+		if !slices.Contains(cols, c) {
+			return invalidf("The token() function must be applied to all partition key components or none of them")
+		}
+	}
+	for i, c := range cols {
+		if slices.Contains(cols[:i], c) {
+			return invalidf("The token() function contains duplicate partition key components")
+		}
+	}
+	for _, c := range cols {
+		if c.kind != partitionKey {
+			return invalidf("The token() function must contains only partition key components")
+		}
+	}
+	return invalidf("The token function arguments must be in the partition key order: %s", names(t.pk))
 }
 
 func parseOperator(p *parser, what string) (string, error) {

@@ -91,6 +91,9 @@ func (st *prepared) matches(key, eq [][]byte, lower, upper []byte) bool {
 // clustering restrictions reads as one row of its static values, with
 // nulls elsewhere (SelectStatement.processPartition).
 func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []byte) (*result, error) {
+	if st.scan {
+		return st.scanPage(vals, now, pageSize, state)
+	}
 	t := st.table
 	res := &result{}
 	for _, s := range st.sel {

@@ -5,10 +5,18 @@ import "strings"
 // The rules on the key of a statement: what Cassandra accepts in WHERE,
 // and in the key of a write.
 
+// requiresFiltering is Cassandra's refusal of a query that would filter.
+const requiresFiltering = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING"
+
 // keyRestrictions sorts the relations of a WHERE clause into the key of
-// st, with Cassandra's rules for each kind of statement.
-func keyRestrictions(st *prepared, rels []relation) error {
+// st, with Cassandra's rules for each kind of statement; toks are the
+// relations on token(...).
+func keyRestrictions(st *prepared, rels []relation, toks []tokenRelation) error {
 	t := st.table
+	tokenEq, err := tokenBounds(st, toks)
+	if err != nil {
+		return err
+	}
 	byCol := map[*column][]relation{}
 	var order []*column
 	for _, r := range rels {
@@ -26,12 +34,20 @@ func keyRestrictions(st *prepared, rels []relation) error {
 				}
 			}
 		}
+	}
+	if len(toks) > 0 && st.kind != selectStmt {
+		return invalidf("The token function cannot be used in WHERE clauses for %s statements", st.kind)
+	}
+	for _, c := range order {
 		if !c.isKey() {
 			if st.kind == selectStmt {
-				return invalidf("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+				return invalidf(requiresFiltering)
 			}
 			return invalidf("Non PRIMARY KEY columns found in where clause: %s ", c.name)
 		}
+	}
+	if len(toks) > 0 {
+		return tokenScan(st, byCol, tokenEq)
 	}
 
 	// The partition key: equality on every column.
@@ -54,9 +70,11 @@ func keyRestrictions(st *prepared, rels []relation) error {
 		case len(missing) < len(t.pk):
 			return invalidf("Partition key parts: %s must be restricted as other parts are", strings.Join(missing, ", "))
 		case len(rels) > 0:
-			return invalidf("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+			return invalidf(requiresFiltering)
 		}
-		return unsupportedf("a SELECT that does not restrict the partition key (a table scan)")
+		// No WHERE clause: a scan of the whole table.
+		st.pkEq, st.scan = nil, true
+		return nil
 	}
 
 	// The clustering columns: equality on a prefix, then (SELECT only)
@@ -138,4 +156,68 @@ func names(cols []*column) string {
 		s[i] = c.name
 	}
 	return strings.Join(s, ", ")
+}
+
+// tokenBounds merges the relations on token(...) into the bounds of a
+// scan, as Cassandra merges token restrictions: at most one lower and one
+// upper bound, or an equality (which tokenScan refuses).
+func tokenBounds(st *prepared, toks []tokenRelation) (eq bool, err error) {
+	pk := names(st.table.pk)
+	for i, tr := range toks {
+		switch {
+		case i > 0 && eq:
+			return false, invalidf("%s cannot be restricted by more than one relation if it includes an Equal", pk)
+		case i > 0 && tr.op == "=":
+			return false, invalidf("Columns \"%s\" cannot be restricted by both an equality and an inequality relation", pk)
+		}
+		b := &bound{val: tr.val, inclusive: tr.op == "<=" || tr.op == ">="}
+		switch tr.op {
+		case "=":
+			eq = true
+		case ">", ">=":
+			if st.tokLower != nil {
+				return false, invalidf("More than one restriction was found for the start bound on %s", pk)
+			}
+			st.tokLower = b
+		default:
+			if st.tokUpper != nil {
+				return false, invalidf("More than one restriction was found for the end bound on %s", pk)
+			}
+			st.tokUpper = b
+		}
+	}
+	return eq, nil
+}
+
+// tokenScan checks what may come with restrictions on the token in a
+// SELECT: here, nothing else, and no equality on the token. Cassandra
+// filters a token range on restrictions of the partition key's columns
+// when they name one partition (not implemented here) and refuses them
+// otherwise; it refuses restrictions on clustering columns in a token
+// range without ALLOW FILTERING.
+func tokenScan(st *prepared, byCol map[*column][]relation, eq bool) error {
+	t := st.table
+	restricted, allEq := 0, true
+	for _, c := range t.pk {
+		if rs := byCol[c]; len(rs) > 0 {
+			restricted++
+			allEq = allEq && rs[0].op == "="
+		}
+	}
+	switch {
+	case restricted == len(t.pk) && allEq:
+		return unsupportedf("restrictions on both token(%s) and the partition key's columns", names(t.pk))
+	case restricted > 0:
+		return invalidf(requiresFiltering)
+	}
+	for _, c := range t.ck {
+		if len(byCol[c]) > 0 {
+			return invalidf(requiresFiltering)
+		}
+	}
+	if eq {
+		return unsupportedf("token(%s) = ? (an equality on the token)", names(t.pk))
+	}
+	st.scan = true
+	return nil
 }

@@ -38,6 +38,7 @@ type table struct {
 	hasStatic  bool
 
 	partitions map[string]*partition // by encoded partition key
+	ring       []*partition          // the same, in token order (see ringSearch)
 }
 
 func (t *table) column(name string) (*column, error) {

@@ -75,6 +75,11 @@ type prepared struct {
 	ckEq         []term
 	lower, upper *bound
 
+	// A scan of the table (SELECT only), in token order: no key, and at
+	// most one bound on each side of token(partition key).
+	scan               bool
+	tokLower, tokUpper *bound
+
 	// SELECT
 	sel []selector
 

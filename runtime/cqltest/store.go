@@ -104,6 +104,8 @@ type rangeDeletion struct {
 
 type partition struct {
 	key     [][]byte
+	ser     []byte // the key serialized, as the partitioner hashes it
+	token   int64  // its Murmur3 token
 	deleted int64
 	ranges  []rangeDeletion
 	static  *row
@@ -126,10 +128,34 @@ func (t *table) partition(key [][]byte, create bool) *partition {
 	k := encodeKey(key)
 	p := t.partitions[k]
 	if p == nil && create {
-		p = &partition{key: key, deleted: none, static: newRow(nil)}
+		ser := serializePartitionKey(key)
+		p = &partition{key: key, ser: ser, token: murmur3Token(ser), deleted: none, static: newRow(nil)}
 		t.partitions[k] = p
+		i := t.ringSearch(p.token, p.ser)
+		t.ring = append(t.ring, nil)
+		copy(t.ring[i+1:], t.ring[i:])
+		t.ring[i] = p
 	}
 	return p
+}
+
+// ringSearch finds the first partition of the ring at or after a key: a
+// token and a serialized key. The ring is in Cassandra's order of
+// decorated keys: by token, then by the serialized key's bytes, unsigned.
+func (t *table) ringSearch(token int64, ser []byte) int {
+	return sort.Search(len(t.ring), func(i int) bool {
+		p := t.ring[i]
+		if p.token != token {
+			return p.token > token
+		}
+		return bytes.Compare(p.ser, ser) >= 0
+	})
+}
+
+// ringSearchToken finds the first partition of the ring whose token is at
+// least token.
+func (t *table) ringSearchToken(token int64) int {
+	return sort.Search(len(t.ring), func(i int) bool { return t.ring[i].token >= token })
 }
 
 // compareClustering orders two clustering keys, or a key and a prefix

@@ -40,6 +40,7 @@ var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change:      readingReadingsChangeCQL,
 		Remove:      readingReadingsRemoveCQL,
 		Settle:      readingReadingsSettleCQL,
+		Scan:        readingReadingsScanCQL,
 		First:       readingReadingsFirstCQL,
 		FirstFrom:   readingReadingsFirstFromCQL,
 		FirstTo:     readingReadingsFirstToCQL,
@@ -144,6 +145,14 @@ func readingReadingsSettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, e.ReadAt, version}
 }
 
+// readingReadingsScanCQL reads a token range of readings for verify, repair
+// and backfill. Its placeholders bind the lower token (excluded), the upper
+// token.
+const readingReadingsScanCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM readings
+	WHERE token(sensor_id) > ? AND token(sensor_id) <= ?`
+
 // readingReadingsFirstCQL reads a partition of readings from its first row.
 // cqlgenimpl.ReadPage binds sensor_id.
 const readingReadingsFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
@@ -217,9 +226,18 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "bucket", Type: "timestamp"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByHourInsertCQL,
 		Delete:      readingReadingsByHourDeleteCQL,
+		Scan:        readingReadingsByHourScanCQL,
 		First:       readingReadingsByHourFirstCQL,
 		FirstFrom:   readingReadingsByHourFirstFromCQL,
 		FirstTo:     readingReadingsByHourFirstToCQL,
@@ -259,6 +277,14 @@ func readingReadingsByHourKey(e *Reading) []any {
 const readingReadingsByHourDeleteCQL = `DELETE FROM readings_by_hour
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND bucket = ? AND read_at = ?`
+
+// readingReadingsByHourScanCQL reads a token range of readings_by_hour for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const readingReadingsByHourScanCQL = `SELECT sensor_id, bucket, read_at, event_id, local_day, value,
+		writetime(event_id)
+	FROM readings_by_hour
+	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
 
 // readingReadingsByHourFirstCQL reads a partition of readings_by_hour from its
 // first row. cqlgenimpl.ReadPage binds sensor_id, bucket.
@@ -345,9 +371,18 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "day", Type: "date"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByDayInsertCQL,
 		Delete:      readingReadingsByDayDeleteCQL,
+		Scan:        readingReadingsByDayScanCQL,
 		First:       readingReadingsByDayFirstCQL,
 		FirstFrom:   readingReadingsByDayFirstFromCQL,
 		FirstTo:     readingReadingsByDayFirstToCQL,
@@ -387,6 +422,14 @@ func readingReadingsByDayKey(e *Reading) []any {
 const readingReadingsByDayDeleteCQL = `DELETE FROM readings_by_day
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND day = ? AND read_at = ?`
+
+// readingReadingsByDayScanCQL reads a token range of readings_by_day for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const readingReadingsByDayScanCQL = `SELECT sensor_id, day, read_at, event_id, local_day, value,
+		writetime(event_id)
+	FROM readings_by_day
+	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
 
 // readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
 // first row. cqlgenimpl.ReadPage binds sensor_id, day.
@@ -472,9 +515,18 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "week", Type: "date"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByWeekInsertCQL,
 		Delete:      readingReadingsByWeekDeleteCQL,
+		Scan:        readingReadingsByWeekScanCQL,
 		First:       readingReadingsByWeekFirstCQL,
 		FirstFrom:   readingReadingsByWeekFirstFromCQL,
 		FirstTo:     readingReadingsByWeekFirstToCQL,
@@ -514,6 +566,14 @@ func readingReadingsByWeekKey(e *Reading) []any {
 const readingReadingsByWeekDeleteCQL = `DELETE FROM readings_by_week
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND week = ? AND read_at = ?`
+
+// readingReadingsByWeekScanCQL reads a token range of readings_by_week for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const readingReadingsByWeekScanCQL = `SELECT sensor_id, week, read_at, event_id, local_day, value,
+		writetime(event_id)
+	FROM readings_by_week
+	WHERE token(sensor_id, week) > ? AND token(sensor_id, week) <= ?`
 
 // readingReadingsByWeekFirstCQL reads a partition of readings_by_week from its
 // first row. cqlgenimpl.ReadPage binds sensor_id, week.
@@ -600,9 +660,18 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "month", Type: "date"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByMonthInsertCQL,
 		Delete:      readingReadingsByMonthDeleteCQL,
+		Scan:        readingReadingsByMonthScanCQL,
 		First:       readingReadingsByMonthFirstCQL,
 		FirstFrom:   readingReadingsByMonthFirstFromCQL,
 		FirstTo:     readingReadingsByMonthFirstToCQL,
@@ -642,6 +711,14 @@ func readingReadingsByMonthKey(e *Reading) []any {
 const readingReadingsByMonthDeleteCQL = `DELETE FROM readings_by_month
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND month = ? AND read_at = ?`
+
+// readingReadingsByMonthScanCQL reads a token range of readings_by_month for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const readingReadingsByMonthScanCQL = `SELECT sensor_id, month, read_at, event_id, local_day, value,
+		writetime(event_id)
+	FROM readings_by_month
+	WHERE token(sensor_id, month) > ? AND token(sensor_id, month) <= ?`
 
 // readingReadingsByMonthFirstCQL reads a partition of readings_by_month from
 // its first row. cqlgenimpl.ReadPage binds sensor_id, month.
@@ -728,9 +805,18 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "range_start", Type: "date"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsBy10DaysInsertCQL,
 		Delete:      readingReadingsBy10DaysDeleteCQL,
+		Scan:        readingReadingsBy10DaysScanCQL,
 		First:       readingReadingsBy10DaysFirstCQL,
 		FirstFrom:   readingReadingsBy10DaysFirstFromCQL,
 		FirstTo:     readingReadingsBy10DaysFirstToCQL,
@@ -770,6 +856,15 @@ func readingReadingsBy10DaysKey(e *Reading) []any {
 const readingReadingsBy10DaysDeleteCQL = `DELETE FROM readings_by_10_days
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND range_start = ? AND read_at = ?`
+
+// readingReadingsBy10DaysScanCQL reads a token range of readings_by_10_days
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const readingReadingsBy10DaysScanCQL = `SELECT sensor_id, range_start, read_at, event_id, local_day, value,
+		writetime(event_id)
+	FROM readings_by_10_days
+	WHERE token(sensor_id, range_start) > ? AND token(sensor_id,
+		range_start) <= ?`
 
 // readingReadingsBy10DaysFirstCQL reads a partition of readings_by_10_days
 // from its first row. cqlgenimpl.ReadPage binds sensor_id, range_start.
@@ -858,9 +953,18 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByShardInsertCQL,
 		Delete:      readingReadingsByShardDeleteCQL,
+		Scan:        readingReadingsByShardScanCQL,
 		First:       readingReadingsByShardFirstCQL,
 		FirstFrom:   readingReadingsByShardFirstFromCQL,
 		FirstTo:     readingReadingsByShardFirstToCQL,
@@ -900,6 +1004,14 @@ func readingReadingsByShardKey(e *Reading) []any {
 const readingReadingsByShardDeleteCQL = `DELETE FROM readings_by_shard
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND shard = ? AND read_at = ?`
+
+// readingReadingsByShardScanCQL reads a token range of readings_by_shard for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const readingReadingsByShardScanCQL = `SELECT sensor_id, shard, read_at, event_id, local_day, value,
+		writetime(event_id)
+	FROM readings_by_shard
+	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
 
 // readingReadingsByShardFirstCQL reads a partition of readings_by_shard from
 // its first row. cqlgenimpl.ReadPage binds sensor_id, shard.
@@ -987,9 +1099,18 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 		{Name: "read_at", Type: "timestamp"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "event_id", Type: "timeuuid", Desc: true},
+		{Name: "read_at", Type: "timestamp"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByEventMonthInsertCQL,
 		Delete:      readingReadingsByEventMonthDeleteCQL,
+		Scan:        readingReadingsByEventMonthScanCQL,
 		First:       readingReadingsByEventMonthFirstCQL,
 		FirstFrom:   readingReadingsByEventMonthFirstFromCQL,
 		FirstTo:     readingReadingsByEventMonthFirstToCQL,
@@ -1029,6 +1150,14 @@ func readingReadingsByEventMonthKey(e *Reading) []any {
 const readingReadingsByEventMonthDeleteCQL = `DELETE FROM readings_by_event_month
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at = ?`
+
+// readingReadingsByEventMonthScanCQL reads a token range of
+// readings_by_event_month for verify, repair and backfill. Its placeholders
+// bind the lower token (excluded), the upper token.
+const readingReadingsByEventMonthScanCQL = `SELECT sensor_id, bucket, event_id, read_at, local_day, value,
+		writetime(local_day)
+	FROM readings_by_event_month
+	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
 
 // readingReadingsByEventMonthFirstCQL reads a partition of
 // readings_by_event_month from its first row. cqlgenimpl.ReadPage binds
@@ -1122,9 +1251,18 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "week_start", Type: "date"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByLocalDayInsertCQL,
 		Delete:      readingReadingsByLocalDayDeleteCQL,
+		Scan:        readingReadingsByLocalDayScanCQL,
 		First:       readingReadingsByLocalDayFirstCQL,
 		FirstFrom:   readingReadingsByLocalDayFirstFromCQL,
 		FirstTo:     readingReadingsByLocalDayFirstToCQL,
@@ -1164,6 +1302,15 @@ func readingReadingsByLocalDayKey(e *Reading) []any {
 const readingReadingsByLocalDayDeleteCQL = `DELETE FROM readings_by_local_day
 	USING TIMESTAMP ?
 	WHERE sensor_id = ? AND week_start = ? AND read_at = ?`
+
+// readingReadingsByLocalDayScanCQL reads a token range of
+// readings_by_local_day for verify, repair and backfill. Its placeholders bind
+// the lower token (excluded), the upper token.
+const readingReadingsByLocalDayScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
+		writetime(event_id)
+	FROM readings_by_local_day
+	WHERE token(sensor_id, week_start) > ? AND token(sensor_id,
+		week_start) <= ?`
 
 // readingReadingsByLocalDayFirstCQL reads a partition of readings_by_local_day
 // from its first row. cqlgenimpl.ReadPage binds sensor_id, week_start.
@@ -1271,6 +1418,18 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
+// readingCheckKey rejects a Reading whose partition key value in readings, the
+// source of truth, is empty.
+func readingCheckKey(e *Reading) error {
+	if e.SensorID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings",
+		}
+	}
+	return nil
+}
+
 // readingWrites is the write protocol of Reading: its source of truth,
 // readings, and the tables the protocol keeps in step with it.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
@@ -1283,44 +1442,60 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Settle:    readingReadingsSettle,
 	Projections: []cqlgenimpl.Projection[Reading]{
 		{
-			Table: readingReadingsByHour,
-			Key:   readingReadingsByHourKey,
-			Row:   readingReadingsByHourRow,
+			Table:     readingReadingsByHour,
+			Key:       readingReadingsByHourKey,
+			Row:       readingReadingsByHourRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 		{
-			Table: readingReadingsByDay,
-			Key:   readingReadingsByDayKey,
-			Row:   readingReadingsByDayRow,
+			Table:     readingReadingsByDay,
+			Key:       readingReadingsByDayKey,
+			Row:       readingReadingsByDayRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 		{
-			Table: readingReadingsByWeek,
-			Key:   readingReadingsByWeekKey,
-			Row:   readingReadingsByWeekRow,
+			Table:     readingReadingsByWeek,
+			Key:       readingReadingsByWeekKey,
+			Row:       readingReadingsByWeekRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 		{
-			Table: readingReadingsByMonth,
-			Key:   readingReadingsByMonthKey,
-			Row:   readingReadingsByMonthRow,
+			Table:     readingReadingsByMonth,
+			Key:       readingReadingsByMonthKey,
+			Row:       readingReadingsByMonthRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 		{
-			Table: readingReadingsBy10Days,
-			Key:   readingReadingsBy10DaysKey,
-			Row:   readingReadingsBy10DaysRow,
+			Table:     readingReadingsBy10Days,
+			Key:       readingReadingsBy10DaysKey,
+			Row:       readingReadingsBy10DaysRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 		{
-			Table: readingReadingsByShard,
-			Key:   readingReadingsByShardKey,
-			Row:   readingReadingsByShardRow,
+			Table:     readingReadingsByShard,
+			Key:       readingReadingsByShardKey,
+			Row:       readingReadingsByShardRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 		{
-			Table: readingReadingsByEventMonth,
-			Key:   readingReadingsByEventMonthKey,
-			Row:   readingReadingsByEventMonthRow,
+			Table:     readingReadingsByEventMonth,
+			Key:       readingReadingsByEventMonthKey,
+			Row:       readingReadingsByEventMonthRow,
+			Writetime: true,
+			Owner:     []int{0, 3},
 		},
 		{
-			Table: readingReadingsByLocalDay,
-			Key:   readingReadingsByLocalDayKey,
-			Row:   readingReadingsByLocalDayRow,
+			Table:     readingReadingsByLocalDay,
+			Key:       readingReadingsByLocalDayKey,
+			Row:       readingReadingsByLocalDayRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 	},
 }
@@ -1362,11 +1537,43 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity ReadingRepo keeps: Reading.
+func (r *ReadingRepo) Entity() string {
+	return "Reading"
+}
+
+// Tables lists the tables of Reading that Repair and Backfill write: every one
+// but readings, the source of truth.
+func (r *ReadingRepo) Tables() []string {
+	return []string{"readings_by_hour", "readings_by_day", "readings_by_week", "readings_by_month", "readings_by_10_days", "readings_by_shard", "readings_by_event_month", "readings_by_local_day"}
+}
+
+// Verify compares every table of Reading with what readings, the source of
+// truth, implies, and reports the rows missing, stale or orphaned. It writes
+// nothing.
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Reading wins over; it
+// is safe while the application writes.
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
+}
+
+// Backfill writes every row readings implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
 // Get reads the Reading with the given key from readings, the source of truth;

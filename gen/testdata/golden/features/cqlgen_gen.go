@@ -40,6 +40,7 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change: orderOrdersChangeCQL,
 		Remove: orderOrdersRemoveCQL,
 		Settle: orderOrdersSettleCQL,
+		Scan:   orderOrdersScanCQL,
 	},
 })
 
@@ -137,6 +138,13 @@ func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.TenantID, e.OrderID, version}
 }
 
+// orderOrdersScanCQL reads a token range of orders for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const orderOrdersScanCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
+		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM orders
+	WHERE token(tenant_id, order_id) > ? AND token(tenant_id, order_id) <= ?`
+
 // OrdersByCustomerRow is a row of orders_by_customer, which stores only some
 // columns of Order. It is a type of its own so that a partial row cannot be
 // passed where a whole Order is written.
@@ -162,9 +170,18 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "tenant_id", Type: "text"},
+		{Name: "customer_id", Type: "text"},
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+		{Name: "customer_name", Type: "text"},
+		{Name: "total_cents", Type: "bigint"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      orderOrdersByCustomerInsertCQL,
 		Delete:      orderOrdersByCustomerDeleteCQL,
+		Scan:        orderOrdersByCustomerScanCQL,
 		First:       orderOrdersByCustomerFirstCQL,
 		FirstFrom:   orderOrdersByCustomerFirstFromCQL,
 		FirstTo:     orderOrdersByCustomerFirstToCQL,
@@ -204,6 +221,15 @@ func orderOrdersByCustomerKey(e *Order) []any {
 const orderOrdersByCustomerDeleteCQL = `DELETE FROM orders_by_customer
 	USING TIMESTAMP ?
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersByCustomerScanCQL reads a token range of orders_by_customer for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const orderOrdersByCustomerScanCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
+		total_cents, writetime(total_cents)
+	FROM orders_by_customer
+	WHERE token(tenant_id, customer_id) > ? AND token(tenant_id,
+		customer_id) <= ?`
 
 // orderOrdersByCustomerFirstCQL reads a partition of orders_by_customer from
 // its first row. cqlgenimpl.ReadPage binds tenant_id, customer_id.
@@ -304,9 +330,19 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "order_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "tenant_id", Type: "text"},
+		{Name: "status", Type: "ascii"},
+		{Name: "placed_at", Type: "timestamp"},
+		{Name: "order_id", Type: "text"},
+		{Name: "customer_id", Type: "text"},
+		{Name: "customer_name", Type: "text"},
+		{Name: "total_cents", Type: "bigint"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      orderOrdersInStatusInsertCQL,
 		Delete:      orderOrdersInStatusDeleteCQL,
+		Scan:        orderOrdersInStatusScanCQL,
 		First:       orderOrdersInStatusFirstCQL,
 		FirstFrom:   orderOrdersInStatusFirstFromCQL,
 		FirstTo:     orderOrdersInStatusFirstToCQL,
@@ -346,6 +382,14 @@ func orderOrdersInStatusKey(e *Order) []any {
 const orderOrdersInStatusDeleteCQL = `DELETE FROM orders_by_status
 	USING TIMESTAMP ?
 	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersInStatusScanCQL reads a token range of orders_by_status for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const orderOrdersInStatusScanCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents, writetime(customer_id)
+	FROM orders_by_status
+	WHERE token(tenant_id, status) > ? AND token(tenant_id, status) <= ?`
 
 // orderOrdersInStatusFirstCQL reads a partition of orders_by_status from its
 // first row. cqlgenimpl.ReadPage binds tenant_id, status.
@@ -478,6 +522,24 @@ func orderCheck(e *Order) error {
 	return nil
 }
 
+// orderCheckKey rejects a Order whose partition key value in orders, the
+// source of truth, is empty.
+func orderCheckKey(e *Order) error {
+	if e.TenantID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "tenant_id",
+			Table:  "orders",
+		}
+	}
+	if e.OrderID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "orders",
+		}
+	}
+	return nil
+}
+
 // orderWrites is the write protocol of Order: its source of truth, orders, and
 // the tables the protocol keeps in step with it.
 var orderWrites = &cqlgenimpl.Entity[Order]{
@@ -490,14 +552,18 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	Settle:    orderOrdersSettle,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
-			Table: orderOrdersByCustomer,
-			Key:   orderOrdersByCustomerKey,
-			Row:   orderOrdersByCustomerRow,
+			Table:     orderOrdersByCustomer,
+			Key:       orderOrdersByCustomerKey,
+			Row:       orderOrdersByCustomerRow,
+			Writetime: true,
+			Owner:     []int{0, 3},
 		},
 		{
-			Table: orderOrdersInStatus,
-			Key:   orderOrdersInStatusKey,
-			Row:   orderOrdersInStatusRow,
+			Table:     orderOrdersInStatus,
+			Key:       orderOrdersInStatusKey,
+			Row:       orderOrdersInStatusRow,
+			Writetime: true,
+			Owner:     []int{0, 3},
 		},
 	},
 }
@@ -539,11 +605,42 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity OrderRepo keeps: Order.
+func (r *OrderRepo) Entity() string {
+	return "Order"
+}
+
+// Tables lists the tables of Order that Repair and Backfill write: every one
+// but orders, the source of truth.
+func (r *OrderRepo) Tables() []string {
+	return []string{"orders_by_customer", "orders_by_status"}
+}
+
+// Verify compares every table of Order with what orders, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Order wins over; it is
+// safe while the application writes.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+}
+
+// Backfill writes every row orders implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
 // Get reads the Order with the given key from orders, the source of truth;

@@ -36,6 +36,7 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change: orderOrdersChangeCQL,
 		Remove: orderOrdersRemoveCQL,
 		Settle: orderOrdersSettleCQL,
+		Scan:   orderOrdersScanCQL,
 	},
 })
 
@@ -129,6 +130,13 @@ func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
+// orderOrdersScanCQL reads a token range of orders for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const orderOrdersScanCQL = `SELECT order_id, status, urgent, day, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
+	FROM orders
+	WHERE token(order_id) > ? AND token(order_id) <= ?`
+
 // orderOrdersByStatus: the statements of table orders_by_status, which serves
 // OrdersByStatus.
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -140,9 +148,16 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "status", Type: "text"},
+		{Name: "order_id", Type: "text"},
+		{Name: "urgent", Type: "boolean"},
+		{Name: "day", Type: "date"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      orderOrdersByStatusInsertCQL,
 		Delete:      orderOrdersByStatusDeleteCQL,
+		Scan:        orderOrdersByStatusScanCQL,
 		First:       orderOrdersByStatusFirstCQL,
 		FirstFrom:   orderOrdersByStatusFirstFromCQL,
 		FirstTo:     orderOrdersByStatusFirstToCQL,
@@ -179,6 +194,13 @@ func orderOrdersByStatusKey(e *Order) []any {
 const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
 	USING TIMESTAMP ?
 	WHERE status = ? AND order_id = ?`
+
+// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const orderOrdersByStatusScanCQL = `SELECT status, order_id, urgent, day, writetime(urgent)
+	FROM orders_by_status
+	WHERE token(status) > ? AND token(status) <= ?`
 
 // orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
 // first row. cqlgenimpl.ReadPage binds status.
@@ -261,9 +283,16 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "urgent", Type: "boolean"},
+		{Name: "order_id", Type: "text"},
+		{Name: "status", Type: "text"},
+		{Name: "day", Type: "date"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      orderOrdersByFlagInsertCQL,
 		Delete:      orderOrdersByFlagDeleteCQL,
+		Scan:        orderOrdersByFlagScanCQL,
 		First:       orderOrdersByFlagFirstCQL,
 		FirstFrom:   orderOrdersByFlagFirstFromCQL,
 		FirstTo:     orderOrdersByFlagFirstToCQL,
@@ -300,6 +329,13 @@ func orderOrdersByFlagKey(e *Order) []any {
 const orderOrdersByFlagDeleteCQL = `DELETE FROM orders_by_flag
 	USING TIMESTAMP ?
 	WHERE urgent = ? AND order_id = ?`
+
+// orderOrdersByFlagScanCQL reads a token range of orders_by_flag for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const orderOrdersByFlagScanCQL = `SELECT urgent, order_id, status, day, writetime(status)
+	FROM orders_by_flag
+	WHERE token(urgent) > ? AND token(urgent) <= ?`
 
 // orderOrdersByFlagFirstCQL reads a partition of orders_by_flag from its first
 // row. cqlgenimpl.ReadPage binds urgent.
@@ -382,9 +418,16 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "day", Type: "date"},
+		{Name: "order_id", Type: "text"},
+		{Name: "status", Type: "text"},
+		{Name: "urgent", Type: "boolean"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      orderOrdersByDayInsertCQL,
 		Delete:      orderOrdersByDayDeleteCQL,
+		Scan:        orderOrdersByDayScanCQL,
 		First:       orderOrdersByDayFirstCQL,
 		FirstFrom:   orderOrdersByDayFirstFromCQL,
 		FirstTo:     orderOrdersByDayFirstToCQL,
@@ -421,6 +464,13 @@ func orderOrdersByDayKey(e *Order) []any {
 const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
 	USING TIMESTAMP ?
 	WHERE day = ? AND order_id = ?`
+
+// orderOrdersByDayScanCQL reads a token range of orders_by_day for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const orderOrdersByDayScanCQL = `SELECT day, order_id, status, urgent, writetime(status)
+	FROM orders_by_day
+	WHERE token(day) > ? AND token(day) <= ?`
 
 // orderOrdersByDayFirstCQL reads a partition of orders_by_day from its first
 // row. cqlgenimpl.ReadPage binds day.
@@ -503,9 +553,17 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "day", Type: "date"},
+		{Name: "bucket", Type: "int"},
+		{Name: "order_id", Type: "text"},
+		{Name: "status", Type: "text"},
+		{Name: "urgent", Type: "boolean"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      orderOrdersByDayShardedInsertCQL,
 		Delete:      orderOrdersByDayShardedDeleteCQL,
+		Scan:        orderOrdersByDayShardedScanCQL,
 		First:       orderOrdersByDayShardedFirstCQL,
 		FirstFrom:   orderOrdersByDayShardedFirstFromCQL,
 		FirstTo:     orderOrdersByDayShardedFirstToCQL,
@@ -545,6 +603,13 @@ func orderOrdersByDayShardedKey(e *Order) []any {
 const orderOrdersByDayShardedDeleteCQL = `DELETE FROM orders_by_day_sharded
 	USING TIMESTAMP ?
 	WHERE day = ? AND bucket = ? AND order_id = ?`
+
+// orderOrdersByDayShardedScanCQL reads a token range of orders_by_day_sharded
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const orderOrdersByDayShardedScanCQL = `SELECT day, bucket, order_id, status, urgent, writetime(status)
+	FROM orders_by_day_sharded
+	WHERE token(day, bucket) > ? AND token(day, bucket) <= ?`
 
 // orderOrdersByDayShardedFirstCQL reads a partition of orders_by_day_sharded
 // from its first row. cqlgenimpl.ReadPage binds day, bucket.
@@ -662,6 +727,18 @@ func orderCheck(e *Order) error {
 	return nil
 }
 
+// orderCheckKey rejects a Order whose partition key value in orders, the
+// source of truth, is empty.
+func orderCheckKey(e *Order) error {
+	if e.OrderID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "orders",
+		}
+	}
+	return nil
+}
+
 // orderWrites is the write protocol of Order: its source of truth, orders, and
 // the tables the protocol keeps in step with it.
 var orderWrites = &cqlgenimpl.Entity[Order]{
@@ -674,24 +751,32 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	Settle:    orderOrdersSettle,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
-			Table: orderOrdersByStatus,
-			Key:   orderOrdersByStatusKey,
-			Row:   orderOrdersByStatusRow,
+			Table:     orderOrdersByStatus,
+			Key:       orderOrdersByStatusKey,
+			Row:       orderOrdersByStatusRow,
+			Writetime: true,
+			Owner:     []int{1},
 		},
 		{
-			Table: orderOrdersByFlag,
-			Key:   orderOrdersByFlagKey,
-			Row:   orderOrdersByFlagRow,
+			Table:     orderOrdersByFlag,
+			Key:       orderOrdersByFlagKey,
+			Row:       orderOrdersByFlagRow,
+			Writetime: true,
+			Owner:     []int{1},
 		},
 		{
-			Table: orderOrdersByDay,
-			Key:   orderOrdersByDayKey,
-			Row:   orderOrdersByDayRow,
+			Table:     orderOrdersByDay,
+			Key:       orderOrdersByDayKey,
+			Row:       orderOrdersByDayRow,
+			Writetime: true,
+			Owner:     []int{1},
 		},
 		{
-			Table: orderOrdersByDaySharded,
-			Key:   orderOrdersByDayShardedKey,
-			Row:   orderOrdersByDayShardedRow,
+			Table:     orderOrdersByDaySharded,
+			Key:       orderOrdersByDayShardedKey,
+			Row:       orderOrdersByDayShardedRow,
+			Writetime: true,
+			Owner:     []int{2},
 		},
 	},
 }
@@ -733,11 +818,42 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	o, err := cqlgenimpl.Begin(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity OrderRepo keeps: Order.
+func (r *OrderRepo) Entity() string {
+	return "Order"
+}
+
+// Tables lists the tables of Order that Repair and Backfill write: every one
+// but orders, the source of truth.
+func (r *OrderRepo) Tables() []string {
+	return []string{"orders_by_status", "orders_by_flag", "orders_by_day", "orders_by_day_sharded"}
+}
+
+// Verify compares every table of Order with what orders, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Order wins over; it is
+// safe while the application writes.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+}
+
+// Backfill writes every row orders implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
 // Get reads the Order with the given key from orders, the source of truth;

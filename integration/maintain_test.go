@@ -1,0 +1,338 @@
+package integration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/integration/testmodel"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+var _ cqlgen.Maintainer = (*testmodel.VisitRepo)(nil)
+
+var visitTables = []string{"visits_by_user", "visits_by_site", "visits_by_site_day"}
+
+var visitDay = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+
+func visit(i int) *testmodel.Visit {
+	return &testmodel.Visit{
+		VisitID: fmt.Sprintf("v%05d", i), UserID: fmt.Sprintf("u%d", i%13), Site: fmt.Sprintf("site-%d", i%3),
+		At: visitDay.Add(time.Duration(i) * 7 * time.Minute), Page: fmt.Sprintf("/p/%d", i), Millis: int32(i),
+	}
+}
+
+// byTable indexes a report's tables.
+func byTable(r *cqlgen.Report) map[string]cqlgen.TableReport {
+	m := map[string]cqlgen.TableReport{}
+	for _, t := range r.Tables {
+		m[t.Table] = t
+	}
+	return m
+}
+
+func mustVerifyClean(t *testing.T, repo *testmodel.VisitRepo, when string) *cqlgen.Report {
+	t.Helper()
+	rep, err := repo.Verify(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("%s: verify: %v", when, err)
+	}
+	if rep.Drift() != 0 {
+		t.Fatalf("%s: drift %+v", when, rep.Tables)
+	}
+	return rep
+}
+
+// Drift of each kind, made as failures make it (a change whose fan-out
+// never ran, a delete whose fan-out never ran) and by hand (a row no
+// visit implies), in a plain, a hash-bucketed and a time-bucketed table:
+// Verify reports exactly it, and Repair leaves none.
+func TestVerifyAndRepair(t *testing.T) {
+	raw, s := repoSession(t, testmodel.Schema)
+	ctx := context.Background()
+	repo := testmodel.NewVisitRepo(s)
+	const n = 300
+	for i := range n {
+		must(t, repo.Insert(ctx, visit(i)))
+	}
+	rep := mustVerifyClean(t, repo, "after inserts")
+	for _, tr := range rep.Tables {
+		if tr.Expected != n || tr.Present != n || tr.Mismatched != 0 || tr.Compared != 0 {
+			t.Errorf("%s: clean verify %+v; want %d rows, no bucket compared", tr.Table, tr, n)
+		}
+	}
+	// A change recorded in the canonical row whose fan-out never ran:
+	// visit 1's page (stale everywhere), visit 2's time (every row moves:
+	// missing where it goes, orphan where it was). A delete likewise: visit
+	// 3 (orphans everywhere).
+	version := func(id string) int64 {
+		var v int64
+		must(t, raw.Query("SELECT cqlgen_version FROM visits WHERE visit_id = ?", id).Scan(&v))
+		return v
+	}
+	v1, v2, v3 := version("v00001"), version("v00002"), version("v00003")
+	must(t, raw.Query("UPDATE visits SET page = '/changed', cqlgen_version = ? WHERE visit_id = 'v00001'", v1+10).Exec())
+	must(t, raw.Query("UPDATE visits SET at = ?, cqlgen_version = ? WHERE visit_id = 'v00002'", visitDay.Add(-48*time.Hour), v2+10).Exec())
+	must(t, raw.Query("UPDATE visits SET user_id = null, site = null, at = null, page = null, millis = null, cqlgen_deleted = true, cqlgen_version = ? WHERE visit_id = 'v00003'", v3+10).Exec())
+	// And a row of visits_by_user that no visit implies.
+	must(t, raw.Query("INSERT INTO visits_by_user (user_id, at, visit_id, site, page, millis) VALUES ('u99', ?, 'ghost', 'site-0', '/ghost', 1) USING TIMESTAMP 1000", visitDay).Exec())
+
+	rep, err := repo.Verify(ctx, nil)
+	must(t, err)
+	got := byTable(rep)
+	for _, table := range visitTables {
+		tr := got[table]
+		orphans := int64(2)
+		if table == "visits_by_user" {
+			orphans = 3
+		}
+		if tr.Stale != 1 || tr.Missing != 1 || tr.Orphans != orphans {
+			t.Errorf("%s: verify found stale %d, missing %d, orphans %d; want 1, 1, %d (%+v)", table, tr.Stale, tr.Missing, tr.Orphans, orphans, tr)
+		}
+		if tr.Mismatched == 0 || tr.Compared >= n {
+			t.Errorf("%s: %d buckets mismatched, %d rows compared: the digests should narrow the comparison", table, tr.Mismatched, tr.Compared)
+		}
+	}
+	if got["visits_by_user"].OrphanKeys == nil || rep.Drift() != 3*4+1 {
+		t.Errorf("report: drift %d, orphan samples %v", rep.Drift(), got["visits_by_user"].OrphanKeys)
+	}
+
+	rep, err = repo.Repair(ctx, nil)
+	must(t, err)
+	for _, tr := range rep.Tables {
+		if tr.Inserted != 2 || tr.Deleted != tr.Orphans {
+			t.Errorf("%s: repair inserted %d, deleted %d of %d orphans; want 2 inserted", tr.Table, tr.Inserted, tr.Deleted, tr.Orphans)
+		}
+	}
+	mustVerifyClean(t, repo, "after repair")
+	if v, err := repo.VisitsByUser(ctx, "u1", nil); err != nil || len(v.Rows) == 0 {
+		t.Errorf("after repair: %v, %v", v, err)
+	}
+}
+
+// Repair while the application writes: writers move visits (a new time,
+// so every table's row moves) while Repair runs; afterwards no table
+// drifts, and every visit holds its last acknowledged write.
+func TestRepairWhileWriting(t *testing.T) {
+	_, s := repoSession(t, testmodel.Schema)
+	ctx := context.Background()
+	repo := testmodel.NewVisitRepo(s, cqlgen.WithAttempts(100))
+	const n = 200
+	for i := range n {
+		must(t, repo.Insert(ctx, visit(i)))
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	last := make([]*testmodel.Visit, n)
+	var writes int
+	var mu sync.Mutex
+	for w := range 4 {
+		wg.Go(func() {
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				i := (w + 4*k) % n
+				v := visit(i)
+				v.At = v.At.Add(time.Duration(k+1) * time.Hour)
+				v.Page = fmt.Sprintf("/moved/%d/%d", w, k)
+				if err := repo.Update(ctx, v); err != nil {
+					t.Errorf("writer: %v", err)
+					return
+				}
+				mu.Lock()
+				last[i] = v
+				writes++
+				mu.Unlock()
+			}
+		})
+	}
+	var repairs int
+	for range 3 {
+		if _, err := repo.Repair(ctx, &cqlgen.MaintainOptions{Ranges: 16}); err != nil {
+			t.Fatalf("repair while writing: %v", err)
+		}
+		repairs++
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d writes during %d repairs", writes, repairs)
+	mustVerifyClean(t, repo, "after writers and repairs")
+	for i, v := range last {
+		if v == nil {
+			continue
+		}
+		got, err := repo.Get(ctx, v.VisitID)
+		if err != nil || got.Page != v.Page || !got.At.Equal(v.At) {
+			t.Errorf("visit %d: %+v, %v; the last acknowledged write was %+v", i, got, err, v)
+		}
+	}
+}
+
+// backfillRows is the size of TestBackfillResumes: CQLGEN_BACKFILL_ROWS,
+// or 100,000.
+func backfillRows(t *testing.T) int {
+	if v := os.Getenv("CQLGEN_BACKFILL_ROWS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			t.Fatalf("CQLGEN_BACKFILL_ROWS=%q", v)
+		}
+		return n
+	}
+	return 100_000
+}
+
+// A new access pattern over existing data: visits_by_site starts empty,
+// and a backfill of every visit is stopped midway, then run again with
+// the same job: it resumes at the ranges not done, and ends in step.
+func TestBackfillResumes(t *testing.T) {
+	raw, s := repoSession(t, testmodel.Schema)
+	ctx := context.Background()
+	n := backfillRows(t)
+	// The canonical rows, written directly as the write protocol would
+	// have (a version each), fast.
+	loadVisits(t, raw, n)
+	repo := testmodel.NewVisitRepo(s)
+
+	stopAt := 0
+	ctx1, cancel := context.WithCancel(ctx)
+	o := &cqlgen.MaintainOptions{Job: "add-visits-by-site", Ranges: 64, Concurrency: 4, Progress: func(p cqlgen.Progress) {
+		if p.Done >= 32 && stopAt == 0 {
+			stopAt = p.Done
+			cancel()
+		}
+	}}
+	start := time.Now()
+	first, err := repo.Backfill(ctx1, "visits_by_site", o)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the stopped backfill: %v", err)
+	}
+	o.Progress = nil
+	second, err := repo.Backfill(ctx, "visits_by_site", o)
+	must(t, err)
+	elapsed := time.Since(start)
+	if first.Rows == 0 || second.Rows == 0 || second.Rows >= int64(n) {
+		t.Errorf("first run wrote %d rows, the resumed one %d of %d: it should resume, not start over", first.Rows, second.Rows, n)
+	}
+	rep, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Tables: []string{"visits_by_site"}})
+	must(t, err)
+	if tr := rep.Tables[0]; rep.Drift() != 0 || tr.Present != int64(n) {
+		t.Errorf("after the backfill: %+v", tr)
+	}
+	t.Logf("backfill of %d rows, stopped after %d of 64 ranges, resumed: %d + %d rows written in %v (%.0f rows/s)",
+		n, stopAt, first.Rows, second.Rows, elapsed.Round(time.Millisecond), float64(first.Rows+second.Rows)/elapsed.Seconds())
+}
+
+// loadVisits writes n canonical rows of visits with plain gocql.
+func loadVisits(t *testing.T, raw *gocql.Session, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := range 16 {
+		wg.Go(func() {
+			for i := w; i < n; i += 16 {
+				v := visit(i)
+				if err := raw.Query("INSERT INTO visits (visit_id, user_id, site, at, page, millis, cqlgen_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+					v.VisitID, v.UserID, v.Site, v.At, v.Page, v.Millis, int64(1_000_000+i)).Exec(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// hookSession runs before, once, ahead of the first Exec it matches.
+type hookSession struct {
+	cqlgen.Session
+	mu    sync.Mutex
+	hooks []func(q cqlgen.Query) bool // true: it ran, drop it
+}
+
+func (h *hookSession) Exec(ctx context.Context, q cqlgen.Query) error {
+	h.mu.Lock()
+	for i, f := range h.hooks {
+		if f(q) {
+			h.hooks = append(h.hooks[:i], h.hooks[i+1:]...)
+			break
+		}
+	}
+	h.mu.Unlock()
+	return h.Session.Exec(ctx, q)
+}
+
+// Repair racing the application, deterministically: a writer changes a
+// visit just before Repair writes the row Repair found missing for it,
+// and again just before Repair deletes the row it found orphaned. Repair
+// writes at the timestamps of the change it read, so neither of its
+// writes hides the writer's: every table ends in step with the writer.
+func TestRepairRacesAWriter(t *testing.T) {
+	raw, s := repoSession(t, testmodel.Schema)
+	ctx := context.Background()
+	app := testmodel.NewVisitRepo(s)
+	for i := range 20 {
+		must(t, app.Insert(ctx, visit(i)))
+	}
+	// Visit 2's change of time recorded in the source of truth only: its
+	// new rows are missing, its old ones orphans.
+	var v2 int64
+	must(t, raw.Query("SELECT cqlgen_version FROM visits WHERE visit_id = 'v00002'").Scan(&v2))
+	must(t, raw.Query("UPDATE visits SET at = ?, cqlgen_version = ? WHERE visit_id = 'v00002'", visitDay.Add(-48*time.Hour), v2+10).Exec())
+
+	moved := visit(2)
+	moved.At = visitDay.Add(-24 * time.Hour)
+	hooked := &hookSession{Session: s}
+	hooked.hooks = []func(cqlgen.Query) bool{
+		// Before Repair inserts visit 2's missing row: move it elsewhere.
+		func(q cqlgen.Query) bool {
+			if q.Stmt.Table != "visits_by_user" || q.Stmt.CQL[:6] != "INSERT" {
+				return false
+			}
+			must(t, app.Update(ctx, moved))
+			return true
+		},
+		// Before Repair deletes visit 2's orphan: move it back there.
+		func(q cqlgen.Query) bool {
+			if q.Stmt.Table != "visits_by_user" || q.Stmt.CQL[:6] != "DELETE" {
+				return false
+			}
+			must(t, app.Update(ctx, visit(2)))
+			return true
+		},
+	}
+	rep, err := testmodel.NewVisitRepo(hooked).Repair(ctx, &cqlgen.MaintainOptions{Tables: []string{"visits_by_user"}, Concurrency: 1})
+	must(t, err)
+	if len(hooked.hooks) != 0 {
+		t.Fatalf("the writer did not run: repair %+v", rep.Tables)
+	}
+	mustVerifyClean(t, app, "after repair raced the writer")
+	got, err := app.Get(ctx, "v00002")
+	if err != nil || !got.At.Equal(visit(2).At) {
+		t.Errorf("visit 2: %+v, %v; want the writer's last write", got, err)
+	}
+	page, err := app.VisitsByUser(ctx, visit(2).UserID, nil)
+	must(t, err)
+	found := 0
+	for _, r := range page.Rows {
+		if r.VisitID == "v00002" {
+			found++
+		}
+	}
+	if found != 1 {
+		t.Errorf("visits_by_user lists visit 2 %d times, want once", found)
+	}
+}

@@ -1,0 +1,139 @@
+package cqlgen
+
+import (
+	"context"
+	"time"
+)
+
+// Verify, repair and backfill: the tables of an entity stored in several
+// tables checked against, and rebuilt from, its source of truth. Each
+// generated repository of such an entity is a Maintainer; RunMaintenance
+// drives them from a command line.
+
+// MaintainOptions configure Verify, Repair and Backfill. Zero fields take
+// the defaults.
+type MaintainOptions struct {
+	// Ranges is how many token ranges each table is scanned in; default
+	// 64. Concurrency is how many are scanned at once; default 4.
+	Ranges, Concurrency int
+	// Buckets is how many digests each table's rows are summed into
+	// before rows are compared; default 4096. Only the rows of buckets
+	// whose digests differ are compared one by one, so a verify of a
+	// table in step reads each table once and holds no row.
+	Buckets int
+	// Tables restricts the work to these tables of the entity (not its
+	// source of truth); none means all of them.
+	Tables []string
+	// Rate bounds the rows a repair or backfill writes a second; 0 means
+	// no bound.
+	Rate int
+	// Job names a backfill's checkpoint: the token ranges it finished are
+	// recorded in ProgressTable under this name, and a backfill run again
+	// with it skips them. Empty: no checkpoint.
+	Job string
+	// Samples is how many keys of each kind of drift a report keeps;
+	// default 10.
+	Samples int
+	// Progress, if set, is called about once a second, and at the end.
+	Progress func(Progress)
+}
+
+// Progress is how far a Verify, Repair or Backfill has come.
+type Progress struct {
+	Phase        string // "scan", "compare", "repair", "backfill"
+	Ranges, Done int    // token ranges in all, and done
+	Rows         int64  // rows read or written so far
+	Elapsed      time.Duration
+}
+
+// Rate is rows a second so far.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Rows) / p.Elapsed.Seconds()
+}
+
+// ETA is the time left, from the ranges done so far; 0 when unknown.
+func (p Progress) ETA() time.Duration {
+	if p.Done == 0 || p.Done >= p.Ranges {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * float64(p.Ranges-p.Done) / float64(p.Done))
+}
+
+// Report is what a Verify, Repair or Backfill found and did, table by
+// table.
+type Report struct {
+	Entity string        `json:"entity"`
+	Source string        `json:"source"` // the source of truth
+	Rows   int64         `json:"rows"`   // live rows of the source of truth
+	Tables []TableReport `json:"tables"`
+	// Elapsed is how long it took.
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// TableReport is the drift found in one table, and what was written.
+type TableReport struct {
+	Table    string `json:"table"`
+	Expected int64  `json:"expected"` // rows the source of truth implies
+	Present  int64  `json:"present"`  // rows the table holds
+	// Buckets whose digests differed, and the rows compared in them.
+	Mismatched int   `json:"mismatched_buckets"`
+	Compared   int64 `json:"compared"`
+	// Drift: rows the table lacks, rows with other values, and rows no
+	// entity implies.
+	Missing int64 `json:"missing"`
+	Stale   int64 `json:"stale"`
+	Orphans int64 `json:"orphans"`
+	// Samples of each, as key values.
+	MissingKeys []string `json:"missing_keys,omitempty"`
+	StaleKeys   []string `json:"stale_keys,omitempty"`
+	OrphanKeys  []string `json:"orphan_keys,omitempty"`
+	// Written by Repair or Backfill: rows inserted, orphans deleted.
+	Inserted int64 `json:"inserted"`
+	Deleted  int64 `json:"deleted"`
+}
+
+// Drift is the number of rows out of step.
+func (t TableReport) Drift() int64 { return t.Missing + t.Stale + t.Orphans }
+
+// Drift is the number of rows out of step in every table.
+func (r *Report) Drift() int64 {
+	var n int64
+	for _, t := range r.Tables {
+		n += t.Drift()
+	}
+	return n
+}
+
+// Maintainer is what a generated repository of an entity stored in
+// several tables offers for its upkeep.
+type Maintainer interface {
+	// Entity names the entity; Tables lists the tables Repair and
+	// Backfill write, its source of truth left out.
+	Entity() string
+	Tables() []string
+	// Verify compares every table with what the source of truth implies.
+	Verify(ctx context.Context, o *MaintainOptions) (*Report, error)
+	// Repair verifies, then writes what is missing or stale and deletes
+	// the orphans, each at a timestamp that any later write wins over.
+	Repair(ctx context.Context, o *MaintainOptions) (*Report, error)
+	// Backfill writes every row the source of truth implies into one
+	// table, range by range, resumable with o.Job.
+	Backfill(ctx context.Context, table string, o *MaintainOptions) (*Report, error)
+}
+
+// ProgressTable records the token ranges a backfill finished, by job.
+const ProgressTable = "cqlgen_progress"
+
+// ProgressTableCQL creates ProgressTable; cqlgen appends it to every
+// generated schema.cql.
+const ProgressTableCQL = `-- Runtime-owned: the token ranges each backfill job has finished.
+CREATE TABLE IF NOT EXISTS cqlgen_progress (
+    job         text,
+    range_index int,
+    rows        bigint,
+    PRIMARY KEY (job, range_index)
+);
+`

@@ -1,0 +1,699 @@
+package cqlgenimpl
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Verify, repair and backfill. The source of truth is scanned over token
+// ranges; every row of another table it implies is derived with the
+// generated Row function, exactly as the write protocol writes it. Rows
+// are compared by digests first: each table's rows, expected and
+// present, are hashed and summed into buckets (by primary key); only the
+// buckets whose sums differ are compared row by row, in a second scan.
+// A table in step is read once and no row is held in memory; a table
+// with drift holds the rows of its mismatched buckets only.
+//
+// Repair writes a missing or stale row at the canonical version + 1µs,
+// the timestamp of the write protocol's own insert: a later change of
+// the entity writes at a higher version and wins. It deletes an orphan
+// at the orphan's own write timestamp, after reading the entity's
+// canonical row again and finding it implies another row or none: a
+// later legitimate write of that key, at a higher version, wins.
+
+func (o *maintain) defaults() {
+	if o.Ranges <= 0 {
+		o.Ranges = 64
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.Buckets <= 0 {
+		o.Buckets = 4096
+	}
+	if o.Samples <= 0 {
+		o.Samples = 10
+	}
+}
+
+type maintain struct {
+	cqlgen.MaintainOptions
+	start    time.Time
+	mu       sync.Mutex
+	progress cqlgen.Progress
+	last     time.Time
+	limiter  *limiter
+}
+
+func newMaintain(o *cqlgen.MaintainOptions) *maintain {
+	m := &maintain{start: time.Now()}
+	if o != nil {
+		m.MaintainOptions = *o
+	}
+	m.defaults()
+	if m.Rate > 0 {
+		m.limiter = &limiter{per: time.Second / time.Duration(m.Rate)}
+	}
+	return m
+}
+
+// report advances the progress and calls the callback at most once a
+// second (always when final).
+func (m *maintain) report(phase string, ranges, done int, rows int64, final bool) {
+	if m.Progress == nil {
+		return
+	}
+	m.mu.Lock()
+	m.progress.Phase, m.progress.Ranges = phase, ranges
+	m.progress.Done += done
+	m.progress.Rows += rows
+	m.progress.Elapsed = time.Since(m.start)
+	p := m.progress
+	now := time.Now()
+	due := final || now.Sub(m.last) >= time.Second
+	if due {
+		m.last = now
+	}
+	m.mu.Unlock()
+	if due {
+		m.Progress(p)
+	}
+}
+
+// limiter spaces out writes to a rate, across goroutines.
+type limiter struct {
+	mu   sync.Mutex
+	next time.Time
+	per  time.Duration
+}
+
+func (l *limiter) wait(ctx context.Context) error {
+	if l == nil {
+		return ctx.Err()
+	}
+	l.mu.Lock()
+	now := time.Now()
+	if l.next.Before(now) {
+		l.next = now
+	}
+	at := l.next
+	l.next = l.next.Add(l.per)
+	l.mu.Unlock()
+	if d := time.Until(at); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return ctx.Err()
+}
+
+// tokenRange is the i-th of n equal ranges of Murmur3's tokens, as the
+// bounds of "token(pk) > ? AND token(pk) <= ?". Murmur3 never gives a key
+// the minimum token, so the first range's open lower bound loses nothing.
+func tokenRange(i, n int) (lo, hi int64) {
+	step := uint64(math.MaxUint64) / uint64(n)
+	lo = math.MinInt64 + int64(uint64(i)*step)
+	hi = math.MinInt64 + int64(uint64(i+1)*step)
+	if i == n-1 {
+		hi = math.MaxInt64
+	}
+	return lo, hi
+}
+
+// scanRange runs a token-range scan to the end, paging, handing each row
+// to scan (which reads it from the iterator) until scan returns false.
+func scanRange(ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statement, lo, hi int64, scan func(cqlgen.Iter) bool) error {
+	q := cqlgen.Query{Stmt: stmt, Values: []any{lo, hi}, PageSize: 1000}
+	for {
+		it := s.Iter(ctx, q)
+		for scan(it) {
+		}
+		state := it.PageState()
+		if err := it.Close(); err != nil {
+			return err
+		}
+		if len(state) == 0 {
+			return nil
+		}
+		q.PageState = state
+	}
+}
+
+// eachRange runs f on every token range, Concurrency at once, and returns
+// the first error.
+func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ctx context.Context, i int, lo, hi int64) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, m.Concurrency)
+	var wg sync.WaitGroup
+	errs := make([]error, m.Ranges)
+	for i := range m.Ranges {
+		if skip != nil && skip(i) {
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			lo, hi := tokenRange(i, m.Ranges)
+			if errs[i] = f(ctx, i, lo, hi); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// cell is a column's value as Cassandra sent it.
+type cell []byte
+
+func (c *cell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	*c = append((*c)[:0], data...)
+	if data == nil {
+		*c = nil
+	}
+	return nil
+}
+
+// row is one row of a table other than the source of truth, by its
+// encoded columns.
+type row struct {
+	cols      [][]byte // every column of the Insert, in order
+	nkey      int      // the primary key columns, first
+	writetime int64    // of the row's first regular column; 0: none read
+}
+
+func (r *row) key() string {
+	var b strings.Builder
+	for _, c := range r.cols[:r.nkey] {
+		b.WriteString(fmt.Sprintf("%d:", len(c)))
+		b.Write(c)
+	}
+	return b.String()
+}
+
+func (r *row) hash() uint64 {
+	h := fnv.New64a()
+	var n [binary.MaxVarintLen64]byte
+	for _, c := range r.cols {
+		if c == nil {
+			h.Write([]byte{0xff})
+			continue
+		}
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(c)))])
+		h.Write(c)
+	}
+	return h.Sum64()
+}
+
+func (r *row) bucket(n int) int {
+	h := fnv.New64a()
+	h.Write([]byte(r.key()))
+	return int(h.Sum64() % uint64(n))
+}
+
+// keyWords renders a row's key for a report.
+func (r *row) keyWords(t *Table) string {
+	var parts []string
+	for i, c := range r.cols[:r.nkey] {
+		col := t.keyColumn(i)
+		info, err := typeInfo(col.Type)
+		var v any
+		if err == nil {
+			dst := info.New()
+			if err = gocql.Unmarshal(info, c, dst); err == nil {
+				v = reflect.ValueOf(dst).Elem().Interface()
+			}
+		}
+		if err != nil {
+			v = hex.EncodeToString(c)
+		}
+		if tm, ok := v.(time.Time); ok {
+			v = tm.UTC().Format(time.RFC3339Nano)
+		}
+		parts = append(parts, fmt.Sprintf("%s=%v", col.Name, v))
+	}
+	return strings.Join(parts, " ")
+}
+
+// encodeRow encodes the values an Insert binds (its timestamp left off),
+// as Cassandra stores them: an empty collection is no value.
+func encodeRow(t *Table, values []any) (*row, error) {
+	cols := t.Spec.Row
+	if len(values) != len(cols)+1 {
+		return nil, fmt.Errorf("cqlgen: %s: %d values for %d columns", t.Spec.Name, len(values)-1, len(cols))
+	}
+	r := &row{nkey: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
+	for i, c := range cols {
+		info, err := typeInfo(c.Type)
+		if err != nil {
+			return nil, err
+		}
+		b, err := gocql.Marshal(info, values[i])
+		if err != nil {
+			return nil, fmt.Errorf("cqlgen: %s: column %s: %w", t.Spec.Name, c.Name, err)
+		}
+		if isCollection(c.Type) && len(b) == 4 && binary.BigEndian.Uint32(b) == 0 {
+			b = nil
+		}
+		r.cols = append(r.cols, b)
+	}
+	return r, nil
+}
+
+func isCollection(cqlType string) bool {
+	t := strings.TrimPrefix(cqlType, "frozen<")
+	return !strings.HasPrefix(cqlType, "frozen<") &&
+		(strings.HasPrefix(t, "list<") || strings.HasPrefix(t, "set<") || strings.HasPrefix(t, "map<"))
+}
+
+// digests are one table's bucket sums: of hashes, and of rows.
+type digests struct {
+	sum   []uint64
+	count []int64
+}
+
+func newDigests(n int) *digests { return &digests{sum: make([]uint64, n), count: make([]int64, n)} }
+
+func (d *digests) add(o *digests) {
+	for i := range d.sum {
+		d.sum[i] += o.sum[i]
+		d.count[i] += o.count[i]
+	}
+}
+
+// verification is the state of one Verify or Repair.
+type verification[T any] struct {
+	ent    *Entity[T]
+	s      cqlgen.Session
+	m      *maintain
+	tables []int // the projections under check
+	rep    *cqlgen.Report
+	mu     sync.Mutex
+}
+
+// Maintain runs Verify (repair false) or Repair (repair true).
+func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	v := &verification[T]{ent: ent, s: s, m: newMaintain(o), rep: &cqlgen.Report{Entity: entity, Source: ent.Canonical.Spec.Name}}
+	var err error
+	if v.tables, err = ent.selectTables(v.m.Tables); err != nil {
+		return nil, err
+	}
+	for _, i := range v.tables {
+		v.rep.Tables = append(v.rep.Tables, cqlgen.TableReport{Table: ent.Projections[i].Table.Spec.Name})
+	}
+	err = v.run(ctx, repair)
+	v.rep.Elapsed = time.Since(v.m.start)
+	v.m.report("done", v.m.Ranges, 0, 0, true)
+	return v.rep, err
+}
+
+func (ent *Entity[T]) selectTables(names []string) ([]int, error) {
+	var out []int
+	for i, p := range ent.Projections {
+		if len(names) == 0 || slices.Contains(names, p.Table.Spec.Name) {
+			out = append(out, i)
+		}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(ent.Projections, func(p Projection[T]) bool { return p.Table.Spec.Name == n }) {
+			return nil, fmt.Errorf("cqlgen: %s is not a table %s writes besides its source of truth", n, ent.Canonical.Spec.Name)
+		}
+	}
+	return out, nil
+}
+
+// expected derives the row of projection p that a canonical row implies.
+func (ent *Entity[T]) expected(p Projection[T], st *State[T]) (*row, []any, error) {
+	values := p.Row(&st.Row, st.Version+1, false)
+	r, err := encodeRow(p.Table, values)
+	return r, values, err
+}
+
+// scanCanonical reads the live rows of the source of truth in a range.
+func (v *verification[T]) scanCanonical(ctx context.Context, lo, hi int64, f func(*State[T]) error) error {
+	var ferr error
+	err := scanRange(ctx, v.s, v.ent.Canonical.Scan, lo, hi, func(it cqlgen.Iter) bool {
+		st, ok := v.ent.ScanState(it)
+		if !ok {
+			return false
+		}
+		if st.Deleted {
+			return true
+		}
+		if ferr = f(&st); ferr != nil {
+			return false
+		}
+		return true
+	})
+	if ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// scanProjection reads the rows of a projection in a range.
+func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetime bool, lo, hi int64, f func(*row)) error {
+	n := len(p.Spec.Row)
+	return scanRange(ctx, s, p.Scan, lo, hi, func(it cqlgen.Iter) bool {
+		r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
+		cells := make([]cell, n)
+		dest := make([]any, n, n+1)
+		for i := range cells {
+			dest[i] = &cells[i]
+		}
+		var wt *int64
+		if writetime {
+			dest = append(dest, &wt)
+		}
+		if !it.Scan(dest...) {
+			return false
+		}
+		for i, c := range cells {
+			if c != nil {
+				r.cols[i] = c
+			}
+			if isCollection(p.Spec.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
+				r.cols[i] = nil
+			}
+		}
+		if wt != nil {
+			r.writetime = *wt
+		}
+		f(r)
+		return true
+	})
+}
+
+func (v *verification[T]) run(ctx context.Context, repair bool) error {
+	m, ent := v.m, v.ent
+	// Pass 1: digests of what the source of truth implies, and of what
+	// every table holds.
+	want := make([]*digests, len(ent.Projections))
+	have := make([]*digests, len(ent.Projections))
+	for _, i := range v.tables {
+		want[i], have[i] = newDigests(m.Buckets), newDigests(m.Buckets)
+	}
+	var canonRows int64
+	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+		local := make([]*digests, len(ent.Projections))
+		for _, i := range v.tables {
+			local[i] = newDigests(m.Buckets)
+		}
+		var n int64
+		err := v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
+			n++
+			for _, i := range v.tables {
+				r, _, err := ent.expected(ent.Projections[i], st)
+				if err != nil {
+					return err
+				}
+				b := r.bucket(m.Buckets)
+				local[i].sum[b] += r.hash()
+				local[i].count[b]++
+			}
+			return nil
+		})
+		v.mu.Lock()
+		canonRows += n
+		for _, i := range v.tables {
+			want[i].add(local[i])
+		}
+		v.mu.Unlock()
+		m.report("scan", m.Ranges, 0, n, false)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	v.rep.Rows = canonRows
+	for k, i := range v.tables {
+		p := ent.Projections[i]
+		err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+			local := newDigests(m.Buckets)
+			var n int64
+			err := scanProjection(ctx, v.s, p.Table, p.Writetime, lo, hi, func(r *row) {
+				b := r.bucket(m.Buckets)
+				local.sum[b] += r.hash()
+				local.count[b]++
+				n++
+			})
+			v.mu.Lock()
+			have[i].add(local)
+			v.mu.Unlock()
+			m.report("scan", m.Ranges, 0, n, false)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		tr := &v.rep.Tables[k]
+		for b := range m.Buckets {
+			tr.Expected += want[i].count[b]
+			tr.Present += have[i].count[b]
+			if want[i].sum[b] != have[i].sum[b] || want[i].count[b] != have[i].count[b] {
+				tr.Mismatched++
+			}
+		}
+	}
+	// Pass 2: row by row, in the mismatched buckets only.
+	for k, i := range v.tables {
+		if v.rep.Tables[k].Mismatched == 0 {
+			continue
+		}
+		if err := v.compare(ctx, k, i, want[i], have[i], repair); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compare finds the drift of projection i in its mismatched buckets and,
+// with repair, writes it away.
+func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *digests, repair bool) error {
+	m, ent, p := v.m, v.ent, v.ent.Projections[i]
+	tr := &v.rep.Tables[k]
+	mismatched := make([]bool, m.Buckets)
+	for b := range mismatched {
+		mismatched[b] = want.sum[b] != have.sum[b] || want.count[b] != have.count[b]
+	}
+	present := map[string]*row{}
+	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+		return scanProjection(ctx, v.s, p.Table, p.Writetime, lo, hi, func(r *row) {
+			if mismatched[r.bucket(m.Buckets)] {
+				v.mu.Lock()
+				present[r.key()] = r
+				v.mu.Unlock()
+			}
+		})
+	})
+	if err != nil {
+		return err
+	}
+	sample := func(keys *[]string, r *row) {
+		if len(*keys) < m.Samples {
+			*keys = append(*keys, r.keyWords(p.Table))
+		}
+	}
+	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+		return v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
+			r, values, err := ent.expected(p, st)
+			if err != nil || !mismatched[r.bucket(m.Buckets)] {
+				return err
+			}
+			key := r.key()
+			v.mu.Lock()
+			got, ok := present[key]
+			delete(present, key)
+			tr.Compared++
+			switch {
+			case !ok:
+				tr.Missing++
+				sample(&tr.MissingKeys, r)
+			case got.hash() != r.hash():
+				tr.Stale++
+				sample(&tr.StaleKeys, r)
+			}
+			v.mu.Unlock()
+			if (!ok || got.hash() != r.hash()) && repair {
+				if err := m.limiter.wait(ctx); err != nil {
+					return err
+				}
+				if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: values}); err != nil {
+					return err
+				}
+				v.mu.Lock()
+				tr.Inserted++
+				v.mu.Unlock()
+				m.report("repair", m.Ranges, 0, 1, false)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range present {
+		tr.Compared++
+		tr.Orphans++
+		sample(&tr.OrphanKeys, r)
+	}
+	if !repair {
+		return nil
+	}
+	for _, r := range present {
+		deleted, err := v.deleteOrphan(ctx, p, r)
+		if err != nil {
+			return err
+		}
+		if deleted {
+			tr.Deleted++
+		}
+	}
+	return nil
+}
+
+// deleteOrphan deletes a row no entity implied when it was compared,
+// after reading its entity's canonical row again: if that row now implies
+// it (a change since), it stays. The delete goes at the orphan's own
+// write timestamp, which any later write of the key wins over.
+func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *row) (bool, error) {
+	if err := v.m.limiter.wait(ctx); err != nil {
+		return false, err
+	}
+	if p.Owner != nil {
+		owner := make([]any, len(p.Owner))
+		for j, c := range p.Owner {
+			owner[j] = raw(r.cols[c])
+		}
+		st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.Canonical.State, Values: owner}, v.ent.ScanState)
+		switch {
+		case errors.Is(err, cqlgen.ErrNotFound):
+		case err != nil:
+			return false, err
+		case !st.Deleted:
+			want, _, err := v.ent.expected(p, &st)
+			if err != nil {
+				return false, err
+			}
+			if want.key() == r.key() && want.hash() == r.hash() {
+				return false, nil
+			}
+		}
+	}
+	ts := r.writetime
+	if ts == 0 {
+		ts = time.Now().UnixMicro()
+	}
+	key := make([]any, 0, r.nkey+1)
+	key = append(key, ts)
+	for _, c := range r.cols[:r.nkey] {
+		key = append(key, raw(c))
+	}
+	if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Delete, Values: key}); err != nil {
+		return false, err
+	}
+	v.m.report("repair", v.m.Ranges, 0, 1, false)
+	return true, nil
+}
+
+// Backfill writes every row the source of truth implies into one table,
+// range by range. With o.Job, each finished range is recorded in
+// cqlgen.ProgressTable, and a backfill run again with the same job skips
+// it: a backfill stopped (its context cancelled, its process killed)
+// resumes where it was.
+func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	m := newMaintain(o)
+	idx, err := ent.selectTables([]string{table})
+	if err != nil {
+		return nil, err
+	}
+	p := ent.Projections[idx[0]]
+	rep := &cqlgen.Report{Entity: entity, Source: ent.Canonical.Spec.Name, Tables: []cqlgen.TableReport{{Table: table}}}
+	tr := &rep.Tables[0]
+	job := ""
+	done := map[int]bool{}
+	if m.Job != "" {
+		job = fmt.Sprintf("%s/%s/%d", m.Job, table, m.Ranges)
+		it := s.Iter(ctx, cqlgen.Query{Stmt: progressRead, Values: []any{job}})
+		var i int
+		for it.Scan(&i) {
+			done[i] = true
+		}
+		if err := it.Close(); err != nil {
+			return nil, err
+		}
+	}
+	m.progress.Done = len(done)
+	var mu sync.Mutex
+	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
+		v := &verification[T]{ent: ent, s: s, m: m}
+		var n int64
+		err := v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
+			if err := m.limiter.wait(ctx); err != nil {
+				return err
+			}
+			if err := s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)}); err != nil {
+				return err
+			}
+			n++
+			m.report("backfill", m.Ranges, 0, 1, false)
+			return nil
+		})
+		mu.Lock()
+		rep.Rows += n
+		tr.Inserted += n
+		mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if job != "" {
+			if err := s.Exec(ctx, cqlgen.Query{Stmt: progressWrite, Values: []any{job, i, n}}); err != nil {
+				return err
+			}
+		}
+		m.report("backfill", m.Ranges, 1, 0, false)
+		return nil
+	})
+	rep.Elapsed = time.Since(m.start)
+	m.report("done", m.Ranges, 0, 0, true)
+	return rep, err
+}
+
+var (
+	progressRead = &cqlgen.Statement{
+		CQL:   "SELECT range_index FROM " + cqlgen.ProgressTable + " WHERE job = ?",
+		Table: cqlgen.ProgressTable, Pattern: "backfill.progress", Kind: cqlgen.Read, Idempotent: true,
+	}
+	progressWrite = &cqlgen.Statement{
+		CQL:   "INSERT INTO " + cqlgen.ProgressTable + " (job, range_index, rows) VALUES (?, ?, ?)",
+		Table: cqlgen.ProgressTable, Pattern: "backfill.progress", Kind: cqlgen.Write, Idempotent: true,
+	}
+)
