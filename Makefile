@@ -60,7 +60,7 @@ fuzz:
 # The main job: generate the examples, make sure a Cassandra is reachable,
 # apply their schema and show what Cassandra now holds.
 demo: generate
-	$(WITH_CASSANDRA) $(GO) run ./example/demo
+	$(WITH_CASSANDRA) sh -c '$(GO) run ./example/demo && $(GO) run ./example/maintain verify'
 
 cassandra-start:
 	$(CASSANDRA) start

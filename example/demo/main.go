@@ -77,6 +77,15 @@ func apply(ctx context.Context, cluster *gocql.ClusterConfig, script string) (ke
 		return "", 0, err
 	}
 	defer func() { session.Close() }()
+	// The demo owns its keyspaces: it drops them first, so that every run
+	// starts from the committed schema.cql, whatever an earlier run left.
+	for _, stmt := range cqlscript.Split(script) {
+		if ks, ok := stmt.Use(); ok {
+			if err := session.Query("DROP KEYSPACE IF EXISTS " + ks).WithContext(ctx).Exec(); err != nil {
+				return "", 0, err
+			}
+		}
+	}
 	for _, stmt := range cqlscript.Split(script) {
 		if ks, ok := stmt.Use(); ok {
 			session.Close()

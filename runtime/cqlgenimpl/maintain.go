@@ -28,9 +28,11 @@ import (
 // A table in step is read once and no row is held in memory; a table
 // with drift holds the rows of its mismatched buckets only.
 //
-// Repair writes a missing or stale row at the canonical version + 1µs,
-// the timestamp of the write protocol's own insert: a later change of
-// the entity writes at a higher version and wins. It deletes an orphan
+// Repair rewrites the entity of a missing or stale row through the write
+// protocol: one conditional write sets a new version (at least now), and
+// every table gets the entity's rows at that version + 1µs. They win over
+// a write made outside the protocol before (a row deleted by hand), and a
+// later change, at a higher version still, wins over them. It deletes an orphan
 // at the orphan's own write timestamp, after reading the entity's
 // canonical row again and finding it implies another row or none: a
 // later legitimate write of that key, at a higher version, wins.
@@ -331,7 +333,7 @@ func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], enti
 	}
 	err = v.run(ctx, repair)
 	v.rep.Elapsed = time.Since(v.m.start)
-	v.m.report("done", v.m.Ranges, 0, 0, true)
+	v.m.report("done", v.m.progress.Ranges, 0, 0, true)
 	return v.rep, err
 }
 
@@ -447,7 +449,7 @@ func (v *verification[T]) run(ctx context.Context, repair bool) error {
 			want[i].add(local[i])
 		}
 		v.mu.Unlock()
-		m.report("scan", m.Ranges, 0, n, false)
+		m.report("scan", m.Ranges*(1+len(v.tables)), 1, n, false)
 		return err
 	})
 	if err != nil {
@@ -468,7 +470,7 @@ func (v *verification[T]) run(ctx context.Context, repair bool) error {
 			v.mu.Lock()
 			have[i].add(local)
 			v.mu.Unlock()
-			m.report("scan", m.Ranges, 0, n, false)
+			m.report("scan", m.Ranges*(1+len(v.tables)), 1, n, false)
 			return err
 		})
 		if err != nil {
@@ -524,7 +526,7 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 	}
 	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		return v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
-			r, values, err := ent.expected(p, st)
+			r, _, err := ent.expected(p, st)
 			if err != nil || !mismatched[r.bucket(m.Buckets)] {
 				return err
 			}
@@ -546,7 +548,9 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 				if err := m.limiter.wait(ctx); err != nil {
 					return err
 				}
-				if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: values}); err != nil {
+				// Through the write protocol: the entity, unchanged, at a
+				// new version, which every table then gets.
+				if err := write(ctx, v.s, NewOptions(), ent, opTouch, &st.Row); err != nil {
 					return err
 				}
 				v.mu.Lock()

@@ -45,6 +45,10 @@ const (
 	OpInsert Op = iota + 1 // create, or replace keeping what e leaves unset
 	OpUpdate               // replace an entity that exists
 	OpDelete               // delete, leaving a grave
+	// opTouch writes a live entity again, unchanged, at a new version:
+	// repair's way to rewrite its rows in every table at a timestamp that
+	// wins over any write made outside the protocol before it.
+	opTouch
 )
 
 // State is the canonical row of an entity, as the protocol reads it.
@@ -140,8 +144,13 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			}
 		case OpDelete:
 			next = nil
+		case opTouch:
+			if !live {
+				return ent.finish(ctx, s, o, &st, found)
+			}
+			next = &st.Row
 		}
-		if (next == nil && !live) || (live && next != nil && ent.same(&st.Row, next)) {
+		if (next == nil && !live) || (op != opTouch && live && next != nil && ent.same(&st.Row, next)) {
 			// Nothing to change (a call run again after it applied, say):
 			// finish what the last change left pending.
 			return ent.finish(ctx, s, o, &st, found)

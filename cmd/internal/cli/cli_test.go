@@ -262,10 +262,24 @@ func TestDiff(t *testing.T) {
 		t.Errorf("migration:\n%s", mig)
 	}
 
+	// A new access pattern over existing tracks: additive, and diff names
+	// the backfill that fills it.
+	edit(t, music, "\t_ cqlgen.Pattern `table:\"tracks,canonical\"", "\t_ cqlgen.Pattern `table:\"tracks_by_album\" pk:\"album\" ck:\"track_id\" size:\"rows=100\"`\n\t_ cqlgen.Pattern `table:\"tracks,canonical\"")
+	code, stdout, stderr = run(t, "diff", "./...")
+	if code != ExitOK || !strings.Contains(stdout, "additive: table tracks_by_album: new table") ||
+		!strings.Contains(stdout, "backfill -entity Track -table tracks_by_album -job add-tracks_by_album") {
+		t.Errorf("diff with a new pattern = %d\n%s%s", code, stdout, stderr)
+	}
+
 	edit(t, music, `ck:"played_at desc, track_id" ttl:"90d"`, `ck:"played_at asc, track_id" ttl:"90d"`)
 	code, stdout, _ = run(t, "diff", "-migrations", "migrations", "./...")
 	if code != ExitStale || !strings.Contains(stdout, "breaking: table listening_history: clustering order (played_at DESC, track_id ASC) becomes (played_at ASC, track_id ASC)") || !strings.Contains(stdout, "no migration written") {
 		t.Errorf("diff with the order flipped = %d\n%s", code, stdout)
+	}
+	for _, step := range []string{"1. expand", "2. backfill", "3. verify", "4. switch reads", "5. drop"} {
+		if !strings.Contains(stdout, step) {
+			t.Errorf("a breaking change's output lacks %q:\n%s", step, stdout)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "music/migrations/0002_music.cql")); err == nil {
 		t.Error("a migration was written for a breaking change")

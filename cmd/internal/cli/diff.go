@@ -66,7 +66,15 @@ func runDiff(e *env, args []string) int {
 		if !ok {
 			breaking = true
 			fmt.Fprintf(e.stdout, "  breaking changes cannot be applied in place: no migration written\n")
+			fmt.Fprint(e.stdout, breakingPlan)
 			continue
+		}
+		for _, c := range changes {
+			if c.What == "new table" && !strings.HasPrefix(c.Table, "cqlgen_") {
+				if entity := entityOf(script, c.Table); entity != "" {
+					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably:\n    <your maintenance command> backfill -entity %s -table %s -job add-%s\n  (cqlgen.RunMaintenance; docs/runbook.md)\n", c.Table, entity, c.Table, c.Table)
+				}
+			}
 		}
 		if *migrations == "" {
 			fmt.Fprintf(e.stdout, "  migration (write it with -migrations DIR):\n%s", indent(cql))
@@ -167,4 +175,33 @@ func indent(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// breakingPlan is how to make a breaking change without losing reads.
+const breakingPlan = `  the way through (docs/runbook.md, "changing a table's key"):
+    1. expand: declare the new shape as a new pattern with a new table name, keep the old
+       one; generate, and apply the additive migration (every write now fills both)
+    2. backfill: <your maintenance command> backfill -entity E -table NEW -job NAME
+    3. verify:   <your maintenance command> verify -entity E -table NEW
+    4. switch reads to the new pattern's method, and deploy
+    5. drop: remove the old pattern; drop its table by hand once nothing reads it
+`
+
+// entityOf finds, in a generated schema.cql, the entity whose pattern a
+// table serves: the "-- Entity.Method: ..." comment above its CREATE TABLE.
+func entityOf(script, table string) string {
+	entity := ""
+	for _, line := range strings.Split(script, "\n") {
+		if rest, ok := strings.CutPrefix(line, "-- "); ok {
+			if name, _, ok := strings.Cut(rest, ":"); ok {
+				if ent, _, ok := strings.Cut(name, "."); ok && !strings.Contains(ent, " ") {
+					entity = ent
+				}
+			}
+		}
+		if strings.HasPrefix(line, "CREATE TABLE IF NOT EXISTS "+table+" (") {
+			return entity
+		}
+	}
+	return ""
 }
