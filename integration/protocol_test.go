@@ -238,6 +238,11 @@ func TestWriteProtocolCrashPoints(t *testing.T) {
 		}
 	}
 	t.Logf("%d tracks written through crash points", n)
+	// And Verify, over every track at once, finds no drift either.
+	rep, err := music.NewTrackRepo(base).Verify(ctx, nil)
+	if err != nil || rep.Drift() != 0 || rep.Rows == 0 {
+		t.Errorf("verify after the crash points: %+v, %v", rep, err)
+	}
 }
 
 // Clients whose clocks are off by ±50ms and ±5s write one track in turn:

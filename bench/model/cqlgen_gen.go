@@ -1163,6 +1163,7 @@ var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change: scoreScoresChangeCQL,
 		Remove: scoreScoresRemoveCQL,
 		Settle: scoreScoresSettleCQL,
+		Scan:   scoreScoresScanCQL,
 	},
 })
 
@@ -1257,6 +1258,13 @@ func scoreScoresSettle(e *Score, version int64) []any {
 	return []any{e.Board, e.PlayerID, version}
 }
 
+// scoreScoresScanCQL reads a token range of scores for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const scoreScoresScanCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
+	FROM scores
+	WHERE token(board, player_id) > ? AND token(board, player_id) <= ?`
+
 // scoreBoard: the statements of table board, which serves Board.
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "board",
@@ -1268,9 +1276,16 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "player_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "player_id", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      scoreBoardInsertCQL,
 		Delete:      scoreBoardDeleteCQL,
+		Scan:        scoreBoardScanCQL,
 		First:       scoreBoardFirstCQL,
 		FirstFrom:   scoreBoardFirstFromCQL,
 		FirstTo:     scoreBoardFirstToCQL,
@@ -1306,6 +1321,12 @@ func scoreBoardKey(e *Score) []any {
 const scoreBoardDeleteCQL = `DELETE FROM board
 	USING TIMESTAMP ?
 	WHERE board = ? AND points = ? AND player_id = ?`
+
+// scoreBoardScanCQL reads a token range of board for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const scoreBoardScanCQL = `SELECT board, points, player_id, name, writetime(name)
+	FROM board
+	WHERE token(board) > ? AND token(board) <= ?`
 
 // scoreBoardFirstCQL reads a partition of board from its first row.
 // cqlgenimpl.ReadPage binds board.
@@ -1389,9 +1410,17 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "player_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "shard", Type: "int"},
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "player_id", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      scoreBoard16InsertCQL,
 		Delete:      scoreBoard16DeleteCQL,
+		Scan:        scoreBoard16ScanCQL,
 		First:       scoreBoard16FirstCQL,
 		FirstFrom:   scoreBoard16FirstFromCQL,
 		FirstTo:     scoreBoard16FirstToCQL,
@@ -1428,6 +1457,12 @@ func scoreBoard16Key(e *Score) []any {
 const scoreBoard16DeleteCQL = `DELETE FROM board_16
 	USING TIMESTAMP ?
 	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
+
+// scoreBoard16ScanCQL reads a token range of board_16 for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const scoreBoard16ScanCQL = `SELECT board, shard, points, player_id, name, writetime(name)
+	FROM board_16
+	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
 
 // scoreBoard16FirstCQL reads a partition of board_16 from its first row.
 // cqlgenimpl.ReadPage binds board, shard.
@@ -1511,9 +1546,17 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "player_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "shard", Type: "int"},
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "player_id", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      scoreBoard100InsertCQL,
 		Delete:      scoreBoard100DeleteCQL,
+		Scan:        scoreBoard100ScanCQL,
 		First:       scoreBoard100FirstCQL,
 		FirstFrom:   scoreBoard100FirstFromCQL,
 		FirstTo:     scoreBoard100FirstToCQL,
@@ -1550,6 +1593,12 @@ func scoreBoard100Key(e *Score) []any {
 const scoreBoard100DeleteCQL = `DELETE FROM board_100
 	USING TIMESTAMP ?
 	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
+
+// scoreBoard100ScanCQL reads a token range of board_100 for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const scoreBoard100ScanCQL = `SELECT board, shard, points, player_id, name, writetime(name)
+	FROM board_100
+	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
 
 // scoreBoard100FirstCQL reads a partition of board_100 from its first row.
 // cqlgenimpl.ReadPage binds board, shard.
@@ -1684,19 +1733,25 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 	Settle:    scoreScoresSettle,
 	Projections: []cqlgenimpl.Projection[Score]{
 		{
-			Table: scoreBoard,
-			Key:   scoreBoardKey,
-			Row:   scoreBoardRow,
+			Table:     scoreBoard,
+			Key:       scoreBoardKey,
+			Row:       scoreBoardRow,
+			Writetime: true,
+			Owner:     []int{0, 2},
 		},
 		{
-			Table: scoreBoard16,
-			Key:   scoreBoard16Key,
-			Row:   scoreBoard16Row,
+			Table:     scoreBoard16,
+			Key:       scoreBoard16Key,
+			Row:       scoreBoard16Row,
+			Writetime: true,
+			Owner:     []int{0, 3},
 		},
 		{
-			Table: scoreBoard100,
-			Key:   scoreBoard100Key,
-			Row:   scoreBoard100Row,
+			Table:     scoreBoard100,
+			Key:       scoreBoard100Key,
+			Row:       scoreBoard100Row,
+			Writetime: true,
+			Owner:     []int{0, 3},
 		},
 	},
 }
@@ -1743,6 +1798,37 @@ func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option)
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity ScoreRepo keeps: Score.
+func (r *ScoreRepo) Entity() string {
+	return "Score"
+}
+
+// Tables lists the tables of Score that Repair and Backfill write: every one
+// but scores, the source of truth.
+func (r *ScoreRepo) Tables() []string {
+	return []string{"board", "board_16", "board_100"}
+}
+
+// Verify compares every table of Score with what scores, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Score wins over; it is
+// safe while the application writes.
+func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", true, o)
+}
+
+// Backfill writes every row scores implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, scoreWrites, "Score", table, o)
 }
 
 // Get reads the Score with the given key from scores, the source of truth;
@@ -1924,6 +2010,7 @@ var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Change: tallyTalliesChangeCQL,
 		Remove: tallyTalliesRemoveCQL,
 		Settle: tallyTalliesSettleCQL,
+		Scan:   tallyTalliesScanCQL,
 	},
 })
 
@@ -2017,6 +2104,13 @@ func tallyTalliesSettle(e *Tally, version int64) []any {
 	return []any{e.TallyID, version}
 }
 
+// tallyTalliesScanCQL reads a token range of tallies for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const tallyTalliesScanCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
+	FROM tallies
+	WHERE token(tally_id) > ? AND token(tally_id) <= ?`
+
 // tallyTalliesByBoard: the statements of table tallies_by_board, which serves
 // TalliesByBoard.
 var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -2029,9 +2123,16 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "tally_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "tally_id", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      tallyTalliesByBoardInsertCQL,
 		Delete:      tallyTalliesByBoardDeleteCQL,
+		Scan:        tallyTalliesByBoardScanCQL,
 		First:       tallyTalliesByBoardFirstCQL,
 		FirstFrom:   tallyTalliesByBoardFirstFromCQL,
 		FirstTo:     tallyTalliesByBoardFirstToCQL,
@@ -2069,6 +2170,13 @@ func tallyTalliesByBoardKey(e *Tally) []any {
 const tallyTalliesByBoardDeleteCQL = `DELETE FROM tallies_by_board
 	USING TIMESTAMP ?
 	WHERE board = ? AND points = ? AND tally_id = ?`
+
+// tallyTalliesByBoardScanCQL reads a token range of tallies_by_board for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const tallyTalliesByBoardScanCQL = `SELECT board, points, tally_id, name, writetime(name)
+	FROM tallies_by_board
+	WHERE token(board) > ? AND token(board) <= ?`
 
 // tallyTalliesByBoardFirstCQL reads a partition of tallies_by_board from its
 // first row. cqlgenimpl.ReadPage binds board.
@@ -2200,9 +2308,11 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 	Settle:    tallyTalliesSettle,
 	Projections: []cqlgenimpl.Projection[Tally]{
 		{
-			Table: tallyTalliesByBoard,
-			Key:   tallyTalliesByBoardKey,
-			Row:   tallyTalliesByBoardRow,
+			Table:     tallyTalliesByBoard,
+			Key:       tallyTalliesByBoardKey,
+			Row:       tallyTalliesByBoardRow,
+			Writetime: true,
+			Owner:     []int{2},
 		},
 	},
 }
@@ -2249,6 +2359,37 @@ func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity TallyRepo keeps: Tally.
+func (r *TallyRepo) Entity() string {
+	return "Tally"
+}
+
+// Tables lists the tables of Tally that Repair and Backfill write: every one
+// but tallies, the source of truth.
+func (r *TallyRepo) Tables() []string {
+	return []string{"tallies_by_board"}
+}
+
+// Verify compares every table of Tally with what tallies, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Tally wins over; it is
+// safe while the application writes.
+func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", true, o)
+}
+
+// Backfill writes every row tallies implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, tallyWrites, "Tally", table, o)
 }
 
 // Get reads the Tally with the given key from tallies, the source of truth;

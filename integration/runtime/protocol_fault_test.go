@@ -147,6 +147,11 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
 	if len(after) > 0 {
 		t.Errorf("drift after re-running every failed write: %v", after)
 	}
+	// Verify, the oracle the runbook gives users, agrees.
+	rep, err := healthy.Verify(context.Background(), nil)
+	if err != nil || rep.Drift() != 0 {
+		t.Errorf("verify after re-running: %+v, %v", rep, err)
+	}
 }
 
 // tracksDrift compares top_tracks_by_artist with what tracks implies,

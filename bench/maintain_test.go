@@ -1,0 +1,125 @@
+package bench_test
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
+	"github.com/cqlgen/cqlgen/bench/model"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Workload 7: verify, repair and backfill of the Tally tables. The rows
+// of tallies are written directly (as the write protocol would, with a
+// version each), then tallies_by_board is filled by Backfill.
+
+// maintainRows is the table size: CQLGEN_BENCH_MAINTAIN_ROWS, or 20,000
+// (500 with -short).
+func maintainRows(b *testing.B) int {
+	if v := os.Getenv("CQLGEN_BENCH_MAINTAIN_ROWS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("CQLGEN_BENCH_MAINTAIN_ROWS=%q", v)
+		}
+		return n
+	}
+	if benchenv.Small() {
+		return 500
+	}
+	return 20_000
+}
+
+// peakHeap samples the heap in use while f runs and returns its peak.
+func peakHeap(f func()) uint64 {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	})
+	f()
+	close(done)
+	wg.Wait()
+	return peak.Load()
+}
+
+func BenchmarkMaintain(b *testing.B) {
+	env := shared.Get(b)
+	s := env.Session(benchenv.Coalescing[0])
+	n := maintainRows(b)
+	board := fmt.Sprintf("m%d-", time.Now().UnixNano())
+	// A fresh set of tallies, in a board range of their own.
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	must(s.Query("TRUNCATE tallies").Exec())
+	must(s.Query("TRUNCATE tallies_by_board").Exec())
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Go(func() {
+			for i := w; i < n; i += 16 {
+				t := tally(board, i)
+				if err := s.Query("INSERT INTO tallies (tally_id, board, points, name, cqlgen_version) VALUES (?, ?, ?, ?, ?)",
+					t.TallyID, t.Board, t.Points, t.Name, int64(1000+i)).Exec(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	repo := model.NewTallyRepo(cqlgen.NewSession(s, nil))
+	rowsPerSec := func(b *testing.B, rows int64, d time.Duration) {
+		b.ReportMetric(float64(rows)/d.Seconds(), "rows/s")
+	}
+	for _, rate := range []int{0, 2000} {
+		b.Run(fmt.Sprintf("backfill/rows=%d/rate=%d", n, rate), func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				start := time.Now()
+				rep, err := repo.Backfill(ctx, "tallies_by_board", &cqlgen.MaintainOptions{Rate: rate})
+				must(err)
+				rowsPerSec(b, rep.Rows, time.Since(start))
+			}
+		})
+	}
+	verify := func(name string, o *cqlgen.MaintainOptions) {
+		b.Run(fmt.Sprintf("%s/rows=%d", name, n), func(b *testing.B) {
+			for b.Loop() {
+				var rep *cqlgen.Report
+				var err error
+				start := time.Now()
+				peak := peakHeap(func() { rep, err = repo.Verify(ctx, o) })
+				must(err)
+				rowsPerSec(b, rep.Rows, time.Since(start))
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+				b.ReportMetric(float64(rep.Tables[0].Compared), "rows-compared")
+			}
+		})
+	}
+	verify("verify-clean", nil)
+	// One row out of step: digests narrow the comparison to its bucket;
+	// with one bucket, every row is compared (a full row comparison).
+	t := tally(board, 7)
+	must(s.Query("DELETE FROM tallies_by_board WHERE board = ? AND points = ? AND tally_id = ?", t.Board, t.Points, t.TallyID).Exec())
+	verify("verify-one-drift", nil)
+	verify("verify-one-drift-full-compare", &cqlgen.MaintainOptions{Buckets: 1})
+}
