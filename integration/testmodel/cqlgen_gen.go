@@ -1397,9 +1397,152 @@ func visitVisitsBySiteDayCompare(a, b *Visit) int {
 	return 0
 }
 
+// VisitsByPageRow is a row of visits_by_page, which stores only some columns
+// of Visit. It is a type of its own so that a partial row cannot be passed
+// where a whole Visit is written.
+type VisitsByPageRow struct {
+	Page    string `db:"page"`
+	VisitID string `db:"visit_id"`
+	Site    string `db:"site"`
+}
+
+// visitVisitsByPage: the statements of table visits_by_page, which serves
+// VisitsByPage.
+var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "visits_by_page",
+	Pattern: "VisitsByPage",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "page", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "visit_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "page", Type: "text"},
+		{Name: "visit_id", Type: "text"},
+		{Name: "site", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      visitVisitsByPageInsertCQL,
+		Delete:      visitVisitsByPageDeleteCQL,
+		Scan:        visitVisitsByPageScanCQL,
+		First:       visitVisitsByPageFirstCQL,
+		FirstFrom:   visitVisitsByPageFirstFromCQL,
+		FirstTo:     visitVisitsByPageFirstToCQL,
+		FirstFromTo: visitVisitsByPageFirstFromToCQL,
+		After: []string{
+			visitVisitsByPageAfter0CQL,
+		},
+		AfterTo:     visitVisitsByPageAfterToCQL,
+		AtOrAfter:   visitVisitsByPageAtOrAfterCQL,
+		AtOrAfterTo: visitVisitsByPageAtOrAfterToCQL,
+	},
+})
+
+// visitVisitsByPageInsertCQL writes a whole row of visits_by_page. Its
+// placeholders bind page, visit_id, site, the write timestamp.
+const visitVisitsByPageInsertCQL = `INSERT INTO visits_by_page (page, visit_id, site)
+	VALUES (?, ?, ?)
+	USING TIMESTAMP ?`
+
+// visitVisitsByPageRow binds visitVisitsByPageInsertCQL for e, written at ts;
+// visits_by_page has no column to leave unset.
+func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
+	return []any{e.Page, e.VisitID, e.Site, ts}
+}
+
+// visitVisitsByPageKey is the primary key of e in visits_by_page, in order,
+// bucket included.
+func visitVisitsByPageKey(e *Visit) []any {
+	return []any{e.Page, e.VisitID}
+}
+
+// visitVisitsByPageDeleteCQL deletes a row of visits_by_page by its primary
+// key. Its placeholders bind the write timestamp, page, visit_id.
+const visitVisitsByPageDeleteCQL = `DELETE FROM visits_by_page
+	USING TIMESTAMP ?
+	WHERE page = ? AND visit_id = ?`
+
+// visitVisitsByPageScanCQL reads a token range of visits_by_page for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const visitVisitsByPageScanCQL = `SELECT page, visit_id, site, writetime(site)
+	FROM visits_by_page
+	WHERE token(page) > ? AND token(page) <= ?`
+
+// visitVisitsByPageFirstCQL reads a partition of visits_by_page from its first
+// row. cqlgenimpl.ReadPage binds page.
+const visitVisitsByPageFirstCQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ?`
+
+// visitVisitsByPageFirstFromCQL reads a partition of visits_by_page from the
+// From bound. cqlgenimpl.ReadPage binds page, From.
+const visitVisitsByPageFirstFromCQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ? AND visit_id >= ?`
+
+// visitVisitsByPageFirstToCQL reads a partition of visits_by_page from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds page, To.
+const visitVisitsByPageFirstToCQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ? AND visit_id < ?`
+
+// visitVisitsByPageFirstFromToCQL reads a partition of visits_by_page between
+// the bounds. cqlgenimpl.ReadPage binds page, From, To.
+const visitVisitsByPageFirstFromToCQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
+
+// visitVisitsByPageAfter0CQL continues a read of visits_by_page after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds page, visit_id.
+const visitVisitsByPageAfter0CQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ? AND visit_id > ?`
+
+// visitVisitsByPageAfterToCQL continues a read of visits_by_page after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds page, visit_id, To.
+const visitVisitsByPageAfterToCQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ? AND visit_id > ? AND visit_id < ?`
+
+// visitVisitsByPageAtOrAfterCQL continues a read of visits_by_page at or after
+// a row. cqlgenimpl.ReadPage binds page, visit_id.
+const visitVisitsByPageAtOrAfterCQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ? AND visit_id >= ?`
+
+// visitVisitsByPageAtOrAfterToCQL continues a read of visits_by_page at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds page, visit_id,
+// To.
+const visitVisitsByPageAtOrAfterToCQL = `SELECT page, visit_id, site
+	FROM visits_by_page
+	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
+
+// visitVisitsByPageScan reads one row of visits_by_page.
+func visitVisitsByPageScan(it cqlgen.Iter) (e VisitsByPageRow, ok bool) {
+	ok = it.Scan(&e.Page, &e.VisitID, &e.Site)
+	return
+}
+
+// visitVisitsByPageClustering is the clustering key of e in visits_by_page, in
+// order.
+func visitVisitsByPageClustering(e *VisitsByPageRow) []any {
+	return []any{e.VisitID}
+}
+
+// visitVisitsByPageCompare orders rows of visits_by_page as its clustering
+// order does.
+func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
+	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
+		return c
+	}
+	return 0
+}
+
 // VisitRepo reads and writes Visit in its tables (visits, visits_by_user,
-// visits_by_site, visits_by_site_day), keeping every copy in step; visits is
-// the source of truth.
+// visits_by_site, visits_by_site_day, visits_by_page), keeping every copy in
+// step; visits is the source of truth.
 type VisitRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1432,6 +1575,12 @@ func visitCheck(e *Visit) error {
 		return &cqlgen.EmptyKeyError{
 			Column: "site",
 			Table:  "visits_by_site",
+		}
+	}
+	if e.Page == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "page",
+			Table:  "visits_by_page",
 		}
 	}
 	return nil
@@ -1480,6 +1629,13 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 			Row:       visitVisitsBySiteDayRow,
 			Writetime: true,
 			Owner:     []int{3},
+		},
+		{
+			Table:     visitVisitsByPage,
+			Key:       visitVisitsByPageKey,
+			Row:       visitVisitsByPageRow,
+			Writetime: true,
+			Owner:     []int{1},
 		},
 	},
 }
@@ -1536,7 +1692,7 @@ func (r *VisitRepo) Entity() string {
 // Tables lists the tables of Visit that Repair and Backfill write: every one
 // but visits, the source of truth.
 func (r *VisitRepo) Tables() []string {
-	return []string{"visits_by_user", "visits_by_site", "visits_by_site_day"}
+	return []string{"visits_by_user", "visits_by_site", "visits_by_site_day", "visits_by_page"}
 }
 
 // Verify compares every table of Visit with what visits, the source of truth,
@@ -1720,6 +1876,48 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 	}
 	if o.AtTo != nil {
 		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// VisitsByPageOptions are the optional parts of a VisitsByPage read.
+type VisitsByPageOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	VisitIDFrom, VisitIDTo *string
+}
+
+// VisitsByPage reads the visits of a page, storing only their site, from
+// visits_by_page, in pages: one partition, in clustering order.
+func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (cqlgen.Page[VisitsByPageRow], error) {
+	if page == "" {
+		return cqlgen.Page[VisitsByPageRow]{}, &cqlgen.EmptyKeyError{
+			Column: "page",
+			Table:  "visits_by_page",
+		}
+	}
+	if o == nil {
+		o = &VisitsByPageOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[VisitsByPageRow]{
+		Compare:   visitVisitsByPageCompare,
+		Cursor:    o.Cursor,
+		Key:       visitVisitsByPageClustering,
+		Limit:     o.Limit,
+		Partition: []any{page},
+		Scan:      visitVisitsByPageScan,
+		Table:     visitVisitsByPage,
+	}
+	if o.VisitIDFrom != nil {
+		spec.From = *o.VisitIDFrom
+	}
+	if o.VisitIDTo != nil {
+		spec.To = *o.VisitIDTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
