@@ -370,3 +370,30 @@ func TestStrategyRefusalFallsBack(t *testing.T) {
 		}
 	}
 }
+
+// An option a call cannot run with is refused before anything is sent,
+// rather than panicking after the canonical row changed.
+func TestNilOptionsAreRefusedFirst(t *testing.T) {
+	ctx := context.Background()
+	s := session(t)
+	repo := fixture.NewReadingRepo(s)
+	if err := repo.Insert(ctx, reading("a", 1, nil)); err != nil {
+		t.Fatal(err)
+	}
+	before := len(s.Calls())
+	for name, opt := range map[string]cqlgen.Option{"strategy": cqlgen.WithStrategy(nil), "clock": cqlgen.WithClock(nil)} {
+		for op, call := range map[string]func() error{
+			"insert": func() error { return repo.Insert(ctx, reading("b", 2, nil), opt) },
+			"update": func() error { return repo.Update(ctx, reading("b", 2, nil), opt) },
+			"delete": func() error { return repo.Delete(ctx, reading("", 0, nil), opt) },
+		} {
+			var oe *cqlgen.OptionError
+			if err := call(); !errors.Is(err, cqlgen.ErrInvalidOption) || !errors.As(err, &oe) {
+				t.Errorf("%s with a nil %s: %v", op, name, err)
+			}
+		}
+	}
+	if n := len(s.Calls()) - before; n != 0 {
+		t.Errorf("%d statements sent with a nil option", n)
+	}
+}
