@@ -19,15 +19,19 @@
 // TIMESTAMP ?]]; UPDATE t [USING ...] SET c = ?, ... WHERE k = ? AND ...
 // [IF EXISTS | IF c = ? AND ...]; DELETE [c, ...] FROM t [USING TIMESTAMP
 // ?] WHERE ... [IF ...]; SELECT c, ..., writetime(c), ttl(c) | * FROM t
-// WHERE pk = ? AND ... [AND ck = ? ...] [AND ck op ? ...]. Values are ?
-// markers, or literals: strings, numbers, booleans and null. A SELECT must
-// restrict the whole partition key with =; clustering columns take = on a
+// WHERE pk = ? AND ... [AND ck = ? ...] [AND ck op ? ...]; and scans,
+// SELECT c, ..., writetime(c), ttl(c) | * FROM t [WHERE token(pk, ...) > ?
+// AND token(pk, ...) <= ?]. Values are ? markers, or literals: strings,
+// numbers, booleans and null. A SELECT must restrict the whole partition
+// key with =, or its token, or nothing; clustering columns take = on a
 // prefix, then at most one lower and one upper bound (<, <=, >, >=) on the
-// next one, as Cassandra allows. A DELETE may name a clustering prefix (a
-// range deletion) or none (a partition deletion). Not supported: scans
-// without a partition key, IN, ALLOW FILTERING, LIMIT, ORDER BY, counters,
-// collection element updates (c = c + ?), user-defined types and tuples,
-// conditional batches.
+// next one, as Cassandra allows. A scan's token() names the partition key
+// columns in order and takes at most one lower (>, >=) and one upper (<,
+// <=) bound, bigint tokens, with nothing else in the WHERE clause. A
+// DELETE may name a clustering prefix (a range deletion) or none (a
+// partition deletion). Not supported: IN, ALLOW FILTERING, LIMIT, ORDER
+// BY, token(...) = ?, counters, collection element updates (c = c + ?),
+// user-defined types and tuples, conditional batches.
 //
 // # Storage and time
 //
@@ -63,6 +67,17 @@
 // the bound partition in clustering order, and a paging state to pass
 // back in Query.PageState to continue after the last row. As Cassandra's,
 // the state is returned whenever a page is full, even if nothing follows.
+//
+// A scan returns the rows of the partitions whose tokens are in range, in
+// token order, then in clustering order within each partition, and pages
+// across partitions the same way. Tokens are Murmur3Partitioner's: the
+// partition key serialized as Cassandra serializes it (one column's value;
+// for several, each value with a 2-byte length and a 0 byte), hashed with
+// MurmurHash3 x64 128 as Cassandra computes it, tail bytes read as signed;
+// the minimum token is moved to the maximum. As in Cassandra, the minimum
+// token as a bound stands for the start of the ring (lower) or its end
+// (upper), and a range whose start is above its end is empty. A partition
+// holding only static values reads as one row of them, nulls elsewhere.
 //
 // # Failures
 //

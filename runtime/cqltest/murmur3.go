@@ -60,7 +60,12 @@ const (
 // the final partial block are read as signed (Java's byte), so that a byte
 // of 0x80 or more is sign-extended before it is shifted into place, and its
 // high bits are xored into the bytes above it.
-func murmur3H1(data []byte) int64 {
+func murmur3H1(data []byte) int64 { return murmur3x64H1(data, true) }
+
+// murmur3x64H1 is the first half of MurmurHash3_x64_128 with seed 0,
+// reading the tail's bytes as signed (Cassandra) or unsigned (the
+// reference implementation).
+func murmur3x64H1(data []byte, signedTail bool) int64 {
 	var h1, h2 uint64
 	n := len(data)
 	blocks := n / 16
@@ -88,7 +93,10 @@ func murmur3H1(data []byte) int64 {
 	tail := data[blocks*16:]
 	var k1, k2 uint64
 	for i, b := range tail {
-		v := uint64(int64(int8(b))) // Java's (long) byte: sign-extended
+		v := uint64(b)
+		if signedTail {
+			v = uint64(int64(int8(b))) // Java's (long) byte: sign-extended
+		}
 		if i < 8 {
 			k1 ^= v << (8 * i)
 		} else {

@@ -97,7 +97,7 @@ func TestStatementErrors(t *testing.T) {
 	for _, cql := range []string{
 		"SELECT a FROM kv WHERE k = ? LIMIT 1",
 		"SELECT a FROM kv WHERE k IN ?",
-		"SELECT a FROM kv",
+		"SELECT a FROM kv WHERE token(k) = ?",
 		"UPDATE kv SET b = b + ? WHERE k = ? AND c = ?",
 	} {
 		wantErr(t, s.Exec(ctx, q(cql)), "cqltest:", "is not supported")
@@ -225,6 +225,7 @@ func TestNoPanicOnBadInput(t *testing.T) {
 		"UPDATE kv USING TTL ? AND TIMESTAMP ? SET a = ?, b = ? WHERE k = ? AND c = ? IF a = 'x' AND b != ?",
 		"DELETE a, s FROM kv USING TIMESTAMP ? WHERE k = ? AND c = ? IF EXISTS",
 		"SELECT k, c, writetime(a), ttl(b) AS t FROM kv WHERE k = ? AND c >= ? AND c < ?;",
+		"SELECT k, c, s, writetime(a) FROM kv WHERE token(k) > ? AND token(k) <= ?",
 	}
 	for _, cql := range stmts {
 		for i := range len(cql) + 1 {
