@@ -257,6 +257,10 @@ func TestCrashPoints(t *testing.T) {
 						if d := drift(t, s); len(d) > 0 {
 							t.Errorf("%s: drift %v", name, d)
 						}
+						// Verify, the oracle users get, agrees.
+						if rep, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2, Buckets: 16}); err != nil || rep.Drift() != 0 {
+							t.Errorf("%s: verify: %v, %+v", name, err, rep)
+						}
 					}
 				}
 			}
