@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"bytes"
+	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,27 @@ func TestIdempotencyTableInSchema(t *testing.T) {
 	for _, ddl := range []string{cqlgen.IdempotencyTableCQL, cqlgen.ProgressTableCQL} {
 		if !bytes.Contains(schema, []byte(ddl)) {
 			t.Errorf("schema.cql does not contain the runtime's table:\n%s", ddl)
+		}
+	}
+}
+
+// Every generated Go file is as gofmt prints it: the entities are
+// formatted apart and joined, and the join must not change that.
+func TestGeneratedGoIsFormatted(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(goldenDir, "*", "cqlgen_gen.go"))
+	more, _ := filepath.Glob("../example/*/cqlgen_gen.go")
+	files = append(files, more...)
+	if len(files) < 5 {
+		t.Fatalf("found %d generated files", len(files))
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := format.Source(src)
+		if err != nil || !bytes.Equal(out, src) {
+			t.Errorf("%s is not gofmt'd (%v)", f, err)
 		}
 	}
 }
