@@ -1,7 +1,6 @@
 package cqlgenimpl
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -268,23 +267,11 @@ func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqlgen
 // same reports whether two entities' canonical rows hold the same values,
 // as Cassandra stores them.
 func (ent *Entity[T]) same(a, b *T) bool {
-	x, y := ent.Data(a), ent.Data(b)
-	cols := ent.Canonical.Spec.Columns
-	if len(x) != len(y) || len(x) != len(cols) {
+	x, cols := ent.Data(a), ent.Canonical.Spec.Columns
+	if len(x) != len(cols) {
 		return false
 	}
-	for i := range x {
-		info, err := typeInfo(cols[i].Type)
-		if err != nil {
-			return false
-		}
-		bx, err1 := gocql.Marshal(info, x[i])
-		by, err2 := gocql.Marshal(info, y[i])
-		if err1 != nil || err2 != nil || !bytes.Equal(bx, by) {
-			return false
-		}
-	}
-	return true
+	return sameEncoded(x, ent.Data(b), func(i int) string { return cols[i].Type })
 }
 
 // The pending record: a format byte, the number of rows, and per row the

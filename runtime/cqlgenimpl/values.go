@@ -14,14 +14,21 @@ import (
 // millisecond is the same key. Keys it cannot encode count as different,
 // which is safe: the row is then deleted and inserted again.
 func SameKey(t *Table, a, b []any) bool {
-	if len(a) != len(b) {
-		return false
-	}
 	if len(a) != len(t.Spec.PartitionKey)+len(t.Spec.Clustering) {
 		return false
 	}
+	return sameEncoded(a, b, func(i int) string { return t.keyColumn(i).Type })
+}
+
+// sameEncoded reports whether a and b, value by value, encode to the same
+// bytes with the CQL type typeOf(i) of each: equal as Cassandra stores
+// them. Values it cannot encode count as different.
+func sameEncoded(a, b []any, typeOf func(i int) string) bool {
+	if len(a) != len(b) {
+		return false
+	}
 	for i := range a {
-		info, err := typeInfo(t.keyColumn(i).Type)
+		info, err := typeInfo(typeOf(i))
 		if err != nil {
 			return false
 		}
