@@ -45,6 +45,9 @@ func columnValue(c *model.Column, b binding) jen.Code {
 		return bucketValue(c.Bucket, b.recv)
 	}
 	v := b.recv.Clone().Dot(c.Field.GoName)
+	if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && (c.Type.Name == "set" || c.Type.Name == "map") {
+		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.String()), v)
+	}
 	if b.unset == nil || !unsettable(c) {
 		return v
 	}
@@ -314,34 +317,54 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
 }
 
-// compare compares one clustering column of a and b in its type's natural
-// order, or returns nil for types Cassandra orders by their encoding
-// (frozen collections), which then tie.
+// compare compares one clustering column of a and b as Cassandra orders
+// the column's type: in Go where Go's order is Cassandra's, through a
+// runtime function where it is not (uuids, floats), and through the CQL
+// encoding for the rest (inet, frozen collections, anything unusual).
 func compare(c *model.Column) jen.Code {
 	a, b := field("a", c.Field), field("b", c.Field)
 	fd := c.Field
+	basic := func(kinds types.BasicInfo) bool {
+		bt, ok := fd.Go.Underlying().(*types.Basic)
+		return ok && bt.Info()&kinds != 0
+	}
 	switch c.Type.Name {
 	case "timestamp", "date":
 		if isGo(fd, "time", "Time") {
 			return a.Dot("Compare").Call(b)
 		}
 	case "boolean":
-		return jen.Qual(impl, "CompareBool").Call(jen.Bool().Call(a), jen.Bool().Call(b))
-	case "blob", "inet":
+		if basic(types.IsBoolean) {
+			return jen.Qual(impl, "CompareBool").Call(jen.Bool().Call(a), jen.Bool().Call(b))
+		}
+	case "blob":
 		return jen.Qual(impl, "CompareBytes").Call(jen.Index().Byte().Call(a), jen.Index().Byte().Call(b))
 	case "uuid":
 		return jen.Qual(impl, "CompareUUID").Call(a, b)
 	case "timeuuid":
 		return jen.Qual(impl, "CompareTimeUUID").Call(a, b)
+	case "float":
+		if basic(types.IsFloat) {
+			return jen.Qual(impl, "CompareFloat32").Call(jen.Float32().Call(a), jen.Float32().Call(b))
+		}
+	case "double":
+		if basic(types.IsFloat) {
+			return jen.Qual(impl, "CompareFloat64").Call(jen.Float64().Call(a), jen.Float64().Call(b))
+		}
 	case "varint", "decimal":
 		if _, ok := fd.Go.(*types.Pointer); ok {
 			return a.Dot("Cmp").Call(b)
 		}
+	case "text", "varchar", "ascii":
+		if basic(types.IsString) {
+			return jen.Qual("cmp", "Compare").Call(a, b)
+		}
+	case "tinyint", "smallint", "int", "bigint", "time":
+		if basic(types.IsInteger) {
+			return jen.Qual("cmp", "Compare").Call(a, b)
+		}
 	}
-	if c.Type.IsCollection() {
-		return nil
-	}
-	return jen.Qual("cmp", "Compare").Call(a, b)
+	return jen.Qual(impl, "CompareAs").Call(jen.Lit(c.Type.String()), a, b)
 }
 
 // rowType declares the row type of a table that stores only some of its

@@ -55,30 +55,46 @@ func CompareBool(a, b bool) int {
 // CompareBytes orders blobs as Cassandra does: byte by byte, unsigned.
 func CompareBytes(a, b []byte) int { return bytes.Compare(a, b) }
 
-// CompareUUID orders uuid values: by version, then time-based ones by
-// their timestamp, then byte by byte.
+// CompareUUID is UUIDType's order: by version (the high nibble of byte
+// 6) first; version 1 uuids by their timestamp, others by their first 8
+// bytes, unsigned; then by the last 8 bytes, unsigned.
 func CompareUUID(a, b [16]byte) int {
 	va, vb := a[6]>>4, b[6]>>4
 	if va != vb {
-		return int(va) - int(vb)
+		return sign(int(va) - int(vb))
 	}
 	if va == 1 {
-		return CompareTimeUUID(a, b)
+		if c := compareUint(uuidTime(a), uuidTime(b)); c != 0 {
+			return c
+		}
+		return bytes.Compare(a[8:], b[8:])
 	}
 	return bytes.Compare(a[:], b[:])
 }
 
-// CompareTimeUUID orders timeuuid values by their timestamp, then byte by
-// byte.
+// CompareTimeUUID is TimeUUIDType's order, which differs from UUIDType's
+// for equal timestamps (CASSANDRA-8730): by timestamp, then the clock
+// sequence and node bytes as signed bytes, one by one.
 func CompareTimeUUID(a, b [16]byte) int {
-	ta, tb := uuidTime(a), uuidTime(b)
+	if c := compareUint(uuidTime(a), uuidTime(b)); c != 0 {
+		return c
+	}
+	for i := 8; i < 16; i++ {
+		if x, y := int8(a[i]), int8(b[i]); x != y {
+			return sign(int(x) - int(y))
+		}
+	}
+	return 0
+}
+
+func compareUint(a, b uint64) int {
 	switch {
-	case ta < tb:
+	case a < b:
 		return -1
-	case ta > tb:
+	case a > b:
 		return 1
 	}
-	return bytes.Compare(a[8:], b[8:])
+	return 0
 }
 
 func uuidTime(u [16]byte) uint64 {

@@ -168,6 +168,9 @@ func everythingEverythingClustering(e *Everything) []any {
 // everythingEverythingCompare orders rows of everything as its clustering
 // order does.
 func everythingEverythingCompare(a, b *Everything) int {
+	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
+		return c
+	}
 	if c := a.Day.Compare(b.Day); c != 0 {
 		return c
 	}

@@ -1,0 +1,294 @@
+package cqlgenimpl
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/big"
+	"slices"
+	"sync"
+
+	"github.com/gocql/gocql"
+)
+
+// Cassandra's order of values, which decides the clustering order of rows
+// and so the order in which hash buckets must be merged. CompareEncoded is
+// the reference, on values as CQL encodes them; the typed functions below
+// are its fast paths for the types generated code compares most, and
+// CompareAs serves every other type through the encoding.
+
+// CompareEncoded orders two non-null encoded values of a CQL type as
+// Cassandra 5.0's comparator for the type does
+// (org.apache.cassandra.db.marshal.*Type). An empty value (zero bytes,
+// which is not null) sorts before any other.
+func CompareEncoded(t gocql.TypeInfo, a, b []byte) int {
+	if len(a) == 0 || len(b) == 0 {
+		return CompareBool(len(a) != 0, len(b) != 0)
+	}
+	switch t.Type() {
+	case gocql.TypeAscii, gocql.TypeVarchar, gocql.TypeText, gocql.TypeBlob, gocql.TypeInet,
+		gocql.TypeDate, gocql.TypeTime:
+		// AsciiType, UTF8Type, BytesType, InetAddressType, SimpleDateType
+		// and TimeType compare the bytes, unsigned: a date is days since
+		// the epoch plus 2^31, a time a non-negative count of nanoseconds,
+		// and an IPv4 address (4 bytes) sorts before an IPv6 one that
+		// starts with the same bytes.
+		return bytes.Compare(a, b)
+	case gocql.TypeBoolean:
+		return CompareBool(a[0] != 0, b[0] != 0)
+	case gocql.TypeTinyInt, gocql.TypeSmallInt, gocql.TypeInt, gocql.TypeBigInt,
+		gocql.TypeCounter, gocql.TypeTimestamp:
+		// Signed two's complement.
+		if int8(a[0]) != int8(b[0]) {
+			return sign(int(int8(a[0])) - int(int8(b[0])))
+		}
+		return bytes.Compare(a[1:], b[1:])
+	case gocql.TypeFloat:
+		return CompareFloat32(math.Float32frombits(binary.BigEndian.Uint32(a)), math.Float32frombits(binary.BigEndian.Uint32(b)))
+	case gocql.TypeDouble:
+		return CompareFloat64(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
+	case gocql.TypeVarint:
+		return varint(a).Cmp(varint(b))
+	case gocql.TypeDecimal:
+		return compareDecimal(a, b)
+	case gocql.TypeUUID:
+		return CompareUUID([16]byte(a), [16]byte(b))
+	case gocql.TypeTimeUUID:
+		return CompareTimeUUID([16]byte(a), [16]byte(b))
+	case gocql.TypeList, gocql.TypeSet, gocql.TypeMap:
+		return compareCollection(t.(gocql.CollectionType), a, b)
+	}
+	return bytes.Compare(a, b)
+}
+
+// CompareAs orders two Go values of a clustering column of the given CQL
+// type (as the DDL writes it) as Cassandra does, through their encoding.
+// A value it cannot encode sorts by its encoding error's absence, so
+// that the order stays total.
+func CompareAs(cqlType string, a, b any) int {
+	info, err := cachedType(cqlType)
+	if err != nil {
+		return 0
+	}
+	x, errx := gocql.Marshal(info, a)
+	y, erry := gocql.Marshal(info, b)
+	if errx != nil || erry != nil {
+		return CompareBool(errx == nil, erry == nil)
+	}
+	return CompareEncoded(info, x, y)
+}
+
+var typeCache sync.Map // CQL type → gocql.TypeInfo
+
+func cachedType(cqlType string) (gocql.TypeInfo, error) {
+	if t, ok := typeCache.Load(cqlType); ok {
+		return t.(gocql.TypeInfo), nil
+	}
+	t, err := typeInfo(cqlType)
+	if err == nil {
+		typeCache.Store(cqlType, t)
+	}
+	return t, err
+}
+
+// CompareFloat32 is Java's Float.compare, FloatType's order: numerical,
+// then by bits with every NaN one, so -0.0 < 0.0 and NaN is above +Inf
+// and equal to itself.
+func CompareFloat32(a, b float32) int {
+	return compareJava(float64(a), float64(b), int64(int32(canonicalFloat32(a))), int64(int32(canonicalFloat32(b))))
+}
+
+// CompareFloat64 is Java's Double.compare, DoubleType's order.
+func CompareFloat64(a, b float64) int {
+	return compareJava(a, b, int64(canonicalFloat64(a)), int64(canonicalFloat64(b)))
+}
+
+func compareJava(x, y float64, xbits, ybits int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case xbits < ybits:
+		return -1
+	case xbits > ybits:
+		return 1
+	}
+	return 0
+}
+
+func canonicalFloat32(f float32) uint32 {
+	if f != f {
+		return 0x7fc00000
+	}
+	return math.Float32bits(f)
+}
+
+func canonicalFloat64(f float64) uint64 {
+	if math.IsNaN(f) {
+		return 0x7ff8000000000000
+	}
+	return math.Float64bits(f)
+}
+
+// varint decodes a big-endian two's complement integer of any length.
+func varint(b []byte) *big.Int {
+	v := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		v.Sub(v, new(big.Int).Lsh(big.NewInt(1), uint(len(b))*8))
+	}
+	return v
+}
+
+// compareDecimal orders two decimals (a 4-byte scale, then a varint
+// unscaled value) by value, as BigDecimal.compareTo does: 1.0 = 1.00.
+func compareDecimal(a, b []byte) int {
+	if len(a) < 4 || len(b) < 4 {
+		return bytes.Compare(a, b)
+	}
+	sa, ua := int64(int32(binary.BigEndian.Uint32(a))), varint(a[4:])
+	sb, ub := int64(int32(binary.BigEndian.Uint32(b))), varint(b[4:])
+	if c := ua.Sign() - ub.Sign(); c != 0 || ua.Sign() == 0 {
+		return sign(c)
+	}
+	// Same sign, both non-zero: the decimal exponents first, so that a
+	// huge scale difference never needs a huge power of ten.
+	da, db := int64(len(new(big.Int).Abs(ua).String())), int64(len(new(big.Int).Abs(ub).String()))
+	if ea, eb := da-sa, db-sb; ea != eb {
+		c := 1
+		if ea < eb {
+			c = -1
+		}
+		return c * ua.Sign()
+	}
+	x, y := new(big.Int).Set(ua), new(big.Int).Set(ub)
+	if sa > sb {
+		y.Mul(y, new(big.Int).Exp(big.NewInt(10), big.NewInt(sa-sb), nil))
+	} else if sb > sa {
+		x.Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(sb-sa), nil))
+	}
+	return x.Cmp(y)
+}
+
+func sign(c int) int {
+	switch {
+	case c < 0:
+		return -1
+	case c > 0:
+		return 1
+	}
+	return 0
+}
+
+// compareCollection orders frozen collections as ListType, SetType and
+// MapType do: element by element (a map's key, then its value), the
+// shorter first when one is a prefix of the other.
+func compareCollection(t gocql.CollectionType, a, b []byte) int {
+	ea, oka := collectionElements(a, t.Type() == gocql.TypeMap)
+	eb, okb := collectionElements(b, t.Type() == gocql.TypeMap)
+	if !oka || !okb {
+		return bytes.Compare(a, b)
+	}
+	// Cassandra keeps a set's elements and a map's keys sorted, whatever
+	// order a client sent them in (gocql sends a Go map's in random order).
+	if t.Type() != gocql.TypeList {
+		sortElements(t, ea)
+		sortElements(t, eb)
+	}
+	for i := 0; i < len(ea) && i < len(eb); i++ {
+		sub := t.Elem
+		if t.Type() == gocql.TypeMap && i%2 == 0 {
+			sub = t.Key
+		}
+		if c := CompareEncoded(sub, ea[i], eb[i]); c != 0 {
+			return c
+		}
+	}
+	return sign(len(ea) - len(eb))
+}
+
+// collectionElements splits an encoded collection (protocol v4: a 4-byte
+// count, then each element as a 4-byte length and its bytes; a map's
+// keys and values alternate).
+func collectionElements(b []byte, isMap bool) ([][]byte, bool) {
+	if len(b) < 4 {
+		return nil, false
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	if isMap {
+		n *= 2
+	}
+	if n < 0 || n > len(b) {
+		return nil, false
+	}
+	out := make([][]byte, 0, n)
+	r := b[4:]
+	for range n {
+		if len(r) < 4 {
+			return nil, false
+		}
+		l := int(int32(binary.BigEndian.Uint32(r)))
+		r = r[4:]
+		if l < 0 || l > len(r) {
+			return nil, false
+		}
+		out = append(out, r[:l])
+		r = r[l:]
+	}
+	return out, len(r) == 0
+}
+
+// sortElements sorts a set's elements, or a map's entries by key, in
+// place.
+func sortElements(t gocql.CollectionType, es [][]byte) {
+	if t.Type() == gocql.TypeSet {
+		slices.SortFunc(es, func(x, y []byte) int { return CompareEncoded(t.Elem, x, y) })
+		return
+	}
+	pairs := make([][2][]byte, len(es)/2)
+	for i := range pairs {
+		pairs[i] = [2][]byte{es[2*i], es[2*i+1]}
+	}
+	slices.SortFunc(pairs, func(x, y [2][]byte) int { return CompareEncoded(t.Key, x[0], y[0]) })
+	for i, p := range pairs {
+		es[2*i], es[2*i+1] = p[0], p[1]
+	}
+}
+
+// Normalized binds a frozen set or map in a primary key with its elements
+// (a map's entries, by key) in Cassandra's order. Cassandra sorts them
+// itself for an ascending clustering column but not for a descending one,
+// where a set sent as {b, a} and one sent as {a, b} become two rows; and
+// gocql sends a Go map's entries in random order.
+func Normalized(cqlType string, v any) any { return normalized{cqlType, v} }
+
+type normalized struct {
+	cqlType string
+	v       any
+}
+
+func (n normalized) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
+	info, err := cachedType(n.cqlType)
+	if err != nil {
+		return nil, err
+	}
+	b, err := gocql.Marshal(info, n.v)
+	if err != nil || b == nil {
+		return b, err
+	}
+	t, ok := info.(gocql.CollectionType)
+	if !ok || t.Type() == gocql.TypeList {
+		return b, nil
+	}
+	es, ok := collectionElements(b, t.Type() == gocql.TypeMap)
+	if !ok {
+		return b, nil
+	}
+	sortElements(t, es)
+	out := append([]byte(nil), b[:4]...)
+	for _, e := range es {
+		out = binary.BigEndian.AppendUint32(out, uint32(len(e)))
+		out = append(out, e...)
+	}
+	return out, nil
+}
