@@ -1,8 +1,12 @@
 package cqlgen
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 )
 
 // Errors that callers test with errors.Is.
@@ -62,9 +66,48 @@ func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalid
 // NotAppliedError reports a conditional write that did not apply, with the
 // values the row holds now (column name to value), as Cassandra returned
 // them.
+//
+// Current can hold anything the row holds (a password hash, an email),
+// so the error never prints it: Error, String, GoString (%#v) and
+// MarshalJSON give the column names only. Read the values from Current
+// itself, where they are needed.
 type NotAppliedError struct {
 	Table   string         // the conditional write's table
 	Current map[string]any // the row's values now, by column; may be nil
+}
+
+// String is Error.
+func (e *NotAppliedError) String() string { return e.Error() }
+
+// GoString shows the table and the columns of Current, not their values.
+func (e *NotAppliedError) GoString() string {
+	return fmt.Sprintf("&cqlgen.NotAppliedError{Table: %q, Current: %s}", e.Table, redacted(e.Current))
+}
+
+// MarshalJSON gives the table and the columns of Current, not their
+// values.
+func (e *NotAppliedError) MarshalJSON() ([]byte, error) {
+	cols := slices.Sorted(maps.Keys(e.Current))
+	return json.Marshal(struct {
+		Table   string   `json:"table"`
+		Columns []string `json:"current_columns,omitempty"`
+	}{e.Table, cols})
+}
+
+func redacted(m map[string]any) string {
+	if m == nil {
+		return "nil"
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q: <redacted>", k)
+	}
+	b.WriteString("}")
+	return b.String()
 }
 
 // Error names the table.

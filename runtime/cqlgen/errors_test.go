@@ -1,8 +1,10 @@
 package cqlgen
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gocql/gocql"
@@ -69,5 +71,24 @@ func TestCASResultErr(t *testing.T) {
 	var na *NotAppliedError
 	if !errors.As(err, &na) || na.Table != "t" || na.Current["name"] != "x" {
 		t.Errorf("not applied: Err() = %#v", err)
+	}
+}
+
+// What a conditional write found in the row never leaks through the
+// error's printing or its JSON: only the column names do.
+func TestNotAppliedErrorRedactsValues(t *testing.T) {
+	err := &NotAppliedError{Table: "users", Current: map[string]any{"email": "ann@example.com", "password_hash": "$2b$10$secret"}}
+	var wrapped error = fmt.Errorf("sign up: %w", err)
+	b, jerr := json.Marshal(err)
+	for _, out := range []string{err.Error(), fmt.Sprint(err), fmt.Sprintf("%v", wrapped), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), string(b)} {
+		if strings.Contains(out, "secret") || strings.Contains(out, "ann@") {
+			t.Errorf("a value leaks: %s", out)
+		}
+	}
+	if jerr != nil || !strings.Contains(string(b), "password_hash") || !strings.Contains(fmt.Sprintf("%#v", err), "email") {
+		t.Errorf("the columns should show: %s, %v; %#v", b, jerr, err)
+	}
+	if err.Current["email"] != "ann@example.com" {
+		t.Error("Current lost its values")
 	}
 }
