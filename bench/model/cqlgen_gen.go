@@ -384,7 +384,8 @@ func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, even
 
 // EventsByStreamOptions are the optional parts of a EventsByStream read.
 type EventsByStreamOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -411,6 +412,7 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 		Cursor:    o.Cursor,
 		Key:       eventEventsByStreamClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{streamID},
 		Scan:      eventEventsByStreamScan,
 		Table:     eventEventsByStream,
@@ -1017,7 +1019,8 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, erro
 // MessagesByConversationOptions are the optional parts of a
 // MessagesByConversation read.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1044,6 +1047,7 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByConversationClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{conversationID},
 		Scan:      messageMessagesByConversationScan,
 		Table:     messageMessagesByConversation,
@@ -1059,7 +1063,8 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesBySenderOptions are the optional parts of a MessagesBySender read.
 type MessagesBySenderOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1086,6 +1091,7 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 		Cursor:    o.Cursor,
 		Key:       messageMessagesBySenderClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{senderID},
 		Scan:      messageMessagesBySenderScan,
 		Table:     messageMessagesBySender,
@@ -1102,7 +1108,8 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 // MessagesByRecipientOptions are the optional parts of a MessagesByRecipient
 // read.
 type MessagesByRecipientOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1129,6 +1136,7 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByRecipientClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{recipientID},
 		Scan:      messageMessagesByRecipientScan,
 		Table:     messageMessagesByRecipient,
@@ -1861,7 +1869,8 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Sc
 
 // BoardOptions are the optional parts of a Board read.
 type BoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1888,6 +1897,7 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (c
 		Cursor:    o.Cursor,
 		Key:       scoreBoardClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{board},
 		Scan:      scoreBoardScan,
 		Table:     scoreBoard,
@@ -1903,7 +1913,8 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (c
 
 // Board16Options are the optional parts of a Board16 read.
 type Board16Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1932,6 +1943,7 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 		HashBuckets: 16,
 		Key:         scoreBoard16Clustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{board},
 		Scan:        scoreBoard16Scan,
 		Table:       scoreBoard16,
@@ -1947,7 +1959,8 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 
 // Board100Options are the optional parts of a Board100 read.
 type Board100Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1977,6 +1990,7 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 		HashBuckets: 100,
 		Key:         scoreBoard100Clustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{board},
 		Scan:        scoreBoard100Scan,
 		Table:       scoreBoard100,
@@ -2415,7 +2429,8 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (*Tally, error) {
 
 // TalliesByBoardOptions are the optional parts of a TalliesByBoard read.
 type TalliesByBoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -2442,6 +2457,7 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 		Cursor:    o.Cursor,
 		Key:       tallyTalliesByBoardClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{board},
 		Scan:      tallyTalliesByBoardScan,
 		Table:     tallyTalliesByBoard,

@@ -392,7 +392,8 @@ func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt tim
 // MessagesByConversationOptions are the optional parts of a
 // MessagesByConversation read.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -419,6 +420,7 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByConversationClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{conversationID},
 		Scan:      messageMessagesByConversationScan,
 		Table:     messageMessagesByConversation,
@@ -434,7 +436,8 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesByUserOptions are the optional parts of a MessagesByUser read.
 type MessagesByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -461,6 +464,7 @@ func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *Mess
 		Cursor:    o.Cursor,
 		Key:       messageMessagesByUserClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{userID},
 		Scan:      messageMessagesByUserScan,
 		Table:     messageMessagesByUser,

@@ -244,7 +244,8 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -271,6 +272,7 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 		Cursor:    o.Cursor,
 		Key:       playListeningHistoryClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{userID},
 		Scan:      playListeningHistoryScan,
 		Table:     playListeningHistory,
@@ -725,7 +727,8 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
 
 // TopTracksByArtistOptions are the optional parts of a TopTracksByArtist read.
 type TopTracksByArtistOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -752,6 +755,7 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 		Cursor:    o.Cursor,
 		Key:       trackTopTracksByArtistClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{artistID},
 		Scan:      trackTopTracksByArtistScan,
 		Table:     trackTopTracksByArtist,
@@ -1008,7 +1012,8 @@ func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position
 
 // PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
 type PlaylistTracksOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1035,6 +1040,7 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 		Cursor:    o.Cursor,
 		Key:       playlistTrackPlaylistTracksClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{playlistID},
 		Scan:      playlistTrackPlaylistTracksScan,
 		Table:     playlistTrackPlaylistTracks,
@@ -1509,7 +1515,8 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1538,6 +1545,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		HashBuckets: 100,
 		Key:         chartEntryDailyChartsClustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{chartDate},
 		Scan:        chartEntryDailyChartsScan,
 		Table:       chartEntryDailyCharts,

@@ -78,7 +78,7 @@ func readPage(f *jen.File, t *model.Table) {
 	n := t.Names
 	ck := t.Clustering()
 	b := t.Bucket
-	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit."), jen.Id("Limit").Int())
+	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused."), jen.Id("Limit").Int())
 	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if len(ck) > 0 {
@@ -107,6 +107,7 @@ func readPage(f *jen.File, t *model.Table) {
 		jen.Id("Table"):     jen.Id(n.Var),
 		jen.Id("Partition"): jen.Index().Any().Values(part...),
 		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
+		jen.Id("MaxLimit"):  jen.Id("r").Dot("opts").Dot("MaxLimit"),
 		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
 		jen.Id("Scan"):      jen.Id(n.Scan),
 		jen.Id("Key"):       jen.Id(n.Clustering),

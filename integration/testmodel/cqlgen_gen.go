@@ -696,7 +696,8 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -736,6 +737,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		Key:         readingReadingsByDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByDayScan,
 		Start:       start,
@@ -753,7 +755,8 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 
 // Readings1Options are the optional parts of a Readings1 read.
 type Readings1Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -782,6 +785,7 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 		HashBuckets: 1,
 		Key:         readingReadings1Clustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadings1Scan,
 		Table:       readingReadings1,
@@ -797,7 +801,8 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 
 // Readings16Options are the optional parts of a Readings16 read.
 type Readings16Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -827,6 +832,7 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 		HashBuckets: 16,
 		Key:         readingReadings16Clustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadings16Scan,
 		Table:       readingReadings16,
@@ -1738,7 +1744,8 @@ func (r *VisitRepo) Get(ctx context.Context, visitID string) (*Visit, error) {
 
 // VisitsByUserOptions are the optional parts of a VisitsByUser read.
 type VisitsByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1765,6 +1772,7 @@ func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsBy
 		Cursor:    o.Cursor,
 		Key:       visitVisitsByUserClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{userID},
 		Scan:      visitVisitsByUserScan,
 		Table:     visitVisitsByUser,
@@ -1780,7 +1788,8 @@ func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsBy
 
 // VisitsBySiteOptions are the optional parts of a VisitsBySite read.
 type VisitsBySiteOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1810,6 +1819,7 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 		HashBuckets: 8,
 		Key:         visitVisitsBySiteClustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{site},
 		Scan:        visitVisitsBySiteScan,
 		Table:       visitVisitsBySite,
@@ -1825,7 +1835,8 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 
 // VisitsBySiteDayOptions are the optional parts of a VisitsBySiteDay read.
 type VisitsBySiteDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1865,6 +1876,7 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 		Key:         visitVisitsBySiteDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{site},
 		Scan:        visitVisitsBySiteDayScan,
 		Start:       start,
@@ -1882,7 +1894,8 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 
 // VisitsByPageOptions are the optional parts of a VisitsByPage read.
 type VisitsByPageOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1909,6 +1922,7 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 		Cursor:    o.Cursor,
 		Key:       visitVisitsByPageClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{page},
 		Scan:      visitVisitsByPageScan,
 		Table:     visitVisitsByPage,

@@ -27,6 +27,9 @@ var (
 	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
 	// ErrNilEntity: a repository was handed a nil entity.
 	ErrNilEntity = errors.New("cqlgen: nil entity")
+	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
+	// nothing was sent. A *LimitError gives both.
+	ErrInvalidLimit = errors.New("cqlgen: invalid limit")
 	// ErrInvalidOption: an option a call cannot run with; nothing was
 	// sent. An *OptionError names it.
 	ErrInvalidOption = errors.New("cqlgen: invalid option")

@@ -12,8 +12,12 @@ type Options struct {
 	// Clock gives write timestamps and "now" for time buckets; default
 	// time.Now.
 	Clock func() time.Time
-	// Concurrency bounds the hash buckets a read queries at once; default 16.
+	// Concurrency bounds the hash buckets a read queries at once; default
+	// DefaultReadConcurrency.
 	Concurrency int
+	// MaxLimit bounds the page size a read may ask for; default
+	// DefaultMaxLimit. A larger Limit gets a *LimitError.
+	MaxLimit int
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
@@ -30,6 +34,13 @@ func WithStrategy(s Strategy) Option { return func(o *Options) { o.Strategy = s 
 
 // WithClock sets the clock of write timestamps and time buckets.
 func WithClock(now func() time.Time) Option { return func(o *Options) { o.Clock = now } }
+
+// DefaultReadConcurrency is how many hash buckets a read queries at once
+// by default. (DefaultConcurrency is the Concurrent strategy's bound.)
+const DefaultReadConcurrency = 16
+
+// WithMaxLimit bounds the page size a read may ask for.
+func WithMaxLimit(n int) Option { return func(o *Options) { o.MaxLimit = n } }
 
 // WithConcurrency bounds the hash buckets read at once.
 func WithConcurrency(n int) Option { return func(o *Options) { o.Concurrency = n } }

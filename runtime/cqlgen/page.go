@@ -1,7 +1,29 @@
 package cqlgen
 
+import "fmt"
+
 // DefaultLimit is the page size of a read that gives no limit.
 const DefaultLimit = 100
+
+// DefaultMaxLimit is the largest page a read may ask for unless the
+// repository says otherwise (WithMaxLimit). A read over N hash buckets
+// fetches up to Limit+1 rows from each, so the bound keeps one call's
+// work and memory bounded.
+const DefaultMaxLimit = 10_000
+
+// LimitError reports a page size a read cannot serve: negative, or above
+// the repository's maximum. Nothing was sent.
+type LimitError struct {
+	Limit, Max int
+}
+
+// Error gives the limit and the bound.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("cqlgen: limit %d is outside 0..%d (0 means %d; raise the bound with WithMaxLimit)", e.Limit, e.Max, DefaultLimit)
+}
+
+// Is makes errors.Is(err, ErrInvalidLimit) true.
+func (e *LimitError) Is(target error) bool { return target == ErrInvalidLimit }
 
 // DefaultLookBack is how many time buckets a read walks back, from the one
 // it starts at, when it gives no look-back of its own.

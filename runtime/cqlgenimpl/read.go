@@ -17,6 +17,7 @@ type ReadSpec[T any] struct {
 	Partition []any // partition key values, the bucket excluded
 	From, To  any   // bounds on the first clustering column, in clustering order: From inclusive, To exclusive; nil for none
 	Limit     int
+	MaxLimit  int // the largest Limit allowed; 0 means cqlgen.DefaultMaxLimit
 	Cursor    string
 
 	// Scan reads one row.
@@ -42,8 +43,15 @@ type ReadSpec[T any] struct {
 // ReadPage runs a read of one access pattern: one partition, every hash bucket
 // merged, or time buckets walked back from the newest.
 func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
-	if r.Limit <= 0 {
-		r.Limit = cqlgen.DefaultLimit
+	max := r.MaxLimit
+	if max <= 0 {
+		max = cqlgen.DefaultMaxLimit
+	}
+	if r.Limit < 0 || r.Limit > max {
+		return cqlgen.Page[T]{}, &cqlgen.LimitError{Limit: r.Limit, Max: max}
+	}
+	if r.Limit == 0 {
+		r.Limit = min(cqlgen.DefaultLimit, max)
 	}
 	fp, err := fingerprint(r.Table, r.Partition)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -491,5 +492,28 @@ func TestUpdateOfOneTableClears(t *testing.T) {
 	}
 	if got, err := repo.Get(ctx, "u", "theme"); err != nil || got.Value != nil || len(got.Labels) != 0 {
 		t.Errorf("an Update without values kept them: %+v, %v", got, err)
+	}
+}
+
+// A page size out of bounds is refused, typed, before anything is sent;
+// the largest allowed one works.
+func TestLimitBounds(t *testing.T) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s, cqlgen.WithMaxLimit(50))
+	insertAll(t, repo.Insert, readings(60, 1, 8))
+	before := len(s.Calls())
+	for _, limit := range []int{-1, 51, math.MaxInt, 1<<32 + 5} {
+		_, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit})
+		var le *cqlgen.LimitError
+		if !errors.Is(err, cqlgen.ErrInvalidLimit) || !errors.As(err, &le) || le.Max != 50 {
+			t.Errorf("limit %d: %v", limit, err)
+		}
+	}
+	if n := len(s.Calls()) - before; n != 0 {
+		t.Errorf("%d queries sent for refused limits", n)
+	}
+	p, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: 50})
+	if err != nil || len(p.Rows) != 50 || p.Cursor == "" {
+		t.Errorf("limit 50: %d rows, %v", len(p.Rows), err)
 	}
 }

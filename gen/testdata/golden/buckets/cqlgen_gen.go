@@ -1600,7 +1600,8 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time
 
 // ReadingsOptions are the optional parts of a Readings read.
 type ReadingsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1627,6 +1628,7 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 		Cursor:    o.Cursor,
 		Key:       readingReadingsClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{sensorID},
 		Scan:      readingReadingsScan,
 		Table:     readingReadings,
@@ -1642,7 +1644,8 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 
 // ReadingsByHourOptions are the optional parts of a ReadingsByHour read.
 type ReadingsByHourOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1682,6 +1685,7 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 		Key:         readingReadingsByHourClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByHourScan,
 		Start:       start,
@@ -1699,7 +1703,8 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1739,6 +1744,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		Key:         readingReadingsByDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByDayScan,
 		Start:       start,
@@ -1756,7 +1762,8 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 
 // ReadingsByWeekOptions are the optional parts of a ReadingsByWeek read.
 type ReadingsByWeekOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1796,6 +1803,7 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 		Key:         readingReadingsByWeekClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByWeekScan,
 		Start:       start,
@@ -1813,7 +1821,8 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 
 // ReadingsByMonthOptions are the optional parts of a ReadingsByMonth read.
 type ReadingsByMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1853,6 +1862,7 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 		Key:         readingReadingsByMonthClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByMonthScan,
 		Start:       start,
@@ -1870,7 +1880,8 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 
 // ReadingsBy10DaysOptions are the optional parts of a ReadingsBy10Days read.
 type ReadingsBy10DaysOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1910,6 +1921,7 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 		Key:         readingReadingsBy10DaysClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsBy10DaysScan,
 		Start:       start,
@@ -1927,7 +1939,8 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 
 // ReadingsByShardOptions are the optional parts of a ReadingsByShard read.
 type ReadingsByShardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1957,6 +1970,7 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 		HashBuckets: 16,
 		Key:         readingReadingsByShardClustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByShardScan,
 		Table:       readingReadingsByShard,
@@ -1973,7 +1987,8 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 // ReadingsByEventMonthOptions are the optional parts of a ReadingsByEventMonth
 // read.
 type ReadingsByEventMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -2013,6 +2028,7 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 		Key:         readingReadingsByEventMonthClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByEventMonthScan,
 		Start:       start,
@@ -2031,7 +2047,8 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 // ReadingsByLocalDayOptions are the optional parts of a ReadingsByLocalDay
 // read.
 type ReadingsByLocalDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -2071,6 +2088,7 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 		Key:         readingReadingsByLocalDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByLocalDayScan,
 		Start:       start,

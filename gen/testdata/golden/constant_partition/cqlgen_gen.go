@@ -231,7 +231,8 @@ func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setti
 
 // SettingsOptions are the optional parts of a Settings read.
 type SettingsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -258,6 +259,7 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 		Cursor:    o.Cursor,
 		Key:       settingSettingsClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{scope},
 		Scan:      settingSettingsScan,
 		Table:     settingSettings,

@@ -673,7 +673,8 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*
 
 // OrdersByCustomerOptions are the optional parts of a OrdersByCustomer read.
 type OrdersByCustomerOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -707,6 +708,7 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByCustomerClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{tenantID, customerID},
 		Scan:      orderOrdersByCustomerScan,
 		Table:     orderOrdersByCustomer,
@@ -722,7 +724,8 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 
 // OrdersInStatusOptions are the optional parts of a OrdersInStatus read.
 type OrdersInStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -756,6 +759,7 @@ func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status 
 		Cursor:    o.Cursor,
 		Key:       orderOrdersInStatusClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{tenantID, status},
 		Scan:      orderOrdersInStatusScan,
 		Table:     orderOrdersInStatus,

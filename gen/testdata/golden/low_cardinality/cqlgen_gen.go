@@ -879,7 +879,8 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -906,6 +907,7 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByStatusClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{status},
 		Scan:      orderOrdersByStatusScan,
 		Table:     orderOrdersByStatus,
@@ -921,7 +923,8 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 
 // OrdersByFlagOptions are the optional parts of a OrdersByFlag read.
 type OrdersByFlagOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -942,6 +945,7 @@ func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFl
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByFlagClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{urgent},
 		Scan:      orderOrdersByFlagScan,
 		Table:     orderOrdersByFlag,
@@ -957,7 +961,8 @@ func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFl
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -984,6 +989,7 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 		Cursor:    o.Cursor,
 		Key:       orderOrdersByDayClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{day},
 		Scan:      orderOrdersByDayScan,
 		Table:     orderOrdersByDay,
@@ -1000,7 +1006,8 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 // OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded
 // read.
 type OrdersByDayShardedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1030,6 +1037,7 @@ func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *Or
 		HashBuckets: 16,
 		Key:         orderOrdersByDayShardedClustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{day},
 		Scan:        orderOrdersByDayShardedScan,
 		Table:       orderOrdersByDaySharded,

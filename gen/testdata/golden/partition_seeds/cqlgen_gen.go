@@ -256,7 +256,8 @@ func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, 
 // DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
 // read.
 type DailyChartsUnshardedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -284,6 +285,7 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 		Cursor:    o.Cursor,
 		Key:       unshardedChartEntryDailyChartsUnshardedClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{chartDate},
 		Scan:      unshardedChartEntryDailyChartsUnshardedScan,
 		Table:     unshardedChartEntryDailyChartsUnsharded,
@@ -529,7 +531,8 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -559,6 +562,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		HashBuckets: 100,
 		Key:         chartEntryDailyChartsClustering,
 		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{chartDate},
 		Scan:        chartEntryDailyChartsScan,
 		Table:       chartEntryDailyCharts,
@@ -798,7 +802,8 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -826,6 +831,7 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 		Cursor:    o.Cursor,
 		Key:       playListeningHistoryClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{userID},
 		Scan:      playListeningHistoryScan,
 		Table:     playListeningHistory,
@@ -1077,7 +1083,8 @@ func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.
 // ListeningHistoryForeverOptions are the optional parts of a
 // ListeningHistoryForever read.
 type ListeningHistoryForeverOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -1105,6 +1112,7 @@ func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID st
 		Cursor:    o.Cursor,
 		Key:       playForeverListeningHistoryForeverClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{userID},
 		Scan:      playForeverListeningHistoryForeverScan,
 		Table:     playForeverListeningHistoryForever,

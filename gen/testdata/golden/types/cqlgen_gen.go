@@ -276,7 +276,8 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 
 // EverythingOptions are the optional parts of a Everything read.
 type EverythingOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit.
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
 	Limit int
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
@@ -304,6 +305,7 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 		Cursor:    o.Cursor,
 		Key:       everythingEverythingClustering,
 		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
 		Partition: []any{id},
 		Scan:      everythingEverythingScan,
 		Table:     everythingEverything,
