@@ -56,10 +56,15 @@ func (b *builder) keyspace() *Keyspace {
 			switch {
 			case ks != nil:
 				b.diags.Errorf(d.Pos, diag.BadDirective, "a second //cqlgen:keyspace directive; the first is at %s", diag.Short(ks.Pos))
-			case name == "" || repl == "" || !strings.HasPrefix(repl, "{") || !strings.HasSuffix(repl, "}"):
+			case name == "" || repl == "":
 				b.diags.Errorf(d.Pos, diag.BadDirective, "//cqlgen:keyspace wants a name and a replication map, e.g. //cqlgen:keyspace music {'class': 'NetworkTopologyStrategy', 'dc1': 3}")
 			default:
-				ks = &Keyspace{Name: name, Replication: repl, Pos: d.Pos}
+				canon, err := parseReplication(repl)
+				if err != nil {
+					b.diags.Errorf(d.Pos, diag.BadDirective, "//cqlgen:keyspace %s: %v; schema.cql carries the map, so it must be a replication map and nothing else, e.g. {'class': 'NetworkTopologyStrategy', 'dc1': 3}", name, err)
+					break
+				}
+				ks = &Keyspace{Name: name, Replication: canon, Pos: d.Pos}
 			}
 		default:
 			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (the only one is //cqlgen:keyspace)", d.Name)
