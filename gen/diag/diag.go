@@ -59,6 +59,7 @@ const (
 	NotUnique           Code = "not-unique"           // a table whose key cannot tell two entities apart
 	CanonicalIncomplete Code = "canonical-incomplete" // a source of truth without a column another table stores
 	BadDirective        Code = "bad-directive"        // a //cqlgen: comment that cannot be parsed
+	BuildConstraint     Code = "build-constraint"     // an entity in a file that not every build includes
 
 	// Partition checks: warnings, each of which a table can silence with
 	// ignore:"code: reason", but for too-many-cells, an error.

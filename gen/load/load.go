@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/build"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -82,6 +83,8 @@ type Struct struct {
 	Doc     string
 	Fields  []*Field
 	Generic bool
+	// Constraint is the //go:build line of the struct's file, if any.
+	Constraint string
 }
 
 // Field is one field of an entity struct.
@@ -318,9 +321,10 @@ func inside(s *Struct, pos token.Position) bool {
 // entity returns the struct if it has a Pattern field, else nil.
 func entity(pkg *packages.Package, file *ast.File, gd *ast.GenDecl, ts *ast.TypeSpec, st *ast.StructType) *Struct {
 	s := &Struct{
-		Name:    ts.Name.Name,
-		Pos:     pkg.Fset.Position(ts.Name.Pos()),
-		Generic: ts.TypeParams != nil && len(ts.TypeParams.List) > 0,
+		Name:       ts.Name.Name,
+		Pos:        pkg.Fset.Position(ts.Name.Pos()),
+		Generic:    ts.TypeParams != nil && len(ts.TypeParams.List) > 0,
+		Constraint: buildConstraint(file),
 	}
 	doc := ts.Doc
 	if doc == nil && len(gd.Specs) == 1 {
@@ -429,4 +433,19 @@ func directives(fset *token.FileSet, file *ast.File) []Directive {
 		}
 	}
 	return out
+}
+
+// buildConstraint is the //go:build line of a file, or "".
+func buildConstraint(file *ast.File) string {
+	for _, cg := range file.Comments {
+		if cg.Pos() > file.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if constraint.IsGoBuild(c.Text) {
+				return c.Text
+			}
+		}
+	}
+	return ""
 }

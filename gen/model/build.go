@@ -78,6 +78,10 @@ func (b *builder) entity(s *load.Struct) *Entity {
 		b.diags.Errorf(s.Pos, diag.UnsupportedField, "entity %s has type parameters; an entity must be a plain struct", s.Name)
 		return nil
 	}
+	if s.Constraint != "" {
+		b.diags.Errorf(s.Pos, diag.BuildConstraint, "entity %s is declared in a file with the build constraint %q, but cqlgen writes one file for the package, which would not carry it; declare entities in files every build includes", s.Name, s.Constraint)
+		return nil
+	}
 	e := &Entity{GoName: s.Name, Pos: s.Pos, Doc: s.Doc}
 	byColumn := map[string]*Field{}
 	for _, lf := range s.Fields {

@@ -96,7 +96,7 @@ func (p *mapParser) accept(tok string) bool {
 	return false
 }
 
-// quoted reads a single-quoted string; '' inside is refused rather than
+// quoted reads a single-quoted string; ” inside is refused rather than
 // unescaped, since no option name or value needs it.
 func (p *mapParser) quoted() (string, bool) {
 	p.space()
