@@ -3,12 +3,12 @@ module github.com/cqlgen/cqlgen
 go 1.26.0
 
 require (
+	github.com/dave/jennifer v1.7.1
 	github.com/gocql/gocql v1.7.0
 	golang.org/x/tools v0.52.0
 )
 
 require (
-	github.com/dave/jennifer v1.7.1 // indirect
 	github.com/golang/snappy v0.0.4 // indirect
 	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
 	golang.org/x/mod v0.42.0 // indirect

@@ -23,8 +23,8 @@ const (
 )
 
 // A Code names a kind of diagnostic. Codes are stable: they are part of the
-// tool's interface, so that a team can refer to them (and, later, silence
-// them per table with a reason).
+// tool's interface, so that a team can refer to them, and silence a
+// partition check per table with a reason (ignore:"code: reason").
 type Code string
 
 // The codes of the model checks.

@@ -86,10 +86,12 @@ func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrI
 // conflict. build must therefore depend only on the command and the
 // timestamp; it is called twice.
 //
-// A generated repository's write is one line:
+// Code of your own writes a command that way too:
 //
-//	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, o.Now(),
-//		func(ts int64) []cqlgen.Query { return r.insert(e, ts) })
+//	err := cqlgen.Apply(ctx, s, cqlgen.LoggedBatch, cqlgen.Idempotency{Key: requestID},
+//		cqlgen.Timestamp(time.Now()), func(ts int64) []cqlgen.Query {
+//			return []cqlgen.Query{{Stmt: insertOrder, Values: []any{id, total, ts}}}
+//		})
 func Apply(ctx context.Context, s Session, st Strategy, id Idempotency, ts int64, build func(ts int64) []Query) error {
 	if st == nil {
 		st = LoggedBatch

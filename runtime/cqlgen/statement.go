@@ -14,9 +14,10 @@ const (
 	Conditional
 )
 
-// Statement is one CQL statement of a generated repository. Generated code
-// declares each as a package-level variable, so its text is built once and
-// the driver prepares it once; values are bound positionally at run time.
+// Statement is one CQL statement with what the session needs to run it.
+// Generated code declares each one's text as a constant and wraps it once,
+// at package initialisation, so the driver prepares it once; values are
+// bound positionally at run time.
 type Statement struct {
 	CQL        string        // the statement, with ? placeholders
 	Table      string        // the table it touches
