@@ -410,6 +410,7 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 	spec := cqlgenimpl.ReadSpec[Event]{
 		Compare:   eventEventsByStreamCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       eventEventsByStreamClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1045,6 +1046,7 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByConversationCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       messageMessagesByConversationClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1089,6 +1091,7 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesBySenderCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       messageMessagesBySenderClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1134,6 +1137,7 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByRecipientCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       messageMessagesByRecipientClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1895,6 +1899,7 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (c
 	spec := cqlgenimpl.ReadSpec[Score]{
 		Compare:   scoreBoardCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       scoreBoardClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1940,6 +1945,7 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 		Compare:     scoreBoard16Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 16,
 		Key:         scoreBoard16Clustering,
 		Limit:       o.Limit,
@@ -1987,6 +1993,7 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 		Compare:     scoreBoard100Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 100,
 		Key:         scoreBoard100Clustering,
 		Limit:       o.Limit,
@@ -2455,6 +2462,7 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 	spec := cqlgenimpl.ReadSpec[Tally]{
 		Compare:   tallyTalliesByBoardCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       tallyTalliesByBoardClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,

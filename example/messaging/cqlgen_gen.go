@@ -418,6 +418,7 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByConversationCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       messageMessagesByConversationClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -462,6 +463,7 @@ func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *Mess
 	spec := cqlgenimpl.ReadSpec[Message]{
 		Compare:   messageMessagesByUserCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       messageMessagesByUserClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,

@@ -270,6 +270,7 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	spec := cqlgenimpl.ReadSpec[Play]{
 		Compare:   playListeningHistoryCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       playListeningHistoryClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -753,6 +754,7 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 	spec := cqlgenimpl.ReadSpec[Track]{
 		Compare:   trackTopTracksByArtistCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       trackTopTracksByArtistClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1038,6 +1040,7 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 	spec := cqlgenimpl.ReadSpec[PlaylistTrack]{
 		Compare:   playlistTrackPlaylistTracksCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       playlistTrackPlaylistTracksClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1542,6 +1545,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		Compare:     chartEntryDailyChartsCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 100,
 		Key:         chartEntryDailyChartsClustering,
 		Limit:       o.Limit,

@@ -108,6 +108,7 @@ func readPage(f *jen.File, t *model.Table) {
 		jen.Id("Partition"): jen.Index().Any().Values(part...),
 		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
 		jen.Id("MaxLimit"):  jen.Id("r").Dot("opts").Dot("MaxLimit"),
+		jen.Id("CursorKey"): jen.Id("r").Dot("opts").Dot("CursorKey"),
 		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
 		jen.Id("Scan"):      jen.Id(n.Scan),
 		jen.Id("Key"):       jen.Id(n.Clustering),

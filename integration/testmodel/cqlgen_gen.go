@@ -734,6 +734,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByDayCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -782,6 +783,7 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 		Compare:     readingReadings1Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 1,
 		Key:         readingReadings1Clustering,
 		Limit:       o.Limit,
@@ -829,6 +831,7 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 		Compare:     readingReadings16Compare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 16,
 		Key:         readingReadings16Clustering,
 		Limit:       o.Limit,
@@ -1770,6 +1773,7 @@ func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsBy
 	spec := cqlgenimpl.ReadSpec[Visit]{
 		Compare:   visitVisitsByUserCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       visitVisitsByUserClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1816,6 +1820,7 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 		Compare:     visitVisitsBySiteCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 8,
 		Key:         visitVisitsBySiteClustering,
 		Limit:       o.Limit,
@@ -1873,6 +1878,7 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 	spec := cqlgenimpl.ReadSpec[Visit]{
 		Compare:     visitVisitsBySiteDayCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         visitVisitsBySiteDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -1920,6 +1926,7 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 	spec := cqlgenimpl.ReadSpec[VisitsByPageRow]{
 		Compare:   visitVisitsByPageCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       visitVisitsByPageClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,

@@ -18,6 +18,12 @@ type Options struct {
 	// MaxLimit bounds the page size a read may ask for; default
 	// DefaultMaxLimit. A larger Limit gets a *LimitError.
 	MaxLimit int
+	// CursorKey, when set, seals the cursors of reads: encrypted and
+	// authenticated, so a cursor can be neither read (its clustering
+	// values, an email say, never show in a URL) nor forged. Without it,
+	// a cursor carries the values in clear with a checksum; either way a
+	// read checks what a cursor says against its own bounds.
+	CursorKey []byte
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
@@ -38,6 +44,11 @@ func WithClock(now func() time.Time) Option { return func(o *Options) { o.Clock 
 // DefaultReadConcurrency is how many hash buckets a read queries at once
 // by default. (DefaultConcurrency is the Concurrent strategy's bound.)
 const DefaultReadConcurrency = 16
+
+// WithCursorKey seals cursors with key (any length; keep it secret, and
+// the same on every instance that serves the same reads). Changing it
+// invalidates the cursors handed out before.
+func WithCursorKey(key []byte) Option { return func(o *Options) { o.CursorKey = key } }
 
 // WithMaxLimit bounds the page size a read may ask for.
 func WithMaxLimit(n int) Option { return func(o *Options) { o.MaxLimit = n } }

@@ -1,12 +1,18 @@
 package cqlgenimpl
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -41,7 +47,11 @@ type cursor struct {
 	oldest time.Time // time: the oldest bucket the read may reach
 }
 
-func encodeCursor(fp uint64, c cursor) string {
+// sealedCursor marks a cursor sealed with a cursor key (see sealer): its
+// body is encrypted and authenticated instead of carrying a CRC.
+const sealedCursor = 0x80
+
+func encodeCursor(fp uint64, c cursor, sl *sealer) string {
 	b := make([]byte, 0, 64)
 	b = append(b, cursorVersion)
 	b = binary.BigEndian.AppendUint64(b, fp)
@@ -58,11 +68,14 @@ func encodeCursor(fp uint64, c cursor) string {
 		b = binary.AppendUvarint(b, uint64(len(k)))
 		b = append(b, k...)
 	}
+	if sl != nil {
+		return base64.RawURLEncoding.EncodeToString(sl.seal(b))
+	}
 	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(pattern string, fp uint64, kind byte, s string) (cursor, error) {
+func decodeCursor(pattern string, fp uint64, kind byte, s string, sl *sealer) (cursor, error) {
 	bad := func(reason string) (cursor, error) {
 		return cursor{}, &cqlgen.InvalidCursorError{Pattern: pattern, Reason: reason}
 	}
@@ -70,9 +83,22 @@ func decodeCursor(pattern string, fp uint64, kind byte, s string) (cursor, error
 	if err != nil || len(b) < 1+8+1+1+4 {
 		return bad("not a cursor")
 	}
-	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return bad("corrupted")
+	var body []byte
+	switch {
+	case sl != nil:
+		if body, err = sl.open(b); err != nil {
+			return bad("not sealed with this repository's cursor key")
+		}
+	case b[0] == sealedCursor:
+		return bad("sealed with a cursor key, and this repository has none")
+	default:
+		sum := binary.BigEndian.Uint32(b[len(b)-4:])
+		if body = b[:len(b)-4]; crc32.ChecksumIEEE(body) != sum {
+			return bad("corrupted")
+		}
+	}
+	if len(body) < 1+8+1+1 {
+		return bad("not a cursor")
 	}
 	if body[0] != cursorVersion {
 		return bad(fmt.Sprintf("version %d, this runtime reads version %d", body[0], cursorVersion))
@@ -261,4 +287,50 @@ func parseType(s string) (gocql.TypeInfo, string, error) {
 		return gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeMap, ""), Key: ps[0], Elem: ps[1]}, r, nil
 	}
 	return nil, "", fmt.Errorf("cqlgen: unsupported CQL type %q", s)
+}
+
+// sealer seals cursors with a key the application supplies
+// (cqlgen.WithCursorKey): AES-256-GCM under SHA-256 of the key, so that a
+// cursor can be neither read (a key value, an email say, never shows in a
+// URL) nor forged.
+type sealer struct{ aead cipher.AEAD }
+
+var sealers sync.Map // string(key) → *sealer
+
+func sealerFor(key []byte) *sealer {
+	if len(key) == 0 {
+		return nil
+	}
+	if s, ok := sealers.Load(string(key)); ok {
+		return s.(*sealer)
+	}
+	k := sha256.Sum256(key)
+	block, err := aes.NewCipher(k[:])
+	if err != nil {
+		panic(err) // a 32-byte key is always valid
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	s := &sealer{aead}
+	sealers.Store(string(key), s)
+	return s
+}
+
+func (s *sealer) seal(body []byte) []byte {
+	out := make([]byte, 1+s.aead.NonceSize(), 1+s.aead.NonceSize()+len(body)+s.aead.Overhead())
+	out[0] = sealedCursor
+	if _, err := rand.Read(out[1:]); err != nil {
+		panic(err) // crypto/rand does not fail
+	}
+	return s.aead.Seal(out, out[1:], body, out[:1])
+}
+
+func (s *sealer) open(b []byte) ([]byte, error) {
+	n := 1 + s.aead.NonceSize()
+	if len(b) < n || b[0] != sealedCursor {
+		return nil, errors.New("not sealed")
+	}
+	return s.aead.Open(nil, b[1:n], b[n:], b[:1])
 }

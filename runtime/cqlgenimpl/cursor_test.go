@@ -15,8 +15,8 @@ func TestCursorRoundTrip(t *testing.T) {
 		{kind: hashCursor, bucket: 99, key: [][]byte{{0, 0, 0, 7}, []byte("trk")}},
 		{kind: timeCursor, at: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), oldest: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), key: [][]byte{{9}}},
 	} {
-		s := encodeCursor(42, c)
-		got, err := decodeCursor("P", 42, c.kind, s)
+		s := encodeCursor(42, c, nil)
+		got, err := decodeCursor("P", 42, c.kind, s, nil)
 		if err != nil {
 			t.Fatalf("%c: %v", c.kind, err)
 		}
@@ -29,15 +29,15 @@ func TestCursorRoundTrip(t *testing.T) {
 			}
 		}
 		// Another query, another kind, or one flipped character: refused.
-		if _, err := decodeCursor("P", 43, c.kind, s); !errors.Is(err, cqlgen.ErrInvalidCursor) {
+		if _, err := decodeCursor("P", 43, c.kind, s, nil); !errors.Is(err, cqlgen.ErrInvalidCursor) {
 			t.Errorf("%c: foreign fingerprint: %v", c.kind, err)
 		}
-		if _, err := decodeCursor("P", 42, 'x', s); !errors.Is(err, cqlgen.ErrInvalidCursor) {
+		if _, err := decodeCursor("P", 42, 'x', s, nil); !errors.Is(err, cqlgen.ErrInvalidCursor) {
 			t.Errorf("%c: foreign kind: %v", c.kind, err)
 		}
 		b := []byte(s)
 		b[len(b)/2] ^= 1
-		if _, err := decodeCursor("P", 42, c.kind, string(b)); !errors.Is(err, cqlgen.ErrInvalidCursor) {
+		if _, err := decodeCursor("P", 42, c.kind, string(b), nil); !errors.Is(err, cqlgen.ErrInvalidCursor) {
 			t.Errorf("%c: flipped bit: %v", c.kind, err)
 		}
 	}
@@ -46,13 +46,13 @@ func TestCursorRoundTrip(t *testing.T) {
 // FuzzDecodeCursor: no input makes decoding panic; everything it refuses
 // is an InvalidCursorError.
 func FuzzDecodeCursor(f *testing.F) {
-	f.Add(encodeCursor(1, cursor{kind: hashCursor, bucket: 3, key: [][]byte{{1}}}))
-	f.Add(encodeCursor(1, cursor{kind: timeCursor, key: nil}))
+	f.Add(encodeCursor(1, cursor{kind: hashCursor, bucket: 3, key: [][]byte{{1}}}, nil))
+	f.Add(encodeCursor(1, cursor{kind: timeCursor, key: nil}, nil))
 	f.Add("")
 	f.Add("AAAA")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, kind := range []byte{plainCursor, hashCursor, timeCursor} {
-			if _, err := decodeCursor("P", 1, kind, s); err != nil {
+			if _, err := decodeCursor("P", 1, kind, s, nil); err != nil {
 				var ic *cqlgen.InvalidCursorError
 				if !errors.As(err, &ic) {
 					t.Fatalf("untyped error %v", err)

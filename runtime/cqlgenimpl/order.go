@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/gocql/gocql"
 )
@@ -291,4 +292,51 @@ func (n normalized) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
 		out = append(out, e...)
 	}
 	return out, nil
+}
+
+// validEncoding reports whether b is a value of type t as Cassandra
+// validates one: the size of a fixed-size type, UTF-8 text, ASCII ascii,
+// a decimal's scale, an inet's 4 or 16 bytes, a timeuuid's version, and a
+// collection's elements, each valid.
+func validEncoding(t gocql.TypeInfo, b []byte) bool {
+	size := map[gocql.Type]int{
+		gocql.TypeTinyInt: 1, gocql.TypeBoolean: 1, gocql.TypeSmallInt: 2, gocql.TypeInt: 4, gocql.TypeFloat: 4,
+		gocql.TypeDate: 4, gocql.TypeBigInt: 8, gocql.TypeCounter: 8, gocql.TypeTimestamp: 8, gocql.TypeTime: 8,
+		gocql.TypeDouble: 8, gocql.TypeUUID: 16, gocql.TypeTimeUUID: 16,
+	}
+	if n, ok := size[t.Type()]; ok && len(b) != n {
+		return false
+	}
+	switch t.Type() {
+	case gocql.TypeVarchar, gocql.TypeText:
+		return utf8.Valid(b)
+	case gocql.TypeAscii:
+		for _, c := range b {
+			if c > 0x7f {
+				return false
+			}
+		}
+	case gocql.TypeTimeUUID:
+		return b[6]>>4 == 1
+	case gocql.TypeDecimal:
+		return len(b) >= 4
+	case gocql.TypeInet:
+		return len(b) == 4 || len(b) == 16
+	case gocql.TypeList, gocql.TypeSet, gocql.TypeMap:
+		ct := t.(gocql.CollectionType)
+		es, ok := collectionElements(b, t.Type() == gocql.TypeMap)
+		if !ok {
+			return false
+		}
+		for i, e := range es {
+			sub := ct.Elem
+			if t.Type() == gocql.TypeMap && i%2 == 0 {
+				sub = ct.Key
+			}
+			if !validEncoding(sub, e) {
+				return false
+			}
+		}
+	}
+	return true
 }

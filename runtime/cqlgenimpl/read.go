@@ -18,6 +18,9 @@ type ReadSpec[T any] struct {
 	From, To  any   // bounds on the first clustering column, in clustering order: From inclusive, To exclusive; nil for none
 	Limit     int
 	MaxLimit  int // the largest Limit allowed; 0 means cqlgen.DefaultMaxLimit
+	// CursorKey, when set, seals cursors (cqlgen.WithCursorKey).
+	CursorKey []byte
+	sealer    *sealer
 	Cursor    string
 
 	// Scan reads one row.
@@ -53,6 +56,7 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 	if r.Limit == 0 {
 		r.Limit = min(cqlgen.DefaultLimit, max)
 	}
+	r.sealer = sealerFor(r.CursorKey)
 	fp, err := fingerprint(r.Table, r.Partition)
 	if err != nil {
 		return cqlgen.Page[T]{}, err
@@ -65,7 +69,7 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 	}
 	var c cursor
 	if r.Cursor != "" {
-		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, plainCursor, r.Cursor); err != nil {
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, plainCursor, r.Cursor, r.sealer); err != nil {
 			return cqlgen.Page[T]{}, err
 		}
 	}
@@ -88,7 +92,7 @@ func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (c
 		return cqlgen.Page[T]{}, err
 	}
 	c.key = key
-	return cqlgen.Page[T]{Rows: rows, Cursor: encodeCursor(fp, c)}, nil
+	return cqlgen.Page[T]{Rows: rows, Cursor: encodeCursor(fp, c, r.sealer)}, nil
 }
 
 // readPartition reads up to limit rows of one partition in clustering
@@ -147,6 +151,17 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 	if len(pos) != n {
 		return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
 	}
+	// The key comes from the cursor, the client's to forge: each value must
+	// decode as its column's type before it is sent.
+	for i, k := range pos {
+		info, err := typeInfo(t.Spec.Clustering[i].Type)
+		if err != nil {
+			return nil, err
+		}
+		if !validEncoding(info, k) {
+			return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
+		}
+	}
 	key := rawKey(pos)
 	for i := n - 1; i >= 0 && len(rows) < limit; i-- {
 		values := append(append([]any(nil), part...), key[:i+1]...)
@@ -168,6 +183,18 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 	return rows, nil
 }
 
+// within reports whether oldest is at most n buckets back from at, the
+// first included.
+func within(tb TimeBuckets, at, oldest time.Time, n int) bool {
+	for range n {
+		if !at.After(oldest) {
+			return true
+		}
+		at = tb.Prev(at)
+	}
+	return false
+}
+
 func withBucket(part []any, bucket any) []any {
 	return append(append(make([]any, 0, len(part)+1), part...), bucket)
 }
@@ -178,11 +205,20 @@ func withBucket(part []any, bucket any) []any {
 // the same bound.
 func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
 	tb := *r.TimeBuckets
+	back := r.LookBack
+	if back <= 0 {
+		back = cqlgen.DefaultLookBack
+	}
 	var c cursor
 	if r.Cursor != "" {
 		var err error
-		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, timeCursor, r.Cursor); err != nil {
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, timeCursor, r.Cursor, r.sealer); err != nil {
 			return cqlgen.Page[T]{}, err
+		}
+		// A cursor is the client's to forge: whatever it says, the walk
+		// stays within the caller's own look-back, between bucket starts.
+		if !tb.Of(c.at).Equal(c.at) || !tb.Of(c.oldest).Equal(c.oldest) || c.oldest.After(c.at) || !within(tb, c.at, c.oldest, back) {
+			return cqlgen.Page[T]{}, &cqlgen.InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "its buckets lie outside the read's look-back"}
 		}
 	} else {
 		start := r.Start
@@ -190,10 +226,6 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 			start = time.Now()
 		}
 		c.at = tb.Of(start)
-		back := r.LookBack
-		if back <= 0 {
-			back = cqlgen.DefaultLookBack
-		}
 		c.oldest = c.at
 		for range back - 1 {
 			c.oldest = tb.Prev(c.oldest)
@@ -225,7 +257,7 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	var c cursor
 	if r.Cursor != "" {
 		var err error
-		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, hashCursor, r.Cursor); err != nil {
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, hashCursor, r.Cursor, r.sealer); err != nil {
 			return cqlgen.Page[T]{}, err
 		}
 		if c.bucket >= r.HashBuckets {

@@ -1626,6 +1626,7 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:   readingReadingsCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       readingReadingsClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1682,6 +1683,7 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByHourCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByHourClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -1741,6 +1743,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByDayCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -1800,6 +1803,7 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByWeekCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByWeekClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -1859,6 +1863,7 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByMonthCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByMonthClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -1918,6 +1923,7 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsBy10DaysCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsBy10DaysClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -1967,6 +1973,7 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 		Compare:     readingReadingsByShardCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 16,
 		Key:         readingReadingsByShardClustering,
 		Limit:       o.Limit,
@@ -2025,6 +2032,7 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByEventMonthCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByEventMonthClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,
@@ -2085,6 +2093,7 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByLocalDayCompare,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByLocalDayClustering,
 		Limit:       o.Limit,
 		LookBack:    o.LookBack,

@@ -257,6 +257,7 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 	spec := cqlgenimpl.ReadSpec[Setting]{
 		Compare:   settingSettingsCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       settingSettingsClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,

@@ -706,6 +706,7 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 	spec := cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
 		Compare:   orderOrdersByCustomerCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       orderOrdersByCustomerClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -757,6 +758,7 @@ func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status 
 	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersInStatusCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       orderOrdersInStatusClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,

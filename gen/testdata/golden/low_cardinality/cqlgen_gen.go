@@ -905,6 +905,7 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersByStatusCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       orderOrdersByStatusClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -943,6 +944,7 @@ func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFl
 	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersByFlagCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       orderOrdersByFlagClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -987,6 +989,7 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 	spec := cqlgenimpl.ReadSpec[Order]{
 		Compare:   orderOrdersByDayCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       orderOrdersByDayClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1034,6 +1037,7 @@ func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *Or
 		Compare:     orderOrdersByDayShardedCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 16,
 		Key:         orderOrdersByDayShardedClustering,
 		Limit:       o.Limit,

@@ -283,6 +283,7 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 	spec := cqlgenimpl.ReadSpec[UnshardedChartEntry]{
 		Compare:   unshardedChartEntryDailyChartsUnshardedCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       unshardedChartEntryDailyChartsUnshardedClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -559,6 +560,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		Compare:     chartEntryDailyChartsCompare,
 		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
 		HashBuckets: 100,
 		Key:         chartEntryDailyChartsClustering,
 		Limit:       o.Limit,
@@ -829,6 +831,7 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	spec := cqlgenimpl.ReadSpec[Play]{
 		Compare:   playListeningHistoryCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       playListeningHistoryClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
@@ -1110,6 +1113,7 @@ func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID st
 	spec := cqlgenimpl.ReadSpec[PlayForever]{
 		Compare:   playForeverListeningHistoryForeverCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       playForeverListeningHistoryForeverClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,

@@ -303,6 +303,7 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 	spec := cqlgenimpl.ReadSpec[Everything]{
 		Compare:   everythingEverythingCompare,
 		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
 		Key:       everythingEverythingClustering,
 		Limit:     o.Limit,
 		MaxLimit:  r.opts.MaxLimit,
