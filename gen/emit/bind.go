@@ -182,6 +182,9 @@ func scanTarget(c *model.Column, recv *jen.Statement) jen.Code {
 	if c.Type.Name == "duration" && isGo(c.Field, "time", "Duration") {
 		return jen.Qual(impl, "ScanDuration").Call(jen.Op("&").Add(v))
 	}
+	if c.Type.Name == "set" && isStructSet(c.Field) {
+		return jen.Qual(impl, "ScanSet").Call(jen.Op("&").Add(v))
+	}
 	return jen.Op("&").Add(v)
 }
 
@@ -381,4 +384,15 @@ func rowType(f *jen.File, t *model.Table) {
 	}
 	doc(f, "%s is a row of %s, which stores only some columns of %s. It is a type of its own so that a partial row cannot be passed where a whole %s is written.", t.Names.RowType, t.Name, t.Entity.GoName, t.Entity.GoName)
 	f.Type().Id(t.Names.RowType).Struct(fields...)
+}
+
+// isStructSet reports a set declared as a map of empty structs, which
+// gocql writes but cannot read without help.
+func isStructSet(f *model.Field) bool {
+	m, ok := f.Go.Underlying().(*types.Map)
+	if !ok {
+		return false
+	}
+	st, ok := m.Elem().Underlying().(*types.Struct)
+	return ok && st.NumFields() == 0
 }

@@ -127,3 +127,26 @@ func (s durationScanner) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 
 // IsZeroUUID reports the zero uuid, which is no key.
 func IsZeroUUID(u [16]byte) bool { return u == [16]byte{} }
+
+// ScanSet scans a CQL set into a Go map of empty structs, the mapping
+// cqlgen documents for sets, which gocql can write but not read.
+func ScanSet[K comparable](m *map[K]struct{}) any { return setScanner[K]{m} }
+
+type setScanner[K comparable] struct{ m *map[K]struct{} }
+
+func (s setScanner[K]) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	var elems []K
+	if err := gocql.Unmarshal(info, data, &elems); err != nil {
+		return err
+	}
+	if data == nil {
+		*s.m = nil
+		return nil
+	}
+	m := make(map[K]struct{}, len(elems))
+	for _, e := range elems {
+		m[e] = struct{}{}
+	}
+	*s.m = m
+	return nil
+}
