@@ -97,9 +97,11 @@ var jitter = rand.Int64N
 //     timeout of a CAS (lightweight transaction) or counter write, and any
 //     timeout of a conditional statement: Paxos may have committed, so a
 //     second attempt could report "not applied" for a write that applied.
-//   - Unavailable, overloaded, bootstrapping: yes, on another node. The
-//     coordinator refused before running anything, so this holds for
-//     conditional statements too.
+//   - Unavailable, overloaded: yes, on another node, except for
+//     conditional statements: Cassandra 5.0's Paxos can raise either after
+//     a proposal was accepted, so a retry could find its own write and
+//     answer "not applied".
+//   - Bootstrapping: yes, on another node; that coordinator ran nothing.
 //   - No connection to any node: yes. Nothing was sent.
 //   - A connection that broke or timed out client-side: yes, on another
 //     node, except for conditional statements.
@@ -121,7 +123,7 @@ func Retryable(err error, kind StatementKind) (retry, next bool) {
 	// Typed request errors first: their Code() is meaningless when they
 	// are built by hand, and their fields decide.
 	case errors.As(err, &unavailable):
-		return true, true
+		return !cond, !cond
 	case errors.As(err, &writeTimeout):
 		switch writeTimeout.WriteType {
 		case "CAS", "COUNTER":
@@ -139,7 +141,9 @@ func Retryable(err error, kind StatementKind) (retry, next bool) {
 		return !cond, !cond
 	case errors.As(err, &reqErr):
 		switch reqErr.Code() {
-		case gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping:
+		case gocql.ErrCodeOverloaded:
+			return !cond, !cond
+		case gocql.ErrCodeBootstrapping:
 			return true, true
 		}
 		return false, false
