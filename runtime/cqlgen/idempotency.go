@@ -156,6 +156,11 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 	if id.Lease <= 0 {
 		id.Lease = DefaultIdempotencyLease
 	}
+	if id.TTL < id.Lease {
+		// The record would expire while its owner still holds the lease,
+		// and a duplicate would run the command alongside it.
+		return &OptionError{Option: "Idempotency.TTL", Reason: fmt.Sprintf("%v is shorter than the lease, %v; a key must outlive the lease that claims it", id.TTL, id.Lease)}
+	}
 	owner, err := gocql.RandomUUID()
 	if err != nil {
 		return err

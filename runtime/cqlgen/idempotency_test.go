@@ -321,3 +321,17 @@ func TestIdempotentRefusesARecordItDidNotWrite(t *testing.T) {
 		t.Errorf("err %v, %d runs; want an unknown-state error and no run", err, len(c.runs()))
 	}
 }
+
+// A key that would expire before its lease runs out is refused before
+// anything is sent.
+func TestIdempotencyTTLMustOutliveTheLease(t *testing.T) {
+	f := &fakeSession{}
+	ran := false
+	err := Idempotent(context.Background(), f, Idempotency{Key: "k", TTL: time.Second, Lease: time.Minute}, 1, nil, func(context.Context, int64) error {
+		ran = true
+		return nil
+	})
+	if !errors.Is(err, ErrInvalidOption) || ran || len(f.execs)+len(f.batches) != 0 {
+		t.Errorf("TTL below the lease: %v, ran %v", err, ran)
+	}
+}
