@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -294,18 +295,34 @@ func dirOf(file string) string {
 	return "."
 }
 
-func errorPos(e packages.Error) token.Position {
-	// packages.Error.Pos is "file:line:col" or "file:line" or "".
+func errorPos(e packages.Error) token.Position { return parsePos(e.Pos) }
+
+// parsePos reads "file:line:col", "file:line" or "" (a file name may hold
+// colons itself, as a Windows one does).
+func parsePos(s string) token.Position {
 	var pos token.Position
-	parts := strings.Split(e.Pos, ":")
-	if len(parts) >= 2 {
-		pos.Filename = strings.Join(parts[:len(parts)-2], ":")
-		fmt.Sscan(parts[len(parts)-2], &pos.Line)
-		fmt.Sscan(parts[len(parts)-1], &pos.Column)
-		if pos.Filename == "" { // "file:line"
-			pos.Filename = parts[0]
-			pos.Column = 0
+	num := func(p string) (int, bool) {
+		n, err := strconv.Atoi(p)
+		return n, err == nil && n >= 0
+	}
+	parts := strings.Split(s, ":")
+	n := len(parts)
+	if n >= 3 {
+		if line, ok := num(parts[n-2]); ok {
+			if col, ok := num(parts[n-1]); ok {
+				pos.Filename, pos.Line, pos.Column = strings.Join(parts[:n-2], ":"), line, col
+				return pos
+			}
 		}
+	}
+	if n >= 2 {
+		if line, ok := num(parts[n-1]); ok {
+			pos.Filename, pos.Line = strings.Join(parts[:n-1], ":"), line
+			return pos
+		}
+	}
+	if s != "-" {
+		pos.Filename = s
 	}
 	return pos
 }
