@@ -33,6 +33,7 @@ var (
 // mapType maps the Go type of a field, and its optional cql:"..."
 // override, to a CQL type. nullable is true for a pointer field.
 func mapType(t types.Type, o *tag.TypeExpr) (ct *Type, nullable bool, err *typeError) {
+	t = types.Unalias(t) // type Stamp = time.Time maps as time.Time
 	if isNamed(t, "math/big", "Int") || isNamed(t, "gopkg.in/inf.v0", "Dec") {
 		return nil, false, unsupported("%s must be used through a pointer (*%s), as gocql expects", types.TypeString(t, shortQualifier), types.TypeString(t, shortQualifier))
 	}
@@ -51,6 +52,7 @@ func mapType(t types.Type, o *tag.TypeExpr) (ct *Type, nullable bool, err *typeE
 }
 
 func mapValue(t types.Type, o *tag.TypeExpr, depth int) (*Type, *typeError) {
+	t = types.Unalias(t)
 	name := types.TypeString(t, shortQualifier)
 	if o != nil && o.Name == "frozen" {
 		if len(o.Params) != 1 {
@@ -268,7 +270,7 @@ func overrideType(o *tag.TypeExpr) (*Type, *typeError) {
 }
 
 func isNamed(t types.Type, pkg, name string) bool {
-	n, ok := t.(*types.Named)
+	n, ok := types.Unalias(t).(*types.Named)
 	if !ok {
 		return false
 	}

@@ -49,21 +49,22 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 // placeholders bind id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16,
 // i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 // big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-// frozen_map, maybe, maybe_at, price, prices, events, by_day, the write
-// timestamp.
+// frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped, the
+// write timestamp.
 const everythingEverythingInsertCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
 		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
 		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
-		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day)
+		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
+		stamped)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
 // everythingEverythingRow binds everythingEverythingInsertCQL for e, written
 // at ts. With unset, nil pointers and empty collections are left unset,
 // writing no tombstone; without, they clear their columns.
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
-	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), ts}
+	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
 
 // everythingEverythingDeleteCQL deletes a row of everything by its primary
@@ -77,13 +78,13 @@ const everythingEverythingDeleteCQL = `DELETE FROM everything
 const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key = ? AND day = ?`
 
 // everythingEverythingScan reads one row of everything.
 func everythingEverythingScan(it cqlgen.Iter) (e Everything, ok bool) {
-	ok = it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
+	ok = it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 	return
 }
 
@@ -92,7 +93,7 @@ func everythingEverythingScan(it cqlgen.Iter) (e Everything, ok bool) {
 const everythingEverythingFirstCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ?`
 
@@ -101,7 +102,7 @@ const everythingEverythingFirstCQL = `SELECT id, tags_key, day, event, raw16, s,
 const everythingEverythingFirstFromCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key >= ?`
 
@@ -110,7 +111,7 @@ const everythingEverythingFirstFromCQL = `SELECT id, tags_key, day, event, raw16
 const everythingEverythingFirstToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key < ?`
 
@@ -119,7 +120,7 @@ const everythingEverythingFirstToCQL = `SELECT id, tags_key, day, event, raw16, 
 const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
 
@@ -128,7 +129,7 @@ const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw
 const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key > ?`
 
@@ -137,7 +138,7 @@ const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s
 const everythingEverythingAfter1CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key = ? AND day > ?`
 
@@ -146,7 +147,7 @@ const everythingEverythingAfter1CQL = `SELECT id, tags_key, day, event, raw16, s
 const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key > ? AND tags_key < ?`
 
@@ -155,7 +156,7 @@ const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, 
 const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
 	WHERE id = ? AND tags_key = ? AND day >= ?`
 

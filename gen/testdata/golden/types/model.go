@@ -15,6 +15,9 @@ import (
 // Genre is a named string; it maps like its underlying type.
 type Genre string
 
+// Stamp is an alias; it maps as time.Time does.
+type Stamp = time.Time
+
 // Money marshals itself; its CQL type must be given.
 type Money struct{ Cents int64 }
 
@@ -72,4 +75,5 @@ type Everything struct {
 	Prices   []Money                 `db:"prices" cql:"list<bigint>"`
 	Events   []gocql.UUID            `db:"events" cql:"list<timeuuid>"`
 	ByDay    map[time.Time]time.Time `db:"by_day" cql:"map<date, timestamp>"`
+	Stamped  Stamp                   `db:"stamped"`
 }
