@@ -93,13 +93,21 @@ func (c *checker) cardinality(t *model.Table, warn warnFunc) {
 	f := t.PK[0].Field
 	pos := t.PK[0].Pos
 	fix := hashFix(t)
+	// With a time bucket, the count holds per bucket: the table has that
+	// many partitions for each period, and every write of a period goes to
+	// them.
+	scope, whole := "the table has", "the whole table is one partition"
+	if t.Bucket != nil {
+		scope = fmt.Sprintf("each %s bucket has", t.Bucket.Kind.Descriptor().Name)
+		whole = fmt.Sprintf("each %s bucket is one partition, which takes every write of its period,", t.Bucket.Kind.Descriptor().Name)
+	}
 	switch {
 	case f.Constants == 1:
-		warn(pos, diag.ConstantPartition, "table %s: the partition key %s has a single declared value, so the whole table is one partition on one set of replicas; %s", t.Name, f.Column, fix)
+		warn(pos, diag.ConstantPartition, "table %s: the partition key %s has a single declared value, so %s on one set of replicas; %s", t.Name, f.Column, whole, fix)
 	case f.Type.Name == "boolean":
-		warn(pos, diag.LowCardinality, "table %s: the partition key %s is a boolean, so the table has two partitions; %s", t.Name, f.Column, fix)
+		warn(pos, diag.LowCardinality, "table %s: the partition key %s is a boolean, so %s two partitions; %s", t.Name, f.Column, scope, fix)
 	case f.Constants > 1 && f.Constants <= 32:
-		warn(pos, diag.LowCardinality, "table %s: the partition key %s is an enum of %d declared values, so the table has at most %d partitions; %s", t.Name, f.Column, f.Constants, f.Constants, fix)
+		warn(pos, diag.LowCardinality, "table %s: the partition key %s is an enum of %d declared values, so %s at most %d partitions; %s", t.Name, f.Column, f.Constants, scope, f.Constants, fix)
 	case f.Type.Name == "date":
 		warn(pos, diag.LowCardinality, "table %s: the partition key %s is a date alone, so each day's writes all go to one partition; %s", t.Name, f.Column, fix)
 	}

@@ -5,6 +5,7 @@ package constant_partition
 import (
 	"cmp"
 	"context"
+	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
@@ -270,6 +271,289 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 	}
 	if o.NameTo != nil {
 		spec.To = *o.NameTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// changeChangesByDay: the statements of table changes_by_day, which is the
+// source of truth of Change.
+var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "changes_by_day",
+	Pattern: "ChangesByDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "scope", Type: "text"},
+		{Name: "bucket", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      changeChangesByDayInsertCQL,
+		Delete:      changeChangesByDayDeleteCQL,
+		Get:         changeChangesByDayGetCQL,
+		First:       changeChangesByDayFirstCQL,
+		FirstFrom:   changeChangesByDayFirstFromCQL,
+		FirstTo:     changeChangesByDayFirstToCQL,
+		FirstFromTo: changeChangesByDayFirstFromToCQL,
+		After: []string{
+			changeChangesByDayAfter0CQL,
+			changeChangesByDayAfter1CQL,
+		},
+		AfterTo:   changeChangesByDayAfterToCQL,
+		AtOrAfter: changeChangesByDayAtOrAfterCQL,
+	},
+})
+
+// changeChangesByDayInsertCQL writes a whole row of changes_by_day. Its
+// placeholders bind scope, bucket, at, name, the write timestamp.
+const changeChangesByDayInsertCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// changeChangesByDayRow binds changeChangesByDayInsertCQL for e, written at
+// ts.
+func changeChangesByDayRow(e *Change, ts int64) []any {
+	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
+}
+
+// changeChangesByDayDeleteCQL deletes a row of changes_by_day by its primary
+// key. Its placeholders bind the write timestamp, scope, bucket, at, name.
+const changeChangesByDayDeleteCQL = `DELETE FROM changes_by_day
+	USING TIMESTAMP ?
+	WHERE scope = ? AND bucket = ? AND at = ? AND name = ?`
+
+// changeChangesByDayGetCQL reads a row of changes_by_day by its primary key.
+// Its placeholders bind scope, bucket, at, name.
+const changeChangesByDayGetCQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at = ? AND name = ?`
+
+// changeChangesByDayScan reads one row of changes_by_day.
+func changeChangesByDayScan(it cqlgen.Iter) (e Change, ok bool) {
+	ok = it.Scan(&e.Scope, &e.At, &e.Name)
+	return
+}
+
+// changeChangesByDayFirstCQL reads a partition of changes_by_day from its
+// first row. cqlgenimpl.ReadPage binds scope, bucket.
+const changeChangesByDayFirstCQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ?`
+
+// changeChangesByDayFirstFromCQL reads a partition of changes_by_day from the
+// From bound. cqlgenimpl.ReadPage binds scope, bucket, From.
+const changeChangesByDayFirstFromCQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at <= ?`
+
+// changeChangesByDayFirstToCQL reads a partition of changes_by_day from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds scope, bucket, To.
+const changeChangesByDayFirstToCQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at > ?`
+
+// changeChangesByDayFirstFromToCQL reads a partition of changes_by_day between
+// the bounds. cqlgenimpl.ReadPage binds scope, bucket, From, To.
+const changeChangesByDayFirstFromToCQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at <= ? AND at > ?`
+
+// changeChangesByDayAfter0CQL continues a read of changes_by_day after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds scope, bucket, at.
+const changeChangesByDayAfter0CQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at < ?`
+
+// changeChangesByDayAfter1CQL continues a read of changes_by_day after a row,
+// at one clustering level. cqlgenimpl.ReadPage binds scope, bucket, at, name.
+const changeChangesByDayAfter1CQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at = ? AND name > ?`
+
+// changeChangesByDayAfterToCQL continues a read of changes_by_day after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds scope, bucket, at, To.
+const changeChangesByDayAfterToCQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at < ? AND at > ?`
+
+// changeChangesByDayAtOrAfterCQL continues a read of changes_by_day at or
+// after a row. cqlgenimpl.ReadPage binds scope, bucket, at, name.
+const changeChangesByDayAtOrAfterCQL = `SELECT scope, at, name
+	FROM changes_by_day
+	WHERE scope = ? AND bucket = ? AND at = ? AND name >= ?`
+
+// changeChangesByDayClustering is the clustering key of e in changes_by_day,
+// in order.
+func changeChangesByDayClustering(e *Change) []any {
+	return []any{e.At, e.Name}
+}
+
+// changeChangesByDayCompare orders rows of changes_by_day as its clustering
+// order does.
+func changeChangesByDayCompare(a, b *Change) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ChangeRepo reads and writes Change in table changes_by_day.
+type ChangeRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewChangeRepo returns a repository of Change on s. The default strategy is a
+// logged batch.
+func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
+	return &ChangeRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// changeCheck rejects a Change whose partition key values are empty.
+func changeCheck(e *Change) error {
+	if e.Scope == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "scope",
+			Table:  "changes_by_day",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of Change in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
+func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   changeChangesByDay.Insert,
+			Values: changeChangesByDayRow(e, ts),
+		}}
+	})
+}
+
+// Update writes e over the row with its key in changes_by_day. Unlike Insert,
+// nil pointers and empty collections clear their columns.
+func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   changeChangesByDay.Insert,
+			Values: changeChangesByDayRow(e, ts),
+		}}
+	})
+}
+
+// Delete removes the row with e's key from changes_by_day.
+func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   changeChangesByDay.Delete,
+			Values: []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
+		}}
+	})
+}
+
+// Get reads the Change with the given key from changes_by_day, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (*Change, error) {
+	if scope == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "scope",
+			Table:  "changes_by_day",
+		}
+	}
+	var e Change
+	e.Scope = scope
+	e.At = at
+	e.Name = name
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   changeChangesByDay.Get,
+		Values: []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
+	}, changeChangesByDayScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// ChangesByDayOptions are the optional parts of a ChangesByDay read.
+type ChangesByDayOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// ChangesByDay reads Change rows by scope, ordered by at descending, then name
+// ascending, from changes_by_day, in pages: time buckets from the newest back,
+// each in clustering order.
+func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (cqlgen.Page[Change], error) {
+	if scope == "" {
+		return cqlgen.Page[Change]{}, &cqlgen.EmptyKeyError{
+			Column: "scope",
+			Table:  "changes_by_day",
+		}
+	}
+	if o == nil {
+		o = &ChangesByDayOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Change]{
+		Compare:     changeChangesByDayCompare,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         changeChangesByDayClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{scope},
+		Scan:        changeChangesByDayScan,
+		Start:       start,
+		Table:       changeChangesByDay,
+		TimeBuckets: &tb,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

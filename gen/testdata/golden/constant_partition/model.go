@@ -1,7 +1,11 @@
 // Package constant_partition keys a table by a value that never changes.
 package constant_partition
 
-import "github.com/cqlgen/cqlgen/runtime/cqlgen"
+import (
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
 
 // Scope has one declared value.
 type Scope string
@@ -16,4 +20,14 @@ type Setting struct {
 	Scope Scope  `db:"scope"`
 	Name  string `db:"name"`
 	Value string `db:"value"`
+}
+
+// Change is keyed by its scope and a day bucket: one partition a day,
+// which takes every change of that day.
+type Change struct {
+	_ cqlgen.Pattern `table:"changes_by_day" pk:"scope" ck:"at desc, name" bucket:"day(at)" ttl:"30d"`
+
+	Scope Scope     `db:"scope"`
+	At    time.Time `db:"at"`
+	Name  string    `db:"name"`
 }
