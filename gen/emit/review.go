@@ -33,7 +33,7 @@ type reviewEdge struct{ From, To string }
 // Review renders schema.md, the page a reviewer reads in a pull request:
 // the access-pattern table with partition estimates and verdicts, the
 // fan-out of each entity, and a Mermaid diagram of tables and patterns.
-func Review(p *model.Package, verdicts map[*model.Table]model.Verdict) ([]byte, error) {
+func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte, error) {
 	v := reviewView{Package: p.Path}
 	for _, e := range p.Entities {
 		re := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name}
@@ -66,7 +66,7 @@ func Review(p *model.Package, verdicts map[*model.Table]model.Verdict) ([]byte, 
 	return render("schema.md.tmpl", v)
 }
 
-func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table]model.Verdict) reviewTable {
+func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table][]model.Verdict) reviewTable {
 	r := reviewTable{
 		Pattern: fmt.Sprintf("%s.%s: %s", e.GoName, t.Method, strings.TrimRight(t.Doc, ".")),
 		Name:    t.Name,
@@ -106,15 +106,20 @@ func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table]model.
 	default:
 		r.Size = fmt.Sprintf("≈%s rows, ≈%s", model.HumanCount(est.Rows), model.HumanBytes(est.Bytes))
 	}
-	switch v := verdicts[t]; {
-	case v.Code == "":
-		r.Verdict = "✅ accepted"
-	case v.Silenced != "":
-		r.Verdict = fmt.Sprintf("🔇 %s silenced: %s", v.Code, v.Silenced)
-	case v.Error:
-		r.Verdict = "❌ " + v.Code
-	default:
-		r.Verdict = "⚠️ " + v.Code
+	var found []string
+	for _, v := range verdicts[t] {
+		switch {
+		case v.Silenced != "":
+			found = append(found, fmt.Sprintf("🔇 %s silenced: %s", v.Code, v.Silenced))
+		case v.Error:
+			found = append(found, "❌ "+v.Code)
+		default:
+			found = append(found, "⚠️ "+v.Code)
+		}
+	}
+	r.Verdict = "✅ accepted"
+	if len(found) > 0 {
+		r.Verdict = strings.Join(found, "; ")
 	}
 	if !est.Known && r.Verdict == "✅ accepted" {
 		r.Verdict = "✅ bounded by TTL or bucket; size not estimated"

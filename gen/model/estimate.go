@@ -197,10 +197,10 @@ func HumanCount(n int64) string {
 	return string(out)
 }
 
-// Verdict is the outcome of a table's partition checks, for the review
-// page: the first finding, or none (the zero Verdict: accepted).
+// Verdict is one finding of a table's partition checks, for the review
+// page.
 type Verdict struct {
-	Code     string // the diagnostic code; "" when accepted
+	Code     string // the diagnostic code
 	Error    bool   // an error, not a warning
 	Silenced string // the reason an ignore gives, when silenced
 }

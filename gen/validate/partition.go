@@ -178,19 +178,18 @@ func bucketsOf(t *model.Table) int64 {
 
 func ceil(a, b int64) int64 { return (a + b - 1) / b }
 
-// Verdicts returns each table's partition verdict: what the partition
-// checks find first, silenced or not. Validation hands it to the review
+// Verdicts returns each table's partition verdicts: everything the
+// partition checks find, silenced or not. Validation hands it to the review
 // page, which shows it beside the table's estimate.
-func Verdicts(p *model.Package) map[*model.Table]model.Verdict {
-	out := map[*model.Table]model.Verdict{}
+func Verdicts(p *model.Package) map[*model.Table][]model.Verdict {
+	out := map[*model.Table][]model.Verdict{}
 	for _, t := range p.Tables() {
 		for _, d := range Partition(t) {
+			v := model.Verdict{Code: string(d.Code), Error: d.Severity == diag.Error}
 			if ig := Silenced(t, d.Code); ig != nil {
-				out[t] = model.Verdict{Code: string(d.Code), Silenced: ig.Reason}
-				continue
+				v.Silenced = ig.Reason
 			}
-			out[t] = model.Verdict{Code: string(d.Code), Error: d.Severity == diag.Error}
-			break
+			out[t] = append(out[t], v)
 		}
 	}
 	return out
