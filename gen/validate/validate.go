@@ -301,8 +301,8 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 	if len(missing) == 0 {
 		return
 	}
-	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s",
-		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name)
+	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s. (If %s is meant to hold one %s per key, a unique alternate key such as a login email, cqlgen cannot keep that uniqueness yet: it needs a conditional claim of the key, which the generated writes do not make.)",
+		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name, t.Name, e.GoName)
 }
 
 // canonicalComplete checks that the source of truth of an entity stored in
