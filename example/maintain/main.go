@@ -29,7 +29,7 @@ func main() {
 	}
 	cluster := cqlgen.NewCluster(strings.Split(hosts, ",")...)
 	cluster.Keyspace = "music"
-	gs, err := cluster.CreateSession()
+	gs, err := cqlgen.CreateSession(cluster)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "maintain:", err)
 		os.Exit(4)

@@ -5,6 +5,8 @@ package messaging
 
 //go:generate go tool cqlgen generate .
 
+// Replication factor 1 is for the demo and tests on one node only; a
+// production keyspace wants NetworkTopologyStrategy and 3 per datacenter.
 //cqlgen:keyspace messaging {'class': 'SimpleStrategy', 'replication_factor': 1}
 
 import (

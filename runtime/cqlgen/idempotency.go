@@ -57,6 +57,10 @@ type Idempotency struct {
 	// DefaultIdempotencyLease. It must exceed the time the command can
 	// take, retries included (bound that with the context's deadline).
 	Lease time.Duration
+	// SerialConsistency is the Paxos consistency of the key's conditional
+	// writes; 0 keeps the session's. A repository sets it from its own
+	// (WithSerialConsistency).
+	SerialConsistency gocql.SerialConsistency
 }
 
 // ErrIdempotencyConflict: an idempotency key was used again with another
@@ -169,7 +173,7 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 	var failures, polls int
 	for {
 		now := time.Now()
-		res, err := CAS(ctx, s, Query{Stmt: claimStmt, Values: []any{id.Key, payload, owner, ts, now.Add(id.Lease), c.ttl}})
+		res, err := CAS(ctx, s, Query{Stmt: claimStmt, Values: []any{id.Key, payload, owner, ts, now.Add(id.Lease), c.ttl}, SerialConsistency: id.SerialConsistency})
 		if err != nil {
 			if err := c.stepFailed(ctx, err, &failures); err != nil {
 				return err
@@ -200,7 +204,7 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 				return fmt.Errorf("cqlgen: idempotency key %q: waiting for the attempt that holds it: %w", id.Key, err)
 			}
 		default:
-			res, err := CAS(ctx, s, Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), id.Key, r.owner}})
+			res, err := CAS(ctx, s, Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), id.Key, r.owner}, SerialConsistency: id.SerialConsistency})
 			if err != nil {
 				if err := c.stepFailed(ctx, err, &failures); err != nil {
 					return err
@@ -275,12 +279,12 @@ func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int6
 	if !final {
 		// Best effort: if the release fails, duplicates wait for the
 		// lease to run out instead.
-		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), c.id.Key, c.owner}})
+		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
 		return err
 	}
 	var failures int
 	for {
-		_, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}})
+		_, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
 		// Applied, or not because a duplicate took the key over after our
 		// lease ran out: either way fn's outcome stands, and repeating the
 		// update after an error is safe, as it only applies for the owner.

@@ -1,6 +1,10 @@
 package cqlgen
 
-import "time"
+import (
+	"time"
+
+	"github.com/gocql/gocql"
+)
 
 // Options configure a generated repository, and each of its calls: pass
 // them to its constructor (New<Entity>Repo) and, to override them for one
@@ -24,6 +28,14 @@ type Options struct {
 	// a cursor carries the values in clear with a checksum; either way a
 	// read checks what a cursor says against its own bounds.
 	CursorKey []byte
+	// SerialConsistency is the Paxos consistency of the conditional
+	// writes of the write protocol and of idempotency keys: 0 keeps the
+	// session's, LocalSerial by default. LocalSerial rounds in two
+	// datacenters do not see each other, so two writers in two
+	// datacenters could both win: an entity written from several
+	// datacenters needs gocql.Serial, at the price of a round trip
+	// between them.
+	SerialConsistency gocql.SerialConsistency
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
@@ -49,6 +61,12 @@ const DefaultReadConcurrency = 16
 // the same on every instance that serves the same reads). Changing it
 // invalidates the cursors handed out before.
 func WithCursorKey(key []byte) Option { return func(o *Options) { o.CursorKey = key } }
+
+// WithSerialConsistency sets the Paxos consistency of a repository's
+// conditional writes (see Options.SerialConsistency).
+func WithSerialConsistency(c gocql.SerialConsistency) Option {
+	return func(o *Options) { o.SerialConsistency = c }
+}
 
 // WithMaxLimit bounds the page size a read may ask for.
 func WithMaxLimit(n int) Option { return func(o *Options) { o.MaxLimit = n } }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -140,7 +141,11 @@ func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.
 	case Write:
 		gq.Consistency(g.opts.WriteConsistency)
 	case Conditional:
-		gq.Consistency(g.opts.WriteConsistency).SerialConsistency(g.opts.SerialConsistency)
+		serial := g.opts.SerialConsistency
+		if q.SerialConsistency != 0 {
+			serial = q.SerialConsistency
+		}
+		gq.Consistency(g.opts.WriteConsistency).SerialConsistency(serial)
 	}
 	return gq
 }
@@ -319,10 +324,9 @@ func (g *gocqlSession) samePartition(ctx context.Context, qs []Query) error {
 //     to a replica of its partition: gocql prepares every statement and
 //     computes its routing key from the partition key columns of the
 //     prepared metadata (for a batch, from its first statement). For a
-//     multi-datacenter cluster, replace the fallback with
-//     gocql.DCAwareRoundRobinPolicy(localDC). gocql does not support one
-//     host selection policy in two sessions: call NewCluster once per
-//     session.
+//     cluster of several datacenters, use NewClusterDC. gocql panics when
+//     one host selection policy serves two sessions: create sessions with
+//     CreateSession, which gives each one its own.
 //   - WriteCoalesceWaitTime 0: with gocql's default of 200µs, a request on
 //     an idle connection starts a 200µs timer and is written when it fires,
 //     so that later requests share the write system call; that helps
@@ -340,12 +344,49 @@ func (g *gocqlSession) samePartition(ctx context.Context, qs []Query) error {
 //   - LocalQuorum consistency; NewSession sets reads, writes and serial
 //     consistency per statement kind anyway.
 func NewCluster(hosts ...string) *gocql.ClusterConfig {
+	return newCluster(func() gocql.HostSelectionPolicy { return gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy()) }, hosts)
+}
+
+// NewClusterDC is NewCluster for a cluster of several datacenters: routing
+// is token-aware over the replicas of localDC, then round robin within it,
+// and never leaves it; with LocalQuorum and LocalSerial (the session's
+// defaults), every statement stays in the local datacenter.
+func NewClusterDC(localDC string, hosts ...string) *gocql.ClusterConfig {
+	return newCluster(func() gocql.HostSelectionPolicy {
+		return gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(localDC))
+	}, hosts)
+}
+
+// policies remembers how to make a fresh host selection policy for the
+// configurations NewCluster and NewClusterDC made.
+var policies sync.Map // *gocql.ClusterConfig → func() gocql.HostSelectionPolicy
+
+func newCluster(policy func() gocql.HostSelectionPolicy, hosts []string) *gocql.ClusterConfig {
 	c := gocql.NewCluster(hosts...)
-	c.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
+	c.PoolConfig.HostSelectionPolicy = policy()
+	policies.Store(c, policy)
 	c.WriteCoalesceWaitTime = 0
 	c.Timeout = 11 * time.Second
 	c.ConnectTimeout = 5 * time.Second
 	c.ProtoVersion = 4
 	c.Consistency = gocql.LocalQuorum
 	return c
+}
+
+// CreateSession creates a gocql session from cluster, which may serve any
+// number of sessions: a configuration made by NewCluster or NewClusterDC
+// gets a host selection policy of its own for each. gocql panics when one
+// policy serves two sessions; with any other configuration that panic
+// comes back as an error.
+func CreateSession(cluster *gocql.ClusterConfig) (s *gocql.Session, err error) {
+	c := *cluster
+	if mk, ok := policies.Load(cluster); ok {
+		c.PoolConfig.HostSelectionPolicy = mk.(func() gocql.HostSelectionPolicy)()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("cqlgen: creating a session: %v (give each session its own host selection policy)", r)
+		}
+	}()
+	return c.CreateSession()
 }

@@ -1,5 +1,7 @@
 package cqlgen
 
+import "github.com/gocql/gocql"
+
 // StatementKind tells what a statement does, which decides its consistency
 // level and whether it may be retried.
 type StatementKind uint8
@@ -33,4 +35,7 @@ type Query struct {
 	Values    []any  // bound to the statement's placeholders, in order
 	PageSize  int    // rows per page for reads; 0 leaves the session default
 	PageState []byte // where the previous page ended; nil for the first page
+	// SerialConsistency overrides the session's for a conditional
+	// statement; 0 keeps the session's (SessionOptions).
+	SerialConsistency gocql.SerialConsistency
 }

@@ -191,6 +191,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		} else {
 			q.Values = ent.Change(next, c)
 		}
+		q.SerialConsistency = o.SerialConsistency
 		var ignored int64
 		applied, err := s.ExecCAS(ctx, q, &ignored)
 		if err != nil {
@@ -245,7 +246,7 @@ func (ent *Entity[T]) finish(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 		return err
 	}
 	var ignored int64
-	_, err = s.ExecCAS(ctx, cqlgen.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version)}, &ignored)
+	_, err = s.ExecCAS(ctx, cqlgen.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
 	return err
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
@@ -399,5 +401,32 @@ func TestNilOptionsAreRefusedFirst(t *testing.T) {
 	}
 	if n := len(s.Calls()) - before; n != 0 {
 		t.Errorf("%d statements sent with a nil option", n)
+	}
+}
+
+// A repository's serial consistency reaches every conditional write of
+// the write protocol (LocalSerial by default in the session; Serial for an
+// entity written from several datacenters).
+func TestSerialConsistencyPerRepository(t *testing.T) {
+	ctx := context.Background()
+	s := session(t)
+	repo := fixture.NewReadingRepo(s, cqlgen.WithSerialConsistency(gocql.Serial))
+	if err := repo.Insert(ctx, reading("a", 1, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Update(ctx, reading("b", 2, nil)); err != nil {
+		t.Fatal(err)
+	}
+	cas := 0
+	for _, c := range s.Calls() {
+		if c.Op == cqltest.OpCAS {
+			cas++
+			if c.Queries[0].SerialConsistency != gocql.Serial {
+				t.Errorf("%s ran at serial consistency %v", c.Queries[0].Stmt.Table, c.Queries[0].SerialConsistency)
+			}
+		}
+	}
+	if cas < 2 {
+		t.Errorf("%d conditional writes seen", cas)
 	}
 }

@@ -23,6 +23,9 @@ func CallOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
 	for _, f := range opts {
 		f(&o)
 	}
+	if o.Idempotency.SerialConsistency == 0 {
+		o.Idempotency.SerialConsistency = o.SerialConsistency
+	}
 	return o
 }
 
