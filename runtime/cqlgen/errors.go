@@ -27,6 +27,14 @@ var (
 	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
 	// ErrNilEntity: a repository was handed a nil entity.
 	ErrNilEntity = errors.New("cqlgen: nil entity")
+	// ErrFenced: a command with an idempotency key ran, but its lease ran
+	// out meanwhile and another call took the key over, which may run the
+	// command again. A *FencedError says which key.
+	ErrFenced = errors.New("cqlgen: idempotency key taken over")
+	// ErrOutcomeUnknown: the caller's deadline passed before the outcome
+	// of a command with an idempotency key was known or recorded. An
+	// *OutcomeUnknownError says which key.
+	ErrOutcomeUnknown = errors.New("cqlgen: outcome unknown")
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
 	// nothing was sent. A *LimitError gives both.
 	ErrInvalidLimit = errors.New("cqlgen: invalid limit")
@@ -172,3 +180,41 @@ func (e *OptionError) Error() string {
 
 // Is matches ErrInvalidOption.
 func (e *OptionError) Is(target error) bool { return target == ErrInvalidOption }
+
+// FencedError reports a command whose lease ran out while it ran: another
+// call took its idempotency key over and may run the command again, so it
+// may apply twice. Its own outcome is Outcome.
+type FencedError struct {
+	Key     string
+	Outcome error // what the command returned
+}
+
+// Error names the key and the risk.
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("cqlgen: idempotency key %q: the lease ran out while the command ran, and another call took the key over; the command may apply twice (make the lease longer than the command can take)", e.Key)
+}
+
+// Is makes errors.Is(err, ErrFenced) true.
+func (e *FencedError) Is(target error) bool { return target == ErrFenced }
+
+// OutcomeUnknownError reports a command with an idempotency key whose
+// outcome the caller cannot know within its deadline: this call ran it
+// but could not record it (Outcome is what it returned), or another call
+// holds the key. Calling again with the same key gives the outcome, once
+// it is recorded or the holder's lease runs out.
+type OutcomeUnknownError struct {
+	Key     string
+	Outcome error // what this call's run returned, when it ran the command
+	Err     error // why the outcome is unknown
+}
+
+// Error names the key and the cause.
+func (e *OutcomeUnknownError) Error() string {
+	return fmt.Sprintf("cqlgen: idempotency key %q: outcome unknown within the deadline: %v", e.Key, e.Err)
+}
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true.
+func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+// Unwrap gives the cause.
+func (e *OutcomeUnknownError) Unwrap() error { return e.Err }

@@ -201,7 +201,7 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 			polls++
 			wait := min(pollDelay.backoff(polls), time.Until(r.leaseUntil)+time.Millisecond)
 			if err := sleepCtx(ctx, wait); err != nil {
-				return fmt.Errorf("cqlgen: idempotency key %q: waiting for the attempt that holds it: %w", id.Key, err)
+				return &OutcomeUnknownError{Key: id.Key, Err: fmt.Errorf("waiting for the call that holds the key: %w", err)}
 			}
 		default:
 			res, err := CAS(ctx, s, Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), id.Key, r.owner}, SerialConsistency: id.SerialConsistency})
@@ -272,9 +272,14 @@ type claim struct {
 func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int64) error) error {
 	err := fn(ctx, ts)
 	outcome, final := outcomeOf(err)
-	// The record must be written even if the caller's context ended with
-	// fn; it is worth nothing after the lease.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.id.Lease)
+	// The record must be written even if fn ended because the caller's
+	// context did; it is worth nothing after the lease, nor to a caller
+	// whose deadline passed.
+	budget := c.id.Lease
+	if d, ok := ctx.Deadline(); ok {
+		budget = min(budget, max(time.Until(d), 0))
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
 	defer cancel()
 	if !final {
 		// Best effort: if the release fails, duplicates wait for the
@@ -284,12 +289,21 @@ func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int6
 	}
 	var failures int
 	for {
-		_, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
-		// Applied, or not because a duplicate took the key over after our
-		// lease ran out: either way fn's outcome stands, and repeating the
-		// update after an error is safe, as it only applies for the owner.
-		if rerr == nil || c.stepFailed(rctx, rerr, &failures) != nil {
+		res, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
+		switch {
+		case rerr == nil && res.Applied:
 			return err
+		case rerr == nil:
+			// Our lease ran out while fn ran, and another call took the
+			// key over: it may run the command again.
+			return &FencedError{Key: c.id.Key, Outcome: err}
+		case c.stepFailed(rctx, rerr, &failures) != nil:
+			if rctx.Err() != nil && ctx.Err() != nil {
+				// The caller's deadline passed before the outcome was
+				// recorded.
+				return &OutcomeUnknownError{Key: c.id.Key, Outcome: err, Err: rerr}
+			}
+			return err // the cluster is gone: fn's outcome stands
 		}
 	}
 }

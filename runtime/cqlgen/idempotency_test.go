@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gocql/gocql"
 )
 
 // counter is a command body that counts its runs and remembers their
@@ -333,5 +335,56 @@ func TestIdempotencyTTLMustOutliveTheLease(t *testing.T) {
 	})
 	if !errors.Is(err, ErrInvalidOption) || ran || len(f.execs)+len(f.batches) != 0 {
 		t.Errorf("TTL below the lease: %v, ran %v", err, ran)
+	}
+}
+
+// An owner whose lease ran out while its command ran, and whose key
+// another call took over, is told: its command may apply twice.
+func TestIdempotentFencesALateOwner(t *testing.T) {
+	f := &fakeSession{}
+	err := Idempotent(context.Background(), f, Idempotency{Key: "k", Lease: time.Second}, 7, payloadA, func(context.Context, int64) error {
+		// Meanwhile the lease runs out and a duplicate takes the key.
+		f.mu.Lock()
+		f.rows["k"]["owner"] = gocql.MustRandomUUID()
+		f.mu.Unlock()
+		return nil
+	})
+	var fe *FencedError
+	if !errors.Is(err, ErrFenced) || !errors.As(err, &fe) || fe.Key != "k" {
+		t.Errorf("a late owner's outcome: %v", err)
+	}
+	if row := f.row("k"); row["state"] == stateDone {
+		t.Errorf("the late owner recorded its outcome over the new owner's: %v", row)
+	}
+}
+
+// A caller's deadline bounds the whole call, the recording of the
+// outcome included: a stalled record gives a typed "outcome unknown"
+// error within the deadline, not after the lease.
+func TestIdempotentHonoursTheDeadline(t *testing.T) {
+	f := &fakeSession{fault: func(q Query) (before, after error) {
+		if q.Stmt == doneStmt {
+			time.Sleep(100 * time.Millisecond)
+			return errors.New("write timeout"), nil
+		}
+		return nil, nil
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := Idempotent(ctx, f, Idempotency{Key: "k", Lease: 30 * time.Second}, 7, payloadA, func(context.Context, int64) error { return nil })
+	var ou *OutcomeUnknownError
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.As(err, &ou) || ou.Outcome != nil {
+		t.Errorf("a stalled record under a deadline: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the call took %v with a 200ms deadline and a 30s lease", d)
+	}
+	// A duplicate waiting for that key past its own deadline is told the
+	// same.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	if err := Idempotent(ctx2, f, Idempotency{Key: "k", Lease: 30 * time.Second}, 8, payloadA, func(context.Context, int64) error { return nil }); !errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("a duplicate past its deadline: %v", err)
 	}
 }
