@@ -3,10 +3,12 @@ package bench_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
@@ -88,7 +90,10 @@ func synthModule(b *testing.B) string {
 	return synthDir
 }
 
-func writeSynth() (string, error) {
+func writeSynth() (string, error) { return writeSynthN(synthEntities) }
+
+// writeSynthN writes a synthetic module of n entities (4n patterns).
+func writeSynthN(n int) (string, error) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		return "", err
@@ -130,7 +135,7 @@ func writeSynth() (string, error) {
 	files := map[string][]byte{
 		"go.mod":      mod,
 		"go.sum":      sum,
-		"entities.go": []byte(synthSource(synthEntities)),
+		"entities.go": []byte(synthSource(n)),
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -226,4 +231,52 @@ func BenchmarkEmit(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkBuildGenerated times go build of a generated package of 200 and
+// (without -short) 2,000 patterns, its build cache busted each time, and
+// reports the size of the generated file: how large a package may grow
+// before its build slows a team down (the generated-size warning).
+func BenchmarkBuildGenerated(b *testing.B) {
+	for _, entities := range []int{50, 500} {
+		if entities > 50 && testing.Short() {
+			continue
+		}
+		b.Run(fmt.Sprintf("patterns=%d", entities*synthPatterns), func(b *testing.B) {
+			dir, err := writeSynthN(entities)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			res, err := gen.Generate(gen.Options{Dir: dir, Patterns: []string{"."}})
+			if err != nil {
+				b.Fatalf("%v\n%v", err, res.Diags)
+			}
+			changes, err := res.Changes()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := gen.Apply(changes); err != nil {
+				b.Fatal(err)
+			}
+			code, err := os.ReadFile(filepath.Join(dir, gen.GoFile))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; b.Loop(); i++ {
+				// A new constant each time: the package is compiled, not
+				// taken from the build cache.
+				nonce := fmt.Sprintf("package synth\n\nconst nonce = %d\n", time.Now().UnixNano()+int64(i))
+				if err := os.WriteFile(filepath.Join(dir, "nonce.go"), []byte(nonce), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				cmd := exec.Command("go", "build", "./...")
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("go build: %v\n%s", err, out)
+				}
+			}
+			b.ReportMetric(float64(len(code))/(1<<10), "generated-KiB")
+		})
+	}
 }

@@ -60,6 +60,7 @@ const (
 	CanonicalIncomplete Code = "canonical-incomplete" // a source of truth without a column another table stores
 	BadDirective        Code = "bad-directive"        // a //cqlgen: comment that cannot be parsed
 	BuildConstraint     Code = "build-constraint"     // an entity in a file that not every build includes
+	GeneratedSize       Code = "generated-size"       // a package whose generated file would slow every build
 
 	// Partition checks: warnings, each of which a table can silence with
 	// ignore:"code: reason", but for too-many-cells, an error.

@@ -18,7 +18,9 @@ type Observer interface {
 	Observe(ctx context.Context, o Observation)
 }
 
-// Observation is one attempt of one statement.
+// Observation is one attempt of one statement. It never carries the
+// statement's bound values, which may be secrets; its error does not
+// either (see NotAppliedError).
 type Observation struct {
 	Table   string        // the statement's Table
 	Pattern string        // the statement's Pattern
