@@ -212,13 +212,14 @@ type row struct {
 	writetime int64    // of the row's first regular column; 0: none read
 }
 
+// key is the row's primary key, its columns length-prefixed.
 func (r *row) key() string {
-	var b strings.Builder
+	var b []byte
 	for _, c := range r.cols[:r.nkey] {
-		b.WriteString(fmt.Sprintf("%d:", len(c)))
-		b.Write(c)
+		b = binary.AppendUvarint(b, uint64(len(c)))
+		b = append(b, c...)
 	}
-	return b.String()
+	return string(b)
 }
 
 func (r *row) hash() uint64 {

@@ -185,11 +185,11 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			return err
 		}
 		c := Change{TS: ts, Old: old, Pending: pending, Unset: !live}
-		q := cqlgen.Query{Stmt: t.Change, Values: nil}
+		q := cqlgen.Query{Stmt: t.Remove}
 		if next == nil {
-			q.Stmt, q.Values = t.Remove, ent.Remove(e, c)
+			q.Values = ent.Remove(e, c)
 		} else {
-			q.Values = ent.Change(next, c)
+			q.Stmt, q.Values = t.Change, ent.Change(next, c)
 		}
 		q.SerialConsistency = o.SerialConsistency
 		var ignored int64
