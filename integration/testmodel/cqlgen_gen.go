@@ -733,6 +733,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	tb := cqlgenimpl.DayBuckets
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByDayCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByDayClustering,
@@ -1877,6 +1878,7 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 	tb := cqlgenimpl.DayBuckets
 	spec := cqlgenimpl.ReadSpec[Visit]{
 		Compare:     visitVisitsBySiteDayCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         visitVisitsBySiteDayClustering,

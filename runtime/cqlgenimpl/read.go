@@ -32,7 +32,8 @@ type ReadSpec[T any] struct {
 
 	// HashBuckets is N for a pattern sharded by hash(col) % N.
 	HashBuckets int
-	// Concurrency bounds the buckets read at once; 0 means 16.
+	// Concurrency bounds the buckets read at once, hash or time; 0 means
+	// 16.
 	Concurrency int
 
 	// TimeBuckets is set for a pattern bucketed by time; Start is the
@@ -200,7 +201,8 @@ func withBucket(part []any, bucket any) []any {
 }
 
 // readTime walks time buckets from the newest (or Start) back, until the
-// limit is met or the look-back is reached. The cursor records the bucket
+// limit is met or the look-back is reached, prefetching older buckets in
+// parallel. The cursor records the bucket
 // of the last row and the oldest bucket allowed, so later pages walk on to
 // the same bound.
 func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
@@ -233,17 +235,52 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	}
 	var rows []T
 	var from []time.Time // the bucket of each row
-	pos := c.key
-	for at := c.at; !at.Before(c.oldest) && len(rows) <= r.Limit; at = tb.Prev(at) {
-		got, err := readPartition(ctx, s, r, withBucket(r.Partition, at), pos, false, r.Limit+1-len(rows))
-		if err != nil {
+	need := r.Limit + 1
+	// Buckets are read in rounds of 1, 2, 4... at once (up to
+	// Concurrency), newest first, each asking for what the page still
+	// needs; rows are taken in bucket order, and a round that fills the
+	// page ends the walk. Dense data costs what a bucket-by-bucket walk
+	// does; sparse data crosses 30 empty buckets in 5 rounds, not 30.
+	width, most := 1, r.Concurrency
+	if most <= 0 {
+		most = 16
+	}
+	at, first := c.at, true
+	for !at.Before(c.oldest) && len(rows) < need {
+		var round []time.Time
+		for range width {
+			if at.Before(c.oldest) {
+				break
+			}
+			round = append(round, at)
+			at = tb.Prev(at)
+		}
+		got := make([][]T, len(round))
+		errs := make([]error, len(round))
+		remaining := need - len(rows)
+		var wg sync.WaitGroup
+		for i, b := range round {
+			var pos [][]byte
+			if first {
+				pos = c.key // the cursor's bucket (the first round's one) continues after its row
+			}
+			wg.Go(func() { got[i], errs[i] = readPartition(ctx, s, r, withBucket(r.Partition, b), pos, false, remaining) })
+		}
+		wg.Wait()
+		if err := firstError(errs); err != nil {
 			return cqlgen.Page[T]{}, err
 		}
-		rows = append(rows, got...)
-		for range got {
-			from = append(from, at)
+		for i, b := range round {
+			for _, row := range got[i] {
+				if len(rows) == need {
+					break
+				}
+				rows = append(rows, row)
+				from = append(from, b)
+			}
 		}
-		pos = nil
+		first = false
+		width = min(2*width, most)
 	}
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: timeCursor, at: from[i], oldest: c.oldest} })
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -515,5 +516,62 @@ func TestLimitBounds(t *testing.T) {
 	p, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: 50})
 	if err != nil || len(p.Rows) != 50 || p.Cursor == "" {
 		t.Errorf("limit 50: %d rows, %v", len(p.Rows), err)
+	}
+}
+
+// The walk back over time buckets reads older buckets in parallel rounds
+// and returns what a bucket-by-bucket walk returns: every page, for random
+// sparse data, limits and look-backs, against a reference.
+func TestTimeWalkMatchesAReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 20 {
+		s := session(t)
+		repo := fixture.NewReadingRepo(s, cqlgen.WithConcurrency(1+rng.IntN(8)))
+		var rows []fixture.Reading
+		for i := range rng.IntN(40) {
+			day := rng.IntN(45)
+			rows = append(rows, fixture.Reading{SensorID: "s1", At: day0.AddDate(0, 0, day).Add(time.Duration(rng.IntN(3)) * time.Hour), Seq: int32(i)})
+		}
+		insertAll(t, repo.Insert, rows)
+		start := day0.AddDate(0, 0, 44).Add(23 * time.Hour)
+		back, limit := 1+rng.IntN(45), 1+rng.IntN(6)
+		oldest := day0.AddDate(0, 0, 44-back+1)
+		var want []fixture.Reading
+		for _, r := range rows {
+			if !r.At.Before(oldest) {
+				want = append(want, r)
+			}
+		}
+		slices.SortFunc(want, byTimeDesc)
+		got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.ReadingsByDay(context.Background(), "s1", &fixture.ReadingsByDayOptions{Start: start, LookBack: back, Limit: limit, Cursor: c})
+		})
+		if !slices.Equal(seqs(got), seqs(want)) {
+			t.Errorf("round %d (look-back %d, limit %d): got %v\nwant %v", round, back, limit, seqs(got), seqs(want))
+		}
+	}
+}
+
+// On sparse data the walk reads buckets at once: a page over 30 empty
+// days has several queries in flight, not one at a time.
+func TestTimeWalkPrefetches(t *testing.T) {
+	var inflight, peak atomic.Int32
+	s := session(t, cqltest.WithHook(func(context.Context, cqltest.Call) error {
+		n := inflight.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		time.Sleep(2 * time.Millisecond)
+		inflight.Add(-1)
+		return nil
+	}))
+	repo := fixture.NewReadingRepo(s)
+	if _, err := repo.ReadingsByDay(context.Background(), "s9", &fixture.ReadingsByDayOptions{Start: day0, LookBack: 30}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Calls()); n != 30 {
+		t.Errorf("%d queries for 30 empty buckets", n)
+	}
+	if p := peak.Load(); p < 4 {
+		t.Errorf("at most %d queries in flight: the walk is sequential", p)
 	}
 }

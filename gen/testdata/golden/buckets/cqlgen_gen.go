@@ -1682,6 +1682,7 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 	tb := cqlgenimpl.HourBuckets
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByHourCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByHourClustering,
@@ -1742,6 +1743,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	tb := cqlgenimpl.DayBuckets
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByDayCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByDayClustering,
@@ -1802,6 +1804,7 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 	tb := cqlgenimpl.WeekBuckets
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByWeekCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByWeekClustering,
@@ -1862,6 +1865,7 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 	tb := cqlgenimpl.MonthBuckets
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByMonthCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByMonthClustering,
@@ -1922,6 +1926,7 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 	tb := cqlgenimpl.DaysBuckets(10)
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsBy10DaysCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsBy10DaysClustering,
@@ -2031,6 +2036,7 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 	tb := cqlgenimpl.MonthBuckets
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByEventMonthCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByEventMonthClustering,
@@ -2092,6 +2098,7 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 	tb := cqlgenimpl.DaysBuckets(7)
 	spec := cqlgenimpl.ReadSpec[Reading]{
 		Compare:     readingReadingsByLocalDayCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         readingReadingsByLocalDayClustering,

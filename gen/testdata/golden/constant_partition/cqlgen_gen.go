@@ -537,6 +537,7 @@ func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesBy
 	tb := cqlgenimpl.DayBuckets
 	spec := cqlgenimpl.ReadSpec[Change]{
 		Compare:     changeChangesByDayCompare,
+		Concurrency: r.opts.Concurrency,
 		Cursor:      o.Cursor,
 		CursorKey:   r.opts.CursorKey,
 		Key:         changeChangesByDayClustering,
