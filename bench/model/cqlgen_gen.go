@@ -2478,3 +2478,285 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
+
+// pingPingsByDay: the statements of table pings_by_day, which is the source of
+// truth of Ping.
+var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "pings_by_day",
+	Pattern: "PingsByDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "device", Type: "text"},
+		{Name: "bucket", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      pingPingsByDayInsertCQL,
+		Delete:      pingPingsByDayDeleteCQL,
+		Get:         pingPingsByDayGetCQL,
+		First:       pingPingsByDayFirstCQL,
+		FirstFrom:   pingPingsByDayFirstFromCQL,
+		FirstTo:     pingPingsByDayFirstToCQL,
+		FirstFromTo: pingPingsByDayFirstFromToCQL,
+		After: []string{
+			pingPingsByDayAfter0CQL,
+			pingPingsByDayAfter1CQL,
+		},
+		AfterTo:   pingPingsByDayAfterToCQL,
+		AtOrAfter: pingPingsByDayAtOrAfterCQL,
+	},
+})
+
+// pingPingsByDayInsertCQL writes a whole row of pings_by_day. Its placeholders
+// bind device, bucket, at, seq, the write timestamp.
+const pingPingsByDayInsertCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// pingPingsByDayRow binds pingPingsByDayInsertCQL for e, written at ts.
+func pingPingsByDayRow(e *Ping, ts int64) []any {
+	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
+}
+
+// pingPingsByDayDeleteCQL deletes a row of pings_by_day by its primary key.
+// Its placeholders bind the write timestamp, device, bucket, at, seq.
+const pingPingsByDayDeleteCQL = `DELETE FROM pings_by_day
+	USING TIMESTAMP ?
+	WHERE device = ? AND bucket = ? AND at = ? AND seq = ?`
+
+// pingPingsByDayGetCQL reads a row of pings_by_day by its primary key. Its
+// placeholders bind device, bucket, at, seq.
+const pingPingsByDayGetCQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at = ? AND seq = ?`
+
+// pingPingsByDayScan reads one row of pings_by_day.
+func pingPingsByDayScan(it cqlgen.Iter) (e Ping, ok bool) {
+	ok = it.Scan(&e.Device, &e.At, &e.Seq)
+	return
+}
+
+// pingPingsByDayFirstCQL reads a partition of pings_by_day from its first row.
+// cqlgenimpl.ReadPage binds device, bucket.
+const pingPingsByDayFirstCQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ?`
+
+// pingPingsByDayFirstFromCQL reads a partition of pings_by_day from the From
+// bound. cqlgenimpl.ReadPage binds device, bucket, From.
+const pingPingsByDayFirstFromCQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at <= ?`
+
+// pingPingsByDayFirstToCQL reads a partition of pings_by_day from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds device, bucket, To.
+const pingPingsByDayFirstToCQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at > ?`
+
+// pingPingsByDayFirstFromToCQL reads a partition of pings_by_day between the
+// bounds. cqlgenimpl.ReadPage binds device, bucket, From, To.
+const pingPingsByDayFirstFromToCQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at <= ? AND at > ?`
+
+// pingPingsByDayAfter0CQL continues a read of pings_by_day after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds device, bucket, at.
+const pingPingsByDayAfter0CQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at < ?`
+
+// pingPingsByDayAfter1CQL continues a read of pings_by_day after a row, at one
+// clustering level. cqlgenimpl.ReadPage binds device, bucket, at, seq.
+const pingPingsByDayAfter1CQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at = ? AND seq > ?`
+
+// pingPingsByDayAfterToCQL continues a read of pings_by_day after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds device, bucket, at, To.
+const pingPingsByDayAfterToCQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at < ? AND at > ?`
+
+// pingPingsByDayAtOrAfterCQL continues a read of pings_by_day at or after a
+// row. cqlgenimpl.ReadPage binds device, bucket, at, seq.
+const pingPingsByDayAtOrAfterCQL = `SELECT device, at, seq
+	FROM pings_by_day
+	WHERE device = ? AND bucket = ? AND at = ? AND seq >= ?`
+
+// pingPingsByDayClustering is the clustering key of e in pings_by_day, in
+// order.
+func pingPingsByDayClustering(e *Ping) []any {
+	return []any{e.At, e.Seq}
+}
+
+// pingPingsByDayCompare orders rows of pings_by_day as its clustering order
+// does.
+func pingPingsByDayCompare(a, b *Ping) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// PingRepo reads and writes Ping in table pings_by_day.
+type PingRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewPingRepo returns a repository of Ping on s. The default strategy is a
+// logged batch.
+func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
+	return &PingRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// pingCheck rejects a Ping whose partition key values are empty.
+func pingCheck(e *Ping) error {
+	if e.Device == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "device",
+			Table:  "pings_by_day",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of Ping in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
+func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   pingPingsByDay.Insert,
+			Values: pingPingsByDayRow(e, ts),
+		}}
+	})
+}
+
+// Update writes e over the row with its key in pings_by_day. Unlike Insert,
+// nil pointers and empty collections clear their columns.
+func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   pingPingsByDay.Insert,
+			Values: pingPingsByDayRow(e, ts),
+		}}
+	})
+}
+
+// Delete removes the row with e's key from pings_by_day.
+func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   pingPingsByDay.Delete,
+			Values: []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
+		}}
+	})
+}
+
+// Get reads the Ping with the given key from pings_by_day, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (*Ping, error) {
+	if device == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "device",
+			Table:  "pings_by_day",
+		}
+	}
+	var e Ping
+	e.Device = device
+	e.At = at
+	e.Seq = seq
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   pingPingsByDay.Get,
+		Values: []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
+	}, pingPingsByDayScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// PingsByDayOptions are the optional parts of a PingsByDay read.
+type PingsByDayOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// PingsByDay reads a device's pings, newest first, from pings_by_day, in
+// pages: time buckets from the newest back, each in clustering order.
+func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (cqlgen.Page[Ping], error) {
+	if device == "" {
+		return cqlgen.Page[Ping]{}, &cqlgen.EmptyKeyError{
+			Column: "device",
+			Table:  "pings_by_day",
+		}
+	}
+	if o == nil {
+		o = &PingsByDayOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Ping]{
+		Compare:     pingPingsByDayCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         pingPingsByDayClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{device},
+		Scan:        pingPingsByDayScan,
+		Start:       start,
+		Table:       pingPingsByDay,
+		TimeBuckets: &tb,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}

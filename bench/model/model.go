@@ -85,3 +85,13 @@ type Tally struct {
 	Points  int64  `db:"points"`
 	Name    string `db:"name"`
 }
+
+// Ping is a device's heartbeat, a partition a day: the walk-back
+// benchmark reads pages that cross empty days.
+type Ping struct {
+	_ cqlgen.Pattern `table:"pings_by_day" pk:"device" ck:"at desc, seq" bucket:"day(at)" ttl:"60d" doc:"a device's pings, newest first"`
+
+	Device string    `db:"device"`
+	At     time.Time `db:"at"`
+	Seq    int64     `db:"seq"`
+}
