@@ -14,6 +14,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -395,5 +396,80 @@ func TestRunMaintenance(t *testing.T) {
 	}
 	if code, _, errs := run("backfill", "-table", "visits_by_user"); code != 2 || !strings.Contains(errs, "-job") {
 		t.Errorf("backfill without a job = %d: %s", code, errs)
+	}
+}
+
+// An immutable entity, a message written once, drifts as an Insert cut
+// short leaves it (under the unlogged strategy), as a Delete cut short
+// leaves it, and by hand: Verify reports exactly that; Repair writes the
+// missing row at the message's own timestamp and the stale one just after
+// the tampering, so that a later Delete still wins over both, and deletes
+// the orphans. Every table is then counted with plain gocql.
+func TestRepairImmutable(t *testing.T) {
+	raw, s := repoSession(t, messaging.Schema)
+	ctx := context.Background()
+	repo := messaging.NewMessageRepo(s)
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	const n = 200
+	msgs := make([]*messaging.Message, n+1)
+	for i := range msgs {
+		at := base.Add(time.Duration(i) * time.Minute)
+		msgs[i] = &messaging.Message{ConversationID: fmt.Sprintf("c%d", i%7), MessageID: gocql.UUIDFromTime(at), UserID: fmt.Sprintf("u%d", i%11), SentAt: at, Text: fmt.Sprintf("message %d", i)}
+	}
+	for _, m := range msgs[:n] {
+		must(t, repo.Insert(ctx, m))
+	}
+	if rep, err := repo.Verify(ctx, nil); err != nil || rep.Drift() != 0 || rep.Tables[0].Expected != n {
+		t.Fatalf("verify after inserts: %v, %+v", err, rep)
+	}
+	// Message n reached its source of truth only, a second ago.
+	m, written := msgs[n], time.Now().Add(-time.Second).UnixMicro()
+	must(t, raw.Query("INSERT INTO messages_by_conversation (conversation_id, sent_at, message_id, user_id, text) VALUES (?, ?, ?, ?, ?) USING TIMESTAMP ?",
+		m.ConversationID, m.SentAt, m.MessageID, m.UserID, m.Text, written).Exec())
+	// Message 2's text changed by hand in messages_by_user, after it was
+	// written; message 3's delete reached its source of truth only; and a
+	// row no message implies.
+	m2, m3 := msgs[2], msgs[3]
+	must(t, raw.Query("UPDATE messages_by_user SET text = 'tampered' WHERE user_id = ? AND sent_at = ? AND message_id = ?", m2.UserID, m2.SentAt, m2.MessageID).Exec())
+	must(t, raw.Query("DELETE FROM messages_by_conversation WHERE conversation_id = ? AND sent_at = ? AND message_id = ?", m3.ConversationID, m3.SentAt, m3.MessageID).Exec())
+	must(t, raw.Query("INSERT INTO messages_by_user (user_id, sent_at, message_id, conversation_id, text) VALUES ('ghost', ?, ?, 'c0', 'boo')", base, gocql.TimeUUID()).Exec())
+
+	rep, err := repo.Verify(ctx, nil)
+	must(t, err)
+	if tr := rep.Tables[0]; tr.Missing != 1 || tr.Stale != 1 || tr.Orphans != 2 || rep.Drift() != 4 {
+		t.Fatalf("verify found %+v; want 1 missing, 1 stale, 2 orphans", tr)
+	}
+	rep, err = repo.Repair(ctx, nil)
+	must(t, err)
+	if tr := rep.Tables[0]; tr.Inserted != 2 || tr.Deleted != 2 {
+		t.Errorf("repair wrote %d and deleted %d rows, want 2 and 2: %+v", tr.Inserted, tr.Deleted, tr)
+	}
+	if rep, err := repo.Verify(ctx, nil); err != nil || rep.Drift() != 0 {
+		t.Fatalf("verify after repair: %v, %+v", err, rep)
+	}
+	var text string
+	var wt int64
+	must(t, raw.Query("SELECT text FROM messages_by_user WHERE user_id = ? AND sent_at = ? AND message_id = ?", m2.UserID, m2.SentAt, m2.MessageID).Scan(&text))
+	if text != m2.Text {
+		t.Errorf("message 2 in messages_by_user reads %q after repair, want %q", text, m2.Text)
+	}
+	must(t, raw.Query("SELECT writetime(text) FROM messages_by_user WHERE user_id = ? AND sent_at = ? AND message_id = ?", m.UserID, m.SentAt, m.MessageID).Scan(&wt))
+	if wt != written {
+		t.Errorf("the missing row was written at %d, want the message's own timestamp %d", wt, written)
+	}
+	count := func(table string) int { return len(scanTable(t, raw, "SELECT * FROM "+table)) }
+	if c, u := count("messages_by_conversation"), count("messages_by_user"); c != n || u != n {
+		t.Errorf("after repair: %d rows in messages_by_conversation, %d in messages_by_user; want %d each", c, u, n)
+	}
+	// The repaired rows lose to the Delete that follows, and a repair then
+	// brings nothing back.
+	must(t, repo.Delete(ctx, m))
+	must(t, repo.Delete(ctx, m2))
+	rep, err = repo.Repair(ctx, nil)
+	if err != nil || rep.Drift() != 0 || rep.Tables[0].Inserted != 0 {
+		t.Fatalf("repair after deletes: %v, %+v", err, rep)
+	}
+	if c, u := count("messages_by_conversation"), count("messages_by_user"); c != n-2 || u != n-2 {
+		t.Errorf("after deletes: %d rows in messages_by_conversation, %d in messages_by_user; want %d each", c, u, n-2)
 	}
 }

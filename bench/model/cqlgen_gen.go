@@ -439,6 +439,8 @@ var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Insert: messageMessagesInsertCQL,
 		Delete: messageMessagesDeleteCQL,
 		Get:    messageMessagesGetCQL,
+		Scan:   messageMessagesScanCQL,
+		State:  messageMessagesStateCQL,
 	},
 })
 
@@ -450,8 +452,9 @@ const messageMessagesInsertCQL = `INSERT INTO messages (message_id, conversation
 	VALUES (?, ?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
-// messageMessagesRow binds messageMessagesInsertCQL for e, written at ts.
-func messageMessagesRow(e *Message, ts int64) []any {
+// messageMessagesRow binds messageMessagesInsertCQL for e, written at ts;
+// messages has no column to leave unset.
+func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
 
@@ -474,6 +477,37 @@ func messageMessagesScan(it cqlgen.Iter) (e Message, ok bool) {
 	return
 }
 
+// messageMessagesScanCQL reads a token range of messages for verify, repair
+// and backfill. Its placeholders bind the lower token (excluded), the upper
+// token.
+const messageMessagesScanCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
+		body, writetime(conversation_id), writetime(sender_id),
+		writetime(recipient_id), writetime(sent_at), writetime(body)
+	FROM messages
+	WHERE token(message_id) > ? AND token(message_id) <= ?`
+
+// messageMessagesStateCQL reads a row of messages again for repair, with its
+// write timestamp. Its placeholders bind message_id.
+const messageMessagesStateCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
+		body, writetime(conversation_id), writetime(sender_id),
+		writetime(recipient_id), writetime(sent_at), writetime(body)
+	FROM messages
+	WHERE message_id = ?`
+
+// messageMessagesState binds messageMessagesStateCQL: the primary key of e.
+func messageMessagesState(e *Message) []any {
+	return []any{e.MessageID}
+}
+
+// messageMessagesScanState reads a row of messages with its last write
+// timestamp, less 1µs, as its version.
+func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
+	var wt [5]*int64
+	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
+	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
+	return
+}
+
 // messageMessagesByConversation: the statements of table
 // messages_by_conversation, which serves MessagesByConversation.
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -486,9 +520,18 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "conversation_id", Type: "text"},
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "text"},
+		{Name: "sender_id", Type: "text"},
+		{Name: "recipient_id", Type: "text"},
+		{Name: "body", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      messageMessagesByConversationInsertCQL,
 		Delete:      messageMessagesByConversationDeleteCQL,
+		Scan:        messageMessagesByConversationScanCQL,
 		First:       messageMessagesByConversationFirstCQL,
 		FirstFrom:   messageMessagesByConversationFirstFromCQL,
 		FirstTo:     messageMessagesByConversationFirstToCQL,
@@ -511,8 +554,9 @@ const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversa
 	USING TIMESTAMP ?`
 
 // messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts.
-func messageMessagesByConversationRow(e *Message, ts int64) []any {
+// messageMessagesByConversationInsertCQL for e, written at ts;
+// messages_by_conversation has no column to leave unset.
+func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
 }
 
@@ -522,6 +566,14 @@ func messageMessagesByConversationRow(e *Message, ts int64) []any {
 const messageMessagesByConversationDeleteCQL = `DELETE FROM messages_by_conversation
 	USING TIMESTAMP ?
 	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByConversationScanCQL reads a token range of
+// messages_by_conversation for verify, repair and backfill. Its placeholders
+// bind the lower token (excluded), the upper token.
+const messageMessagesByConversationScanCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
+		body, writetime(sender_id), writetime(recipient_id), writetime(body)
+	FROM messages_by_conversation
+	WHERE token(conversation_id) > ? AND token(conversation_id) <= ?`
 
 // messageMessagesByConversationFirstCQL reads a partition of
 // messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
@@ -623,9 +675,18 @@ var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sender_id", Type: "text"},
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "text"},
+		{Name: "conversation_id", Type: "text"},
+		{Name: "recipient_id", Type: "text"},
+		{Name: "body", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      messageMessagesBySenderInsertCQL,
 		Delete:      messageMessagesBySenderDeleteCQL,
+		Scan:        messageMessagesBySenderScanCQL,
 		First:       messageMessagesBySenderFirstCQL,
 		FirstFrom:   messageMessagesBySenderFirstFromCQL,
 		FirstTo:     messageMessagesBySenderFirstToCQL,
@@ -648,8 +709,8 @@ const messageMessagesBySenderInsertCQL = `INSERT INTO messages_by_sender (sender
 	USING TIMESTAMP ?`
 
 // messageMessagesBySenderRow binds messageMessagesBySenderInsertCQL for e,
-// written at ts.
-func messageMessagesBySenderRow(e *Message, ts int64) []any {
+// written at ts; messages_by_sender has no column to leave unset.
+func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
 }
 
@@ -659,6 +720,15 @@ func messageMessagesBySenderRow(e *Message, ts int64) []any {
 const messageMessagesBySenderDeleteCQL = `DELETE FROM messages_by_sender
 	USING TIMESTAMP ?
 	WHERE sender_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesBySenderScanCQL reads a token range of messages_by_sender for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const messageMessagesBySenderScanCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
+		body, writetime(conversation_id), writetime(recipient_id),
+		writetime(body)
+	FROM messages_by_sender
+	WHERE token(sender_id) > ? AND token(sender_id) <= ?`
 
 // messageMessagesBySenderFirstCQL reads a partition of messages_by_sender from
 // its first row. cqlgenimpl.ReadPage binds sender_id.
@@ -757,9 +827,18 @@ var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "recipient_id", Type: "text"},
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "text"},
+		{Name: "conversation_id", Type: "text"},
+		{Name: "sender_id", Type: "text"},
+		{Name: "body", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      messageMessagesByRecipientInsertCQL,
 		Delete:      messageMessagesByRecipientDeleteCQL,
+		Scan:        messageMessagesByRecipientScanCQL,
 		First:       messageMessagesByRecipientFirstCQL,
 		FirstFrom:   messageMessagesByRecipientFirstFromCQL,
 		FirstTo:     messageMessagesByRecipientFirstToCQL,
@@ -782,8 +861,8 @@ const messageMessagesByRecipientInsertCQL = `INSERT INTO messages_by_recipient (
 	USING TIMESTAMP ?`
 
 // messageMessagesByRecipientRow binds messageMessagesByRecipientInsertCQL for
-// e, written at ts.
-func messageMessagesByRecipientRow(e *Message, ts int64) []any {
+// e, written at ts; messages_by_recipient has no column to leave unset.
+func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
 }
 
@@ -793,6 +872,14 @@ func messageMessagesByRecipientRow(e *Message, ts int64) []any {
 const messageMessagesByRecipientDeleteCQL = `DELETE FROM messages_by_recipient
 	USING TIMESTAMP ?
 	WHERE recipient_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByRecipientScanCQL reads a token range of
+// messages_by_recipient for verify, repair and backfill. Its placeholders bind
+// the lower token (excluded), the upper token.
+const messageMessagesByRecipientScanCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
+		body, writetime(conversation_id), writetime(sender_id), writetime(body)
+	FROM messages_by_recipient
+	WHERE token(recipient_id) > ? AND token(recipient_id) <= ?`
 
 // messageMessagesByRecipientFirstCQL reads a partition of
 // messages_by_recipient from its first row. cqlgenimpl.ReadPage binds
@@ -954,16 +1041,16 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
 			Stmt:   messageMessages.Insert,
-			Values: messageMessagesRow(e, ts),
+			Values: messageMessagesRow(e, ts, true),
 		}, {
 			Stmt:   messageMessagesByConversation.Insert,
-			Values: messageMessagesByConversationRow(e, ts),
+			Values: messageMessagesByConversationRow(e, ts, true),
 		}, {
 			Stmt:   messageMessagesBySender.Insert,
-			Values: messageMessagesBySenderRow(e, ts),
+			Values: messageMessagesBySenderRow(e, ts, true),
 		}, {
 			Stmt:   messageMessagesByRecipient.Insert,
-			Values: messageMessagesByRecipientRow(e, ts),
+			Values: messageMessagesByRecipientRow(e, ts, true),
 		}}
 	})
 }
@@ -994,6 +1081,67 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 			Values: []any{ts, cur.RecipientID, cur.SentAt, cur.MessageID},
 		}}
 	})
+}
+
+// messageWrites describes Message, which is immutable, for verify, repair and
+// backfill: its source of truth, messages, and the tables derived from it.
+var messageWrites = &cqlgenimpl.Entity[Message]{
+	Canonical: messageMessages,
+	Immutable: true,
+	State:     messageMessagesState,
+	ScanState: messageMessagesScanState,
+	Projections: []cqlgenimpl.Projection[Message]{
+		{
+			Table:      messageMessagesByConversation,
+			Row:        messageMessagesByConversationRow,
+			Writetimes: 3,
+			Owner:      []int{2},
+		},
+		{
+			Table:      messageMessagesBySender,
+			Row:        messageMessagesBySenderRow,
+			Writetimes: 3,
+			Owner:      []int{2},
+		},
+		{
+			Table:      messageMessagesByRecipient,
+			Row:        messageMessagesByRecipientRow,
+			Writetimes: 3,
+			Owner:      []int{2},
+		},
+	},
+}
+
+// Entity names the entity MessageRepo keeps: Message.
+func (r *MessageRepo) Entity() string {
+	return "Message"
+}
+
+// Tables lists the tables of Message that Repair and Backfill write: every one
+// but messages, the source of truth.
+func (r *MessageRepo) Tables() []string {
+	return []string{"messages_by_conversation", "messages_by_sender", "messages_by_recipient"}
+}
+
+// Verify compares every table of Message with what messages, the source of
+// truth, implies, and reports the rows missing, stale or orphaned. It writes
+// nothing.
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Message wins over; it
+// is safe while the application writes.
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
+}
+
+// Backfill writes every row messages implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
 // Get reads the Message with the given key from messages, the source of truth;
@@ -1745,25 +1893,25 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 	Settle:    scoreScoresSettle,
 	Projections: []cqlgenimpl.Projection[Score]{
 		{
-			Table:     scoreBoard,
-			Key:       scoreBoardKey,
-			Row:       scoreBoardRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      scoreBoard,
+			Key:        scoreBoardKey,
+			Row:        scoreBoardRow,
+			Writetimes: 1,
+			Owner:      []int{0, 2},
 		},
 		{
-			Table:     scoreBoard16,
-			Key:       scoreBoard16Key,
-			Row:       scoreBoard16Row,
-			Writetime: true,
-			Owner:     []int{0, 3},
+			Table:      scoreBoard16,
+			Key:        scoreBoard16Key,
+			Row:        scoreBoard16Row,
+			Writetimes: 1,
+			Owner:      []int{0, 3},
 		},
 		{
-			Table:     scoreBoard100,
-			Key:       scoreBoard100Key,
-			Row:       scoreBoard100Row,
-			Writetime: true,
-			Owner:     []int{0, 3},
+			Table:      scoreBoard100,
+			Key:        scoreBoard100Key,
+			Row:        scoreBoard100Row,
+			Writetimes: 1,
+			Owner:      []int{0, 3},
 		},
 	},
 }
@@ -2329,11 +2477,11 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 	Settle:    tallyTalliesSettle,
 	Projections: []cqlgenimpl.Projection[Tally]{
 		{
-			Table:     tallyTalliesByBoard,
-			Key:       tallyTalliesByBoardKey,
-			Row:       tallyTalliesByBoardRow,
-			Writetime: true,
-			Owner:     []int{2},
+			Table:      tallyTalliesByBoard,
+			Key:        tallyTalliesByBoardKey,
+			Row:        tallyTalliesByBoardRow,
+			Writetimes: 1,
+			Owner:      []int{2},
 		},
 	},
 }

@@ -32,6 +32,8 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		Insert:      messageMessagesByConversationInsertCQL,
 		Delete:      messageMessagesByConversationDeleteCQL,
 		Get:         messageMessagesByConversationGetCQL,
+		Scan:        messageMessagesByConversationScanCQL,
+		State:       messageMessagesByConversationStateCQL,
 		First:       messageMessagesByConversationFirstCQL,
 		FirstFrom:   messageMessagesByConversationFirstFromCQL,
 		FirstTo:     messageMessagesByConversationFirstToCQL,
@@ -54,8 +56,9 @@ const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversa
 	USING TIMESTAMP ?`
 
 // messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts.
-func messageMessagesByConversationRow(e *Message, ts int64) []any {
+// messageMessagesByConversationInsertCQL for e, written at ts;
+// messages_by_conversation has no column to leave unset.
+func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
 
@@ -76,6 +79,38 @@ const messageMessagesByConversationGetCQL = `SELECT conversation_id, sent_at, me
 // messageMessagesByConversationScan reads one row of messages_by_conversation.
 func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
 	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
+	return
+}
+
+// messageMessagesByConversationScanCQL reads a token range of
+// messages_by_conversation for verify, repair and backfill. Its placeholders
+// bind the lower token (excluded), the upper token.
+const messageMessagesByConversationScanCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
+		writetime(user_id), writetime(text)
+	FROM messages_by_conversation
+	WHERE token(conversation_id) > ? AND token(conversation_id) <= ?`
+
+// messageMessagesByConversationStateCQL reads a row of
+// messages_by_conversation again for repair, with its write timestamp. Its
+// placeholders bind conversation_id, sent_at, message_id.
+const messageMessagesByConversationStateCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
+		writetime(user_id), writetime(text)
+	FROM messages_by_conversation
+	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByConversationState binds
+// messageMessagesByConversationStateCQL: the primary key of e.
+func messageMessagesByConversationState(e *Message) []any {
+	return []any{e.ConversationID, e.SentAt, e.MessageID}
+}
+
+// messageMessagesByConversationScanState reads a row of
+// messages_by_conversation with its last write timestamp, less 1µs, as its
+// version.
+func messageMessagesByConversationScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
+	var wt [2]*int64
+	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &wt[0], &wt[1])
+	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
 
@@ -165,9 +200,17 @@ var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "message_id", Type: "timeuuid"},
+		{Name: "conversation_id", Type: "text"},
+		{Name: "text", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      messageMessagesByUserInsertCQL,
 		Delete:      messageMessagesByUserDeleteCQL,
+		Scan:        messageMessagesByUserScanCQL,
 		First:       messageMessagesByUserFirstCQL,
 		FirstFrom:   messageMessagesByUserFirstFromCQL,
 		FirstTo:     messageMessagesByUserFirstToCQL,
@@ -190,8 +233,8 @@ const messageMessagesByUserInsertCQL = `INSERT INTO messages_by_user (user_id, s
 	USING TIMESTAMP ?`
 
 // messageMessagesByUserRow binds messageMessagesByUserInsertCQL for e, written
-// at ts.
-func messageMessagesByUserRow(e *Message, ts int64) []any {
+// at ts; messages_by_user has no column to leave unset.
+func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
 }
 
@@ -201,6 +244,14 @@ func messageMessagesByUserRow(e *Message, ts int64) []any {
 const messageMessagesByUserDeleteCQL = `DELETE FROM messages_by_user
 	USING TIMESTAMP ?
 	WHERE user_id = ? AND sent_at = ? AND message_id = ?`
+
+// messageMessagesByUserScanCQL reads a token range of messages_by_user for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const messageMessagesByUserScanCQL = `SELECT user_id, sent_at, message_id, conversation_id, text,
+		writetime(conversation_id), writetime(text)
+	FROM messages_by_user
+	WHERE token(user_id) > ? AND token(user_id) <= ?`
 
 // messageMessagesByUserFirstCQL reads a partition of messages_by_user from its
 // first row. cqlgenimpl.ReadPage binds user_id.
@@ -335,10 +386,10 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
 		return []cqlgen.Query{{
 			Stmt:   messageMessagesByConversation.Insert,
-			Values: messageMessagesByConversationRow(e, ts),
+			Values: messageMessagesByConversationRow(e, ts, true),
 		}, {
 			Stmt:   messageMessagesByUser.Insert,
-			Values: messageMessagesByUserRow(e, ts),
+			Values: messageMessagesByUserRow(e, ts, true),
 		}}
 	})
 }
@@ -364,6 +415,56 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 			Values: []any{ts, cur.UserID, cur.SentAt, cur.MessageID},
 		}}
 	})
+}
+
+// messageWrites describes Message, which is immutable, for verify, repair and
+// backfill: its source of truth, messages_by_conversation, and the tables
+// derived from it.
+var messageWrites = &cqlgenimpl.Entity[Message]{
+	Canonical: messageMessagesByConversation,
+	Immutable: true,
+	State:     messageMessagesByConversationState,
+	ScanState: messageMessagesByConversationScanState,
+	Projections: []cqlgenimpl.Projection[Message]{
+		{
+			Table:      messageMessagesByUser,
+			Row:        messageMessagesByUserRow,
+			Writetimes: 2,
+			Owner:      []int{3, 1, 2},
+		},
+	},
+}
+
+// Entity names the entity MessageRepo keeps: Message.
+func (r *MessageRepo) Entity() string {
+	return "Message"
+}
+
+// Tables lists the tables of Message that Repair and Backfill write: every one
+// but messages_by_conversation, the source of truth.
+func (r *MessageRepo) Tables() []string {
+	return []string{"messages_by_user"}
+}
+
+// Verify compares every table of Message with what messages_by_conversation,
+// the source of truth, implies, and reports the rows missing, stale or
+// orphaned. It writes nothing.
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Message wins over; it
+// is safe while the application writes.
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
+}
+
+// Backfill writes every row messages_by_conversation implies into table, a new
+// one say, token range by token range; with o.Job it records the ranges done
+// and, run again, resumes.
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
 // Get reads the Message with the given key from messages_by_conversation, the

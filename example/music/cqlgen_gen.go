@@ -481,7 +481,7 @@ const trackTopTracksByArtistDeleteCQL = `DELETE FROM top_tracks_by_artist
 // for verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const trackTopTracksByArtistScanCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s,
-		writetime(track_name)
+		writetime(track_name), writetime(album), writetime(duration_s)
 	FROM top_tracks_by_artist
 	WHERE token(artist_id) > ? AND token(artist_id) <= ?`
 
@@ -621,11 +621,11 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 	Settle:    trackTracksSettle,
 	Projections: []cqlgenimpl.Projection[Track]{
 		{
-			Table:     trackTopTracksByArtist,
-			Key:       trackTopTracksByArtistKey,
-			Row:       trackTopTracksByArtistRow,
-			Writetime: true,
-			Owner:     []int{2},
+			Table:      trackTopTracksByArtist,
+			Key:        trackTopTracksByArtistKey,
+			Row:        trackTopTracksByArtistRow,
+			Writetimes: 3,
+			Owner:      []int{2},
 		},
 	},
 }
@@ -1256,7 +1256,7 @@ const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
 // repair and backfill. Its placeholders bind the lower token (excluded), the
 // upper token.
 const chartEntryDailyChartsScanCQL = `SELECT chart_date, shard, play_count, track_id, track_name, artist,
-		writetime(track_name)
+		writetime(track_name), writetime(artist)
 	FROM daily_charts
 	WHERE token(chart_date, shard) > ? AND token(chart_date, shard) <= ?`
 
@@ -1401,11 +1401,11 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	Settle:    chartEntryDailyTrackPlaysSettle,
 	Projections: []cqlgenimpl.Projection[ChartEntry]{
 		{
-			Table:     chartEntryDailyCharts,
-			Key:       chartEntryDailyChartsKey,
-			Row:       chartEntryDailyChartsRow,
-			Writetime: true,
-			Owner:     []int{0, 3},
+			Table:      chartEntryDailyCharts,
+			Key:        chartEntryDailyChartsKey,
+			Row:        chartEntryDailyChartsRow,
+			Writetimes: 2,
+			Owner:      []int{0, 3},
 		},
 	},
 }

@@ -80,7 +80,7 @@ func anyUnsettable(t *model.Table) bool {
 
 // rowTakesUnset reports whether t's row function takes the unset flag:
 // when t has a column to leave unset, or when the write protocol calls it.
-func rowTakesUnset(t *model.Table) bool { return anyUnsettable(t) || t.Entity.Versioned() }
+func rowTakesUnset(t *model.Table) bool { return anyUnsettable(t) || t.Entity.Maintained() }
 
 // rowFunc writes the function that binds t's insert.
 func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
@@ -222,6 +222,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		f.Func().Id(n.State).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, cur)...)))
 		var dest []jen.Code
+		var after []jen.Code
 		for _, c := range t.Columns {
 			switch {
 			case c.Field != nil:
@@ -234,11 +235,29 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				dest = append(dest, jen.Op("&").Id("v").Dot("Pending"))
 			}
 		}
-		doc(f, "%s reads a row of %s with its version, its mark of deletion and its pending record.", n.ScanState, t.Name)
+		words := "with its version, its mark of deletion and its pending record"
+		var before []jen.Code
+		if wts := len(t.WritetimeColumns()); !e.Versioned() && wts > 0 {
+			// An immutable entity's rows elsewhere carry its canonical
+			// row's write timestamp: Version + 1µs is that timestamp.
+			words = "with its last write timestamp, less 1µs, as its version"
+			before = []jen.Code{jen.Var().Id("wt").Index(jen.Lit(wts)).Op("*").Int64()}
+			for i := range wts {
+				dest = append(dest, jen.Op("&").Id("wt").Index(jen.Lit(i)))
+			}
+			after = []jen.Code{jen.Id("v").Dot("Version").Op("=").Qual(impl, "Latest").Call(jen.Id("wt").Index(jen.Op(":")).Op("...")).Op("-").Lit(1)}
+		} else if !e.Versioned() {
+			words = "(its rows elsewhere are written at 1µs when no column gives a timestamp)"
+		}
+		doc(f, "%s reads a row of %s %s.", n.ScanState, t.Name, words)
+		body := append(before, jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...))
+		body = append(body, after...)
 		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("v").Qual(impl, "State").Types(jen.Id(e.GoName)), jen.Id("ok").Bool()).Block(
-			jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...),
-			jen.Return(),
+			append(body, jen.Return())...,
 		)
+		if !e.Versioned() {
+			return
+		}
 		var data []jen.Code
 		for _, c := range t.Columns {
 			if c.Field != nil {

@@ -25,6 +25,10 @@ func entity(f *jen.File, e *model.Entity) {
 	case e.Immutable:
 		insert(f, e)
 		immutableDelete(f, e)
+		if e.Maintained() {
+			writesVar(f, e)
+			maintenance(f, e)
+		}
 	default:
 		insert(f, e)
 		updateSingle(f, e)
@@ -105,6 +109,9 @@ func slotWords(s model.Slot, t *model.Table) string {
 	case model.SlotGet:
 		return "reads a row of " + t.Name + " by its primary key"
 	case model.SlotState:
+		if !t.Entity.Versioned() {
+			return "reads a row of " + t.Name + " again for repair, with its write timestamp"
+		}
 		return "reads a row of " + t.Name + " with the write protocol's columns"
 	case model.SlotChange:
 		return "writes a row of " + t.Name + " if its version is the one read (null: if there is no row)"
@@ -330,7 +337,7 @@ func dataColumns(t *model.Table) []*model.Column {
 // versioned entity other than its source of truth: every column its
 // Insert writes.
 func rowColumns(t *model.Table) []*model.Column {
-	if !t.Entity.Versioned() || t == t.Entity.Canonical {
+	if !t.Entity.Maintained() || t == t.Entity.Canonical {
 		return nil
 	}
 	return t.Columns

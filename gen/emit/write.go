@@ -85,40 +85,51 @@ func deleteSingle(f *jen.File, e *model.Entity) {
 func writesVar(f *jen.File, e *model.Entity) {
 	t := e.Canonical
 	n := t.Names
+	versioned := e.Versioned()
 	var projections []jen.Code
 	for _, p := range e.Tables {
 		if p == t {
 			continue
 		}
-		var writetime, owner jen.Code
-		if p.ScansWritetime() {
-			writetime = jen.True()
+		var writetime, owner, key jen.Code
+		if n := len(p.WritetimeColumns()); n > 0 {
+			writetime = jen.Lit(n)
 		}
 		if idx := ownerColumns(p); idx != nil {
 			owner = jen.Index().Int().Values(idx...)
 		}
+		if versioned {
+			key = jen.Id(p.Names.Key)
+		}
 		projections = append(projections, keyed(
 			jen.Id("Table"), jen.Id(p.Names.Var),
-			jen.Id("Key"), jen.Id(p.Names.Key),
+			jen.Id("Key"), key,
 			jen.Id("Row"), jen.Id(p.Names.Row),
-			jen.Id("Writetime"), writetime,
+			jen.Id("Writetimes"), writetime,
 			jen.Id("Owner"), owner,
 		))
 	}
-	var merge jen.Code
-	if anyUnsettable(t) {
-		merge = jen.Id(e.Names.Merge)
+	var merge, data, change, remove, settle, immutable jen.Code
+	if versioned {
+		if anyUnsettable(t) {
+			merge = jen.Id(e.Names.Merge)
+		}
+		data, change, remove, settle = jen.Id(n.Data), jen.Id(n.Change), jen.Id(n.Remove), jen.Id(n.Settle)
+		doc(f, "%s is the write protocol of %s: its source of truth, %s, and the tables the protocol keeps in step with it.", e.Names.Writes, e.GoName, t.Name)
+	} else {
+		immutable = jen.True()
+		doc(f, "%s describes %s, which is immutable, for verify, repair and backfill: its source of truth, %s, and the tables derived from it.", e.Names.Writes, e.GoName, t.Name)
 	}
-	doc(f, "%s is the write protocol of %s: its source of truth, %s, and the tables the protocol keeps in step with it.", e.Names.Writes, e.GoName, t.Name)
 	f.Var().Id(e.Names.Writes).Op("=").Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
 		jen.Id("Canonical"), jen.Id(n.Var),
+		jen.Id("Immutable"), immutable,
 		jen.Id("State"), jen.Id(n.State),
 		jen.Id("ScanState"), jen.Id(n.ScanState),
-		jen.Id("Data"), jen.Id(n.Data),
+		jen.Id("Data"), data,
 		jen.Id("Merge"), merge,
-		jen.Id("Change"), jen.Id(n.Change),
-		jen.Id("Remove"), jen.Id(n.Remove),
-		jen.Id("Settle"), jen.Id(n.Settle),
+		jen.Id("Change"), change,
+		jen.Id("Remove"), remove,
+		jen.Id("Settle"), settle,
 		jen.Id("Projections"), jen.Index().Qual(impl, "Projection").Types(jen.Id(e.GoName)).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, projections...),
 	))
 }

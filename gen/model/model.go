@@ -334,6 +334,13 @@ const (
 	PendingColumn = "cqlgen_pending"
 )
 
+// Maintained reports whether the entity's repository can verify, repair
+// and backfill its tables: it is stored in several tables, written through
+// the write protocol or declared immutable.
+func (e *Entity) Maintained() bool {
+	return len(e.Tables) > 1 && e.Canonical != nil && (e.Versioned() || e.Immutable)
+}
+
 // Versioned reports whether writes of the entity go through the write
 // protocol: it is stored in more than one table, is not declared
 // immutable, and has no counters (a counter table holds nothing but

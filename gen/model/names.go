@@ -91,18 +91,18 @@ func (p *Package) Idents() []Ident {
 		if len(e.Tables) > 1 {
 			ids = append(ids, Ident{Name: n.CheckKey, Pos: e.Pos, What: "the canonical key check of " + e.GoName})
 		}
+		if e.Maintained() {
+			ids = append(ids, Ident{Name: n.Writes, Pos: e.Pos, What: "the write protocol of " + e.GoName})
+		}
 		if e.Versioned() {
-			ids = append(ids,
-				Ident{Name: n.Writes, Pos: e.Pos, What: "the write protocol of " + e.GoName},
-				Ident{Name: n.Merge, Pos: e.Pos, What: "the Insert merge of " + e.GoName},
-			)
+			ids = append(ids, Ident{Name: n.Merge, Pos: e.Pos, What: "the Insert merge of " + e.GoName})
 		}
 		methods := []string{"Insert", "Update", "Delete", "Get"}
-		if e.Versioned() {
-			methods = append(methods, "Entity", "Tables", "Verify", "Repair", "Backfill")
-		}
 		if e.Immutable {
 			methods = []string{"Insert", "Delete", "Get"}
+		}
+		if e.Maintained() {
+			methods = append(methods, "Entity", "Tables", "Verify", "Repair", "Backfill")
 		}
 		for _, m := range methods {
 			ids = append(ids, Ident{Name: m, Recv: n.Repo, Pos: e.Pos, What: "the " + m + " method of " + n.Repo})
@@ -142,11 +142,15 @@ func (t *Table) idents() []Ident {
 	add(tn.Var, "", "the statements of "+t.Name)
 	add(tn.Row, "", "the insert binding of "+t.Name)
 	add(tn.Scan, "", "the row scanner of "+t.Name)
-	if t.Entity.Versioned() && t.Entity.Canonical != t {
+	if t.Entity.Maintained() && t.Entity.Canonical != t {
 		add(tn.Key, "", "the primary key of "+t.Name)
 	}
-	if t.Entity.Canonical == t && t.Entity.Versioned() {
-		for _, name := range []string{tn.ScanState, tn.State, tn.Data, tn.Change, tn.Remove, tn.Settle} {
+	if t.Entity.Canonical == t && t.Entity.Maintained() {
+		names := []string{tn.ScanState, tn.State}
+		if t.Entity.Versioned() {
+			names = append(names, tn.Data, tn.Change, tn.Remove, tn.Settle)
+		}
+		for _, name := range names {
 			add(name, "", "the write protocol's functions of "+t.Name)
 		}
 	}

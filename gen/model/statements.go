@@ -175,8 +175,8 @@ func (t *Table) statements() []*Statement {
 	if versioned {
 		t.protocolStatements(add, where, keyBinds)
 	}
-	if e.Versioned() {
-		t.scanStatement(add, versioned)
+	if e.Maintained() {
+		t.scanStatement(add, canonical)
 	}
 	if !t.HasRead() || t.ReadsOne() {
 		return out
@@ -276,35 +276,54 @@ func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where 
 
 // scanStatement is the token-range scan verify, repair and backfill run:
 // on the canonical table, State's columns; elsewhere every column the
-// Insert writes, then the write timestamp of the first regular column.
+// Insert writes, then the write timestamps of WritetimeColumns.
 func (t *Table) scanStatement(add func(Slot, int, []string, []Bind), canonical bool) {
 	var cols, pk []string
-	var wt string
+	versioned := canonical && t.Entity.Versioned()
 	for _, c := range t.Columns {
 		switch {
-		case canonical && (c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending):
+		case versioned && (c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending):
+			cols = append(cols, c.Name)
+		case canonical && !versioned && c.Field != nil:
 			cols = append(cols, c.Name)
 		case !canonical:
 			cols = append(cols, c.Name)
-			if c.Kind == Regular && wt == "" {
-				wt = c.Name
-			}
 		}
 		if c.Kind == PartitionKey {
 			pk = append(pk, c.Name)
 		}
 	}
-	if wt != "" {
-		cols = append(cols, "writetime("+wt+")")
+	if !versioned {
+		for _, c := range t.WritetimeColumns() {
+			cols = append(cols, "writetime("+c.Name+")")
+		}
 	}
 	token := "token(" + strings.Join(pk, ", ") + ")"
-	add(SlotScan, 0, []string{"SELECT " + strings.Join(cols, ", "), "FROM " + t.Name, "WHERE " + token + " > ? AND " + token + " <= ?"},
+	from := []string{"FROM " + t.Name, "WHERE " + token + " > ? AND " + token + " <= ?"}
+	add(SlotScan, 0, append([]string{"SELECT " + strings.Join(cols, ", ")}, from...),
 		[]Bind{{Kind: BindTokenLo}, {Kind: BindTokenHi}})
+	if canonical && !versioned {
+		// How verify reads one entity again, by its key.
+		where, keyBinds := t.equal(append(t.PartitionKey(), t.Clustering()...))
+		add(SlotState, 0, []string{"SELECT " + strings.Join(cols, ", "), "FROM " + t.Name, where}, keyBinds)
+	}
 }
 
-// ScansWritetime reports whether the table's Scan selects a write
-// timestamp last.
-func (t *Table) ScansWritetime() bool { return t.column(Regular) != nil }
+// WritetimeColumns are the columns whose write timestamps Scan selects,
+// last, on a projection or an immutable entity's canonical table: every
+// regular column of one cell (not a collection, unless frozen). The
+// greatest of them is when the row was last written: an orphan is
+// deleted at it, a stale row is written over just after it, and an
+// immutable entity's rows elsewhere are written at its canonical row's.
+func (t *Table) WritetimeColumns() []*Column {
+	var out []*Column
+	for _, c := range t.Columns {
+		if c.Kind == Regular && c.Field != nil && c.Type != nil && (!c.Type.IsCollection() || c.Type.Frozen) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // GraveTTLSeconds is how long the canonical row of a deleted entity stays
 // as a grave: Cassandra's default gc_grace_seconds, ten days. It must

@@ -306,7 +306,8 @@ const readingReadings1DeleteCQL = `DELETE FROM readings_1
 // readingReadings1ScanCQL reads a token range of readings_1 for verify, repair
 // and backfill. Its placeholders bind the lower token (excluded), the upper
 // token.
-const readingReadings1ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value)
+const readingReadings1ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value),
+		writetime(note)
 	FROM readings_1
 	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
 
@@ -450,7 +451,8 @@ const readingReadings16DeleteCQL = `DELETE FROM readings_16
 // readingReadings16ScanCQL reads a token range of readings_16 for verify,
 // repair and backfill. Its placeholders bind the lower token (excluded), the
 // upper token.
-const readingReadings16ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value)
+const readingReadings16ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value),
+		writetime(note)
 	FROM readings_16
 	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
 
@@ -579,16 +581,16 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Settle:    readingReadingsByDaySettle,
 	Projections: []cqlgenimpl.Projection[Reading]{
 		{
-			Table:     readingReadings1,
-			Key:       readingReadings1Key,
-			Row:       readingReadings1Row,
-			Writetime: true,
+			Table:      readingReadings1,
+			Key:        readingReadings1Key,
+			Row:        readingReadings1Row,
+			Writetimes: 2,
 		},
 		{
-			Table:     readingReadings16,
-			Key:       readingReadings16Key,
-			Row:       readingReadings16Row,
-			Writetime: true,
+			Table:      readingReadings16,
+			Key:        readingReadings16Key,
+			Row:        readingReadings16Row,
+			Writetimes: 2,
 		},
 	},
 }
@@ -1038,7 +1040,8 @@ const visitVisitsByUserDeleteCQL = `DELETE FROM visits_by_user
 // visitVisitsByUserScanCQL reads a token range of visits_by_user for verify,
 // repair and backfill. Its placeholders bind the lower token (excluded), the
 // upper token.
-const visitVisitsByUserScanCQL = `SELECT user_id, at, visit_id, site, page, millis, writetime(site)
+const visitVisitsByUserScanCQL = `SELECT user_id, at, visit_id, site, page, millis, writetime(site),
+		writetime(page), writetime(millis)
 	FROM visits_by_user
 	WHERE token(user_id) > ? AND token(user_id) <= ?`
 
@@ -1183,7 +1186,7 @@ const visitVisitsBySiteDeleteCQL = `DELETE FROM visits_by_site
 // repair and backfill. Its placeholders bind the lower token (excluded), the
 // upper token.
 const visitVisitsBySiteScanCQL = `SELECT site, shard, at, visit_id, user_id, page, millis,
-		writetime(user_id)
+		writetime(user_id), writetime(page), writetime(millis)
 	FROM visits_by_site
 	WHERE token(site, shard) > ? AND token(site, shard) <= ?`
 
@@ -1330,7 +1333,7 @@ const visitVisitsBySiteDayDeleteCQL = `DELETE FROM visits_by_site_day
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const visitVisitsBySiteDayScanCQL = `SELECT site, day, at, visit_id, user_id, page, millis,
-		writetime(user_id)
+		writetime(user_id), writetime(page), writetime(millis)
 	FROM visits_by_site_day
 	WHERE token(site, day) > ? AND token(site, day) <= ?`
 
@@ -1620,32 +1623,32 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 	Settle:    visitVisitsSettle,
 	Projections: []cqlgenimpl.Projection[Visit]{
 		{
-			Table:     visitVisitsByUser,
-			Key:       visitVisitsByUserKey,
-			Row:       visitVisitsByUserRow,
-			Writetime: true,
-			Owner:     []int{2},
+			Table:      visitVisitsByUser,
+			Key:        visitVisitsByUserKey,
+			Row:        visitVisitsByUserRow,
+			Writetimes: 3,
+			Owner:      []int{2},
 		},
 		{
-			Table:     visitVisitsBySite,
-			Key:       visitVisitsBySiteKey,
-			Row:       visitVisitsBySiteRow,
-			Writetime: true,
-			Owner:     []int{3},
+			Table:      visitVisitsBySite,
+			Key:        visitVisitsBySiteKey,
+			Row:        visitVisitsBySiteRow,
+			Writetimes: 3,
+			Owner:      []int{3},
 		},
 		{
-			Table:     visitVisitsBySiteDay,
-			Key:       visitVisitsBySiteDayKey,
-			Row:       visitVisitsBySiteDayRow,
-			Writetime: true,
-			Owner:     []int{3},
+			Table:      visitVisitsBySiteDay,
+			Key:        visitVisitsBySiteDayKey,
+			Row:        visitVisitsBySiteDayRow,
+			Writetimes: 3,
+			Owner:      []int{3},
 		},
 		{
-			Table:     visitVisitsByPage,
-			Key:       visitVisitsByPageKey,
-			Row:       visitVisitsByPageRow,
-			Writetime: true,
-			Owner:     []int{1},
+			Table:      visitVisitsByPage,
+			Key:        visitVisitsByPageKey,
+			Row:        visitVisitsByPageRow,
+			Writetimes: 1,
+			Owner:      []int{1},
 		},
 	},
 }

@@ -477,7 +477,13 @@ const everythingEverythingBySScanCQL = `SELECT s, id, tags_key, day, event, raw1
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		writetime(event)
+		writetime(event), writetime(raw16), writetime(a), writetime(g),
+		writetime(b), writetime(i), writetime(i8), writetime(i16),
+		writetime(i32), writetime(i64), writetime(u8), writetime(u16),
+		writetime(u32), writetime(u64), writetime(narrow), writetime(f32),
+		writetime(f64), writetime(blob), writetime(at), writetime(took),
+		writetime(of_day), writetime(span), writetime(big), writetime(dec),
+		writetime(addr), writetime(maybe), writetime(maybe_at), writetime(price)
 	FROM everything_by_s
 	WHERE token(s) > ? AND token(s) <= ?`
 
@@ -649,11 +655,11 @@ var everythingWrites = &cqlgenimpl.Entity[Everything]{
 	Settle:    everythingEverythingSettle,
 	Projections: []cqlgenimpl.Projection[Everything]{
 		{
-			Table:     everythingEverythingByS,
-			Key:       everythingEverythingBySKey,
-			Row:       everythingEverythingBySRow,
-			Writetime: true,
-			Owner:     []int{1, 2, 3},
+			Table:      everythingEverythingByS,
+			Key:        everythingEverythingBySKey,
+			Row:        everythingEverythingBySRow,
+			Writetimes: 28,
+			Owner:      []int{1, 2, 3},
 		},
 	},
 }

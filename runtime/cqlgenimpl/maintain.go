@@ -209,7 +209,7 @@ func (c *cell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 type row struct {
 	cols      [][]byte // every column of the Insert, in order
 	nkey      int      // the primary key columns, first
-	writetime int64    // of the row's first regular column; 0: none read
+	writetime int64    // the row's last write; 0: none read
 }
 
 // key is the row's primary key, its columns length-prefixed.
@@ -382,19 +382,31 @@ func (v *verification[T]) scanCanonical(ctx context.Context, lo, hi int64, f fun
 	return err
 }
 
+// Latest is the greatest of the write timestamps a scan read, the nulls
+// (cells never written) aside; 0 when there is none.
+func Latest(wts ...*int64) int64 {
+	var max int64
+	for _, wt := range wts {
+		if wt != nil && *wt > max {
+			max = *wt
+		}
+	}
+	return max
+}
+
 // scanProjection reads the rows of a projection in a range.
-func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetime bool, lo, hi int64, f func(*row)) error {
+func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetimes int, lo, hi int64, f func(*row)) error {
 	n := len(p.Spec.Row)
 	return scanRange(ctx, s, p.Scan, lo, hi, func(it cqlgen.Iter) bool {
 		r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
 		cells := make([]cell, n)
-		dest := make([]any, n, n+1)
+		dest := make([]any, n, n+writetimes)
 		for i := range cells {
 			dest[i] = &cells[i]
 		}
-		var wt *int64
-		if writetime {
-			dest = append(dest, &wt)
+		wt := make([]*int64, writetimes)
+		for i := range wt {
+			dest = append(dest, &wt[i])
 		}
 		if !it.Scan(dest...) {
 			return false
@@ -407,9 +419,7 @@ func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetime b
 				r.cols[i] = nil
 			}
 		}
-		if wt != nil {
-			r.writetime = *wt
-		}
+		r.writetime = Latest(wt...)
 		f(r)
 		return true
 	})
@@ -462,7 +472,7 @@ func (v *verification[T]) run(ctx context.Context, repair bool) error {
 		err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 			local := newDigests(m.Buckets)
 			var n int64
-			err := scanProjection(ctx, v.s, p.Table, p.Writetime, lo, hi, func(r *row) {
+			err := scanProjection(ctx, v.s, p.Table, p.Writetimes, lo, hi, func(r *row) {
 				b := r.bucket(m.Buckets)
 				local.sum[b] += r.hash()
 				local.count[b]++
@@ -509,7 +519,7 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 	}
 	present := map[string]*row{}
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		return scanProjection(ctx, v.s, p.Table, p.Writetime, lo, hi, func(r *row) {
+		return scanProjection(ctx, v.s, p.Table, p.Writetimes, lo, hi, func(r *row) {
 			if mismatched[r.bucket(m.Buckets)] {
 				v.mu.Lock()
 				present[r.key()] = r
@@ -549,9 +559,20 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 				if err := m.limiter.wait(ctx); err != nil {
 					return err
 				}
-				// Through the write protocol: the entity, unchanged, at a
-				// new version, which every table then gets.
-				if err := write(ctx, v.s, NewOptions(), ent, opTouch, &st.Row); err != nil {
+				if ent.Immutable {
+					// The row as the entity's Insert wrote it, at its
+					// timestamp, or just after a stale row's, which the
+					// entity's Delete, later still, wins over.
+					ts := st.Version + 1
+					if ok && got.writetime >= ts {
+						ts = got.writetime + 1
+					}
+					if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, ts, false)}); err != nil {
+						return err
+					}
+				} else if err := write(ctx, v.s, NewOptions(), ent, opTouch, &st.Row); err != nil {
+					// Through the write protocol: the entity, unchanged, at a
+					// new version, which every table then gets.
 					return err
 				}
 				v.mu.Lock()

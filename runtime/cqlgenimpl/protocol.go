@@ -75,9 +75,10 @@ type Projection[T any] struct {
 	Key func(e *T) []any
 	// Row binds the Insert of e's row at ts.
 	Row func(e *T, ts int64, unset bool) []any
-	// Writetime says whether the table's Scan selects, last, the write
-	// timestamp of its first regular column.
-	Writetime bool
+	// Writetimes is how many write timestamps the table's Scan selects,
+	// last: one for each regular column of one cell. Their greatest is
+	// when the row was last written.
+	Writetimes int
 	// Owner lists, in the order of the canonical primary key, the indexes
 	// in Table.Spec.Row of the canonical key's columns: how a row of the
 	// table names its entity. Nil when the table does not store them all.
@@ -89,6 +90,10 @@ type Entity[T any] struct {
 	// Canonical is the source of truth; its Spec.Columns lists, in order,
 	// the columns Data returns.
 	Canonical *Table
+	// Immutable marks an entity written once, without the protocol: only
+	// verify, repair and backfill use its description, and a State's
+	// Version + 1µs is its canonical row's write timestamp.
+	Immutable bool
 	// State binds CQL.State and Settle's key: the canonical primary key.
 	State     func(e *T) []any
 	ScanState func(cqlgen.Iter) (State[T], bool)

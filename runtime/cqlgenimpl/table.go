@@ -53,7 +53,7 @@ type CQL struct {
 	// Scan reads a token range of the table for verify, repair and
 	// backfill: token(partition key) > ? AND <= ?. On the canonical table
 	// it selects State's columns; elsewhere the Insert's columns, then
-	// possibly the write timestamp of the first regular column.
+	// possibly the write timestamp of a regular column.
 	Scan string
 
 	// A partition from its first row, unbounded or bounded on the first

@@ -282,7 +282,7 @@ const readingReadingsByHourDeleteCQL = `DELETE FROM readings_by_hour
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsByHourScanCQL = `SELECT sensor_id, bucket, read_at, event_id, local_day, value,
-		writetime(event_id)
+		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_hour
 	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
 
@@ -427,7 +427,7 @@ const readingReadingsByDayDeleteCQL = `DELETE FROM readings_by_day
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsByDayScanCQL = `SELECT sensor_id, day, read_at, event_id, local_day, value,
-		writetime(event_id)
+		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_day
 	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
 
@@ -571,7 +571,7 @@ const readingReadingsByWeekDeleteCQL = `DELETE FROM readings_by_week
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsByWeekScanCQL = `SELECT sensor_id, week, read_at, event_id, local_day, value,
-		writetime(event_id)
+		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_week
 	WHERE token(sensor_id, week) > ? AND token(sensor_id, week) <= ?`
 
@@ -716,7 +716,7 @@ const readingReadingsByMonthDeleteCQL = `DELETE FROM readings_by_month
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsByMonthScanCQL = `SELECT sensor_id, month, read_at, event_id, local_day, value,
-		writetime(event_id)
+		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_month
 	WHERE token(sensor_id, month) > ? AND token(sensor_id, month) <= ?`
 
@@ -861,7 +861,7 @@ const readingReadingsBy10DaysDeleteCQL = `DELETE FROM readings_by_10_days
 // for verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsBy10DaysScanCQL = `SELECT sensor_id, range_start, read_at, event_id, local_day, value,
-		writetime(event_id)
+		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_10_days
 	WHERE token(sensor_id, range_start) > ? AND token(sensor_id,
 		range_start) <= ?`
@@ -1009,7 +1009,7 @@ const readingReadingsByShardDeleteCQL = `DELETE FROM readings_by_shard
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsByShardScanCQL = `SELECT sensor_id, shard, read_at, event_id, local_day, value,
-		writetime(event_id)
+		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_shard
 	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
 
@@ -1155,7 +1155,7 @@ const readingReadingsByEventMonthDeleteCQL = `DELETE FROM readings_by_event_mont
 // readings_by_event_month for verify, repair and backfill. Its placeholders
 // bind the lower token (excluded), the upper token.
 const readingReadingsByEventMonthScanCQL = `SELECT sensor_id, bucket, event_id, read_at, local_day, value,
-		writetime(local_day)
+		writetime(local_day), writetime(value)
 	FROM readings_by_event_month
 	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
 
@@ -1307,7 +1307,7 @@ const readingReadingsByLocalDayDeleteCQL = `DELETE FROM readings_by_local_day
 // readings_by_local_day for verify, repair and backfill. Its placeholders bind
 // the lower token (excluded), the upper token.
 const readingReadingsByLocalDayScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
-		writetime(event_id)
+		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_local_day
 	WHERE token(sensor_id, week_start) > ? AND token(sensor_id,
 		week_start) <= ?`
@@ -1442,60 +1442,60 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Settle:    readingReadingsSettle,
 	Projections: []cqlgenimpl.Projection[Reading]{
 		{
-			Table:     readingReadingsByHour,
-			Key:       readingReadingsByHourKey,
-			Row:       readingReadingsByHourRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      readingReadingsByHour,
+			Key:        readingReadingsByHourKey,
+			Row:        readingReadingsByHourRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
 		},
 		{
-			Table:     readingReadingsByDay,
-			Key:       readingReadingsByDayKey,
-			Row:       readingReadingsByDayRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      readingReadingsByDay,
+			Key:        readingReadingsByDayKey,
+			Row:        readingReadingsByDayRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
 		},
 		{
-			Table:     readingReadingsByWeek,
-			Key:       readingReadingsByWeekKey,
-			Row:       readingReadingsByWeekRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      readingReadingsByWeek,
+			Key:        readingReadingsByWeekKey,
+			Row:        readingReadingsByWeekRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
 		},
 		{
-			Table:     readingReadingsByMonth,
-			Key:       readingReadingsByMonthKey,
-			Row:       readingReadingsByMonthRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      readingReadingsByMonth,
+			Key:        readingReadingsByMonthKey,
+			Row:        readingReadingsByMonthRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
 		},
 		{
-			Table:     readingReadingsBy10Days,
-			Key:       readingReadingsBy10DaysKey,
-			Row:       readingReadingsBy10DaysRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      readingReadingsBy10Days,
+			Key:        readingReadingsBy10DaysKey,
+			Row:        readingReadingsBy10DaysRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
 		},
 		{
-			Table:     readingReadingsByShard,
-			Key:       readingReadingsByShardKey,
-			Row:       readingReadingsByShardRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      readingReadingsByShard,
+			Key:        readingReadingsByShardKey,
+			Row:        readingReadingsByShardRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
 		},
 		{
-			Table:     readingReadingsByEventMonth,
-			Key:       readingReadingsByEventMonthKey,
-			Row:       readingReadingsByEventMonthRow,
-			Writetime: true,
-			Owner:     []int{0, 3},
+			Table:      readingReadingsByEventMonth,
+			Key:        readingReadingsByEventMonthKey,
+			Row:        readingReadingsByEventMonthRow,
+			Writetimes: 2,
+			Owner:      []int{0, 3},
 		},
 		{
-			Table:     readingReadingsByLocalDay,
-			Key:       readingReadingsByLocalDayKey,
-			Row:       readingReadingsByLocalDayRow,
-			Writetime: true,
-			Owner:     []int{0, 2},
+			Table:      readingReadingsByLocalDay,
+			Key:        readingReadingsByLocalDayKey,
+			Row:        readingReadingsByLocalDayRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
 		},
 	},
 }

@@ -387,7 +387,8 @@ const orderOrdersInStatusDeleteCQL = `DELETE FROM orders_by_status
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const orderOrdersInStatusScanCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents, writetime(customer_id)
+		customer_name, total_cents, writetime(customer_id),
+		writetime(customer_name), writetime(total_cents)
 	FROM orders_by_status
 	WHERE token(tenant_id, status) > ? AND token(tenant_id, status) <= ?`
 
@@ -552,18 +553,18 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	Settle:    orderOrdersSettle,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
-			Table:     orderOrdersByCustomer,
-			Key:       orderOrdersByCustomerKey,
-			Row:       orderOrdersByCustomerRow,
-			Writetime: true,
-			Owner:     []int{0, 3},
+			Table:      orderOrdersByCustomer,
+			Key:        orderOrdersByCustomerKey,
+			Row:        orderOrdersByCustomerRow,
+			Writetimes: 1,
+			Owner:      []int{0, 3},
 		},
 		{
-			Table:     orderOrdersInStatus,
-			Key:       orderOrdersInStatusKey,
-			Row:       orderOrdersInStatusRow,
-			Writetime: true,
-			Owner:     []int{0, 3},
+			Table:      orderOrdersInStatus,
+			Key:        orderOrdersInStatusKey,
+			Row:        orderOrdersInStatusRow,
+			Writetimes: 3,
+			Owner:      []int{0, 3},
 		},
 	},
 }

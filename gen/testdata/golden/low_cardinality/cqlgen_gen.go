@@ -198,7 +198,7 @@ const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
 // orderOrdersByStatusScanCQL reads a token range of orders_by_status for
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
-const orderOrdersByStatusScanCQL = `SELECT status, order_id, urgent, day, writetime(urgent)
+const orderOrdersByStatusScanCQL = `SELECT status, order_id, urgent, day, writetime(urgent), writetime(day)
 	FROM orders_by_status
 	WHERE token(status) > ? AND token(status) <= ?`
 
@@ -333,7 +333,7 @@ const orderOrdersByFlagDeleteCQL = `DELETE FROM orders_by_flag
 // orderOrdersByFlagScanCQL reads a token range of orders_by_flag for verify,
 // repair and backfill. Its placeholders bind the lower token (excluded), the
 // upper token.
-const orderOrdersByFlagScanCQL = `SELECT urgent, order_id, status, day, writetime(status)
+const orderOrdersByFlagScanCQL = `SELECT urgent, order_id, status, day, writetime(status), writetime(day)
 	FROM orders_by_flag
 	WHERE token(urgent) > ? AND token(urgent) <= ?`
 
@@ -468,7 +468,8 @@ const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
 // orderOrdersByDayScanCQL reads a token range of orders_by_day for verify,
 // repair and backfill. Its placeholders bind the lower token (excluded), the
 // upper token.
-const orderOrdersByDayScanCQL = `SELECT day, order_id, status, urgent, writetime(status)
+const orderOrdersByDayScanCQL = `SELECT day, order_id, status, urgent, writetime(status),
+		writetime(urgent)
 	FROM orders_by_day
 	WHERE token(day) > ? AND token(day) <= ?`
 
@@ -607,7 +608,8 @@ const orderOrdersByDayShardedDeleteCQL = `DELETE FROM orders_by_day_sharded
 // orderOrdersByDayShardedScanCQL reads a token range of orders_by_day_sharded
 // for verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
-const orderOrdersByDayShardedScanCQL = `SELECT day, bucket, order_id, status, urgent, writetime(status)
+const orderOrdersByDayShardedScanCQL = `SELECT day, bucket, order_id, status, urgent, writetime(status),
+		writetime(urgent)
 	FROM orders_by_day_sharded
 	WHERE token(day, bucket) > ? AND token(day, bucket) <= ?`
 
@@ -751,32 +753,32 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	Settle:    orderOrdersSettle,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
-			Table:     orderOrdersByStatus,
-			Key:       orderOrdersByStatusKey,
-			Row:       orderOrdersByStatusRow,
-			Writetime: true,
-			Owner:     []int{1},
+			Table:      orderOrdersByStatus,
+			Key:        orderOrdersByStatusKey,
+			Row:        orderOrdersByStatusRow,
+			Writetimes: 2,
+			Owner:      []int{1},
 		},
 		{
-			Table:     orderOrdersByFlag,
-			Key:       orderOrdersByFlagKey,
-			Row:       orderOrdersByFlagRow,
-			Writetime: true,
-			Owner:     []int{1},
+			Table:      orderOrdersByFlag,
+			Key:        orderOrdersByFlagKey,
+			Row:        orderOrdersByFlagRow,
+			Writetimes: 2,
+			Owner:      []int{1},
 		},
 		{
-			Table:     orderOrdersByDay,
-			Key:       orderOrdersByDayKey,
-			Row:       orderOrdersByDayRow,
-			Writetime: true,
-			Owner:     []int{1},
+			Table:      orderOrdersByDay,
+			Key:        orderOrdersByDayKey,
+			Row:        orderOrdersByDayRow,
+			Writetimes: 2,
+			Owner:      []int{1},
 		},
 		{
-			Table:     orderOrdersByDaySharded,
-			Key:       orderOrdersByDayShardedKey,
-			Row:       orderOrdersByDayShardedRow,
-			Writetime: true,
-			Owner:     []int{2},
+			Table:      orderOrdersByDaySharded,
+			Key:        orderOrdersByDayShardedKey,
+			Row:        orderOrdersByDayShardedRow,
+			Writetimes: 2,
+			Owner:      []int{2},
 		},
 	},
 }
