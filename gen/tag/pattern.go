@@ -365,7 +365,7 @@ func ParseTTL(v Value) (int64, *Error) {
 			return 0, &Error{Off: v.Off(i), Code: code, Msg: fmt.Sprintf("ttl %q: %s is too large (the maximum is 20 years)", s, s[i:j])}
 		}
 		if j == end {
-			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: %s needs a unit: s, m, h, d or w", s, s[i:j])}
+			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: %s needs a unit: s, m, h, d, w or y", s, s[i:j])}
 		}
 		var unit int64
 		switch s[j] {
@@ -379,8 +379,10 @@ func ParseTTL(v Value) (int64, *Error) {
 			unit = 86400
 		case 'w':
 			unit = 7 * 86400
+		case 'y':
+			unit = 365 * 86400 // as Cassandra's 20-year maximum counts them
 		default:
-			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: unknown unit %q (use s, m, h, d or w)", s, firstRune(s[j:]))}
+			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: unknown unit %q (use s, m, h, d, w or y)", s, firstRune(s[j:]))}
 		}
 		total += n * unit
 		if total > MaxTTL {

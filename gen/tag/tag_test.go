@@ -115,13 +115,13 @@ func TestParseBuckets(t *testing.T) {
 }
 
 func TestParseTTL(t *testing.T) {
-	for in, want := range map[string]int64{"90d": 7776000, "30d": 2592000, "1w2d": 9 * 86400, "3600s": 3600, "12h": 43200, "0": 0, "90m": 5400} {
+	for in, want := range map[string]int64{"90d": 7776000, "30d": 2592000, "1w2d": 9 * 86400, "3600s": 3600, "12h": 43200, "0": 0, "90m": 5400, "1y": 31536000, "20y": 630720000, "1y6w": 365*86400 + 42*86400} {
 		got, err := ParseTTL(Value{Text: in, offs: identityOffsets(len(in))})
 		if err != nil || got != want {
 			t.Errorf("ParseTTL(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "90", "d", "90x", "-1d", "21000w", "1.5h"} {
+	for _, in := range []string{"", "90", "d", "90x", "-1d", "21000w", "1.5h", "21y", "19y53w"} {
 		if _, err := ParseTTL(Value{Text: in, offs: identityOffsets(len(in))}); err == nil {
 			t.Errorf("ParseTTL(%q) succeeded", in)
 		}
