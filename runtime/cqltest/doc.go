@@ -25,7 +25,10 @@
 // numbers, booleans and null. A SELECT must restrict the whole partition
 // key with =, or its token, or nothing; clustering columns take = on a
 // prefix, then at most one lower and one upper bound (<, <=, >, >=) on the
-// next one, as Cassandra allows. A scan's token() names the partition key
+// next one, as Cassandra allows; a bound may be a multi-column slice on
+// the clustering columns from there, (a, b) > (?, ?), which compares
+// values column by column whatever the clustering orders, as Cassandra's
+// does. A scan's token() names the partition key
 // columns in order and takes at most one lower (>, >=) and one upper (<,
 // <=) bound, bigint tokens, with nothing else in the WHERE clause. A
 // DELETE may name a clustering prefix (a range deletion) or none (a

@@ -491,11 +491,15 @@ func parseUsing(p *parser, st *prepared) error {
 	}
 }
 
-// relation is one restriction of a WHERE clause.
+// relation is one restriction of a WHERE clause. A multi-column one,
+// (a, b, c) > (?, ?, ?), is kept on its first column: tuple holds the
+// columns after it and more their values.
 type relation struct {
-	col *column
-	op  string
-	val term
+	col   *column
+	op    string
+	val   term
+	tuple []*column
+	more  []term
 }
 
 // tokenRelation is a restriction of a WHERE clause on token(c, ...).
@@ -512,10 +516,13 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 	var rels []relation
 	var toks []tokenRelation
 	for {
-		if p.peek().kind == tPunct && p.peek().text == "(" {
-			return nil, nil, unsupportedf("multi-column relations")
-		}
-		if isCall(p, "token") {
+		if p.punct("(") {
+			r, err := parseTupleRelation(p, st)
+			if err != nil {
+				return nil, nil, err
+			}
+			rels = append(rels, r)
+		} else if isCall(p, "token") {
 			tr, err := parseTokenRelation(p, st)
 			if err != nil {
 				return nil, nil, err
@@ -538,12 +545,64 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			rels = append(rels, relation{col, op, val})
+			rels = append(rels, relation{col: col, op: op, val: val})
 		}
 		if !p.keyword("and") {
 			return rels, toks, nil
 		}
 	}
+}
+
+// parseTupleRelation reads a multi-column slice, after its '(': (a, b)
+// op (?, ?), with as many values as columns. Equality and IN on tuples
+// are not supported.
+func parseTupleRelation(p *parser, st *prepared) (relation, error) {
+	var cols []*column
+	for {
+		name, err := p.ident("a column name")
+		if err != nil {
+			return relation{}, err
+		}
+		c, err := st.table.column(name)
+		if err != nil {
+			return relation{}, err
+		}
+		cols = append(cols, c)
+		if p.punct(")") {
+			break
+		}
+		if err := p.expectPunct(","); err != nil {
+			return relation{}, err
+		}
+	}
+	op, err := parseOperator(p, "relation")
+	if err != nil {
+		return relation{}, err
+	}
+	if op == "=" {
+		return relation{}, unsupportedf("multi-column equality")
+	}
+	if err := p.expectPunct("("); err != nil {
+		return relation{}, err
+	}
+	vals := make([]term, len(cols))
+	for i, c := range cols {
+		if i > 0 && p.punct(")") {
+			return relation{}, invalidf("Expected %d elements in value tuple, but got %d", len(cols), i)
+		}
+		if i > 0 {
+			if err := p.expectPunct(","); err != nil {
+				return relation{}, err
+			}
+		}
+		if vals[i], err = parseTerm(p, st, c.typ, c.name); err != nil {
+			return relation{}, err
+		}
+	}
+	if !p.punct(")") {
+		return relation{}, invalidf("Expected %d elements in value tuple, but got more", len(cols))
+	}
+	return relation{col: cols[0], op: op, val: vals[0], tuple: cols[1:], more: vals[1:]}, nil
 }
 
 // isCall tells whether a call of the function fn comes next: its unquoted

@@ -27,21 +27,27 @@ type result struct {
 	state []byte
 }
 
-// bounds checks the slice restrictions of a SELECT and resolves them.
-func (st *prepared) bounds(vals []value) (lower, upper []byte, err error) {
-	get := func(b *bound) ([]byte, error) {
+// bounds checks the slice restrictions of a SELECT and resolves them:
+// for each side, a value for the first column bounded and, for a
+// multi-column bound, one for each column after it.
+func (st *prepared) bounds(vals []value) (lower, upper [][]byte, err error) {
+	get := func(b *bound) ([][]byte, error) {
 		if b == nil {
 			return nil, nil
 		}
-		c := st.table.ck[len(st.ckEq)]
-		switch v := b.val.get(vals); {
-		case v.unset:
-			return nil, invalidf("Invalid unset value for column %s", c.name)
-		case v.b == nil:
-			return nil, invalidf("Invalid null value in condition for column %s", c.name)
-		default:
-			return v.b, nil
+		var out [][]byte
+		for i, tv := range append([]term{b.val}, b.more...) {
+			c := st.table.ck[len(st.ckEq)+i]
+			switch v := tv.get(vals); {
+			case v.unset:
+				return nil, invalidf("Invalid unset value for column %s", c.name)
+			case v.b == nil:
+				return nil, invalidf("Invalid null value in condition for column %s", c.name)
+			default:
+				out = append(out, v.b)
+			}
 		}
+		return out, nil
 	}
 	if lower, err = get(st.lower); err != nil {
 		return nil, nil, err
@@ -51,29 +57,35 @@ func (st *prepared) bounds(vals []value) (lower, upper []byte, err error) {
 }
 
 // matches tells whether a clustering key satisfies the restrictions:
-// equal on the prefix, within the bounds on the next column. Bounds are
-// on values, not on the clustering order: c > x selects values above x
-// whether the column is ASC or DESC.
-func (st *prepared) matches(key, eq [][]byte, lower, upper []byte) bool {
+// equal on the prefix, within the bounds on the columns that follow.
+// Bounds are on values, not on the clustering order: c > x selects values
+// above x whether the column is ASC or DESC, and a multi-column bound
+// compares values column by column, (a, b) > (x, y) being a > x, or a = x
+// and b > y, whatever the columns' orders.
+func (st *prepared) matches(key, eq [][]byte, lower, upper [][]byte) bool {
 	t := st.table
 	for i, v := range eq {
 		if compareValues(t.ck[i].typ, key[i], v) != 0 {
 			return false
 		}
 	}
-	if lower == nil && upper == nil {
-		return true
+	compare := func(b [][]byte) int {
+		for j, v := range b {
+			i := len(eq) + j
+			if c := compareValues(t.ck[i].typ, key[i], v); c != 0 {
+				return c
+			}
+		}
+		return 0
 	}
-	typ := t.ck[len(eq)].typ
-	v := key[len(eq)]
 	if lower != nil {
-		c := compareValues(typ, v, lower)
+		c := compare(lower)
 		if c < 0 || c == 0 && !st.lower.inclusive {
 			return false
 		}
 	}
 	if upper != nil {
-		c := compareValues(typ, v, upper)
+		c := compare(upper)
 		if c > 0 || c == 0 && !st.upper.inclusive {
 			return false
 		}

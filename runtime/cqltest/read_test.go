@@ -210,3 +210,57 @@ func countMarks(cql string) int {
 	}
 	return n
 }
+
+// Multi-column slices compare values column by column whatever the
+// clustering orders, as Cassandra 5.0.8 answered the same statements
+// (integration's probe of a table ordered a ASC, b DESC, c ASC).
+func TestMultiColumnSlices(t *testing.T) {
+	s := newSession(t, `CREATE TABLE m (p int, a int, b int, c int, PRIMARY KEY (p, a, b, c)) WITH CLUSTERING ORDER BY (a ASC, b DESC, c ASC);`)
+	for a := range 3 {
+		for b := range 3 {
+			for c := range 2 {
+				mustExec(t, s, "INSERT INTO m (p, a, b, c) VALUES (0, ?, ?, ?)", a, b, c)
+			}
+		}
+	}
+	read := func(cql string, vals ...any) [][3]int {
+		var out [][3]int
+		for _, r := range selectAll(t, s, 4, 3, cql, vals...) {
+			var k [3]int
+			for i := range k {
+				k[i] = int(int32(binary.BigEndian.Uint32(r[i])))
+			}
+			out = append(out, k)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		cql  string
+		vals []any
+		want [][3]int
+	}{
+		{"SELECT a, b, c FROM m WHERE p = 0 AND (a, b, c) > (?, ?, ?)", []any{1, 1, 0},
+			[][3]int{{1, 2, 0}, {1, 2, 1}, {1, 1, 1}, {2, 2, 0}, {2, 2, 1}, {2, 1, 0}, {2, 1, 1}, {2, 0, 0}, {2, 0, 1}}},
+		{"SELECT a, b, c FROM m WHERE p = 0 AND (a, b, c) > (?, ?, ?) AND (a) <= (?)", []any{1, 1, 0, 1},
+			[][3]int{{1, 2, 0}, {1, 2, 1}, {1, 1, 1}}},
+		{"SELECT a, b, c FROM m WHERE p = 0 AND a = 1 AND (b, c) >= (?, ?) AND b <= 1", []any{1, 1},
+			[][3]int{{1, 1, 1}}},
+		{"SELECT a, b, c FROM m WHERE p = 0 AND (a, b) < (0, 1)", nil,
+			[][3]int{{0, 0, 0}, {0, 0, 1}}},
+	} {
+		if got := read(c.cql, c.vals...); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %v:\n got %v\nwant %v", c.cql, c.vals, got, c.want)
+		}
+	}
+	for cql, frag := range map[string]string{
+		"SELECT a FROM m WHERE p = 0 AND (b, c) > (1, 1)":    "cannot be restricted",
+		"SELECT a FROM m WHERE p = 0 AND (a, c) > (1, 1)":    "PRIMARY KEY order",
+		"SELECT a FROM m WHERE (p, a) > (1, 1)":              "clustering columns",
+		"SELECT a FROM m WHERE p = 0 AND (a, b) > (1)":       "Expected 2 elements",
+		"SELECT a FROM m WHERE p = 0 AND (a, b) > (1, 2, 3)": "elements",
+	} {
+		it := s.Iter(t.Context(), q(cql))
+		it.Scan()
+		wantInvalid(t, it.Close(), frag)
+	}
+}

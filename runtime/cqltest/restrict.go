@@ -1,6 +1,9 @@
 package cqltest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The rules on the key of a statement: what Cassandra accepts in WHERE,
 // and in the key of a write.
@@ -37,6 +40,22 @@ func keyRestrictions(st *prepared, rels []relation, toks []tokenRelation) error 
 	}
 	if len(toks) > 0 && st.kind != selectStmt {
 		return invalidf("The token function cannot be used in WHERE clauses for %s statements", st.kind)
+	}
+	for _, r := range rels {
+		if r.tuple == nil {
+			continue
+		}
+		// Cassandra's rules on a multi-column relation: clustering
+		// columns, consecutive, in the primary key's order.
+		i := slices.Index(t.ck, r.col)
+		if i < 0 {
+			return invalidf("Multi-column relations can only be applied to clustering columns but was applied to: %s", r.col.name)
+		}
+		for j, c := range r.tuple {
+			if i+1+j >= len(t.ck) || t.ck[i+1+j] != c {
+				return invalidf("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (%s)", names(append([]*column{r.col}, r.tuple...)))
+			}
+		}
 	}
 	for _, c := range order {
 		if !c.isKey() {
@@ -105,7 +124,7 @@ func keyRestrictions(st *prepared, rels []relation, toks []tokenRelation) error 
 		}
 		slice = c
 		for _, r := range rs {
-			b := &bound{val: r.val, inclusive: r.op == "<=" || r.op == ">="}
+			b := &bound{val: r.val, inclusive: r.op == "<=" || r.op == ">=", more: r.more}
 			if r.op == ">" || r.op == ">=" {
 				if st.lower != nil {
 					return invalidf("More than one restriction was found for the start bound on %s", c.name)

@@ -47,6 +47,9 @@ type condition struct {
 type bound struct {
 	val       term
 	inclusive bool
+	// more are a multi-column bound's values after the first, one for
+	// each clustering column that follows: (a, b) > (?, ?).
+	more []term
 }
 
 // selector is one selected expression: a column, or writetime(column) or
