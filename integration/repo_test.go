@@ -188,6 +188,62 @@ func TestRepoOrderLimitAndPaging(t *testing.T) {
 	}
 }
 
+// A table ordered one way throughout (position, track_id) continues each
+// page with one multi-column slice, (position, track_id) > (?, ?), on the
+// live node: with positions shared by several tracks, every limit gives
+// every row once, in the order a plain read of the partition gives, and
+// the bounds on position hold.
+func TestRepoOneSliceContinuation(t *testing.T) {
+	raw, s := repoSession(t, music.Schema)
+	ctx := context.Background()
+	repo := music.NewPlaylistTrackRepo(s)
+	for i := range 60 {
+		must(t, repo.Insert(ctx, &music.PlaylistTrack{PlaylistID: "p1", Position: int32(i * 7 % 10), TrackID: fmt.Sprintf("t%02d", i*13%60), TrackName: "n"}))
+	}
+	all := scanTable(t, raw, "SELECT position, track_id FROM playlist_tracks WHERE playlist_id = 'p1'")
+	key := func(p music.PlaylistTrack) string { return fmt.Sprintf("%v", []any{p.Position, p.TrackID}) }
+	keys := func(ps []music.PlaylistTrack) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, key(p))
+		}
+		return out
+	}
+	if len(all) != 60 {
+		t.Fatalf("%d rows in playlist_tracks, want 60", len(all))
+	}
+	var want []string
+	for _, limit := range []int{1, 6, 7, 59, 60} {
+		got := keys(pageAll(t, func(cursor string) (cqlgen.Page[music.PlaylistTrack], error) {
+			return repo.PlaylistTracks(ctx, "p1", &music.PlaylistTracksOptions{Limit: limit, Cursor: cursor})
+		}, limit))
+		if want == nil {
+			want = got
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 60 {
+			t.Errorf("limit %d: paging gave %d rows\n%v\nwant\n%v", limit, len(got), got, want)
+		}
+	}
+	if !slices.IsSorted(want) { // one-digit positions, two-digit track ids
+		t.Errorf("rows not in clustering order: %v", want)
+	}
+	from, to := int32(2), int32(7)
+	got := keys(pageAll(t, func(cursor string) (cqlgen.Page[music.PlaylistTrack], error) {
+		return repo.PlaylistTracks(ctx, "p1", &music.PlaylistTracksOptions{Limit: 4, Cursor: cursor, PositionFrom: &from, PositionTo: &to})
+	}, 4))
+	var bounded []string
+	for _, k := range want {
+		var p int32
+		fmt.Sscanf(k, "[%d", &p)
+		if p >= from && p < to {
+			bounded = append(bounded, k)
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(bounded, " ") || len(bounded) != 30 {
+		t.Errorf("position in [2, 7): got\n%v\nwant\n%v", got, bounded)
+	}
+}
+
 // pageAll follows cursors to the end, checking each page's size.
 func pageAll[T any](t *testing.T, read func(cursor string) (cqlgen.Page[T], error), limit int) []T {
 	t.Helper()

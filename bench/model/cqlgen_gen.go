@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // userUsers: the statements of table users, which is the source of truth of
 // User.
@@ -243,14 +243,15 @@ const eventEventsByStreamFirstFromToCQL = `SELECT stream_id, at, event_id, kind,
 	WHERE stream_id = ? AND at <= ? AND at > ?`
 
 // eventEventsByStreamAfter0CQL continues a read of events_by_stream after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds stream_id, at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds stream_id, at.
 const eventEventsByStreamAfter0CQL = `SELECT stream_id, at, event_id, kind, payload, value
 	FROM events_by_stream
 	WHERE stream_id = ? AND at < ?`
 
 // eventEventsByStreamAfter1CQL continues a read of events_by_stream after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds stream_id, at,
-// event_id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds stream_id, at, event_id.
 const eventEventsByStreamAfter1CQL = `SELECT stream_id, at, event_id, kind, payload, value
 	FROM events_by_stream
 	WHERE stream_id = ? AND at = ? AND event_id > ?`
@@ -608,16 +609,17 @@ const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sen
 	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
 
 // messageMessagesByConversationAfter0CQL continues a read of
-// messages_by_conversation after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at.
+// messages_by_conversation after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at.
 const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
 		body
 	FROM messages_by_conversation
 	WHERE conversation_id = ? AND sent_at < ?`
 
 // messageMessagesByConversationAfter1CQL continues a read of
-// messages_by_conversation after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at, message_id.
+// messages_by_conversation after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at,
+// message_id.
 const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
 		body
 	FROM messages_by_conversation
@@ -761,16 +763,16 @@ const messageMessagesBySenderFirstFromToCQL = `SELECT sender_id, sent_at, messag
 	WHERE sender_id = ? AND sent_at <= ? AND sent_at > ?`
 
 // messageMessagesBySenderAfter0CQL continues a read of messages_by_sender
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds sender_id,
-// sent_at.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds sender_id, sent_at.
 const messageMessagesBySenderAfter0CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
 		body
 	FROM messages_by_sender
 	WHERE sender_id = ? AND sent_at < ?`
 
 // messageMessagesBySenderAfter1CQL continues a read of messages_by_sender
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds sender_id,
-// sent_at, message_id.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds sender_id, sent_at, message_id.
 const messageMessagesBySenderAfter1CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
 		body
 	FROM messages_by_sender
@@ -914,16 +916,16 @@ const messageMessagesByRecipientFirstFromToCQL = `SELECT recipient_id, sent_at, 
 	WHERE recipient_id = ? AND sent_at <= ? AND sent_at > ?`
 
 // messageMessagesByRecipientAfter0CQL continues a read of
-// messages_by_recipient after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds recipient_id, sent_at.
+// messages_by_recipient after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds recipient_id, sent_at.
 const messageMessagesByRecipientAfter0CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
 		body
 	FROM messages_by_recipient
 	WHERE recipient_id = ? AND sent_at < ?`
 
 // messageMessagesByRecipientAfter1CQL continues a read of
-// messages_by_recipient after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds recipient_id, sent_at, message_id.
+// messages_by_recipient after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds recipient_id, sent_at, message_id.
 const messageMessagesByRecipientAfter1CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
 		body
 	FROM messages_by_recipient
@@ -1512,14 +1514,16 @@ const scoreBoardFirstFromToCQL = `SELECT board, points, player_id, name
 	FROM board
 	WHERE board = ? AND points <= ? AND points > ?`
 
-// scoreBoardAfter0CQL continues a read of board after a row, at one clustering
-// level. cqlgenimpl.ReadPage binds board, points.
+// scoreBoardAfter0CQL continues a read of board after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds board,
+// points.
 const scoreBoardAfter0CQL = `SELECT board, points, player_id, name
 	FROM board
 	WHERE board = ? AND points < ?`
 
-// scoreBoardAfter1CQL continues a read of board after a row, at one clustering
-// level. cqlgenimpl.ReadPage binds board, points, player_id.
+// scoreBoardAfter1CQL continues a read of board after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds board,
+// points, player_id.
 const scoreBoardAfter1CQL = `SELECT board, points, player_id, name
 	FROM board
 	WHERE board = ? AND points = ? AND player_id > ?`
@@ -1648,14 +1652,16 @@ const scoreBoard16FirstFromToCQL = `SELECT board, points, player_id, name
 	FROM board_16
 	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
 
-// scoreBoard16After0CQL continues a read of board_16 after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds board, shard, points.
+// scoreBoard16After0CQL continues a read of board_16 after a row, at one run
+// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
+// shard, points.
 const scoreBoard16After0CQL = `SELECT board, points, player_id, name
 	FROM board_16
 	WHERE board = ? AND shard = ? AND points < ?`
 
-// scoreBoard16After1CQL continues a read of board_16 after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds board, shard, points, player_id.
+// scoreBoard16After1CQL continues a read of board_16 after a row, at one run
+// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
+// shard, points, player_id.
 const scoreBoard16After1CQL = `SELECT board, points, player_id, name
 	FROM board_16
 	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
@@ -1784,14 +1790,16 @@ const scoreBoard100FirstFromToCQL = `SELECT board, points, player_id, name
 	FROM board_100
 	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
 
-// scoreBoard100After0CQL continues a read of board_100 after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds board, shard, points.
+// scoreBoard100After0CQL continues a read of board_100 after a row, at one run
+// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
+// shard, points.
 const scoreBoard100After0CQL = `SELECT board, points, player_id, name
 	FROM board_100
 	WHERE board = ? AND shard = ? AND points < ?`
 
-// scoreBoard100After1CQL continues a read of board_100 after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds board, shard, points, player_id.
+// scoreBoard100After1CQL continues a read of board_100 after a row, at one run
+// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
+// shard, points, player_id.
 const scoreBoard100After1CQL = `SELECT board, points, player_id, name
 	FROM board_100
 	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
@@ -2372,14 +2380,15 @@ const tallyTalliesByBoardFirstFromToCQL = `SELECT board, points, tally_id, name
 	WHERE board = ? AND points <= ? AND points > ?`
 
 // tallyTalliesByBoardAfter0CQL continues a read of tallies_by_board after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds board, points.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds board, points.
 const tallyTalliesByBoardAfter0CQL = `SELECT board, points, tally_id, name
 	FROM tallies_by_board
 	WHERE board = ? AND points < ?`
 
 // tallyTalliesByBoardAfter1CQL continues a read of tallies_by_board after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds board, points,
-// tally_id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds board, points, tally_id.
 const tallyTalliesByBoardAfter1CQL = `SELECT board, points, tally_id, name
 	FROM tallies_by_board
 	WHERE board = ? AND points = ? AND tally_id > ?`
@@ -2711,13 +2720,15 @@ const pingPingsByDayFirstFromToCQL = `SELECT device, at, seq
 	WHERE device = ? AND bucket = ? AND at <= ? AND at > ?`
 
 // pingPingsByDayAfter0CQL continues a read of pings_by_day after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds device, bucket, at.
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// device, bucket, at.
 const pingPingsByDayAfter0CQL = `SELECT device, at, seq
 	FROM pings_by_day
 	WHERE device = ? AND bucket = ? AND at < ?`
 
 // pingPingsByDayAfter1CQL continues a read of pings_by_day after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds device, bucket, at, seq.
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// device, bucket, at, seq.
 const pingPingsByDayAfter1CQL = `SELECT device, at, seq
 	FROM pings_by_day
 	WHERE device = ? AND bucket = ? AND at = ? AND seq > ?`
@@ -2899,6 +2910,546 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 		Start:       start,
 		Table:       pingPingsByDay,
 		TimeBuckets: &tb,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// entryLogEntries: the statements of table log_entries, which is the source of
+// truth of Entry.
+var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "log_entries",
+	Pattern: "LogEntries",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "log", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp"},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      entryLogEntriesInsertCQL,
+		Delete:      entryLogEntriesDeleteCQL,
+		Get:         entryLogEntriesGetCQL,
+		First:       entryLogEntriesFirstCQL,
+		FirstFrom:   entryLogEntriesFirstFromCQL,
+		FirstTo:     entryLogEntriesFirstToCQL,
+		FirstFromTo: entryLogEntriesFirstFromToCQL,
+		After: []string{
+			entryLogEntriesAfter0CQL,
+		},
+		AfterTo:     entryLogEntriesAfterToCQL,
+		AtOrAfter:   entryLogEntriesAtOrAfterCQL,
+		AtOrAfterTo: entryLogEntriesAtOrAfterToCQL,
+	},
+})
+
+// entryLogEntriesInsertCQL writes a whole row of log_entries. Its placeholders
+// bind log, at, seq, text, the write timestamp.
+const entryLogEntriesInsertCQL = `INSERT INTO log_entries (log, at, seq, text)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// entryLogEntriesRow binds entryLogEntriesInsertCQL for e, written at ts.
+func entryLogEntriesRow(e *Entry, ts int64) []any {
+	return []any{e.Log, e.At, e.Seq, e.Text, ts}
+}
+
+// entryLogEntriesDeleteCQL deletes a row of log_entries by its primary key.
+// Its placeholders bind the write timestamp, log, at, seq.
+const entryLogEntriesDeleteCQL = `DELETE FROM log_entries
+	USING TIMESTAMP ?
+	WHERE log = ? AND at = ? AND seq = ?`
+
+// entryLogEntriesGetCQL reads a row of log_entries by its primary key. Its
+// placeholders bind log, at, seq.
+const entryLogEntriesGetCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND at = ? AND seq = ?`
+
+// entryLogEntriesScan reads one row of log_entries.
+func entryLogEntriesScan(it cqlgen.Iter) (e Entry, ok bool) {
+	ok = it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
+	return
+}
+
+// entryLogEntriesFirstCQL reads a partition of log_entries from its first row.
+// cqlgenimpl.ReadPage binds log.
+const entryLogEntriesFirstCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ?`
+
+// entryLogEntriesFirstFromCQL reads a partition of log_entries from the From
+// bound. cqlgenimpl.ReadPage binds log, From.
+const entryLogEntriesFirstFromCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND at >= ?`
+
+// entryLogEntriesFirstToCQL reads a partition of log_entries from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds log, To.
+const entryLogEntriesFirstToCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND at < ?`
+
+// entryLogEntriesFirstFromToCQL reads a partition of log_entries between the
+// bounds. cqlgenimpl.ReadPage binds log, From, To.
+const entryLogEntriesFirstFromToCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND at >= ? AND at < ?`
+
+// entryLogEntriesAfter0CQL continues a read of log_entries after a row, at one
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds log,
+// at, seq.
+const entryLogEntriesAfter0CQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND (at, seq) > (?, ?)`
+
+// entryLogEntriesAfterToCQL continues a read of log_entries after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds log, at, seq, To.
+const entryLogEntriesAfterToCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND (at, seq) > (?, ?) AND at < ?`
+
+// entryLogEntriesAtOrAfterCQL continues a read of log_entries at or after a
+// row. cqlgenimpl.ReadPage binds log, at, seq.
+const entryLogEntriesAtOrAfterCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND (at, seq) >= (?, ?)`
+
+// entryLogEntriesAtOrAfterToCQL continues a read of log_entries at or after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds log, at, seq, To.
+const entryLogEntriesAtOrAfterToCQL = `SELECT log, at, seq, text
+	FROM log_entries
+	WHERE log = ? AND (at, seq) >= (?, ?) AND at < ?`
+
+// entryLogEntriesClustering is the clustering key of e in log_entries, in
+// order.
+func entryLogEntriesClustering(e *Entry) []any {
+	return []any{e.At, e.Seq}
+}
+
+// entryLogEntriesCompare orders rows of log_entries as its clustering order
+// does.
+func entryLogEntriesCompare(a, b *Entry) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// EntryRepo reads and writes Entry in table log_entries.
+type EntryRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewEntryRepo returns a repository of Entry on s. The default strategy is a
+// logged batch.
+func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
+	return &EntryRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// entryCheck rejects a Entry whose partition key values are empty.
+func entryCheck(e *Entry) error {
+	if e.Log == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "log",
+			Table:  "log_entries",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of Entry in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
+func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   entryLogEntries.Insert,
+			Values: entryLogEntriesRow(e, ts),
+		}}
+	})
+}
+
+// Update writes e over the row with its key in log_entries. Unlike Insert, nil
+// pointers and empty collections clear their columns.
+func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   entryLogEntries.Insert,
+			Values: entryLogEntriesRow(e, ts),
+		}}
+	})
+}
+
+// Delete removes the row with e's key from log_entries.
+func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   entryLogEntries.Delete,
+			Values: []any{ts, e.Log, e.At, e.Seq},
+		}}
+	})
+}
+
+// Get reads the Entry with the given key from log_entries, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*Entry, error) {
+	if log == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "log",
+			Table:  "log_entries",
+		}
+	}
+	var e Entry
+	e.Log = log
+	e.At = at
+	e.Seq = seq
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   entryLogEntries.Get,
+		Values: []any{e.Log, e.At, e.Seq},
+	}, entryLogEntriesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// LogEntriesOptions are the optional parts of a LogEntries read.
+type LogEntriesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+}
+
+// LogEntries reads a log's entries, oldest first, from log_entries, in pages:
+// one partition, in clustering order.
+func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (cqlgen.Page[Entry], error) {
+	if log == "" {
+		return cqlgen.Page[Entry]{}, &cqlgen.EmptyKeyError{
+			Column: "log",
+			Table:  "log_entries",
+		}
+	}
+	if o == nil {
+		o = &LogEntriesOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Entry]{
+		Compare:   entryLogEntriesCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       entryLogEntriesClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{log},
+		Scan:      entryLogEntriesScan,
+		Table:     entryLogEntries,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// recentEntryRecentLogEntries: the statements of table recent_log_entries,
+// which is the source of truth of RecentEntry.
+var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "recent_log_entries",
+	Pattern: "RecentLogEntries",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "log", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      recentEntryRecentLogEntriesInsertCQL,
+		Delete:      recentEntryRecentLogEntriesDeleteCQL,
+		Get:         recentEntryRecentLogEntriesGetCQL,
+		First:       recentEntryRecentLogEntriesFirstCQL,
+		FirstFrom:   recentEntryRecentLogEntriesFirstFromCQL,
+		FirstTo:     recentEntryRecentLogEntriesFirstToCQL,
+		FirstFromTo: recentEntryRecentLogEntriesFirstFromToCQL,
+		After: []string{
+			recentEntryRecentLogEntriesAfter0CQL,
+			recentEntryRecentLogEntriesAfter1CQL,
+		},
+		AfterTo:   recentEntryRecentLogEntriesAfterToCQL,
+		AtOrAfter: recentEntryRecentLogEntriesAtOrAfterCQL,
+	},
+})
+
+// recentEntryRecentLogEntriesInsertCQL writes a whole row of
+// recent_log_entries. Its placeholders bind log, at, seq, text, the write
+// timestamp.
+const recentEntryRecentLogEntriesInsertCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// recentEntryRecentLogEntriesRow binds recentEntryRecentLogEntriesInsertCQL
+// for e, written at ts.
+func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64) []any {
+	return []any{e.Log, e.At, e.Seq, e.Text, ts}
+}
+
+// recentEntryRecentLogEntriesDeleteCQL deletes a row of recent_log_entries by
+// its primary key. Its placeholders bind the write timestamp, log, at, seq.
+const recentEntryRecentLogEntriesDeleteCQL = `DELETE FROM recent_log_entries
+	USING TIMESTAMP ?
+	WHERE log = ? AND at = ? AND seq = ?`
+
+// recentEntryRecentLogEntriesGetCQL reads a row of recent_log_entries by its
+// primary key. Its placeholders bind log, at, seq.
+const recentEntryRecentLogEntriesGetCQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at = ? AND seq = ?`
+
+// recentEntryRecentLogEntriesScan reads one row of recent_log_entries.
+func recentEntryRecentLogEntriesScan(it cqlgen.Iter) (e RecentEntry, ok bool) {
+	ok = it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
+	return
+}
+
+// recentEntryRecentLogEntriesFirstCQL reads a partition of recent_log_entries
+// from its first row. cqlgenimpl.ReadPage binds log.
+const recentEntryRecentLogEntriesFirstCQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ?`
+
+// recentEntryRecentLogEntriesFirstFromCQL reads a partition of
+// recent_log_entries from the From bound. cqlgenimpl.ReadPage binds log, From.
+const recentEntryRecentLogEntriesFirstFromCQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at <= ?`
+
+// recentEntryRecentLogEntriesFirstToCQL reads a partition of
+// recent_log_entries from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds log, To.
+const recentEntryRecentLogEntriesFirstToCQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at > ?`
+
+// recentEntryRecentLogEntriesFirstFromToCQL reads a partition of
+// recent_log_entries between the bounds. cqlgenimpl.ReadPage binds log, From,
+// To.
+const recentEntryRecentLogEntriesFirstFromToCQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at <= ? AND at > ?`
+
+// recentEntryRecentLogEntriesAfter0CQL continues a read of recent_log_entries
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds log, at.
+const recentEntryRecentLogEntriesAfter0CQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at < ?`
+
+// recentEntryRecentLogEntriesAfter1CQL continues a read of recent_log_entries
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds log, at, seq.
+const recentEntryRecentLogEntriesAfter1CQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at = ? AND seq > ?`
+
+// recentEntryRecentLogEntriesAfterToCQL continues a read of recent_log_entries
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds log, at, To.
+const recentEntryRecentLogEntriesAfterToCQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at < ? AND at > ?`
+
+// recentEntryRecentLogEntriesAtOrAfterCQL continues a read of
+// recent_log_entries at or after a row. cqlgenimpl.ReadPage binds log, at,
+// seq.
+const recentEntryRecentLogEntriesAtOrAfterCQL = `SELECT log, at, seq, text
+	FROM recent_log_entries
+	WHERE log = ? AND at = ? AND seq >= ?`
+
+// recentEntryRecentLogEntriesClustering is the clustering key of e in
+// recent_log_entries, in order.
+func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
+	return []any{e.At, e.Seq}
+}
+
+// recentEntryRecentLogEntriesCompare orders rows of recent_log_entries as its
+// clustering order does.
+func recentEntryRecentLogEntriesCompare(a, b *RecentEntry) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// RecentEntryRepo reads and writes RecentEntry in table recent_log_entries.
+type RecentEntryRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewRecentEntryRepo returns a repository of RecentEntry on s. The default
+// strategy is a logged batch.
+func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRepo {
+	return &RecentEntryRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// recentEntryCheck rejects a RecentEntry whose partition key values are empty.
+func recentEntryCheck(e *RecentEntry) error {
+	if e.Log == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "log",
+			Table:  "recent_log_entries",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of RecentEntry in one logical write, under
+// the repository's strategy (a logged batch unless told otherwise), all
+// statements with one client-side timestamp. Nil pointers and empty
+// collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   recentEntryRecentLogEntries.Insert,
+			Values: recentEntryRecentLogEntriesRow(e, ts),
+		}}
+	})
+}
+
+// Update writes e over the row with its key in recent_log_entries. Unlike
+// Insert, nil pointers and empty collections clear their columns.
+func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   recentEntryRecentLogEntries.Insert,
+			Values: recentEntryRecentLogEntriesRow(e, ts),
+		}}
+	})
+}
+
+// Delete removes the row with e's key from recent_log_entries.
+func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   recentEntryRecentLogEntries.Delete,
+			Values: []any{ts, e.Log, e.At, e.Seq},
+		}}
+	})
+}
+
+// Get reads the RecentEntry with the given key from recent_log_entries, the
+// source of truth; cqlgen.ErrNotFound if there is none.
+func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*RecentEntry, error) {
+	if log == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "log",
+			Table:  "recent_log_entries",
+		}
+	}
+	var e RecentEntry
+	e.Log = log
+	e.At = at
+	e.Seq = seq
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   recentEntryRecentLogEntries.Get,
+		Values: []any{e.Log, e.At, e.Seq},
+	}, recentEntryRecentLogEntriesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// RecentLogEntriesOptions are the optional parts of a RecentLogEntries read.
+type RecentLogEntriesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+}
+
+// RecentLogEntries reads a log's entries, newest first, from
+// recent_log_entries, in pages: one partition, in clustering order.
+func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (cqlgen.Page[RecentEntry], error) {
+	if log == "" {
+		return cqlgen.Page[RecentEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "log",
+			Table:  "recent_log_entries",
+		}
+	}
+	if o == nil {
+		o = &RecentLogEntriesOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[RecentEntry]{
+		Compare:   recentEntryRecentLogEntriesCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       recentEntryRecentLogEntriesClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{log},
+		Scan:      recentEntryRecentLogEntriesScan,
+		Table:     recentEntryRecentLogEntries,
 	}
 	if o.AtFrom != nil {
 		spec.From = *o.AtFrom

@@ -95,3 +95,27 @@ type Ping struct {
 	At     time.Time `db:"at"`
 	Seq    int64     `db:"seq"`
 }
+
+// Entry is a line of a log read oldest first: its clustering order has
+// one direction throughout, so a page continues in one multi-column
+// slice, (at, seq) > (?, ?).
+type Entry struct {
+	_ cqlgen.Pattern `table:"log_entries" pk:"log" ck:"at, seq" size:"rows=10k" doc:"a log's entries, oldest first"`
+
+	Log  string    `db:"log"`
+	At   time.Time `db:"at"`
+	Seq  int64     `db:"seq"`
+	Text string    `db:"text"`
+}
+
+// RecentEntry is the same line read newest first, then by seq: two runs
+// of one direction, so a page continues in two queries, the first often
+// empty (the rest of the last row's instant).
+type RecentEntry struct {
+	_ cqlgen.Pattern `table:"recent_log_entries" pk:"log" ck:"at desc, seq" size:"rows=10k" doc:"a log's entries, newest first"`
+
+	Log  string    `db:"log"`
+	At   time.Time `db:"at"`
+	Seq  int64     `db:"seq"`
+	Text string    `db:"text"`
+}

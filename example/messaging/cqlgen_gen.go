@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // messageMessagesByConversation: the statements of table
 // messages_by_conversation, which is the source of truth of Message.
@@ -143,15 +143,16 @@ const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sen
 	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
 
 // messageMessagesByConversationAfter0CQL continues a read of
-// messages_by_conversation after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at.
+// messages_by_conversation after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at.
 const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
 	FROM messages_by_conversation
 	WHERE conversation_id = ? AND sent_at < ?`
 
 // messageMessagesByConversationAfter1CQL continues a read of
-// messages_by_conversation after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at, message_id.
+// messages_by_conversation after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at,
+// message_id.
 const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
 	FROM messages_by_conversation
 	WHERE conversation_id = ? AND sent_at = ? AND message_id > ?`
@@ -278,14 +279,15 @@ const messageMessagesByUserFirstFromToCQL = `SELECT user_id, sent_at, message_id
 	WHERE user_id = ? AND sent_at <= ? AND sent_at > ?`
 
 // messageMessagesByUserAfter0CQL continues a read of messages_by_user after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, sent_at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, sent_at.
 const messageMessagesByUserAfter0CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
 	FROM messages_by_user
 	WHERE user_id = ? AND sent_at < ?`
 
 // messageMessagesByUserAfter1CQL continues a read of messages_by_user after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, sent_at,
-// message_id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, sent_at, message_id.
 const messageMessagesByUserAfter1CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
 	FROM messages_by_user
 	WHERE user_id = ? AND sent_at = ? AND message_id > ?`

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // playListeningHistory: the statements of table listening_history, which is
 // the source of truth of Play.
@@ -103,14 +103,15 @@ const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id,
 	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
 
 // playListeningHistoryAfter0CQL continues a read of listening_history after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, played_at.
 const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
 	FROM listening_history
 	WHERE user_id = ? AND played_at < ?`
 
 // playListeningHistoryAfter1CQL continues a read of listening_history after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at,
-// track_id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, played_at, track_id.
 const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
 	FROM listening_history
 	WHERE user_id = ? AND played_at = ? AND track_id > ?`
@@ -512,15 +513,15 @@ const trackTopTracksByArtistFirstFromToCQL = `SELECT artist_id, play_count, trac
 	WHERE artist_id = ? AND play_count <= ? AND play_count > ?`
 
 // trackTopTracksByArtistAfter0CQL continues a read of top_tracks_by_artist
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds artist_id,
-// play_count.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds artist_id, play_count.
 const trackTopTracksByArtistAfter0CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
 	FROM top_tracks_by_artist
 	WHERE artist_id = ? AND play_count < ?`
 
 // trackTopTracksByArtistAfter1CQL continues a read of top_tracks_by_artist
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds artist_id,
-// play_count, track_id.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds artist_id, play_count, track_id.
 const trackTopTracksByArtistAfter1CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
 	FROM top_tracks_by_artist
 	WHERE artist_id = ? AND play_count = ? AND track_id > ?`
@@ -793,10 +794,10 @@ var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		FirstFromTo: playlistTrackPlaylistTracksFirstFromToCQL,
 		After: []string{
 			playlistTrackPlaylistTracksAfter0CQL,
-			playlistTrackPlaylistTracksAfter1CQL,
 		},
-		AfterTo:   playlistTrackPlaylistTracksAfterToCQL,
-		AtOrAfter: playlistTrackPlaylistTracksAtOrAfterCQL,
+		AfterTo:     playlistTrackPlaylistTracksAfterToCQL,
+		AtOrAfter:   playlistTrackPlaylistTracksAtOrAfterCQL,
+		AtOrAfterTo: playlistTrackPlaylistTracksAtOrAfterToCQL,
 	},
 })
 
@@ -865,28 +866,20 @@ const playlistTrackPlaylistTracksFirstFromToCQL = `SELECT playlist_id, position,
 	WHERE playlist_id = ? AND position >= ? AND position < ?`
 
 // playlistTrackPlaylistTracksAfter0CQL continues a read of playlist_tracks
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds playlist_id,
-// position.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds playlist_id, position, track_id.
 const playlistTrackPlaylistTracksAfter0CQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
 		added_by
 	FROM playlist_tracks
-	WHERE playlist_id = ? AND position > ?`
-
-// playlistTrackPlaylistTracksAfter1CQL continues a read of playlist_tracks
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds playlist_id,
-// position, track_id.
-const playlistTrackPlaylistTracksAfter1CQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position = ? AND track_id > ?`
+	WHERE playlist_id = ? AND (position, track_id) > (?, ?)`
 
 // playlistTrackPlaylistTracksAfterToCQL continues a read of playlist_tracks
 // after a row, up to the To bound. cqlgenimpl.ReadPage binds playlist_id,
-// position, To.
+// position, track_id, To.
 const playlistTrackPlaylistTracksAfterToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
 		added_by
 	FROM playlist_tracks
-	WHERE playlist_id = ? AND position > ? AND position < ?`
+	WHERE playlist_id = ? AND (position, track_id) > (?, ?) AND position < ?`
 
 // playlistTrackPlaylistTracksAtOrAfterCQL continues a read of playlist_tracks
 // at or after a row. cqlgenimpl.ReadPage binds playlist_id, position,
@@ -894,7 +887,16 @@ const playlistTrackPlaylistTracksAfterToCQL = `SELECT playlist_id, position, tra
 const playlistTrackPlaylistTracksAtOrAfterCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
 		added_by
 	FROM playlist_tracks
-	WHERE playlist_id = ? AND position = ? AND track_id >= ?`
+	WHERE playlist_id = ? AND (position, track_id) >= (?, ?)`
+
+// playlistTrackPlaylistTracksAtOrAfterToCQL continues a read of
+// playlist_tracks at or after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds playlist_id, position, track_id, To.
+const playlistTrackPlaylistTracksAtOrAfterToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
+		added_by
+	FROM playlist_tracks
+	WHERE playlist_id = ? AND (position, track_id) >= (?, ?)
+		AND position < ?`
 
 // playlistTrackPlaylistTracksClustering is the clustering key of e in
 // playlist_tracks, in order.
@@ -1184,8 +1186,8 @@ func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 const chartEntryDailyTrackPlaysScanCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
 		cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM daily_track_plays
-	WHERE token(chart_date, track_id) > ? AND token(chart_date,
-		track_id) <= ?`
+	WHERE token(chart_date, track_id) > ?
+		AND token(chart_date, track_id) <= ?`
 
 // chartEntryDailyCharts: the statements of table daily_charts, which serves
 // DailyCharts.
@@ -1283,18 +1285,19 @@ const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id
 // between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
 const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
 	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ? AND play_count > ?`
+	WHERE chart_date = ? AND shard = ? AND play_count <= ?
+		AND play_count > ?`
 
 // chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// chart_date, shard, play_count.
 const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id, track_name, artist
 	FROM daily_charts
 	WHERE chart_date = ? AND shard = ? AND play_count < ?`
 
 // chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, track_id.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// chart_date, shard, play_count, track_id.
 const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id, track_name, artist
 	FROM daily_charts
 	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`

@@ -130,7 +130,7 @@ func slotWords(s model.Slot, t *model.Table) string {
 	case model.SlotFirstFromTo:
 		return "reads a partition of " + t.Name + " between the bounds"
 	case model.SlotAfter:
-		return "continues a read of " + t.Name + " after a row, at one clustering level"
+		return "continues a read of " + t.Name + " after a row, at one run of clustering columns of one direction"
 	case model.SlotAfterTo:
 		return "continues a read of " + t.Name + " after a row, up to the To bound"
 	case model.SlotAtOrAfter:

@@ -14,7 +14,7 @@ type Statement struct {
 }
 
 // CQL is the statement's text, clauses on their own lines, a long clause
-// continued over several at its commas.
+// continued over several at its commas or before its ANDs.
 func (s *Statement) CQL() string {
 	lines := make([]string, len(s.Clauses))
 	for i, c := range s.Clauses {
@@ -31,9 +31,30 @@ func wrapClause(c string) string {
 	if len(c) <= clauseWidth {
 		return c
 	}
+	// The places a line may end: after ", " and before " AND ", but not
+	// inside a short parenthesized group, (a, b) > (?, ?) or token(a, b),
+	// which reads best whole. A long one, an INSERT's column list, breaks
+	// at its commas.
+	var parts []string
+	start := 0
+	for i := 0; i < len(c); i++ {
+		switch {
+		case c[i] == '(':
+			if end := matchingParen(c, i); end > i && end-i <= 40 {
+				i = end
+			}
+		case strings.HasPrefix(c[i:], ", "):
+			parts = append(parts, c[start:i+2])
+			start = i + 2
+		case i > start && strings.HasPrefix(c[i:], " AND "):
+			parts = append(parts, c[start:i])
+			start = i
+		}
+	}
+	parts = append(parts, c[start:])
 	var b strings.Builder
 	line := 0
-	for i, part := range strings.SplitAfter(c, ", ") {
+	for i, part := range parts {
 		if i > 0 && line+len(part) > clauseWidth {
 			b.WriteString("\n\t\t")
 			line = 0
@@ -43,6 +64,22 @@ func wrapClause(c string) string {
 		line += len(part)
 	}
 	return strings.ReplaceAll(b.String(), ", \n", ",\n")
+}
+
+// matchingParen is the index of the ')' that closes c[open], or -1.
+func matchingParen(c string, open int) int {
+	depth := 0
+	for i := open; i < len(c); i++ {
+		switch c[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // Slot names a statement's role; the runtime's cqlgenimpl.CQL has a field
@@ -62,7 +99,7 @@ const (
 	SlotFirstFrom   Slot = "FirstFrom"
 	SlotFirstTo     Slot = "FirstTo"
 	SlotFirstFromTo Slot = "FirstFromTo"
-	SlotAfter       Slot = "After" // one per clustering column; Level says which
+	SlotAfter       Slot = "After" // one per run of clustering columns of one direction; Level is where it starts
 	SlotAfterTo     Slot = "AfterTo"
 	SlotAtOrAfter   Slot = "AtOrAfter"
 	SlotAtOrAfterTo Slot = "AtOrAfterTo"
@@ -214,29 +251,60 @@ func (t *Table) statements() []*Statement {
 	read(SlotFirstTo, 0, cs, bs)
 	cs, bs = with(pconds, pbinds, fc, fb, tc, tb)
 	read(SlotFirstFromTo, 0, cs, bs)
-	// level i: equal on ck[:i], op on ck[i].
-	level := func(i int, op func(bool) string) ([]string, []Bind) {
+	// A continuation after a row: for each run of clustering columns of
+	// one direction, equal on the columns before the run, after the row
+	// on the run's columns as one multi-column slice. Cassandra compares
+	// such a slice value by value, which is the clustering order only
+	// when every column of it has the same direction; a table ordered one
+	// way throughout continues in one query.
+	runs := clusteringRuns(ck)
+	level := func(k int, op func(bool) string) ([]string, []Bind) {
+		start, end := runs[k], len(ck)
+		if k+1 < len(runs) {
+			end = runs[k+1]
+		}
 		cs, bs := with(pconds, pbinds)
-		eq, eqb := t.conds(ck[:i])
+		eq, eqb := t.conds(ck[:start])
 		cs, bs = append(cs, eq...), append(bs, eqb...)
-		return append(cs, ck[i].Name+" "+op(ck[i].Desc)+" ?"), append(bs, Bind{Column: ck[i]})
+		var names, marks []string
+		for _, c := range ck[start:end] {
+			names, marks = append(names, c.Name), append(marks, "?")
+			bs = append(bs, Bind{Column: c})
+		}
+		rel := names[0] + " " + op(ck[start].Desc) + " ?"
+		if len(names) > 1 {
+			rel = "(" + strings.Join(names, ", ") + ") " + op(ck[start].Desc) + " (" + strings.Join(marks, ", ") + ")"
+		}
+		return append(cs, rel), bs
 	}
-	for i := range ck {
-		cs, bs := level(i, afterOp)
-		read(SlotAfter, i, cs, bs)
+	for k, start := range runs {
+		cs, bs := level(k, afterOp)
+		read(SlotAfter, start, cs, bs)
 	}
 	cs, bs = level(0, afterOp)
 	cs, bs = with(cs, bs, tc, tb)
 	read(SlotAfterTo, 0, cs, bs)
-	n := len(ck)
-	cs, bs = level(n-1, fromOp)
+	cs, bs = level(len(runs)-1, fromOp)
 	read(SlotAtOrAfter, 0, cs, bs)
-	if n == 1 {
+	if len(runs) == 1 {
 		cs, bs = level(0, fromOp)
 		cs, bs = with(cs, bs, tc, tb)
 		read(SlotAtOrAfterTo, 0, cs, bs)
 	}
 	return out
+}
+
+// clusteringRuns groups clustering columns into runs of one direction
+// (ASC or DESC), returning where each run starts: [0] when every column
+// has the same direction, [0, 1] for (a DESC, b ASC).
+func clusteringRuns(ck []*Column) []int {
+	var runs []int
+	for i, c := range ck {
+		if i == 0 || c.Desc != ck[i-1].Desc {
+			runs = append(runs, i)
+		}
+	}
+	return runs
 }
 
 // protocolStatements are the canonical table's statements of the write

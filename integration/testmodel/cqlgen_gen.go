@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // readingReadingsByDay: the statements of table readings_by_day, which is the
 // source of truth of Reading.
@@ -197,14 +197,15 @@ const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, at, seq, value, no
 	WHERE sensor_id = ? AND day = ? AND at <= ? AND at > ?`
 
 // readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day, at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds sensor_id, day, at.
 const readingReadingsByDayAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at < ?`
 
 // readingReadingsByDayAfter1CQL continues a read of readings_by_day after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day, at,
-// seq.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds sensor_id, day, at, seq.
 const readingReadingsByDayAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq > ?`
@@ -336,13 +337,15 @@ const readingReadings1FirstFromToCQL = `SELECT sensor_id, at, seq, value, note, 
 	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
 
 // readingReadings1After0CQL continues a read of readings_1 after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at.
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// sensor_id, shard, at.
 const readingReadings1After0CQL = `SELECT sensor_id, at, seq, value, note, tags
 	FROM readings_1
 	WHERE sensor_id = ? AND shard = ? AND at < ?`
 
 // readingReadings1After1CQL continues a read of readings_1 after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// sensor_id, shard, at, seq.
 const readingReadings1After1CQL = `SELECT sensor_id, at, seq, value, note, tags
 	FROM readings_1
 	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
@@ -481,13 +484,15 @@ const readingReadings16FirstFromToCQL = `SELECT sensor_id, at, seq, value, note,
 	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
 
 // readingReadings16After0CQL continues a read of readings_16 after a row, at
-// one clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at.
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// sensor_id, shard, at.
 const readingReadings16After0CQL = `SELECT sensor_id, at, seq, value, note, tags
 	FROM readings_16
 	WHERE sensor_id = ? AND shard = ? AND at < ?`
 
 // readingReadings16After1CQL continues a read of readings_16 after a row, at
-// one clustering level. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// sensor_id, shard, at, seq.
 const readingReadings16After1CQL = `SELECT sensor_id, at, seq, value, note, tags
 	FROM readings_16
 	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
@@ -1070,13 +1075,15 @@ const visitVisitsByUserFirstFromToCQL = `SELECT user_id, at, visit_id, site, pag
 	WHERE user_id = ? AND at <= ? AND at > ?`
 
 // visitVisitsByUserAfter0CQL continues a read of visits_by_user after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds user_id, at.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, at.
 const visitVisitsByUserAfter0CQL = `SELECT user_id, at, visit_id, site, page, millis
 	FROM visits_by_user
 	WHERE user_id = ? AND at < ?`
 
 // visitVisitsByUserAfter1CQL continues a read of visits_by_user after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds user_id, at, visit_id.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, at, visit_id.
 const visitVisitsByUserAfter1CQL = `SELECT user_id, at, visit_id, site, page, millis
 	FROM visits_by_user
 	WHERE user_id = ? AND at = ? AND visit_id > ?`
@@ -1215,14 +1222,15 @@ const visitVisitsBySiteFirstFromToCQL = `SELECT site, at, visit_id, user_id, pag
 	WHERE site = ? AND shard = ? AND at <= ? AND at > ?`
 
 // visitVisitsBySiteAfter0CQL continues a read of visits_by_site after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds site, shard, at.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// site, shard, at.
 const visitVisitsBySiteAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
 	FROM visits_by_site
 	WHERE site = ? AND shard = ? AND at < ?`
 
 // visitVisitsBySiteAfter1CQL continues a read of visits_by_site after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds site, shard, at,
-// visit_id.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// site, shard, at, visit_id.
 const visitVisitsBySiteAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
 	FROM visits_by_site
 	WHERE site = ? AND shard = ? AND at = ? AND visit_id > ?`
@@ -1362,14 +1370,15 @@ const visitVisitsBySiteDayFirstFromToCQL = `SELECT site, at, visit_id, user_id, 
 	WHERE site = ? AND day = ? AND at <= ? AND at > ?`
 
 // visitVisitsBySiteDayAfter0CQL continues a read of visits_by_site_day after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds site, day, at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds site, day, at.
 const visitVisitsBySiteDayAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
 	FROM visits_by_site_day
 	WHERE site = ? AND day = ? AND at < ?`
 
 // visitVisitsBySiteDayAfter1CQL continues a read of visits_by_site_day after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds site, day, at,
-// visit_id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds site, day, at, visit_id.
 const visitVisitsBySiteDayAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
 	FROM visits_by_site_day
 	WHERE site = ? AND day = ? AND at = ? AND visit_id > ?`
@@ -1508,7 +1517,8 @@ const visitVisitsByPageFirstFromToCQL = `SELECT page, visit_id, site
 	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
 
 // visitVisitsByPageAfter0CQL continues a read of visits_by_page after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds page, visit_id.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// page, visit_id.
 const visitVisitsByPageAfter0CQL = `SELECT page, visit_id, site
 	FROM visits_by_page
 	WHERE page = ? AND visit_id > ?`

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // everythingEverything: the statements of table everything, which is the
 // source of truth of Everything.
@@ -85,10 +85,10 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		FirstFromTo: everythingEverythingFirstFromToCQL,
 		After: []string{
 			everythingEverythingAfter0CQL,
-			everythingEverythingAfter1CQL,
 		},
-		AfterTo:   everythingEverythingAfterToCQL,
-		AtOrAfter: everythingEverythingAtOrAfterCQL,
+		AfterTo:     everythingEverythingAfterToCQL,
+		AtOrAfter:   everythingEverythingAtOrAfterCQL,
+		AtOrAfterTo: everythingEverythingAtOrAfterToCQL,
 	},
 })
 
@@ -303,34 +303,25 @@ const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw
 	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
 
 // everythingEverythingAfter0CQL continues a read of everything after a row, at
-// one clustering level. cqlgenimpl.ReadPage binds id, tags_key.
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// id, tags_key, day.
 const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day,
 		cqlgen_deleted
 	FROM everything
-	WHERE id = ? AND tags_key > ?`
-
-// everythingEverythingAfter1CQL continues a read of everything after a row, at
-// one clustering level. cqlgenimpl.ReadPage binds id, tags_key, day.
-const everythingEverythingAfter1CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day > ?`
+	WHERE id = ? AND (tags_key, day) > (?, ?)`
 
 // everythingEverythingAfterToCQL continues a read of everything after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, To.
+// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, day, To.
 const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day,
 		cqlgen_deleted
 	FROM everything
-	WHERE id = ? AND tags_key > ? AND tags_key < ?`
+	WHERE id = ? AND (tags_key, day) > (?, ?) AND tags_key < ?`
 
 // everythingEverythingAtOrAfterCQL continues a read of everything at or after
 // a row. cqlgenimpl.ReadPage binds id, tags_key, day.
@@ -340,7 +331,18 @@ const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16
 		frozen_map, maybe, maybe_at, price, prices, events, by_day,
 		cqlgen_deleted
 	FROM everything
-	WHERE id = ? AND tags_key = ? AND day >= ?`
+	WHERE id = ? AND (tags_key, day) >= (?, ?)`
+
+// everythingEverythingAtOrAfterToCQL continues a read of everything at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds id, tags_key,
+// day, To.
+const everythingEverythingAtOrAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day,
+		cqlgen_deleted
+	FROM everything
+	WHERE id = ? AND (tags_key, day) >= (?, ?) AND tags_key < ?`
 
 // everythingEverythingClustering is the clustering key of e in everything, in
 // order.
@@ -427,11 +429,10 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		FirstFromTo: everythingEverythingBySFirstFromToCQL,
 		After: []string{
 			everythingEverythingBySAfter0CQL,
-			everythingEverythingBySAfter1CQL,
-			everythingEverythingBySAfter2CQL,
 		},
-		AfterTo:   everythingEverythingBySAfterToCQL,
-		AtOrAfter: everythingEverythingBySAtOrAfterCQL,
+		AfterTo:     everythingEverythingBySAfterToCQL,
+		AtOrAfter:   everythingEverythingBySAtOrAfterCQL,
+		AtOrAfterTo: everythingEverythingBySAtOrAfterToCQL,
 	},
 })
 
@@ -524,41 +525,24 @@ const everythingEverythingBySFirstFromToCQL = `SELECT s, id, tags_key, day, even
 	WHERE s = ? AND id >= ? AND id < ?`
 
 // everythingEverythingBySAfter0CQL continues a read of everything_by_s after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds s, id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds s, id, tags_key, day.
 const everythingEverythingBySAfter0CQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day
 	FROM everything_by_s
-	WHERE s = ? AND id > ?`
-
-// everythingEverythingBySAfter1CQL continues a read of everything_by_s after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds s, id, tags_key.
-const everythingEverythingBySAfter1CQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id = ? AND tags_key > ?`
-
-// everythingEverythingBySAfter2CQL continues a read of everything_by_s after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds s, id, tags_key,
-// day.
-const everythingEverythingBySAfter2CQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id = ? AND tags_key = ? AND day > ?`
+	WHERE s = ? AND (id, tags_key, day) > (?, ?, ?)`
 
 // everythingEverythingBySAfterToCQL continues a read of everything_by_s after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds s, id, To.
+// a row, up to the To bound. cqlgenimpl.ReadPage binds s, id, tags_key, day,
+// To.
 const everythingEverythingBySAfterToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day
 	FROM everything_by_s
-	WHERE s = ? AND id > ? AND id < ?`
+	WHERE s = ? AND (id, tags_key, day) > (?, ?, ?) AND id < ?`
 
 // everythingEverythingBySAtOrAfterCQL continues a read of everything_by_s at
 // or after a row. cqlgenimpl.ReadPage binds s, id, tags_key, day.
@@ -567,7 +551,17 @@ const everythingEverythingBySAtOrAfterCQL = `SELECT s, id, tags_key, day, event,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day
 	FROM everything_by_s
-	WHERE s = ? AND id = ? AND tags_key = ? AND day >= ?`
+	WHERE s = ? AND (id, tags_key, day) >= (?, ?, ?)`
+
+// everythingEverythingBySAtOrAfterToCQL continues a read of everything_by_s at
+// or after a row, up to the To bound. cqlgenimpl.ReadPage binds s, id,
+// tags_key, day, To.
+const everythingEverythingBySAtOrAfterToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day
+	FROM everything_by_s
+	WHERE s = ? AND (id, tags_key, day) >= (?, ?, ?) AND id < ?`
 
 // everythingEverythingBySScan reads one row of everything_by_s.
 func everythingEverythingBySScan(it cqlgen.Iter) (e Everything, ok bool) {

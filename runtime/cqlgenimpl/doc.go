@@ -10,11 +10,11 @@
 // back), encodes cursors, derives buckets, orders rows as Cassandra does,
 // and keeps the tables of an entity in step on Update and Delete.
 //
-// A generated file asserts SupportPackageIsVersion2 at compile time: built
+// A generated file asserts SupportPackageIsVersion3 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
 
-// SupportPackageIsVersion2 is referenced by generated code. The number
+// SupportPackageIsVersion3 is referenced by generated code. The number
 // changes whenever generated code and this package stop fitting together.
-const SupportPackageIsVersion2 = true
+const SupportPackageIsVersion3 = true

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -99,10 +100,11 @@ func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (c
 // readPartition reads up to limit rows of one partition in clustering
 // order: from the start (within the bounds) when pos is nil, else after
 // the row at pos (at or after it when incl). A position is continued by
-// one query per clustering column, deepest first: rows equal on every
-// column but the last and after it on the last, then equal on all but the
-// last two and after on the one before, and so on, which together are
-// exactly the rows after pos in clustering order.
+// one query per run of clustering columns of one direction, deepest
+// first: rows equal on every column before the last run and after pos on
+// the run's columns, then equal on the columns before the run before,
+// and so on, which together are exactly the rows after pos in clustering
+// order. A table ordered one way throughout continues in one query.
 func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], part []any, pos [][]byte, incl bool, limit int) ([]T, error) {
 	t := r.Table
 	var rows []T
@@ -163,16 +165,24 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 			return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
 		}
 	}
+	if len(t.after) != len(t.runs) {
+		return nil, fmt.Errorf("cqlgen: %s: %d continuation statements for %d runs of clustering order: regenerate the package", t.Spec.Name, len(t.after), len(t.runs))
+	}
 	key := rawKey(pos)
-	for i := n - 1; i >= 0 && len(rows) < limit; i-- {
-		values := append(append([]any(nil), part...), key[:i+1]...)
-		stmt := t.after[i]
-		if i == n-1 && incl {
+	last := len(t.runs) - 1
+	for k := last; k >= 0 && len(rows) < limit; k-- {
+		end := n
+		if k < last {
+			end = t.runs[k+1]
+		}
+		values := append(append([]any(nil), part...), key[:end]...)
+		stmt := t.after[k]
+		if k == last && incl {
 			stmt = t.atOrAfter
 		}
-		if i == 0 && r.To != nil {
+		if k == 0 && r.To != nil {
 			stmt = t.afterTo
-			if n == 1 && incl {
+			if last == 0 && incl {
 				stmt = t.atOrAfterTo
 			}
 			values = append(values, r.To)

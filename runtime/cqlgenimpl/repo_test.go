@@ -143,6 +143,85 @@ func TestPagingOnePartition(t *testing.T) {
 	}
 }
 
+// reads counts the reads a session runs.
+type reads struct {
+	cqlgen.Session
+	n int
+}
+
+func (r *reads) Iter(ctx context.Context, q cqlgen.Query) cqlgen.Iter {
+	r.n++
+	return r.Session.Iter(ctx, q)
+}
+
+// A table ordered one way throughout (kind, at, seq, all ascending)
+// continues a page in one multi-column slice, (kind, at, seq) > (?, ?, ?),
+// where the mixed order of readings_by_kind takes one query per run of
+// one direction (three). Both give every row once, in order, at every
+// limit and within bounds; a slice whose columns or operator were wrong
+// would lose or repeat rows here.
+func TestContinuationQueries(t *testing.T) {
+	counted := &reads{Session: session(t)}
+	repo := fixture.NewReadingRepo(counted)
+	rows := readings(120, 3, 1)
+	insertAll(t, repo.Insert, rows)
+	oldest := func(a, b fixture.Reading) int {
+		if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+			return c
+		}
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	}
+	for _, c := range []struct {
+		table   string
+		order   func(a, b fixture.Reading) int
+		read    func(o *fixture.ReadingsByKindOptions) (cqlgen.Page[fixture.Reading], error)
+		queries int // the most a continuation page runs
+	}{
+		{"readings_by_kind_oldest", oldest, func(o *fixture.ReadingsByKindOptions) (cqlgen.Page[fixture.Reading], error) {
+			return repo.ReadingsByKindOldest(context.Background(), "s1", (*fixture.ReadingsByKindOldestOptions)(o))
+		}, 1},
+		{"readings_by_kind", byKind, func(o *fixture.ReadingsByKindOptions) (cqlgen.Page[fixture.Reading], error) {
+			return repo.ReadingsByKind(context.Background(), "s1", o)
+		}, 3},
+	} {
+		want := slices.Clone(rows)
+		slices.SortFunc(want, c.order)
+		for _, limit := range []int{1, 2, 7, 119, 120} {
+			most := 0
+			got := pages(t, func(cur string) (cqlgen.Page[fixture.Reading], error) {
+				counted.n = 0
+				p, err := c.read(&fixture.ReadingsByKindOptions{Limit: limit, Cursor: cur})
+				if cur != "" {
+					most = max(most, counted.n)
+				}
+				return p, err
+			})
+			if !slices.Equal(seqs(got), seqs(want)) {
+				t.Errorf("%s, limit %d: got %v\nwant %v", c.table, limit, seqs(got), seqs(want))
+			}
+			if limit < len(rows) && most != c.queries {
+				t.Errorf("%s, limit %d: a continuation page ran up to %d reads, want %d", c.table, limit, most, c.queries)
+			}
+		}
+		from, to := "b", "c"
+		got := pages(t, func(cur string) (cqlgen.Page[fixture.Reading], error) {
+			return c.read(&fixture.ReadingsByKindOptions{Limit: 5, Cursor: cur, KindFrom: &from, KindTo: &to})
+		})
+		var bounded []fixture.Reading
+		for _, r := range want {
+			if r.Kind == "b" {
+				bounded = append(bounded, r)
+			}
+		}
+		if !slices.Equal(seqs(got), seqs(bounded)) {
+			t.Errorf("%s, kind in [b, c): got %v\nwant %v", c.table, seqs(got), seqs(bounded))
+		}
+	}
+}
+
 // Paging a merge of 16 hash buckets with rows that tie on their instant:
 // the cursor records the bucket of the last row, so buckets before it
 // continue after the row and later ones at it. Letting the bucket of the

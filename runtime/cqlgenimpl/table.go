@@ -59,15 +59,15 @@ type CQL struct {
 	// A partition from its first row, unbounded or bounded on the first
 	// clustering column: From inclusive, To exclusive, in clustering order.
 	First, FirstFrom, FirstTo, FirstFromTo string
-	// After[i] continues after a row: equal on the first i clustering
-	// columns, strictly after on column i. AfterTo is After[0] with the To
-	// bound.
+	// After[k] continues after a row, for the k-th run of clustering
+	// columns of one direction (Clustering's Desc): equal on the columns
+	// before the run, strictly after the row on the run's columns, as one
+	// multi-column slice. A table ordered one way throughout has one.
+	// AfterTo is After[0] with the To bound.
 	After   []string
 	AfterTo string
-	// AtOrAfter is the last level of After at or after the row (equal on
-	// every clustering column but the last, at or after on the last).
-	// AtOrAfterTo is AtOrAfter with the To bound, for a table with one
-	// clustering column.
+	// AtOrAfter is the last of After at or after the row. AtOrAfterTo is
+	// AtOrAfter with the To bound, for a table with one run.
 	AtOrAfter, AtOrAfterTo string
 }
 
@@ -80,6 +80,7 @@ type Table struct {
 
 	first                  [4]*cqlgen.Statement // by from | to<<1
 	after                  []*cqlgen.Statement
+	runs                   []int // where each run of After starts
 	afterTo                *cqlgen.Statement
 	atOrAfter, atOrAfterTo *cqlgen.Statement
 }
@@ -102,6 +103,11 @@ func NewTable(spec TableSpec) *Table {
 	}
 	for _, cql := range c.After {
 		t.after = append(t.after, t.stmt(cql, cqlgen.Read))
+	}
+	for i, col := range spec.Clustering {
+		if i == 0 || col.Desc != spec.Clustering[i-1].Desc {
+			t.runs = append(t.runs, i)
+		}
 	}
 	t.afterTo = t.stmt(c.AfterTo, cqlgen.Read)
 	t.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)

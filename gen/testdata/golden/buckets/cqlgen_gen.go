@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // readingReadings: the statements of table readings, which is the source of
 // truth of Reading.
@@ -178,7 +178,8 @@ const readingReadingsFirstFromToCQL = `SELECT sensor_id, read_at, event_id, loca
 	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsAfter0CQL continues a read of readings after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds sensor_id, read_at.
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// sensor_id, read_at.
 const readingReadingsAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
 	FROM readings
 	WHERE sensor_id = ? AND read_at < ?`
@@ -312,8 +313,8 @@ const readingReadingsByHourFirstFromToCQL = `SELECT sensor_id, read_at, event_id
 	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsByHourAfter0CQL continues a read of readings_by_hour after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, bucket,
-// read_at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds sensor_id, bucket, read_at.
 const readingReadingsByHourAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_hour
 	WHERE sensor_id = ? AND bucket = ? AND read_at < ?`
@@ -456,8 +457,8 @@ const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, read_at, event_id,
 	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, day,
-// read_at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds sensor_id, day, read_at.
 const readingReadingsByDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND read_at < ?`
@@ -601,8 +602,8 @@ const readingReadingsByWeekFirstFromToCQL = `SELECT sensor_id, read_at, event_id
 	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsByWeekAfter0CQL continues a read of readings_by_week after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, week,
-// read_at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds sensor_id, week, read_at.
 const readingReadingsByWeekAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_week
 	WHERE sensor_id = ? AND week = ? AND read_at < ?`
@@ -746,8 +747,8 @@ const readingReadingsByMonthFirstFromToCQL = `SELECT sensor_id, read_at, event_i
 	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsByMonthAfter0CQL continues a read of readings_by_month after
-// a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, month,
-// read_at.
+// a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds sensor_id, month, read_at.
 const readingReadingsByMonthAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_month
 	WHERE sensor_id = ? AND month = ? AND read_at < ?`
@@ -863,8 +864,8 @@ const readingReadingsBy10DaysDeleteCQL = `DELETE FROM readings_by_10_days
 const readingReadingsBy10DaysScanCQL = `SELECT sensor_id, range_start, read_at, event_id, local_day, value,
 		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_10_days
-	WHERE token(sensor_id, range_start) > ? AND token(sensor_id,
-		range_start) <= ?`
+	WHERE token(sensor_id, range_start) > ?
+		AND token(sensor_id, range_start) <= ?`
 
 // readingReadingsBy10DaysFirstCQL reads a partition of readings_by_10_days
 // from its first row. cqlgenimpl.ReadPage binds sensor_id, range_start.
@@ -893,8 +894,8 @@ const readingReadingsBy10DaysFirstFromToCQL = `SELECT sensor_id, read_at, event_
 	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsBy10DaysAfter0CQL continues a read of readings_by_10_days
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id,
-// range_start, read_at.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds sensor_id, range_start, read_at.
 const readingReadingsBy10DaysAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_10_days
 	WHERE sensor_id = ? AND range_start = ? AND read_at < ?`
@@ -1039,8 +1040,8 @@ const readingReadingsByShardFirstFromToCQL = `SELECT sensor_id, read_at, event_i
 	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsByShardAfter0CQL continues a read of readings_by_shard after
-// a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id, shard,
-// read_at.
+// a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds sensor_id, shard, read_at.
 const readingReadingsByShardAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_shard
 	WHERE sensor_id = ? AND shard = ? AND read_at < ?`
@@ -1188,15 +1189,15 @@ const readingReadingsByEventMonthFirstFromToCQL = `SELECT sensor_id, event_id, r
 	WHERE sensor_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
 
 // readingReadingsByEventMonthAfter0CQL continues a read of
-// readings_by_event_month after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds sensor_id, bucket, event_id.
+// readings_by_event_month after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds sensor_id, bucket, event_id.
 const readingReadingsByEventMonthAfter0CQL = `SELECT sensor_id, event_id, read_at, local_day, value
 	FROM readings_by_event_month
 	WHERE sensor_id = ? AND bucket = ? AND event_id < ?`
 
 // readingReadingsByEventMonthAfter1CQL continues a read of
-// readings_by_event_month after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds sensor_id, bucket, event_id, read_at.
+// readings_by_event_month after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds sensor_id, bucket, event_id, read_at.
 const readingReadingsByEventMonthAfter1CQL = `SELECT sensor_id, event_id, read_at, local_day, value
 	FROM readings_by_event_month
 	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at > ?`
@@ -1309,8 +1310,8 @@ const readingReadingsByLocalDayDeleteCQL = `DELETE FROM readings_by_local_day
 const readingReadingsByLocalDayScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
 		writetime(event_id), writetime(local_day), writetime(value)
 	FROM readings_by_local_day
-	WHERE token(sensor_id, week_start) > ? AND token(sensor_id,
-		week_start) <= ?`
+	WHERE token(sensor_id, week_start) > ?
+		AND token(sensor_id, week_start) <= ?`
 
 // readingReadingsByLocalDayFirstCQL reads a partition of readings_by_local_day
 // from its first row. cqlgenimpl.ReadPage binds sensor_id, week_start.
@@ -1340,8 +1341,8 @@ const readingReadingsByLocalDayFirstFromToCQL = `SELECT sensor_id, read_at, even
 	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsByLocalDayAfter0CQL continues a read of readings_by_local_day
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds sensor_id,
-// week_start, read_at.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at.
 const readingReadingsByLocalDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_local_day
 	WHERE sensor_id = ? AND week_start = ? AND read_at < ?`

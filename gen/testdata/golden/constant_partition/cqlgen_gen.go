@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // settingSettings: the statements of table settings, which is the source of
 // truth of Setting.
@@ -98,7 +98,8 @@ const settingSettingsFirstFromToCQL = `SELECT scope, name, value
 	WHERE scope = ? AND name >= ? AND name < ?`
 
 // settingSettingsAfter0CQL continues a read of settings after a row, at one
-// clustering level. cqlgenimpl.ReadPage binds scope, name.
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds scope,
+// name.
 const settingSettingsAfter0CQL = `SELECT scope, name, value
 	FROM settings
 	WHERE scope = ? AND name > ?`
@@ -360,13 +361,15 @@ const changeChangesByDayFirstFromToCQL = `SELECT scope, at, name
 	WHERE scope = ? AND bucket = ? AND at <= ? AND at > ?`
 
 // changeChangesByDayAfter0CQL continues a read of changes_by_day after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds scope, bucket, at.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// scope, bucket, at.
 const changeChangesByDayAfter0CQL = `SELECT scope, at, name
 	FROM changes_by_day
 	WHERE scope = ? AND bucket = ? AND at < ?`
 
 // changeChangesByDayAfter1CQL continues a read of changes_by_day after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds scope, bucket, at, name.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// scope, bucket, at, name.
 const changeChangesByDayAfter1CQL = `SELECT scope, at, name
 	FROM changes_by_day
 	WHERE scope = ? AND bucket = ? AND at = ? AND name > ?`

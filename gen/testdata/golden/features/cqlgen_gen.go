@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -220,7 +220,8 @@ func orderOrdersByCustomerKey(e *Order) []any {
 // customer_id, placed_at, order_id.
 const orderOrdersByCustomerDeleteCQL = `DELETE FROM orders_by_customer
 	USING TIMESTAMP ?
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id = ?`
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
+		AND order_id = ?`
 
 // orderOrdersByCustomerScanCQL reads a token range of orders_by_customer for
 // verify, repair and backfill. Its placeholders bind the lower token
@@ -228,8 +229,8 @@ const orderOrdersByCustomerDeleteCQL = `DELETE FROM orders_by_customer
 const orderOrdersByCustomerScanCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
 		total_cents, writetime(total_cents)
 	FROM orders_by_customer
-	WHERE token(tenant_id, customer_id) > ? AND token(tenant_id,
-		customer_id) <= ?`
+	WHERE token(tenant_id, customer_id) > ?
+		AND token(tenant_id, customer_id) <= ?`
 
 // orderOrdersByCustomerFirstCQL reads a partition of orders_by_customer from
 // its first row. cqlgenimpl.ReadPage binds tenant_id, customer_id.
@@ -259,23 +260,25 @@ const orderOrdersByCustomerFirstToCQL = `SELECT tenant_id, customer_id, placed_a
 const orderOrdersByCustomerFirstFromToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
 		total_cents
 	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ? AND placed_at > ?`
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?
+		AND placed_at > ?`
 
 // orderOrdersByCustomerAfter0CQL continues a read of orders_by_customer after
-// a row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id,
-// customer_id, placed_at.
+// a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at.
 const orderOrdersByCustomerAfter0CQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
 		total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?`
 
 // orderOrdersByCustomerAfter1CQL continues a read of orders_by_customer after
-// a row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id,
-// customer_id, placed_at, order_id.
+// a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at, order_id.
 const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
 		total_cents
 	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id > ?`
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
+		AND order_id > ?`
 
 // orderOrdersByCustomerAfterToCQL continues a read of orders_by_customer after
 // a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, customer_id,
@@ -283,7 +286,8 @@ const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at
 const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
 		total_cents
 	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ? AND placed_at > ?`
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?
+		AND placed_at > ?`
 
 // orderOrdersByCustomerAtOrAfterCQL continues a read of orders_by_customer at
 // or after a row. cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at,
@@ -291,7 +295,8 @@ const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_a
 const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
 		total_cents
 	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ? AND order_id >= ?`
+	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
+		AND order_id >= ?`
 
 // orderOrdersByCustomerScan reads one row of orders_by_customer.
 func orderOrdersByCustomerScan(it cqlgen.Iter) (e OrdersByCustomerRow, ok bool) {
@@ -349,10 +354,10 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		FirstFromTo: orderOrdersInStatusFirstFromToCQL,
 		After: []string{
 			orderOrdersInStatusAfter0CQL,
-			orderOrdersInStatusAfter1CQL,
 		},
-		AfterTo:   orderOrdersInStatusAfterToCQL,
-		AtOrAfter: orderOrdersInStatusAtOrAfterCQL,
+		AfterTo:     orderOrdersInStatusAfterToCQL,
+		AtOrAfter:   orderOrdersInStatusAtOrAfterCQL,
+		AtOrAfterTo: orderOrdersInStatusAtOrAfterToCQL,
 	},
 })
 
@@ -422,28 +427,21 @@ const orderOrdersInStatusFirstFromToCQL = `SELECT tenant_id, status, placed_at, 
 	WHERE tenant_id = ? AND status = ? AND placed_at >= ? AND placed_at < ?`
 
 // orderOrdersInStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id, status,
-// placed_at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds tenant_id, status, placed_at, order_id.
 const orderOrdersInStatusAfter0CQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
 		customer_name, total_cents
 	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at > ?`
-
-// orderOrdersInStatusAfter1CQL continues a read of orders_by_status after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds tenant_id, status,
-// placed_at, order_id.
-const orderOrdersInStatusAfter1CQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
+	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) > (?, ?)`
 
 // orderOrdersInStatusAfterToCQL continues a read of orders_by_status after a
 // row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, status,
-// placed_at, To.
+// placed_at, order_id, To.
 const orderOrdersInStatusAfterToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
 		customer_name, total_cents
 	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at > ? AND placed_at < ?`
+	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) > (?, ?)
+		AND placed_at < ?`
 
 // orderOrdersInStatusAtOrAfterCQL continues a read of orders_by_status at or
 // after a row. cqlgenimpl.ReadPage binds tenant_id, status, placed_at,
@@ -451,7 +449,16 @@ const orderOrdersInStatusAfterToCQL = `SELECT tenant_id, status, placed_at, orde
 const orderOrdersInStatusAtOrAfterCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
 		customer_name, total_cents
 	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
+	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) >= (?, ?)`
+
+// orderOrdersInStatusAtOrAfterToCQL continues a read of orders_by_status at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id,
+// status, placed_at, order_id, To.
+const orderOrdersInStatusAtOrAfterToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
+		customer_name, total_cents
+	FROM orders_by_status
+	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) >= (?, ?)
+		AND placed_at < ?`
 
 // orderOrdersInStatusScan reads one row of orders_by_status.
 func orderOrdersInStatusScan(it cqlgen.Iter) (e Order, ok bool) {

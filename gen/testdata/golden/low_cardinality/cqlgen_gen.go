@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -227,7 +227,8 @@ const orderOrdersByStatusFirstFromToCQL = `SELECT status, order_id, urgent, day
 	WHERE status = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds status, order_id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds status, order_id.
 const orderOrdersByStatusAfter0CQL = `SELECT status, order_id, urgent, day
 	FROM orders_by_status
 	WHERE status = ? AND order_id > ?`
@@ -362,7 +363,8 @@ const orderOrdersByFlagFirstFromToCQL = `SELECT urgent, order_id, status, day
 	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByFlagAfter0CQL continues a read of orders_by_flag after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds urgent, order_id.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// urgent, order_id.
 const orderOrdersByFlagAfter0CQL = `SELECT urgent, order_id, status, day
 	FROM orders_by_flag
 	WHERE urgent = ? AND order_id > ?`
@@ -498,7 +500,8 @@ const orderOrdersByDayFirstFromToCQL = `SELECT day, order_id, status, urgent
 	WHERE day = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByDayAfter0CQL continues a read of orders_by_day after a row, at
-// one clustering level. cqlgenimpl.ReadPage binds day, order_id.
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// day, order_id.
 const orderOrdersByDayAfter0CQL = `SELECT day, order_id, status, urgent
 	FROM orders_by_day
 	WHERE day = ? AND order_id > ?`
@@ -581,8 +584,7 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 // orderOrdersByDayShardedInsertCQL writes a whole row of
 // orders_by_day_sharded. Its placeholders bind day, bucket, order_id, status,
 // urgent, the write timestamp.
-const orderOrdersByDayShardedInsertCQL = `INSERT INTO orders_by_day_sharded (day, bucket, order_id, status,
-		urgent)
+const orderOrdersByDayShardedInsertCQL = `INSERT INTO orders_by_day_sharded (day, bucket, order_id, status, urgent)
 	VALUES (?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
@@ -641,8 +643,8 @@ const orderOrdersByDayShardedFirstFromToCQL = `SELECT day, order_id, status, urg
 	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByDayShardedAfter0CQL continues a read of orders_by_day_sharded
-// after a row, at one clustering level. cqlgenimpl.ReadPage binds day, bucket,
-// order_id.
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds day, bucket, order_id.
 const orderOrdersByDayShardedAfter0CQL = `SELECT day, order_id, status, urgent
 	FROM orders_by_day_sharded
 	WHERE day = ? AND bucket = ? AND order_id > ?`

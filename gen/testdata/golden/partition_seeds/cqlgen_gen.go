@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // unshardedChartEntryDailyChartsUnsharded: the statements of table
 // daily_charts_unsharded, which is the source of truth of UnshardedChartEntry.
@@ -108,15 +108,15 @@ const unshardedChartEntryDailyChartsUnshardedFirstFromToCQL = `SELECT chart_date
 	WHERE chart_date = ? AND play_count <= ? AND play_count > ?`
 
 // unshardedChartEntryDailyChartsUnshardedAfter0CQL continues a read of
-// daily_charts_unsharded after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds chart_date, play_count.
+// daily_charts_unsharded after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds chart_date, play_count.
 const unshardedChartEntryDailyChartsUnshardedAfter0CQL = `SELECT chart_date, play_count, track_id
 	FROM daily_charts_unsharded
 	WHERE chart_date = ? AND play_count < ?`
 
 // unshardedChartEntryDailyChartsUnshardedAfter1CQL continues a read of
-// daily_charts_unsharded after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds chart_date, play_count, track_id.
+// daily_charts_unsharded after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds chart_date, play_count, track_id.
 const unshardedChartEntryDailyChartsUnshardedAfter1CQL = `SELECT chart_date, play_count, track_id
 	FROM daily_charts_unsharded
 	WHERE chart_date = ? AND play_count = ? AND track_id > ?`
@@ -385,18 +385,19 @@ const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id
 // between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
 const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id
 	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ? AND play_count > ?`
+	WHERE chart_date = ? AND shard = ? AND play_count <= ?
+		AND play_count > ?`
 
 // chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// chart_date, shard, play_count.
 const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id
 	FROM daily_charts
 	WHERE chart_date = ? AND shard = ? AND play_count < ?`
 
 // chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
-// at one clustering level. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, track_id.
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// chart_date, shard, play_count, track_id.
 const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id
 	FROM daily_charts
 	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`
@@ -663,14 +664,15 @@ const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id
 	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
 
 // playListeningHistoryAfter0CQL continues a read of listening_history after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, played_at.
 const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id
 	FROM listening_history
 	WHERE user_id = ? AND played_at < ?`
 
 // playListeningHistoryAfter1CQL continues a read of listening_history after a
-// row, at one clustering level. cqlgenimpl.ReadPage binds user_id, played_at,
-// track_id.
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, played_at, track_id.
 const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id
 	FROM listening_history
 	WHERE user_id = ? AND played_at = ? AND track_id > ?`
@@ -940,15 +942,15 @@ const playForeverListeningHistoryForeverFirstFromToCQL = `SELECT user_id, played
 	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
 
 // playForeverListeningHistoryForeverAfter0CQL continues a read of
-// listening_history_forever after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds user_id, played_at.
+// listening_history_forever after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds user_id, played_at.
 const playForeverListeningHistoryForeverAfter0CQL = `SELECT user_id, played_at, track_id
 	FROM listening_history_forever
 	WHERE user_id = ? AND played_at < ?`
 
 // playForeverListeningHistoryForeverAfter1CQL continues a read of
-// listening_history_forever after a row, at one clustering level.
-// cqlgenimpl.ReadPage binds user_id, played_at, track_id.
+// listening_history_forever after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
 const playForeverListeningHistoryForeverAfter1CQL = `SELECT user_id, played_at, track_id
 	FROM listening_history_forever
 	WHERE user_id = ? AND played_at = ? AND track_id > ?`

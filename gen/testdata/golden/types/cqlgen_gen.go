@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion2, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion2
+// SupportPackageIsVersion3, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion3
 
 // everythingEverything: the statements of table everything, which is the
 // source of truth of Everything.
@@ -38,10 +38,10 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		FirstFromTo: everythingEverythingFirstFromToCQL,
 		After: []string{
 			everythingEverythingAfter0CQL,
-			everythingEverythingAfter1CQL,
 		},
-		AfterTo:   everythingEverythingAfterToCQL,
-		AtOrAfter: everythingEverythingAtOrAfterCQL,
+		AfterTo:     everythingEverythingAfterToCQL,
+		AtOrAfter:   everythingEverythingAtOrAfterCQL,
+		AtOrAfterTo: everythingEverythingAtOrAfterToCQL,
 	},
 })
 
@@ -125,31 +125,23 @@ const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw
 	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
 
 // everythingEverythingAfter0CQL continues a read of everything after a row, at
-// one clustering level. cqlgenimpl.ReadPage binds id, tags_key.
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// id, tags_key, day.
 const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
-	WHERE id = ? AND tags_key > ?`
-
-// everythingEverythingAfter1CQL continues a read of everything after a row, at
-// one clustering level. cqlgenimpl.ReadPage binds id, tags_key, day.
-const everythingEverythingAfter1CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day > ?`
+	WHERE id = ? AND (tags_key, day) > (?, ?)`
 
 // everythingEverythingAfterToCQL continues a read of everything after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, To.
+// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, day, To.
 const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
-	WHERE id = ? AND tags_key > ? AND tags_key < ?`
+	WHERE id = ? AND (tags_key, day) > (?, ?) AND tags_key < ?`
 
 // everythingEverythingAtOrAfterCQL continues a read of everything at or after
 // a row. cqlgenimpl.ReadPage binds id, tags_key, day.
@@ -158,7 +150,17 @@ const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
 	FROM everything
-	WHERE id = ? AND tags_key = ? AND day >= ?`
+	WHERE id = ? AND (tags_key, day) >= (?, ?)`
+
+// everythingEverythingAtOrAfterToCQL continues a read of everything at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds id, tags_key,
+// day, To.
+const everythingEverythingAtOrAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
+		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
+		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
+		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
+	FROM everything
+	WHERE id = ? AND (tags_key, day) >= (?, ?) AND tags_key < ?`
 
 // everythingEverythingClustering is the clustering key of e in everything, in
 // order.
