@@ -20,11 +20,21 @@ func NewOptions(opts ...cqlgen.Option) cqlgen.Options {
 
 // CallOptions returns a repository's options with one call's applied.
 func CallOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
-	for _, f := range opts {
-		f(&o)
+	if len(opts) > 0 {
+		o = withOptions(o, opts)
 	}
 	if o.Idempotency.SerialConsistency == 0 {
 		o.Idempotency.SerialConsistency = o.SerialConsistency
+	}
+	return o
+}
+
+// withOptions applies opts to o. An Option takes a pointer, which moves
+// the Options it is given to the heap: kept apart from CallOptions, that
+// allocation is paid only by calls that pass options.
+func withOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
+	for _, f := range opts {
+		f(&o)
 	}
 	return o
 }
