@@ -15,6 +15,8 @@
 #   CQLGEN_CASSANDRA_STORAGE_PORT   internode port               (7000)
 #   CQLGEN_CASSANDRA_LOG_LEVEL      root log level               (WARN)
 #   CQLGEN_CASSANDRA_JVM_OPTS       extra JVM options, appended
+#   CQLGEN_CASSANDRA_YAML           extra cassandra.yaml lines, appended
+#                                   (e.g. "paxos_variant: v2")
 #   MAX_HEAP_SIZE / HEAP_NEWSIZE    max heap / young generation (1G / 128M)
 #   XDG_CACHE_HOME                  the distribution is cached in
 #                                   ${XDG_CACHE_HOME:-$HOME/.cache}/cqlgen
@@ -195,6 +197,9 @@ counter_write_request_timeout: 10000ms
 concurrent_compactors: 1
 memtable_flush_writers: 1
 EOF
+    if [[ -n "${CQLGEN_CASSANDRA_YAML:-}" ]]; then
+        printf '# From CQLGEN_CASSANDRA_YAML:\n%s\n' "$CQLGEN_CASSANDRA_YAML" >>"$conf/cassandra.yaml"
+    fi
     cat >"$conf/logback.xml" <<EOF
 <!-- Quiet: warnings and errors only, to a file; nothing on the console. -->
 <configuration scan="false">
