@@ -2636,6 +2636,903 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
+// standingStandings: the statements of table standings, which is the source of
+// truth of Standing.
+var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "standings",
+	Pattern: "Standings",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "standing_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "standing_id", Type: "text"},
+		{Name: "board", Type: "text"},
+		{Name: "team", Type: "text"},
+		{Name: "region", Type: "text"},
+		{Name: "points", Type: "bigint"},
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:    standingStandingsGetCQL,
+		State:  standingStandingsStateCQL,
+		Change: standingStandingsChangeCQL,
+		Remove: standingStandingsRemoveCQL,
+		Settle: standingStandingsSettleCQL,
+		Scan:   standingStandingsScanCQL,
+	},
+})
+
+// standingStandingsGetCQL reads a row of standings by its primary key. Its
+// placeholders bind standing_id.
+const standingStandingsGetCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_deleted
+	FROM standings
+	WHERE standing_id = ?`
+
+// standingStandingsScan reads the next row of standings that is no grave of a
+// deleted Standing.
+func standingStandingsScan(it cqlgen.Iter) (e Standing, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Standing{}
+	}
+}
+
+// standingStandingsStateCQL reads a row of standings with the write protocol's
+// columns. Its placeholders bind standing_id.
+const standingStandingsStateCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM standings
+	WHERE standing_id = ?`
+
+// standingStandingsState binds standingStandingsStateCQL: the primary key of
+// e.
+func standingStandingsState(e *Standing) []any {
+	return []any{e.StandingID}
+}
+
+// standingStandingsScanState reads a row of standings with its version, its
+// mark of deletion and its pending record.
+func standingStandingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Standing], ok bool) {
+	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// standingStandingsData is every column of e's row in standings, in table
+// order.
+func standingStandingsData(e *Standing) []any {
+	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
+}
+
+// standingStandingsChangeCQL writes a row of standings if its version is the
+// one read (null: if there is no row). Its placeholders bind board, team,
+// region, points, name, cqlgen_version (the write timestamp), the pending
+// record, standing_id, the version read.
+const standingStandingsChangeCQL = `UPDATE standings
+	SET board = ?, team = ?, region = ?, points = ?, name = ?,
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE standing_id = ?
+	IF cqlgen_version = ?`
+
+// standingStandingsChange binds standingStandingsChangeCQL: it sets e's
+// values, at version c.TS, if the version is still c.Old.
+func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
+	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, e.StandingID, c.Old}
+}
+
+// standingStandingsRemoveCQL leaves a grave of a row of standings if its
+// version is the one read. Its placeholders bind cqlgen_version (the write
+// timestamp), the pending record, standing_id, the version read.
+const standingStandingsRemoveCQL = `UPDATE standings
+	USING TTL 864000
+	SET board = null, team = null, region = null, points = null,
+		name = null, cqlgen_version = ?, cqlgen_deleted = true,
+		cqlgen_pending = ?
+	WHERE standing_id = ?
+	IF cqlgen_version = ?`
+
+// standingStandingsRemove binds standingStandingsRemoveCQL: it leaves a grave
+// of e, at version c.TS, if the version is still c.Old.
+func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.StandingID, c.Old}
+}
+
+// standingStandingsSettleCQL clears the pending record of a row of standings
+// if its version is the one read. Its placeholders bind standing_id, the
+// version read.
+const standingStandingsSettleCQL = `UPDATE standings
+	SET cqlgen_pending = null
+	WHERE standing_id = ?
+	IF cqlgen_version = ?`
+
+// standingStandingsSettle binds standingStandingsSettleCQL: it clears the
+// pending record of e's row if the version is still version.
+func standingStandingsSettle(e *Standing, version int64) []any {
+	return []any{e.StandingID, version}
+}
+
+// standingStandingsScanCQL reads a token range of standings for verify, repair
+// and backfill. Its placeholders bind the lower token (excluded), the upper
+// token.
+const standingStandingsScanCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM standings
+	WHERE token(standing_id) > ? AND token(standing_id) <= ?`
+
+// standingStandingsByBoard: the statements of table standings_by_board, which
+// serves StandingsByBoard.
+var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "standings_by_board",
+	Pattern: "StandingsByBoard",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "standing_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "board", Type: "text"},
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "standing_id", Type: "text"},
+		{Name: "team", Type: "text"},
+		{Name: "region", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      standingStandingsByBoardInsertCQL,
+		Delete:      standingStandingsByBoardDeleteCQL,
+		Scan:        standingStandingsByBoardScanCQL,
+		First:       standingStandingsByBoardFirstCQL,
+		FirstFrom:   standingStandingsByBoardFirstFromCQL,
+		FirstTo:     standingStandingsByBoardFirstToCQL,
+		FirstFromTo: standingStandingsByBoardFirstFromToCQL,
+		After: []string{
+			standingStandingsByBoardAfter0CQL,
+			standingStandingsByBoardAfter1CQL,
+		},
+		AfterTo:   standingStandingsByBoardAfterToCQL,
+		AtOrAfter: standingStandingsByBoardAtOrAfterCQL,
+	},
+})
+
+// standingStandingsByBoardInsertCQL writes a whole row of standings_by_board.
+// Its placeholders bind board, points, standing_id, team, region, name, the
+// write timestamp.
+const standingStandingsByBoardInsertCQL = `INSERT INTO standings_by_board (board, points, standing_id, team,
+		region, name)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// standingStandingsByBoardRow binds standingStandingsByBoardInsertCQL for e,
+// written at ts; standings_by_board has no column to leave unset.
+func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
+	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
+}
+
+// standingStandingsByBoardKey is the primary key of e in standings_by_board,
+// in order, bucket included.
+func standingStandingsByBoardKey(e *Standing) []any {
+	return []any{e.Board, e.Points, e.StandingID}
+}
+
+// standingStandingsByBoardDeleteCQL deletes a row of standings_by_board by its
+// primary key. Its placeholders bind the write timestamp, board, points,
+// standing_id.
+const standingStandingsByBoardDeleteCQL = `DELETE FROM standings_by_board
+	USING TIMESTAMP ?
+	WHERE board = ? AND points = ? AND standing_id = ?`
+
+// standingStandingsByBoardScanCQL reads a token range of standings_by_board
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const standingStandingsByBoardScanCQL = `SELECT board, points, standing_id, team, region, name, writetime(team),
+		writetime(region), writetime(name)
+	FROM standings_by_board
+	WHERE token(board) > ? AND token(board) <= ?`
+
+// standingStandingsByBoardFirstCQL reads a partition of standings_by_board
+// from its first row. cqlgenimpl.ReadPage binds board.
+const standingStandingsByBoardFirstCQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ?`
+
+// standingStandingsByBoardFirstFromCQL reads a partition of standings_by_board
+// from the From bound. cqlgenimpl.ReadPage binds board, From.
+const standingStandingsByBoardFirstFromCQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ? AND points <= ?`
+
+// standingStandingsByBoardFirstToCQL reads a partition of standings_by_board
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds board, To.
+const standingStandingsByBoardFirstToCQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ? AND points > ?`
+
+// standingStandingsByBoardFirstFromToCQL reads a partition of
+// standings_by_board between the bounds. cqlgenimpl.ReadPage binds board,
+// From, To.
+const standingStandingsByBoardFirstFromToCQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ? AND points <= ? AND points > ?`
+
+// standingStandingsByBoardAfter0CQL continues a read of standings_by_board
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds board, points.
+const standingStandingsByBoardAfter0CQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ? AND points < ?`
+
+// standingStandingsByBoardAfter1CQL continues a read of standings_by_board
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds board, points, standing_id.
+const standingStandingsByBoardAfter1CQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ? AND points = ? AND standing_id > ?`
+
+// standingStandingsByBoardAfterToCQL continues a read of standings_by_board
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds board, points,
+// To.
+const standingStandingsByBoardAfterToCQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ? AND points < ? AND points > ?`
+
+// standingStandingsByBoardAtOrAfterCQL continues a read of standings_by_board
+// at or after a row. cqlgenimpl.ReadPage binds board, points, standing_id.
+const standingStandingsByBoardAtOrAfterCQL = `SELECT board, points, standing_id, team, region, name
+	FROM standings_by_board
+	WHERE board = ? AND points = ? AND standing_id >= ?`
+
+// standingStandingsByBoardScan reads one row of standings_by_board.
+func standingStandingsByBoardScan(it cqlgen.Iter) (e Standing, ok bool) {
+	ok = it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
+	return
+}
+
+// standingStandingsByBoardClustering is the clustering key of e in
+// standings_by_board, in order.
+func standingStandingsByBoardClustering(e *Standing) []any {
+	return []any{e.Points, e.StandingID}
+}
+
+// standingStandingsByBoardCompare orders rows of standings_by_board as its
+// clustering order does.
+func standingStandingsByBoardCompare(a, b *Standing) int {
+	if c := cmp.Compare(a.Points, b.Points); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// standingStandingsByTeam: the statements of table standings_by_team, which
+// serves StandingsByTeam.
+var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "standings_by_team",
+	Pattern: "StandingsByTeam",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "team", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "standing_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "team", Type: "text"},
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "standing_id", Type: "text"},
+		{Name: "board", Type: "text"},
+		{Name: "region", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      standingStandingsByTeamInsertCQL,
+		Delete:      standingStandingsByTeamDeleteCQL,
+		Scan:        standingStandingsByTeamScanCQL,
+		First:       standingStandingsByTeamFirstCQL,
+		FirstFrom:   standingStandingsByTeamFirstFromCQL,
+		FirstTo:     standingStandingsByTeamFirstToCQL,
+		FirstFromTo: standingStandingsByTeamFirstFromToCQL,
+		After: []string{
+			standingStandingsByTeamAfter0CQL,
+			standingStandingsByTeamAfter1CQL,
+		},
+		AfterTo:   standingStandingsByTeamAfterToCQL,
+		AtOrAfter: standingStandingsByTeamAtOrAfterCQL,
+	},
+})
+
+// standingStandingsByTeamInsertCQL writes a whole row of standings_by_team.
+// Its placeholders bind team, points, standing_id, board, region, name, the
+// write timestamp.
+const standingStandingsByTeamInsertCQL = `INSERT INTO standings_by_team (team, points, standing_id, board,
+		region, name)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// standingStandingsByTeamRow binds standingStandingsByTeamInsertCQL for e,
+// written at ts; standings_by_team has no column to leave unset.
+func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
+	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
+}
+
+// standingStandingsByTeamKey is the primary key of e in standings_by_team, in
+// order, bucket included.
+func standingStandingsByTeamKey(e *Standing) []any {
+	return []any{e.Team, e.Points, e.StandingID}
+}
+
+// standingStandingsByTeamDeleteCQL deletes a row of standings_by_team by its
+// primary key. Its placeholders bind the write timestamp, team, points,
+// standing_id.
+const standingStandingsByTeamDeleteCQL = `DELETE FROM standings_by_team
+	USING TIMESTAMP ?
+	WHERE team = ? AND points = ? AND standing_id = ?`
+
+// standingStandingsByTeamScanCQL reads a token range of standings_by_team for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const standingStandingsByTeamScanCQL = `SELECT team, points, standing_id, board, region, name,
+		writetime(board), writetime(region), writetime(name)
+	FROM standings_by_team
+	WHERE token(team) > ? AND token(team) <= ?`
+
+// standingStandingsByTeamFirstCQL reads a partition of standings_by_team from
+// its first row. cqlgenimpl.ReadPage binds team.
+const standingStandingsByTeamFirstCQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ?`
+
+// standingStandingsByTeamFirstFromCQL reads a partition of standings_by_team
+// from the From bound. cqlgenimpl.ReadPage binds team, From.
+const standingStandingsByTeamFirstFromCQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ? AND points <= ?`
+
+// standingStandingsByTeamFirstToCQL reads a partition of standings_by_team
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds team, To.
+const standingStandingsByTeamFirstToCQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ? AND points > ?`
+
+// standingStandingsByTeamFirstFromToCQL reads a partition of standings_by_team
+// between the bounds. cqlgenimpl.ReadPage binds team, From, To.
+const standingStandingsByTeamFirstFromToCQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ? AND points <= ? AND points > ?`
+
+// standingStandingsByTeamAfter0CQL continues a read of standings_by_team after
+// a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds team, points.
+const standingStandingsByTeamAfter0CQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ? AND points < ?`
+
+// standingStandingsByTeamAfter1CQL continues a read of standings_by_team after
+// a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds team, points, standing_id.
+const standingStandingsByTeamAfter1CQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ? AND points = ? AND standing_id > ?`
+
+// standingStandingsByTeamAfterToCQL continues a read of standings_by_team
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds team, points, To.
+const standingStandingsByTeamAfterToCQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ? AND points < ? AND points > ?`
+
+// standingStandingsByTeamAtOrAfterCQL continues a read of standings_by_team at
+// or after a row. cqlgenimpl.ReadPage binds team, points, standing_id.
+const standingStandingsByTeamAtOrAfterCQL = `SELECT team, points, standing_id, board, region, name
+	FROM standings_by_team
+	WHERE team = ? AND points = ? AND standing_id >= ?`
+
+// standingStandingsByTeamScan reads one row of standings_by_team.
+func standingStandingsByTeamScan(it cqlgen.Iter) (e Standing, ok bool) {
+	ok = it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
+	return
+}
+
+// standingStandingsByTeamClustering is the clustering key of e in
+// standings_by_team, in order.
+func standingStandingsByTeamClustering(e *Standing) []any {
+	return []any{e.Points, e.StandingID}
+}
+
+// standingStandingsByTeamCompare orders rows of standings_by_team as its
+// clustering order does.
+func standingStandingsByTeamCompare(a, b *Standing) int {
+	if c := cmp.Compare(a.Points, b.Points); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// standingStandingsByRegion: the statements of table standings_by_region,
+// which serves StandingsByRegion.
+var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "standings_by_region",
+	Pattern: "StandingsByRegion",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "region", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "standing_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "region", Type: "text"},
+		{Name: "points", Type: "bigint", Desc: true},
+		{Name: "standing_id", Type: "text"},
+		{Name: "board", Type: "text"},
+		{Name: "team", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      standingStandingsByRegionInsertCQL,
+		Delete:      standingStandingsByRegionDeleteCQL,
+		Scan:        standingStandingsByRegionScanCQL,
+		First:       standingStandingsByRegionFirstCQL,
+		FirstFrom:   standingStandingsByRegionFirstFromCQL,
+		FirstTo:     standingStandingsByRegionFirstToCQL,
+		FirstFromTo: standingStandingsByRegionFirstFromToCQL,
+		After: []string{
+			standingStandingsByRegionAfter0CQL,
+			standingStandingsByRegionAfter1CQL,
+		},
+		AfterTo:   standingStandingsByRegionAfterToCQL,
+		AtOrAfter: standingStandingsByRegionAtOrAfterCQL,
+	},
+})
+
+// standingStandingsByRegionInsertCQL writes a whole row of
+// standings_by_region. Its placeholders bind region, points, standing_id,
+// board, team, name, the write timestamp.
+const standingStandingsByRegionInsertCQL = `INSERT INTO standings_by_region (region, points, standing_id, board,
+		team, name)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// standingStandingsByRegionRow binds standingStandingsByRegionInsertCQL for e,
+// written at ts; standings_by_region has no column to leave unset.
+func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
+	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
+}
+
+// standingStandingsByRegionKey is the primary key of e in standings_by_region,
+// in order, bucket included.
+func standingStandingsByRegionKey(e *Standing) []any {
+	return []any{e.Region, e.Points, e.StandingID}
+}
+
+// standingStandingsByRegionDeleteCQL deletes a row of standings_by_region by
+// its primary key. Its placeholders bind the write timestamp, region, points,
+// standing_id.
+const standingStandingsByRegionDeleteCQL = `DELETE FROM standings_by_region
+	USING TIMESTAMP ?
+	WHERE region = ? AND points = ? AND standing_id = ?`
+
+// standingStandingsByRegionScanCQL reads a token range of standings_by_region
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const standingStandingsByRegionScanCQL = `SELECT region, points, standing_id, board, team, name,
+		writetime(board), writetime(team), writetime(name)
+	FROM standings_by_region
+	WHERE token(region) > ? AND token(region) <= ?`
+
+// standingStandingsByRegionFirstCQL reads a partition of standings_by_region
+// from its first row. cqlgenimpl.ReadPage binds region.
+const standingStandingsByRegionFirstCQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ?`
+
+// standingStandingsByRegionFirstFromCQL reads a partition of
+// standings_by_region from the From bound. cqlgenimpl.ReadPage binds region,
+// From.
+const standingStandingsByRegionFirstFromCQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ? AND points <= ?`
+
+// standingStandingsByRegionFirstToCQL reads a partition of standings_by_region
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
+const standingStandingsByRegionFirstToCQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ? AND points > ?`
+
+// standingStandingsByRegionFirstFromToCQL reads a partition of
+// standings_by_region between the bounds. cqlgenimpl.ReadPage binds region,
+// From, To.
+const standingStandingsByRegionFirstFromToCQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ? AND points <= ? AND points > ?`
+
+// standingStandingsByRegionAfter0CQL continues a read of standings_by_region
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds region, points.
+const standingStandingsByRegionAfter0CQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ? AND points < ?`
+
+// standingStandingsByRegionAfter1CQL continues a read of standings_by_region
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds region, points, standing_id.
+const standingStandingsByRegionAfter1CQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ? AND points = ? AND standing_id > ?`
+
+// standingStandingsByRegionAfterToCQL continues a read of standings_by_region
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds region, points,
+// To.
+const standingStandingsByRegionAfterToCQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ? AND points < ? AND points > ?`
+
+// standingStandingsByRegionAtOrAfterCQL continues a read of
+// standings_by_region at or after a row. cqlgenimpl.ReadPage binds region,
+// points, standing_id.
+const standingStandingsByRegionAtOrAfterCQL = `SELECT region, points, standing_id, board, team, name
+	FROM standings_by_region
+	WHERE region = ? AND points = ? AND standing_id >= ?`
+
+// standingStandingsByRegionScan reads one row of standings_by_region.
+func standingStandingsByRegionScan(it cqlgen.Iter) (e Standing, ok bool) {
+	ok = it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
+	return
+}
+
+// standingStandingsByRegionClustering is the clustering key of e in
+// standings_by_region, in order.
+func standingStandingsByRegionClustering(e *Standing) []any {
+	return []any{e.Points, e.StandingID}
+}
+
+// standingStandingsByRegionCompare orders rows of standings_by_region as its
+// clustering order does.
+func standingStandingsByRegionCompare(a, b *Standing) int {
+	if c := cmp.Compare(a.Points, b.Points); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// StandingRepo reads and writes Standing in its tables (standings,
+// standings_by_board, standings_by_team, standings_by_region), keeping every
+// copy in step; standings is the source of truth.
+type StandingRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewStandingRepo returns a repository of Standing on s. The default strategy
+// is a logged batch.
+func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
+	return &StandingRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// standingCheck rejects a Standing whose partition key values are empty.
+func standingCheck(e *Standing) error {
+	if e.StandingID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "standing_id",
+			Table:  "standings",
+		}
+	}
+	if e.Board == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "standings_by_board",
+		}
+	}
+	if e.Team == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "team",
+			Table:  "standings_by_team",
+		}
+	}
+	if e.Region == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "region",
+			Table:  "standings_by_region",
+		}
+	}
+	return nil
+}
+
+// standingCheckKey rejects a Standing whose partition key value in standings,
+// the source of truth, is empty.
+func standingCheckKey(e *Standing) error {
+	if e.StandingID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "standing_id",
+			Table:  "standings",
+		}
+	}
+	return nil
+}
+
+// standingWrites is the write protocol of Standing: its source of truth,
+// standings, and the tables the protocol keeps in step with it.
+var standingWrites = &cqlgenimpl.Entity[Standing]{
+	Canonical: standingStandings,
+	State:     standingStandingsState,
+	ScanState: standingStandingsScanState,
+	Data:      standingStandingsData,
+	Change:    standingStandingsChange,
+	Remove:    standingStandingsRemove,
+	Settle:    standingStandingsSettle,
+	Projections: []cqlgenimpl.Projection[Standing]{
+		{
+			Table:      standingStandingsByBoard,
+			Key:        standingStandingsByBoardKey,
+			Row:        standingStandingsByBoardRow,
+			Writetimes: 3,
+			Owner:      []int{2},
+		},
+		{
+			Table:      standingStandingsByTeam,
+			Key:        standingStandingsByTeamKey,
+			Row:        standingStandingsByTeamRow,
+			Writetimes: 3,
+			Owner:      []int{2},
+		},
+		{
+			Table:      standingStandingsByRegion,
+			Key:        standingStandingsByRegionKey,
+			Row:        standingStandingsByRegionRow,
+			Writetimes: 3,
+			Owner:      []int{2},
+		},
+	},
+}
+
+// Insert writes e to every table of Standing, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on standings, the
+// source of truth. If it returns an error, it may have applied in part: run it
+// again, from any client, and every table converges on the result; the next
+// write of the entity finishes it too.
+func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, standingCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Standing whose key in standings is e's, in every table:
+// rows whose key changed (a new sort key, say) move, and nil pointers and
+// empty collections clear their columns. It takes its turn with other writers
+// through a conditional write on standings's version; a writer that loses
+// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, standingCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Standing whose key in standings is e's from every table;
+// the rows of the other tables are found from standings's values, so e needs
+// only its key. Deleting what does not exist is not an error. If it returns an
+// error, it may have applied in part: run it again, from any client, and every
+// table converges on the result; the next write of the entity finishes it too.
+func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, standingCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpDelete, e)
+}
+
+// Entity names the entity StandingRepo keeps: Standing.
+func (r *StandingRepo) Entity() string {
+	return "Standing"
+}
+
+// Tables lists the tables of Standing that Repair and Backfill write: every
+// one but standings, the source of truth.
+func (r *StandingRepo) Tables() []string {
+	return []string{"standings_by_board", "standings_by_team", "standings_by_region"}
+}
+
+// Verify compares every table of Standing with what standings, the source of
+// truth, implies, and reports the rows missing, stale or orphaned. It writes
+// nothing.
+func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Standing wins over; it
+// is safe while the application writes.
+func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", true, o)
+}
+
+// Backfill writes every row standings implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, standingWrites, "Standing", table, o)
+}
+
+// Get reads the Standing with the given key from standings, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *StandingRepo) Get(ctx context.Context, standingID string) (*Standing, error) {
+	if standingID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "standing_id",
+			Table:  "standings",
+		}
+	}
+	var e Standing
+	e.StandingID = standingID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   standingStandings.Get,
+		Values: []any{e.StandingID},
+	}, standingStandingsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// StandingsByBoardOptions are the optional parts of a StandingsByBoard read.
+type StandingsByBoardOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// PointsFrom and PointsTo bound points, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	PointsFrom, PointsTo *int64
+}
+
+// StandingsByBoard reads a board's standings, most points first, from
+// standings_by_board, in pages: one partition, in clustering order.
+func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (cqlgen.Page[Standing], error) {
+	if board == "" {
+		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "standings_by_board",
+		}
+	}
+	if o == nil {
+		o = &StandingsByBoardOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Standing]{
+		Compare:   standingStandingsByBoardCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       standingStandingsByBoardClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{board},
+		Scan:      standingStandingsByBoardScan,
+		Table:     standingStandingsByBoard,
+	}
+	if o.PointsFrom != nil {
+		spec.From = *o.PointsFrom
+	}
+	if o.PointsTo != nil {
+		spec.To = *o.PointsTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// StandingsByTeamOptions are the optional parts of a StandingsByTeam read.
+type StandingsByTeamOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// PointsFrom and PointsTo bound points, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	PointsFrom, PointsTo *int64
+}
+
+// StandingsByTeam reads a team's standings, most points first, from
+// standings_by_team, in pages: one partition, in clustering order.
+func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (cqlgen.Page[Standing], error) {
+	if team == "" {
+		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
+			Column: "team",
+			Table:  "standings_by_team",
+		}
+	}
+	if o == nil {
+		o = &StandingsByTeamOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Standing]{
+		Compare:   standingStandingsByTeamCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       standingStandingsByTeamClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{team},
+		Scan:      standingStandingsByTeamScan,
+		Table:     standingStandingsByTeam,
+	}
+	if o.PointsFrom != nil {
+		spec.From = *o.PointsFrom
+	}
+	if o.PointsTo != nil {
+		spec.To = *o.PointsTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// StandingsByRegionOptions are the optional parts of a StandingsByRegion read.
+type StandingsByRegionOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// PointsFrom and PointsTo bound points, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	PointsFrom, PointsTo *int64
+}
+
+// StandingsByRegion reads a region's standings, most points first, from
+// standings_by_region, in pages: one partition, in clustering order.
+func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (cqlgen.Page[Standing], error) {
+	if region == "" {
+		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
+			Column: "region",
+			Table:  "standings_by_region",
+		}
+	}
+	if o == nil {
+		o = &StandingsByRegionOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Standing]{
+		Compare:   standingStandingsByRegionCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       standingStandingsByRegionClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{region},
+		Scan:      standingStandingsByRegionScan,
+		Table:     standingStandingsByRegion,
+	}
+	if o.PointsFrom != nil {
+		spec.From = *o.PointsFrom
+	}
+	if o.PointsTo != nil {
+		spec.To = *o.PointsTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
 // pingPingsByDay: the statements of table pings_by_day, which is the source of
 // truth of Ping.
 var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{

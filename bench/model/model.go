@@ -86,6 +86,24 @@ type Tally struct {
 	Name    string `db:"name"`
 }
 
+// Standing is a player's points kept in four tables: by id (its source of
+// truth) and on a board, a team and a region, each sorted by points, so
+// that an Update moves three rows: the write protocol's benchmark of a
+// wider entity.
+type Standing struct {
+	_ cqlgen.Pattern `table:"standings,canonical" pk:"standing_id" doc:"a standing by id"`
+	_ cqlgen.Pattern `table:"standings_by_board" pk:"board" ck:"points desc, standing_id" size:"rows=10k" doc:"a board's standings, most points first"`
+	_ cqlgen.Pattern `table:"standings_by_team" pk:"team" ck:"points desc, standing_id" size:"rows=10k" doc:"a team's standings, most points first"`
+	_ cqlgen.Pattern `table:"standings_by_region" pk:"region" ck:"points desc, standing_id" size:"rows=10k" doc:"a region's standings, most points first"`
+
+	StandingID string `db:"standing_id"`
+	Board      string `db:"board"`
+	Team       string `db:"team"`
+	Region     string `db:"region"`
+	Points     int64  `db:"points"`
+	Name       string `db:"name"`
+}
+
 // Ping is a device's heartbeat, a partition a day: the walk-back
 // benchmark reads pages that cross empty days.
 type Ping struct {
