@@ -87,22 +87,20 @@ func userCheck(e *User) error {
 	return nil
 }
 
-// Insert writes e to every table of User in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to users, at a client-side timestamp. Nil pointers and empty
+// collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   userUsers.Insert,
 			Values: userUsersRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -113,11 +111,11 @@ func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   userUsers.Insert,
 			Values: userUsersRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -127,11 +125,11 @@ func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   userUsers.Delete,
 			Values: []any{ts, e.UserID},
-		}}
+		}
 	})
 }
 
@@ -312,22 +310,20 @@ func eventCheck(e *Event) error {
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to events_by_stream, at a client-side timestamp. Nil
+// pointers and empty collections are left unset, so no tombstones are written.
+// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
+// change an entity that exists, use Update.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   eventEventsByStream.Insert,
 			Values: eventEventsByStreamRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -338,11 +334,11 @@ func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   eventEventsByStream.Insert,
 			Values: eventEventsByStreamRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -352,11 +348,11 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   eventEventsByStream.Delete,
 			Values: []any{ts, e.StreamID, e.At, e.EventID},
-		}}
+		}
 	})
 }
 
@@ -3686,22 +3682,20 @@ func pingCheck(e *Ping) error {
 	return nil
 }
 
-// Insert writes e to every table of Ping in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to pings_by_day, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   pingPingsByDay.Insert,
 			Values: pingPingsByDayRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -3712,11 +3706,11 @@ func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   pingPingsByDay.Insert,
 			Values: pingPingsByDayRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -3726,11 +3720,11 @@ func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   pingPingsByDay.Delete,
 			Values: []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-		}}
+		}
 	})
 }
 
@@ -3968,22 +3962,20 @@ func entryCheck(e *Entry) error {
 	return nil
 }
 
-// Insert writes e to every table of Entry in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to log_entries, at a client-side timestamp. Nil pointers and
+// empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   entryLogEntries.Insert,
 			Values: entryLogEntriesRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -3994,11 +3986,11 @@ func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   entryLogEntries.Insert,
 			Values: entryLogEntriesRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -4008,11 +4000,11 @@ func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   entryLogEntries.Delete,
 			Values: []any{ts, e.Log, e.At, e.Seq},
-		}}
+		}
 	})
 }
 
@@ -4241,22 +4233,20 @@ func recentEntryCheck(e *RecentEntry) error {
 	return nil
 }
 
-// Insert writes e to every table of RecentEntry in one logical write, under
-// the repository's strategy (a logged batch unless told otherwise), all
-// statements with one client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// Insert writes e to recent_log_entries, at a client-side timestamp. Nil
+// pointers and empty collections are left unset, so no tombstones are written.
+// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
+// change an entity that exists, use Update.
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   recentEntryRecentLogEntries.Insert,
 			Values: recentEntryRecentLogEntriesRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -4267,11 +4257,11 @@ func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   recentEntryRecentLogEntries.Insert,
 			Values: recentEntryRecentLogEntriesRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -4281,11 +4271,11 @@ func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   recentEntryRecentLogEntries.Delete,
 			Values: []any{ts, e.Log, e.At, e.Seq},
-		}}
+		}
 	})
 }
 

@@ -172,22 +172,20 @@ func playCheck(e *Play) error {
 	return nil
 }
 
-// Insert writes e to every table of Play in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to listening_history, at a client-side timestamp. Nil
+// pointers and empty collections are left unset, so no tombstones are written.
+// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
+// change an entity that exists, use Update.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playListeningHistory.Insert,
 			Values: playListeningHistoryRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -198,11 +196,11 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playListeningHistory.Insert,
 			Values: playListeningHistoryRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -212,11 +210,11 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playListeningHistory.Delete,
 			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}}
+		}
 	})
 }
 
@@ -943,10 +941,8 @@ func playlistTrackCheck(e *PlaylistTrack) error {
 	return nil
 }
 
-// Insert writes e to every table of PlaylistTrack in one logical write, under
-// the repository's strategy (a logged batch unless told otherwise), all
-// statements with one client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
+// Insert writes e to playlist_tracks, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
@@ -954,11 +950,11 @@ func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts .
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playlistTrackPlaylistTracks.Insert,
 			Values: playlistTrackPlaylistTracksRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -969,11 +965,11 @@ func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts .
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playlistTrackPlaylistTracks.Insert,
 			Values: playlistTrackPlaylistTracksRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -983,11 +979,11 @@ func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts .
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playlistTrackPlaylistTracks.Delete,
 			Values: []any{ts, e.PlaylistID, e.Position, e.TrackID},
-		}}
+		}
 	})
 }
 

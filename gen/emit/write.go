@@ -45,24 +45,36 @@ func writeMethod(f *jen.File, e *model.Entity, name, docText string, body ...jen
 }
 
 func insert(f *jen.File, e *model.Entity) {
+	if len(e.Tables) == 1 {
+		t := e.Tables[0]
+		single(f, e, "Insert", insertDoc(e), element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)))
+		return
+	}
 	var qs []jen.Code
 	for _, t := range e.Tables {
 		qs = append(qs, element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)))
 	}
-	writeMethod(f, e, "Insert",
-		"Insert writes e to every table of "+e.GoName+" in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp. Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update.",
+	writeMethod(f, e, "Insert", insertDoc(e),
 		jen.Return(jen.Qual(rt, "Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
 			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(jen.Return(jen.Index().Qual(rt, "Query").Values(qs...))))),
 	)
 }
 
+func insertDoc(e *model.Entity) string {
+	what := "to every table of " + e.GoName + " in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp"
+	if len(e.Tables) == 1 {
+		what = "to " + e.Tables[0].Name + ", at a client-side timestamp"
+	}
+	return "Insert writes e " + what + ". Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update."
+}
+
 // single writes a one-statement write of an entity stored in one table
-// (or with counters): through cqlgen.Apply, so the strategy and the
+// (or with counters): through cqlgen.ApplyOne, so the strategy and the
 // idempotency key are honoured as Insert honours them.
 func single(f *jen.File, e *model.Entity, name, docText string, stmt jen.Code) {
 	writeMethod(f, e, name, docText,
-		jen.Return(jen.Qual(rt, "Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
-			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(jen.Return(jen.Index().Qual(rt, "Query").Values(stmt))))),
+		jen.Return(jen.Qual(rt, "ApplyOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
+			jen.Func().Params(jen.Id("ts").Int64()).Qual(rt, "Query").Block(jen.Return(jen.Qual(rt, "Query").Add(stmt))))),
 	)
 }
 

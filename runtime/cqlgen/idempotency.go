@@ -108,6 +108,21 @@ func Apply(ctx context.Context, s Session, st Strategy, id Idempotency, ts int64
 	})
 }
 
+// ApplyOne is Apply for a write of one statement. Without an idempotency
+// key, and with one of this package's strategies (each sends a lone
+// statement with Session.Exec), it sends build(ts) as it is, without the
+// slice Apply's build returns: one allocation fewer on every write of an
+// entity stored in one table. Otherwise it is Apply.
+func ApplyOne(ctx context.Context, s Session, st Strategy, id Idempotency, ts int64, build func(ts int64) Query) error {
+	if id.Key == "" {
+		switch st.(type) {
+		case nil, batchStrategy, concurrent:
+			return s.Exec(ctx, build(ts))
+		}
+	}
+	return Apply(ctx, s, st, id, ts, func(ts int64) []Query { return []Query{build(ts)} })
+}
+
 // Idempotent runs fn, a command identified by id.Key with payload
 // fingerprint payload, so that it applies at most once within id.TTL.
 // fn receives the write timestamp every statement it writes must carry:

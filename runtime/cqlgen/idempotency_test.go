@@ -388,3 +388,51 @@ func TestIdempotentHonoursTheDeadline(t *testing.T) {
 		t.Errorf("a duplicate past its deadline: %v", err)
 	}
 }
+
+// countingStrategy is a strategy of the user's own: it counts its calls.
+type countingStrategy struct{ calls *int }
+
+func (c countingStrategy) Name() string { return "counting" }
+func (c countingStrategy) Apply(ctx context.Context, s Session, qs []Query) error {
+	*c.calls++
+	return LoggedBatch.Apply(ctx, s, qs)
+}
+
+// ApplyOne sends a lone statement straight to the session only where
+// Apply would do exactly that: a strategy of the user's own still sees
+// every write, and an idempotency key still makes a resent write apply
+// once.
+func TestApplyOne(t *testing.T) {
+	ins := &Statement{CQL: "INSERT INTO a (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "a", Kind: Write, Idempotent: true}
+	build := func(v string) func(ts int64) Query {
+		return func(ts int64) Query { return Query{Stmt: ins, Values: []any{"k", v, ts}} }
+	}
+	ctx := context.Background()
+	for _, st := range []Strategy{nil, LoggedBatch, UnloggedBatch, Concurrent(3)} {
+		f := &fakeSession{}
+		if err := ApplyOne(ctx, f, st, Idempotency{}, 5, build("x")); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.execs) != 1 || f.execs[0].Values[2] != int64(5) || len(f.batches) != 0 {
+			t.Errorf("%v: execs %v, batches %v; want the statement alone, at 5", st, f.execs, f.batches)
+		}
+	}
+	var calls int
+	f := &fakeSession{}
+	if err := ApplyOne(ctx, f, countingStrategy{&calls}, Idempotency{}, 5, build("x")); err != nil || calls != 1 || len(f.execs) != 1 {
+		t.Errorf("own strategy: err %v, %d calls, execs %v; want it called once", err, calls, f.execs)
+	}
+	f = &fakeSession{}
+	id := Idempotency{Key: "req-1"}
+	for _, ts := range []int64{10, 20} {
+		if err := ApplyOne(ctx, f, nil, id, ts, build("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.execs) != 1 || f.execs[0].Values[2] != int64(10) {
+		t.Errorf("with a key: statements sent %v, want the first call's alone, at 10", f.execs)
+	}
+	if err := ApplyOne(ctx, f, nil, id, 30, build("y")); !errors.Is(err, ErrIdempotencyConflict) {
+		t.Errorf("another payload: err = %v", err)
+	}
+}

@@ -161,22 +161,20 @@ func settingCheck(e *Setting) error {
 	return nil
 }
 
-// Insert writes e to every table of Setting in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to settings, at a client-side timestamp. Nil pointers and
+// empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   settingSettings.Insert,
 			Values: settingSettingsRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -187,11 +185,11 @@ func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   settingSettings.Insert,
 			Values: settingSettingsRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -201,11 +199,11 @@ func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   settingSettings.Delete,
 			Values: []any{ts, e.Scope, e.Name},
-		}}
+		}
 	})
 }
 
@@ -430,22 +428,20 @@ func changeCheck(e *Change) error {
 	return nil
 }
 
-// Insert writes e to every table of Change in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to changes_by_day, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   changeChangesByDay.Insert,
 			Values: changeChangesByDayRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -456,11 +452,11 @@ func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Optio
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   changeChangesByDay.Insert,
 			Values: changeChangesByDayRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -470,11 +466,11 @@ func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Optio
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   changeChangesByDay.Delete,
 			Values: []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
-		}}
+		}
 	})
 }
 

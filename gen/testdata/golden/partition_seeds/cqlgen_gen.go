@@ -181,22 +181,20 @@ func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 	return nil
 }
 
-// Insert writes e to every table of UnshardedChartEntry in one logical write,
-// under the repository's strategy (a logged batch unless told otherwise), all
-// statements with one client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// Insert writes e to daily_charts_unsharded, at a client-side timestamp. Nil
+// pointers and empty collections are left unset, so no tombstones are written.
+// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
+// change an entity that exists, use Update.
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
 			Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -207,11 +205,11 @@ func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartE
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
 			Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -221,11 +219,11 @@ func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartE
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   unshardedChartEntryDailyChartsUnsharded.Delete,
 			Values: []any{ts, e.ChartDate, e.PlayCount, e.TrackID},
-		}}
+		}
 	})
 }
 
@@ -460,22 +458,20 @@ func chartEntryCheck(e *ChartEntry) error {
 	return nil
 }
 
-// Insert writes e to every table of ChartEntry in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to daily_charts, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   chartEntryDailyCharts.Insert,
 			Values: chartEntryDailyChartsRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -486,11 +482,11 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   chartEntryDailyCharts.Insert,
 			Values: chartEntryDailyChartsRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -500,11 +496,11 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   chartEntryDailyCharts.Delete,
 			Values: []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
-		}}
+		}
 	})
 }
 
@@ -733,22 +729,20 @@ func playCheck(e *Play) error {
 	return nil
 }
 
-// Insert writes e to every table of Play in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to listening_history, at a client-side timestamp. Nil
+// pointers and empty collections are left unset, so no tombstones are written.
+// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
+// change an entity that exists, use Update.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playListeningHistory.Insert,
 			Values: playListeningHistoryRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -759,11 +753,11 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playListeningHistory.Insert,
 			Values: playListeningHistoryRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -773,11 +767,11 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playListeningHistory.Delete,
 			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}}
+		}
 	})
 }
 
@@ -1014,22 +1008,20 @@ func playForeverCheck(e *PlayForever) error {
 	return nil
 }
 
-// Insert writes e to every table of PlayForever in one logical write, under
-// the repository's strategy (a logged batch unless told otherwise), all
-// statements with one client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// Insert writes e to listening_history_forever, at a client-side timestamp.
+// Nil pointers and empty collections are left unset, so no tombstones are
+// written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most
+// once. To change an entity that exists, use Update.
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playForeverListeningHistoryForever.Insert,
 			Values: playForeverListeningHistoryForeverRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -1040,11 +1032,11 @@ func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playForeverListeningHistoryForever.Insert,
 			Values: playForeverListeningHistoryForeverRow(e, ts),
-		}}
+		}
 	})
 }
 
@@ -1054,11 +1046,11 @@ func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   playForeverListeningHistoryForever.Delete,
 			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}}
+		}
 	})
 }
 

@@ -206,22 +206,20 @@ func everythingCheck(e *Everything) error {
 	return nil
 }
 
-// Insert writes e to every table of Everything in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to everything, at a client-side timestamp. Nil pointers and
+// empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   everythingEverything.Insert,
 			Values: everythingEverythingRow(e, ts, true),
-		}}
+		}
 	})
 }
 
@@ -232,11 +230,11 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   everythingEverything.Insert,
 			Values: everythingEverythingRow(e, ts, false),
-		}}
+		}
 	})
 }
 
@@ -246,11 +244,11 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
 			Stmt:   everythingEverything.Delete,
 			Values: []any{ts, e.ID, e.TagsKey, e.Day},
-		}}
+		}
 	})
 }
 
