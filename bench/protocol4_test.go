@@ -161,55 +161,17 @@ func standing(prefix string, i int) model.Standing {
 	return model.Standing{StandingID: fmt.Sprintf("%s%d", prefix, i), Board: fmt.Sprintf("board-%d", i%16), Team: fmt.Sprintf("team-%d", i%32), Region: fmt.Sprintf("region-%d", i%4), Points: int64(i % 1000), Name: "player"}
 }
 
-func protocol4Impls(b *testing.B, p peers, op string) []benchenv.Impl {
+func standingCase(p peers) protocolCase[model.Standing] {
 	repo := model.NewStandingRepo(p.cq)
-	hand := handStanding{p.s}
-	run := fmt.Sprintf("%d-", time.Now().UnixNano())
-	pool := tallyPool
-	if benchenv.Small() {
-		pool = 64
+	return protocolCase[model.Standing]{
+		make:   standing,
+		move:   func(st *model.Standing, i int) { st.Points = int64(i) }, // three rows move
+		hand:   handStanding{p.s}.write,
+		plain:  func(st *model.Standing) error { return plainStanding(p.s, st) },
+		insert: func(st *model.Standing) error { return repo.Insert(ctx, st) },
+		update: func(st *model.Standing) error { return repo.Update(ctx, st) },
+		delete: func(st *model.Standing) error { return repo.Delete(ctx, st) },
 	}
-	var impls []benchenv.Impl
-	for _, name := range []string{"gocql-protocol", "cqlgen", "gocql-plain"} {
-		if name == "gocql-plain" && op != "insert" {
-			continue
-		}
-		prefix := op + "-" + name + "-" + run
-		insert := func(st *model.Standing) error { return hand.write(st, false) }
-		var do func(st *model.Standing) error
-		switch name {
-		case "gocql-protocol":
-			do = func(st *model.Standing) error { return hand.write(st, op == "delete") }
-		case "gocql-plain":
-			do = func(st *model.Standing) error { return plainStanding(p.s, st) }
-		default:
-			insert = func(st *model.Standing) error { return repo.Insert(ctx, st) }
-			do = map[string]func(*model.Standing) error{
-				"insert": insert,
-				"update": func(st *model.Standing) error { return repo.Update(ctx, st) },
-				"delete": func(st *model.Standing) error { return repo.Delete(ctx, st) },
-			}[op]
-		}
-		if op != "insert" {
-			for i := range pool {
-				st := standing(prefix, i)
-				if err := insert(&st); err != nil {
-					b.Fatalf("preparing %s: %v", prefix, err)
-				}
-			}
-		}
-		impls = append(impls, benchenv.Impl{Name: name, Op: func(i int) error {
-			st := standing(prefix, i%pool)
-			switch op {
-			case "insert":
-				st = standing(prefix, i)
-			case "update":
-				st.Points = int64(i) // a new sort key: three rows move
-			}
-			return do(&st)
-		}})
-	}
-	return impls
 }
 
 // BenchmarkProtocol4Paired is BenchmarkProtocolPaired for an entity in
@@ -218,7 +180,7 @@ func BenchmarkProtocol4Paired(b *testing.B) {
 	eachCoalescing(b, func(b *testing.B, p peers) {
 		for _, op := range []string{"insert", "update", "delete"} {
 			b.Run("op="+op, func(b *testing.B) {
-				benchenv.Paired(b, warmCalls(), protocol4Impls(b, p, op)...)
+				benchenv.Paired(b, warmCalls(), standingCase(p).impls(b, op)...)
 			})
 		}
 	})

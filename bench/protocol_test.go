@@ -127,63 +127,78 @@ func tally(prefix string, i int) model.Tally {
 	return model.Tally{TallyID: fmt.Sprintf("%s%d", prefix, i), Board: fmt.Sprintf("board-%d", i%16), Points: int64(i % 1000), Name: "player"}
 }
 
-func protocolImpls(b *testing.B, p peers, op string) []benchenv.Impl {
-	repo := model.NewTallyRepo(p.cq)
-	hand := handTally{p.s}
+// protocolCase is an entity the write protocol's benchmarks write: how to
+// make the i-th, move it (a new sort key, so that rows move), and write it
+// by hand, in a plain batch and with cqlgen.
+type protocolCase[T any] struct {
+	make  func(prefix string, i int) T
+	move  func(e *T, i int)
+	hand  func(e *T, del bool) error
+	plain func(e *T) error
+	// cqlgen's Insert, Update and Delete.
+	insert, update, delete func(e *T) error
+}
+
+// impls are the peers of one op: the protocol written by hand, cqlgen,
+// and, for Insert, the plain batch. For Update and Delete each first
+// writes its own entities with its own Insert (the hand-written pending
+// record is not cqlgen's).
+func (c protocolCase[T]) impls(b *testing.B, op string) []benchenv.Impl {
 	run := fmt.Sprintf("%d-", time.Now().UnixNano())
 	pool := tallyPool
 	if benchenv.Small() {
 		pool = 64
 	}
-	// Each impl writes its own tallies beforehand, with its own Insert:
-	// the hand-written pending record is not cqlgen's.
-	prep := func(prefix string, insert func(*model.Tally) error) {
-		if op == "insert" {
-			return
-		}
-		for i := range pool {
-			t := tally(prefix, i)
-			if err := insert(&t); err != nil {
-				b.Fatalf("preparing %s: %v", prefix, err)
-			}
-		}
-	}
-	impls := []benchenv.Impl{}
+	var impls []benchenv.Impl
 	for _, name := range []string{"gocql-protocol", "cqlgen", "gocql-plain"} {
-		prefix := op + "-" + name + "-" + run
 		if name == "gocql-plain" && op != "insert" {
 			continue // a plain batch has no Update or Delete that keeps the tables in step
 		}
-		var do func(t *model.Tally) error
+		prefix := op + "-" + name + "-" + run
+		insert := func(e *T) error { return c.hand(e, false) }
+		var do func(e *T) error
 		switch name {
 		case "gocql-protocol":
-			do = func(t *model.Tally) error { return hand.write(t, op == "delete") }
+			do = func(e *T) error { return c.hand(e, op == "delete") }
 		case "gocql-plain":
-			do = func(t *model.Tally) error { return plainTally(p.s, t) }
+			do = c.plain
 		default:
-			do = map[string]func(*model.Tally) error{
-				"insert": func(t *model.Tally) error { return repo.Insert(ctx, t) },
-				"update": func(t *model.Tally) error { return repo.Update(ctx, t) },
-				"delete": func(t *model.Tally) error { return repo.Delete(ctx, t) },
-			}[op]
+			insert = c.insert
+			do = map[string]func(*T) error{"insert": c.insert, "update": c.update, "delete": c.delete}[op]
 		}
-		if name == "cqlgen" {
-			prep(prefix, func(t *model.Tally) error { return repo.Insert(ctx, t) })
-		} else {
-			prep(prefix, func(t *model.Tally) error { return hand.write(t, false) })
+		if op != "insert" {
+			for i := range pool {
+				e := c.make(prefix, i)
+				if err := insert(&e); err != nil {
+					b.Fatalf("preparing %s: %v", prefix, err)
+				}
+			}
 		}
 		impls = append(impls, benchenv.Impl{Name: name, Op: func(i int) error {
-			t := tally(prefix, i%pool)
+			e := c.make(prefix, i%pool)
 			switch op {
 			case "insert":
-				t = tally(prefix, i)
+				e = c.make(prefix, i)
 			case "update":
-				t.Points = int64(i) // a new sort key: the board row moves
+				c.move(&e, i)
 			}
-			return do(&t)
+			return do(&e)
 		}})
 	}
 	return impls
+}
+
+func tallyCase(p peers) protocolCase[model.Tally] {
+	repo := model.NewTallyRepo(p.cq)
+	return protocolCase[model.Tally]{
+		make:   tally,
+		move:   func(t *model.Tally, i int) { t.Points = int64(i) }, // the board row moves
+		hand:   handTally{p.s}.write,
+		plain:  func(t *model.Tally) error { return plainTally(p.s, t) },
+		insert: func(t *model.Tally) error { return repo.Insert(ctx, t) },
+		update: func(t *model.Tally) error { return repo.Update(ctx, t) },
+		delete: func(t *model.Tally) error { return repo.Delete(ctx, t) },
+	}
 }
 
 // BenchmarkProtocolPaired runs Insert, Update and Delete of a Tally,
@@ -193,7 +208,7 @@ func BenchmarkProtocolPaired(b *testing.B) {
 	eachCoalescing(b, func(b *testing.B, p peers) {
 		for _, op := range []string{"insert", "update", "delete"} {
 			b.Run("op="+op, func(b *testing.B) {
-				benchenv.Paired(b, warmCalls(), protocolImpls(b, p, op)...)
+				benchenv.Paired(b, warmCalls(), tallyCase(p).impls(b, op)...)
 			})
 		}
 	})
