@@ -135,11 +135,14 @@ func progressPrinter(w io.Writer, cmd string) func(Progress) {
 		}
 	}
 	return func(p Progress) {
-		eta := "?"
-		if d := p.ETA(); d > 0 {
-			eta = d.Round(time.Second).String()
+		eta := ", ETA ?"
+		switch d := p.ETA(); {
+		case p.Phase == "done":
+			eta = ""
+		case d > 0:
+			eta = ", ETA " + d.Round(time.Second).String()
 		}
-		line := fmt.Sprintf("%s %s: %d/%d ranges, %d rows, %.0f rows/s, ETA %s", cmd, p.Phase, p.Done, p.Ranges, p.Rows, p.Rate(), eta)
+		line := fmt.Sprintf("%s %s: %d/%d ranges, %d rows, %.0f rows/s%s", cmd, p.Phase, p.Done, p.Ranges, p.Rows, p.Rate(), eta)
 		if !tty {
 			fmt.Fprintln(w, line)
 			return
