@@ -110,9 +110,9 @@ func pages[T any](t *testing.T, read func(cursor string) (cqlgen.Page[T], error)
 
 // Paging one partition with three clustering columns in mixed order:
 // every limit gives the rows once each, in Cassandra's order, and the
-// bounds on the first column hold. A cursor continues at each clustering
-// level (After0..After2); breaking any level, or the operator of one,
-// loses or repeats rows here.
+// bounds on the first column hold. A cursor continues at each run of
+// one direction, here each column (After0..After2); breaking any run, or
+// the operator of one, loses or repeats rows here.
 func TestPagingOnePartition(t *testing.T) {
 	s := session(t)
 	repo := fixture.NewReadingRepo(s)
