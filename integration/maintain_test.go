@@ -19,7 +19,10 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-var _ cqlgen.Maintainer = (*testmodel.VisitRepo)(nil)
+var (
+	_ cqlgen.Maintainer = (*testmodel.VisitRepo)(nil)
+	_ cqlgen.Maintainer = (*messaging.MessageRepo)(nil) // immutable
+)
 
 var visitTables = []string{"visits_by_user", "visits_by_site", "visits_by_site_day", "visits_by_page"}
 
