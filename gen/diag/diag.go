@@ -59,6 +59,7 @@ const (
 	NotUnique           Code = "not-unique"           // a table whose key cannot tell two entities apart
 	CanonicalIncomplete Code = "canonical-incomplete" // a source of truth without a column another table stores
 	BadDirective        Code = "bad-directive"        // a //cqlgen: comment that cannot be parsed
+	TenantKey           Code = "tenant-key"           // a partition key that does not start with the //cqlgen:tenant column
 	BuildConstraint     Code = "build-constraint"     // an entity in a file that not every build includes
 	GeneratedSize       Code = "generated-size"       // a package whose generated file would slow every build
 

@@ -21,7 +21,7 @@ func Build(lp *load.Package) (*Package, diag.List) {
 	for _, e := range lp.Errors {
 		b.diags.Errorf(e.Pos, diag.Load, "%s", e.Msg)
 	}
-	p.Keyspace = b.keyspace()
+	p.Keyspace, p.Tenant = b.directives()
 	for _, s := range lp.Entities {
 		if e := b.entity(s); e != nil {
 			p.Entities = append(p.Entities, e)
@@ -46,8 +46,9 @@ func (b *builder) tagErrors(f *load.Field, errs []*tag.Error) {
 	}
 }
 
-func (b *builder) keyspace() *Keyspace {
+func (b *builder) directives() (*Keyspace, *Tenant) {
 	var ks *Keyspace
+	var tenant *Tenant
 	for _, d := range b.lp.Directives {
 		switch d.Name {
 		case "keyspace":
@@ -66,11 +67,20 @@ func (b *builder) keyspace() *Keyspace {
 				}
 				ks = &Keyspace{Name: name, Replication: canon, Pos: d.Pos}
 			}
+		case "tenant":
+			switch {
+			case tenant != nil:
+				b.diags.Errorf(d.Pos, diag.BadDirective, "a second //cqlgen:tenant directive; the first is at %s", diag.Short(tenant.Pos))
+			case d.Args == "" || strings.ContainsAny(d.Args, " \t,"):
+				b.diags.Errorf(d.Pos, diag.BadDirective, "//cqlgen:tenant wants one column name, the one every partition key starts with, e.g. //cqlgen:tenant tenant_id")
+			default:
+				tenant = &Tenant{Column: d.Args, Pos: d.Pos}
+			}
 		default:
-			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (the only one is //cqlgen:keyspace)", d.Name)
+			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (there are //cqlgen:keyspace and //cqlgen:tenant)", d.Name)
 		}
 	}
-	return ks
+	return ks, tenant
 }
 
 func (b *builder) entity(s *load.Struct) *Entity {

@@ -20,10 +20,18 @@ type Package struct {
 	Name     string // package name
 	Dir      string
 	Keyspace *Keyspace
+	Tenant   *Tenant
 	Entities []*Entity // in source order
 	// Declared are the package-level names the package's own Go files
 	// declare, and where: generated names must not collide with them.
 	Declared map[string]token.Position
+}
+
+// Tenant is the optional //cqlgen:tenant directive: the column every
+// table's partition key must start with.
+type Tenant struct {
+	Column string
+	Pos    token.Position
 }
 
 // Keyspace is the optional //cqlgen:keyspace directive.

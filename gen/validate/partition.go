@@ -11,7 +11,7 @@ import (
 )
 
 // Silenceable are the codes a table may silence with ignore:"code: reason".
-var Silenceable = []diag.Code{diag.GrowthUnknown, diag.UnboundedPartition, diag.LargePartition, diag.LowCardinality, diag.ConstantPartition}
+var Silenceable = []diag.Code{diag.GrowthUnknown, diag.UnboundedPartition, diag.LargePartition, diag.LowCardinality, diag.ConstantPartition, diag.TenantKey}
 
 // warn reports a partition warning unless the table silences its code.
 func (c *checker) warn(t *model.Table, pos token.Position, code diag.Code, format string, args ...any) {
@@ -48,7 +48,7 @@ func (c *checker) ignores(t *model.Table) {
 			for _, s := range Silenceable {
 				codes = append(codes, string(s))
 			}
-			c.diags.Errorf(ig.Pos, diag.BadValue, "ignore: %q cannot be silenced; a table can silence only the warnings %s", ig.Code, strings.Join(codes, ", "))
+			c.diags.Errorf(ig.Pos, diag.BadValue, "ignore: %q cannot be silenced; a table can silence only %s", ig.Code, strings.Join(codes, ", "))
 		}
 	}
 }

@@ -6,6 +6,7 @@ package validate
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/cqlgen/cqlgen/gen/diag"
@@ -30,9 +31,36 @@ func Check(p *model.Package) diag.List {
 			tables[t.Name] = t
 		}
 	}
+	if p.Tenant != nil {
+		for _, e := range p.Entities {
+			for _, t := range e.Tables {
+				c.tenant(p.Tenant, e, t)
+			}
+		}
+	}
 	c.goNames(p)
 	c.size(p)
 	return c.diags
+}
+
+// tenant checks the //cqlgen:tenant rule: every table's partition key
+// starts with the tenant column, so that no partition holds two tenants'
+// rows and every read names its tenant. A table of data every tenant
+// shares says so with ignore:"tenant-key: reason".
+func (c *checker) tenant(rule *model.Tenant, e *model.Entity, t *model.Table) {
+	if (len(t.PK) > 0 && t.PK[0].Name == rule.Column) || Silenced(t, diag.TenantKey) != nil {
+		return
+	}
+	fix := fmt.Sprintf("write pk:\"%s, ...\"", rule.Column)
+	if !slices.ContainsFunc(e.Fields, func(f *model.Field) bool { return f.Column == rule.Column }) {
+		fix = fmt.Sprintf("give %s a %s field and write pk:\"%s, ...\"", e.GoName, rule.Column, rule.Column)
+	}
+	first := "nothing"
+	if len(t.PK) > 0 {
+		first = t.PK[0].Name
+	}
+	c.diags.Errorf(t.PKPos, diag.TenantKey, "the partition key of %s starts with %s, not %s, which //cqlgen:tenant at %s requires of every table so that no partition mixes tenants and every read names its tenant: %s, or, for data every tenant shares, ignore:\"tenant-key: why\"",
+		t.Name, first, rule.Column, diag.Short(rule.Pos), fix)
 }
 
 type checker struct {

@@ -5,6 +5,8 @@ package bad_directive
 //cqlgen:keyspace shop {'class': 'SimpleStrategy', 'replication_factor': 1}
 //cqlgen:keyspace again {'class': 'SimpleStrategy', 'replication_factor': 1}
 //cqlgen:tablespace x
+//cqlgen:tenant
+//cqlgen:tenant tenant_id, shop_id
 
 import "github.com/cqlgen/cqlgen/runtime/cqlgen"
 
