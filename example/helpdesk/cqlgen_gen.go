@@ -310,9 +310,192 @@ func ticketTicketsByRequesterCompare(a, b *TicketsByRequesterRow) int {
 	return 0
 }
 
+// OpenTicketsByAgentRow is a row of open_tickets_by_agent, which stores only
+// some columns of Ticket. It is a type of its own so that a partial row cannot
+// be passed where a whole Ticket is written.
+type OpenTicketsByAgentRow struct {
+	OrgID     string     `db:"org_id"`
+	AgentID   string     `db:"agent_id"`
+	OpenedAt  time.Time  `db:"opened_at"`
+	TicketID  gocql.UUID `db:"ticket_id"`
+	Requester string     `db:"requester"`
+	Subject   string     `db:"subject"`
+	Status    Status     `db:"status"`
+}
+
+// ticketOpenTicketsByAgentHolds reports whether open_tickets_by_agent holds
+// e's row: status IN ('OPEN', 'PENDING') AND agent_id is set. The write
+// protocol moves the row in and out of the table as e changes.
+func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
+	return (e.Status == StatusOpen || e.Status == StatusPending) && e.AgentID != ""
+}
+
+// ticketOpenTicketsByAgent: the statements of table open_tickets_by_agent,
+// which serves OpenTicketsByAgent.
+var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "open_tickets_by_agent",
+	Pattern: "OpenTicketsByAgent",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "opened_at", Type: "timestamp"},
+		{Name: "ticket_id", Type: "timeuuid"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "opened_at", Type: "timestamp"},
+		{Name: "ticket_id", Type: "timeuuid"},
+		{Name: "requester", Type: "text"},
+		{Name: "subject", Type: "text"},
+		{Name: "status", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      ticketOpenTicketsByAgentInsertCQL,
+		Delete:      ticketOpenTicketsByAgentDeleteCQL,
+		Scan:        ticketOpenTicketsByAgentScanCQL,
+		First:       ticketOpenTicketsByAgentFirstCQL,
+		FirstFrom:   ticketOpenTicketsByAgentFirstFromCQL,
+		FirstTo:     ticketOpenTicketsByAgentFirstToCQL,
+		FirstFromTo: ticketOpenTicketsByAgentFirstFromToCQL,
+		After: []string{
+			ticketOpenTicketsByAgentAfter0CQL,
+		},
+		AfterTo:     ticketOpenTicketsByAgentAfterToCQL,
+		AtOrAfter:   ticketOpenTicketsByAgentAtOrAfterCQL,
+		AtOrAfterTo: ticketOpenTicketsByAgentAtOrAfterToCQL,
+	},
+})
+
+// ticketOpenTicketsByAgentInsertCQL writes a whole row of
+// open_tickets_by_agent. Its placeholders bind org_id, agent_id, opened_at,
+// ticket_id, requester, subject, status, the write timestamp.
+const ticketOpenTicketsByAgentInsertCQL = `INSERT INTO open_tickets_by_agent (org_id, agent_id, opened_at,
+		ticket_id, requester, subject, status)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// ticketOpenTicketsByAgentRow binds ticketOpenTicketsByAgentInsertCQL for e,
+// written at ts; open_tickets_by_agent has no column to leave unset.
+func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
+}
+
+// ticketOpenTicketsByAgentKey is the primary key of e in
+// open_tickets_by_agent, in order, bucket included.
+func ticketOpenTicketsByAgentKey(e *Ticket) []any {
+	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
+}
+
+// ticketOpenTicketsByAgentDeleteCQL deletes a row of open_tickets_by_agent by
+// its primary key. Its placeholders bind the write timestamp, org_id,
+// agent_id, opened_at, ticket_id.
+const ticketOpenTicketsByAgentDeleteCQL = `DELETE FROM open_tickets_by_agent
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND agent_id = ? AND opened_at = ? AND ticket_id = ?`
+
+// ticketOpenTicketsByAgentScanCQL reads a token range of open_tickets_by_agent
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const ticketOpenTicketsByAgentScanCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status, writetime(requester), writetime(subject), writetime(status)
+	FROM open_tickets_by_agent
+	WHERE token(org_id, agent_id) > ? AND token(org_id, agent_id) <= ?`
+
+// ticketOpenTicketsByAgentFirstCQL reads a partition of open_tickets_by_agent
+// from its first row. cqlgenimpl.ReadPage binds org_id, agent_id.
+const ticketOpenTicketsByAgentFirstCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ?`
+
+// ticketOpenTicketsByAgentFirstFromCQL reads a partition of
+// open_tickets_by_agent from the From bound. cqlgenimpl.ReadPage binds org_id,
+// agent_id, From.
+const ticketOpenTicketsByAgentFirstFromCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ? AND opened_at >= ?`
+
+// ticketOpenTicketsByAgentFirstToCQL reads a partition of
+// open_tickets_by_agent from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, To.
+const ticketOpenTicketsByAgentFirstToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ? AND opened_at < ?`
+
+// ticketOpenTicketsByAgentFirstFromToCQL reads a partition of
+// open_tickets_by_agent between the bounds. cqlgenimpl.ReadPage binds org_id,
+// agent_id, From, To.
+const ticketOpenTicketsByAgentFirstFromToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ? AND opened_at >= ? AND opened_at < ?`
+
+// ticketOpenTicketsByAgentAfter0CQL continues a read of open_tickets_by_agent
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds org_id, agent_id, opened_at, ticket_id.
+const ticketOpenTicketsByAgentAfter0CQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) > (?, ?)`
+
+// ticketOpenTicketsByAgentAfterToCQL continues a read of open_tickets_by_agent
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
+// opened_at, ticket_id, To.
+const ticketOpenTicketsByAgentAfterToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) > (?, ?)
+		AND opened_at < ?`
+
+// ticketOpenTicketsByAgentAtOrAfterCQL continues a read of
+// open_tickets_by_agent at or after a row. cqlgenimpl.ReadPage binds org_id,
+// agent_id, opened_at, ticket_id.
+const ticketOpenTicketsByAgentAtOrAfterCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) >= (?, ?)`
+
+// ticketOpenTicketsByAgentAtOrAfterToCQL continues a read of
+// open_tickets_by_agent at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, opened_at, ticket_id, To.
+const ticketOpenTicketsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
+		status
+	FROM open_tickets_by_agent
+	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) >= (?, ?)
+		AND opened_at < ?`
+
+// ticketOpenTicketsByAgentScan reads one row of open_tickets_by_agent.
+func ticketOpenTicketsByAgentScan(it cqlgen.Iter) (e OpenTicketsByAgentRow, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
+	return
+}
+
+// ticketOpenTicketsByAgentClustering is the clustering key of e in
+// open_tickets_by_agent, in order.
+func ticketOpenTicketsByAgentClustering(e *OpenTicketsByAgentRow) []any {
+	return []any{e.OpenedAt, e.TicketID}
+}
+
+// ticketOpenTicketsByAgentCompare orders rows of open_tickets_by_agent as its
+// clustering order does.
+func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
+	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
+		return c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID); c != 0 {
+		return c
+	}
+	return 0
+}
+
 // TicketRepo reads and writes Ticket in its tables (tickets,
-// tickets_by_requester), keeping every copy in step; tickets is the source of
-// truth.
+// tickets_by_requester, open_tickets_by_agent), keeping every copy in step;
+// tickets is the source of truth.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -327,7 +510,8 @@ func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
 	}
 }
 
-// ticketCheck rejects a Ticket whose partition key values are empty.
+// ticketCheck rejects a Ticket whose partition key values are empty, in the
+// tables that hold it.
 func ticketCheck(e *Ticket) error {
 	if e.OrgID == "" {
 		return &cqlgen.EmptyKeyError{
@@ -386,6 +570,14 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 			Writetimes: 2,
 			Owner:      []int{0, 3},
 		},
+		{
+			Table:      ticketOpenTicketsByAgent,
+			Holds:      ticketOpenTicketsByAgentHolds,
+			Key:        ticketOpenTicketsByAgentKey,
+			Row:        ticketOpenTicketsByAgentRow,
+			Writetimes: 3,
+			Owner:      []int{0, 3},
+		},
 	},
 }
 
@@ -441,7 +633,7 @@ func (r *TicketRepo) Entity() string {
 // Tables lists the tables of Ticket that Repair and Backfill write: every one
 // but tickets, the source of truth.
 func (r *TicketRepo) Tables() []string {
-	return []string{"tickets_by_requester"}
+	return []string{"tickets_by_requester", "open_tickets_by_agent"}
 }
 
 // Verify compares every table of Ticket with what tickets, the source of
@@ -535,6 +727,58 @@ func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, reque
 		Partition: []any{orgID, requester},
 		Scan:      ticketTicketsByRequesterScan,
 		Table:     ticketTicketsByRequester,
+	}
+	if o.OpenedAtFrom != nil {
+		spec.From = *o.OpenedAtFrom
+	}
+	if o.OpenedAtTo != nil {
+		spec.To = *o.OpenedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// OpenTicketsByAgentOptions are the optional parts of a OpenTicketsByAgent
+// read.
+type OpenTicketsByAgentOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	OpenedAtFrom, OpenedAtTo *time.Time
+}
+
+// OpenTicketsByAgent reads an agent's open tickets, oldest first, from
+// open_tickets_by_agent, in pages: one partition, in clustering order.
+func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (cqlgen.Page[OpenTicketsByAgentRow], error) {
+	if orgID == "" {
+		return cqlgen.Page[OpenTicketsByAgentRow]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "open_tickets_by_agent",
+		}
+	}
+	if agentID == "" {
+		return cqlgen.Page[OpenTicketsByAgentRow]{}, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "open_tickets_by_agent",
+		}
+	}
+	if o == nil {
+		o = &OpenTicketsByAgentOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
+		Compare:   ticketOpenTicketsByAgentCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       ticketOpenTicketsByAgentClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID, agentID},
+		Scan:      ticketOpenTicketsByAgentScan,
+		Table:     ticketOpenTicketsByAgent,
 	}
 	if o.OpenedAtFrom != nil {
 		spec.From = *o.OpenedAtFrom

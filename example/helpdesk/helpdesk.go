@@ -36,9 +36,17 @@ const (
 
 // Ticket is one support request. tickets is the source of truth;
 // tickets_by_requester lists a requester's tickets, newest first.
+//
+// open_tickets_by_agent is an agent's queue: it holds only the tickets
+// that are assigned and not closed. Closing a ticket takes it out of the
+// queue, reopening puts it back, and reassigning moves it to the other
+// agent's queue, all through the write protocol; an unassigned ticket is
+// simply not in it. The queue stays small whatever the history, so its
+// size hint is the open work of one agent.
 type Ticket struct {
 	_ cqlgen.Pattern `table:"tickets,canonical" pk:"org_id, ticket_id" doc:"a ticket by its id"`
 	_ cqlgen.Pattern `table:"tickets_by_requester" pk:"org_id, requester" ck:"opened_at desc, ticket_id" cols:"subject, status" size:"rows=1k" doc:"a requester's tickets, newest first"`
+	_ cqlgen.Pattern `table:"open_tickets_by_agent" pk:"org_id, agent_id" ck:"opened_at, ticket_id" cols:"subject, status, requester" where:"status in (OPEN, PENDING) and agent_id is set" size:"rows=200" doc:"an agent's open tickets, oldest first"`
 
 	OrgID     string     `db:"org_id"`
 	TicketID  gocql.UUID `db:"ticket_id" cql:"timeuuid"`

@@ -36,6 +36,7 @@ const (
 	BadTTL              Code = "bad-ttl"              // a TTL that cannot be parsed or is out of range
 	BadBucket           Code = "bad-bucket"           // a bucket expression, source column or width that cannot work
 	BadSize             Code = "bad-size"             // a size hint that cannot be parsed
+	BadWhere            Code = "bad-where"            // a sparse table's predicate that cannot select rows
 	BadIdentifier       Code = "bad-identifier"       // a table or column name CQL cannot take unquoted
 	ReservedWord        Code = "reserved-word"        // a CQL reserved keyword used as a name
 	UnsupportedType     Code = "unsupported-type"     // a Go type with no CQL mapping

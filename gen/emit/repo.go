@@ -56,6 +56,9 @@ func tableDecls(f *jen.File, t *model.Table) {
 		role = "is the source of truth of " + e.GoName
 	}
 	rowType(f, t)
+	if t.Sparse() {
+		holdsFunc(f, t)
+	}
 	doc(f, "%s: the statements of table %s, which %s.", n.Var, t.Name, role)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(tableSpec(t, stmts))
 	for _, s := range stmts {
@@ -217,22 +220,50 @@ func checkKeys(f *jen.File, e *model.Entity) {
 	check := func(name, what string, tables []*model.Table) {
 		var stmts []jen.Code
 		seen := map[*model.Field]bool{}
-		for _, t := range tables {
+		keys := func(t *model.Table) []jen.Code {
+			var out []jen.Code
 			for _, c := range t.PartitionKey() {
 				if c.Field == nil || seen[c.Field] {
 					continue
 				}
-				seen[c.Field] = true
-				if cond := empty(field("e", c.Field), c.Field); cond != nil {
-					stmts = append(stmts, jen.If(cond).Block(jen.Return(emptyKey(t, c.Field))))
+				if !t.Sparse() {
+					seen[c.Field] = true
+				} else if requiresSet(t, c.Field) {
+					continue
 				}
+				if cond := empty(field("e", c.Field), c.Field); cond != nil {
+					out = append(out, jen.If(cond).Block(jen.Return(emptyKey(t, c.Field))))
+				}
+			}
+			return out
+		}
+		// A sparse table's keys matter only for the entities it holds,
+		// and only where no other table needs them anyway.
+		for _, t := range tables {
+			if !t.Sparse() {
+				stmts = append(stmts, keys(t)...)
+			}
+		}
+		for _, t := range tables {
+			if !t.Sparse() {
+				continue
+			}
+			if ks := keys(t); len(ks) > 0 {
+				stmts = append(stmts, jen.If(jen.Id(t.Names.Holds).Call(jen.Id("e"))).Block(ks...))
 			}
 		}
 		stmts = append(stmts, jen.Return(jen.Nil()))
 		doc(f, "%s rejects a %s whose %s.", name, e.GoName, what)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName)).Error().Block(stmts...)
 	}
-	check(e.Names.Check, "partition key values are empty", e.Tables)
+	what := "partition key values are empty"
+	for _, t := range e.Tables {
+		if t.Sparse() {
+			what = "partition key values are empty, in the tables that hold it"
+			break
+		}
+	}
+	check(e.Names.Check, what, e.Tables)
 	if len(e.Tables) > 1 {
 		check(e.Names.CheckKey, "partition key value in "+e.Canonical.Name+", the source of truth, is empty", []*model.Table{e.Canonical})
 	}

@@ -124,6 +124,9 @@ func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table][]mode
 	if !est.Known && r.Verdict == "✅ accepted" {
 		r.Verdict = "✅ bounded by TTL or bucket; size not estimated"
 	}
+	if t.Sparse() {
+		r.Pattern += " (only where `" + t.WhereWords() + "`)"
+	}
 	r.Pattern = strings.ReplaceAll(r.Pattern, "|", "\\|")
 	r.Verdict = strings.ReplaceAll(r.Verdict, "|", "\\|")
 	return r

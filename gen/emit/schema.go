@@ -42,6 +42,7 @@ type tableView struct {
 	Method     string
 	Doc        string
 	Canonical  bool
+	Where      string // a sparse table's predicate
 	Bucket     string
 	TTL        string
 	Columns    []columnView
@@ -72,6 +73,7 @@ func table(t *model.Table) tableView {
 		Method:    t.Method,
 		Doc:       strings.TrimRight(t.Doc, "."),
 		Canonical: t.Entity.Canonical == t,
+		Where:     t.WhereWords(),
 	}
 	if b := t.Bucket; b != nil {
 		tv.Bucket = fmt.Sprintf("%s = %s", b.Column, bucketWords(b))

@@ -50,14 +50,39 @@ func insert(f *jen.File, e *model.Entity) {
 		single(f, e, "Insert", insertDoc(e), element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)))
 		return
 	}
-	var qs []jen.Code
-	for _, t := range e.Tables {
-		qs = append(qs, element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)))
-	}
+	qs := queries(e, "e", func(t *model.Table) jen.Code { return element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)) })
 	writeMethod(f, e, "Insert", insertDoc(e),
 		jen.Return(jen.Qual(rt, "Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
-			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(jen.Return(jen.Index().Qual(rt, "Query").Values(qs...))))),
+			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(qs...))),
 	)
+}
+
+// queries is the body of a function that returns one statement per table
+// of e, each made by stmt; a sparse table's only where it holds the
+// entity named recv.
+func queries(e *model.Entity, recv string, stmt func(*model.Table) jen.Code) []jen.Code {
+	var all, sparse []*model.Table
+	for _, t := range e.Tables {
+		if t.Sparse() {
+			sparse = append(sparse, t)
+		} else {
+			all = append(all, t)
+		}
+	}
+	var qs []jen.Code
+	for _, t := range all {
+		qs = append(qs, stmt(t))
+	}
+	lit := jen.Index().Qual(rt, "Query").Values(qs...)
+	if len(sparse) == 0 {
+		return []jen.Code{jen.Return(lit)}
+	}
+	body := []jen.Code{jen.Id("qs").Op(":=").Add(lit)}
+	for _, t := range sparse {
+		body = append(body, jen.If(jen.Id(t.Names.Holds).Call(jen.Id(recv))).Block(
+			jen.Id("qs").Op("=").Append(jen.Id("qs"), jen.Qual(rt, "Query").Add(stmt(t)))))
+	}
+	return append(body, jen.Return(jen.Id("qs")))
 }
 
 func insertDoc(e *model.Entity) string {
@@ -113,8 +138,13 @@ func writesVar(f *jen.File, e *model.Entity) {
 		if versioned {
 			key = jen.Id(p.Names.Key)
 		}
+		var holds jen.Code
+		if p.Sparse() {
+			holds = jen.Id(p.Names.Holds)
+		}
 		projections = append(projections, keyed(
 			jen.Id("Table"), jen.Id(p.Names.Var),
+			jen.Id("Holds"), holds,
 			jen.Id("Key"), key,
 			jen.Id("Row"), jen.Id(p.Names.Row),
 			jen.Id("Writetimes"), writetime,
@@ -171,17 +201,15 @@ func protocolWrites(f *jen.File, e *model.Entity) {
 func immutableDelete(f *jen.File, e *model.Entity) {
 	t := e.Canonical
 	get := stmt(t, model.SlotGet)
-	var dels []jen.Code
-	for _, o := range e.Tables {
-		dels = append(dels, element(o, model.SlotDelete, jen.Index().Any().Values(values(stmt(o, model.SlotDelete), binding{recv: jen.Id("cur"), ts: jen.Id("ts")})...)))
-	}
+	dels := queries(e, "cur", func(o *model.Table) jen.Code {
+		return element(o, model.SlotDelete, jen.Index().Any().Values(values(stmt(o, model.SlotDelete), binding{recv: jen.Id("cur"), ts: jen.Id("ts")})...))
+	})
 	writeMethod(f, e, "Delete",
 		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table, found from "+t.Name+"'s values, in one logical write under the repository's strategy. Deleting what does not exist is not an error.",
 		jen.Return(jen.Qual(impl, "DeleteAll").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
 			query(t, model.SlotGet, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)),
 			jen.Id(t.Names.Scan),
-			jen.Func().Params(jen.Id("cur").Op("*").Id(e.GoName), jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(
-				jen.Return(jen.Index().Qual(rt, "Query").Values(dels...))),
+			jen.Func().Params(jen.Id("cur").Op("*").Id(e.GoName), jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(dels...),
 		)))
 }
 

@@ -258,6 +258,16 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 		t.Size = &Size{Rows: z.Rows, RowBytes: z.RowBytes, Keys: z.Keys, Total: z.Total, Rate: z.Rate, RatePer: z.RatePer,
 			LimitRows: z.LimitRows, LimitBytes: z.LimitBytes, Pos: pos(z.Off)}
 	}
+	if tp.Where != nil {
+		t.WherePos = pos(tp.WhereOff)
+		for _, tc := range tp.Where {
+			c := Cond{Ref: ref(tc.Column), Op: CondOp(tc.Op)}
+			for _, v := range tc.Values {
+				c.Values = append(c.Values, CondValue{Text: v.Text, Quoted: v.Quoted, Pos: pos(v.Off)})
+			}
+			t.Where = append(t.Where, c)
+		}
+	}
 	for _, ig := range tp.Ignores {
 		t.Ignores = append(t.Ignores, Ignore{Code: ig.Code, Reason: ig.Reason, Pos: pos(ig.Off)})
 	}

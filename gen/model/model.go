@@ -269,6 +269,71 @@ type Size struct {
 	Pos        token.Position
 }
 
+// CondOp is how a condition of a sparse table tests its column.
+type CondOp int
+
+const (
+	CondEq  CondOp = iota + 1 // col = v
+	CondIn                    // col in (v1, v2, ...)
+	CondSet                   // col is set: not nil, not empty, not zero
+)
+
+// Cond is one condition of a sparse table's where key.
+type Cond struct {
+	Ref
+	Op     CondOp
+	Values []CondValue // one for CondEq, one or more for CondIn
+}
+
+// CondValue is a value a condition compares its column with, as written.
+type CondValue struct {
+	Text   string // a quoted string's value, without its quotes
+	Quoted bool
+	Pos    token.Position
+}
+
+// String renders the condition as CQL would read it.
+func (c Cond) String() string {
+	lit := func(v CondValue) string {
+		if c.Field != nil && c.Field.Type != nil && c.Field.Type.Name != "boolean" && !isInteger(c.Field.Type) {
+			return "'" + strings.ReplaceAll(v.Text, "'", "''") + "'"
+		}
+		return strings.ToLower(v.Text)
+	}
+	switch c.Op {
+	case CondEq:
+		return c.Name + " = " + lit(c.Values[0])
+	case CondIn:
+		vs := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			vs[i] = lit(v)
+		}
+		return c.Name + " IN (" + strings.Join(vs, ", ") + ")"
+	}
+	return c.Name + " is set"
+}
+
+func isInteger(t *Type) bool {
+	switch t.Name {
+	case "tinyint", "smallint", "int", "bigint", "varint", "counter":
+		return true
+	}
+	return false
+}
+
+// Sparse reports a table that holds only some of its entity's rows.
+func (t *Table) Sparse() bool { return len(t.Where) > 0 }
+
+// WhereWords renders the table's predicate: "status = 'OPEN' AND agent_id
+// is set".
+func (t *Table) WhereWords() string {
+	cs := make([]string, len(t.Where))
+	for i, c := range t.Where {
+		cs[i] = c.String()
+	}
+	return strings.Join(cs, " AND ")
+}
+
 // Ignore silences one diagnostic code on one table, for a stated reason.
 type Ignore struct {
 	Code   string
@@ -301,6 +366,10 @@ type Table struct {
 	IDPos        token.Position
 	Size         *Size
 	Ignores      []Ignore
+	// Where is the predicate of a sparse table, which holds only the
+	// entities that meet every condition; nil for a table of them all.
+	Where    []Cond
+	WherePos token.Position
 	// Columns is the table's layout: partition key (bucket last),
 	// clustering columns, then the other columns in field order.
 	Columns []*Column

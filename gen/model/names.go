@@ -35,6 +35,7 @@ type TableNames struct {
 	Change     string // binds the Change statement
 	Remove     string // binds the Remove statement
 	Settle     string // binds the Settle statement
+	Holds      string // reports whether a sparse table holds an entity
 	Options    string // the read method's options type (exported)
 	// RowType is the Go type of the table's rows as reads return them:
 	// the entity, or, for a table that stores only some of its columns,
@@ -67,6 +68,7 @@ func assignNames(p *Package) {
 				Var: v, Row: v + "Row", Key: v + "Key", Clustering: v + "Clustering",
 				Compare: v + "Compare", Scan: v + "Scan", ScanState: v + "ScanState",
 				State: v + "State", Data: v + "Data", Change: v + "Change", Remove: v + "Remove", Settle: v + "Settle",
+				Holds:   v + "Holds",
 				Options: t.Method + "Options",
 				RowType: e.GoName,
 			}
@@ -153,6 +155,9 @@ func (t *Table) idents() []Ident {
 		for _, name := range names {
 			add(name, "", "the write protocol's functions of "+t.Name)
 		}
+	}
+	if t.Sparse() {
+		add(tn.Holds, "", "the predicate of "+t.Name)
 	}
 	if t.Partial() {
 		add(tn.RowType, "", "the row type of "+t.Name)

@@ -3,10 +3,12 @@ package tag
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // The values of pattern keys share one small lexical grammar: words
-// (identifiers and keywords), unsigned integers, and the punctuation
+// (identifiers and keywords), unsigned integers, CQL string literals in
+// single quotes ('' inside one is a quote), and the punctuation
 // ( ) , % = < > /.
 
 type tokKind int
@@ -16,6 +18,7 @@ const (
 	tokWord
 	tokNumber
 	tokPunct
+	tokString // text is the string's value, quotes removed
 	tokBad
 )
 
@@ -31,6 +34,8 @@ func (t token) String() string {
 		return "end of value"
 	case tokBad:
 		return fmt.Sprintf("%q", t.text)
+	case tokString:
+		return "'" + strings.ReplaceAll(t.text, "'", "''") + "'"
 	}
 	return fmt.Sprintf("%q", t.text)
 }
@@ -66,6 +71,15 @@ func newLexer(v Value) *lexer {
 		case c == '(' || c == ')' || c == ',' || c == '%' || c == '=' || c == '<' || c == '>' || c == '/':
 			lx.toks = append(lx.toks, token{tokPunct, s[i : i+1], i})
 			i++
+		case c == '\'':
+			text, n, ok := cqlString(s[i:])
+			if !ok {
+				lx.toks = append(lx.toks, token{tokBad, s[i:], i})
+				i = len(s)
+				continue
+			}
+			lx.toks = append(lx.toks, token{tokString, text, i})
+			i += n
 		default:
 			lx.toks = append(lx.toks, token{tokBad, firstRune(s[i:]), i})
 			i += len(firstRune(s[i:]))
@@ -73,6 +87,25 @@ func newLexer(v Value) *lexer {
 	}
 	lx.toks = append(lx.toks, token{tokEOF, "", len(s)})
 	return lx
+}
+
+// cqlString reads the string literal s starts with: its value, the bytes
+// it spans, and false when it is not closed.
+func cqlString(s string) (string, int, bool) {
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		if s[i] != '\'' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '\'' {
+			b.WriteByte('\'')
+			i++
+			continue
+		}
+		return b.String(), i + 1, true
+	}
+	return "", len(s), false
 }
 
 func isWordStart(c byte) bool {
@@ -133,6 +166,19 @@ func (lx *lexer) number(code, what string) (int64, token, *Error) {
 		return 0, t, lx.errorf(t, code, "%s: %q is not a whole number", what, t.text)
 	}
 	return n, t, nil
+}
+
+// literal consumes a value of a where condition: a word, a number or a
+// string.
+func (lx *lexer) literal(code, what string) (Literal, *Error) {
+	t := lx.next()
+	switch t.kind {
+	case tokWord, tokNumber:
+		return Literal{Text: t.text, Off: lx.v.Off(t.pos)}, nil
+	case tokString:
+		return Literal{Text: t.text, Quoted: true, Off: lx.v.Off(t.pos)}, nil
+	}
+	return Literal{}, lx.errorf(t, code, "%s: expected a value (a word, a number or a 'string'), found %s", what, t)
 }
 
 // end fails unless the value is used up.

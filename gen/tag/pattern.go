@@ -98,11 +98,39 @@ type Pattern struct {
 	IDOff        int
 	Size         *Size
 	Ignores      []Ignore
-	KeyOffs      map[string]int // literal offset of every key present
+	// Where is the predicate of a sparse table: it holds only the
+	// entities for which every condition holds.
+	Where    []Cond
+	WhereOff int
+	KeyOffs  map[string]int // literal offset of every key present
+}
+
+// CondOp is how a where condition tests its column.
+type CondOp int
+
+const (
+	CondEq  CondOp = iota + 1 // col = v
+	CondIn                    // col in (v1, v2, ...)
+	CondSet                   // col is set: not nil, not empty, not zero
+)
+
+// Literal is a value in a where condition, as written: a word, a number
+// or a CQL string.
+type Literal struct {
+	Text   string // a string's value, without its quotes
+	Quoted bool
+	Off    int
+}
+
+// Cond is one condition of a where key.
+type Cond struct {
+	Column Ident
+	Op     CondOp
+	Values []Literal // one for CondEq, one or more for CondIn
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "name", "doc", "size", "ignore"}
+var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -164,6 +192,11 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			p.IDOff = kv.KeyOff
 			var e *Error
 			p.ID, e = identList(v, "id")
+			add(e)
+		case "where":
+			p.WhereOff = kv.KeyOff
+			var e *Error
+			p.Where, e = parseWhere(v)
 			add(e)
 		case "name":
 			lx := newLexer(v)
@@ -262,6 +295,68 @@ func (p *Pattern) parseCK(v Value) *Error {
 		if !lx.accept(",") {
 			return lx.end("bad-value", "ck")
 		}
+	}
+}
+
+// parseWhere reads the conditions of a sparse table, joined by and:
+// "status in (OPEN, PENDING) and agent_id is set", "archived = false",
+// "kind = 'bug report'".
+func parseWhere(v Value) ([]Cond, *Error) {
+	const code, what = "bad-where", "where"
+	lx := newLexer(v)
+	if lx.peek().kind == tokEOF {
+		return nil, lx.errorf(lx.peek(), code, "where is empty; write conditions such as status = OPEN and agent_id is set, or drop the key")
+	}
+	var conds []Cond
+	for {
+		col, err := lx.ident(code, what)
+		if err != nil {
+			return nil, err
+		}
+		c := Cond{Column: col}
+		switch t := lx.next(); {
+		case t.kind == tokPunct && t.text == "=":
+			c.Op = CondEq
+			lit, err := lx.literal(code, what)
+			if err != nil {
+				return nil, err
+			}
+			c.Values = []Literal{lit}
+		case t.kind == tokWord && strings.EqualFold(t.text, "in"):
+			c.Op = CondIn
+			if err := lx.expect("(", code, "where ... in"); err != nil {
+				return nil, err
+			}
+			for {
+				lit, err := lx.literal(code, "where ... in")
+				if err != nil {
+					return nil, err
+				}
+				c.Values = append(c.Values, lit)
+				if !lx.accept(",") {
+					break
+				}
+			}
+			if err := lx.expect(")", code, "where ... in"); err != nil {
+				return nil, err
+			}
+		case t.kind == tokWord && strings.EqualFold(t.text, "is"):
+			c.Op = CondSet
+			if s := lx.next(); s.kind != tokWord || !strings.EqualFold(s.text, "set") {
+				return nil, lx.errorf(s, code, "where: expected \"is set\" after %s, found %s", col.Name, s)
+			}
+		default:
+			return nil, lx.errorf(t, code, "where: expected =, in (...) or is set after %s, found %s", col.Name, t)
+		}
+		conds = append(conds, c)
+		t := lx.peek()
+		if t.kind == tokEOF {
+			return conds, nil
+		}
+		if t.kind != tokWord || !strings.EqualFold(t.text, "and") {
+			return nil, lx.errorf(t, code, "where: expected and between conditions, found %s", t)
+		}
+		lx.next()
 	}
 }
 

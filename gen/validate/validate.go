@@ -201,6 +201,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 	}
 
 	c.counters(t)
+	c.where(e, t)
 	c.identity(e, t)
 	c.partition(t)
 }

@@ -353,7 +353,8 @@ func (ent *Entity[T]) selectTables(names []string) ([]int, error) {
 	return out, nil
 }
 
-// expected derives the row of projection p that a canonical row implies.
+// expected derives the row of projection p that a canonical row implies;
+// callers first ask whether p holds the entity at all.
 func (ent *Entity[T]) expected(p Projection[T], st *State[T]) (*row, []any, error) {
 	values := p.Row(&st.Row, st.Version+1, false)
 	r, err := encodeRow(p.Table, values)
@@ -444,6 +445,9 @@ func (v *verification[T]) run(ctx context.Context, repair bool) error {
 		err := v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
 			n++
 			for _, i := range v.tables {
+				if !ent.Projections[i].holds(&st.Row) {
+					continue
+				}
 				r, _, err := ent.expected(ent.Projections[i], st)
 				if err != nil {
 					return err
@@ -537,6 +541,9 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 	}
 	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		return v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
+			if !p.holds(&st.Row) {
+				return nil
+			}
 			r, _, err := ent.expected(p, st)
 			if err != nil || !mismatched[r.bucket(m.Buckets)] {
 				return err
@@ -624,7 +631,7 @@ func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *
 		case errors.Is(err, cqlgen.ErrNotFound):
 		case err != nil:
 			return false, err
-		case !st.Deleted:
+		case !st.Deleted && p.holds(&st.Row):
 			want, _, err := v.ent.expected(p, &st)
 			if err != nil {
 				return false, err
@@ -683,6 +690,9 @@ func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], enti
 		v := &verification[T]{ent: ent, s: s, m: m}
 		var n int64
 		err := v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
+			if !p.holds(&st.Row) {
+				return nil
+			}
 			if err := m.limiter.wait(ctx); err != nil {
 				return err
 			}

@@ -71,6 +71,11 @@ type Change struct {
 // writes it.
 type Projection[T any] struct {
 	Table *Table
+	// Holds reports whether the table holds e's row: the predicate of a
+	// sparse table (where:"..."); nil for a table that holds every entity.
+	// A change that makes it false deletes the row, as a change of its key
+	// moves it.
+	Holds func(e *T) bool
 	// Key is the primary key of e's row, bucket included.
 	Key func(e *T) []any
 	// Row binds the Insert of e's row at ts.
@@ -84,6 +89,9 @@ type Projection[T any] struct {
 	// table names its entity. Nil when the table does not store them all.
 	Owner []int
 }
+
+// holds reports whether p holds e's row.
+func (p *Projection[T]) holds(e *T) bool { return p.Holds == nil || p.Holds(e) }
 
 // Entity is an entity's write protocol, declared by generated code.
 type Entity[T any] struct {
@@ -179,8 +187,11 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		var moved []movedRow
 		if live {
 			for i, p := range ent.Projections {
+				if !p.holds(&st.Row) {
+					continue
+				}
 				k := p.Key(&st.Row)
-				if next == nil || !SameKey(p.Table, k, p.Key(next)) {
+				if next == nil || !p.holds(next) || !SameKey(p.Table, k, p.Key(next)) {
 					moved = append(moved, movedRow{i, k})
 				}
 			}
@@ -218,7 +229,9 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		}
 		if next != nil {
 			for _, p := range ent.Projections {
-				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
+				if p.holds(next) {
+					qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
+				}
 			}
 		}
 		return fanOut(ctx, s, o, qs)
@@ -244,7 +257,9 @@ func (ent *Entity[T]) finish(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 	}
 	if !st.Deleted {
 		for _, p := range ent.Projections {
-			qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+			if p.holds(&st.Row) {
+				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+			}
 		}
 	}
 	if err := fanOut(ctx, s, o, qs); err != nil {

@@ -1,0 +1,81 @@
+package model
+
+import (
+	"go/constant"
+	"go/types"
+	"strconv"
+)
+
+// EnumConst is a package-level constant of a field's named type: one
+// value of an enum.
+type EnumConst struct {
+	Name  string
+	Pkg   string // the import path of the package that declares it
+	Value string // as a where condition writes it: a string's value, a number, true or false
+}
+
+// EnumConsts lists the constants declared of the field's named type, in
+// name order; nil when the type is not named or has none.
+func (f *Field) EnumConsts() []EnumConst {
+	named, ok := types.Unalias(deref(f.Go)).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return nil
+	}
+	pkg := named.Obj().Pkg()
+	var cs []EnumConst
+	for _, name := range pkg.Scope().Names() {
+		c, ok := pkg.Scope().Lookup(name).(*types.Const)
+		if !ok || !types.Identical(c.Type(), named) {
+			continue
+		}
+		cs = append(cs, EnumConst{Name: name, Pkg: pkg.Path(), Value: constValue(c.Val())})
+	}
+	return cs
+}
+
+func constValue(v constant.Value) string {
+	if v.Kind() == constant.String {
+		return constant.StringVal(v)
+	}
+	if v.Kind() == constant.Bool {
+		return strconv.FormatBool(constant.BoolVal(v))
+	}
+	return v.ExactString()
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// CondKind is what a where condition compares, by the field's Go type.
+type CondKind int
+
+const (
+	CondOther  CondKind = iota // nothing a condition can compare
+	CondString                 // a string, or a type whose underlying type is one
+	CondBool
+	CondInt
+)
+
+// CondKindOf classifies the field's Go type, a pointer's element type for
+// a nullable field.
+func CondKindOf(f *Field) CondKind {
+	if f.Go == nil {
+		return CondOther
+	}
+	b, ok := deref(f.Go).Underlying().(*types.Basic)
+	switch {
+	case !ok:
+		return CondOther
+	case b.Info()&types.IsString != 0:
+		return CondString
+	case b.Info()&types.IsBoolean != 0:
+		return CondBool
+	case b.Info()&types.IsInteger != 0:
+		return CondInt
+	}
+	return CondOther
+}
