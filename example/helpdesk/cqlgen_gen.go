@@ -324,7 +324,7 @@ type OpenTicketsByAgentRow struct {
 }
 
 // ticketOpenTicketsByAgentHolds reports whether open_tickets_by_agent holds
-// e's row: status IN ('OPEN', 'PENDING') AND agent_id is set. The write
+// e's row: status IN ("OPEN", "PENDING") AND agent_id is set. The write
 // protocol moves the row in and out of the table as e changes.
 func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
 	return (e.Status == StatusOpen || e.Status == StatusPending) && e.AgentID != ""

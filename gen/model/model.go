@@ -293,10 +293,16 @@ type CondValue struct {
 }
 
 // String renders the condition as CQL would read it.
-func (c Cond) String() string {
+func (c Cond) String() string { return c.render(func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }) }
+
+// GoString renders the condition with its strings as Go writes them, for
+// comments in Go, where gofmt would turn a CQL '' into a typographic quote.
+func (c Cond) GoString() string { return c.render(strconv.Quote) }
+
+func (c Cond) render(quote func(string) string) string {
 	lit := func(v CondValue) string {
 		if c.Field != nil && c.Field.Type != nil && c.Field.Type.Name != "boolean" && !isInteger(c.Field.Type) {
-			return "'" + strings.ReplaceAll(v.Text, "'", "''") + "'"
+			return quote(v.Text)
 		}
 		return strings.ToLower(v.Text)
 	}
@@ -326,10 +332,15 @@ func (t *Table) Sparse() bool { return len(t.Where) > 0 }
 
 // WhereWords renders the table's predicate: "status = 'OPEN' AND agent_id
 // is set".
-func (t *Table) WhereWords() string {
+func (t *Table) WhereWords() string { return t.where(Cond.String) }
+
+// WhereGo renders the predicate with Go strings: status = "OPEN" AND ...
+func (t *Table) WhereGo() string { return t.where(Cond.GoString) }
+
+func (t *Table) where(render func(Cond) string) string {
 	cs := make([]string, len(t.Where))
 	for i, c := range t.Where {
-		cs[i] = c.String()
+		cs[i] = render(c)
 	}
 	return strings.Join(cs, " AND ")
 }

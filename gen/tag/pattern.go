@@ -353,6 +353,9 @@ func parseWhere(v Value) ([]Cond, *Error) {
 		if t.kind == tokEOF {
 			return conds, nil
 		}
+		if t.kind == tokWord && strings.EqualFold(t.text, "or") {
+			return nil, lx.errorf(t, code, "where: conditions are joined by and only; for a choice of values of one column write col in (a, b)")
+		}
 		if t.kind != tokWord || !strings.EqualFold(t.text, "and") {
 			return nil, lx.errorf(t, code, "where: expected and between conditions, found %s", t)
 		}

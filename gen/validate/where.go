@@ -34,12 +34,12 @@ func (c *checker) where(e *model.Entity, t *model.Table) {
 		kind := model.CondKindOf(f)
 		if cond.Op == model.CondSet {
 			if _, ptr := f.Go.(*types.Pointer); !ptr && !canBeUnset(f, kind) {
-				c.diags.Errorf(cond.Pos, diag.BadWhere, "where: %s is a %s, which is never unset (0 and false are values); make the field a pointer to let it be absent, or compare it with =", f.Column, f.Type)
+				c.diags.Errorf(cond.Pos, diag.BadWhere, "where: %s is of type %s, which is never unset (0 and false are values); make the field a pointer to let it be absent, or compare it with =", f.Column, f.Type)
 			}
 			continue
 		}
 		if kind == model.CondOther {
-			c.diags.Errorf(cond.Pos, diag.BadWhere, "where: %s is a %s; a condition compares strings, enums and booleans (=, in) or tests that a column is set", f.Column, f.Type)
+			c.diags.Errorf(cond.Pos, diag.BadWhere, "where: %s is of type %s; a condition compares strings, enums and booleans (=, in) or tests that a column is set", f.Column, f.Type)
 			continue
 		}
 		if kind == model.CondBool && cond.Op == model.CondIn {
@@ -72,7 +72,7 @@ func (c *checker) whereValue(f *model.Field, kind model.CondKind, consts []model
 		return
 	case model.CondInt:
 		if _, err := strconv.ParseInt(v.Text, 10, 64); v.Quoted || err != nil {
-			c.diags.Errorf(v.Pos, diag.BadWhere, "where: %s is a %s; compare it with a whole number, not %s", f.Column, f.Type, quoteValue(v))
+			c.diags.Errorf(v.Pos, diag.BadWhere, "where: %s is of type %s; compare it with a whole number, not %s", f.Column, f.Type, quoteValue(v))
 			return
 		}
 	}
