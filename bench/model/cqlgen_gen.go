@@ -1928,7 +1928,7 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1944,7 +1944,7 @@ func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, scoreCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1957,11 +1957,66 @@ func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, scoreCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, scoreCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Score with the given key from scores, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Score since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (*Score, int64, error) {
+	if board == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "scores",
+		}
+	}
+	if playerID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "player_id",
+			Table:  "scores",
+		}
+	}
+	e := &Score{}
+	e.Board = board
+	e.PlayerID = playerID
+	return cqlgenimpl.Versioned(ctx, r.s, scoreWrites, e)
+}
+
+// Modify reads the Score with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Score since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// scores (cqlgen.ErrKeyChanged). It returns the Score written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did.
+func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (*Score, error) {
+	if board == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "scores",
+		}
+	}
+	if playerID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "player_id",
+			Table:  "scores",
+		}
+	}
+	e := &Score{}
+	e.Board = board
+	e.PlayerID = playerID
+	o, err := cqlgenimpl.BeginVersioned(e, scoreCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, scoreWrites, e, scoreCheck, change)
 }
 
 // Entity names the entity ScoreRepo keeps: Score.
@@ -2499,7 +2554,7 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, tallyCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -2515,7 +2570,7 @@ func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, tallyCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -2528,11 +2583,52 @@ func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, tallyCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, tallyCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Tally with the given key from tallies, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Tally since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (*Tally, int64, error) {
+	if tallyID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "tally_id",
+			Table:  "tallies",
+		}
+	}
+	e := &Tally{}
+	e.TallyID = tallyID
+	return cqlgenimpl.Versioned(ctx, r.s, tallyWrites, e)
+}
+
+// Modify reads the Tally with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Tally since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// tallies (cqlgen.ErrKeyChanged). It returns the Tally written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did.
+func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (*Tally, error) {
+	if tallyID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "tally_id",
+			Table:  "tallies",
+		}
+	}
+	e := &Tally{}
+	e.TallyID = tallyID
+	o, err := cqlgenimpl.BeginVersioned(e, tallyCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, tallyWrites, e, tallyCheck, change)
 }
 
 // Entity names the entity TallyRepo keeps: Tally.
@@ -3305,7 +3401,7 @@ var standingWrites = &cqlgenimpl.Entity[Standing]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, standingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -3321,7 +3417,7 @@ func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.O
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, standingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -3334,11 +3430,52 @@ func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.O
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, standingCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, standingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Standing with the given key from standings, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Standing since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (*Standing, int64, error) {
+	if standingID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "standing_id",
+			Table:  "standings",
+		}
+	}
+	e := &Standing{}
+	e.StandingID = standingID
+	return cqlgenimpl.Versioned(ctx, r.s, standingWrites, e)
+}
+
+// Modify reads the Standing with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Standing since it was read; when
+// someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in standings (cqlgen.ErrKeyChanged). It returns the
+// Standing written; cqlgen.ErrNotFound if there is none. It costs one read
+// more than Update, which overwrites whatever a concurrent writer did.
+func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (*Standing, error) {
+	if standingID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "standing_id",
+			Table:  "standings",
+		}
+	}
+	e := &Standing{}
+	e.StandingID = standingID
+	o, err := cqlgenimpl.BeginVersioned(e, standingCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, standingWrites, e, standingCheck, change)
 }
 
 // Entity names the entity StandingRepo keeps: Standing.

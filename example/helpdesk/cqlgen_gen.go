@@ -34,6 +34,7 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "agent_id", Type: "text"},
 		{Name: "opened_at", Type: "timestamp"},
 		{Name: "body", Type: "text"},
+		{Name: "replies", Type: "int"},
 	},
 	CQL: cqlgenimpl.CQL{
 		Get:    ticketTicketsGetCQL,
@@ -48,7 +49,7 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 // ticketTicketsGetCQL reads a row of tickets by its primary key. Its
 // placeholders bind org_id, ticket_id.
 const ticketTicketsGetCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, cqlgen_deleted
+		opened_at, body, replies, cqlgen_deleted
 	FROM tickets
 	WHERE org_id = ? AND ticket_id = ?`
 
@@ -57,7 +58,7 @@ const ticketTicketsGetCQL = `SELECT org_id, ticket_id, requester, subject, statu
 func ticketTicketsScan(it cqlgen.Iter) (e Ticket, ok bool) {
 	for {
 		var deleted bool
-		if !it.Scan(&e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &deleted) {
+		if !it.Scan(&e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies, &deleted) {
 			return e, false
 		}
 		if !deleted {
@@ -70,7 +71,7 @@ func ticketTicketsScan(it cqlgen.Iter) (e Ticket, ok bool) {
 // ticketTicketsStateCQL reads a row of tickets with the write protocol's
 // columns. Its placeholders bind org_id, ticket_id.
 const ticketTicketsStateCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		opened_at, body, replies, cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM tickets
 	WHERE org_id = ? AND ticket_id = ?`
 
@@ -82,30 +83,30 @@ func ticketTicketsState(e *Ticket) []any {
 // ticketTicketsScanState reads a row of tickets with its version, its mark of
 // deletion and its pending record.
 func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
 // ticketTicketsData is every column of e's row in tickets, in table order.
 func ticketTicketsData(e *Ticket) []any {
-	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body}
+	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
 
 // ticketTicketsChangeCQL writes a row of tickets if its version is the one
 // read (null: if there is no row). Its placeholders bind requester, subject,
-// status, agent_id, opened_at, body, cqlgen_version (the write timestamp), the
-// pending record, org_id, ticket_id, the version read.
+// status, agent_id, opened_at, body, replies, cqlgen_version (the write
+// timestamp), the pending record, org_id, ticket_id, the version read.
 const ticketTicketsChangeCQL = `UPDATE tickets
 	SET requester = ?, subject = ?, status = ?, agent_id = ?,
-		opened_at = ?, body = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		opened_at = ?, body = ?, replies = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
 	WHERE org_id = ? AND ticket_id = ?
 	IF cqlgen_version = ?`
 
 // ticketTicketsChange binds ticketTicketsChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, c.TS, c.Pending, e.OrgID, e.TicketID, c.Old}
+	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, e.OrgID, e.TicketID, c.Old}
 }
 
 // ticketTicketsRemoveCQL leaves a grave of a row of tickets if its version is
@@ -114,7 +115,7 @@ func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 const ticketTicketsRemoveCQL = `UPDATE tickets
 	USING TTL 864000
 	SET requester = null, subject = null, status = null, agent_id = null,
-		opened_at = null, body = null, cqlgen_version = ?,
+		opened_at = null, body = null, replies = null, cqlgen_version = ?,
 		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE org_id = ? AND ticket_id = ?
 	IF cqlgen_version = ?`
@@ -142,7 +143,7 @@ func ticketTicketsSettle(e *Ticket, version int64) []any {
 // ticketTicketsScanCQL reads a token range of tickets for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const ticketTicketsScanCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		opened_at, body, replies, cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM tickets
 	WHERE token(org_id, ticket_id) > ? AND token(org_id, ticket_id) <= ?`
 
@@ -589,7 +590,7 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, ticketCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -605,7 +606,7 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, ticketCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -618,11 +619,66 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, ticketCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Ticket with the given key from tickets, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Ticket since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, int64, error) {
+	if orgID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "tickets",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "tickets",
+		}
+	}
+	e := &Ticket{}
+	e.OrgID = orgID
+	e.TicketID = ticketID
+	return cqlgenimpl.Versioned(ctx, r.s, ticketWrites, e)
+}
+
+// Modify reads the Ticket with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Ticket since it was read; when
+// someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in tickets (cqlgen.ErrKeyChanged). It returns the Ticket
+// written; cqlgen.ErrNotFound if there is none. It costs one read more than
+// Update, which overwrites whatever a concurrent writer did.
+func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "tickets",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "tickets",
+		}
+	}
+	e := &Ticket{}
+	e.OrgID = orgID
+	e.TicketID = ticketID
+	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, ticketWrites, e, ticketCheck, change)
 }
 
 // Entity names the entity TicketRepo keeps: Ticket.

@@ -43,6 +43,10 @@ const (
 // agent's queue, all through the write protocol; an unassigned ticket is
 // simply not in it. The queue stays small whatever the history, so its
 // size hint is the open work of one agent.
+//
+// Agents edit tickets concurrently: TicketRepo.Modify changes a field on
+// the latest copy and retries when another agent came first, so no edit
+// is lost, and it writes only the tables that store what changed.
 type Ticket struct {
 	_ cqlgen.Pattern `table:"tickets,canonical" pk:"org_id, ticket_id" doc:"a ticket by its id"`
 	_ cqlgen.Pattern `table:"tickets_by_requester" pk:"org_id, requester" ck:"opened_at desc, ticket_id" cols:"subject, status" size:"rows=1k" doc:"a requester's tickets, newest first"`
@@ -56,4 +60,5 @@ type Ticket struct {
 	AgentID   string     `db:"agent_id"` // empty while unassigned
 	OpenedAt  time.Time  `db:"opened_at"`
 	Body      string     `db:"body"`
+	Replies   int32      `db:"replies"` // how many replies the ticket has had
 }

@@ -637,7 +637,7 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -653,7 +653,7 @@ func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, trackCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -666,11 +666,52 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, trackCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Track with the given key from tracks, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Track since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, int64, error) {
+	if trackID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "track_id",
+			Table:  "tracks",
+		}
+	}
+	e := &Track{}
+	e.TrackID = trackID
+	return cqlgenimpl.Versioned(ctx, r.s, trackWrites, e)
+}
+
+// Modify reads the Track with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Track since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// tracks (cqlgen.ErrKeyChanged). It returns the Track written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did.
+func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (*Track, error) {
+	if trackID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "track_id",
+			Table:  "tracks",
+		}
+	}
+	e := &Track{}
+	e.TrackID = trackID
+	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, trackWrites, e, trackCheck, change)
 }
 
 // Entity names the entity TrackRepo keeps: Track.
@@ -1417,7 +1458,7 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 // applied in part: run it again, from any client, and every table converges on
 // the result; the next write of the entity finishes it too.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1434,7 +1475,7 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1448,11 +1489,66 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, chartEntryCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the ChartEntry with the given key from daily_track_plays,
+// with its version: pass that to Update or Delete as
+// cqlgen.IfVersion(version), and they apply only if no one changed the
+// ChartEntry since (a compare-and-set). cqlgen.ErrNotFound if there is none.
+func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, int64, error) {
+	if chartDate.IsZero() {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "chart_date",
+			Table:  "daily_track_plays",
+		}
+	}
+	if trackID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "track_id",
+			Table:  "daily_track_plays",
+		}
+	}
+	e := &ChartEntry{}
+	e.ChartDate = chartDate
+	e.TrackID = trackID
+	return cqlgenimpl.Versioned(ctx, r.s, chartEntryWrites, e)
+}
+
+// Modify reads the ChartEntry with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the ChartEntry since it was read;
+// when someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in daily_track_plays (cqlgen.ErrKeyChanged). It returns the
+// ChartEntry written; cqlgen.ErrNotFound if there is none. It costs one read
+// more than Update, which overwrites whatever a concurrent writer did.
+func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (*ChartEntry, error) {
+	if chartDate.IsZero() {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "chart_date",
+			Table:  "daily_track_plays",
+		}
+	}
+	if trackID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "track_id",
+			Table:  "daily_track_plays",
+		}
+	}
+	e := &ChartEntry{}
+	e.ChartDate = chartDate
+	e.TrackID = trackID
+	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, chartEntryWrites, e, chartEntryCheck, change)
 }
 
 // Entity names the entity ChartEntryRepo keeps: ChartEntry.

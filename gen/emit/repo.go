@@ -21,6 +21,7 @@ func entity(f *jen.File, e *model.Entity) {
 	case e.Versioned():
 		writesVar(f, e)
 		protocolWrites(f, e)
+		versionedReads(f, e)
 		maintenance(f, e)
 	case e.Immutable:
 		insert(f, e)

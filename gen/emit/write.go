@@ -36,8 +36,12 @@ func writeMethod(f *jen.File, e *model.Entity, name, docText string, body ...jen
 	if name == "Delete" && len(e.Tables) > 1 && (e.Versioned() || e.Immutable) {
 		check = e.Names.CheckKey
 	}
+	begin := "Begin"
+	if e.Versioned() {
+		begin = "BeginVersioned"
+	}
 	prologue := []jen.Code{
-		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, "Begin").Call(jen.Id("e"), jen.Id(check), jen.Id("r").Dot("opts"), jen.Id("opts")),
+		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, begin).Call(jen.Id("e"), jen.Id(check), jen.Id("r").Dot("opts"), jen.Id("opts")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
 	recvFunc(f, e, name).Params(ctxParam(), jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().
@@ -193,6 +197,37 @@ func protocolWrites(f *jen.File, e *model.Entity) {
 	writeMethod(f, e, "Delete",
 		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table; the rows of the other tables are found from "+t.Name+"'s values, so e needs only its key. Deleting what does not exist is not an error. "+promise,
 		call("OpDelete"))
+}
+
+// versionedReads writes GetVersioned and Modify of a versioned entity:
+// the compare-and-set of a whole entity, by the caller or in a loop.
+func versionedReads(f *jen.File, e *model.Entity) {
+	t := e.Canonical
+	key := append(t.PartitionKey(), t.Clustering()...)
+	entity := func(fail jen.Code) (params, body []jen.Code) {
+		params, body = keyParams(t, key, fail)
+		body = append(body, jen.Id("e").Op(":=").Op("&").Id(e.GoName).Values())
+		for _, c := range key {
+			if c.Field != nil {
+				body = append(body, jen.Id("e").Dot(c.Field.GoName).Op("=").Id(param(c.Field)))
+			}
+		}
+		return params, body
+	}
+	params, body := entity(jen.List(jen.Nil(), jen.Lit(0)))
+	doc(f, "GetVersioned reads the %s with the given key from %s, with its version: pass that to Update or Delete as cqlgen.IfVersion(version), and they apply only if no one changed the %s since (a compare-and-set). cqlgen.ErrNotFound if there is none.", e.GoName, t.Name, e.GoName)
+	recvFunc(f, e, "GetVersioned").Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()).Block(
+		append(body, jen.Return(jen.Qual(impl, "Versioned").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Id("e"))))...)
+
+	params, body = entity(jen.Nil())
+	params = append(params, jen.Id("change").Func().Params(jen.Op("*").Id(e.GoName)).Error(), jen.Id("opts").Op("...").Qual(rt, "Option"))
+	body = append(body,
+		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, "BeginVersioned").Call(jen.Id("e"), jen.Id(e.Names.CheckKey), jen.Id("r").Dot("opts"), jen.Id("opts")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Qual(impl, "Modify").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(e.Names.Writes), jen.Id("e"), jen.Id(e.Names.Check), jen.Id("change"))),
+	)
+	doc(f, "Modify reads the %s with the given key, lets change edit it (set a field, add to a collection), and writes the result to every table that stores what changed, if no one changed the %s since it was read; when someone did, it reads it again and calls change again, up to Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing is written when change returns an error, which Modify returns; change must not edit the key in %s (cqlgen.ErrKeyChanged). It returns the %s written; cqlgen.ErrNotFound if there is none. It costs one read more than Update, which overwrites whatever a concurrent writer did.", e.GoName, e.GoName, t.Name, e.GoName)
+	recvFunc(f, e, "Modify").Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Error()).Block(body...)
 }
 
 // immutableDelete writes Delete of an immutable entity: the canonical row

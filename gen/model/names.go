@@ -103,6 +103,9 @@ func (p *Package) Idents() []Ident {
 		if e.Immutable {
 			methods = []string{"Insert", "Delete", "Get"}
 		}
+		if e.Versioned() {
+			methods = append(methods, "GetVersioned", "Modify")
+		}
 		if e.Maintained() {
 			methods = append(methods, "Entity", "Tables", "Verify", "Repair", "Backfill")
 		}

@@ -608,7 +608,7 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 // run it again, from any client, and every table converges on the result; the
 // next write of the entity finishes it too.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -625,7 +625,7 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -639,11 +639,56 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Reading with the given key from readings_by_day, with
+// its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Reading since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, int64, error) {
+	if sensorID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings_by_day",
+		}
+	}
+	e := &Reading{}
+	e.SensorID = sensorID
+	e.At = at
+	e.Seq = seq
+	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
+}
+
+// Modify reads the Reading with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Reading since it was read; when
+// someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in readings_by_day (cqlgen.ErrKeyChanged). It returns the
+// Reading written; cqlgen.ErrNotFound if there is none. It costs one read more
+// than Update, which overwrites whatever a concurrent writer did.
+func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
+	if sensorID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings_by_day",
+		}
+	}
+	e := &Reading{}
+	e.SensorID = sensorID
+	e.At = at
+	e.Seq = seq
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
 }
 
 // Entity names the entity ReadingRepo keeps: Reading.
@@ -1671,7 +1716,7 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1687,7 +1732,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1700,11 +1745,52 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, visitCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, visitCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Visit with the given key from visits, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Visit since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (*Visit, int64, error) {
+	if visitID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "visit_id",
+			Table:  "visits",
+		}
+	}
+	e := &Visit{}
+	e.VisitID = visitID
+	return cqlgenimpl.Versioned(ctx, r.s, visitWrites, e)
+}
+
+// Modify reads the Visit with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Visit since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// visits (cqlgen.ErrKeyChanged). It returns the Visit written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did.
+func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (*Visit, error) {
+	if visitID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "visit_id",
+			Table:  "visits",
+		}
+	}
+	e := &Visit{}
+	e.VisitID = visitID
+	o, err := cqlgenimpl.BeginVersioned(e, visitCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, visitWrites, e, visitCheck, change)
 }
 
 // Entity names the entity VisitRepo keeps: Visit.

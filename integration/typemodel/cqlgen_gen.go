@@ -666,7 +666,7 @@ var everythingWrites = &cqlgenimpl.Entity[Everything]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -683,7 +683,7 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -697,11 +697,56 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, everythingCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Everything with the given key from everything, with
+// its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Everything since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, int64, error) {
+	if cqlgenimpl.IsZeroUUID(id) {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "id",
+			Table:  "everything",
+		}
+	}
+	e := &Everything{}
+	e.ID = id
+	e.TagsKey = tagsKey
+	e.Day = day
+	return cqlgenimpl.Versioned(ctx, r.s, everythingWrites, e)
+}
+
+// Modify reads the Everything with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Everything since it was read;
+// when someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in everything (cqlgen.ErrKeyChanged). It returns the
+// Everything written; cqlgen.ErrNotFound if there is none. It costs one read
+// more than Update, which overwrites whatever a concurrent writer did.
+func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (*Everything, error) {
+	if cqlgenimpl.IsZeroUUID(id) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "id",
+			Table:  "everything",
+		}
+	}
+	e := &Everything{}
+	e.ID = id
+	e.TagsKey = tagsKey
+	e.Day = day
+	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, everythingWrites, e, everythingCheck, change)
 }
 
 // Entity names the entity EverythingRepo keeps: Everything.

@@ -14,7 +14,8 @@ var (
 	// ErrNotFound: the row asked for does not exist.
 	ErrNotFound = errors.New("cqlgen: not found")
 	// ErrNotApplied: a conditional write did not apply. A *NotAppliedError
-	// carries the current values.
+	// carries the current values; a *VersionConflictError says which
+	// version an IfVersion or IfAbsent write found.
 	ErrNotApplied = errors.New("cqlgen: conditional write not applied")
 	// ErrInvalidCursor: a cursor that is corrupt or belongs to another
 	// query. An *InvalidCursorError says why.
@@ -25,6 +26,10 @@ var (
 	// ErrBatchTooLarge: a batch exceeds the configured size limit and was
 	// not sent. A *BatchTooLargeError gives the sizes.
 	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
+	// ErrKeyChanged: a Modify's change edited the entity's key in its
+	// source of truth, which would make it another entity (Insert creates
+	// one). Nothing was written.
+	ErrKeyChanged = errors.New("cqlgen: Modify changed the key of the entity in its source of truth")
 	// ErrNilEntity: a repository was handed a nil entity.
 	ErrNilEntity = errors.New("cqlgen: nil entity")
 	// ErrFenced: a command with an idempotency key ran, but its lease ran
@@ -73,6 +78,28 @@ func (e *InvalidCursorError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalidCursor) true.
 func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalidCursor }
+
+// VersionConflictError reports a write with IfVersion or IfAbsent that
+// found the entity elsewhere: changed (or deleted) since it was read, or,
+// for IfAbsent, there. Nothing was written.
+type VersionConflictError struct {
+	Table    string // the entity's source of truth
+	Expected int64  // the version expected; Absent for none
+	Actual   int64  // the version found; Absent when there is no entity
+}
+
+func (e *VersionConflictError) Error() string {
+	switch {
+	case e.Expected == Absent:
+		return fmt.Sprintf("cqlgen: %s: the entity exists (version %d), and IfAbsent asked for none", e.Table, e.Actual)
+	case e.Actual == Absent:
+		return fmt.Sprintf("cqlgen: %s: the entity at version %d is gone", e.Table, e.Expected)
+	}
+	return fmt.Sprintf("cqlgen: %s: the entity changed since it was read: version %d, expected %d", e.Table, e.Actual, e.Expected)
+}
+
+// Is makes errors.Is(err, ErrNotApplied) true.
+func (e *VersionConflictError) Is(target error) bool { return target == ErrNotApplied }
 
 // NotAppliedError reports a conditional write that did not apply, with the
 // values the row holds now (column name to value), as Cassandra returned

@@ -42,7 +42,25 @@ type Options struct {
 	// Idempotency, when it has a key, makes Insert apply at most once
 	// within its TTL however often it is sent (see Apply).
 	Idempotency Idempotency
+	// Expect is the version a write of an entity stored in several tables
+	// expects to find (see IfVersion and IfAbsent); 0 expects nothing.
+	Expect int64
 }
+
+// Absent is the version IfAbsent expects: no entity at all.
+const Absent int64 = -1
+
+// IfVersion makes an Update, Delete or Insert of an entity kept by the
+// write protocol apply only if the entity is still at version v, the one
+// GetVersioned returned: a compare-and-set on the whole entity. Anything
+// else gets a *VersionConflictError, and nothing is written. Other
+// repositories refuse the option with an *OptionError.
+func IfVersion(v int64) Option { return func(o *Options) { o.Expect = v } }
+
+// IfAbsent makes an Insert of an entity kept by the write protocol apply
+// only if the entity does not exist (a deleted one does not): create,
+// never replace. Otherwise it gets a *VersionConflictError.
+func IfAbsent() Option { return func(o *Options) { o.Expect = Absent } }
 
 // Option sets an option.
 type Option func(*Options)

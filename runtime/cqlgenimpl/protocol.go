@@ -140,6 +140,15 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			return err
 		}
 		live := found && !st.Deleted
+		if o.Expect != 0 {
+			actual := cqlgen.Absent
+			if live {
+				actual = st.Version
+			}
+			if actual != o.Expect && !ent.reapplied(op, e, &st, live) {
+				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
+			}
+		}
 		next := e
 		switch op {
 		case OpInsert:
@@ -228,19 +237,124 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			qs = append(qs, cqlgen.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
 		}
 		if next != nil {
-			for _, p := range ent.Projections {
-				if p.holds(next) {
-					qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
+			for i, p := range ent.Projections {
+				if !p.holds(next) {
+					continue
 				}
+				if op != opTouch && live && !movedHas(moved, i) && p.holds(&st.Row) && p.sameRow(&st.Row, next) {
+					// The row is what it was: a change of fields the table
+					// does not store touches only the tables that do.
+					continue
+				}
+				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
 			}
 		}
 		return fanOut(ctx, s, o, qs)
 	}
 }
 
+// reapplied reports whether the entity already is what the write would
+// make it: the write itself, run again after its reply was lost (or an
+// identical one). An IfVersion or IfAbsent write that finds so is no
+// conflict: it finishes what is pending and succeeds, as any write run
+// again does.
+func (ent *Entity[T]) reapplied(op Op, e *T, st *State[T], live bool) bool {
+	switch {
+	case op == OpDelete:
+		return !live
+	case !live:
+		return false
+	case ent.same(&st.Row, e):
+		return true
+	}
+	if op == OpInsert && ent.Merge != nil {
+		m := ent.Merge(&st.Row, e)
+		return ent.same(&st.Row, &m)
+	}
+	return false
+}
+
 type movedRow struct {
 	projection int
 	key        []any
+}
+
+func movedHas(moved []movedRow, projection int) bool {
+	for _, m := range moved {
+		if m.projection == projection {
+			return true
+		}
+	}
+	return false
+}
+
+// sameRow reports whether p's rows of a and b hold the same values, as
+// Cassandra stores them. It answers false when it cannot tell.
+func (p *Projection[T]) sameRow(a, b *T) bool {
+	cols := p.Table.Spec.Row
+	x, y := p.Row(a, 0, false), p.Row(b, 0, false)
+	if len(cols) == 0 || len(x) != len(cols)+1 {
+		return false
+	}
+	return sameEncoded(x[:len(cols)], y[:len(cols)], func(i int) string { return cols[i].Type })
+}
+
+// Versioned reads the entity with e's key and its version, for a later
+// write with cqlgen.IfVersion; cqlgen.ErrNotFound when there is none.
+func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *T) (*T, int64, error) {
+	st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.State, Values: ent.State(e)}, ent.ScanState)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.Deleted {
+		return nil, 0, cqlgen.ErrNotFound
+	}
+	return &st.Row, st.Version, nil
+}
+
+// Modify reads the entity with key's key, lets change edit it, and writes
+// the result through the protocol if the entity is still at the version
+// read (cqlgen.IfVersion); when another writer came first, it reads the
+// entity again and calls change again, up to o.Attempts times, then
+// returns the *cqlgen.VersionConflictError. An error from change is
+// returned as it is, with nothing written, and so is check's (empty keys)
+// on the edited entity. It returns the entity written.
+//
+// Change gets a copy of the entity read, but a shallow one: its slices
+// and maps are the read's own, which nothing else holds.
+func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
+	if change == nil {
+		return nil, &cqlgen.OptionError{Option: "change", Reason: "nil; Modify needs a function that edits the entity"}
+	}
+	for attempt := 1; ; attempt++ {
+		cur, version, err := Versioned(ctx, s, ent, key)
+		if err != nil {
+			return nil, err
+		}
+		k := ent.State(cur)
+		if err := change(cur); err != nil {
+			return nil, err
+		}
+		if !sameEncoded(k, ent.State(cur), func(i int) string { return ent.Canonical.keyColumn(i).Type }) {
+			return nil, cqlgen.ErrKeyChanged
+		}
+		if err := check(cur); err != nil {
+			return nil, err
+		}
+		w := o
+		w.Expect = version
+		err = Write(ctx, s, w, ent, OpUpdate, cur)
+		var conflict *cqlgen.VersionConflictError
+		if !errors.As(err, &conflict) || conflict.Actual == cqlgen.Absent || attempt >= o.Attempts {
+			if err != nil {
+				return nil, err
+			}
+			return cur, nil
+		}
+		if err := casBackoff.Wait(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // finish carries out a change left pending: the deletes it recorded, and

@@ -46,6 +46,10 @@ func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
 // empty key values, and returns the repository's options with the call's
 // applied.
 func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+	return begin(e, check, o, opts, false)
+}
+
+func begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, versioned bool) (cqlgen.Options, error) {
 	if e == nil {
 		return o, cqlgen.ErrNilEntity
 	}
@@ -58,8 +62,16 @@ func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Op
 		return o, &cqlgen.OptionError{Option: "Strategy", Reason: "nil; leave it out for the default, a logged batch"}
 	case o.Clock == nil:
 		return o, &cqlgen.OptionError{Option: "Clock", Reason: "nil; leave it out for the default, time.Now"}
+	case o.Expect != 0 && !versioned:
+		return o, &cqlgen.OptionError{Option: "IfVersion", Reason: "only an entity stored in several tables through the write protocol has versions; this one has none"}
 	}
 	return o, nil
+}
+
+// BeginVersioned is Begin for the writes of the protocol, which alone
+// honour cqlgen.IfVersion and cqlgen.IfAbsent; Begin refuses them.
+func BeginVersioned[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+	return begin(e, check, o, opts, true)
 }
 
 // OrUnset binds a pointer field: its value, or when nil, unset (writing

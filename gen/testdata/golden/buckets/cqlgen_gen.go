@@ -1509,7 +1509,7 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1525,7 +1525,7 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -1538,11 +1538,54 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, readingCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Reading with the given key from readings, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Reading since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (*Reading, int64, error) {
+	if sensorID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings",
+		}
+	}
+	e := &Reading{}
+	e.SensorID = sensorID
+	e.ReadAt = readAt
+	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
+}
+
+// Modify reads the Reading with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Reading since it was read; when
+// someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in readings (cqlgen.ErrKeyChanged). It returns the Reading
+// written; cqlgen.ErrNotFound if there is none. It costs one read more than
+// Update, which overwrites whatever a concurrent writer did.
+func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
+	if sensorID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings",
+		}
+	}
+	e := &Reading{}
+	e.SensorID = sensorID
+	e.ReadAt = readAt
+	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
 }
 
 // Entity names the entity ReadingRepo keeps: Reading.

@@ -916,7 +916,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -932,7 +932,7 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, orderCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
 	}
@@ -945,11 +945,52 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, orderCheckKey, r.opts, opts)
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
 	}
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Order with the given key from orders, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Order since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Order, int64, error) {
+	if cqlgenimpl.IsZeroUUID(orderID) {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "orders",
+		}
+	}
+	e := &Order{}
+	e.OrderID = orderID
+	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
+}
+
+// Modify reads the Order with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Order since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// orders (cqlgen.ErrKeyChanged). It returns the Order written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did.
+func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	if cqlgenimpl.IsZeroUUID(orderID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "orders",
+		}
+	}
+	e := &Order{}
+	e.OrderID = orderID
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
 // Entity names the entity OrderRepo keeps: Order.
