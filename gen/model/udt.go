@@ -66,7 +66,7 @@ func (b *builder) udt(named *types.Named) (*Type, *typeError) {
 	b.reading[u] = true
 	for _, m := range UDTMethods {
 		if fn, _, _ := types.LookupFieldOrMethod(types.NewPointer(named), true, obj.Pkg(), m); fn != nil {
-			b.diags.Errorf(b.lp.Fset.Position(fn.Pos()), diag.DuplicateName, "%s.%s: cqlgen declares %s on %s, which it stores as the user-defined type %s; remove this declaration (cqlgen's reads the fields by their db names)", u.GoName, m, m, u.GoName, u.Name)
+			b.diags.Errorf(b.lp.Fset.Position(fn.Pos()), diag.DuplicateName, "%s.%s: cqlgen declares %s on %s, which it stores as the user-defined type %s, to read and write its fields by their db names; remove this one", u.GoName, m, m, u.GoName, u.Name)
 		}
 	}
 	byName := map[string]*Field{}
