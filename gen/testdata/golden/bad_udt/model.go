@@ -38,9 +38,10 @@ type Reserved struct {
 //
 //cqlgen:udt Shouty
 type Shouty struct {
-	Y   int      `db:"y"`
-	Ch  chan int `db:"ch"`
-	Dup int      `db:"y"`
+	Y    int      `db:"y"`
+	Ch   chan int `db:"ch"`
+	Dup  int      `db:"y"`
+	Hits int64    `db:"hits" cql:"counter"`
 }
 
 // Coded declares the method cqlgen writes.
