@@ -20,7 +20,7 @@ import (
 
 // TestSchemas applies the committed schema.cql of each example, and of the
 // golden cases that generate one (every type, every bucket, every grammar
-// feature), to a fresh keyspace and checks, table by table, that what Cassandra holds is
+// feature, user-defined types), to a fresh keyspace and checks, table by table, that what Cassandra holds is
 // what the model declares: the partition key in order, the clustering
 // columns in order and direction, the TTL, and every column's type. The
 // model comes from the Go source, the DDL from the committed file, so a
@@ -28,7 +28,7 @@ import (
 // differently) fails here. Then it writes and reads one row per table with
 // plain gocql, to prove each table is usable.
 func TestSchemas(t *testing.T) {
-	patterns := []string{"./example/...", "./gen/testdata/golden/types", "./gen/testdata/golden/buckets", "./gen/testdata/golden/features"}
+	patterns := []string{"./example/...", "./gen/testdata/golden/types", "./gen/testdata/golden/buckets", "./gen/testdata/golden/features", "./gen/testdata/golden/udt"}
 	pkgs, _, err := gen.Models(gen.Options{Dir: "..", Patterns: patterns})
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +154,13 @@ func roundTrip(t *testing.T, session *gocql.Session, table *model.Table) {
 // sample returns a value of CQL type typ that reads back as it was written.
 func sample(t *testing.T, typ *model.Type) any {
 	day := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	if u := typ.UDT; u != nil {
+		v := map[string]any{}
+		for _, f := range u.Fields {
+			v[f.Column] = sample(t, f.Type)
+		}
+		return v
+	}
 	switch typ.Name {
 	case "text", "varchar", "ascii":
 		return "x-" + typ.Name

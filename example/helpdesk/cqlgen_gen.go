@@ -3,6 +3,7 @@
 package helpdesk
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -15,6 +16,594 @@ import (
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
 // SupportPackageIsVersion3, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion3
+
+// customerCustomers: the statements of table customers, which is the source of
+// truth of Customer.
+var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "customers",
+	Pattern: "Customers",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "email", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "email", Type: "text"},
+		{Name: "name", Type: "text"},
+		{Name: "company", Type: "text"},
+		{Name: "postal", Type: "frozen<udt<address, lines list<text>, city text, postcode text, country text>>"},
+		{Name: "billing", Type: "frozen<udt<address, lines list<text>, city text, postcode text, country text>>"},
+		{Name: "phones", Type: "list<frozen<udt<phone, label text, number text>>>"},
+		{Name: "created_at", Type: "timestamp"},
+		{Name: "created_by", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:    customerCustomersGetCQL,
+		State:  customerCustomersStateCQL,
+		Change: customerCustomersChangeCQL,
+		Remove: customerCustomersRemoveCQL,
+		Settle: customerCustomersSettleCQL,
+		Scan:   customerCustomersScanCQL,
+	},
+})
+
+// customerCustomersGetCQL reads a row of customers by its primary key. Its
+// placeholders bind org_id, email.
+const customerCustomersGetCQL = `SELECT org_id, email, name, company, postal, billing, phones,
+		created_at, created_by, cqlgen_deleted
+	FROM customers
+	WHERE org_id = ? AND email = ?`
+
+// customerCustomersScan reads the next row of customers that is no grave of a
+// deleted Customer.
+func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Customer{}
+	}
+}
+
+// customerCustomersStateCQL reads a row of customers with the write protocol's
+// columns. Its placeholders bind org_id, email.
+const customerCustomersStateCQL = `SELECT org_id, email, name, company, postal, billing, phones,
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM customers
+	WHERE org_id = ? AND email = ?`
+
+// customerCustomersState binds customerCustomersStateCQL: the primary key of
+// e.
+func customerCustomersState(e *Customer) []any {
+	return []any{e.OrgID, e.Email}
+}
+
+// customerCustomersScanState reads a row of customers with its version, its
+// mark of deletion and its pending record.
+func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
+	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// customerCustomersData is every column of e's row in customers, in table
+// order.
+func customerCustomersData(e *Customer) []any {
+	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, e.Billing, e.Phones, e.CreatedAt, e.CreatedBy}
+}
+
+// customerMerge is e as an Insert over cur writes it: the nil pointers and
+// empty collections of e, which an Insert leaves unset, keep cur's values.
+func customerMerge(cur, e *Customer) Customer {
+	m := *e
+	if m.Billing == nil {
+		m.Billing = cur.Billing
+	}
+	if len(m.Phones) == 0 {
+		m.Phones = cur.Phones
+	}
+	return m
+}
+
+// customerCustomersChangeCQL writes a row of customers if its version is the
+// one read (null: if there is no row). Its placeholders bind name, company,
+// postal, billing, phones, created_at, created_by, cqlgen_version (the write
+// timestamp), the pending record, org_id, email, the version read.
+const customerCustomersChangeCQL = `UPDATE customers
+	SET name = ?, company = ?, postal = ?, billing = ?, phones = ?,
+		created_at = ?, created_by = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE org_id = ? AND email = ?
+	IF cqlgen_version = ?`
+
+// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
+// values, leaving nil pointers and empty collections unset with c.Unset, at
+// version c.TS, if the version is still c.Old.
+func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
+	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, e.OrgID, e.Email, c.Old}
+}
+
+// customerCustomersRemoveCQL leaves a grave of a row of customers if its
+// version is the one read. Its placeholders bind cqlgen_version (the write
+// timestamp), the pending record, org_id, email, the version read.
+const customerCustomersRemoveCQL = `UPDATE customers
+	USING TTL 864000
+	SET name = null, company = null, postal = null, billing = null,
+		phones = null, created_at = null, created_by = null,
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE org_id = ? AND email = ?
+	IF cqlgen_version = ?`
+
+// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
+// of e, at version c.TS, if the version is still c.Old.
+func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.OrgID, e.Email, c.Old}
+}
+
+// customerCustomersSettleCQL clears the pending record of a row of customers
+// if its version is the one read. Its placeholders bind org_id, email, the
+// version read.
+const customerCustomersSettleCQL = `UPDATE customers
+	SET cqlgen_pending = null
+	WHERE org_id = ? AND email = ?
+	IF cqlgen_version = ?`
+
+// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
+// pending record of e's row if the version is still version.
+func customerCustomersSettle(e *Customer, version int64) []any {
+	return []any{e.OrgID, e.Email, version}
+}
+
+// customerCustomersScanCQL reads a token range of customers for verify, repair
+// and backfill. Its placeholders bind the lower token (excluded), the upper
+// token.
+const customerCustomersScanCQL = `SELECT org_id, email, name, company, postal, billing, phones,
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM customers
+	WHERE token(org_id, email) > ? AND token(org_id, email) <= ?`
+
+// CustomersNewestFirstRow is a row of customers_newest_first, which stores
+// only some columns of Customer. It is a type of its own so that a partial row
+// cannot be passed where a whole Customer is written.
+type CustomersNewestFirstRow struct {
+	OrgID     string    `db:"org_id"`
+	CreatedAt time.Time `db:"created_at"`
+	Email     string    `db:"email"`
+	Name      string    `db:"name"`
+	Company   string    `db:"company"`
+}
+
+// customerCustomersNewestFirst: the statements of table
+// customers_newest_first, which serves CustomersNewestFirst.
+var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "customers_newest_first",
+	Pattern: "CustomersNewestFirst",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "created_at", Type: "timestamp", Desc: true},
+		{Name: "email", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "created_at", Type: "timestamp", Desc: true},
+		{Name: "email", Type: "text"},
+		{Name: "name", Type: "text"},
+		{Name: "company", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      customerCustomersNewestFirstInsertCQL,
+		Delete:      customerCustomersNewestFirstDeleteCQL,
+		Scan:        customerCustomersNewestFirstScanCQL,
+		First:       customerCustomersNewestFirstFirstCQL,
+		FirstFrom:   customerCustomersNewestFirstFirstFromCQL,
+		FirstTo:     customerCustomersNewestFirstFirstToCQL,
+		FirstFromTo: customerCustomersNewestFirstFirstFromToCQL,
+		After: []string{
+			customerCustomersNewestFirstAfter0CQL,
+			customerCustomersNewestFirstAfter1CQL,
+		},
+		AfterTo:   customerCustomersNewestFirstAfterToCQL,
+		AtOrAfter: customerCustomersNewestFirstAtOrAfterCQL,
+	},
+})
+
+// customerCustomersNewestFirstInsertCQL writes a whole row of
+// customers_newest_first. Its placeholders bind org_id, created_at, email,
+// name, company, the write timestamp.
+const customerCustomersNewestFirstInsertCQL = `INSERT INTO customers_newest_first (org_id, created_at, email, name,
+		company)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// customerCustomersNewestFirstRow binds customerCustomersNewestFirstInsertCQL
+// for e, written at ts; customers_newest_first has no column to leave unset.
+func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
+}
+
+// customerCustomersNewestFirstKey is the primary key of e in
+// customers_newest_first, in order, bucket included.
+func customerCustomersNewestFirstKey(e *Customer) []any {
+	return []any{e.OrgID, e.CreatedAt, e.Email}
+}
+
+// customerCustomersNewestFirstDeleteCQL deletes a row of
+// customers_newest_first by its primary key. Its placeholders bind the write
+// timestamp, org_id, created_at, email.
+const customerCustomersNewestFirstDeleteCQL = `DELETE FROM customers_newest_first
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND created_at = ? AND email = ?`
+
+// customerCustomersNewestFirstScanCQL reads a token range of
+// customers_newest_first for verify, repair and backfill. Its placeholders
+// bind the lower token (excluded), the upper token.
+const customerCustomersNewestFirstScanCQL = `SELECT org_id, created_at, email, name, company, writetime(name),
+		writetime(company)
+	FROM customers_newest_first
+	WHERE token(org_id) > ? AND token(org_id) <= ?`
+
+// customerCustomersNewestFirstFirstCQL reads a partition of
+// customers_newest_first from its first row. cqlgenimpl.ReadPage binds org_id.
+const customerCustomersNewestFirstFirstCQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ?`
+
+// customerCustomersNewestFirstFirstFromCQL reads a partition of
+// customers_newest_first from the From bound. cqlgenimpl.ReadPage binds
+// org_id, From.
+const customerCustomersNewestFirstFirstFromCQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ? AND created_at <= ?`
+
+// customerCustomersNewestFirstFirstToCQL reads a partition of
+// customers_newest_first from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, To.
+const customerCustomersNewestFirstFirstToCQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ? AND created_at > ?`
+
+// customerCustomersNewestFirstFirstFromToCQL reads a partition of
+// customers_newest_first between the bounds. cqlgenimpl.ReadPage binds org_id,
+// From, To.
+const customerCustomersNewestFirstFirstFromToCQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ? AND created_at <= ? AND created_at > ?`
+
+// customerCustomersNewestFirstAfter0CQL continues a read of
+// customers_newest_first after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds org_id, created_at.
+const customerCustomersNewestFirstAfter0CQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ? AND created_at < ?`
+
+// customerCustomersNewestFirstAfter1CQL continues a read of
+// customers_newest_first after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds org_id, created_at, email.
+const customerCustomersNewestFirstAfter1CQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ? AND created_at = ? AND email > ?`
+
+// customerCustomersNewestFirstAfterToCQL continues a read of
+// customers_newest_first after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds org_id, created_at, To.
+const customerCustomersNewestFirstAfterToCQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ? AND created_at < ? AND created_at > ?`
+
+// customerCustomersNewestFirstAtOrAfterCQL continues a read of
+// customers_newest_first at or after a row. cqlgenimpl.ReadPage binds org_id,
+// created_at, email.
+const customerCustomersNewestFirstAtOrAfterCQL = `SELECT org_id, created_at, email, name, company
+	FROM customers_newest_first
+	WHERE org_id = ? AND created_at = ? AND email >= ?`
+
+// customerCustomersNewestFirstScan reads one row of customers_newest_first.
+func customerCustomersNewestFirstScan(it cqlgen.Iter) (e CustomersNewestFirstRow, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
+	return
+}
+
+// customerCustomersNewestFirstClustering is the clustering key of e in
+// customers_newest_first, in order.
+func customerCustomersNewestFirstClustering(e *CustomersNewestFirstRow) []any {
+	return []any{e.CreatedAt, e.Email}
+}
+
+// customerCustomersNewestFirstCompare orders rows of customers_newest_first as
+// its clustering order does.
+func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Email, b.Email); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// CustomerRepo reads and writes Customer in its tables (customers,
+// customers_newest_first), keeping every copy in step; customers is the source
+// of truth.
+type CustomerRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewCustomerRepo returns a repository of Customer on s. The default strategy
+// is a logged batch.
+func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
+	return &CustomerRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// customerCheck rejects a Customer whose partition key values are empty.
+func customerCheck(e *Customer) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers",
+		}
+	}
+	if e.Email == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "email",
+			Table:  "customers",
+		}
+	}
+	return nil
+}
+
+// customerCheckKey rejects a Customer whose partition key value in customers,
+// the source of truth, is empty.
+func customerCheckKey(e *Customer) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers",
+		}
+	}
+	if e.Email == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "email",
+			Table:  "customers",
+		}
+	}
+	return nil
+}
+
+// customerWrites is the write protocol of Customer: its source of truth,
+// customers, and the tables the protocol keeps in step with it.
+var customerWrites = &cqlgenimpl.Entity[Customer]{
+	Canonical: customerCustomers,
+	State:     customerCustomersState,
+	ScanState: customerCustomersScanState,
+	Data:      customerCustomersData,
+	Merge:     customerMerge,
+	Change:    customerCustomersChange,
+	Remove:    customerCustomersRemove,
+	Settle:    customerCustomersSettle,
+	Projections: []cqlgenimpl.Projection[Customer]{
+		{
+			Table:      customerCustomersNewestFirst,
+			Key:        customerCustomersNewestFirstKey,
+			Row:        customerCustomersNewestFirstRow,
+			Writetimes: 2,
+			Owner:      []int{0, 2},
+		},
+	},
+}
+
+// Insert writes e to every table of Customer, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on customers, the
+// source of truth. If it returns an error, it may have applied in part: run it
+// again, from any client, and every table converges on the result; the next
+// write of the entity finishes it too.
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Customer whose key in customers is e's, in every table:
+// rows whose key changed (a new sort key, say) move, and nil pointers and
+// empty collections clear their columns. It takes its turn with other writers
+// through a conditional write on customers's version; a writer that loses
+// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Customer whose key in customers is e's from every table;
+// the rows of the other tables are found from customers's values, so e needs
+// only its key. Deleting what does not exist is not an error. If it returns an
+// error, it may have applied in part: run it again, from any client, and every
+// table converges on the result; the next write of the entity finishes it too.
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Customer with the given key from customers, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Customer since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (*Customer, int64, error) {
+	if orgID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers",
+		}
+	}
+	if email == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "email",
+			Table:  "customers",
+		}
+	}
+	e := &Customer{}
+	e.OrgID = orgID
+	e.Email = email
+	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
+}
+
+// Modify reads the Customer with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Customer since it was read; when
+// someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
+// Customer written; cqlgen.ErrNotFound if there is none. It costs one read
+// more than Update, which overwrites whatever a concurrent writer did.
+func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers",
+		}
+	}
+	if email == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "email",
+			Table:  "customers",
+		}
+	}
+	e := &Customer{}
+	e.OrgID = orgID
+	e.Email = email
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
+}
+
+// Entity names the entity CustomerRepo keeps: Customer.
+func (r *CustomerRepo) Entity() string {
+	return "Customer"
+}
+
+// Tables lists the tables of Customer that Repair and Backfill write: every
+// one but customers, the source of truth.
+func (r *CustomerRepo) Tables() []string {
+	return []string{"customers_newest_first"}
+}
+
+// Verify compares every table of Customer with what customers, the source of
+// truth, implies, and reports the rows missing, stale or orphaned. It writes
+// nothing.
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Customer wins over; it
+// is safe while the application writes.
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
+}
+
+// Backfill writes every row customers implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
+}
+
+// Get reads the Customer with the given key from customers, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (*Customer, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers",
+		}
+	}
+	if email == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "email",
+			Table:  "customers",
+		}
+	}
+	var e Customer
+	e.OrgID = orgID
+	e.Email = email
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   customerCustomers.Get,
+		Values: []any{e.OrgID, e.Email},
+	}, customerCustomersScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// CustomersNewestFirstOptions are the optional parts of a CustomersNewestFirst
+// read.
+type CustomersNewestFirstOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	CreatedAtFrom, CreatedAtTo *time.Time
+}
+
+// CustomersNewestFirst reads a tenant's customers, newest first, from
+// customers_newest_first, in pages: one partition, in clustering order.
+func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (cqlgen.Page[CustomersNewestFirstRow], error) {
+	if orgID == "" {
+		return cqlgen.Page[CustomersNewestFirstRow]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers_newest_first",
+		}
+	}
+	if o == nil {
+		o = &CustomersNewestFirstOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
+		Compare:   customerCustomersNewestFirstCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       customerCustomersNewestFirstClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      customerCustomersNewestFirstScan,
+		Table:     customerCustomersNewestFirst,
+	}
+	if o.CreatedAtFrom != nil {
+		spec.From = *o.CreatedAtFrom
+	}
+	if o.CreatedAtTo != nil {
+		spec.To = *o.CreatedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
 
 // ticketTickets: the statements of table tickets, which is the source of truth
 // of Ticket.
@@ -843,4 +1432,60 @@ func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agent
 		spec.To = *o.OpenedAtTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
+// of the user-defined type address, which Address is stored as.
+func (u Address) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {
+	switch name {
+	case "lines":
+		return gocql.Marshal(info, u.Lines)
+	case "city":
+		return gocql.Marshal(info, u.City)
+	case "postcode":
+		return gocql.Marshal(info, u.Postcode)
+	case "country":
+		return gocql.Marshal(info, u.Country)
+	}
+	return nil, nil
+}
+
+// UnmarshalUDT implements gocql.UDTUnmarshaler: it decodes the field called
+// name of the user-defined type address into u.
+func (u *Address) UnmarshalUDT(name string, info gocql.TypeInfo, data []byte) error {
+	switch name {
+	case "lines":
+		return gocql.Unmarshal(info, data, &u.Lines)
+	case "city":
+		return gocql.Unmarshal(info, data, &u.City)
+	case "postcode":
+		return gocql.Unmarshal(info, data, &u.Postcode)
+	case "country":
+		return gocql.Unmarshal(info, data, &u.Country)
+	}
+	return nil
+}
+
+// MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
+// of the user-defined type phone, which Phone is stored as.
+func (u Phone) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {
+	switch name {
+	case "label":
+		return gocql.Marshal(info, u.Label)
+	case "number":
+		return gocql.Marshal(info, u.Number)
+	}
+	return nil, nil
+}
+
+// UnmarshalUDT implements gocql.UDTUnmarshaler: it decodes the field called
+// name of the user-defined type phone into u.
+func (u *Phone) UnmarshalUDT(name string, info gocql.TypeInfo, data []byte) error {
+	switch name {
+	case "label":
+		return gocql.Unmarshal(info, data, &u.Label)
+	case "number":
+		return gocql.Unmarshal(info, data, &u.Number)
+	}
+	return nil
 }

@@ -44,6 +44,7 @@ const (
 	UnsupportedField    Code = "unsupported-field"    // an embedded or otherwise unusable field
 	DuplicateColumn     Code = "duplicate-column"     // two fields map to one column
 	DuplicateTable      Code = "duplicate-table"      // two patterns declare one table name
+	DuplicateType       Code = "duplicate-type"       // two Go types map to one user-defined type name
 	DuplicateName       Code = "duplicate-name"       // two generated declarations, or one and the package's own, would share a Go name
 	UnknownColumn       Code = "unknown-column"       // a name in a pattern that is no column of the entity
 	NoPartitionKey      Code = "no-partition-key"     // a pattern with an empty partition key

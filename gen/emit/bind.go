@@ -46,7 +46,7 @@ func columnValue(c *model.Column, b binding) jen.Code {
 	}
 	v := b.recv.Clone().Dot(c.Field.GoName)
 	if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && (c.Type.Name == "set" || c.Type.Name == "map") {
-		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.String()), v)
+		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.Spec()), v)
 	}
 	if b.unset == nil || !unsettable(c) {
 		return v
@@ -178,11 +178,16 @@ func scanTargets(t *model.Table, recv *jen.Statement) []jen.Code {
 
 // scanTarget is where a column of recv's field is scanned to.
 func scanTarget(c *model.Column, recv *jen.Statement) jen.Code {
-	v := recv.Clone().Dot(c.Field.GoName)
-	if c.Type.Name == "duration" && isGo(c.Field, "time", "Duration") {
+	return scanInto(c.Field, c.Type, recv.Clone().Dot(c.Field.GoName))
+}
+
+// scanInto is where a value of f, of CQL type t, is read to: v's
+// address, or a runtime adapter for the types gocql cannot read alone.
+func scanInto(f *model.Field, t *model.Type, v *jen.Statement) jen.Code {
+	if t.Name == "duration" && isGo(f, "time", "Duration") {
 		return jen.Qual(impl, "ScanDuration").Call(jen.Op("&").Add(v))
 	}
-	if c.Type.Name == "set" && isStructSet(c.Field) {
+	if t.Name == "set" && isStructSet(f) {
 		return jen.Qual(impl, "ScanSet").Call(jen.Op("&").Add(v))
 	}
 	return jen.Op("&").Add(v)
@@ -386,7 +391,7 @@ func compare(c *model.Column) jen.Code {
 			return jen.Qual("cmp", "Compare").Call(a, b)
 		}
 	}
-	return jen.Qual(impl, "CompareAs").Call(jen.Lit(c.Type.String()), a, b)
+	return jen.Qual(impl, "CompareAs").Call(jen.Lit(c.Type.Spec()), a, b)
 }
 
 // rowType declares the row type of a table that stores only some of its

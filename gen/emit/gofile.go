@@ -31,7 +31,7 @@ const (
 // one import block; when two entities would import two packages under one
 // name, the file is rendered whole instead.
 func Repositories(p *model.Package) ([]byte, error) {
-	parts := make([]part, len(p.Entities))
+	parts := make([]part, len(p.Entities), len(p.Entities)+1)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, e := range p.Entities {
@@ -42,6 +42,9 @@ func Repositories(p *model.Package) ([]byte, error) {
 		})
 	}
 	wg.Wait()
+	if len(p.UDTs) > 0 {
+		parts = append(parts, renderUDTs(p))
+	}
 	imports := map[string]string{} // import line → its name
 	byName := map[string]string{}
 	for _, pt := range parts {
@@ -90,6 +93,13 @@ func renderEntity(p *model.Package, e *model.Entity) part {
 	f := newFile(p)
 	f.NoFormat = true
 	entity(f, e)
+	return renderPart(f, e.GoName)
+}
+
+// renderPart renders the code written to f, which jennifer leaves
+// unformatted, then formats its declarations alone; what names the code
+// in an error.
+func renderPart(f *jen.File, what string) part {
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
 		return part{err: fmt.Errorf("rendering Go: %w", err)}
@@ -119,7 +129,7 @@ func renderEntity(p *model.Package, e *model.Entity) part {
 	}
 	code, err := format.Source([]byte(strings.TrimLeft(rest, "\n")))
 	if err != nil {
-		return part{err: fmt.Errorf("formatting the code of %s: %w", e.GoName, err)}
+		return part{err: fmt.Errorf("formatting the code of %s: %w", what, err)}
 	}
 	if !bytes.HasSuffix(code, []byte("\n")) {
 		code = append(code, '\n')
@@ -183,6 +193,9 @@ func renderWhole(p *model.Package) ([]byte, error) {
 	f.Const().Id("_").Op("=").Qual(impl, "SupportPackageIsVersion3")
 	for _, e := range p.Entities {
 		entity(f, e)
+	}
+	for _, u := range p.UDTs {
+		udtMethods(f, u)
 	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {

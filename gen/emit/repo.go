@@ -151,7 +151,7 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 		}
 		var vs []jen.Code
 		for _, c := range cs {
-			v := []jen.Code{jen.Id("Name").Op(":").Lit(c.Name), jen.Id("Type").Op(":").Lit(c.Type.String())}
+			v := []jen.Code{jen.Id("Name").Op(":").Lit(c.Name), jen.Id("Type").Op(":").Lit(c.Type.Spec())}
 			if c.Desc {
 				v = append(v, jen.Id("Desc").Op(":").True())
 			}

@@ -33,7 +33,15 @@ func render(name string, data any) ([]byte, error) {
 type schemaView struct {
 	Package  string
 	Keyspace *model.Keyspace
+	Types    []typeView
 	Tables   []tableView
+}
+
+// typeView is a CREATE TYPE statement.
+type typeView struct {
+	Name   string
+	GoName string
+	Fields []columnView
 }
 
 type tableView struct {
@@ -60,10 +68,26 @@ type columnView struct {
 // Schema renders schema.cql: the DDL of every table of the package.
 func Schema(p *model.Package) ([]byte, error) {
 	v := schemaView{Package: p.Path, Keyspace: p.Keyspace}
+	for _, u := range p.UDTs {
+		v.Types = append(v.Types, udtView(u))
+	}
 	for _, t := range p.Tables() {
 		v.Tables = append(v.Tables, table(t))
 	}
 	return render("schema.cql.tmpl", v)
+}
+
+// udtView lays out a user-defined type's fields as a table's columns.
+func udtView(u *model.UDT) typeView {
+	tv := typeView{Name: u.Name, GoName: u.GoName}
+	width := 0
+	for _, f := range u.Fields {
+		width = max(width, len(f.Column))
+	}
+	for _, f := range u.Fields {
+		tv.Fields = append(tv.Fields, columnView{Name: f.Column, Pad: strings.Repeat(" ", width-len(f.Column)), Type: f.Type.String()})
+	}
+	return tv
 }
 
 func table(t *model.Table) tableView {

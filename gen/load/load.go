@@ -54,6 +54,10 @@ type Package struct {
 	Fset     *token.FileSet
 	GoFiles  []string
 	Entities []*Struct
+	// Structs are every named struct type the package's own files
+	// declare, entities included, by name: the user-defined types and
+	// embedded structs that entities refer to are read from here.
+	Structs map[string]*Struct
 	// Directives are the //cqlgen: comment lines of the package's files.
 	Directives []Directive
 	// Declared are the package-level names the package's own files
@@ -80,12 +84,17 @@ type Directive struct {
 // Struct is a named struct type with at least one Pattern field.
 type Struct struct {
 	Name    string
+	Type    types.Type // the declared type; nil when it could not be resolved
 	Pos     token.Position
 	Doc     string
 	Fields  []*Field
 	Generic bool
 	// Constraint is the //go:build line of the struct's file, if any.
 	Constraint string
+	// UDT is the name a //cqlgen:udt line in the struct's doc comment
+	// gives its user-defined type, at UDTPos; "" when there is none.
+	UDT    string
+	UDTPos token.Position
 }
 
 // Field is one field of an entity struct.
@@ -101,7 +110,12 @@ type Field struct {
 }
 
 // TagPosition converts an offset into f's tag literal into a position.
+// A field read from another package's export data has no tag position:
+// its own position stands in.
 func (p *Package) TagPosition(f *Field, off int) token.Position {
+	if !f.TagPos.IsValid() {
+		return f.Pos
+	}
 	return p.Fset.Position(f.TagPos + token.Pos(off))
 }
 
@@ -262,7 +276,12 @@ func newPackage(pkg *packages.Package) *Package {
 				if !ok {
 					continue
 				}
-				if s := entity(pkg, file, gd, ts, st); s != nil {
+				s, marked := structOf(pkg, file, gd, ts, st)
+				if p.Structs == nil {
+					p.Structs = map[string]*Struct{}
+				}
+				p.Structs[s.Name] = s
+				if marked {
 					p.Entities = append(p.Entities, s)
 				}
 			}
@@ -335,13 +354,17 @@ func inside(s *Struct, pos token.Position) bool {
 	return pos.Line >= s.Pos.Line && pos.Line <= last.Line
 }
 
-// entity returns the struct if it has a Pattern field, else nil.
-func entity(pkg *packages.Package, file *ast.File, gd *ast.GenDecl, ts *ast.TypeSpec, st *ast.StructType) *Struct {
+// structOf reads a struct type declaration, and reports whether it has a
+// Pattern field: whether it is an entity.
+func structOf(pkg *packages.Package, file *ast.File, gd *ast.GenDecl, ts *ast.TypeSpec, st *ast.StructType) (*Struct, bool) {
 	s := &Struct{
 		Name:       ts.Name.Name,
 		Pos:        pkg.Fset.Position(ts.Name.Pos()),
 		Generic:    ts.TypeParams != nil && len(ts.TypeParams.List) > 0,
 		Constraint: buildConstraint(file),
+	}
+	if obj := pkg.TypesInfo.Defs[ts.Name]; obj != nil {
+		s.Type = obj.Type()
 	}
 	doc := ts.Doc
 	if doc == nil && len(gd.Specs) == 1 {
@@ -349,6 +372,11 @@ func entity(pkg *packages.Package, file *ast.File, gd *ast.GenDecl, ts *ast.Type
 	}
 	if doc != nil {
 		s.Doc = strings.TrimSpace(doc.Text())
+		for _, d := range directives(pkg.Fset, &ast.File{Comments: []*ast.CommentGroup{doc}}) {
+			if d.Name == "udt" && s.UDT == "" {
+				s.UDT, s.UDTPos = d.Args, d.Pos
+			}
+		}
 	}
 	marked := false
 	for _, af := range st.Fields.List {
@@ -383,10 +411,7 @@ func entity(pkg *packages.Package, file *ast.File, gd *ast.GenDecl, ts *ast.Type
 			s.Fields = append(s.Fields, f)
 		}
 	}
-	if !marked {
-		return nil
-	}
-	return s
+	return s, marked
 }
 
 func embeddedName(e ast.Expr) string {

@@ -16,7 +16,7 @@ import (
 // syntax and type are returned as diagnostics, and names it cannot resolve
 // are left with a nil Field for the validate stage to report.
 func Build(lp *load.Package) (*Package, diag.List) {
-	b := &builder{lp: lp}
+	b := &builder{lp: lp, udts: map[*types.TypeName]*UDT{}, reading: map[*UDT]bool{}}
 	p := &Package{Path: lp.Path, Name: lp.Name, Dir: lp.Dir, Declared: lp.Declared}
 	for _, e := range lp.Errors {
 		b.diags.Errorf(e.Pos, diag.Load, "%s", e.Msg)
@@ -27,6 +27,7 @@ func Build(lp *load.Package) (*Package, diag.List) {
 			p.Entities = append(p.Entities, e)
 		}
 	}
+	p.UDTs = b.order
 	assignNames(p)
 	return p, b.diags
 }
@@ -34,6 +35,12 @@ func Build(lp *load.Package) (*Package, diag.List) {
 type builder struct {
 	lp    *load.Package
 	diags diag.List
+	// The user-defined types read so far, by Go type; those being read,
+	// to refuse a type that holds itself; and all of them, each after
+	// those it holds.
+	udts    map[*types.TypeName]*UDT
+	reading map[*UDT]bool
+	order   []*UDT
 }
 
 func (b *builder) tagPos(f *load.Field, off int) token.Position {
@@ -76,8 +83,10 @@ func (b *builder) directives() (*Keyspace, *Tenant) {
 			default:
 				tenant = &Tenant{Column: d.Args, Pos: d.Pos}
 			}
+		case "udt":
+			b.udtDirective(d)
 		default:
-			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (there are //cqlgen:keyspace and //cqlgen:tenant)", d.Name)
+			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (there are //cqlgen:keyspace, //cqlgen:tenant and //cqlgen:udt)", d.Name)
 		}
 	}
 	return ks, tenant
@@ -94,14 +103,7 @@ func (b *builder) entity(s *load.Struct) *Entity {
 	}
 	e := &Entity{GoName: s.Name, Pos: s.Pos, Doc: s.Doc}
 	byColumn := map[string]*Field{}
-	for _, lf := range s.Fields {
-		if lf.Marker {
-			continue
-		}
-		f := b.field(lf)
-		if f == nil {
-			continue
-		}
+	for _, f := range b.reachable(b.fields(s.Fields, s.Type), s.Type) {
 		if prev, dup := byColumn[f.Column]; dup {
 			b.diags.Errorf(f.ColPos, diag.DuplicateColumn, "fields %s and %s both map to column %q", prev.GoName, f.GoName, f.Column)
 			continue
@@ -153,10 +155,6 @@ func (b *builder) field(lf *load.Field) *Field {
 	if ft.Skip {
 		return nil
 	}
-	if lf.Embedded {
-		b.diags.Errorf(lf.Pos, diag.UnsupportedField, "embedded field %s: embedded structs are not supported yet; name the field, or skip it with db:\"-\"", lf.Name)
-		return nil
-	}
 	if !token.IsExported(lf.Name) {
 		if ft.Column != nil {
 			b.diags.Errorf(lf.Pos, diag.UnsupportedField, "field %s is unexported, so gocql cannot read or write it; export it or remove its db tag", lf.Name)
@@ -178,7 +176,7 @@ func (b *builder) field(lf *load.Field) *Field {
 		b.diags.Errorf(lf.Pos, diag.Load, "field %s: %s", lf.Name, lf.TypeErr)
 		return f
 	}
-	ct, nullable, err := mapType(lf.Type, ft.Type)
+	ct, nullable, err := mapType(lf.Type, ft.Type, b.udt)
 	if err != nil {
 		pos, code := lf.Pos, diag.UnsupportedType
 		if err.override {

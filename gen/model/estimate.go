@@ -30,6 +30,13 @@ func typeBytes(t *Type) int64 {
 	if t == nil {
 		return 16 // a type that failed to map; its error is reported elsewhere
 	}
+	if t.UDT != nil {
+		var n int64
+		for _, f := range t.UDT.Fields {
+			n += 4 + typeBytes(f.Type) // each field's length, then its value
+		}
+		return n
+	}
 	switch t.Name {
 	case "boolean", "tinyint":
 		return 1

@@ -22,6 +22,9 @@ type Package struct {
 	Keyspace *Keyspace
 	Tenant   *Tenant
 	Entities []*Entity // in source order
+	// UDTs are the user-defined types the entities' fields hold, each
+	// after the types its own fields hold.
+	UDTs []*UDT
 	// Declared are the package-level names the package's own Go files
 	// declare, and where: generated names must not collide with them.
 	Declared map[string]token.Position
@@ -98,13 +101,19 @@ type Field struct {
 	// Constants counts the constants declared of the field's named type in
 	// its package: an enum's values, for cardinality checks. 0 when none.
 	Constants int
+	// Embedded is the Go name of the embedded struct the field is promoted
+	// from, "" for a field of the struct itself.
+	Embedded string
+
+	path []int // field indexes from the struct that holds the field
 }
 
 // Type is a CQL type.
 type Type struct {
-	Name   string // text, int, list, map, set, ...
+	Name   string // text, int, list, map, set, ..., or a user-defined type's name
 	Params []*Type
 	Frozen bool
+	UDT    *UDT // the user-defined type Name names; nil for the others
 }
 
 func (t *Type) String() string {
@@ -131,6 +140,52 @@ func (t *Type) write(b *strings.Builder) {
 	if t.Frozen {
 		b.WriteByte('>')
 	}
+}
+
+// Spec writes the type for the runtime (cqlgenimpl's TableSpec and
+// comparisons), which has no schema to look a user-defined type up in:
+// as String, but a user-defined type spelled out whole, as
+// udt<name, field type, ...>.
+func (t *Type) Spec() string {
+	if t.UDT == nil && !t.holdsUDT() {
+		return t.String()
+	}
+	var b strings.Builder
+	if t.Frozen {
+		b.WriteString("frozen<")
+	}
+	if u := t.UDT; u != nil {
+		b.WriteString("udt<" + u.Name)
+		for _, f := range u.Fields {
+			b.WriteString(", " + f.Column + " ")
+			if f.Type != nil {
+				b.WriteString(f.Type.Spec())
+			}
+		}
+		b.WriteByte('>')
+	} else {
+		b.WriteString(t.Name + "<")
+		for i, p := range t.Params {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.Spec())
+		}
+		b.WriteByte('>')
+	}
+	if t.Frozen {
+		b.WriteByte('>')
+	}
+	return b.String()
+}
+
+func (t *Type) holdsUDT() bool {
+	for _, p := range t.Params {
+		if p.UDT != nil || p.holdsUDT() {
+			return true
+		}
+	}
+	return false
 }
 
 // IsCollection reports a list, set or map.

@@ -30,9 +30,13 @@ var (
 	stringTypes  = []string{"text", "varchar", "ascii"}
 )
 
+// udtFunc maps a named struct type to its user-defined type.
+type udtFunc func(*types.Named) (*Type, *typeError)
+
 // mapType maps the Go type of a field, and its optional cql:"..."
-// override, to a CQL type. nullable is true for a pointer field.
-func mapType(t types.Type, o *tag.TypeExpr) (ct *Type, nullable bool, err *typeError) {
+// override, to a CQL type. nullable is true for a pointer field. Named
+// struct types map to user-defined types through udt.
+func mapType(t types.Type, o *tag.TypeExpr, udt udtFunc) (ct *Type, nullable bool, err *typeError) {
 	t = types.Unalias(t) // type Stamp = time.Time maps as time.Time
 	if isNamed(t, "math/big", "Int") || isNamed(t, "gopkg.in/inf.v0", "Dec") {
 		return nil, false, unsupported("%s must be used through a pointer (*%s), as gocql expects", types.TypeString(t, shortQualifier), types.TypeString(t, shortQualifier))
@@ -41,24 +45,24 @@ func mapType(t types.Type, o *tag.TypeExpr) (ct *Type, nullable bool, err *typeE
 		if _, ok := p.Elem().Underlying().(*types.Pointer); ok {
 			return nil, false, unsupported("pointer to pointer type %s has no CQL mapping", types.TypeString(t, shortQualifier))
 		}
-		ct, _, err := mapType(p.Elem(), o)
+		ct, _, err := mapType(p.Elem(), o, udt)
 		if err == nil && ct.Name == "duration" && isNamed(p.Elem(), "time", "Duration") {
 			return nil, false, unsupported("*time.Duration cannot be read from a CQL duration; use time.Duration or *gocql.Duration")
 		}
 		return ct, true, err
 	}
-	ct, err = mapValue(t, o, 0)
+	ct, err = mapValue(t, o, 0, udt)
 	return ct, false, err
 }
 
-func mapValue(t types.Type, o *tag.TypeExpr, depth int) (*Type, *typeError) {
+func mapValue(t types.Type, o *tag.TypeExpr, depth int, udt udtFunc) (*Type, *typeError) {
 	t = types.Unalias(t)
 	name := types.TypeString(t, shortQualifier)
 	if o != nil && o.Name == "frozen" {
 		if len(o.Params) != 1 {
 			return nil, badOverride("frozen takes one type: frozen<list<text>>")
 		}
-		ct, err := mapValue(t, o.Params[0], depth)
+		ct, err := mapValue(t, o.Params[0], depth, udt)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +109,7 @@ func mapValue(t types.Type, o *tag.TypeExpr, depth int) (*Type, *typeError) {
 		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
 			return scalar("blob", o, name, "blob", "text", "varchar", "ascii")
 		}
-		return mapCollection(t, u.Elem(), nil, o, depth)
+		return mapCollection(t, u.Elem(), nil, o, depth, udt)
 	case *types.Array:
 		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte && u.Len() == 16 {
 			return scalar("uuid", o, name, "uuid", "timeuuid")
@@ -113,11 +117,18 @@ func mapValue(t types.Type, o *tag.TypeExpr, depth int) (*Type, *typeError) {
 		return nil, unsupported("array type %s has no CQL mapping; use a slice", name)
 	case *types.Map:
 		if s, ok := u.Elem().Underlying().(*types.Struct); ok && s.NumFields() == 0 {
-			return mapCollection(t, u.Key(), nil, o, depth) // map[T]struct{} is a set
+			return mapCollection(t, u.Key(), nil, o, depth, udt) // map[T]struct{} is a set
 		}
-		return mapCollection(t, u.Key(), u.Elem(), o, depth)
+		return mapCollection(t, u.Key(), u.Elem(), o, depth, udt)
 	case *types.Struct:
-		return nil, unsupported("struct type %s has no CQL mapping (user-defined types are not supported); implement gocql.Marshaler and gocql.Unmarshaler and give a cql:\"...\" type, or split it into fields", name)
+		named, ok := t.(*types.Named)
+		if !ok {
+			return nil, unsupported("struct type %s has no name, and a user-defined type takes its name from its Go type: declare a named struct type", name)
+		}
+		if o != nil {
+			return nil, badOverride("%s is stored as a user-defined type; leave out the cql tag (name the type with a //cqlgen:udt line in its doc comment)", name)
+		}
+		return udt(named)
 	case *types.Interface:
 		return nil, unsupported("interface type %s has no CQL mapping; use a concrete type", name)
 	}
@@ -150,7 +161,7 @@ func mapBasic(b *types.Basic, o *tag.TypeExpr, name string) (*Type, *typeError) 
 
 // mapCollection maps a slice (val == nil, not a set), a set (key only) or
 // a map. Collections inside collections are frozen, as CQL requires.
-func mapCollection(t, key, val types.Type, o *tag.TypeExpr, depth int) (*Type, *typeError) {
+func mapCollection(t, key, val types.Type, o *tag.TypeExpr, depth int, udt udtFunc) (*Type, *typeError) {
 	name := types.TypeString(t, shortQualifier)
 	_, isMap := t.Underlying().(*types.Map)
 	kind := "list"
@@ -188,7 +199,7 @@ func mapCollection(t, key, val types.Type, o *tag.TypeExpr, depth int) (*Type, *
 		if _, isPtr := et.(*types.Pointer); isPtr && !isNamed(et.(*types.Pointer).Elem(), "math/big", "Int") && !isNamed(et.(*types.Pointer).Elem(), "gopkg.in/inf.v0", "Dec") {
 			return nil, unsupported("%s holds pointers; a collection cannot hold nulls", name)
 		}
-		ct, err := mapValue(et, eo, depth+1)
+		ct, err := mapValue(et, eo, depth+1, udt)
 		if err != nil {
 			return nil, err
 		}

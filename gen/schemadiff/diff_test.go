@@ -86,3 +86,47 @@ func TestCompare(t *testing.T) {
 		t.Errorf("new table: %+v", changes)
 	}
 }
+
+// A schema.cql with user-defined types parses: CREATE TYPE statements are
+// not tables, and a column of a frozen type compares by its type's name.
+func TestParseUserDefinedTypes(t *testing.T) {
+	script := `CREATE TYPE IF NOT EXISTS geo (
+    lat double,
+    lon double
+);
+
+CREATE TYPE IF NOT EXISTS address (
+    street   text,
+    location frozen<geo>
+);
+
+CREATE TABLE IF NOT EXISTS customers (
+    region  frozen<geo>,
+    id      uuid,
+    billing frozen<address>,
+    others  list<frozen<address>>,
+    PRIMARY KEY (region, id)
+);
+`
+	s, err := Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tables) != 1 || s.Tables[0].Name != "customers" {
+		t.Fatalf("tables: %+v", s.Tables)
+	}
+	c := s.Table("customers")
+	if got := c.column("others"); got == nil || got.Type != "list<frozen<address>>" {
+		t.Errorf("others: %+v", got)
+	}
+	if strings.Join(c.PartitionKey, ",") != "region" {
+		t.Errorf("partition key: %v", c.PartitionKey)
+	}
+	changed, err := Parse(strings.Replace(script, "billing frozen<address>", "billing frozen<geo>", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := Compare(s, changed); len(cs) != 1 || cs[0].Kind != Breaking || !strings.Contains(cs[0].What, "billing") {
+		t.Errorf("a column changed from one type to another: %v", cs)
+	}
+}

@@ -20,6 +20,7 @@ func Check(p *model.Package) diag.List {
 	if ks := p.Keyspace; ks != nil {
 		c.identifier(ks.Pos, "keyspace", ks.Name)
 	}
+	c.udts(p)
 	tables := map[string]*model.Table{}
 	for _, e := range p.Entities {
 		c.entity(e)
@@ -82,7 +83,7 @@ func (c *checker) identifier(pos token.Position, what, name string) {
 			msg += fmt.Sprintf("; CQL folds unquoted names to lower case, so write %q", strings.ToLower(name))
 		}
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s", msg)
-	case what != "column" && len(name) > maxNameLength:
+	case what != "column" && what != "field" && len(name) > maxNameLength:
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s name %q is %d characters long; Cassandra accepts at most %d", what, name, len(name), maxNameLength)
 	}
 }
@@ -220,6 +221,8 @@ func (c *checker) keyType(t *model.Table, r model.Ref) {
 		c.diags.Errorf(r.Pos, diag.KeyType, "column %s is a duration, which Cassandra cannot order and refuses in a primary key", r.Name)
 	case f.Nullable:
 		c.diags.Errorf(r.Pos, diag.NullableKey, "column %s is a pointer field, but a primary key column can never be null; use a value type", r.Name)
+	case f.Type.UDT != nil:
+		c.udtKey(r, f.Type.UDT)
 	}
 }
 

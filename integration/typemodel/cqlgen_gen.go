@@ -895,3 +895,933 @@ func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *Everyth
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
+
+// customerCustomers: the statements of table customers, which is the source of
+// truth of Customer.
+var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "customers",
+	Pattern: "Customers",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "customer_id", Type: "uuid"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "customer_id", Type: "uuid"},
+		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
+		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
+		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
+		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
+		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
+		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
+		{Name: "created_at", Type: "timestamp"},
+		{Name: "created_by", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:    customerCustomersGetCQL,
+		State:  customerCustomersStateCQL,
+		Change: customerCustomersChangeCQL,
+		Remove: customerCustomersRemoveCQL,
+		Settle: customerCustomersSettleCQL,
+		Scan:   customerCustomersScanCQL,
+	},
+})
+
+// customerCustomersGetCQL reads a row of customers by its primary key. Its
+// placeholders bind customer_id.
+const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
+		created_at, created_by, cqlgen_deleted
+	FROM customers
+	WHERE customer_id = ?`
+
+// customerCustomersScan reads the next row of customers that is no grave of a
+// deleted Customer.
+func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Customer{}
+	}
+}
+
+// customerCustomersStateCQL reads a row of customers with the write protocol's
+// columns. Its placeholders bind customer_id.
+const customerCustomersStateCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM customers
+	WHERE customer_id = ?`
+
+// customerCustomersState binds customerCustomersStateCQL: the primary key of
+// e.
+func customerCustomersState(e *Customer) []any {
+	return []any{e.CustomerID}
+}
+
+// customerCustomersScanState reads a row of customers with its version, its
+// mark of deletion and its pending record.
+func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
+	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// customerCustomersData is every column of e's row in customers, in table
+// order.
+func customerCustomersData(e *Customer) []any {
+	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy}
+}
+
+// customerMerge is e as an Insert over cur writes it: the nil pointers and
+// empty collections of e, which an Insert leaves unset, keep cur's values.
+func customerMerge(cur, e *Customer) Customer {
+	m := *e
+	if m.Shipping == nil {
+		m.Shipping = cur.Shipping
+	}
+	if len(m.Others) == 0 {
+		m.Others = cur.Others
+	}
+	if len(m.ByLabel) == 0 {
+		m.ByLabel = cur.ByLabel
+	}
+	if len(m.Seen) == 0 {
+		m.Seen = cur.Seen
+	}
+	return m
+}
+
+// customerCustomersChangeCQL writes a row of customers if its version is the
+// one read (null: if there is no row). Its placeholders bind region, billing,
+// shipping, others, by_label, seen, created_at, created_by, cqlgen_version
+// (the write timestamp), the pending record, customer_id, the version read.
+const customerCustomersChangeCQL = `UPDATE customers
+	SET region = ?, billing = ?, shipping = ?, others = ?, by_label = ?,
+		seen = ?, created_at = ?, created_by = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE customer_id = ?
+	IF cqlgen_version = ?`
+
+// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
+// values, leaving nil pointers and empty collections unset with c.Unset, at
+// version c.TS, if the version is still c.Old.
+func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
+	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, e.CustomerID, c.Old}
+}
+
+// customerCustomersRemoveCQL leaves a grave of a row of customers if its
+// version is the one read. Its placeholders bind cqlgen_version (the write
+// timestamp), the pending record, customer_id, the version read.
+const customerCustomersRemoveCQL = `UPDATE customers
+	USING TTL 864000
+	SET region = null, billing = null, shipping = null, others = null,
+		by_label = null, seen = null, created_at = null, created_by = null,
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE customer_id = ?
+	IF cqlgen_version = ?`
+
+// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
+// of e, at version c.TS, if the version is still c.Old.
+func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.CustomerID, c.Old}
+}
+
+// customerCustomersSettleCQL clears the pending record of a row of customers
+// if its version is the one read. Its placeholders bind customer_id, the
+// version read.
+const customerCustomersSettleCQL = `UPDATE customers
+	SET cqlgen_pending = null
+	WHERE customer_id = ?
+	IF cqlgen_version = ?`
+
+// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
+// pending record of e's row if the version is still version.
+func customerCustomersSettle(e *Customer, version int64) []any {
+	return []any{e.CustomerID, version}
+}
+
+// customerCustomersScanCQL reads a token range of customers for verify, repair
+// and backfill. Its placeholders bind the lower token (excluded), the upper
+// token.
+const customerCustomersScanCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM customers
+	WHERE token(customer_id) > ? AND token(customer_id) <= ?`
+
+// customerCustomersByRegion: the statements of table customers_by_region,
+// which serves CustomersByRegion.
+var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "customers_by_region",
+	Pattern: "CustomersByRegion",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "created_at", Type: "timestamp", Desc: true},
+		{Name: "customer_id", Type: "uuid"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
+		{Name: "created_at", Type: "timestamp", Desc: true},
+		{Name: "customer_id", Type: "uuid"},
+		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
+		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
+		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
+		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
+		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
+		{Name: "created_by", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      customerCustomersByRegionInsertCQL,
+		Delete:      customerCustomersByRegionDeleteCQL,
+		Scan:        customerCustomersByRegionScanCQL,
+		First:       customerCustomersByRegionFirstCQL,
+		FirstFrom:   customerCustomersByRegionFirstFromCQL,
+		FirstTo:     customerCustomersByRegionFirstToCQL,
+		FirstFromTo: customerCustomersByRegionFirstFromToCQL,
+		After: []string{
+			customerCustomersByRegionAfter0CQL,
+			customerCustomersByRegionAfter1CQL,
+		},
+		AfterTo:   customerCustomersByRegionAfterToCQL,
+		AtOrAfter: customerCustomersByRegionAtOrAfterCQL,
+	},
+})
+
+// customerCustomersByRegionInsertCQL writes a whole row of
+// customers_by_region. Its placeholders bind region, created_at, customer_id,
+// billing, shipping, others, by_label, seen, created_by, the write timestamp.
+const customerCustomersByRegionInsertCQL = `INSERT INTO customers_by_region (region, created_at, customer_id,
+		billing, shipping, others, by_label, seen, created_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// customerCustomersByRegionRow binds customerCustomersByRegionInsertCQL for e,
+// written at ts. With unset, nil pointers and empty collections are left
+// unset, writing no tombstone; without, they clear their columns.
+func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
+	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, ts}
+}
+
+// customerCustomersByRegionKey is the primary key of e in customers_by_region,
+// in order, bucket included.
+func customerCustomersByRegionKey(e *Customer) []any {
+	return []any{e.Region, e.CreatedAt, e.CustomerID}
+}
+
+// customerCustomersByRegionDeleteCQL deletes a row of customers_by_region by
+// its primary key. Its placeholders bind the write timestamp, region,
+// created_at, customer_id.
+const customerCustomersByRegionDeleteCQL = `DELETE FROM customers_by_region
+	USING TIMESTAMP ?
+	WHERE region = ? AND created_at = ? AND customer_id = ?`
+
+// customerCustomersByRegionScanCQL reads a token range of customers_by_region
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const customerCustomersByRegionScanCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by, writetime(billing), writetime(shipping),
+		writetime(created_by)
+	FROM customers_by_region
+	WHERE token(region) > ? AND token(region) <= ?`
+
+// customerCustomersByRegionFirstCQL reads a partition of customers_by_region
+// from its first row. cqlgenimpl.ReadPage binds region.
+const customerCustomersByRegionFirstCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ?`
+
+// customerCustomersByRegionFirstFromCQL reads a partition of
+// customers_by_region from the From bound. cqlgenimpl.ReadPage binds region,
+// From.
+const customerCustomersByRegionFirstFromCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ? AND created_at <= ?`
+
+// customerCustomersByRegionFirstToCQL reads a partition of customers_by_region
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
+const customerCustomersByRegionFirstToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ? AND created_at > ?`
+
+// customerCustomersByRegionFirstFromToCQL reads a partition of
+// customers_by_region between the bounds. cqlgenimpl.ReadPage binds region,
+// From, To.
+const customerCustomersByRegionFirstFromToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ? AND created_at <= ? AND created_at > ?`
+
+// customerCustomersByRegionAfter0CQL continues a read of customers_by_region
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds region, created_at.
+const customerCustomersByRegionAfter0CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ? AND created_at < ?`
+
+// customerCustomersByRegionAfter1CQL continues a read of customers_by_region
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds region, created_at, customer_id.
+const customerCustomersByRegionAfter1CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ? AND created_at = ? AND customer_id > ?`
+
+// customerCustomersByRegionAfterToCQL continues a read of customers_by_region
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds region,
+// created_at, To.
+const customerCustomersByRegionAfterToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ? AND created_at < ? AND created_at > ?`
+
+// customerCustomersByRegionAtOrAfterCQL continues a read of
+// customers_by_region at or after a row. cqlgenimpl.ReadPage binds region,
+// created_at, customer_id.
+const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
+		by_label, seen, created_by
+	FROM customers_by_region
+	WHERE region = ? AND created_at = ? AND customer_id >= ?`
+
+// customerCustomersByRegionScan reads one row of customers_by_region.
+func customerCustomersByRegionScan(it cqlgen.Iter) (e Customer, ok bool) {
+	ok = it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
+	return
+}
+
+// customerCustomersByRegionClustering is the clustering key of e in
+// customers_by_region, in order.
+func customerCustomersByRegionClustering(e *Customer) []any {
+	return []any{e.CreatedAt, e.CustomerID}
+}
+
+// customerCustomersByRegionCompare orders rows of customers_by_region as its
+// clustering order does.
+func customerCustomersByRegionCompare(a, b *Customer) int {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// CustomerRepo reads and writes Customer in its tables (customers,
+// customers_by_region), keeping every copy in step; customers is the source of
+// truth.
+type CustomerRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewCustomerRepo returns a repository of Customer on s. The default strategy
+// is a logged batch.
+func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
+	return &CustomerRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// customerCheck rejects a Customer whose partition key values are empty.
+func customerCheck(e *Customer) error {
+	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "customers",
+		}
+	}
+	return nil
+}
+
+// customerCheckKey rejects a Customer whose partition key value in customers,
+// the source of truth, is empty.
+func customerCheckKey(e *Customer) error {
+	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "customers",
+		}
+	}
+	return nil
+}
+
+// customerWrites is the write protocol of Customer: its source of truth,
+// customers, and the tables the protocol keeps in step with it.
+var customerWrites = &cqlgenimpl.Entity[Customer]{
+	Canonical: customerCustomers,
+	State:     customerCustomersState,
+	ScanState: customerCustomersScanState,
+	Data:      customerCustomersData,
+	Merge:     customerMerge,
+	Change:    customerCustomersChange,
+	Remove:    customerCustomersRemove,
+	Settle:    customerCustomersSettle,
+	Projections: []cqlgenimpl.Projection[Customer]{
+		{
+			Table:      customerCustomersByRegion,
+			Key:        customerCustomersByRegionKey,
+			Row:        customerCustomersByRegionRow,
+			Writetimes: 3,
+			Owner:      []int{2},
+		},
+	},
+}
+
+// Insert writes e to every table of Customer, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on customers, the
+// source of truth. If it returns an error, it may have applied in part: run it
+// again, from any client, and every table converges on the result; the next
+// write of the entity finishes it too.
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Customer whose key in customers is e's, in every table:
+// rows whose key changed (a new sort key, say) move, and nil pointers and
+// empty collections clear their columns. It takes its turn with other writers
+// through a conditional write on customers's version; a writer that loses
+// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Customer whose key in customers is e's from every table;
+// the rows of the other tables are found from customers's values, so e needs
+// only its key. Deleting what does not exist is not an error. If it returns an
+// error, it may have applied in part: run it again, from any client, and every
+// table converges on the result; the next write of the entity finishes it too.
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Customer with the given key from customers, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Customer since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
+	if cqlgenimpl.IsZeroUUID(customerID) {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "customers",
+		}
+	}
+	e := &Customer{}
+	e.CustomerID = customerID
+	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
+}
+
+// Modify reads the Customer with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Customer since it was read; when
+// someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
+// Customer written; cqlgen.ErrNotFound if there is none. It costs one read
+// more than Update, which overwrites whatever a concurrent writer did.
+func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+	if cqlgenimpl.IsZeroUUID(customerID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "customers",
+		}
+	}
+	e := &Customer{}
+	e.CustomerID = customerID
+	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
+}
+
+// Entity names the entity CustomerRepo keeps: Customer.
+func (r *CustomerRepo) Entity() string {
+	return "Customer"
+}
+
+// Tables lists the tables of Customer that Repair and Backfill write: every
+// one but customers, the source of truth.
+func (r *CustomerRepo) Tables() []string {
+	return []string{"customers_by_region"}
+}
+
+// Verify compares every table of Customer with what customers, the source of
+// truth, implies, and reports the rows missing, stale or orphaned. It writes
+// nothing.
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Customer wins over; it
+// is safe while the application writes.
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
+}
+
+// Backfill writes every row customers implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
+}
+
+// Get reads the Customer with the given key from customers, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
+	if cqlgenimpl.IsZeroUUID(customerID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "customers",
+		}
+	}
+	var e Customer
+	e.CustomerID = customerID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   customerCustomers.Get,
+		Values: []any{e.CustomerID},
+	}, customerCustomersScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
+type CustomersByRegionOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	CreatedAtFrom, CreatedAtTo *time.Time
+}
+
+// CustomersByRegion reads Customer rows by region, ordered by created_at
+// descending, then customer_id ascending, from customers_by_region, in pages:
+// one partition, in clustering order.
+func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
+	if o == nil {
+		o = &CustomersByRegionOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Customer]{
+		Compare:   customerCustomersByRegionCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       customerCustomersByRegionClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{region},
+		Scan:      customerCustomersByRegionScan,
+		Table:     customerCustomersByRegion,
+	}
+	if o.CreatedAtFrom != nil {
+		spec.From = *o.CreatedAtFrom
+	}
+	if o.CreatedAtTo != nil {
+		spec.To = *o.CreatedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// visitVisits: the statements of table visits, which is the source of truth of
+// Visit.
+var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "visits",
+	Pattern: "Visits",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "customer_id", Type: "uuid"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      visitVisitsInsertCQL,
+		Delete:      visitVisitsDeleteCQL,
+		Get:         visitVisitsGetCQL,
+		First:       visitVisitsFirstCQL,
+		FirstFrom:   visitVisitsFirstFromCQL,
+		FirstTo:     visitVisitsFirstToCQL,
+		FirstFromTo: visitVisitsFirstFromToCQL,
+		After: []string{
+			visitVisitsAfter0CQL,
+		},
+		AfterTo:     visitVisitsAfterToCQL,
+		AtOrAfter:   visitVisitsAtOrAfterCQL,
+		AtOrAfterTo: visitVisitsAtOrAfterToCQL,
+	},
+})
+
+// visitVisitsInsertCQL writes a whole row of visits. Its placeholders bind
+// customer_id, spot, note, the write timestamp.
+const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, spot, note)
+	VALUES (?, ?, ?)
+	USING TIMESTAMP ?`
+
+// visitVisitsRow binds visitVisitsInsertCQL for e, written at ts.
+func visitVisitsRow(e *Visit, ts int64) []any {
+	return []any{e.CustomerID, e.Spot, e.Note, ts}
+}
+
+// visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
+// placeholders bind the write timestamp, customer_id, spot.
+const visitVisitsDeleteCQL = `DELETE FROM visits
+	USING TIMESTAMP ?
+	WHERE customer_id = ? AND spot = ?`
+
+// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
+// bind customer_id, spot.
+const visitVisitsGetCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot = ?`
+
+// visitVisitsScan reads one row of visits.
+func visitVisitsScan(it cqlgen.Iter) (e Visit, ok bool) {
+	ok = it.Scan(&e.CustomerID, &e.Spot, &e.Note)
+	return
+}
+
+// visitVisitsFirstCQL reads a partition of visits from its first row.
+// cqlgenimpl.ReadPage binds customer_id.
+const visitVisitsFirstCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ?`
+
+// visitVisitsFirstFromCQL reads a partition of visits from the From bound.
+// cqlgenimpl.ReadPage binds customer_id, From.
+const visitVisitsFirstFromCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot >= ?`
+
+// visitVisitsFirstToCQL reads a partition of visits from its first row up to
+// the To bound. cqlgenimpl.ReadPage binds customer_id, To.
+const visitVisitsFirstToCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot < ?`
+
+// visitVisitsFirstFromToCQL reads a partition of visits between the bounds.
+// cqlgenimpl.ReadPage binds customer_id, From, To.
+const visitVisitsFirstFromToCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot >= ? AND spot < ?`
+
+// visitVisitsAfter0CQL continues a read of visits after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
+// spot.
+const visitVisitsAfter0CQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot > ?`
+
+// visitVisitsAfterToCQL continues a read of visits after a row, up to the To
+// bound. cqlgenimpl.ReadPage binds customer_id, spot, To.
+const visitVisitsAfterToCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot > ? AND spot < ?`
+
+// visitVisitsAtOrAfterCQL continues a read of visits at or after a row.
+// cqlgenimpl.ReadPage binds customer_id, spot.
+const visitVisitsAtOrAfterCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot >= ?`
+
+// visitVisitsAtOrAfterToCQL continues a read of visits at or after a row, up
+// to the To bound. cqlgenimpl.ReadPage binds customer_id, spot, To.
+const visitVisitsAtOrAfterToCQL = `SELECT customer_id, spot, note
+	FROM visits
+	WHERE customer_id = ? AND spot >= ? AND spot < ?`
+
+// visitVisitsClustering is the clustering key of e in visits, in order.
+func visitVisitsClustering(e *Visit) []any {
+	return []any{e.Spot}
+}
+
+// visitVisitsCompare orders rows of visits as its clustering order does.
+func visitVisitsCompare(a, b *Visit) int {
+	if c := cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// VisitRepo reads and writes Visit in table visits.
+type VisitRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewVisitRepo returns a repository of Visit on s. The default strategy is a
+// logged batch.
+func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
+	return &VisitRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// visitCheck rejects a Visit whose partition key values are empty.
+func visitCheck(e *Visit) error {
+	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "visits",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to visits, at a client-side timestamp. Nil pointers and
+// empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   visitVisits.Insert,
+			Values: visitVisitsRow(e, ts),
+		}
+	})
+}
+
+// Update writes e over the row with its key in visits. Unlike Insert, nil
+// pointers and empty collections clear their columns.
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   visitVisits.Insert,
+			Values: visitVisitsRow(e, ts),
+		}
+	})
+}
+
+// Delete removes the row with e's key from visits.
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   visitVisits.Delete,
+			Values: []any{ts, e.CustomerID, e.Spot},
+		}
+	})
+}
+
+// Get reads the Visit with the given key from visits, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (*Visit, error) {
+	if cqlgenimpl.IsZeroUUID(customerID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "visits",
+		}
+	}
+	var e Visit
+	e.CustomerID = customerID
+	e.Spot = spot
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   visitVisits.Get,
+		Values: []any{e.CustomerID, e.Spot},
+	}, visitVisitsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// VisitsOptions are the optional parts of a Visits read.
+type VisitsOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// SpotFrom and SpotTo bound spot, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	SpotFrom, SpotTo *Geo
+}
+
+// Visits reads Visit rows by customer_id, ordered by spot ascending, from
+// visits, in pages: one partition, in clustering order.
+func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
+	if cqlgenimpl.IsZeroUUID(customerID) {
+		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
+			Column: "customer_id",
+			Table:  "visits",
+		}
+	}
+	if o == nil {
+		o = &VisitsOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Visit]{
+		Compare:   visitVisitsCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       visitVisitsClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{customerID},
+		Scan:      visitVisitsScan,
+		Table:     visitVisits,
+	}
+	if o.SpotFrom != nil {
+		spec.From = *o.SpotFrom
+	}
+	if o.SpotTo != nil {
+		spec.To = *o.SpotTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
+// of the user-defined type region, which Region is stored as.
+func (u Region) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {
+	switch name {
+	case "country":
+		return gocql.Marshal(info, u.Country)
+	case "area":
+		return gocql.Marshal(info, u.Area)
+	}
+	return nil, nil
+}
+
+// UnmarshalUDT implements gocql.UDTUnmarshaler: it decodes the field called
+// name of the user-defined type region into u.
+func (u *Region) UnmarshalUDT(name string, info gocql.TypeInfo, data []byte) error {
+	switch name {
+	case "country":
+		return gocql.Unmarshal(info, data, &u.Country)
+	case "area":
+		return gocql.Unmarshal(info, data, &u.Area)
+	}
+	return nil
+}
+
+// MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
+// of the user-defined type geo, which Geo is stored as.
+func (u Geo) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {
+	switch name {
+	case "lat":
+		return gocql.Marshal(info, u.Lat)
+	case "lon":
+		return gocql.Marshal(info, u.Lon)
+	}
+	return nil, nil
+}
+
+// UnmarshalUDT implements gocql.UDTUnmarshaler: it decodes the field called
+// name of the user-defined type geo into u.
+func (u *Geo) UnmarshalUDT(name string, info gocql.TypeInfo, data []byte) error {
+	switch name {
+	case "lat":
+		return gocql.Unmarshal(info, data, &u.Lat)
+	case "lon":
+		return gocql.Unmarshal(info, data, &u.Lon)
+	}
+	return nil
+}
+
+// MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
+// of the user-defined type address, which Address is stored as.
+func (u Address) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {
+	switch name {
+	case "street":
+		return gocql.Marshal(info, u.Street)
+	case "city":
+		return gocql.Marshal(info, u.City)
+	case "zip":
+		return gocql.Marshal(info, u.Zip)
+	case "lines":
+		return gocql.Marshal(info, u.Lines)
+	case "location":
+		return gocql.Marshal(info, u.Location)
+	case "tags":
+		return gocql.Marshal(info, u.Tags)
+	}
+	return nil, nil
+}
+
+// UnmarshalUDT implements gocql.UDTUnmarshaler: it decodes the field called
+// name of the user-defined type address into u.
+func (u *Address) UnmarshalUDT(name string, info gocql.TypeInfo, data []byte) error {
+	switch name {
+	case "street":
+		return gocql.Unmarshal(info, data, &u.Street)
+	case "city":
+		return gocql.Unmarshal(info, data, &u.City)
+	case "zip":
+		return gocql.Unmarshal(info, data, &u.Zip)
+	case "lines":
+		return gocql.Unmarshal(info, data, &u.Lines)
+	case "location":
+		return gocql.Unmarshal(info, data, &u.Location)
+	case "tags":
+		return gocql.Unmarshal(info, data, &u.Tags)
+	}
+	return nil
+}
+
+// MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
+// of the user-defined type contact_card, which Contact is stored as.
+func (u Contact) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {
+	switch name {
+	case "name":
+		return gocql.Marshal(info, u.Name)
+	case "home":
+		return gocql.Marshal(info, u.Home)
+	case "wait":
+		return gocql.Marshal(info, u.Wait)
+	}
+	return nil, nil
+}
+
+// UnmarshalUDT implements gocql.UDTUnmarshaler: it decodes the field called
+// name of the user-defined type contact_card into u.
+func (u *Contact) UnmarshalUDT(name string, info gocql.TypeInfo, data []byte) error {
+	switch name {
+	case "name":
+		return gocql.Unmarshal(info, data, &u.Name)
+	case "home":
+		return gocql.Unmarshal(info, data, &u.Home)
+	case "wait":
+		return gocql.Unmarshal(info, data, cqlgenimpl.ScanDuration(&u.Wait))
+	}
+	return nil
+}

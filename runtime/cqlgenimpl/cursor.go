@@ -220,7 +220,9 @@ var nativeTypes = map[string]gocql.Type{
 }
 
 // typeInfo is the gocql type of a CQL type as the DDL writes it: a native
-// type, or a list, set or map of them, frozen or not.
+// type, or a list, set or map of them, frozen or not; or a user-defined
+// type spelled out whole, as generated code writes it, since there is no
+// schema here to look it up in: udt<name, field type, ...>.
 func typeInfo(cqlType string) (gocql.TypeInfo, error) {
 	t, rest, err := parseType(strings.TrimSpace(cqlType))
 	if err == nil && strings.TrimSpace(rest) != "" {
@@ -263,6 +265,8 @@ func parseType(s string) (gocql.TypeInfo, string, error) {
 		return ps, r, nil
 	}
 	switch name {
+	case "udt":
+		return parseUDT(s, rest)
 	case "frozen":
 		ps, r, err := params(1)
 		if err != nil {
@@ -287,6 +291,38 @@ func parseType(s string) (gocql.TypeInfo, string, error) {
 		return gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeMap, ""), Key: ps[0], Elem: ps[1]}, r, nil
 	}
 	return nil, "", fmt.Errorf("cqlgen: unsupported CQL type %q", s)
+}
+
+// parseUDT reads the rest of udt<name, field type, ...>, which s is.
+func parseUDT(s, rest string) (gocql.TypeInfo, string, error) {
+	bad := fmt.Errorf("cqlgen: malformed user-defined type %q", s)
+	r, ok := strings.CutPrefix(rest, "<")
+	if !ok {
+		return nil, "", bad
+	}
+	i := strings.IndexAny(r, ",>")
+	if i < 0 {
+		return nil, "", bad
+	}
+	u := gocql.UDTTypeInfo{NativeType: gocql.NewNativeType(4, gocql.TypeUDT, ""), Name: strings.TrimSpace(r[:i])}
+	for r[i] == ',' {
+		r = strings.TrimSpace(r[i+1:])
+		field, after, ok := strings.Cut(r, " ")
+		if !ok || field == "" {
+			return nil, "", bad
+		}
+		t, after, err := parseType(strings.TrimSpace(after))
+		if err != nil {
+			return nil, "", err
+		}
+		u.Elements = append(u.Elements, gocql.UDTField{Name: field, Type: t})
+		r = strings.TrimSpace(after)
+		if r == "" || (r[0] != ',' && r[0] != '>') {
+			return nil, "", bad
+		}
+		i = 0
+	}
+	return u, r[i+1:], nil
 }
 
 // sealer seals cursors with a key the application supplies

@@ -58,8 +58,67 @@ func CompareEncoded(t gocql.TypeInfo, a, b []byte) int {
 		return CompareTimeUUID([16]byte(a), [16]byte(b))
 	case gocql.TypeList, gocql.TypeSet, gocql.TypeMap:
 		return compareCollection(t.(gocql.CollectionType), a, b)
+	case gocql.TypeUDT:
+		return compareUDT(t.(gocql.UDTTypeInfo), a, b)
 	}
 	return bytes.Compare(a, b)
+}
+
+// compareUDT orders frozen user-defined types as UserType (a TupleType)
+// does: field by field, a null field before any value; when one value
+// runs out of fields, its missing ones count as nulls.
+func compareUDT(t gocql.UDTTypeInfo, a, b []byte) int {
+	fa, oka := udtFields(a)
+	fb, okb := udtFields(b)
+	if !oka || !okb {
+		return bytes.Compare(a, b)
+	}
+	for i := 0; i < max(len(fa), len(fb)); i++ {
+		var x, y []byte
+		if i < len(fa) {
+			x = fa[i]
+		}
+		if i < len(fb) {
+			y = fb[i]
+		}
+		switch {
+		case x == nil && y == nil:
+			continue
+		case x == nil || y == nil:
+			return CompareBool(x != nil, y != nil)
+		}
+		sub := gocql.TypeInfo(gocql.NewNativeType(4, gocql.TypeBlob, ""))
+		if i < len(t.Elements) {
+			sub = t.Elements[i].Type
+		}
+		if c := CompareEncoded(sub, x, y); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// udtFields splits an encoded user-defined type into its fields, each a
+// 4-byte length and its bytes; a negative length is a null field (nil).
+func udtFields(b []byte) ([][]byte, bool) {
+	var out [][]byte
+	for len(b) > 0 {
+		if len(b) < 4 {
+			return nil, false
+		}
+		l := int(int32(binary.BigEndian.Uint32(b)))
+		b = b[4:]
+		if l < 0 {
+			out = append(out, nil)
+			continue
+		}
+		if l > len(b) {
+			return nil, false
+		}
+		out = append(out, append([]byte{}, b[:l]...))
+		b = b[l:]
+	}
+	return out, true
 }
 
 // CompareAs orders two Go values of a clustering column of the given CQL

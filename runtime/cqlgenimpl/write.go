@@ -75,7 +75,10 @@ func BeginVersioned[T any](e *T, check func(*T) error, o cqlgen.Options, opts []
 }
 
 // OrUnset binds a pointer field: its value, or when nil, unset (writing
-// nothing) if unset is true and null (clearing the column) if not.
+// nothing) if unset is true and null (clearing the column) if not. Null
+// is the nil pointer itself, not an untyped nil: gocql writes a nil
+// pointer as null for every type, but refuses an untyped nil for a
+// user-defined type.
 func OrUnset[T any](p *T, unset bool) any {
 	if p != nil {
 		return *p
@@ -83,7 +86,7 @@ func OrUnset[T any](p *T, unset bool) any {
 	if unset {
 		return gocql.UnsetValue
 	}
-	return nil
+	return p
 }
 
 // SliceOrUnset binds a list or set field: the slice, or unset when it is

@@ -1,0 +1,51 @@
+package emit
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/cqlgen/cqlgen/gen/model"
+)
+
+// gocqlPath is gocql's import path: the methods of a user-defined type
+// implement its interfaces.
+const gocqlPath = "github.com/gocql/gocql"
+
+// udtMethods writes the methods through which gocql reads and writes u:
+// gocql.UDTMarshaler and gocql.UDTUnmarshaler, which name each field by
+// its CQL name, so that the struct's db tags decide the mapping as they
+// do for columns. A field the schema has and the struct does not is
+// written as null and skipped when read.
+func udtMethods(f *jen.File, u *model.UDT) {
+	var marshal, unmarshal []jen.Code
+	for _, fd := range u.Fields {
+		if fd.Type == nil {
+			continue
+		}
+		v := jen.Id("u").Dot(fd.GoName)
+		marshal = append(marshal, jen.Case(jen.Lit(fd.Column)).Block(
+			jen.Return(jen.Qual(gocqlPath, "Marshal").Call(jen.Id("info"), v.Clone()))))
+		unmarshal = append(unmarshal, jen.Case(jen.Lit(fd.Column)).Block(
+			jen.Return(jen.Qual(gocqlPath, "Unmarshal").Call(jen.Id("info"), jen.Id("data"), scanInto(fd, fd.Type, v.Clone())))))
+	}
+	doc(f, "MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name of the user-defined type %s, which %s is stored as.", u.Name, u.GoName)
+	f.Func().Params(jen.Id("u").Id(u.GoName)).Id("MarshalUDT").Params(jen.Id("name").String(), jen.Id("info").Qual(gocqlPath, "TypeInfo")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Switch(jen.Id("name")).Block(marshal...),
+		jen.Return(jen.Nil(), jen.Nil()),
+	)
+	doc(f, "UnmarshalUDT implements gocql.UDTUnmarshaler: it decodes the field called name of the user-defined type %s into u.", u.Name)
+	f.Func().Params(jen.Id("u").Op("*").Id(u.GoName)).Id("UnmarshalUDT").Params(jen.Id("name").String(), jen.Id("info").Qual(gocqlPath, "TypeInfo"), jen.Id("data").Index().Byte()).Error().Block(
+		jen.Switch(jen.Id("name")).Block(unmarshal...),
+		jen.Return(jen.Nil()),
+	)
+}
+
+// renderUDTs renders the methods of the package's user-defined types as
+// one part of the file, as renderEntity does an entity's code.
+func renderUDTs(p *model.Package) part {
+	f := newFile(p)
+	f.NoFormat = true
+	for _, u := range p.UDTs {
+		udtMethods(f, u)
+	}
+	return renderPart(f, "the user-defined types")
+}
