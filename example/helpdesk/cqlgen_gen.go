@@ -17,6 +17,483 @@ import (
 // SupportPackageIsVersion3, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion3
 
+// agentAgents: the statements of table agents, which is the source of truth of
+// Agent.
+var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "agents",
+	Pattern: "Agents",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "email", Type: "text"},
+		{Name: "name", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:        agentAgentsGetCQL,
+		State:      agentAgentsStateCQL,
+		Change:     agentAgentsChangeCQL,
+		Remove:     agentAgentsRemoveCQL,
+		Settle:     agentAgentsSettleCQL,
+		FenceLive:  agentAgentsFenceLiveCQL,
+		FenceGrave: agentAgentsFenceGraveCQL,
+		Scan:       agentAgentsScanCQL,
+	},
+})
+
+// agentAgentsGetCQL reads a row of agents by its primary key. Its placeholders
+// bind org_id, agent_id.
+const agentAgentsGetCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
+	FROM agents
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentAgentsScan reads the next row of agents that is no grave of a deleted
+// Agent.
+func agentAgentsScan(it cqlgen.Iter) (e Agent, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.OrgID, &e.AgentID, &e.Email, &e.Name, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Agent{}
+	}
+}
+
+// agentAgentsStateCQL reads a row of agents with the write protocol's columns.
+// Its placeholders bind org_id, agent_id.
+const agentAgentsStateCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
+	FROM agents
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentAgentsState binds agentAgentsStateCQL: the primary key of e.
+func agentAgentsState(e *Agent) []any {
+	return []any{e.OrgID, e.AgentID}
+}
+
+// agentAgentsScanState reads a row of agents with its version, its mark of
+// deletion and its pending record.
+func agentAgentsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Agent], ok bool) {
+	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// agentAgentsData is every column of e's row in agents, in table order.
+func agentAgentsData(e *Agent) []any {
+	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
+}
+
+// agentAgentsChangeCQL writes a row of agents if its version is the one read
+// (null: if there is no row). Its placeholders bind email, name,
+// cqlgen_version (the write timestamp), the pending record, org_id, agent_id,
+// the version read.
+const agentAgentsChangeCQL = `UPDATE agents
+	SET email = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
+		cqlgen_pending = ?
+	WHERE org_id = ? AND agent_id = ?
+	IF cqlgen_version = ?`
+
+// agentAgentsChange binds agentAgentsChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
+	return []any{e.Email, e.Name, c.TS, c.Pending, e.OrgID, e.AgentID, c.Old}
+}
+
+// agentAgentsRemoveCQL leaves a grave of a row of agents if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, org_id, agent_id, the version read.
+const agentAgentsRemoveCQL = `UPDATE agents
+	USING TTL 864000
+	SET email = null, name = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE org_id = ? AND agent_id = ?
+	IF cqlgen_version = ?`
+
+// agentAgentsRemove binds agentAgentsRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.OrgID, e.AgentID, c.Old}
+}
+
+// agentAgentsSettleCQL clears the pending record of a row of agents if its
+// version is the one read. Its placeholders bind org_id, agent_id, the version
+// read.
+const agentAgentsSettleCQL = `UPDATE agents
+	SET cqlgen_pending = null
+	WHERE org_id = ? AND agent_id = ?
+	IF cqlgen_version = ?`
+
+// agentAgentsSettle binds agentAgentsSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func agentAgentsSettle(e *Agent, version int64) []any {
+	return []any{e.OrgID, e.AgentID, version}
+}
+
+// agentAgentsFenceLiveCQL moves on the version of a live row of agents whose
+// claim of a unique key another writer takes over. Its placeholders bind
+// cqlgen_version (the write timestamp), org_id, agent_id, the version read.
+const agentAgentsFenceLiveCQL = `UPDATE agents
+	SET cqlgen_version = ?
+	WHERE org_id = ? AND agent_id = ?
+	IF cqlgen_version = ?`
+
+// agentAgentsFenceGraveCQL moves on the version of a grave of agents, or of no
+// row, whose claim another writer takes over. Its placeholders bind
+// cqlgen_version (the write timestamp), org_id, agent_id, the version read.
+const agentAgentsFenceGraveCQL = `UPDATE agents
+	USING TTL 864000
+	SET cqlgen_version = ?, cqlgen_deleted = true
+	WHERE org_id = ? AND agent_id = ?
+	IF cqlgen_version = ?`
+
+// agentAgentsScanCQL reads a token range of agents for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const agentAgentsScanCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending
+	FROM agents
+	WHERE token(org_id, agent_id) > ? AND token(org_id, agent_id) <= ?`
+
+// agentAgentByEmail: the statements of table agents_by_email, which serves
+// AgentByEmail.
+var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "agents_by_email",
+	Pattern: "AgentByEmail",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "email", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "email", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+	},
+	Unique: true,
+	CQL: cqlgenimpl.CQL{
+		Insert:  agentAgentByEmailInsertCQL,
+		Delete:  agentAgentByEmailDeleteCQL,
+		Get:     agentAgentByEmailGetCQL,
+		Take:    agentAgentByEmailTakeCQL,
+		Release: agentAgentByEmailReleaseCQL,
+		Scan:    agentAgentByEmailScanCQL,
+	},
+})
+
+// agentAgentByEmailInsertCQL claims a key of agents_by_email for an entity, if
+// no one holds it. Its placeholders bind org_id, email, agent_id, cqlgen_claim
+// (the version of the change).
+const agentAgentByEmailInsertCQL = `INSERT INTO agents_by_email (org_id, email, agent_id, cqlgen_claim)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS`
+
+// agentAgentByEmailRow binds agentAgentByEmailInsertCQL for e, written at ts;
+// agents_by_email has no column to leave unset.
+func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.Email, e.AgentID, ts}
+}
+
+// agentAgentByEmailKey is the primary key of e in agents_by_email, in order,
+// bucket included.
+func agentAgentByEmailKey(e *Agent) []any {
+	return []any{e.OrgID, e.Email}
+}
+
+// agentAgentByEmailDeleteCQL deletes a row of agents_by_email by its primary
+// key. Its placeholders bind the write timestamp, org_id, email.
+const agentAgentByEmailDeleteCQL = `DELETE FROM agents_by_email
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND email = ?`
+
+// agentAgentByEmailGetCQL reads a claim of agents_by_email: who holds the key,
+// since which version. Its placeholders bind org_id, email.
+const agentAgentByEmailGetCQL = `SELECT org_id, email, agent_id, cqlgen_claim
+	FROM agents_by_email
+	WHERE org_id = ? AND email = ?`
+
+// agentAgentByEmailTakeCQL moves a claim of agents_by_email to another owner,
+// or renews it, if its owner and version are the ones read. Its placeholders
+// bind agent_id, cqlgen_claim (the version of the change), org_id, email,
+// agent_id as read, the version read.
+const agentAgentByEmailTakeCQL = `UPDATE agents_by_email
+	SET agent_id = ?, cqlgen_claim = ?
+	WHERE org_id = ? AND email = ?
+	IF agent_id = ? AND cqlgen_claim = ?`
+
+// agentAgentByEmailReleaseCQL gives up a claim of agents_by_email if it is its
+// owner's and older than the change. Its placeholders bind org_id, email,
+// agent_id, the version of the change.
+const agentAgentByEmailReleaseCQL = `DELETE FROM agents_by_email
+	WHERE org_id = ? AND email = ?
+	IF agent_id = ? AND cqlgen_claim < ?`
+
+// agentAgentByEmailScanCQL reads a token range of agents_by_email for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const agentAgentByEmailScanCQL = `SELECT org_id, email, agent_id, writetime(agent_id)
+	FROM agents_by_email
+	WHERE token(org_id, email) > ? AND token(org_id, email) <= ?`
+
+// AgentRepo reads and writes Agent in its tables (agents, agents_by_email),
+// keeping every copy in step; agents is the source of truth.
+type AgentRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewAgentRepo returns a repository of Agent on s. The default strategy is a
+// logged batch.
+func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
+	return &AgentRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// agentCheck rejects a Agent whose partition key values are empty.
+func agentCheck(e *Agent) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agents",
+		}
+	}
+	if e.Email == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "email",
+			Table:  "agents_by_email",
+		}
+	}
+	return nil
+}
+
+// agentCheckKey rejects a Agent whose partition key value in agents, the
+// source of truth, is empty.
+func agentCheckKey(e *Agent) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agents",
+		}
+	}
+	return nil
+}
+
+// agentWrites is the write protocol of Agent: its source of truth, agents, and
+// the tables the protocol keeps in step with it.
+var agentWrites = &cqlgenimpl.Entity[Agent]{
+	Canonical: agentAgents,
+	State:     agentAgentsState,
+	ScanState: agentAgentsScanState,
+	Data:      agentAgentsData,
+	Change:    agentAgentsChange,
+	Remove:    agentAgentsRemove,
+	Settle:    agentAgentsSettle,
+	Projections: []cqlgenimpl.Projection[Agent]{
+		{
+			Table:      agentAgentByEmail,
+			Unique:     true,
+			Key:        agentAgentByEmailKey,
+			Row:        agentAgentByEmailRow,
+			Writetimes: 1,
+			Owner:      []int{0, 2},
+		},
+	},
+}
+
+// Insert writes e to every table of Agent, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on agents, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
+func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Agent whose key in agents is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on agents's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Agent whose key in agents is e's from every table; the
+// rows of the other tables are found from agents's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, agentCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Agent with the given key from agents, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Agent since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (*Agent, int64, error) {
+	if orgID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents",
+		}
+	}
+	if agentID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agents",
+		}
+	}
+	e := &Agent{}
+	e.OrgID = orgID
+	e.AgentID = agentID
+	return cqlgenimpl.Versioned(ctx, r.s, agentWrites, e)
+}
+
+// Modify reads the Agent with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Agent since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// agents (cqlgen.ErrKeyChanged). It returns the Agent written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did.
+func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (*Agent, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents",
+		}
+	}
+	if agentID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agents",
+		}
+	}
+	e := &Agent{}
+	e.OrgID = orgID
+	e.AgentID = agentID
+	o, err := cqlgenimpl.BeginVersioned(e, agentCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, agentWrites, e, agentCheck, change)
+}
+
+// Entity names the entity AgentRepo keeps: Agent.
+func (r *AgentRepo) Entity() string {
+	return "Agent"
+}
+
+// Tables lists the tables of Agent that Repair and Backfill write: every one
+// but agents, the source of truth.
+func (r *AgentRepo) Tables() []string {
+	return []string{"agents_by_email"}
+}
+
+// Verify compares every table of Agent with what agents, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Agent wins over; it is
+// safe while the application writes.
+func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", true, o)
+}
+
+// Backfill writes every row agents implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, agentWrites, "Agent", table, o)
+}
+
+// Get reads the Agent with the given key from agents, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Agent, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents",
+		}
+	}
+	if agentID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agents",
+		}
+	}
+	var e Agent
+	e.OrgID = orgID
+	e.AgentID = agentID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   agentAgents.Get,
+		Values: []any{e.OrgID, e.AgentID},
+	}, agentAgentsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// AgentByEmail reads the Agent that holds the given key of agents_by_email, a
+// unique key: the claim in agents_by_email names it, and agents, the source of
+// truth, must still give it that key; cqlgen.ErrNotFound if no Agent holds it.
+func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string) (*Agent, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents_by_email",
+		}
+	}
+	if email == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "email",
+			Table:  "agents_by_email",
+		}
+	}
+	return cqlgenimpl.Resolve(ctx, r.s, agentWrites, 0, []any{orgID, email})
+}
+
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{

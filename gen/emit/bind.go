@@ -39,7 +39,7 @@ func values(s *model.Statement, b binding) []jen.Code {
 // columnValue is the value a column binds.
 func columnValue(c *model.Column, b binding) jen.Code {
 	switch {
-	case c.Kind == model.Version:
+	case c.Kind == model.Version || c.Kind == model.Claim:
 		return b.ts
 	case c.Field == nil:
 		return bucketValue(c.Bucket, b.recv)

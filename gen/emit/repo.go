@@ -38,6 +38,8 @@ func entity(f *jen.File, e *model.Entity) {
 	get(f, e)
 	for _, t := range e.Tables {
 		switch {
+		case t.Unique:
+			uniqueRead(f, t)
 		case t.ReadsOne():
 			readOne(f, t)
 		case t.HasRead():
@@ -56,7 +58,9 @@ func tableDecls(f *jen.File, t *model.Table) {
 	if t == e.Canonical {
 		role = "is the source of truth of " + e.GoName
 	}
-	rowType(f, t)
+	if !t.Unique {
+		rowType(f, t)
+	}
 	if t.Sparse() {
 		holdsFunc(f, t)
 	}
@@ -69,7 +73,9 @@ func tableDecls(f *jen.File, t *model.Table) {
 			rowFunc(f, t, s)
 			keyFunc(f, t)
 		case model.SlotGet:
-			scanFunc(f, t)
+			if !t.Unique {
+				scanFunc(f, t)
+			}
 		case model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle:
 			protocolFuncs(f, t, s)
 		}
@@ -98,7 +104,8 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 
 func isPage(s model.Slot) bool {
 	switch s {
-	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan:
+	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
+		model.SlotFenceLive, model.SlotFenceGrave, model.SlotTake, model.SlotRelease:
 		return false
 	}
 	return true
@@ -107,10 +114,24 @@ func isPage(s model.Slot) bool {
 func slotWords(s model.Slot, t *model.Table) string {
 	switch s {
 	case model.SlotInsert:
+		if t.Unique {
+			return "claims a key of " + t.Name + " for an entity, if no one holds it"
+		}
 		return "writes a whole row of " + t.Name
+	case model.SlotTake:
+		return "moves a claim of " + t.Name + " to another owner, or renews it, if its owner and version are the ones read"
+	case model.SlotRelease:
+		return "gives up a claim of " + t.Name + " if it is its owner's and older than the change"
+	case model.SlotFenceLive:
+		return "moves on the version of a live row of " + t.Name + " whose claim of a unique key another writer takes over"
+	case model.SlotFenceGrave:
+		return "moves on the version of a grave of " + t.Name + ", or of no row, whose claim another writer takes over"
 	case model.SlotDelete:
 		return "deletes a row of " + t.Name + " by its primary key"
 	case model.SlotGet:
+		if t.Unique {
+			return "reads a claim of " + t.Name + ": who holds the key, since which version"
+		}
 		return "reads a row of " + t.Name + " by its primary key"
 	case model.SlotState:
 		if !t.Entity.Versioned() {
@@ -175,6 +196,10 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 			cql[i+1] = jen.Index().String().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, after...)
 		}
 	}
+	var unique jen.Code
+	if t.Unique {
+		unique = jen.True()
+	}
 	return jen.Qual(impl, "TableSpec").Add(keyed(
 		jen.Id("Name"), jen.Lit(t.Name),
 		jen.Id("Pattern"), jen.Lit(t.Method),
@@ -182,6 +207,7 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 		jen.Id("Clustering"), cols(t.Clustering()),
 		jen.Id("Columns"), cols(dataColumns(t)),
 		jen.Id("Row"), cols(rowColumns(t)),
+		jen.Id("Unique"), unique,
 		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
 	))
 }
@@ -372,5 +398,11 @@ func rowColumns(t *model.Table) []*model.Column {
 	if !t.Entity.Maintained() || t == t.Entity.Canonical {
 		return nil
 	}
-	return t.Columns
+	var cs []*model.Column
+	for _, c := range t.Columns {
+		if c.Kind != model.Claim {
+			cs = append(cs, c)
+		}
+	}
+	return cs
 }

@@ -51,6 +51,7 @@ type tableView struct {
 	Doc        string
 	Canonical  bool
 	Where      string // a sparse table's predicate
+	Unique     bool
 	Bucket     string
 	TTL        string
 	Columns    []columnView
@@ -98,6 +99,7 @@ func table(t *model.Table) tableView {
 		Doc:       strings.TrimRight(t.Doc, "."),
 		Canonical: t.Entity.Canonical == t,
 		Where:     t.WhereWords(),
+		Unique:    t.Unique,
 	}
 	if b := t.Bucket; b != nil {
 		tv.Bucket = fmt.Sprintf("%s = %s", b.Column, bucketWords(b))

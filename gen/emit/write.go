@@ -146,9 +146,14 @@ func writesVar(f *jen.File, e *model.Entity) {
 		if p.Sparse() {
 			holds = jen.Id(p.Names.Holds)
 		}
+		var unique jen.Code
+		if p.Unique {
+			unique = jen.True()
+		}
 		projections = append(projections, keyed(
 			jen.Id("Table"), jen.Id(p.Names.Var),
 			jen.Id("Holds"), holds,
+			jen.Id("Unique"), unique,
 			jen.Id("Key"), key,
 			jen.Id("Row"), jen.Id(p.Names.Row),
 			jen.Id("Writetimes"), writetime,
@@ -197,6 +202,30 @@ func protocolWrites(f *jen.File, e *model.Entity) {
 	writeMethod(f, e, "Delete",
 		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table; the rows of the other tables are found from "+t.Name+"'s values, so e needs only its key. Deleting what does not exist is not an error. "+promise,
 		call("OpDelete"))
+}
+
+// uniqueRead writes the read method of a unique table: the entity that
+// holds a key, through its claim and its canonical row.
+func uniqueRead(f *jen.File, t *model.Table) {
+	e := t.Entity
+	key := append(t.PartitionKey(), t.Clustering()...)
+	params, checks := keyParams(t, key, jen.Nil())
+	var vals []jen.Code
+	for _, c := range key {
+		vals = append(vals, jen.Id(param(c.Field)))
+	}
+	index := 0
+	for _, o := range e.Tables {
+		if o == t {
+			break
+		}
+		if o != e.Canonical {
+			index++
+		}
+	}
+	doc(f, "%s reads the %s that holds the given key of %s, a unique key: the claim in %s names it, and %s, the source of truth, must still give it that key; cqlgen.ErrNotFound if no %s holds it.", t.Method, e.GoName, t.Name, t.Name, e.Canonical.Name, e.GoName)
+	recvFunc(f, e, t.Method).Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Error()).Block(
+		append(checks, jen.Return(jen.Qual(impl, "Resolve").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Lit(index), jen.Index().Any().Values(vals...))))...)
 }
 
 // versionedReads writes GetVersioned and Modify of a versioned entity:

@@ -228,6 +228,9 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	if tp.Immutable {
 		t.Immutable, t.ImmutablePos = true, pos(tp.ImmutableOff)
 	}
+	if tp.Unique {
+		t.Unique, t.UniquePos = true, pos(tp.UniqueOff)
+	}
 	if t.Cols == nil && tp.Cols != nil {
 		t.Cols = []Ref{}
 	}
@@ -311,6 +314,19 @@ func layout(e *Entity, t *Table) []*Column {
 			inKey[r.Field] = true
 			cols = append(cols, &Column{Name: r.Field.Column, Type: r.Field.Type, Kind: Clustering, Desc: r.Desc, Field: r.Field})
 		}
+	}
+	if t.Unique && t != e.Canonical {
+		// A claim: the key, and who holds it (the columns of the source of
+		// truth's key the table's key lacks), and since when.
+		if c := e.Canonical; c != nil && c != t {
+			for _, r := range append(append([]Ref(nil), c.PK...), refsOf(c.CK)...) {
+				if r.Field != nil && !inKey[r.Field] {
+					inKey[r.Field] = true
+					cols = append(cols, &Column{Name: r.Field.Column, Type: r.Field.Type, Kind: Regular, Field: r.Field})
+				}
+			}
+		}
+		return append(cols, &Column{Name: ClaimColumn, Type: &Type{Name: "bigint"}, Kind: Claim})
 	}
 	static := map[*Field]bool{}
 	for _, r := range t.Static {
@@ -422,4 +438,12 @@ func GoName(s string) string {
 		return "P" + b.String()
 	}
 	return b.String()
+}
+
+func refsOf(ks []KeyRef) []Ref {
+	rs := make([]Ref, len(ks))
+	for i, k := range ks {
+		rs[i] = k.Ref
+	}
+	return rs
 }

@@ -348,10 +348,12 @@ type CondValue struct {
 }
 
 // String renders the condition as CQL would read it.
-func (c Cond) String() string { return c.render(func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }) }
+func (c Cond) String() string {
+	return c.render(func(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" })
+}
 
 // GoString renders the condition with its strings as Go writes them, for
-// comments in Go, where gofmt would turn a CQL '' into a typographic quote.
+// comments in Go, where gofmt would turn a CQL ” into a typographic quote.
 func (c Cond) GoString() string { return c.render(strconv.Quote) }
 
 func (c Cond) render(quote func(string) string) string {
@@ -417,21 +419,25 @@ type Table struct {
 	// canonical pattern only (validation says so elsewhere).
 	Immutable    bool
 	ImmutablePos token.Position
-	Method       string // Go name of the read method
-	MethodPos    token.Position
-	Doc          string // the access pattern in words
-	PK           []Ref
-	PKPos        token.Position
-	CK           []KeyRef
-	Bucket       *Bucket
-	TTL          int64 // seconds, 0 for none
-	TTLPos       token.Position
-	Cols         []Ref // nil means every field
-	Static       []Ref
-	ID           []Ref
-	IDPos        token.Position
-	Size         *Size
-	Ignores      []Ignore
+	// Unique is the table option unique: no two entities may share the
+	// table's primary key, an alternate key claimed by conditional writes.
+	Unique    bool
+	UniquePos token.Position
+	Method    string // Go name of the read method
+	MethodPos token.Position
+	Doc       string // the access pattern in words
+	PK        []Ref
+	PKPos     token.Position
+	CK        []KeyRef
+	Bucket    *Bucket
+	TTL       int64 // seconds, 0 for none
+	TTLPos    token.Position
+	Cols      []Ref // nil means every field
+	Static    []Ref
+	ID        []Ref
+	IDPos     token.Position
+	Size      *Size
+	Ignores   []Ignore
 	// Where is the predicate of a sparse table, which holds only the
 	// entities that meet every condition; nil for a table of them all.
 	Where    []Cond
@@ -455,6 +461,7 @@ const (
 	Version // the canonical table's version column
 	Deleted // the canonical table's mark of a deleted entity
 	Pending // the canonical table's record of a change in flight
+	Claim   // a unique table's token of the claim of its key
 )
 
 // The columns cqlgen adds to the canonical table of an entity stored in
@@ -475,6 +482,10 @@ const (
 	// change must delete, written in the same conditional write as the
 	// change: whoever writes the entity next finishes that work first.
 	PendingColumn = "cqlgen_pending"
+	// ClaimColumn is, in a unique table, the version of the change that
+	// claimed the row's key for its owner: how a writer tells a claim in
+	// flight (whose change may still land) from one left behind.
+	ClaimColumn = "cqlgen_claim"
 )
 
 // Maintained reports whether the entity's repository can verify, repair

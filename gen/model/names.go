@@ -162,7 +162,7 @@ func (t *Table) idents() []Ident {
 	if t.Sparse() {
 		add(tn.Holds, "", "the predicate of "+t.Name)
 	}
-	if t.Partial() {
+	if t.Partial() && !t.Unique {
 		add(tn.RowType, "", "the row type of "+t.Name)
 	}
 	if t.HasRead() && !t.ReadsOne() {

@@ -94,6 +94,10 @@ const (
 	SlotChange      Slot = "Change"
 	SlotRemove      Slot = "Remove"
 	SlotSettle      Slot = "Settle"
+	SlotFenceLive   Slot = "FenceLive"
+	SlotFenceGrave  Slot = "FenceGrave"
+	SlotTake        Slot = "Take"
+	SlotRelease     Slot = "Release"
 	SlotScan        Slot = "Scan"
 	SlotFirst       Slot = "First"
 	SlotFirstFrom   Slot = "FirstFrom"
@@ -117,6 +121,8 @@ const (
 	BindTo                         // the read's To bound
 	BindTokenLo                    // a scan's lower token, excluded
 	BindTokenHi                    // a scan's upper token, included
+	BindHeld                       // a unique table's owner column, as read
+	BindChange                     // the version of the change that gives a claim up
 )
 
 // Bind is one placeholder.
@@ -142,6 +148,13 @@ func (b Bind) Words() string {
 		return "the lower token (excluded)"
 	case BindTokenHi:
 		return "the upper token"
+	case BindHeld:
+		return b.Column.Name + " as read"
+	case BindChange:
+		return "the version of the change"
+	}
+	if b.Column.Kind == Claim {
+		return b.Column.Name + " (the version of the change)"
 	}
 	if b.Column.Kind == Version {
 		return b.Column.Name + " (the write timestamp)"
@@ -160,7 +173,7 @@ func (t *Table) HasRead() bool {
 
 // ReadsOne reports whether the table's read method returns one row rather
 // than pages: its partition holds one row.
-func (t *Table) ReadsOne() bool { return t.pagesOne() && t.Entity.Canonical != t }
+func (t *Table) ReadsOne() bool { return t.Unique || (t.pagesOne() && t.Entity.Canonical != t) }
 
 func (t *Table) pagesOne() bool { return len(t.CK) == 0 && t.Bucket == nil }
 
@@ -188,6 +201,13 @@ func (t *Table) statements() []*Statement {
 	}
 	keyCols := append(t.PartitionKey(), t.Clustering()...)
 	where, keyBinds := t.equal(keyCols)
+	if t.Unique {
+		t.uniqueStatements(add, where, keyBinds)
+		if e.Maintained() {
+			t.scanStatement(add, false)
+		}
+		return out
+	}
 
 	sel := "SELECT " + strings.Join(t.selected(), ", ")
 	if !versioned {
@@ -211,6 +231,9 @@ func (t *Table) statements() []*Statement {
 	}
 	if versioned {
 		t.protocolStatements(add, where, keyBinds)
+		if e.HasUnique() {
+			t.fenceStatements(add, where, keyBinds)
+		}
 	}
 	if e.Maintained() {
 		t.scanStatement(add, canonical)
@@ -342,6 +365,67 @@ func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where 
 		append(append([]Bind(nil), keyBinds...), old))
 }
 
+// uniqueStatements are a unique table's: the claim (an INSERT IF NOT
+// EXISTS, whose version column binds the change's version), a claim
+// taken over or renewed, a claim given up, the plain delete repair runs on
+// a claim no one holds, and the read of a claim.
+func (t *Table) uniqueStatements(add func(Slot, int, []string, []Bind), where string, keyBinds []Bind) {
+	var names, marks, set, held []string
+	var binds, setBinds, heldBinds []Bind
+	for _, c := range t.Columns {
+		names, marks = append(names, c.Name), append(marks, "?")
+		binds = append(binds, Bind{Column: c})
+		if c.Kind == Regular {
+			set = append(set, c.Name+" = ?")
+			setBinds = append(setBinds, Bind{Column: c})
+			held = append(held, c.Name+" = ?")
+			heldBinds = append(heldBinds, Bind{Kind: BindHeld, Column: c})
+		}
+	}
+	claim := t.column(Claim)
+	add(SlotInsert, 0, []string{
+		"INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ")",
+		"VALUES (" + strings.Join(marks, ", ") + ")",
+		"IF NOT EXISTS",
+	}, binds)
+	add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, "USING TIMESTAMP ?", where},
+		append([]Bind{{Kind: BindTimestamp}}, keyBinds...))
+	add(SlotGet, 0, []string{"SELECT " + strings.Join(names, ", "), "FROM " + t.Name, where}, keyBinds)
+	add(SlotTake, 0, []string{
+		"UPDATE " + t.Name,
+		"SET " + strings.Join(append(set, ClaimColumn+" = ?"), ", "),
+		where,
+		"IF " + strings.Join(append(held, ClaimColumn+" = ?"), " AND "),
+	}, append(append(append(append(setBinds, Bind{Column: claim}), keyBinds...), heldBinds...), Bind{Kind: BindOldVersion}))
+	add(SlotRelease, 0, []string{
+		"DELETE FROM " + t.Name,
+		where,
+		"IF " + strings.Join(append(held, ClaimColumn+" < ?"), " AND "),
+	}, append(append(append([]Bind(nil), keyBinds...), setBinds...), Bind{Kind: BindChange}))
+}
+
+// fenceStatements are, on the canonical table of an entity with unique
+// tables, the conditional writes that move an entity's version on when
+// another writer takes over a claim it left behind: a live entity keeps
+// its values; a grave, or no row at all, becomes a grave.
+func (t *Table) fenceStatements(add func(Slot, int, []string, []Bind), where string, keyBinds []Bind) {
+	version := t.column(Version)
+	cond := "IF " + VersionColumn + " = ?"
+	binds := append(append([]Bind{{Column: version}}, keyBinds...), Bind{Kind: BindOldVersion})
+	add(SlotFenceLive, 0, []string{"UPDATE " + t.Name, "SET " + VersionColumn + " = ?", where, cond}, binds)
+	add(SlotFenceGrave, 0, []string{"UPDATE " + t.Name, "USING TTL " + itoa(t.GraveTTL()), "SET " + VersionColumn + " = ?, " + DeletedColumn + " = true", where, cond}, binds)
+}
+
+// HasUnique reports whether the entity has a unique table.
+func (e *Entity) HasUnique() bool {
+	for _, t := range e.Tables {
+		if t.Unique {
+			return true
+		}
+	}
+	return false
+}
+
 // scanStatement is the token-range scan verify, repair and backfill run:
 // on the canonical table, State's columns; elsewhere every column the
 // Insert writes, then the write timestamps of WritetimeColumns.
@@ -354,7 +438,7 @@ func (t *Table) scanStatement(add func(Slot, int, []string, []Bind), canonical b
 			cols = append(cols, c.Name)
 		case canonical && !versioned && c.Field != nil:
 			cols = append(cols, c.Name)
-		case !canonical:
+		case !canonical && c.Kind != Claim:
 			cols = append(cols, c.Name)
 		}
 		if c.Kind == PartitionKey {

@@ -82,22 +82,26 @@ type Pattern struct {
 	// its writes need no version and keep a plain write's cost.
 	Immutable    bool
 	ImmutableOff int
-	Name         Ident // Go name of the read method; empty when defaulted
-	Doc          string
-	DocOff       int
-	PK           []Ident
-	PKOff        int // offset of the pk key, or of the table key when pk is absent
-	CK           []KeyColumn
-	TTL          int64 // seconds; 0 means none
-	HasTTL       bool
-	TTLOff       int
-	Bucket       *Bucket
-	Cols         []Ident // nil means every field
-	Static       []Ident
-	ID           []Ident
-	IDOff        int
-	Size         *Size
-	Ignores      []Ignore
+	// Unique marks a table whose primary key no two entities may share:
+	// an alternate key, claimed by conditional writes.
+	Unique    bool
+	UniqueOff int
+	Name      Ident // Go name of the read method; empty when defaulted
+	Doc       string
+	DocOff    int
+	PK        []Ident
+	PKOff     int // offset of the pk key, or of the table key when pk is absent
+	CK        []KeyColumn
+	TTL       int64 // seconds; 0 means none
+	HasTTL    bool
+	TTLOff    int
+	Bucket    *Bucket
+	Cols      []Ident // nil means every field
+	Static    []Ident
+	ID        []Ident
+	IDOff     int
+	Size      *Size
+	Ignores   []Ignore
 	// Where is the predicate of a sparse table: it holds only the
 	// entities for which every condition holds.
 	Where    []Cond
@@ -262,8 +266,13 @@ func (p *Pattern) parseTable(v Value) *Error {
 				return &Error{Off: opt.Off, Code: "bad-value", Msg: "immutable is given twice"}
 			}
 			p.Immutable, p.ImmutableOff = true, opt.Off
+		case "unique":
+			if p.Unique {
+				return &Error{Off: opt.Off, Code: "bad-value", Msg: "unique is given twice"}
+			}
+			p.Unique, p.UniqueOff = true, opt.Off
 		default:
-			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical and immutable)", opt.Name)}
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable and unique)", opt.Name)}
 		}
 	}
 	return lx.end("bad-value", "table")

@@ -203,6 +203,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 
 	c.counters(t)
 	c.where(e, t)
+	c.unique(e, t)
 	c.identity(e, t)
 	c.partition(t)
 }
@@ -302,6 +303,9 @@ func (c *checker) counters(t *model.Table) {
 
 // identity checks that each table's primary key tells two entities apart.
 func (c *checker) identity(e *model.Entity, t *model.Table) {
+	if t.Unique {
+		return // one entity per key is what a unique table keeps
+	}
 	if len(t.ID) > 0 && !t.Canonical && e.Canonical != t {
 		c.diags.Errorf(t.IDPos, diag.BadID, "id belongs on the canonical pattern of %s, where it names the columns that identify the entity", e.GoName)
 		return
@@ -334,8 +338,8 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 	if len(missing) == 0 {
 		return
 	}
-	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s. (If %s is meant to hold one %s per key, a unique alternate key such as a login email, cqlgen cannot keep that uniqueness yet: it needs a conditional claim of the key, which the generated writes do not make.)",
-		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name, t.Name, e.GoName)
+	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s. (If %s is meant to hold one %s per key, a unique alternate key such as a login email, declare it table:\"%s,unique\": writes then claim the key.)",
+		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name, t.Name, e.GoName, t.Name)
 }
 
 // canonicalComplete checks that the source of truth of an entity stored in

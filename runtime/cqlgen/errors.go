@@ -101,6 +101,22 @@ func (e *VersionConflictError) Error() string {
 // Is makes errors.Is(err, ErrNotApplied) true.
 func (e *VersionConflictError) Is(target error) bool { return target == ErrNotApplied }
 
+// UniqueConflictError reports a write that would give an entity a unique
+// key (a table declared table:"...,unique") that another entity holds.
+// Nothing of the write was applied. The key's values are not part of the
+// error: they are often what must not show in logs (an email).
+type UniqueConflictError struct {
+	Table   string   // the unique table
+	Columns []string // its key columns
+}
+
+func (e *UniqueConflictError) Error() string {
+	return fmt.Sprintf("cqlgen: %s: another entity holds this %s", e.Table, strings.Join(e.Columns, ", "))
+}
+
+// Is makes errors.Is(err, ErrNotApplied) true.
+func (e *UniqueConflictError) Is(target error) bool { return target == ErrNotApplied }
+
 // NotAppliedError reports a conditional write that did not apply, with the
 // values the row holds now (column name to value), as Cassandra returned
 // them.

@@ -621,6 +621,9 @@ func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *
 	if err := v.m.limiter.wait(ctx); err != nil {
 		return false, err
 	}
+	if p.Unique {
+		return v.deleteClaim(ctx, p, r)
+	}
 	if p.Owner != nil {
 		owner := make([]any, len(p.Owner))
 		for j, c := range p.Owner {
@@ -655,6 +658,57 @@ func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *
 	}
 	v.m.report("repair", v.m.Ranges, 0, 1, false)
 	return true, nil
+}
+
+// deleteClaim deletes a claim no entity holds, unless its owner now holds
+// it: after fencing an owner whose change may be in flight, by the same
+// conditional delete as a release, on the owner and version read.
+func (v *verification[T]) deleteClaim(ctx context.Context, p Projection[T], r *row) (bool, error) {
+	t := p.Table
+	key := make([]any, r.nkey)
+	for i, c := range r.cols[:r.nkey] {
+		key[i] = raw(c)
+	}
+	cur, err := readClaim(ctx, v.s, t, key)
+	if errors.Is(err, cqlgen.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	owner := make([]any, len(p.Owner))
+	for j, c := range p.Owner {
+		owner[j] = raw(cur.cols[c])
+	}
+	o := NewOptions()
+	st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.Canonical.State, Values: owner}, v.ent.ScanState)
+	found := err == nil
+	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+		return false, err
+	}
+	if found && !st.Deleted && p.holds(&st.Row) && SameKey(t, p.Key(&st.Row), key) {
+		return false, nil
+	}
+	if !found || st.Version < cur.version {
+		if ok, err := v.ent.fence(ctx, v.s, o, owner, &st, found); !ok || err != nil {
+			return false, err
+		}
+	}
+	values := append(append([]any(nil), key...), rawCells(cur.cols[r.nkey:len(t.Spec.Row)])...)
+	values = append(values, cur.version+1)
+	applied, err := v.s.ExecCAS(ctx, cqlgen.Query{Stmt: t.Release, Values: values}, sinks(len(t.Spec.Row)-r.nkey+1)...)
+	if err == nil && applied {
+		v.m.report("repair", v.m.Ranges, 0, 1, false)
+	}
+	return applied, err
+}
+
+func rawCells(cells [][]byte) []any {
+	vs := make([]any, len(cells))
+	for i, c := range cells {
+		vs[i] = raw(c)
+	}
+	return vs
 }
 
 // Backfill writes every row the source of truth implies into one table,
@@ -696,7 +750,14 @@ func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], enti
 			if err := m.limiter.wait(ctx); err != nil {
 				return err
 			}
-			if err := s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)}); err != nil {
+			if p.Unique {
+				// A claim, at the version of the entity's last change: a
+				// key two entities hold stops the backfill with a
+				// *cqlgen.UniqueConflictError, for a person to settle.
+				if err := ent.claim(ctx, s, NewOptions(), &p, &st.Row, st.Version); err != nil {
+					return err
+				}
+			} else if err := s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)}); err != nil {
 				return err
 			}
 			n++

@@ -76,6 +76,10 @@ type Projection[T any] struct {
 	// A change that makes it false deletes the row, as a change of its key
 	// moves it.
 	Holds func(e *T) bool
+	// Unique marks a unique table (table:"...,unique"): its rows are
+	// claims, which the protocol writes by conditional writes before the
+	// change and releases after it (see claim), never by the fan-out.
+	Unique bool
 	// Key is the primary key of e's row, bucket included.
 	Key func(e *T) []any
 	// Row binds the Insert of e's row at ts.
@@ -179,11 +183,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		if found && len(st.Pending) > 0 {
 			// This change replaces the pending record: carry out its
 			// deletes first. Its inserts are superseded by this change's.
-			qs, err := ent.pendingDeletes(st.Pending, st.Version)
-			if err != nil {
-				return err
-			}
-			if err := fanOut(ctx, s, o, qs); err != nil {
+			if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version); err != nil {
 				return err
 			}
 		}
@@ -193,6 +193,20 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			old, oldVersion = st.Version, st.Version
 		}
 		ts := nextVersion(oldVersion, Now(o))
+		if next != nil {
+			// Claim the unique keys the change gives the entity, first.
+			for i := range ent.Projections {
+				p := &ent.Projections[i]
+				if !p.Unique || !p.holds(next) {
+					continue
+				}
+				if op == opTouch || !live || !p.holds(&st.Row) || !SameKey(p.Table, p.Key(&st.Row), p.Key(next)) {
+					if err := ent.claim(ctx, s, o, p, next, ts); err != nil {
+						return err
+					}
+				}
+			}
+		}
 		var moved []movedRow
 		if live {
 			for i, p := range ent.Projections {
@@ -232,13 +246,18 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			continue
 		}
 		var qs []cqlgen.Query
+		var releases []movedRow
 		for _, m := range moved {
 			p := ent.Projections[m.projection]
+			if p.Unique {
+				releases = append(releases, m)
+				continue
+			}
 			qs = append(qs, cqlgen.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
 		}
 		if next != nil {
 			for i, p := range ent.Projections {
-				if !p.holds(next) {
+				if p.Unique || !p.holds(next) {
 					continue
 				}
 				if op != opTouch && live && !movedHas(moved, i) && p.holds(&st.Row) && p.sameRow(&st.Row, next) {
@@ -249,8 +268,36 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
 			}
 		}
-		return fanOut(ctx, s, o, qs)
+		if err := fanOut(ctx, s, o, qs); err != nil {
+			return err
+		}
+		for _, m := range releases {
+			if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, ts); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
+}
+
+// carryOut carries out what a pending record of the change at version
+// asks: its deletes, with the statements more, then the release of the
+// unique keys it gave up. e is the entity (its canonical key is all that
+// is used).
+func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e *T, pending []byte, version int64, more ...cqlgen.Query) error {
+	qs, releases, err := ent.pendingDeletes(pending, version)
+	if err != nil {
+		return err
+	}
+	if err := fanOut(ctx, s, o, append(qs, more...)); err != nil {
+		return err
+	}
+	for _, m := range releases {
+		if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, version); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reapplied reports whether the entity already is what the write would
@@ -365,22 +412,19 @@ func (ent *Entity[T]) finish(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 	if !found || len(st.Pending) == 0 {
 		return nil
 	}
-	qs, err := ent.pendingDeletes(st.Pending, st.Version)
-	if err != nil {
-		return err
-	}
+	var qs []cqlgen.Query
 	if !st.Deleted {
 		for _, p := range ent.Projections {
-			if p.holds(&st.Row) {
+			if !p.Unique && p.holds(&st.Row) {
 				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
 			}
 		}
 	}
-	if err := fanOut(ctx, s, o, qs); err != nil {
+	if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version, qs...); err != nil {
 		return err
 	}
 	var ignored int64
-	_, err = s.ExecCAS(ctx, cqlgen.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
+	_, err := s.ExecCAS(ctx, cqlgen.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
 	return err
 }
 
@@ -443,10 +487,11 @@ func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
 // cannot be read: a row not written by this protocol.
 var ErrPending = errors.New("cqlgen: unreadable pending record")
 
-// pendingDeletes are the deletes a pending record asks for, at ts.
-func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, error) {
-	bad := func(why string) ([]cqlgen.Query, error) {
-		return nil, fmt.Errorf("%w in %s: %s", ErrPending, ent.Canonical.Spec.Name, why)
+// pendingDeletes are the deletes a pending record asks for, at ts, and
+// the claims of unique tables it gives up.
+func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, []movedRow, error) {
+	bad := func(why string) ([]cqlgen.Query, []movedRow, error) {
+		return nil, nil, fmt.Errorf("%w in %s: %s", ErrPending, ent.Canonical.Spec.Name, why)
 	}
 	if len(b) == 0 || b[0] != pendingFormat {
 		return bad("unknown format")
@@ -465,6 +510,7 @@ func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, error)
 		return bad("truncated")
 	}
 	var qs []cqlgen.Query
+	var releases []movedRow
 	for range count {
 		i, ok1 := next()
 		n, ok2 := next()
@@ -484,12 +530,16 @@ func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, error)
 			values = append(values, raw(r[:l]))
 			r = r[l:]
 		}
+		if ent.Projections[i].Unique {
+			releases = append(releases, movedRow{i, values[1:]})
+			continue
+		}
 		qs = append(qs, cqlgen.Query{Stmt: t.Delete, Values: values})
 	}
 	if len(r) != 0 {
 		return bad("trailing bytes")
 	}
-	return qs, nil
+	return qs, releases, nil
 }
 
 // DeleteAll deletes an immutable entity from every table: it reads the

@@ -29,7 +29,10 @@ type TableSpec struct {
 	// Row lists, for the other tables of such an entity, every column its
 	// Insert writes, in order: what verify and repair compare.
 	Row []Column
-	CQL CQL
+	// Unique marks a unique table: its rows are claims of its key, written
+	// only by conditional writes (see Projection.Unique).
+	Unique bool
+	CQL    CQL
 }
 
 // CQL is the text of a table's statements; "" for those it does not have.
@@ -49,6 +52,16 @@ type CQL struct {
 	// conditional writes that change it, remove it (leaving a grave) and
 	// clear its pending record.
 	State, Change, Remove, Settle string
+	// FenceLive and FenceGrave, on the canonical table of an entity with
+	// unique tables, move on the version of an entity (live, or a grave or
+	// no row at all) whose claim another writer takes over, so that a
+	// change of it still in flight cannot land (see claim).
+	FenceLive, FenceGrave string
+	// Take and Release, on a unique table: a claim moved to another owner
+	// (or renewed) if its owner and version are the ones read, and a claim
+	// given up if it is its owner's and older than the change that gives
+	// it up. A unique table's Insert is the claim itself, IF NOT EXISTS.
+	Take, Release string
 
 	// Scan reads a token range of the table for verify, repair and
 	// backfill: token(partition key) > ? AND <= ?. On the canonical table
@@ -77,6 +90,8 @@ type Table struct {
 
 	Insert, Delete, Get, Scan     *cqlgen.Statement
 	State, Change, Remove, Settle *cqlgen.Statement
+	FenceLive, FenceGrave         *cqlgen.Statement
+	Take, Release                 *cqlgen.Statement
 
 	first                  [4]*cqlgen.Statement // by from | to<<1
 	after                  []*cqlgen.Statement
@@ -90,13 +105,21 @@ type Table struct {
 func NewTable(spec TableSpec) *Table {
 	t := &Table{Spec: spec}
 	c := spec.CQL
-	t.Insert = t.stmt(c.Insert, cqlgen.Write)
+	insert := cqlgen.Write
+	if spec.Unique {
+		insert = cqlgen.Conditional
+	}
+	t.Insert = t.stmt(c.Insert, insert)
 	t.Delete = t.stmt(c.Delete, cqlgen.Write)
 	t.Get = t.stmt(c.Get, cqlgen.Read)
 	t.State = t.stmt(c.State, cqlgen.Read)
 	t.Change = t.stmt(c.Change, cqlgen.Conditional)
 	t.Remove = t.stmt(c.Remove, cqlgen.Conditional)
 	t.Settle = t.stmt(c.Settle, cqlgen.Conditional)
+	t.FenceLive = t.stmt(c.FenceLive, cqlgen.Conditional)
+	t.FenceGrave = t.stmt(c.FenceGrave, cqlgen.Conditional)
+	t.Take = t.stmt(c.Take, cqlgen.Conditional)
+	t.Release = t.stmt(c.Release, cqlgen.Conditional)
 	t.Scan = t.stmt(c.Scan, cqlgen.Read)
 	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
 		t.first[i] = t.stmt(cql, cqlgen.Read)
