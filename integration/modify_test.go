@@ -49,6 +49,33 @@ func TestModifyLosesNoUpdate(t *testing.T) {
 		t.Errorf("after %d concurrent Modify calls the ticket has %d replies", writers*each, replies)
 	}
 
+	// A Modify whose reply is lost, run again with its idempotency key,
+	// counts once; without one, its change applies again.
+	for _, keyed := range []bool{true, false} {
+		var opts []cqlgen.Option
+		if keyed {
+			opts = append(opts, cqlgen.WithIdempotencyKey(fmt.Sprint("reply-", tk.TicketID)))
+		}
+		before := replies
+		fs := &faultSession{Session: s, k: 3, f: lostReply} // state, state, change
+		fs.armed.Store(true)
+		inc := func(k *helpdesk.Ticket) error { k.Replies++; return nil }
+		if _, err := helpdesk.NewTicketRepo(fs).Modify(ctx, tk.OrgID, tk.TicketID, inc, opts...); err == nil && !keyed {
+			t.Error("the lost reply went unreported")
+		}
+		fs.armed.Store(false)
+		got, err := repo.Modify(ctx, tk.OrgID, tk.TicketID, inc, opts...)
+		must(t, err)
+		want := before + 1
+		if !keyed {
+			want = before + 2
+		}
+		must(t, raw.Query("SELECT replies FROM tickets WHERE org_id = ? AND ticket_id = ?", tk.OrgID, tk.TicketID).Scan(&replies))
+		if replies != want || int(got.Replies) != want {
+			t.Errorf("keyed %v: a Modify run again after its lost reply: %d replies (returned %d), want %d", keyed, replies, got.Replies, want)
+		}
+	}
+
 	// The same increments as a read, then an Update: lost updates show.
 	// This is what Modify is for; the test keeps the contrast honest.
 	tk2 := ticket("acme", 2, "ann", helpdesk.StatusOpen)

@@ -1995,7 +1995,9 @@ func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID str
 // returns an error, which Modify returns; change must not edit the key in
 // scores (cqlgen.ErrKeyChanged). It returns the Score written;
 // cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did.
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
 func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (*Score, error) {
 	if board == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -2614,7 +2616,9 @@ func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (*Tally, i
 // returns an error, which Modify returns; change must not edit the key in
 // tallies (cqlgen.ErrKeyChanged). It returns the Tally written;
 // cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did.
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
 func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (*Tally, error) {
 	if tallyID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -3461,7 +3465,9 @@ func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (*St
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in standings (cqlgen.ErrKeyChanged). It returns the
 // Standing written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did.
+// more than Update, which overwrites whatever a concurrent writer did. Run
+// again after its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (*Standing, error) {
 	if standingID == "" {
 		return nil, &cqlgen.EmptyKeyError{

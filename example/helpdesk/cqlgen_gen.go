@@ -392,7 +392,9 @@ func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID stri
 // returns an error, which Modify returns; change must not edit the key in
 // agents (cqlgen.ErrKeyChanged). It returns the Agent written;
 // cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did.
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
 func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (*Agent, error) {
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -952,7 +954,9 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email str
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
 // Customer written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did.
+// more than Update, which overwrites whatever a concurrent writer did. Run
+// again after its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -1723,7 +1727,9 @@ func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID go
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in tickets (cqlgen.ErrKeyChanged). It returns the Ticket
 // written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did.
+// Update, which overwrites whatever a concurrent writer did. Run again after
+// its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{

@@ -697,7 +697,9 @@ func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, i
 // returns an error, which Modify returns; change must not edit the key in
 // tracks (cqlgen.ErrKeyChanged). It returns the Track written;
 // cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did.
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
 func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (*Track, error) {
 	if trackID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -1527,7 +1529,9 @@ func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, 
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in daily_track_plays (cqlgen.ErrKeyChanged). It returns the
 // ChartEntry written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did.
+// more than Update, which overwrites whatever a concurrent writer did. Run
+// again after its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (*ChartEntry, error) {
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{

@@ -672,7 +672,9 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in readings_by_day (cqlgen.ErrKeyChanged). It returns the
 // Reading written; cqlgen.ErrNotFound if there is none. It costs one read more
-// than Update, which overwrites whatever a concurrent writer did.
+// than Update, which overwrites whatever a concurrent writer did. Run again
+// after its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{
@@ -1776,7 +1778,9 @@ func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (*Visit, i
 // returns an error, which Modify returns; change must not edit the key in
 // visits (cqlgen.ErrKeyChanged). It returns the Visit written;
 // cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did.
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
 func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (*Visit, error) {
 	if visitID == "" {
 		return nil, &cqlgen.EmptyKeyError{

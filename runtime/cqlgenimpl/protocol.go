@@ -48,6 +48,11 @@ const (
 	// repair's way to rewrite its rows in every table at a timestamp that
 	// wins over any write made outside the protocol before it.
 	opTouch
+	// opModify is OpUpdate for Modify, whose change is relative to what it
+	// read (a count plus one): finding the entity at another version with
+	// the very values it would write is a conflict all the same, since
+	// those values may be another writer's same step from the same start.
+	opModify
 )
 
 // State is the canonical row of an entity, as the protocol reads it.
@@ -160,7 +165,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 				m := ent.Merge(&st.Row, e)
 				next = &m
 			}
-		case OpUpdate:
+		case OpUpdate, opModify:
 			if !live {
 				if err := ent.finish(ctx, s, o, &st, found); err != nil {
 					return err
@@ -307,6 +312,8 @@ func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.O
 // again does.
 func (ent *Entity[T]) reapplied(op Op, e *T, st *State[T], live bool) bool {
 	switch {
+	case op == opModify:
+		return false
 	case op == OpDelete:
 		return !live
 	case !live:
@@ -361,11 +368,15 @@ func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *
 
 // Modify reads the entity with key's key, lets change edit it, and writes
 // the result through the protocol if the entity is still at the version
-// read (cqlgen.IfVersion); when another writer came first, it reads the
-// entity again and calls change again, up to o.Attempts times, then
-// returns the *cqlgen.VersionConflictError. An error from change is
-// returned as it is, with nothing written, and so is check's (empty keys)
-// on the edited entity. It returns the entity written.
+// read; when another writer came first, it reads the entity again and
+// calls change again, up to o.Attempts times, then returns the
+// *cqlgen.VersionConflictError. An error from change is returned as it
+// is, with nothing written, and so is check's (empty keys) on the edited
+// entity. It returns the entity written.
+//
+// With an idempotency key, the whole of it applies at most once per key:
+// a Modify run again after its reply was lost returns the entity as it
+// is, without calling change again.
 //
 // Change gets a copy of the entity read, but a shallow one: its slices
 // and maps are the read's own, which nothing else holds.
@@ -373,6 +384,31 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 	if change == nil {
 		return nil, &cqlgen.OptionError{Option: "change", Reason: "nil; Modify needs a function that edits the entity"}
 	}
+	if o.Idempotency.Key == "" {
+		return modify(ctx, s, o, ent, key, check, change)
+	}
+	// The key names the request, whatever change makes of the entity: the
+	// payload is the entity's canonical key alone.
+	payload := cqlgen.PayloadHash([]cqlgen.Query{{Stmt: ent.Canonical.State, Values: append([]any{uint8(opModify)}, ent.State(key)...)}})
+	var out *T
+	inner := o
+	inner.Idempotency.Key = ""
+	err := cqlgen.Idempotent(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64) error {
+		var err error
+		out, err = modify(ctx, s, inner, ent, key, check, change)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		// Applied before, by the call whose reply was lost.
+		out, _, err = Versioned(ctx, s, ent, key)
+	}
+	return out, err
+}
+
+func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
 	for attempt := 1; ; attempt++ {
 		cur, version, err := Versioned(ctx, s, ent, key)
 		if err != nil {
@@ -390,7 +426,7 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 		}
 		w := o
 		w.Expect = version
-		err = Write(ctx, s, w, ent, OpUpdate, cur)
+		err = write(ctx, s, w, ent, opModify, cur)
 		var conflict *cqlgen.VersionConflictError
 		if !errors.As(err, &conflict) || conflict.Actual == cqlgen.Absent || attempt >= o.Attempts {
 			if err != nil {

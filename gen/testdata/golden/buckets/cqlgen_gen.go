@@ -1570,7 +1570,9 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt 
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in readings (cqlgen.ErrKeyChanged). It returns the Reading
 // written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did.
+// Update, which overwrites whatever a concurrent writer did. Run again after
+// its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{

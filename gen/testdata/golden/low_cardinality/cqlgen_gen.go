@@ -853,7 +853,9 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, i
 // returns an error, which Modify returns; change must not edit the key in
 // orders (cqlgen.ErrKeyChanged). It returns the Order written;
 // cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did.
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
 	if orderID == "" {
 		return nil, &cqlgen.EmptyKeyError{

@@ -469,7 +469,9 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) 
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
 // Customer written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did.
+// more than Update, which overwrites whatever a concurrent writer did. Run
+// again after its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
 	if cqlgenimpl.IsZeroUUID(customerID) {
 		return nil, &cqlgen.EmptyKeyError{

@@ -466,7 +466,9 @@ func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Acco
 // is written when change returns an error, which Modify returns; change must
 // not edit the key in accounts (cqlgen.ErrKeyChanged). It returns the Account
 // written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did.
+// Update, which overwrites whatever a concurrent writer did. Run again after
+// its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
 	if accountID == "" {
 		return nil, &cqlgen.EmptyKeyError{

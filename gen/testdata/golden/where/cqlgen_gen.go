@@ -976,7 +976,9 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Orde
 // returns an error, which Modify returns; change must not edit the key in
 // orders (cqlgen.ErrKeyChanged). It returns the Order written;
 // cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did.
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
 func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
 	if cqlgenimpl.IsZeroUUID(orderID) {
 		return nil, &cqlgen.EmptyKeyError{
