@@ -16,6 +16,140 @@ import (
 // SupportPackageIsVersion3, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion3
 
+// agentLoadAgentLoad: the statements of table agent_load, which is the source
+// of truth of AgentLoad.
+var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "agent_load",
+	Pattern: "AgentLoad",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Add:    agentLoadAgentLoadAddCQL,
+		Delete: agentLoadAgentLoadDeleteCQL,
+		Get:    agentLoadAgentLoadGetCQL,
+	},
+})
+
+// agentLoadAgentLoadAddCQL adds an amount to every counter of a row of
+// agent_load; it is never retried. Its placeholders bind the amount added to
+// opened, the amount added to closed, org_id, agent_id.
+const agentLoadAgentLoadAddCQL = `UPDATE agent_load
+	SET opened = opened + ?, closed = closed + ?
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentLoadAgentLoadDeleteCQL deletes a row of agent_load by its primary key.
+// Its placeholders bind org_id, agent_id.
+const agentLoadAgentLoadDeleteCQL = `DELETE FROM agent_load
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentLoadAgentLoadGetCQL reads a row of agent_load by its primary key. Its
+// placeholders bind org_id, agent_id.
+const agentLoadAgentLoadGetCQL = `SELECT org_id, agent_id, opened, closed
+	FROM agent_load
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentLoadAgentLoadScan reads one row of agent_load.
+func agentLoadAgentLoadScan(it cqlgen.Iter) (e AgentLoad, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
+	return
+}
+
+// AgentLoadRepo reads and writes AgentLoad in table agent_load.
+type AgentLoadRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewAgentLoadRepo returns a repository of AgentLoad on s. The default
+// strategy is a logged batch.
+func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
+	return &AgentLoadRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// agentLoadCheck rejects a AgentLoad whose partition key values are empty.
+func agentLoadCheck(e *AgentLoad) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_load",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agent_load",
+		}
+	}
+	return nil
+}
+
+// Add adds e's counter fields (Opened, Closed), amounts that may be negative,
+// to the counters of the row with e's key in agent_load, creating it at zero
+// first if there is none, in one update. A counter update is not idempotent,
+// so it is sent once and never retried: an error is a *cqlgen.CounterError,
+// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
+// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
+// and the strategy does not apply.
+func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgen.Query{
+		Stmt:   agentLoadAgentLoad.Add,
+		Values: []any{e.Opened, e.Closed, e.OrgID, e.AgentID},
+	})
+}
+
+// Delete removes the row with e's key from agent_load. Cassandra does not
+// reliably support counting again in a deleted counter row (an Add soon after
+// the Delete may be lost): delete only counters that will not be used again.
+func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   agentLoadAgentLoad.Delete,
+			Values: []any{e.OrgID, e.AgentID},
+		}
+	})
+}
+
+// Get reads the AgentLoad with the given key from agent_load, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (*AgentLoad, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_load",
+		}
+	}
+	if agentID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agent_load",
+		}
+	}
+	var e AgentLoad
+	e.OrgID = orgID
+	e.AgentID = agentID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   agentLoadAgentLoad.Get,
+		Values: []any{e.OrgID, e.AgentID},
+	}, agentLoadAgentLoadScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
 // ticketTickets: the statements of table tickets, which is the source of truth
 // of Ticket.
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{

@@ -18,6 +18,8 @@ func entity(f *jen.File, e *model.Entity) {
 	}
 	repository(f, e)
 	switch {
+	case e.Counting():
+		counterWrites(f, e)
 	case e.Versioned():
 		writesVar(f, e)
 		protocolWrites(f, e)
@@ -94,7 +96,7 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 
 func isPage(s model.Slot) bool {
 	switch s {
-	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan:
+	case model.SlotInsert, model.SlotAdd, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan:
 		return false
 	}
 	return true
@@ -104,6 +106,8 @@ func slotWords(s model.Slot, t *model.Table) string {
 	switch s {
 	case model.SlotInsert:
 		return "writes a whole row of " + t.Name
+	case model.SlotAdd:
+		return "adds an amount to every counter of a row of " + t.Name + "; it is never retried"
 	case model.SlotDelete:
 		return "deletes a row of " + t.Name + " by its primary key"
 	case model.SlotGet:

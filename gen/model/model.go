@@ -365,6 +365,25 @@ func (e *Entity) Versioned() bool {
 	return true
 }
 
+// HasCounters reports a counter table: one that stores a counter column
+// (validation holds it to counters only, outside its primary key).
+func (t *Table) HasCounters() bool { return len(t.CounterColumns()) > 0 }
+
+// CounterColumns are t's counter columns, in table order.
+func (t *Table) CounterColumns() []*Column {
+	var cs []*Column
+	for _, c := range t.Columns {
+		if (c.Kind == Regular || c.Kind == Static) && c.Type != nil && c.Type.Name == "counter" {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// Counting reports an entity whose source of truth is a counter table: its
+// repository adds to counters rather than inserting rows.
+func (e *Entity) Counting() bool { return e.Canonical != nil && e.Canonical.HasCounters() }
+
 // Column is one column of one table.
 type Column struct {
 	Name   string

@@ -88,6 +88,7 @@ type Slot string
 
 const (
 	SlotInsert      Slot = "Insert"
+	SlotAdd         Slot = "Add" // a counter table's update, in place of Insert
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
 	SlotState       Slot = "State"
@@ -117,6 +118,7 @@ const (
 	BindTo                         // the read's To bound
 	BindTokenLo                    // a scan's lower token, excluded
 	BindTokenHi                    // a scan's upper token, included
+	BindDelta                      // the amount a counter update adds to Column
 )
 
 // Bind is one placeholder.
@@ -142,6 +144,8 @@ func (b Bind) Words() string {
 		return "the lower token (excluded)"
 	case BindTokenHi:
 		return "the upper token"
+	case BindDelta:
+		return "the amount added to " + b.Column.Name
 	}
 	if b.Column.Kind == Version {
 		return b.Column.Name + " (the write timestamp)"
@@ -190,7 +194,9 @@ func (t *Table) statements() []*Statement {
 	where, keyBinds := t.equal(keyCols)
 
 	sel := "SELECT " + strings.Join(t.selected(), ", ")
-	if !versioned {
+	if t.HasCounters() {
+		t.counterStatements(add, where, keyBinds)
+	} else if !versioned {
 		var names, marks []string
 		var binds []Bind
 		for _, c := range t.Columns {
@@ -292,6 +298,20 @@ func (t *Table) statements() []*Statement {
 		read(SlotAtOrAfterTo, 0, cs, bs)
 	}
 	return out
+}
+
+// counterStatements are a counter table's writes: one update that adds
+// an amount to every counter of a row, and a delete. Cassandra refuses an
+// INSERT, and a client timestamp, on a counter table.
+func (t *Table) counterStatements(add func(Slot, int, []string, []Bind), where string, keyBinds []Bind) {
+	var set []string
+	var binds []Bind
+	for _, c := range t.CounterColumns() {
+		set = append(set, c.Name+" = "+c.Name+" + ?")
+		binds = append(binds, Bind{Kind: BindDelta, Column: c})
+	}
+	add(SlotAdd, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where}, append(binds, keyBinds...))
+	add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, where}, keyBinds)
 }
 
 // clusteringRuns groups clustering columns into runs of one direction

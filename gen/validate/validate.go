@@ -135,6 +135,25 @@ func (c *checker) entity(e *model.Entity) {
 		}
 	}
 	c.canonicalComplete(e)
+	c.counterEntity(e)
+}
+
+// counterEntity checks that an entity with a counter table is stored in
+// that table alone. Keeping two tables in step takes writes that can be
+// sent again until every table has them, and a counter update cannot be
+// sent again without counting twice; nor can a counter table be rebuilt
+// from another table by repair.
+func (c *checker) counterEntity(e *model.Entity) {
+	if len(e.Tables) < 2 {
+		return
+	}
+	for _, t := range e.Tables {
+		if !t.HasCounters() {
+			continue
+		}
+		c.diags.Errorf(t.Pos, diag.CounterTable, "table %s holds counters, but %s is stored in %d tables: a counter update is not idempotent, so it cannot be sent again until every table has it, and no table can be rebuilt from another; declare the counters as an entity of their own, stored in %s alone, and call its Add beside %s's writes",
+			t.Name, e.GoName, len(e.Tables), t.Name, e.GoName)
+	}
 }
 
 func (c *checker) ref(t *model.Table, r model.Ref, what string) bool {
@@ -356,7 +375,7 @@ func (c *checker) canonicalComplete(e *model.Entity) {
 		}
 		var missing []string
 		for _, col := range t.Columns {
-			if col.Field != nil && !has[col.Field] {
+			if col.Field != nil && !has[col.Field] && col.Type.String() != "counter" { // counterEntity reports those
 				missing = append(missing, col.Name)
 				has[col.Field] = true // reported once
 			}
