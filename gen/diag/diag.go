@@ -71,6 +71,7 @@ const (
 	TooManyCells       Code = "too-many-cells"      // over Cassandra's 2 billion cells
 	LowCardinality     Code = "low-cardinality"     // a partition key of few values: hot partitions
 	ConstantPartition  Code = "constant-partition"  // a partition key of one value: one partition
+	HotPartition       Code = "hot-partition"       // a time bucket alone as the partition key: every write on one replica set
 )
 
 // A Diagnostic is one finding, at one position.

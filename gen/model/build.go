@@ -343,6 +343,9 @@ func describe(e *Entity, t *Table) string {
 	var b strings.Builder
 	b.WriteString(e.GoName)
 	b.WriteString(" rows by ")
+	if len(t.PK) == 0 && t.Bucket != nil {
+		b.WriteString(t.Bucket.Expr())
+	}
 	for i, r := range t.PK {
 		if i > 0 {
 			b.WriteString(" and ")

@@ -365,6 +365,13 @@ func (e *Entity) Versioned() bool {
 	return true
 }
 
+// BucketOnly reports a table whose partition key is its time bucket
+// alone: one partition a period for the whole table, which takes every
+// write of that period (a feed of the whole system, newest first).
+func (t *Table) BucketOnly() bool {
+	return len(t.PK) == 0 && t.Bucket != nil && t.Bucket.Kind.IsTime()
+}
+
 // HasCounters reports a counter table: one that stores a counter column
 // (validation holds it to counters only, outside its primary key).
 func (t *Table) HasCounters() bool { return len(t.CounterColumns()) > 0 }

@@ -176,8 +176,12 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 	c.identifier(t.Pos, "table", t.Name)
 
 	// Keys: every name known, none twice, none of a type a key cannot take.
-	if len(t.PK) == 0 {
-		c.diags.Errorf(t.PKPos, diag.NoPartitionKey, "table %s has no partition key; name the columns the query filters on with pk:\"...\"", t.Name)
+	switch {
+	case len(t.PK) > 0 || t.BucketOnly():
+	case t.Bucket != nil:
+		c.diags.Errorf(t.PKPos, diag.NoPartitionKey, "table %s has no partition key but a hash bucket, which alone would split nothing of the query's choosing; name the columns the query filters on with pk:\"...\", or, for a feed of the whole system, make a time bucket the partition key alone", t.Name)
+	default:
+		c.diags.Errorf(t.PKPos, diag.NoPartitionKey, "table %s has no partition key; name the columns the query filters on with pk:\"...\", or, for a feed of the whole system read newest first, let a time bucket alone be the partition key: bucket:\"day(col)\" without pk", t.Name)
 	}
 	seen := map[string]string{}
 	key := func(r model.Ref, part string) {
