@@ -57,6 +57,7 @@ const (
 	TwoCanonical        Code = "two-canonical"        // more than one source of truth
 	BadID               Code = "bad-id"               // an id option that cannot identify the entity
 	NotUnique           Code = "not-unique"           // a table whose key cannot tell two entities apart
+	BadUnique           Code = "bad-unique"           // unique on a column that is not a uuid or timeuuid
 	CanonicalIncomplete Code = "canonical-incomplete" // a source of truth without a column another table stores
 	BadDirective        Code = "bad-directive"        // a //cqlgen: comment that cannot be parsed
 	TenantKey           Code = "tenant-key"           // a partition key that does not start with the //cqlgen:tenant column

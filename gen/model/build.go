@@ -188,6 +188,9 @@ func (b *builder) field(lf *load.Field) *Field {
 		return f
 	}
 	f.Type, f.Nullable = ct, nullable
+	if ft.Unique != nil {
+		f.Unique, f.UniquePos = true, b.tagPos(lf, ft.Unique.Off)
+	}
 	f.Constants = constants(lf.Type)
 	return f
 }

@@ -68,7 +68,8 @@ type Entity struct {
 }
 
 // Identity returns the fields that tell two entities apart: the canonical
-// pattern's id option when given, else its primary key (bucket aside).
+// pattern's id option when given, else a column of its primary key that
+// is unique on its own, else its primary key (bucket aside).
 func (e *Entity) Identity() []*Field {
 	c := e.Canonical
 	if c == nil {
@@ -77,8 +78,25 @@ func (e *Entity) Identity() []*Field {
 	if len(c.ID) > 0 {
 		return resolved(c.ID)
 	}
+	// A column unique on its own in the key identifies the entity alone.
+	for _, f := range append(resolved(c.PK), c.clusteringFields()...) {
+		if f.Unique {
+			return []*Field{f}
+		}
+	}
 	fs := resolved(c.PK)
 	for _, r := range c.CK {
+		if r.Field != nil {
+			fs = append(fs, r.Field)
+		}
+	}
+	return fs
+}
+
+// clusteringFields are the fields of t's clustering columns.
+func (t *Table) clusteringFields() []*Field {
+	var fs []*Field
+	for _, r := range t.CK {
 		if r.Field != nil {
 			fs = append(fs, r.Field)
 		}
@@ -95,6 +113,11 @@ type Field struct {
 	Type     *Type          // nil when the Go type has no mapping
 	Nullable bool           // a pointer field: nil is bound as unset
 	Go       types.Type     // the Go type, for the Go emitter
+	// Unique: cql:"type,unique" says no two entities share a value of the
+	// column (a uuid or timeuuid made fresh for each), so a key holding it
+	// tells entities apart by itself. UniquePos is where the option is.
+	Unique    bool
+	UniquePos token.Position
 	// Constants counts the constants declared of the field's named type in
 	// its package: an enum's values, for cardinality checks. 0 when none.
 	Constants int

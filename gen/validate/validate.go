@@ -103,6 +103,7 @@ func validIdent(s string) bool {
 func (c *checker) entity(e *model.Entity) {
 	for _, f := range e.Fields {
 		c.identifier(f.ColPos, "column", f.Column)
+		c.unique(f)
 	}
 	if len(e.Tables) == 0 {
 		return
@@ -319,10 +320,19 @@ func (c *checker) counters(t *model.Table) {
 	}
 }
 
+// unique checks that a column declared unique on its own is of a type
+// whose values can be: a uuid or timeuuid, made fresh for each entity.
+func (c *checker) unique(f *model.Field) {
+	if !f.Unique || f.Type == nil || f.Type.Name == "uuid" || f.Type.Name == "timeuuid" {
+		return
+	}
+	c.diags.Errorf(f.UniquePos, diag.BadUnique, "field %s is a %s, but only a uuid or timeuuid can be declared unique on its own: cqlgen cannot check that other values never repeat, and nothing makes them; add the columns that make a row unique to ck instead, or key by a uuid", f.GoName, f.Type)
+}
+
 // identity checks that each table's primary key tells two entities apart.
 func (c *checker) identity(e *model.Entity, t *model.Table) {
 	if len(t.ID) > 0 && !t.Canonical && e.Canonical != t {
-		c.diags.Errorf(t.IDPos, diag.BadID, "id belongs on the canonical pattern of %s, where it names the columns that identify the entity", e.GoName)
+		c.projectionID(e, t)
 		return
 	}
 	canon := e.Canonical
@@ -344,6 +354,9 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 		}
 		return
 	}
+	if uniqueKey(t) != nil {
+		return // no two entities share the value of a unique column
+	}
 	var missing []string
 	for _, f := range e.Identity() {
 		if !inKey[f] {
@@ -355,6 +368,44 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 	}
 	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s. (If %s is meant to hold one %s per key, a unique alternate key such as a login email, cqlgen cannot keep that uniqueness yet: it needs a conditional claim of the key, which the generated writes do not make.)",
 		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name, t.Name, e.GoName)
+}
+
+// uniqueKey is a column of t's primary key declared unique on its own,
+// or nil.
+func uniqueKey(t *model.Table) *model.Field {
+	for _, r := range t.PK {
+		if r.Field != nil && r.Field.Unique {
+			return r.Field
+		}
+	}
+	for _, r := range t.CK {
+		if r.Field != nil && r.Field.Unique {
+			return r.Field
+		}
+	}
+	return nil
+}
+
+// projectionID checks an id on a table other than the source of truth: it
+// may name only a column unique on its own, in that table's key, which
+// then tells the table's rows apart by itself.
+func (c *checker) projectionID(e *model.Entity, t *model.Table) {
+	inKey := map[*model.Field]bool{}
+	for _, r := range t.PK {
+		inKey[r.Field] = true
+	}
+	for _, r := range t.CK {
+		inKey[r.Field] = true
+	}
+	for _, r := range t.ID {
+		switch {
+		case !c.ref(t, r, "id"):
+		case !r.Field.Unique:
+			c.diags.Errorf(r.Pos, diag.BadID, "id on %s, which is not the source of truth of %s, can name only a column unique on its own (a uuid or timeuuid declared cql:\"timeuuid,unique\"), and %s is not; put the columns that identify %s in id on its canonical pattern instead", t.Name, e.GoName, r.Name, e.GoName)
+		case !inKey[r.Field]:
+			c.diags.Errorf(r.Pos, diag.BadID, "id column %s is not in the primary key of %s, so it cannot tell the table's rows apart; add it to ck", r.Name, t.Name)
+		}
+	}
 }
 
 // canonicalComplete checks that the source of truth of an entity stored in
