@@ -20,6 +20,6 @@ type TicketEvent struct {
 	TicketID gocql.UUID `db:"ticket_id" cql:"timeuuid"`
 	EventID  gocql.UUID `db:"event_id" cql:"timeuuid,unique"`
 	AgentID  string     `db:"agent_id"` // who acted: an agent, or "requester"
-	Kind     string     `db:"kind"` // opened, assigned, replied, closed
+	Kind     string     `db:"kind"`     // opened, assigned, replied, closed
 	Note     string     `db:"note"`
 }
