@@ -496,6 +496,140 @@ func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string
 	return cqlgenimpl.Resolve(ctx, r.s, agentWrites, 0, []any{orgID, email})
 }
 
+// agentLoadAgentLoad: the statements of table agent_load, which is the source
+// of truth of AgentLoad.
+var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "agent_load",
+	Pattern: "AgentLoad",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Add:    agentLoadAgentLoadAddCQL,
+		Delete: agentLoadAgentLoadDeleteCQL,
+		Get:    agentLoadAgentLoadGetCQL,
+	},
+})
+
+// agentLoadAgentLoadAddCQL adds an amount to every counter of a row of
+// agent_load; it is never retried. Its placeholders bind the amount added to
+// opened, the amount added to closed, org_id, agent_id.
+const agentLoadAgentLoadAddCQL = `UPDATE agent_load
+	SET opened = opened + ?, closed = closed + ?
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentLoadAgentLoadDeleteCQL deletes a row of agent_load by its primary key.
+// Its placeholders bind org_id, agent_id.
+const agentLoadAgentLoadDeleteCQL = `DELETE FROM agent_load
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentLoadAgentLoadGetCQL reads a row of agent_load by its primary key. Its
+// placeholders bind org_id, agent_id.
+const agentLoadAgentLoadGetCQL = `SELECT org_id, agent_id, opened, closed
+	FROM agent_load
+	WHERE org_id = ? AND agent_id = ?`
+
+// agentLoadAgentLoadScan reads one row of agent_load.
+func agentLoadAgentLoadScan(it cqlgen.Iter) (e AgentLoad, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
+	return
+}
+
+// AgentLoadRepo reads and writes AgentLoad in table agent_load.
+type AgentLoadRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewAgentLoadRepo returns a repository of AgentLoad on s. The default
+// strategy is a logged batch.
+func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
+	return &AgentLoadRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// agentLoadCheck rejects a AgentLoad whose partition key values are empty.
+func agentLoadCheck(e *AgentLoad) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_load",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agent_load",
+		}
+	}
+	return nil
+}
+
+// Add adds e's counter fields (Opened, Closed), amounts that may be negative,
+// to the counters of the row with e's key in agent_load, creating it at zero
+// first if there is none, in one update. A counter update is not idempotent,
+// so it is sent once and never retried: an error is a *cqlgen.CounterError,
+// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
+// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
+// and the strategy does not apply.
+func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgen.Query{
+		Stmt:   agentLoadAgentLoad.Add,
+		Values: []any{e.Opened, e.Closed, e.OrgID, e.AgentID},
+	})
+}
+
+// Delete removes the row with e's key from agent_load. Cassandra does not
+// reliably support counting again in a deleted counter row (an Add soon after
+// the Delete may be lost): delete only counters that will not be used again.
+func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   agentLoadAgentLoad.Delete,
+			Values: []any{e.OrgID, e.AgentID},
+		}
+	})
+}
+
+// Get reads the AgentLoad with the given key from agent_load, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (*AgentLoad, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_load",
+		}
+	}
+	if agentID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "agent_load",
+		}
+	}
+	var e AgentLoad
+	e.OrgID = orgID
+	e.AgentID = agentID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   agentLoadAgentLoad.Get,
+		Values: []any{e.OrgID, e.AgentID},
+	}, agentLoadAgentLoadScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1082,6 +1216,615 @@ func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o
 	}
 	if o.CreatedAtTo != nil {
 		spec.To = *o.CreatedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// ticketEventTicketEvents: the statements of table ticket_events, which is the
+// source of truth of TicketEvent.
+var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "ticket_events",
+	Pattern: "TicketEvents",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "ticket_id", Type: "timeuuid"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "event_id", Type: "timeuuid", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      ticketEventTicketEventsInsertCQL,
+		Delete:      ticketEventTicketEventsDeleteCQL,
+		Get:         ticketEventTicketEventsGetCQL,
+		Scan:        ticketEventTicketEventsScanCQL,
+		State:       ticketEventTicketEventsStateCQL,
+		First:       ticketEventTicketEventsFirstCQL,
+		FirstFrom:   ticketEventTicketEventsFirstFromCQL,
+		FirstTo:     ticketEventTicketEventsFirstToCQL,
+		FirstFromTo: ticketEventTicketEventsFirstFromToCQL,
+		After: []string{
+			ticketEventTicketEventsAfter0CQL,
+		},
+		AfterTo:     ticketEventTicketEventsAfterToCQL,
+		AtOrAfter:   ticketEventTicketEventsAtOrAfterCQL,
+		AtOrAfterTo: ticketEventTicketEventsAtOrAfterToCQL,
+	},
+})
+
+// ticketEventTicketEventsInsertCQL writes a whole row of ticket_events. Its
+// placeholders bind org_id, ticket_id, event_id, agent_id, kind, note, the
+// write timestamp.
+const ticketEventTicketEventsInsertCQL = `INSERT INTO ticket_events (org_id, ticket_id, event_id, agent_id, kind,
+		note)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// ticketEventTicketEventsRow binds ticketEventTicketEventsInsertCQL for e,
+// written at ts; ticket_events has no column to leave unset.
+func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.TicketID, e.EventID, e.AgentID, e.Kind, e.Note, ts}
+}
+
+// ticketEventTicketEventsDeleteCQL deletes a row of ticket_events by its
+// primary key. Its placeholders bind the write timestamp, org_id, ticket_id,
+// event_id.
+const ticketEventTicketEventsDeleteCQL = `DELETE FROM ticket_events
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
+
+// ticketEventTicketEventsGetCQL reads a row of ticket_events by its primary
+// key. Its placeholders bind org_id, ticket_id, event_id.
+const ticketEventTicketEventsGetCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
+
+// ticketEventTicketEventsScan reads one row of ticket_events.
+func ticketEventTicketEventsScan(it cqlgen.Iter) (e TicketEvent, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
+	return
+}
+
+// ticketEventTicketEventsScanCQL reads a token range of ticket_events for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const ticketEventTicketEventsScanCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note,
+		writetime(agent_id), writetime(kind), writetime(note)
+	FROM ticket_events
+	WHERE token(org_id, ticket_id) > ? AND token(org_id, ticket_id) <= ?`
+
+// ticketEventTicketEventsStateCQL reads a row of ticket_events again for
+// repair, with its write timestamp. Its placeholders bind org_id, ticket_id,
+// event_id.
+const ticketEventTicketEventsStateCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note,
+		writetime(agent_id), writetime(kind), writetime(note)
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
+
+// ticketEventTicketEventsState binds ticketEventTicketEventsStateCQL: the
+// primary key of e.
+func ticketEventTicketEventsState(e *TicketEvent) []any {
+	return []any{e.OrgID, e.TicketID, e.EventID}
+}
+
+// ticketEventTicketEventsScanState reads a row of ticket_events with its last
+// write timestamp, less 1µs, as its version.
+func ticketEventTicketEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[TicketEvent], ok bool) {
+	var wt [3]*int64
+	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Kind, &v.Row.Note, &wt[0], &wt[1], &wt[2])
+	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
+	return
+}
+
+// ticketEventTicketEventsFirstCQL reads a partition of ticket_events from its
+// first row. cqlgenimpl.ReadPage binds org_id, ticket_id.
+const ticketEventTicketEventsFirstCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ?`
+
+// ticketEventTicketEventsFirstFromCQL reads a partition of ticket_events from
+// the From bound. cqlgenimpl.ReadPage binds org_id, ticket_id, From.
+const ticketEventTicketEventsFirstFromCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id <= ?`
+
+// ticketEventTicketEventsFirstToCQL reads a partition of ticket_events from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
+// ticket_id, To.
+const ticketEventTicketEventsFirstToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id > ?`
+
+// ticketEventTicketEventsFirstFromToCQL reads a partition of ticket_events
+// between the bounds. cqlgenimpl.ReadPage binds org_id, ticket_id, From, To.
+const ticketEventTicketEventsFirstFromToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id <= ? AND event_id > ?`
+
+// ticketEventTicketEventsAfter0CQL continues a read of ticket_events after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds org_id, ticket_id, event_id.
+const ticketEventTicketEventsAfter0CQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id < ?`
+
+// ticketEventTicketEventsAfterToCQL continues a read of ticket_events after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, ticket_id,
+// event_id, To.
+const ticketEventTicketEventsAfterToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id < ? AND event_id > ?`
+
+// ticketEventTicketEventsAtOrAfterCQL continues a read of ticket_events at or
+// after a row. cqlgenimpl.ReadPage binds org_id, ticket_id, event_id.
+const ticketEventTicketEventsAtOrAfterCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id <= ?`
+
+// ticketEventTicketEventsAtOrAfterToCQL continues a read of ticket_events at
+// or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
+// ticket_id, event_id, To.
+const ticketEventTicketEventsAtOrAfterToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
+	FROM ticket_events
+	WHERE org_id = ? AND ticket_id = ? AND event_id <= ? AND event_id > ?`
+
+// ticketEventTicketEventsClustering is the clustering key of e in
+// ticket_events, in order.
+func ticketEventTicketEventsClustering(e *TicketEvent) []any {
+	return []any{e.EventID}
+}
+
+// ticketEventTicketEventsCompare orders rows of ticket_events as its
+// clustering order does.
+func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
+	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// ticketEventEventsByAgent: the statements of table events_by_agent, which
+// serves EventsByAgent.
+var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "events_by_agent",
+	Pattern: "EventsByAgent",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "bucket", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "event_id", Type: "timeuuid", Desc: true},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "event_id", Type: "timeuuid", Desc: true},
+		{Name: "ticket_id", Type: "timeuuid"},
+		{Name: "kind", Type: "text"},
+		{Name: "note", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      ticketEventEventsByAgentInsertCQL,
+		Delete:      ticketEventEventsByAgentDeleteCQL,
+		Scan:        ticketEventEventsByAgentScanCQL,
+		First:       ticketEventEventsByAgentFirstCQL,
+		FirstFrom:   ticketEventEventsByAgentFirstFromCQL,
+		FirstTo:     ticketEventEventsByAgentFirstToCQL,
+		FirstFromTo: ticketEventEventsByAgentFirstFromToCQL,
+		After: []string{
+			ticketEventEventsByAgentAfter0CQL,
+		},
+		AfterTo:     ticketEventEventsByAgentAfterToCQL,
+		AtOrAfter:   ticketEventEventsByAgentAtOrAfterCQL,
+		AtOrAfterTo: ticketEventEventsByAgentAtOrAfterToCQL,
+	},
+})
+
+// ticketEventEventsByAgentInsertCQL writes a whole row of events_by_agent. Its
+// placeholders bind org_id, agent_id, bucket, event_id, ticket_id, kind, note,
+// the write timestamp.
+const ticketEventEventsByAgentInsertCQL = `INSERT INTO events_by_agent (org_id, agent_id, bucket, event_id,
+		ticket_id, kind, note)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// ticketEventEventsByAgentRow binds ticketEventEventsByAgentInsertCQL for e,
+// written at ts; events_by_agent has no column to leave unset.
+func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, e.Note, ts}
+}
+
+// ticketEventEventsByAgentDeleteCQL deletes a row of events_by_agent by its
+// primary key. Its placeholders bind the write timestamp, org_id, agent_id,
+// bucket, event_id.
+const ticketEventEventsByAgentDeleteCQL = `DELETE FROM events_by_agent
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id = ?`
+
+// ticketEventEventsByAgentScanCQL reads a token range of events_by_agent for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const ticketEventEventsByAgentScanCQL = `SELECT org_id, agent_id, bucket, event_id, ticket_id, kind, note,
+		writetime(ticket_id), writetime(kind), writetime(note)
+	FROM events_by_agent
+	WHERE token(org_id, agent_id, bucket) > ?
+		AND token(org_id, agent_id, bucket) <= ?`
+
+// ticketEventEventsByAgentFirstCQL reads a partition of events_by_agent from
+// its first row. cqlgenimpl.ReadPage binds org_id, agent_id, bucket.
+const ticketEventEventsByAgentFirstCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ?`
+
+// ticketEventEventsByAgentFirstFromCQL reads a partition of events_by_agent
+// from the From bound. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
+// From.
+const ticketEventEventsByAgentFirstFromCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?`
+
+// ticketEventEventsByAgentFirstToCQL reads a partition of events_by_agent from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
+// agent_id, bucket, To.
+const ticketEventEventsByAgentFirstToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id > ?`
+
+// ticketEventEventsByAgentFirstFromToCQL reads a partition of events_by_agent
+// between the bounds. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
+// From, To.
+const ticketEventEventsByAgentFirstFromToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?
+		AND event_id > ?`
+
+// ticketEventEventsByAgentAfter0CQL continues a read of events_by_agent after
+// a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds org_id, agent_id, bucket, event_id.
+const ticketEventEventsByAgentAfter0CQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id < ?`
+
+// ticketEventEventsByAgentAfterToCQL continues a read of events_by_agent after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
+// bucket, event_id, To.
+const ticketEventEventsByAgentAfterToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id < ?
+		AND event_id > ?`
+
+// ticketEventEventsByAgentAtOrAfterCQL continues a read of events_by_agent at
+// or after a row. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
+// event_id.
+const ticketEventEventsByAgentAtOrAfterCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?`
+
+// ticketEventEventsByAgentAtOrAfterToCQL continues a read of events_by_agent
+// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
+// agent_id, bucket, event_id, To.
+const ticketEventEventsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?
+		AND event_id > ?`
+
+// ticketEventEventsByAgentScan reads one row of events_by_agent.
+func ticketEventEventsByAgentScan(it cqlgen.Iter) (e TicketEvent, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
+	return
+}
+
+// ticketEventEventsByAgentClustering is the clustering key of e in
+// events_by_agent, in order.
+func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
+	return []any{e.EventID}
+}
+
+// ticketEventEventsByAgentCompare orders rows of events_by_agent as its
+// clustering order does.
+func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
+	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// TicketEventRepo reads and writes TicketEvent in its tables (ticket_events,
+// events_by_agent), keeping every copy in step; ticket_events is the source of
+// truth.
+type TicketEventRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewTicketEventRepo returns a repository of TicketEvent on s. The default
+// strategy is a logged batch.
+func NewTicketEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketEventRepo {
+	return &TicketEventRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// ticketEventCheck rejects a TicketEvent whose partition key values are empty.
+func ticketEventCheck(e *TicketEvent) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "ticket_events",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(e.TicketID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "ticket_events",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "events_by_agent",
+		}
+	}
+	return nil
+}
+
+// ticketEventCheckKey rejects a TicketEvent whose partition key value in
+// ticket_events, the source of truth, is empty.
+func ticketEventCheckKey(e *TicketEvent) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "ticket_events",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(e.TicketID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "ticket_events",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of TicketEvent in one logical write, under
+// the repository's strategy (a logged batch unless told otherwise), all
+// statements with one client-side timestamp. Nil pointers and empty
+// collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, ticketEventCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   ticketEventTicketEvents.Insert,
+			Values: ticketEventTicketEventsRow(e, ts, true),
+		}, {
+			Stmt:   ticketEventEventsByAgent.Insert,
+			Values: ticketEventEventsByAgentRow(e, ts, true),
+		}}
+	})
+}
+
+// Delete removes the TicketEvent whose key in ticket_events is e's from every
+// table, found from ticket_events's values, in one logical write under the
+// repository's strategy. Deleting what does not exist is not an error.
+func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, ticketEventCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+		Stmt:   ticketEventTicketEvents.Get,
+		Values: []any{e.OrgID, e.TicketID, e.EventID},
+	}, ticketEventTicketEventsScan, func(cur *TicketEvent, ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   ticketEventTicketEvents.Delete,
+			Values: []any{ts, cur.OrgID, cur.TicketID, cur.EventID},
+		}, {
+			Stmt:   ticketEventEventsByAgent.Delete,
+			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.EventID)), cur.EventID},
+		}}
+	})
+}
+
+// ticketEventWrites describes TicketEvent, which is immutable, for verify,
+// repair and backfill: its source of truth, ticket_events, and the tables
+// derived from it.
+var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
+	Canonical: ticketEventTicketEvents,
+	Immutable: true,
+	State:     ticketEventTicketEventsState,
+	ScanState: ticketEventTicketEventsScanState,
+	Projections: []cqlgenimpl.Projection[TicketEvent]{
+		{
+			Table:      ticketEventEventsByAgent,
+			Row:        ticketEventEventsByAgentRow,
+			Writetimes: 3,
+			Owner:      []int{0, 4, 3},
+		},
+	},
+}
+
+// Entity names the entity TicketEventRepo keeps: TicketEvent.
+func (r *TicketEventRepo) Entity() string {
+	return "TicketEvent"
+}
+
+// Tables lists the tables of TicketEvent that Repair and Backfill write: every
+// one but ticket_events, the source of truth.
+func (r *TicketEventRepo) Tables() []string {
+	return []string{"events_by_agent"}
+}
+
+// Verify compares every table of TicketEvent with what ticket_events, the
+// source of truth, implies, and reports the rows missing, stale or orphaned.
+// It writes nothing.
+func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of TicketEvent wins over;
+// it is safe while the application writes.
+func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", true, o)
+}
+
+// Backfill writes every row ticket_events implies into table, a new one say,
+// token range by token range; with o.Job it records the ranges done and, run
+// again, resumes.
+func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, ticketEventWrites, "TicketEvent", table, o)
+}
+
+// Get reads the TicketEvent with the given key from ticket_events, the source
+// of truth; cqlgen.ErrNotFound if there is none.
+func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (*TicketEvent, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "ticket_events",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "ticket_events",
+		}
+	}
+	var e TicketEvent
+	e.OrgID = orgID
+	e.TicketID = ticketID
+	e.EventID = eventID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   ticketEventTicketEvents.Get,
+		Values: []any{e.OrgID, e.TicketID, e.EventID},
+	}, ticketEventTicketEventsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// TicketEventsOptions are the optional parts of a TicketEvents read.
+type TicketEventsOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	EventIDFrom, EventIDTo *gocql.UUID
+}
+
+// TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
+// in pages: one partition, in clustering order.
+func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (cqlgen.Page[TicketEvent], error) {
+	if orgID == "" {
+		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "ticket_events",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "ticket_events",
+		}
+	}
+	if o == nil {
+		o = &TicketEventsOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[TicketEvent]{
+		Compare:   ticketEventTicketEventsCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       ticketEventTicketEventsClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID, ticketID},
+		Scan:      ticketEventTicketEventsScan,
+		Table:     ticketEventTicketEvents,
+	}
+	if o.EventIDFrom != nil {
+		spec.From = *o.EventIDFrom
+	}
+	if o.EventIDTo != nil {
+		spec.To = *o.EventIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// EventsByAgentOptions are the optional parts of a EventsByAgent read.
+type EventsByAgentOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	EventIDFrom, EventIDTo *gocql.UUID
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// EventsByAgent reads an agent's actions on every ticket, newest first, a
+// partition a month, from events_by_agent, in pages: time buckets from the
+// newest back, each in clustering order.
+func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (cqlgen.Page[TicketEvent], error) {
+	if orgID == "" {
+		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "events_by_agent",
+		}
+	}
+	if agentID == "" {
+		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "events_by_agent",
+		}
+	}
+	if o == nil {
+		o = &EventsByAgentOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.MonthBuckets
+	spec := cqlgenimpl.ReadSpec[TicketEvent]{
+		Compare:     ticketEventEventsByAgentCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         ticketEventEventsByAgentClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{orgID, agentID},
+		Scan:        ticketEventEventsByAgentScan,
+		Start:       start,
+		Table:       ticketEventEventsByAgent,
+		TimeBuckets: &tb,
+	}
+	if o.EventIDFrom != nil {
+		spec.From = *o.EventIDFrom
+	}
+	if o.EventIDTo != nil {
+		spec.To = *o.EventIDTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	gocql "github.com/gocql/gocql"
 )
 
 // This file was generated for the runtime in
@@ -1658,6 +1659,529 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	}
 	if o.PlayCountTo != nil {
 		spec.To = *o.PlayCountTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// releaseReleases: the statements of table releases, which is the source of
+// truth of Release.
+var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "releases",
+	Pattern: "Releases",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "release_id", Type: "uuid"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "release_id", Type: "uuid"},
+		{Name: "artist_id", Type: "text"},
+		{Name: "title", Type: "text"},
+		{Name: "released_at", Type: "timestamp"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:    releaseReleasesGetCQL,
+		State:  releaseReleasesStateCQL,
+		Change: releaseReleasesChangeCQL,
+		Remove: releaseReleasesRemoveCQL,
+		Settle: releaseReleasesSettleCQL,
+		Scan:   releaseReleasesScanCQL,
+	},
+})
+
+// releaseReleasesGetCQL reads a row of releases by its primary key. Its
+// placeholders bind release_id.
+const releaseReleasesGetCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_deleted
+	FROM releases
+	WHERE release_id = ?`
+
+// releaseReleasesScan reads the next row of releases that is no grave of a
+// deleted Release.
+func releaseReleasesScan(it cqlgen.Iter) (e Release, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Release{}
+	}
+}
+
+// releaseReleasesStateCQL reads a row of releases with the write protocol's
+// columns. Its placeholders bind release_id.
+const releaseReleasesStateCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM releases
+	WHERE release_id = ?`
+
+// releaseReleasesState binds releaseReleasesStateCQL: the primary key of e.
+func releaseReleasesState(e *Release) []any {
+	return []any{e.ReleaseID}
+}
+
+// releaseReleasesScanState reads a row of releases with its version, its mark
+// of deletion and its pending record.
+func releaseReleasesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Release], ok bool) {
+	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// releaseReleasesData is every column of e's row in releases, in table order.
+func releaseReleasesData(e *Release) []any {
+	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
+}
+
+// releaseReleasesChangeCQL writes a row of releases if its version is the one
+// read (null: if there is no row). Its placeholders bind artist_id, title,
+// released_at, cqlgen_version (the write timestamp), the pending record,
+// release_id, the version read.
+const releaseReleasesChangeCQL = `UPDATE releases
+	SET artist_id = ?, title = ?, released_at = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE release_id = ?
+	IF cqlgen_version = ?`
+
+// releaseReleasesChange binds releaseReleasesChangeCQL: it sets e's values, at
+// version c.TS, if the version is still c.Old.
+func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
+	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, e.ReleaseID, c.Old}
+}
+
+// releaseReleasesRemoveCQL leaves a grave of a row of releases if its version
+// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
+// the pending record, release_id, the version read.
+const releaseReleasesRemoveCQL = `UPDATE releases
+	USING TTL 864000
+	SET artist_id = null, title = null, released_at = null,
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE release_id = ?
+	IF cqlgen_version = ?`
+
+// releaseReleasesRemove binds releaseReleasesRemoveCQL: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
+func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.ReleaseID, c.Old}
+}
+
+// releaseReleasesSettleCQL clears the pending record of a row of releases if
+// its version is the one read. Its placeholders bind release_id, the version
+// read.
+const releaseReleasesSettleCQL = `UPDATE releases
+	SET cqlgen_pending = null
+	WHERE release_id = ?
+	IF cqlgen_version = ?`
+
+// releaseReleasesSettle binds releaseReleasesSettleCQL: it clears the pending
+// record of e's row if the version is still version.
+func releaseReleasesSettle(e *Release, version int64) []any {
+	return []any{e.ReleaseID, version}
+}
+
+// releaseReleasesScanCQL reads a token range of releases for verify, repair
+// and backfill. Its placeholders bind the lower token (excluded), the upper
+// token.
+const releaseReleasesScanCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM releases
+	WHERE token(release_id) > ? AND token(release_id) <= ?`
+
+// releaseNewReleases: the statements of table new_releases, which serves
+// NewReleases.
+var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "new_releases",
+	Pattern: "NewReleases",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "bucket", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "released_at", Type: "timestamp", Desc: true},
+		{Name: "release_id", Type: "uuid"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "bucket", Type: "date"},
+		{Name: "released_at", Type: "timestamp", Desc: true},
+		{Name: "release_id", Type: "uuid"},
+		{Name: "artist_id", Type: "text"},
+		{Name: "title", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      releaseNewReleasesInsertCQL,
+		Delete:      releaseNewReleasesDeleteCQL,
+		Scan:        releaseNewReleasesScanCQL,
+		First:       releaseNewReleasesFirstCQL,
+		FirstFrom:   releaseNewReleasesFirstFromCQL,
+		FirstTo:     releaseNewReleasesFirstToCQL,
+		FirstFromTo: releaseNewReleasesFirstFromToCQL,
+		After: []string{
+			releaseNewReleasesAfter0CQL,
+			releaseNewReleasesAfter1CQL,
+		},
+		AfterTo:   releaseNewReleasesAfterToCQL,
+		AtOrAfter: releaseNewReleasesAtOrAfterCQL,
+	},
+})
+
+// releaseNewReleasesInsertCQL writes a whole row of new_releases. Its
+// placeholders bind bucket, released_at, release_id, artist_id, title, the
+// write timestamp.
+const releaseNewReleasesInsertCQL = `INSERT INTO new_releases (bucket, released_at, release_id, artist_id,
+		title)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// releaseNewReleasesRow binds releaseNewReleasesInsertCQL for e, written at
+// ts; new_releases has no column to leave unset.
+func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
+	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID, e.ArtistID, e.Title, ts}
+}
+
+// releaseNewReleasesKey is the primary key of e in new_releases, in order,
+// bucket included.
+func releaseNewReleasesKey(e *Release) []any {
+	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID}
+}
+
+// releaseNewReleasesDeleteCQL deletes a row of new_releases by its primary
+// key. Its placeholders bind the write timestamp, bucket, released_at,
+// release_id.
+const releaseNewReleasesDeleteCQL = `DELETE FROM new_releases
+	USING TIMESTAMP ?
+	WHERE bucket = ? AND released_at = ? AND release_id = ?`
+
+// releaseNewReleasesScanCQL reads a token range of new_releases for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const releaseNewReleasesScanCQL = `SELECT bucket, released_at, release_id, artist_id, title,
+		writetime(artist_id), writetime(title)
+	FROM new_releases
+	WHERE token(bucket) > ? AND token(bucket) <= ?`
+
+// releaseNewReleasesFirstCQL reads a partition of new_releases from its first
+// row. cqlgenimpl.ReadPage binds bucket.
+const releaseNewReleasesFirstCQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ?`
+
+// releaseNewReleasesFirstFromCQL reads a partition of new_releases from the
+// From bound. cqlgenimpl.ReadPage binds bucket, From.
+const releaseNewReleasesFirstFromCQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ? AND released_at <= ?`
+
+// releaseNewReleasesFirstToCQL reads a partition of new_releases from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
+const releaseNewReleasesFirstToCQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ? AND released_at > ?`
+
+// releaseNewReleasesFirstFromToCQL reads a partition of new_releases between
+// the bounds. cqlgenimpl.ReadPage binds bucket, From, To.
+const releaseNewReleasesFirstFromToCQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ? AND released_at <= ? AND released_at > ?`
+
+// releaseNewReleasesAfter0CQL continues a read of new_releases after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// bucket, released_at.
+const releaseNewReleasesAfter0CQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ? AND released_at < ?`
+
+// releaseNewReleasesAfter1CQL continues a read of new_releases after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// bucket, released_at, release_id.
+const releaseNewReleasesAfter1CQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ? AND released_at = ? AND release_id > ?`
+
+// releaseNewReleasesAfterToCQL continues a read of new_releases after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds bucket, released_at, To.
+const releaseNewReleasesAfterToCQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ? AND released_at < ? AND released_at > ?`
+
+// releaseNewReleasesAtOrAfterCQL continues a read of new_releases at or after
+// a row. cqlgenimpl.ReadPage binds bucket, released_at, release_id.
+const releaseNewReleasesAtOrAfterCQL = `SELECT released_at, release_id, artist_id, title
+	FROM new_releases
+	WHERE bucket = ? AND released_at = ? AND release_id >= ?`
+
+// releaseNewReleasesScan reads one row of new_releases.
+func releaseNewReleasesScan(it cqlgen.Iter) (e Release, ok bool) {
+	ok = it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
+	return
+}
+
+// releaseNewReleasesClustering is the clustering key of e in new_releases, in
+// order.
+func releaseNewReleasesClustering(e *Release) []any {
+	return []any{e.ReleasedAt, e.ReleaseID}
+}
+
+// releaseNewReleasesCompare orders rows of new_releases as its clustering
+// order does.
+func releaseNewReleasesCompare(a, b *Release) int {
+	if c := a.ReleasedAt.Compare(b.ReleasedAt); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ReleaseRepo reads and writes Release in its tables (releases, new_releases),
+// keeping every copy in step; releases is the source of truth.
+type ReleaseRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewReleaseRepo returns a repository of Release on s. The default strategy is
+// a logged batch.
+func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
+	return &ReleaseRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// releaseCheck rejects a Release whose partition key values are empty.
+func releaseCheck(e *Release) error {
+	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "release_id",
+			Table:  "releases",
+		}
+	}
+	return nil
+}
+
+// releaseCheckKey rejects a Release whose partition key value in releases, the
+// source of truth, is empty.
+func releaseCheckKey(e *Release) error {
+	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "release_id",
+			Table:  "releases",
+		}
+	}
+	return nil
+}
+
+// releaseWrites is the write protocol of Release: its source of truth,
+// releases, and the tables the protocol keeps in step with it.
+var releaseWrites = &cqlgenimpl.Entity[Release]{
+	Canonical: releaseReleases,
+	State:     releaseReleasesState,
+	ScanState: releaseReleasesScanState,
+	Data:      releaseReleasesData,
+	Change:    releaseReleasesChange,
+	Remove:    releaseReleasesRemove,
+	Settle:    releaseReleasesSettle,
+	Projections: []cqlgenimpl.Projection[Release]{
+		{
+			Table:      releaseNewReleases,
+			Key:        releaseNewReleasesKey,
+			Row:        releaseNewReleasesRow,
+			Writetimes: 2,
+			Owner:      []int{2},
+		},
+	},
+}
+
+// Insert writes e to every table of Release, creating it, or replacing it
+// where it exists; nil pointers and empty collections are left unset, so they
+// keep what the entity had and write no tombstones. It takes its turn with
+// other writers of the entity through a conditional write on releases, the
+// source of truth. If it returns an error, it may have applied in part: run it
+// again, from any client, and every table converges on the result; the next
+// write of the entity finishes it too.
+func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Release whose key in releases is e's, in every table:
+// rows whose key changed (a new sort key, say) move, and nil pointers and
+// empty collections clear their columns. It takes its turn with other writers
+// through a conditional write on releases's version; a writer that loses
+// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Release whose key in releases is e's from every table;
+// the rows of the other tables are found from releases's values, so e needs
+// only its key. Deleting what does not exist is not an error. If it returns an
+// error, it may have applied in part: run it again, from any client, and every
+// table converges on the result; the next write of the entity finishes it too.
+func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Release with the given key from releases, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Release since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (*Release, int64, error) {
+	if cqlgenimpl.IsZeroUUID(releaseID) {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "release_id",
+			Table:  "releases",
+		}
+	}
+	e := &Release{}
+	e.ReleaseID = releaseID
+	return cqlgenimpl.Versioned(ctx, r.s, releaseWrites, e)
+}
+
+// Modify reads the Release with the given key, lets change edit it (set a
+// field, add to a collection), and writes the result to every table that
+// stores what changed, if no one changed the Release since it was read; when
+// someone did, it reads it again and calls change again, up to
+// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
+// is written when change returns an error, which Modify returns; change must
+// not edit the key in releases (cqlgen.ErrKeyChanged). It returns the Release
+// written; cqlgen.ErrNotFound if there is none. It costs one read more than
+// Update, which overwrites whatever a concurrent writer did. Run again after
+// its reply was lost, it applies change again, unless given
+// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (*Release, error) {
+	if cqlgenimpl.IsZeroUUID(releaseID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "release_id",
+			Table:  "releases",
+		}
+	}
+	e := &Release{}
+	e.ReleaseID = releaseID
+	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, releaseWrites, e, releaseCheck, change)
+}
+
+// Entity names the entity ReleaseRepo keeps: Release.
+func (r *ReleaseRepo) Entity() string {
+	return "Release"
+}
+
+// Tables lists the tables of Release that Repair and Backfill write: every one
+// but releases, the source of truth.
+func (r *ReleaseRepo) Tables() []string {
+	return []string{"new_releases"}
+}
+
+// Verify compares every table of Release with what releases, the source of
+// truth, implies, and reports the rows missing, stale or orphaned. It writes
+// nothing.
+func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Release wins over; it
+// is safe while the application writes.
+func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
+}
+
+// Backfill writes every row releases implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
+}
+
+// Get reads the Release with the given key from releases, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (*Release, error) {
+	if cqlgenimpl.IsZeroUUID(releaseID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "release_id",
+			Table:  "releases",
+		}
+	}
+	var e Release
+	e.ReleaseID = releaseID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   releaseReleases.Get,
+		Values: []any{e.ReleaseID},
+	}, releaseReleasesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// NewReleasesOptions are the optional parts of a NewReleases read.
+type NewReleasesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ReleasedAtFrom and ReleasedAtTo bound released_at, in the order rows
+	// come back: From is inclusive, To exclusive; nil leaves that end open.
+	ReleasedAtFrom, ReleasedAtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// NewReleases reads every artist's releases, newest first, a partition a day,
+// from new_releases, in pages: time buckets from the newest back, each in
+// clustering order.
+func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (cqlgen.Page[Release], error) {
+	if o == nil {
+		o = &NewReleasesOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Release]{
+		Compare:     releaseNewReleasesCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         releaseNewReleasesClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{},
+		Scan:        releaseNewReleasesScan,
+		Start:       start,
+		Table:       releaseNewReleases,
+		TimeBuckets: &tb,
+	}
+	if o.ReleasedAtFrom != nil {
+		spec.From = *o.ReleasedAtFrom
+	}
+	if o.ReleasedAtTo != nil {
+		spec.To = *o.ReleasedAtTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -59,6 +59,7 @@ const (
 	TwoCanonical        Code = "two-canonical"        // more than one source of truth
 	BadID               Code = "bad-id"               // an id option that cannot identify the entity
 	NotUnique           Code = "not-unique"           // a table whose key cannot tell two entities apart
+	BadUnique           Code = "bad-unique"           // unique on a column that is not a uuid or timeuuid
 	CanonicalIncomplete Code = "canonical-incomplete" // a source of truth without a column another table stores
 	BadDirective        Code = "bad-directive"        // a //cqlgen: comment that cannot be parsed
 	TenantKey           Code = "tenant-key"           // a partition key that does not start with the //cqlgen:tenant column
@@ -73,6 +74,7 @@ const (
 	TooManyCells       Code = "too-many-cells"      // over Cassandra's 2 billion cells
 	LowCardinality     Code = "low-cardinality"     // a partition key of few values: hot partitions
 	ConstantPartition  Code = "constant-partition"  // a partition key of one value: one partition
+	HotPartition       Code = "hot-partition"       // a time bucket alone as the partition key: every write on one replica set
 )
 
 // A Diagnostic is one finding, at one position.

@@ -18,6 +18,8 @@ func entity(f *jen.File, e *model.Entity) {
 	}
 	repository(f, e)
 	switch {
+	case e.Counting():
+		counterWrites(f, e)
 	case e.Versioned():
 		writesVar(f, e)
 		protocolWrites(f, e)
@@ -104,7 +106,7 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 
 func isPage(s model.Slot) bool {
 	switch s {
-	case model.SlotInsert, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
+	case model.SlotInsert, model.SlotAdd, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
 		model.SlotFenceLive, model.SlotFenceGrave, model.SlotTake, model.SlotRelease:
 		return false
 	}
@@ -126,6 +128,8 @@ func slotWords(s model.Slot, t *model.Table) string {
 		return "moves on the version of a live row of " + t.Name + " whose claim of a unique key another writer takes over"
 	case model.SlotFenceGrave:
 		return "moves on the version of a grave of " + t.Name + ", or of no row, whose claim another writer takes over"
+	case model.SlotAdd:
+		return "adds an amount to every counter of a row of " + t.Name + "; it is never retried"
 	case model.SlotDelete:
 		return "deletes a row of " + t.Name + " by its primary key"
 	case model.SlotGet:

@@ -1,6 +1,8 @@
 package emit
 
 import (
+	"strings"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/cqlgen/cqlgen/gen/model"
@@ -119,6 +121,26 @@ func deleteSingle(f *jen.File, e *model.Entity) {
 	single(f, e, "Delete",
 		"Delete removes the row with e's key from "+t.Name+".",
 		element(t, model.SlotDelete, jen.Index().Any().Values(values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e"), ts: jen.Id("ts")})...)))
+}
+
+// counterWrites writes the writes of an entity stored in a counter table:
+// Add, which adds the entity's counter fields to its row in one update
+// that is never retried, and Delete. There is no Insert or Update:
+// Cassandra refuses an INSERT on a counter table.
+func counterWrites(f *jen.File, e *model.Entity) {
+	t := e.Canonical
+	var names []string
+	for _, c := range t.CounterColumns() {
+		names = append(names, c.Field.GoName)
+	}
+	add := stmt(t, model.SlotAdd)
+	writeMethod(f, e, "Add",
+		"Add adds e's counter fields ("+strings.Join(names, ", ")+"), amounts that may be negative, to the counters of the row with e's key in "+t.Name+", creating it at zero first if there is none, in one update. A counter update is not idempotent, so it is sent once and never retried: an error is a *cqlgen.CounterError, and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError), and the strategy does not apply.",
+		jen.Return(jen.Qual(impl, "AddCounters").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
+			query(t, model.SlotAdd, jen.Index().Any().Values(values(add, binding{recv: jen.Id("e")})...)))))
+	single(f, e, "Delete",
+		"Delete removes the row with e's key from "+t.Name+". Cassandra does not reliably support counting again in a deleted counter row (an Add soon after the Delete may be lost): delete only counters that will not be used again.",
+		element(t, model.SlotDelete, jen.Index().Any().Values(values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e")})...)))
 }
 
 // writesVar writes the description of a versioned entity that the write

@@ -186,6 +186,9 @@ func (b *builder) field(lf *load.Field) *Field {
 		return f
 	}
 	f.Type, f.Nullable = ct, nullable
+	if ft.Unique != nil {
+		f.Unique, f.UniquePos = true, b.tagPos(lf, ft.Unique.Off)
+	}
 	f.Constants = constants(lf.Type)
 	return f
 }
@@ -367,6 +370,9 @@ func describe(e *Entity, t *Table) string {
 	var b strings.Builder
 	b.WriteString(e.GoName)
 	b.WriteString(" rows by ")
+	if len(t.PK) == 0 && t.Bucket != nil {
+		b.WriteString(t.Bucket.Expr())
+	}
 	for i, r := range t.PK {
 		if i > 0 {
 			b.WriteString(" and ")

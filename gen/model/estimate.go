@@ -137,10 +137,14 @@ func per(secs int64) string {
 }
 
 func seconds(s int64) string {
-	if s%86400 == 0 {
+	switch {
+	case s == 86400:
+		return "1 day"
+	case s%86400 == 0:
 		return itoa(s/86400) + " days"
-	}
-	if s%3600 == 0 {
+	case s == 3600:
+		return "1 hour"
+	case s%3600 == 0:
 		return itoa(s/3600) + " hours"
 	}
 	return itoa(s) + " seconds"

@@ -71,7 +71,8 @@ type Entity struct {
 }
 
 // Identity returns the fields that tell two entities apart: the canonical
-// pattern's id option when given, else its primary key (bucket aside).
+// pattern's id option when given, else a column of its primary key that
+// is unique on its own, else its primary key (bucket aside).
 func (e *Entity) Identity() []*Field {
 	c := e.Canonical
 	if c == nil {
@@ -80,8 +81,25 @@ func (e *Entity) Identity() []*Field {
 	if len(c.ID) > 0 {
 		return resolved(c.ID)
 	}
+	// A column unique on its own in the key identifies the entity alone.
+	for _, f := range append(resolved(c.PK), c.clusteringFields()...) {
+		if f.Unique {
+			return []*Field{f}
+		}
+	}
 	fs := resolved(c.PK)
 	for _, r := range c.CK {
+		if r.Field != nil {
+			fs = append(fs, r.Field)
+		}
+	}
+	return fs
+}
+
+// clusteringFields are the fields of t's clustering columns.
+func (t *Table) clusteringFields() []*Field {
+	var fs []*Field
+	for _, r := range t.CK {
 		if r.Field != nil {
 			fs = append(fs, r.Field)
 		}
@@ -98,6 +116,11 @@ type Field struct {
 	Type     *Type          // nil when the Go type has no mapping
 	Nullable bool           // a pointer field: nil is bound as unset
 	Go       types.Type     // the Go type, for the Go emitter
+	// Unique: cql:"type,unique" says no two entities share a value of the
+	// column (a uuid or timeuuid made fresh for each), so a key holding it
+	// tells entities apart by itself. UniquePos is where the option is.
+	Unique    bool
+	UniquePos token.Position
 	// Constants counts the constants declared of the field's named type in
 	// its package: an enum's values, for cardinality checks. 0 when none.
 	Constants int
@@ -510,6 +533,32 @@ func (e *Entity) Versioned() bool {
 	}
 	return true
 }
+
+// BucketOnly reports a table whose partition key is its time bucket
+// alone: one partition a period for the whole table, which takes every
+// write of that period (a feed of the whole system, newest first).
+func (t *Table) BucketOnly() bool {
+	return len(t.PK) == 0 && t.Bucket != nil && t.Bucket.Kind.IsTime()
+}
+
+// HasCounters reports a counter table: one that stores a counter column
+// (validation holds it to counters only, outside its primary key).
+func (t *Table) HasCounters() bool { return len(t.CounterColumns()) > 0 }
+
+// CounterColumns are t's counter columns, in table order.
+func (t *Table) CounterColumns() []*Column {
+	var cs []*Column
+	for _, c := range t.Columns {
+		if (c.Kind == Regular || c.Kind == Static) && c.Type != nil && c.Type.Name == "counter" {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// Counting reports an entity whose source of truth is a counter table: its
+// repository adds to counters rather than inserting rows.
+func (e *Entity) Counting() bool { return e.Canonical != nil && e.Canonical.HasCounters() }
 
 // Column is one column of one table.
 type Column struct {

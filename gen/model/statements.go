@@ -88,6 +88,7 @@ type Slot string
 
 const (
 	SlotInsert      Slot = "Insert"
+	SlotAdd         Slot = "Add" // a counter table's update, in place of Insert
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
 	SlotState       Slot = "State"
@@ -123,6 +124,7 @@ const (
 	BindTokenHi                    // a scan's upper token, included
 	BindHeld                       // a unique table's owner column, as read
 	BindChange                     // the version of the change that gives a claim up
+	BindDelta                      // the amount a counter update adds to Column
 )
 
 // Bind is one placeholder.
@@ -152,6 +154,8 @@ func (b Bind) Words() string {
 		return b.Column.Name + " as read"
 	case BindChange:
 		return "the version of the change"
+	case BindDelta:
+		return "the amount added to " + b.Column.Name
 	}
 	if b.Column.Kind == Claim {
 		return b.Column.Name + " (the version of the change)"
@@ -210,7 +214,9 @@ func (t *Table) statements() []*Statement {
 	}
 
 	sel := "SELECT " + strings.Join(t.selected(), ", ")
-	if !versioned {
+	if t.HasCounters() {
+		t.counterStatements(add, where, keyBinds)
+	} else if !versioned {
 		var names, marks []string
 		var binds []Bind
 		for _, c := range t.Columns {
@@ -315,6 +321,20 @@ func (t *Table) statements() []*Statement {
 		read(SlotAtOrAfterTo, 0, cs, bs)
 	}
 	return out
+}
+
+// counterStatements are a counter table's writes: one update that adds
+// an amount to every counter of a row, and a delete. Cassandra refuses an
+// INSERT, and a client timestamp, on a counter table.
+func (t *Table) counterStatements(add func(Slot, int, []string, []Bind), where string, keyBinds []Bind) {
+	var set []string
+	var binds []Bind
+	for _, c := range t.CounterColumns() {
+		set = append(set, c.Name+" = "+c.Name+" + ?")
+		binds = append(binds, Bind{Kind: BindDelta, Column: c})
+	}
+	add(SlotAdd, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where}, append(binds, keyBinds...))
+	add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, where}, keyBinds)
 }
 
 // clusteringRuns groups clustering columns into runs of one direction

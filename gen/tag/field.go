@@ -29,6 +29,9 @@ type Field struct {
 	Column *Ident    // from db:"name"; nil when the tag gives none
 	Skip   bool      // db:"-"
 	Type   *TypeExpr // from cql:"type"; nil when the tag gives none
+	// Unique is the option of cql:"type,unique": the column's values are
+	// unique on their own (a uuid or timeuuid). Nil when not given.
+	Unique *Ident
 }
 
 // ParseField reads the db and cql keys of a field's tag literal; other
@@ -65,6 +68,9 @@ func ParseField(lit string) (Field, []*Error) {
 		case "cql":
 			lx := newLexer(kv.Value)
 			t, e := parseType(lx, 0)
+			if e == nil && lx.accept(",") {
+				f.Unique, e = parseOption(lx)
+			}
 			if e == nil {
 				e = lx.end("bad-value", "cql")
 			}
@@ -76,6 +82,19 @@ func ParseField(lit string) (Field, []*Error) {
 		}
 	}
 	return f, errs
+}
+
+// parseOption reads the option after a cql type and its comma; unique
+// is the only one.
+func parseOption(lx *lexer) (*Ident, *Error) {
+	opt, e := lx.ident("bad-value", "cql")
+	if e != nil {
+		return nil, e
+	}
+	if opt.Name != "unique" {
+		return nil, &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("cql: unknown option %q after the type; the one option is unique, for a uuid or timeuuid whose values are unique on their own (cql:\"timeuuid,unique\")", opt.Name)}
+	}
+	return &opt, nil
 }
 
 // maxTypeDepth bounds nesting; CQL types in practice nest two or three deep.

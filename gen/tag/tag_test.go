@@ -160,6 +160,25 @@ func TestParseField(t *testing.T) {
 	}
 }
 
+func TestParseFieldUnique(t *testing.T) {
+	lit := "`db:\"event_id\" cql:\"timeuuid, unique\"`"
+	f, errs := ParseField(lit)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if f.Type.String() != "timeuuid" || f.Unique == nil || lit[f.Unique.Off:f.Unique.Off+6] != "unique" {
+		t.Fatalf("type %s, unique %+v", f.Type, f.Unique)
+	}
+	if f, _ := ParseField("`cql:\"timeuuid\"`"); f.Unique != nil {
+		t.Error("unique without the option")
+	}
+	for _, bad := range []string{"`cql:\"uuid,uniq\"`", "`cql:\"uuid,\"`", "`cql:\"uuid,unique,unique\"`", "`cql:\"uuid unique\"`"} {
+		if _, errs := ParseField(bad); len(errs) != 1 || errs[0].Code != "bad-value" {
+			t.Errorf("%s: errors %v, want one bad-value", bad, errs)
+		}
+	}
+}
+
 // FuzzScan checks Scan against reflect.StructTag: wherever Scan accepts a
 // tag, Lookup must find the same first value for every key, and every
 // offset must lie inside the literal.

@@ -11,7 +11,7 @@ import (
 )
 
 // Silenceable are the codes a table may silence with ignore:"code: reason".
-var Silenceable = []diag.Code{diag.GrowthUnknown, diag.UnboundedPartition, diag.LargePartition, diag.LowCardinality, diag.ConstantPartition, diag.TenantKey}
+var Silenceable = []diag.Code{diag.GrowthUnknown, diag.UnboundedPartition, diag.LargePartition, diag.LowCardinality, diag.ConstantPartition, diag.HotPartition, diag.TenantKey}
 
 // warn reports a partition warning unless the table silences its code.
 func (c *checker) warn(t *model.Table, pos token.Position, code diag.Code, format string, args ...any) {
@@ -79,6 +79,58 @@ func (c *checker) partitionChecks(t *model.Table, warn warnFunc) {
 		warn(t.Pos, diag.LargePartition, "table %s: a partition would hold about %s rows (%s), over the %s-row limit; %s (or give the row size with rowbytes=N, and the byte limit decides)", t.Name, model.HumanCount(e.Rows), e.Basis, model.HumanCount(e.LimitRows), splitFix(t, e))
 	}
 	c.cardinality(t, warn)
+	c.hot(t, e, warn)
+}
+
+// HotWritesPerSecond is the write rate into one partition above which a
+// table whose partition key is a time bucket alone is flagged: every
+// write of a period goes to one partition, on one set of replicas, while
+// the rest of the cluster takes none of them.
+const HotWritesPerSecond = 1000
+
+// hot checks a table whose time bucket is its whole partition key: every
+// write of the system goes to the partition of the current period. The
+// size checks above bound the partition from the rate (rate × bucket
+// width); this one says what the rate does to the replicas.
+func (c *checker) hot(t *model.Table, e model.Estimate, warn warnFunc) {
+	if !t.BucketOnly() {
+		return
+	}
+	b := t.Bucket
+	name := b.Kind.Descriptor().Name
+	z := t.Size
+	if z == nil || z.Rate == 0 {
+		warn(t.Pos, diag.HotPartition, "table %s: its partition key is the %s bucket alone, so every write of the whole system goes to one partition a %s, on one set of replicas; state the write rate with size:\"rate=N/d\" so cqlgen can check the partition's size and load", t.Name, b.Expr(), period(b))
+		return
+	}
+	perSecond := float64(z.Rate) / float64(z.RatePer)
+	if perSecond <= HotWritesPerSecond {
+		return
+	}
+	warn(z.Pos, diag.HotPartition, "table %s: its partition key is the %s bucket alone, so all %s writes a second go to one partition, on one set of replicas, for a whole %s (%s rows); over %s writes a second to one partition, put a column that spreads the writes first in pk (a source, a region), read one value at a time", t.Name, name, model.HumanCount(int64(perSecond+0.5)), period(b), model.HumanCount(e.Rows), model.HumanCount(HotWritesPerSecond))
+}
+
+// bucketOnlyFix suggests how to split the partitions of a table keyed by
+// a time bucket alone, which takes one bucket at most: an hour bucket when
+// the bucket is wider and the rate is known, and in any case a partition
+// key column before the bucket.
+func bucketOnlyFix(t *model.Table, e model.Estimate) string {
+	spread := "put a column that spreads the rows first in pk (a source, a region)"
+	b := t.Bucket
+	z := t.Size
+	if b.Kind == model.HourBucket || z == nil || z.Rate == 0 {
+		return spread
+	}
+	rows := (z.Rate*3600 + z.RatePer - 1) / z.RatePer
+	return fmt.Sprintf("narrow the bucket to bucket:\"hour(%s)\", about %s rows a partition, or %s", b.Source.Name, model.HumanCount(rows), spread)
+}
+
+// period words a time bucket's width: day, hour, 7-day range.
+func period(b *model.Bucket) string {
+	if b.Kind == model.DaysBucket {
+		return fmt.Sprintf("%d-day range", b.N)
+	}
+	return b.Kind.Descriptor().Name
 }
 
 // cardinality warns about a partition key with few possible values: every
@@ -151,6 +203,9 @@ func timeFix(t *model.Table) string {
 // splitFix suggests the bucket that brings a partition to about half its
 // limit: a time bucket for a time series, else a hash bucket.
 func splitFix(t *model.Table, e model.Estimate) string {
+	if t.BucketOnly() {
+		return bucketOnlyFix(t, e)
+	}
 	if col := timeColumn(t); col != "" && (t.Bucket == nil || !t.Bucket.Kind.IsTime()) {
 		return fmt.Sprintf("split it with %s, or a narrower one", timeFixFor(col))
 	}

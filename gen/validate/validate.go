@@ -104,6 +104,7 @@ func validIdent(s string) bool {
 func (c *checker) entity(e *model.Entity) {
 	for _, f := range e.Fields {
 		c.identifier(f.ColPos, "column", f.Column)
+		c.uniqueField(f)
 	}
 	if len(e.Tables) == 0 {
 		return
@@ -136,6 +137,25 @@ func (c *checker) entity(e *model.Entity) {
 		}
 	}
 	c.canonicalComplete(e)
+	c.counterEntity(e)
+}
+
+// counterEntity checks that an entity with a counter table is stored in
+// that table alone. Keeping two tables in step takes writes that can be
+// sent again until every table has them, and a counter update cannot be
+// sent again without counting twice; nor can a counter table be rebuilt
+// from another table by repair.
+func (c *checker) counterEntity(e *model.Entity) {
+	if len(e.Tables) < 2 {
+		return
+	}
+	for _, t := range e.Tables {
+		if !t.HasCounters() {
+			continue
+		}
+		c.diags.Errorf(t.Pos, diag.CounterTable, "table %s holds counters, but %s is stored in %d tables: a counter update is not idempotent, so it cannot be sent again until every table has it, and no table can be rebuilt from another; declare the counters as an entity of their own, stored in %s alone, and call its Add beside %s's writes",
+			t.Name, e.GoName, len(e.Tables), t.Name, e.GoName)
+	}
 }
 
 func (c *checker) ref(t *model.Table, r model.Ref, what string) bool {
@@ -158,8 +178,12 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 	c.identifier(t.Pos, "table", t.Name)
 
 	// Keys: every name known, none twice, none of a type a key cannot take.
-	if len(t.PK) == 0 {
-		c.diags.Errorf(t.PKPos, diag.NoPartitionKey, "table %s has no partition key; name the columns the query filters on with pk:\"...\"", t.Name)
+	switch {
+	case len(t.PK) > 0 || t.BucketOnly():
+	case t.Bucket != nil:
+		c.diags.Errorf(t.PKPos, diag.NoPartitionKey, "table %s has no partition key but a hash bucket, which alone would split nothing of the query's choosing; name the columns the query filters on with pk:\"...\", or, for a feed of the whole system, make a time bucket the partition key alone", t.Name)
+	default:
+		c.diags.Errorf(t.PKPos, diag.NoPartitionKey, "table %s has no partition key; name the columns the query filters on with pk:\"...\", or, for a feed of the whole system read newest first, let a time bucket alone be the partition key: bucket:\"day(col)\" without pk", t.Name)
 	}
 	seen := map[string]string{}
 	key := func(r model.Ref, part string) {
@@ -301,13 +325,22 @@ func (c *checker) counters(t *model.Table) {
 	}
 }
 
+// uniqueField checks that a column declared unique on its own is of a type
+// whose values can be: a uuid or timeuuid, made fresh for each entity.
+func (c *checker) uniqueField(f *model.Field) {
+	if !f.Unique || f.Type == nil || f.Type.Name == "uuid" || f.Type.Name == "timeuuid" {
+		return
+	}
+	c.diags.Errorf(f.UniquePos, diag.BadUnique, "field %s is a %s, but only a uuid or timeuuid can be declared unique on its own: cqlgen cannot check that other values never repeat, and nothing makes them; add the columns that make a row unique to ck instead, or key by a uuid", f.GoName, f.Type)
+}
+
 // identity checks that each table's primary key tells two entities apart.
 func (c *checker) identity(e *model.Entity, t *model.Table) {
 	if t.Unique {
 		return // one entity per key is what a unique table keeps
 	}
 	if len(t.ID) > 0 && !t.Canonical && e.Canonical != t {
-		c.diags.Errorf(t.IDPos, diag.BadID, "id belongs on the canonical pattern of %s, where it names the columns that identify the entity", e.GoName)
+		c.projectionID(e, t)
 		return
 	}
 	canon := e.Canonical
@@ -329,6 +362,9 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 		}
 		return
 	}
+	if uniqueKey(t) != nil {
+		return // no two entities share the value of a unique column
+	}
 	var missing []string
 	for _, f := range e.Identity() {
 		if !inKey[f] {
@@ -340,6 +376,44 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 	}
 	c.diags.Errorf(t.Pos, diag.NotUnique, "the primary key of %s lacks %s, which the source of truth %s uses to tell two %s entities apart, so different entities could overwrite each other's row; add %s to ck, or, if fewer columns identify %s, say which with id:\"...\" on %s. (If %s is meant to hold one %s per key, a unique alternate key such as a login email, declare it table:\"%s,unique\": writes then claim the key.)",
 		t.Name, strings.Join(missing, ", "), canon.Name, e.GoName, strings.Join(missing, ", "), e.GoName, canon.Name, t.Name, e.GoName, t.Name)
+}
+
+// uniqueKey is a column of t's primary key declared unique on its own,
+// or nil.
+func uniqueKey(t *model.Table) *model.Field {
+	for _, r := range t.PK {
+		if r.Field != nil && r.Field.Unique {
+			return r.Field
+		}
+	}
+	for _, r := range t.CK {
+		if r.Field != nil && r.Field.Unique {
+			return r.Field
+		}
+	}
+	return nil
+}
+
+// projectionID checks an id on a table other than the source of truth: it
+// may name only a column unique on its own, in that table's key, which
+// then tells the table's rows apart by itself.
+func (c *checker) projectionID(e *model.Entity, t *model.Table) {
+	inKey := map[*model.Field]bool{}
+	for _, r := range t.PK {
+		inKey[r.Field] = true
+	}
+	for _, r := range t.CK {
+		inKey[r.Field] = true
+	}
+	for _, r := range t.ID {
+		switch {
+		case !c.ref(t, r, "id"):
+		case !r.Field.Unique:
+			c.diags.Errorf(r.Pos, diag.BadID, "id on %s, which is not the source of truth of %s, can name only a column unique on its own (a uuid or timeuuid declared cql:\"timeuuid,unique\"), and %s is not; put the columns that identify %s in id on its canonical pattern instead", t.Name, e.GoName, r.Name, e.GoName)
+		case !inKey[r.Field]:
+			c.diags.Errorf(r.Pos, diag.BadID, "id column %s is not in the primary key of %s, so it cannot tell the table's rows apart; add it to ck", r.Name, t.Name)
+		}
+	}
 }
 
 // canonicalComplete checks that the source of truth of an entity stored in
@@ -364,7 +438,7 @@ func (c *checker) canonicalComplete(e *model.Entity) {
 		}
 		var missing []string
 		for _, col := range t.Columns {
-			if col.Field != nil && !has[col.Field] {
+			if col.Field != nil && !has[col.Field] && col.Type.String() != "counter" { // counterEntity reports those
 				missing = append(missing, col.Name)
 				has[col.Field] = true // reported once
 			}

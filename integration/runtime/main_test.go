@@ -24,7 +24,8 @@ func TestMain(m *testing.M) { cassandratest.Main(m) }
 // connection included, going through p. gocql learns the node's own
 // address from system.local and would dial it directly; the address
 // translator sends that, and any peer it may learn of, to the proxy too.
-func proxied(t testing.TB, ks string, p *faultProxy) *gocql.Session {
+// tweak, if given, adjusts the configuration last.
+func proxied(t testing.TB, ks string, p *faultProxy, tweak ...func(*gocql.ClusterConfig)) *gocql.Session {
 	t.Helper()
 	cluster := cassandratest.ClusterConfig(t, ks)
 	a := p.addr()
@@ -40,6 +41,9 @@ func proxied(t testing.TB, ks string, p *faultProxy) *gocql.Session {
 	// gocql logs each reconnection after a cut, hundreds of lines; the
 	// tests report what matters themselves.
 	cluster.Logger = log.New(io.Discard, "", 0)
+	for _, f := range tweak {
+		f(cluster)
+	}
 	s, err := cluster.CreateSession()
 	if err != nil {
 		t.Fatalf("connecting through the proxy: %v", err)

@@ -23,6 +23,8 @@ type faultProxy struct {
 
 	upstream atomic.Int64 // bytes forwarded client → node
 	cuts     atomic.Int64 // connections cut
+
+	holding chan struct{} // non-nil while replies are held (under mu)
 }
 
 func startProxy(t testing.TB, target string) *faultProxy {
@@ -60,8 +62,8 @@ func (p *faultProxy) forward(client *net.TCPConn) {
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { pipe(server, client, &p.upstream) })
-	wg.Go(func() { pipe(client, server, nil) })
+	wg.Go(func() { pipe(server, client, &p.upstream, nil) })
+	wg.Go(func() { pipe(client, server, nil, p.wait) })
 	wg.Wait()
 	p.mu.Lock()
 	delete(p.conns, client)
@@ -85,14 +87,18 @@ func (p *faultProxy) track(cs ...*net.TCPConn) bool {
 }
 
 // pipe copies until either side fails, then closes both, so that a cut of
-// one side is seen by the other at once.
-func pipe(dst, src *net.TCPConn, count *atomic.Int64) {
+// one side is seen by the other at once. gate, if set, runs before each
+// write, and may hold it.
+func pipe(dst, src *net.TCPConn, count *atomic.Int64, gate func()) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
 			if count != nil {
 				count.Add(int64(n))
+			}
+			if gate != nil {
+				gate()
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				err = werr
@@ -106,6 +112,35 @@ func pipe(dst, src *net.TCPConn, count *atomic.Int64) {
 			src.Close()
 			return
 		}
+	}
+}
+
+// hold stops forwarding the node's replies, while requests still reach
+// it, until release is called: a client sees its requests time out, and
+// the node applies them all the same.
+func (p *faultProxy) hold() (release func()) {
+	ch := make(chan struct{})
+	p.mu.Lock()
+	p.holding = ch
+	p.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			p.holding = nil
+			p.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// wait blocks while replies are held.
+func (p *faultProxy) wait() {
+	p.mu.Lock()
+	ch := p.holding
+	p.mu.Unlock()
+	if ch != nil {
+		<-ch
 	}
 }
 

@@ -339,7 +339,12 @@ func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error 
 			return err
 		}
 	}
-	if *failures >= maxStepFailures || ctx.Err() != nil || errors.Is(err, gocql.ErrSessionClosed) {
+	if ctx.Err() != nil {
+		// The caller's deadline ended the step: whether it applied (a
+		// claim, a takeover) is as unknown as the command's outcome.
+		return &OutcomeUnknownError{Key: c.id.Key, Err: err}
+	}
+	if *failures >= maxStepFailures || errors.Is(err, gocql.ErrSessionClosed) {
 		return err
 	}
 	if serr := sleepCtx(ctx, pollDelay.backoff(*failures)); serr != nil {

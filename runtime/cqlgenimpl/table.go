@@ -47,6 +47,11 @@ type CQL struct {
 	Delete string // a row by its primary key
 	Get    string // a row by its primary key
 
+	// Add is a counter table's update: every counter plus a bound amount
+	// (UPDATE ... SET c = c + ?), the amounts first, then the primary key.
+	// A counter table has no Insert. Add is never retried (see NewTable).
+	Add string
+
 	// The write protocol's statements on the canonical table of an entity
 	// stored in several tables (see Write): the row's state, and the
 	// conditional writes that change it, remove it (leaving a grave) and
@@ -89,6 +94,7 @@ type Table struct {
 	Spec TableSpec
 
 	Insert, Delete, Get, Scan     *cqlgen.Statement
+	Add                           *cqlgen.Statement
 	State, Change, Remove, Settle *cqlgen.Statement
 	FenceLive, FenceGrave         *cqlgen.Statement
 	Take, Release                 *cqlgen.Statement
@@ -121,6 +127,11 @@ func NewTable(spec TableSpec) *Table {
 	t.Take = t.stmt(c.Take, cqlgen.Conditional)
 	t.Release = t.stmt(c.Release, cqlgen.Conditional)
 	t.Scan = t.stmt(c.Scan, cqlgen.Read)
+	if t.Add = t.stmt(c.Add, cqlgen.Write); t.Add != nil {
+		// Adding twice counts twice: neither cqlgen's session nor gocql
+		// may send it again.
+		t.Add.Idempotent = false
+	}
 	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
 		t.first[i] = t.stmt(cql, cqlgen.Read)
 	}
@@ -139,8 +150,8 @@ func NewTable(spec TableSpec) *Table {
 }
 
 // stmt wraps one statement; nil for "". Reads and plain writes are
-// idempotent; a conditional write is not (a retry after a lost reply
-// could see its own write as a conflict).
+// idempotent (but for Add, which NewTable marks); a conditional write is
+// not (a retry after a lost reply could see its own write as a conflict).
 func (t *Table) stmt(cql string, kind cqlgen.StatementKind) *cqlgen.Statement {
 	if cql == "" {
 		return nil

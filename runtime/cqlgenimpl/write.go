@@ -130,3 +130,16 @@ var casBackoff = cqlgen.RetryOptions{BaseDelay: 2 * time.Millisecond, MaxDelay: 
 // change (whose inserts go at +1, see DeleteThenInsert) wins over every
 // statement of the last write even when clocks disagree.
 func nextVersion(old, now int64) int64 { return max(now, old+2) }
+
+// AddCounters runs a counter update once, for a repository's Add: it
+// refuses an idempotency key (the key's machinery may run a command more
+// than once, which would count twice) with an *OptionError before
+// anything is sent, and returns what cqlgen.ExecCounter returns. The
+// strategy and the clock do not apply: a counter update is one statement,
+// and Cassandra refuses a client timestamp on it.
+func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqlgen.Query) error {
+	if o.Idempotency.Key != "" {
+		return &cqlgen.OptionError{Option: "IdempotencyKey", Reason: "a counter update cannot take one: it is not idempotent, and an idempotency key's command may run again after a failed run, counting twice"}
+	}
+	return cqlgen.ExecCounter(ctx, s, q)
+}

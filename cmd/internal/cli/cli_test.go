@@ -50,11 +50,22 @@ tool github.com/cqlgen/cqlgen/cmd/cqlgen
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "go.sum"), string(sum))
-	src, err := os.ReadFile(filepath.Join(repoRoot, "example/music/music.go"))
+	// Every file of the model (music.go and any other the package
+	// declares entities in), but not what cqlgen generates.
+	files, err := filepath.Glob(filepath.Join(repoRoot, "example/music/*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(dir, "music/music.go"), string(src))
+	for _, f := range files {
+		if name := filepath.Base(f); name == "cqlgen_gen.go" || name == "schema.go" {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, "music", filepath.Base(f)), string(src))
+	}
 	// schema.go embeds schema.cql, which does not exist before the first
 	// generate: loading must not trip over it.
 	emb, err := os.ReadFile(filepath.Join(repoRoot, "example/music/schema.go"))
@@ -182,6 +193,15 @@ func TestOrphanAndConflict(t *testing.T) {
 	}
 	schema := filepath.Join(dir, "music/schema.cql")
 	write(t, filepath.Join(dir, "music/music.go"), "package music\n")
+	// The package's other model files go too, so that it has no entity.
+	others, _ := filepath.Glob(filepath.Join(dir, "music/*.go"))
+	for _, f := range others {
+		switch filepath.Base(f) {
+		case "music.go", "schema.go", "cqlgen_gen.go":
+		default:
+			os.Remove(f)
+		}
+	}
 	code, _, stderr := run(t, "check", "./...")
 	if code != ExitStale || !strings.Contains(stderr, "is no longer generated") {
 		t.Errorf("check with an orphaned schema.cql = %d\n%s", code, stderr)

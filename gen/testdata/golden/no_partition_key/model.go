@@ -10,3 +10,10 @@ type Event struct {
 	ID   string `db:"id"`
 	Kind string `db:"kind"`
 }
+
+// Sample keys by a hash bucket alone, which splits nothing a query names.
+type Sample struct {
+	_ cqlgen.Pattern `table:"samples" ck:"id" bucket:"hash(id) % 8"`
+
+	ID string `db:"id"`
+}

@@ -1,0 +1,91 @@
+package cqlgen
+
+import (
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/gocql/gocql"
+)
+
+var counterUpdate = &Statement{CQL: "UPDATE hits SET n = n + ? WHERE k = ?", Table: "hits", Kind: Write}
+
+// TestExecCounterSendsOnceAndSaysWhatIsKnown: every failure of a counter
+// update is sent once and comes back as a *CounterError that says whether
+// it may have applied.
+func TestExecCounterSendsOnceAndSaysWhatIsKnown(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		err     error
+		unknown bool
+	}{
+		{"write timeout", &gocql.RequestErrWriteTimeout{WriteType: "COUNTER"}, true},
+		{"client timeout", gocql.ErrTimeoutNoResponse, true},
+		{"connection closed", gocql.ErrConnectionClosed, true},
+		{"broken pipe", io.ErrUnexpectedEOF, true},
+		{"write failure", &gocql.RequestErrWriteFailure{}, true},
+		{"deadline", context.DeadlineExceeded, true},
+		{"server error", codeErr(gocql.ErrCodeServer), true},
+		{"not recognised", errors.New("boom"), true},
+		{"no connections", gocql.ErrNoConnections, false},
+		{"unavailable", &gocql.RequestErrUnavailable{}, false},
+		{"overloaded", codeErr(gocql.ErrCodeOverloaded), false},
+		{"invalid", codeErr(gocql.ErrCodeInvalid), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeSession{exec: func(context.Context, Query) error { return c.err }}
+			err := ExecCounter(context.Background(), f, Query{Stmt: counterUpdate, Values: []any{int64(1), "a"}})
+			var ce *CounterError
+			if !errors.As(err, &ce) || ce.Table != "hits" || ce.Unknown != c.unknown || !errors.Is(err, c.err) {
+				t.Fatalf("err = %#v, want a *CounterError of hits wrapping %v with Unknown %v", err, c.err, c.unknown)
+			}
+			if errors.Is(err, ErrOutcomeUnknown) != c.unknown || errors.Is(err, ErrCounterNotApplied) == c.unknown {
+				t.Errorf("errors.Is: outcome unknown %v, not applied %v; want unknown %v", errors.Is(err, ErrOutcomeUnknown), errors.Is(err, ErrCounterNotApplied), c.unknown)
+			}
+			if len(f.execs) != 1 {
+				t.Errorf("sent %d times, want once", len(f.execs))
+			}
+		})
+	}
+	f := &fakeSession{}
+	if err := ExecCounter(context.Background(), f, Query{Stmt: counterUpdate}); err != nil || len(f.execs) != 1 {
+		t.Errorf("success: err %v, %d sends", err, len(f.execs))
+	}
+}
+
+// TestExecCounterRefusesARetryableStatement: a counter update marked
+// idempotent, which the session would retry, is refused unsent.
+func TestExecCounterRefusesARetryableStatement(t *testing.T) {
+	for _, st := range []*Statement{
+		{CQL: counterUpdate.CQL, Table: "hits", Kind: Write, Idempotent: true},
+		{CQL: counterUpdate.CQL, Table: "hits", Kind: Conditional},
+		nil,
+	} {
+		f := &fakeSession{}
+		err := ExecCounter(context.Background(), f, Query{Stmt: st})
+		if !errors.Is(err, ErrInvalidOption) || len(f.execs) != 0 {
+			t.Errorf("%+v: err %v after %d sends; want an *OptionError and nothing sent", st, err, len(f.execs))
+		}
+	}
+}
+
+// TestCounterUpdateIsNeverRetriedBySession: the session's policy, asked by
+// gocql after a timeout of a counter update, refuses another attempt, and
+// the session does not start another pass of its own.
+func TestCounterUpdateIsNeverRetriedBySession(t *testing.T) {
+	withJitter(t, noJitter)
+	g := testSession(RetryOptions{MaxAttempts: 10}, nil)
+	ctx := context.Background()
+	for _, err := range []error{gocql.ErrTimeoutNoResponse, &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}, gocql.ErrNoConnections, &gocql.RequestErrUnavailable{}} {
+		e := g.start(ctx, counterUpdate, nil)
+		e.pass()
+		if e.Attempt((&fakeQuery{ctx: ctx}).withIdempotence(counterUpdate.Idempotent).attempt(1)) {
+			t.Errorf("%v: the policy allowed a second attempt of a counter update", err)
+		}
+		if e.again(err, 1) {
+			t.Errorf("%v: the session re-issued a counter update", err)
+		}
+		e.end(nil)
+	}
+}
