@@ -100,7 +100,7 @@ func compareTable(ot, nt *Table) []Change {
 		out = append(out, Change{Kind: Additive, Table: nt.Name, What: fmt.Sprintf("default_time_to_live %d becomes %d (rows written before keep their TTL)", ot.TTL, nt.TTL),
 			CQL: fmt.Sprintf("ALTER TABLE %s WITH default_time_to_live = %d;", nt.Name, nt.TTL)})
 	}
-	return out
+	return append(out, compareOptions(ot, nt)...)
 }
 
 func names(cs []Clustering) []string {

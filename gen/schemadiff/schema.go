@@ -27,6 +27,7 @@ type Table struct {
 	Clustering   []Clustering
 	TTL          int64
 	CQL          string // the CREATE TABLE statement, when read from a file
+	Options      Options
 }
 
 // Column is a column and its type, as Cassandra writes it.
@@ -95,7 +96,10 @@ func tokenize(s string) []string {
 			i++
 		case c == '\'':
 			j := i + 1
-			for j < len(s) && s[j] != '\'' {
+			for j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\'') {
+				if s[j] == '\'' {
+					j++ // a doubled quote stands for one
+				}
 				j++
 			}
 			toks = append(toks, s[i:min(j+1, len(s))])
@@ -182,6 +186,7 @@ func parseTable(toks []string) (*Table, error) {
 	if err := p.expect(")"); err != nil {
 		return nil, err
 	}
+	t.Options = DefaultOptions()
 	if p.is("with") {
 		p.next()
 		for p.peek() != "" {
@@ -212,6 +217,10 @@ func parseTable(toks []string) (*Table, error) {
 					return nil, fmt.Errorf("default_time_to_live: %w", err)
 				}
 				t.TTL = n
+			case p.is("comment"), p.is("gc_grace_seconds"), p.is("compaction"):
+				if err := p.option(&t.Options); err != nil {
+					return nil, err
+				}
 			default:
 				p.next()
 			}
