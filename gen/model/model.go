@@ -65,6 +65,8 @@ type Entity struct {
 	// and never changed (table:"...,canonical,immutable").
 	Immutable    bool
 	ImmutablePos token.Position
+	// Indexes are the entity's index patterns, in source order.
+	Indexes []*Index
 }
 
 // Identity returns the fields that tell two entities apart: the canonical
@@ -301,6 +303,7 @@ type Table struct {
 	IDPos        token.Position
 	Size         *Size
 	Ignores      []Ignore
+	Options      TableOptions
 	// Columns is the table's layout: partition key (bucket last),
 	// clustering columns, then the other columns in field order.
 	Columns []*Column

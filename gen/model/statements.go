@@ -142,6 +142,8 @@ func (b Bind) Words() string {
 		return "the lower token (excluded)"
 	case BindTokenHi:
 		return "the upper token"
+	case BindValue:
+		return "the value of " + b.Column.Name + " looked for"
 	}
 	if b.Column.Kind == Version {
 		return b.Column.Name + " (the write timestamp)"

@@ -38,6 +38,7 @@ func Check(p *model.Package) diag.List {
 			}
 		}
 	}
+	c.indexes(p)
 	c.goNames(p)
 	c.size(p)
 	return c.diags
@@ -203,6 +204,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 	c.counters(t)
 	c.identity(e, t)
 	c.partition(t)
+	c.options(t)
 }
 
 func (c *checker) keyType(t *model.Table, r model.Ref) {
