@@ -211,7 +211,8 @@ func TestTableOptionsLive(t *testing.T) {
 		return r
 	}
 	notes := read("notes")
-	if notes.comment != "notes for the index tests; it's a table with every option" || notes.gcGrace != 21600 {
+	// The tag's semicolon is a comma: migration tools split at semicolons.
+	if notes.comment != "notes for the index tests, it's a table with every option" || notes.gcGrace != 21600 {
 		t.Errorf("notes: comment %q, gc_grace_seconds %d", notes.comment, notes.gcGrace)
 	}
 	if !strings.HasSuffix(notes.compaction["class"], ".TimeWindowCompactionStrategy") || notes.compaction["compaction_window_unit"] != "HOURS" || notes.compaction["compaction_window_size"] != "1" {

@@ -63,12 +63,16 @@ func (c *Compaction) Tag() string {
 }
 
 // CommentText is the table's comment as the DDL stores it: the explicit
-// comment, or else the pattern's doc (given or worded by cqlgen).
+// comment, or else the pattern's doc (given or worded by cqlgen). A
+// semicolon becomes a comma: migration tools (gocqlx's migrate among
+// them) split a file into statements at every semicolon, quoted or not,
+// so an ALTER TABLE ... WITH comment holding one could not be applied.
 func (t *Table) CommentText() string {
+	c := strings.TrimRight(t.Doc, ".")
 	if t.Options.HasComment {
-		return t.Options.Comment
+		c = t.Options.Comment
 	}
-	return strings.TrimRight(t.Doc, ".")
+	return strings.ReplaceAll(c, ";", ",")
 }
 
 // Index is an index pattern: a storage-attached index (SAI) on one column

@@ -133,7 +133,8 @@ func Migration(changes []Change) (cql string, ok bool) {
 		if c.Kind == Breaking {
 			return "", false
 		}
-		fmt.Fprintf(&b, "\n-- %s\n%s\n", c.What, c.CQL)
+		// Migration tools split at every semicolon, even in a comment.
+		fmt.Fprintf(&b, "\n-- %s\n%s\n", strings.ReplaceAll(c.What, ";", ","), c.CQL)
 	}
 	return b.String(), true
 }

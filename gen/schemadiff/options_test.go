@@ -71,3 +71,19 @@ func TestCompareOptions(t *testing.T) {
 		})
 	}
 }
+
+// A migration file is split at every semicolon by migration tools, so no
+// line of it but a statement's end may hold one, even in a comment.
+func TestMigrationSemicolons(t *testing.T) {
+	old, _ := Parse(strings.Replace(withOptions, "a user''s plays, newest first", "plays; old", 1))
+	new, _ := Parse(withOptions)
+	m, ok := Migration(Compare(old, new))
+	if !ok {
+		t.Fatal("a comment change must apply in place")
+	}
+	for _, line := range strings.Split(m, "\n") {
+		if i := strings.IndexByte(line, ';'); i >= 0 && i != len(line)-1 || strings.HasPrefix(line, "--") && i >= 0 {
+			t.Errorf("a semicolon inside a line: %q", line)
+		}
+	}
+}
