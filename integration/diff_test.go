@@ -17,9 +17,10 @@ import (
 )
 
 // TestDiffLive applies an older schema to a keyspace (testmodel's, without
-// the tags column of readings_16, with a TTL on readings_1, and with
-// other options on notes), runs cqlgen diff -live against it, and expects
-// exactly those five changes, all additive, in a migration file. gocqlx's migrate then applies the
+// the tags column of readings_16, with a TTL on readings_1, with other
+// options on notes and without its index by tag), runs cqlgen diff -live
+// against it, and expects exactly those six changes, all additive, in a
+// migration file. gocqlx's migrate then applies the
 // file, after which diff finds nothing.
 func TestDiffLive(t *testing.T) {
 	session, ks := cassandratest.Keyspace(t)
@@ -32,6 +33,7 @@ func TestDiffLive(t *testing.T) {
 	cassandratest.MustApplyCQL(t, session, old)
 	must(t, session.Query("ALTER TABLE readings_1 WITH default_time_to_live = 3600").Exec())
 	// Options changed by hand, or by an older cqlgen, diff as options.
+	must(t, session.Query("DROP INDEX notes_by_tag").Exec())
 	must(t, session.Query("ALTER TABLE notes WITH gc_grace_seconds = 864000 AND comment = 'it''s old; and wrong' AND compaction = {'class': 'LeveledCompactionStrategy'}").Exec())
 
 	migrations := t.TempDir()
@@ -52,7 +54,8 @@ func TestDiffLive(t *testing.T) {
 		t.Fatalf("diff -live = %d\n%s", code, out)
 	}
 	for _, want := range []string{
-		"5 change(s) against keyspace " + ks,
+		"6 change(s) against keyspace " + ks,
+		"additive: table notes: new index notes_by_tag on tags",
 		"additive: table readings_1: default_time_to_live 3600 becomes 0",
 		"additive: table readings_16: new column tags list<text>",
 		"additive: table notes: compaction {'class': 'LeveledCompactionStrategy'} becomes {'class': 'TimeWindowCompactionStrategy', 'compaction_window_size': 1, 'compaction_window_unit': 'HOURS'}",

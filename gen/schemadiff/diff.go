@@ -57,7 +57,7 @@ func Compare(old, new *Schema) []Change {
 			out = append(out, Change{Kind: Breaking, Table: ot.Name, What: "dropped: no access pattern uses it any more; cqlgen never drops a table with its data, so drop it by hand once nothing reads it"})
 		}
 	}
-	return out
+	return append(out, compareIndexes(old, new)...)
 }
 
 const rebuild = "a new table under a new name, filled by a backfill from the source of truth, is the way to change it"

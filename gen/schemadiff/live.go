@@ -56,5 +56,9 @@ func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
 			t.Clustering = append(t.Clustering, Clustering{Name: c.name, Desc: c.order == "desc"})
 		}
 	}
+	var err error
+	if s2.Indexes, err = liveIndexes(s, keyspace); err != nil {
+		return nil, err
+	}
 	return s2, nil
 }

@@ -87,3 +87,30 @@ func TestMigrationSemicolons(t *testing.T) {
 		}
 	}
 }
+
+// A new index is created in place with its statement from the file; one
+// no longer declared, or moved, is left to a person.
+func TestCompareIndexes(t *testing.T) {
+	const ix = "\nCREATE CUSTOM INDEX IF NOT EXISTS plays_by_tag ON plays (tags)\n    USING 'StorageAttachedIndex';\n"
+	old, _ := Parse(withOptions)
+	new, _ := Parse(withOptions + ix)
+	if len(new.Indexes) != 1 || new.Indexes[0] != (Index{Name: "plays_by_tag", Table: "plays", Column: "tags", CQL: new.Indexes[0].CQL}) {
+		t.Fatalf("parsed indexes: %+v", new.Indexes)
+	}
+	changes := Compare(old, new)
+	if len(changes) != 1 || changes[0].Kind != Additive || !strings.HasPrefix(changes[0].CQL, "CREATE CUSTOM INDEX IF NOT EXISTS plays_by_tag ON plays (tags)") {
+		t.Errorf("new index: %+v", changes)
+	}
+	// system_schema writes a set's target as values(tags): the same index.
+	live := &Schema{Tables: new.Tables, Indexes: []Index{{Name: "plays_by_tag", Table: "plays", Column: target("values(tags)")}}}
+	if changes := Compare(live, new); len(changes) != 0 {
+		t.Errorf("the same index, live: %v", changes)
+	}
+	if changes := Compare(new, old); len(changes) != 1 || changes[0].Kind != Breaking {
+		t.Errorf("an index no longer declared: %+v", changes)
+	}
+	moved, _ := Parse(withOptions + strings.Replace(ix, "(tags)", "(at)", 1))
+	if changes := Compare(new, moved); len(changes) != 1 || changes[0].Kind != Breaking {
+		t.Errorf("a moved index: %+v", changes)
+	}
+}

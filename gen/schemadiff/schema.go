@@ -16,7 +16,8 @@ import (
 
 // Schema is a set of tables.
 type Schema struct {
-	Tables []*Table
+	Tables  []*Table
+	Indexes []Index
 }
 
 // Table is what a comparison needs of one table.
@@ -68,7 +69,15 @@ func Parse(script string) (*Schema, error) {
 	s := &Schema{}
 	for _, st := range cqlscript.Split(script) {
 		toks := tokenize(st.Text)
-		if len(toks) < 2 || !strings.EqualFold(toks[0], "create") || !strings.EqualFold(toks[1], "table") {
+		if len(toks) < 2 || !strings.EqualFold(toks[0], "create") {
+			continue
+		}
+		if ix, ok := parseIndex(toks); ok {
+			ix.CQL = st.Text
+			s.Indexes = append(s.Indexes, ix)
+			continue
+		}
+		if !strings.EqualFold(toks[1], "table") {
 			continue
 		}
 		t, err := parseTable(toks)
