@@ -17,20 +17,24 @@ import (
 )
 
 // TestDiffLive applies an older schema to a keyspace (testmodel's, without
-// the tags column of readings_16 and with a TTL on readings_1), runs
-// cqlgen diff -live against it, and expects exactly those two changes,
-// both additive, in a migration file. gocqlx's migrate then applies the
+// the tags column of readings_16, with a TTL on readings_1, with other
+// options on notes and without its index by tag), runs cqlgen diff -live
+// against it, and expects exactly those six changes, all additive, in a
+// migration file. gocqlx's migrate then applies the
 // file, after which diff finds nothing.
 func TestDiffLive(t *testing.T) {
 	session, ks := cassandratest.Keyspace(t)
 	// readings_16 is the table before Visit's.
-	old := strings.Replace(testmodel.Schema, "    tags      list<text>,\n    PRIMARY KEY ((sensor_id, shard), at, seq)\n) WITH CLUSTERING ORDER BY (at DESC, seq ASC);\n\n-- Visit.",
-		"    PRIMARY KEY ((sensor_id, shard), at, seq)\n) WITH CLUSTERING ORDER BY (at DESC, seq ASC);\n\n-- Visit.", 1)
+	const tail = "    PRIMARY KEY ((sensor_id, shard), at, seq)\n) WITH CLUSTERING ORDER BY (at DESC, seq ASC)\n    AND comment = 'a sensor''s readings over 16 hash buckets';"
+	old := strings.Replace(testmodel.Schema, "    tags      list<text>,\n"+tail, tail, 1)
 	if old == testmodel.Schema {
 		t.Fatal("the test's edit of the schema did not apply; has testmodel changed?")
 	}
 	cassandratest.MustApplyCQL(t, session, old)
 	must(t, session.Query("ALTER TABLE readings_1 WITH default_time_to_live = 3600").Exec())
+	// Options changed by hand, or by an older cqlgen, diff as options.
+	must(t, session.Query("DROP INDEX notes_by_tag").Exec())
+	must(t, session.Query("ALTER TABLE notes WITH gc_grace_seconds = 864000 AND comment = 'it''s old; and wrong' AND compaction = {'class': 'LeveledCompactionStrategy'}").Exec())
 
 	migrations := t.TempDir()
 	diff := func() (string, int) {
@@ -50,9 +54,13 @@ func TestDiffLive(t *testing.T) {
 		t.Fatalf("diff -live = %d\n%s", code, out)
 	}
 	for _, want := range []string{
-		"2 change(s) against keyspace " + ks,
+		"6 change(s) against keyspace " + ks,
+		"additive: table notes: new index notes_by_tag on tags",
 		"additive: table readings_1: default_time_to_live 3600 becomes 0",
 		"additive: table readings_16: new column tags list<text>",
+		"additive: table notes: compaction {'class': 'LeveledCompactionStrategy'} becomes {'class': 'TimeWindowCompactionStrategy', 'compaction_window_size': 1, 'compaction_window_unit': 'HOURS'}",
+		"additive: table notes: gc_grace_seconds 864000 becomes 21600",
+		"additive: table notes: comment 'it''s old; and wrong' becomes 'notes for the index tests, it''s a table with every option'",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("diff output lacks %q:\n%s", want, out)

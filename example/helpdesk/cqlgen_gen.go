@@ -2660,6 +2660,703 @@ func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agent
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
+// articleArticles: the statements of table articles, which is the source of
+// truth of Article.
+var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "articles",
+	Pattern: "Articles",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "article_id", Type: "timeuuid"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      articleArticlesInsertCQL,
+		Delete:      articleArticlesDeleteCQL,
+		Get:         articleArticlesGetCQL,
+		First:       articleArticlesFirstCQL,
+		FirstFrom:   articleArticlesFirstFromCQL,
+		FirstTo:     articleArticlesFirstToCQL,
+		FirstFromTo: articleArticlesFirstFromToCQL,
+		After: []string{
+			articleArticlesAfter0CQL,
+		},
+		AfterTo:     articleArticlesAfterToCQL,
+		AtOrAfter:   articleArticlesAtOrAfterCQL,
+		AtOrAfterTo: articleArticlesAtOrAfterToCQL,
+	},
+})
+
+// articleArticlesInsertCQL writes a whole row of articles. Its placeholders
+// bind org_id, article_id, title, tags, views, updated_at, body, the write
+// timestamp.
+const articleArticlesInsertCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
+		updated_at, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// articleArticlesRow binds articleArticlesInsertCQL for e, written at ts. With
+// unset, nil pointers and empty collections are left unset, writing no
+// tombstone; without, they clear their columns.
+func articleArticlesRow(e *Article, ts int64, unset bool) []any {
+	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
+}
+
+// articleArticlesDeleteCQL deletes a row of articles by its primary key. Its
+// placeholders bind the write timestamp, org_id, article_id.
+const articleArticlesDeleteCQL = `DELETE FROM articles
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND article_id = ?`
+
+// articleArticlesGetCQL reads a row of articles by its primary key. Its
+// placeholders bind org_id, article_id.
+const articleArticlesGetCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id = ?`
+
+// articleArticlesScan reads one row of articles.
+func articleArticlesScan(it cqlgen.Iter) (e Article, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
+	return
+}
+
+// articleArticlesFirstCQL reads a partition of articles from its first row.
+// cqlgenimpl.ReadPage binds org_id.
+const articleArticlesFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ?`
+
+// articleArticlesFirstFromCQL reads a partition of articles from the From
+// bound. cqlgenimpl.ReadPage binds org_id, From.
+const articleArticlesFirstFromCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id >= ?`
+
+// articleArticlesFirstToCQL reads a partition of articles from its first row
+// up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
+const articleArticlesFirstToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id < ?`
+
+// articleArticlesFirstFromToCQL reads a partition of articles between the
+// bounds. cqlgenimpl.ReadPage binds org_id, From, To.
+const articleArticlesFirstFromToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id >= ? AND article_id < ?`
+
+// articleArticlesAfter0CQL continues a read of articles after a row, at one
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, article_id.
+const articleArticlesAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id > ?`
+
+// articleArticlesAfterToCQL continues a read of articles after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds org_id, article_id, To.
+const articleArticlesAfterToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id > ? AND article_id < ?`
+
+// articleArticlesAtOrAfterCQL continues a read of articles at or after a row.
+// cqlgenimpl.ReadPage binds org_id, article_id.
+const articleArticlesAtOrAfterCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id >= ?`
+
+// articleArticlesAtOrAfterToCQL continues a read of articles at or after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, article_id, To.
+const articleArticlesAtOrAfterToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND article_id >= ? AND article_id < ?`
+
+// articleArticlesClustering is the clustering key of e in articles, in order.
+func articleArticlesClustering(e *Article) []any {
+	return []any{e.ArticleID}
+}
+
+// articleArticlesCompare orders rows of articles as its clustering order does.
+func articleArticlesCompare(a, b *Article) int {
+	if c := cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ArticleRepo reads and writes Article in table articles.
+type ArticleRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewArticleRepo returns a repository of Article on s. The default strategy is
+// a logged batch.
+func NewArticleRepo(s cqlgen.Session, opts ...cqlgen.Option) *ArticleRepo {
+	return &ArticleRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// articleCheck rejects a Article whose partition key values are empty.
+func articleCheck(e *Article) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "articles",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to articles, at a client-side timestamp. Nil pointers and
+// empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   articleArticles.Insert,
+			Values: articleArticlesRow(e, ts, true),
+		}
+	})
+}
+
+// Update writes e over the row with its key in articles. Unlike Insert, nil
+// pointers and empty collections clear their columns.
+func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   articleArticles.Insert,
+			Values: articleArticlesRow(e, ts, false),
+		}
+	})
+}
+
+// Delete removes the row with e's key from articles.
+func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   articleArticles.Delete,
+			Values: []any{ts, e.OrgID, e.ArticleID},
+		}
+	})
+}
+
+// Get reads the Article with the given key from articles, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (*Article, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "articles",
+		}
+	}
+	var e Article
+	e.OrgID = orgID
+	e.ArticleID = articleID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   articleArticles.Get,
+		Values: []any{e.OrgID, e.ArticleID},
+	}, articleArticlesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// ArticlesOptions are the optional parts of a Articles read.
+type ArticlesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ArticleIDFrom and ArticleIDTo bound article_id, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	ArticleIDFrom, ArticleIDTo *gocql.UUID
+}
+
+// Articles reads an organisation's knowledge-base articles, from articles, in
+// pages: one partition, in clustering order.
+func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (cqlgen.Page[Article], error) {
+	if orgID == "" {
+		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "articles",
+		}
+	}
+	if o == nil {
+		o = &ArticlesOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Article]{
+		Compare:   articleArticlesCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       articleArticlesClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      articleArticlesScan,
+		Table:     articleArticles,
+	}
+	if o.ArticleIDFrom != nil {
+		spec.From = *o.ArticleIDFrom
+	}
+	if o.ArticleIDTo != nil {
+		spec.To = *o.ArticleIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// articleArticlesTagged: the statements of index articles_by_tag on table
+// articles, which serve ArticlesTagged.
+var articleArticlesTagged = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "articles",
+	Pattern: "ArticlesTagged",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "article_id", Type: "timeuuid"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "tags", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		First: articleArticlesTaggedFirstCQL,
+		After: []string{
+			articleArticlesTaggedAfter0CQL,
+		},
+	},
+})
+
+// articleArticlesTaggedFirstCQL reads a partition of articles through index
+// articles_by_tag. cqlgenimpl.ReadIndex binds org_id, the value of tags looked
+// for.
+const articleArticlesTaggedFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND tags CONTAINS ?`
+
+// articleArticlesTaggedAfter0CQL continues a read through articles_by_tag
+// after a row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds org_id, the value of tags looked for,
+// article_id.
+const articleArticlesTaggedAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND tags CONTAINS ? AND article_id > ?`
+
+// articleArticlesTaggedKey is the cursor key of a row read through
+// articles_by_tag: its clustering key.
+func articleArticlesTaggedKey(e *Article) []any {
+	return []any{e.ArticleID}
+}
+
+// ArticlesTaggedOptions are the optional parts of a ArticlesTagged read.
+type ArticlesTaggedOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+}
+
+// ArticlesTagged reads an organisation's articles with a tag: the rows of
+// articles whose tags contains the value, through the storage-attached index
+// articles_by_tag, in pages, within one partition, in clustering order; the
+// index makes this a cheap read of one partition's replicas.
+func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag string, o *ArticlesTaggedOptions) (cqlgen.Page[Article], error) {
+	if orgID == "" {
+		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "articles",
+		}
+	}
+	if o == nil {
+		o = &ArticlesTaggedOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Article]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       articleArticlesTaggedKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      articleArticlesScan,
+		Table:     articleArticlesTagged,
+		Values:    []any{tag},
+	})
+}
+
+// articleArticlesByViews: the statements of index articles_by_views on table
+// articles, which serve ArticlesByViews.
+var articleArticlesByViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "articles",
+	Pattern: "ArticlesByViews",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "article_id", Type: "timeuuid"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "views", Type: "bigint"},
+		{Name: "views", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		First: articleArticlesByViewsFirstCQL,
+		After: []string{
+			articleArticlesByViewsAfter0CQL,
+		},
+	},
+})
+
+// articleArticlesByViewsFirstCQL reads a partition of articles through index
+// articles_by_views. cqlgenimpl.ReadIndex binds org_id, From, To.
+const articleArticlesByViewsFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND views >= ? AND views < ?`
+
+// articleArticlesByViewsAfter0CQL continues a read through articles_by_views
+// after a row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds org_id, From, To, article_id.
+const articleArticlesByViewsAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
+	FROM articles
+	WHERE org_id = ? AND views >= ? AND views < ? AND article_id > ?`
+
+// articleArticlesByViewsKey is the cursor key of a row read through
+// articles_by_views: its clustering key.
+func articleArticlesByViewsKey(e *Article) []any {
+	return []any{e.ArticleID}
+}
+
+// ArticlesByViewsOptions are the optional parts of a ArticlesByViews read.
+type ArticlesByViewsOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+}
+
+// ArticlesByViews reads an organisation's articles read between two counts of
+// views: the rows of articles whose views is at least the From value and less
+// than the To value, through the storage-attached index articles_by_views, in
+// pages, within one partition, in clustering order; the index makes this a
+// cheap read of one partition's replicas.
+func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFrom int64, viewsTo int64, o *ArticlesByViewsOptions) (cqlgen.Page[Article], error) {
+	if orgID == "" {
+		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "articles",
+		}
+	}
+	if o == nil {
+		o = &ArticlesByViewsOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Article]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       articleArticlesByViewsKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      articleArticlesScan,
+		Table:     articleArticlesByViews,
+		Values:    []any{viewsFrom, viewsTo},
+	})
+}
+
+// auditEventAuditLog: the statements of table audit_log, which is the source
+// of truth of AuditEvent.
+var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "audit_log",
+	Pattern: "AuditLog",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "bucket", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      auditEventAuditLogInsertCQL,
+		Delete:      auditEventAuditLogDeleteCQL,
+		Get:         auditEventAuditLogGetCQL,
+		First:       auditEventAuditLogFirstCQL,
+		FirstFrom:   auditEventAuditLogFirstFromCQL,
+		FirstTo:     auditEventAuditLogFirstToCQL,
+		FirstFromTo: auditEventAuditLogFirstFromToCQL,
+		After: []string{
+			auditEventAuditLogAfter0CQL,
+			auditEventAuditLogAfter1CQL,
+		},
+		AfterTo:   auditEventAuditLogAfterToCQL,
+		AtOrAfter: auditEventAuditLogAtOrAfterCQL,
+	},
+})
+
+// auditEventAuditLogInsertCQL writes a whole row of audit_log. Its
+// placeholders bind org_id, bucket, at, event_id, actor, action, the write
+// timestamp.
+const auditEventAuditLogInsertCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// auditEventAuditLogRow binds auditEventAuditLogInsertCQL for e, written at
+// ts.
+func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
+	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
+}
+
+// auditEventAuditLogDeleteCQL deletes a row of audit_log by its primary key.
+// Its placeholders bind the write timestamp, org_id, bucket, at, event_id.
+const auditEventAuditLogDeleteCQL = `DELETE FROM audit_log
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id = ?`
+
+// auditEventAuditLogGetCQL reads a row of audit_log by its primary key. Its
+// placeholders bind org_id, bucket, at, event_id.
+const auditEventAuditLogGetCQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id = ?`
+
+// auditEventAuditLogScan reads one row of audit_log.
+func auditEventAuditLogScan(it cqlgen.Iter) (e AuditEvent, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
+	return
+}
+
+// auditEventAuditLogFirstCQL reads a partition of audit_log from its first
+// row. cqlgenimpl.ReadPage binds org_id, bucket.
+const auditEventAuditLogFirstCQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ?`
+
+// auditEventAuditLogFirstFromCQL reads a partition of audit_log from the From
+// bound. cqlgenimpl.ReadPage binds org_id, bucket, From.
+const auditEventAuditLogFirstFromCQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at <= ?`
+
+// auditEventAuditLogFirstToCQL reads a partition of audit_log from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds org_id, bucket, To.
+const auditEventAuditLogFirstToCQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at > ?`
+
+// auditEventAuditLogFirstFromToCQL reads a partition of audit_log between the
+// bounds. cqlgenimpl.ReadPage binds org_id, bucket, From, To.
+const auditEventAuditLogFirstFromToCQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at <= ? AND at > ?`
+
+// auditEventAuditLogAfter0CQL continues a read of audit_log after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, bucket, at.
+const auditEventAuditLogAfter0CQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at < ?`
+
+// auditEventAuditLogAfter1CQL continues a read of audit_log after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, bucket, at, event_id.
+const auditEventAuditLogAfter1CQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id > ?`
+
+// auditEventAuditLogAfterToCQL continues a read of audit_log after a row, up
+// to the To bound. cqlgenimpl.ReadPage binds org_id, bucket, at, To.
+const auditEventAuditLogAfterToCQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at < ? AND at > ?`
+
+// auditEventAuditLogAtOrAfterCQL continues a read of audit_log at or after a
+// row. cqlgenimpl.ReadPage binds org_id, bucket, at, event_id.
+const auditEventAuditLogAtOrAfterCQL = `SELECT org_id, at, event_id, actor, action
+	FROM audit_log
+	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id >= ?`
+
+// auditEventAuditLogClustering is the clustering key of e in audit_log, in
+// order.
+func auditEventAuditLogClustering(e *AuditEvent) []any {
+	return []any{e.At, e.EventID}
+}
+
+// auditEventAuditLogCompare orders rows of audit_log as its clustering order
+// does.
+func auditEventAuditLogCompare(a, b *AuditEvent) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// AuditEventRepo reads and writes AuditEvent in table audit_log.
+type AuditEventRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewAuditEventRepo returns a repository of AuditEvent on s. The default
+// strategy is a logged batch.
+func NewAuditEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *AuditEventRepo {
+	return &AuditEventRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// auditEventCheck rejects a AuditEvent whose partition key values are empty.
+func auditEventCheck(e *AuditEvent) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "audit_log",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to audit_log, at a client-side timestamp. Nil pointers and
+// empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   auditEventAuditLog.Insert,
+			Values: auditEventAuditLogRow(e, ts),
+		}
+	})
+}
+
+// Delete removes the AuditEvent whose key in audit_log is e's from every
+// table, found from audit_log's values, in one logical write under the
+// repository's strategy. Deleting what does not exist is not an error.
+func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+		Stmt:   auditEventAuditLog.Get,
+		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
+	}, auditEventAuditLogScan, func(cur *AuditEvent, ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   auditEventAuditLog.Delete,
+			Values: []any{ts, cur.OrgID, cqlgenimpl.DayBuckets.Of(cur.At), cur.At, cur.EventID},
+		}}
+	})
+}
+
+// Get reads the AuditEvent with the given key from audit_log, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (*AuditEvent, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "audit_log",
+		}
+	}
+	var e AuditEvent
+	e.OrgID = orgID
+	e.At = at
+	e.EventID = eventID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   auditEventAuditLog.Get,
+		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
+	}, auditEventAuditLogScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// AuditLogOptions are the optional parts of a AuditLog read.
+type AuditLogOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// AuditLog reads an organisation's audit events, newest first, a partition a
+// day, from audit_log, in pages: time buckets from the newest back, each in
+// clustering order.
+func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (cqlgen.Page[AuditEvent], error) {
+	if orgID == "" {
+		return cqlgen.Page[AuditEvent]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "audit_log",
+		}
+	}
+	if o == nil {
+		o = &AuditLogOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[AuditEvent]{
+		Compare:     auditEventAuditLogCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         auditEventAuditLogClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{orgID},
+		Scan:        auditEventAuditLogScan,
+		Start:       start,
+		Table:       auditEventAuditLog,
+		TimeBuckets: &tb,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
 // of the user-defined type address, which Address is stored as.
 func (u Address) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {

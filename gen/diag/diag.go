@@ -65,6 +65,9 @@ const (
 	TenantKey           Code = "tenant-key"           // a partition key that does not start with the //cqlgen:tenant column
 	BuildConstraint     Code = "build-constraint"     // an entity in a file that not every build includes
 	GeneratedSize       Code = "generated-size"       // a package whose generated file would slow every build
+	BadIndex            Code = "bad-index"            // an index pattern that cannot work, or cannot help
+	TableOption         Code = "table-option"         // a warning: a compaction strategy that does not fit the table
+	GCGrace             Code = "gc-grace"             // a warning: a gc_grace short enough to bring deleted rows back
 
 	// Partition checks: warnings, each of which a table can silence with
 	// ignore:"code: reason", but for too-many-cells, an error.

@@ -48,6 +48,11 @@ func entity(f *jen.File, e *model.Entity) {
 			readPage(f, t)
 		}
 	}
+	for _, ix := range e.Indexes {
+		if ix.On != nil {
+			indexDecls(f, ix)
+		}
+	}
 }
 
 // table writes a table's statements, each constant next to the function

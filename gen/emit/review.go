@@ -13,6 +13,8 @@ type reviewView struct {
 	Entities []reviewEntity
 	Patterns []reviewPattern
 	FanOut   []reviewEdge
+	Indexes  []reviewIndex
+	Options  []reviewOption
 }
 
 type reviewTable struct {
@@ -57,12 +59,29 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 				v.FanOut = append(v.FanOut, reviewEdge{From: e.Canonical.Name, To: t.Name})
 			}
 		}
+		for _, ix := range e.Indexes {
+			if ix.On == nil {
+				continue
+			}
+			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
+			var params []string
+			for _, r := range ix.PK {
+				params = append(params, r.Name)
+			}
+			params = append(params, ix.Column.Name)
+			v.Patterns = append(v.Patterns, reviewPattern{
+				ID:    "q_" + ix.Name,
+				Label: fmt.Sprintf("%s.%s(%s)", e.GoName, ix.Method, strings.Join(params, ", ")),
+				Table: ix.On.Name,
+			})
+		}
 		re.Tables = strings.Join(names, ", ")
 		if len(names) > 1 {
 			re.Tables += fmt.Sprintf(" (%d tables)", len(names))
 		}
 		v.Entities = append(v.Entities, re)
 	}
+	v.Options = reviewOptions(p)
 	return render("schema.md.tmpl", v)
 }
 

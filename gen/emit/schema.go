@@ -57,6 +57,7 @@ type tableView struct {
 	Columns    []columnView
 	PrimaryKey string
 	Options    []string
+	Indexes    []indexView
 }
 
 type columnView struct {
@@ -130,6 +131,8 @@ func table(t *model.Table) tableView {
 	if t.TTL > 0 {
 		tv.Options = append(tv.Options, fmt.Sprintf("default_time_to_live = %d", t.TTL))
 	}
+	tv.Options = append(tv.Options, tableOptions(t)...)
+	tv.Indexes = indexes(t)
 	return tv
 }
 

@@ -139,6 +139,9 @@ func (b *builder) entity(s *load.Struct) *Entity {
 	for _, t := range e.Tables {
 		t.Columns = layout(e, t)
 	}
+	for _, ix := range e.Indexes {
+		resolveOn(e, ix)
+	}
 	return e
 }
 
@@ -197,6 +200,12 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	tp, errs := tag.ParsePattern(lf.Tag)
 	b.tagErrors(lf, errs)
 	if tp == nil {
+		return nil
+	}
+	if tp.Index != nil {
+		if ix := b.index(e, lf, tp, byColumn); ix != nil {
+			e.Indexes = append(e.Indexes, ix)
+		}
 		return nil
 	}
 	pos := func(off int) token.Position { return b.tagPos(lf, off) }
@@ -275,6 +284,7 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	for _, ig := range tp.Ignores {
 		t.Ignores = append(t.Ignores, Ignore{Code: ig.Code, Reason: ig.Reason, Pos: pos(ig.Off)})
 	}
+	t.Options = tableOptions(tp, pos)
 	if t.Doc == "" {
 		t.Doc = describe(e, t)
 	}

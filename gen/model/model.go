@@ -68,6 +68,8 @@ type Entity struct {
 	// and never changed (table:"...,canonical,immutable").
 	Immutable    bool
 	ImmutablePos token.Position
+	// Indexes are the entity's index patterns, in source order.
+	Indexes []*Index
 }
 
 // Identity returns the fields that tell two entities apart: the canonical
@@ -465,6 +467,7 @@ type Table struct {
 	// entities that meet every condition; nil for a table of them all.
 	Where    []Cond
 	WherePos token.Position
+	Options  TableOptions
 	// Columns is the table's layout: partition key (bucket last),
 	// clustering columns, then the other columns in field order.
 	Columns []*Column

@@ -76,6 +76,10 @@ func assignNames(p *Package) {
 				t.Names.RowType = t.Method + "Row"
 			}
 		}
+		for _, ix := range e.Indexes {
+			v := low + ix.Method
+			ix.Names = IndexNames{Var: v, Key: v + "Key", Options: ix.Method + "Options"}
+		}
 	}
 }
 
@@ -114,6 +118,9 @@ func (p *Package) Idents() []Ident {
 		}
 		for _, t := range e.Tables {
 			ids = append(ids, t.idents()...)
+		}
+		for _, ix := range e.Indexes {
+			ids = append(ids, ix.idents()...)
 		}
 	}
 	return ids

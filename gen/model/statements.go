@@ -156,6 +156,8 @@ func (b Bind) Words() string {
 		return "the version of the change"
 	case BindDelta:
 		return "the amount added to " + b.Column.Name
+	case BindValue:
+		return "the value of " + b.Column.Name + " looked for"
 	}
 	if b.Column.Kind == Claim {
 		return b.Column.Name + " (the version of the change)"

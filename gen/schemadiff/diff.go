@@ -57,7 +57,7 @@ func Compare(old, new *Schema) []Change {
 			out = append(out, Change{Kind: Breaking, Table: ot.Name, What: "dropped: no access pattern uses it any more; cqlgen never drops a table with its data, so drop it by hand once nothing reads it"})
 		}
 	}
-	return out
+	return append(out, compareIndexes(old, new)...)
 }
 
 const rebuild = "a new table under a new name, filled by a backfill from the source of truth, is the way to change it"
@@ -100,7 +100,7 @@ func compareTable(ot, nt *Table) []Change {
 		out = append(out, Change{Kind: Additive, Table: nt.Name, What: fmt.Sprintf("default_time_to_live %d becomes %d (rows written before keep their TTL)", ot.TTL, nt.TTL),
 			CQL: fmt.Sprintf("ALTER TABLE %s WITH default_time_to_live = %d;", nt.Name, nt.TTL)})
 	}
-	return out
+	return append(out, compareOptions(ot, nt)...)
 }
 
 func names(cs []Clustering) []string {
@@ -133,7 +133,8 @@ func Migration(changes []Change) (cql string, ok bool) {
 		if c.Kind == Breaking {
 			return "", false
 		}
-		fmt.Fprintf(&b, "\n-- %s\n%s\n", c.What, c.CQL)
+		// Migration tools split at every semicolon, even in a comment.
+		fmt.Fprintf(&b, "\n-- %s\n%s\n", strings.ReplaceAll(c.What, ";", ","), c.CQL)
 	}
 	return b.String(), true
 }

@@ -11,11 +11,15 @@ import (
 // system_schema.
 func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
 	ttls := map[string]int64{}
-	var name string
-	var ttl int
-	it := s.Query(`SELECT table_name, default_time_to_live FROM system_schema.tables WHERE keyspace_name = ?`, keyspace).Iter()
-	for it.Scan(&name, &ttl) {
+	opts := map[string]Options{}
+	var name, comment string
+	var ttl, gcGrace int
+	var compaction map[string]string
+	it := s.Query(`SELECT table_name, default_time_to_live, comment, gc_grace_seconds, compaction FROM system_schema.tables WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&name, &ttl, &comment, &gcGrace, &compaction) {
 		ttls[name] = int64(ttl)
+		opts[name] = Options{Comment: comment, GCGrace: int64(gcGrace), Compaction: NewCompaction(compaction)}
+		compaction = nil
 	}
 	if err := it.Close(); err != nil {
 		return nil, err
@@ -41,7 +45,7 @@ func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
 	for _, c := range cols {
 		t := s2.Table(c.table)
 		if t == nil {
-			t = &Table{Name: c.table, TTL: ttls[c.table]}
+			t = &Table{Name: c.table, TTL: ttls[c.table], Options: opts[c.table]}
 			s2.Tables = append(s2.Tables, t)
 		}
 		t.Columns = append(t.Columns, Column{Name: c.name, Type: c.typ, Static: c.kind == "static"})
@@ -51,6 +55,10 @@ func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
 		case "clustering":
 			t.Clustering = append(t.Clustering, Clustering{Name: c.name, Desc: c.order == "desc"})
 		}
+	}
+	var err error
+	if s2.Indexes, err = liveIndexes(s, keyspace); err != nil {
+		return nil, err
 	}
 	return s2, nil
 }

@@ -16,7 +16,8 @@ import (
 
 // Schema is a set of tables.
 type Schema struct {
-	Tables []*Table
+	Tables  []*Table
+	Indexes []Index
 }
 
 // Table is what a comparison needs of one table.
@@ -27,6 +28,7 @@ type Table struct {
 	Clustering   []Clustering
 	TTL          int64
 	CQL          string // the CREATE TABLE statement, when read from a file
+	Options      Options
 }
 
 // Column is a column and its type, as Cassandra writes it.
@@ -67,7 +69,15 @@ func Parse(script string) (*Schema, error) {
 	s := &Schema{}
 	for _, st := range cqlscript.Split(script) {
 		toks := tokenize(st.Text)
-		if len(toks) < 2 || !strings.EqualFold(toks[0], "create") || !strings.EqualFold(toks[1], "table") {
+		if len(toks) < 2 || !strings.EqualFold(toks[0], "create") {
+			continue
+		}
+		if ix, ok := parseIndex(toks); ok {
+			ix.CQL = st.Text
+			s.Indexes = append(s.Indexes, ix)
+			continue
+		}
+		if !strings.EqualFold(toks[1], "table") {
 			continue
 		}
 		t, err := parseTable(toks)
@@ -95,7 +105,10 @@ func tokenize(s string) []string {
 			i++
 		case c == '\'':
 			j := i + 1
-			for j < len(s) && s[j] != '\'' {
+			for j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\'') {
+				if s[j] == '\'' {
+					j++ // a doubled quote stands for one
+				}
 				j++
 			}
 			toks = append(toks, s[i:min(j+1, len(s))])
@@ -182,6 +195,7 @@ func parseTable(toks []string) (*Table, error) {
 	if err := p.expect(")"); err != nil {
 		return nil, err
 	}
+	t.Options = DefaultOptions()
 	if p.is("with") {
 		p.next()
 		for p.peek() != "" {
@@ -212,6 +226,10 @@ func parseTable(toks []string) (*Table, error) {
 					return nil, fmt.Errorf("default_time_to_live: %w", err)
 				}
 				t.TTL = n
+			case p.is("comment"), p.is("gc_grace_seconds"), p.is("compaction"):
+				if err := p.option(&t.Options); err != nil {
+					return nil, err
+				}
 			default:
 				p.next()
 			}

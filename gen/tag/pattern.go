@@ -107,6 +107,17 @@ type Pattern struct {
 	Where    []Cond
 	WhereOff int
 	KeyOffs  map[string]int // literal offset of every key present
+
+	// Table options: nil or zero when not given.
+	Compaction *Compaction
+	GCGrace    int64 // seconds
+	HasGCGrace bool
+	Comment    string
+	HasComment bool
+
+	// Index is set on an index pattern (index:"name"), which declares no
+	// table of its own: Table is then empty.
+	Index *Index
 }
 
 // CondOp is how a where condition tests its column.
@@ -134,7 +145,7 @@ type Cond struct {
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore"}
+var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "index", "on", "col", "match"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -223,6 +234,22 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			var e *Error
 			p.Ignores, e = parseIgnore(v)
 			add(e)
+		case "compaction":
+			var e *Error
+			p.Compaction, e = parseCompaction(v)
+			add(e)
+		case "gc_grace":
+			var e *Error
+			p.GCGrace, e = parseDuration(v, "gc_grace", "bad-value")
+			p.HasGCGrace = e == nil
+			add(e)
+		case "comment":
+			p.Comment, p.HasComment = strings.TrimSpace(v.Text), true
+			if strings.ContainsAny(p.Comment, "\n\r") {
+				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "comment must be one line"})
+			}
+		case "index", "on", "col", "match":
+			add(p.parseIndexKey(kv.Key, v))
 		default:
 			msg := fmt.Sprintf("unknown key %q in a pattern tag", kv.Key)
 			if s := suggest.Closest(strings.ToLower(kv.Key), PatternKeys); s != "" {
@@ -233,8 +260,22 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			add(&Error{Off: kv.KeyOff, Code: "unknown-key", Msg: msg})
 		}
 	}
+	shape := p.checkIndexPattern()
+	for _, e := range shape {
+		add(e)
+	}
+	if _, ok := p.KeyOffs["index"]; ok {
+		if _, ok := p.KeyOffs["pk"]; !ok {
+			p.PKOff = p.KeyOffs["index"]
+		}
+		if len(shape) > 0 {
+			return nil, errs
+		}
+		return p, errs
+	}
+	p.Index = nil // on, col or match without index: reported above
 	if _, ok := p.KeyOffs["table"]; !ok {
-		add(&Error{Off: 0, Code: "bad-value", Msg: `a pattern needs a table name: table:"name"`})
+		add(&Error{Off: 0, Code: "bad-value", Msg: `a pattern needs a table name: table:"name" (or, for an index on a table, index:"name" col:"column")`})
 		return nil, errs
 	}
 	if _, ok := p.KeyOffs["pk"]; !ok {
@@ -444,8 +485,11 @@ func parseBucket(v Value) (*Bucket, *Error) {
 
 // ParseTTL reads a duration such as 90d, 12h, 1w2d or 3600s (units s, m,
 // h, d, w) and returns it in seconds. "0" means no TTL.
-func ParseTTL(v Value) (int64, *Error) {
-	const code = "bad-ttl"
+func ParseTTL(v Value) (int64, *Error) { return parseDuration(v, "ttl", "bad-ttl") }
+
+// parseDuration reads the duration of key (ttl, gc_grace) in seconds,
+// reporting mistakes with code.
+func parseDuration(v Value, key, code string) (int64, *Error) {
 	s := v.Text
 	i := 0
 	for i < len(s) && s[i] == ' ' {
@@ -453,7 +497,7 @@ func ParseTTL(v Value) (int64, *Error) {
 	}
 	end := len(strings.TrimRight(s, " "))
 	if i == end {
-		return 0, &Error{Off: v.Off(0), Code: code, Msg: `ttl is empty; write a duration such as "90d" or "0" for none`}
+		return 0, &Error{Off: v.Off(0), Code: code, Msg: key + ` is empty; write a duration such as "90d" or "0" for none`}
 	}
 	if s[i:end] == "0" {
 		return 0, nil
@@ -465,14 +509,14 @@ func ParseTTL(v Value) (int64, *Error) {
 			j++
 		}
 		if j == i {
-			return 0, &Error{Off: v.Off(i), Code: code, Msg: fmt.Sprintf("ttl %q: expected a number at %q (write e.g. 90d, 12h, 1w2d)", s, s[i:end])}
+			return 0, &Error{Off: v.Off(i), Code: code, Msg: fmt.Sprintf(key+" %q: expected a number at %q (write e.g. 90d, 12h, 1w2d)", s, s[i:end])}
 		}
 		n, err := strconv.ParseInt(s[i:j], 10, 64)
 		if err != nil || n > MaxTTL {
-			return 0, &Error{Off: v.Off(i), Code: code, Msg: fmt.Sprintf("ttl %q: %s is too large (the maximum is 20 years)", s, s[i:j])}
+			return 0, &Error{Off: v.Off(i), Code: code, Msg: fmt.Sprintf(key+" %q: %s is too large (the maximum is 20 years)", s, s[i:j])}
 		}
 		if j == end {
-			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: %s needs a unit: s, m, h, d, w or y", s, s[i:j])}
+			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf(key+" %q: %s needs a unit: s, m, h, d, w or y", s, s[i:j])}
 		}
 		var unit int64
 		switch s[j] {
@@ -489,11 +533,11 @@ func ParseTTL(v Value) (int64, *Error) {
 		case 'y':
 			unit = 365 * 86400 // as Cassandra's 20-year maximum counts them
 		default:
-			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf("ttl %q: unknown unit %q (use s, m, h, d, w or y)", s, firstRune(s[j:]))}
+			return 0, &Error{Off: v.Off(j), Code: code, Msg: fmt.Sprintf(key+" %q: unknown unit %q (use s, m, h, d, w or y)", s, firstRune(s[j:]))}
 		}
 		total += n * unit
 		if total > MaxTTL {
-			return 0, &Error{Off: v.Off(0), Code: code, Msg: fmt.Sprintf("ttl %q is longer than Cassandra's maximum of 20 years (630720000s)", s)}
+			return 0, &Error{Off: v.Off(0), Code: code, Msg: fmt.Sprintf(key+" %q is longer than Cassandra's maximum of 20 years (630720000s)", s)}
 		}
 		i = j + 1
 	}

@@ -39,6 +39,7 @@ func Check(p *model.Package) diag.List {
 			}
 		}
 	}
+	c.indexes(p)
 	c.goNames(p)
 	c.size(p)
 	return c.diags
@@ -230,6 +231,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 	c.unique(e, t)
 	c.identity(e, t)
 	c.partition(t)
+	c.options(t)
 }
 
 func (c *checker) keyType(t *model.Table, r model.Ref) {

@@ -16,6 +16,539 @@ import (
 // SupportPackageIsVersion3, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion3
 
+// noteNotes: the statements of table notes, which is the source of truth of
+// Note.
+var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "notes",
+	Pattern: "Notes",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "space", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      noteNotesInsertCQL,
+		Delete:      noteNotesDeleteCQL,
+		Get:         noteNotesGetCQL,
+		First:       noteNotesFirstCQL,
+		FirstFrom:   noteNotesFirstFromCQL,
+		FirstTo:     noteNotesFirstToCQL,
+		FirstFromTo: noteNotesFirstFromToCQL,
+		After: []string{
+			noteNotesAfter0CQL,
+			noteNotesAfter1CQL,
+		},
+		AfterTo:   noteNotesAfterToCQL,
+		AtOrAfter: noteNotesAtOrAfterCQL,
+	},
+})
+
+// noteNotesInsertCQL writes a whole row of notes. Its placeholders bind space,
+// at, seq, author, tags, size, the write timestamp.
+const noteNotesInsertCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// noteNotesRow binds noteNotesInsertCQL for e, written at ts. With unset, nil
+// pointers and empty collections are left unset, writing no tombstone;
+// without, they clear their columns.
+func noteNotesRow(e *Note, ts int64, unset bool) []any {
+	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
+}
+
+// noteNotesDeleteCQL deletes a row of notes by its primary key. Its
+// placeholders bind the write timestamp, space, at, seq.
+const noteNotesDeleteCQL = `DELETE FROM notes
+	USING TIMESTAMP ?
+	WHERE space = ? AND at = ? AND seq = ?`
+
+// noteNotesGetCQL reads a row of notes by its primary key. Its placeholders
+// bind space, at, seq.
+const noteNotesGetCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at = ? AND seq = ?`
+
+// noteNotesScan reads one row of notes.
+func noteNotesScan(it cqlgen.Iter) (e Note, ok bool) {
+	ok = it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
+	return
+}
+
+// noteNotesFirstCQL reads a partition of notes from its first row.
+// cqlgenimpl.ReadPage binds space.
+const noteNotesFirstCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ?`
+
+// noteNotesFirstFromCQL reads a partition of notes from the From bound.
+// cqlgenimpl.ReadPage binds space, From.
+const noteNotesFirstFromCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at <= ?`
+
+// noteNotesFirstToCQL reads a partition of notes from its first row up to the
+// To bound. cqlgenimpl.ReadPage binds space, To.
+const noteNotesFirstToCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at > ?`
+
+// noteNotesFirstFromToCQL reads a partition of notes between the bounds.
+// cqlgenimpl.ReadPage binds space, From, To.
+const noteNotesFirstFromToCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at <= ? AND at > ?`
+
+// noteNotesAfter0CQL continues a read of notes after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds space, at.
+const noteNotesAfter0CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at < ?`
+
+// noteNotesAfter1CQL continues a read of notes after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds space, at,
+// seq.
+const noteNotesAfter1CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at = ? AND seq > ?`
+
+// noteNotesAfterToCQL continues a read of notes after a row, up to the To
+// bound. cqlgenimpl.ReadPage binds space, at, To.
+const noteNotesAfterToCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at < ? AND at > ?`
+
+// noteNotesAtOrAfterCQL continues a read of notes at or after a row.
+// cqlgenimpl.ReadPage binds space, at, seq.
+const noteNotesAtOrAfterCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND at = ? AND seq >= ?`
+
+// noteNotesClustering is the clustering key of e in notes, in order.
+func noteNotesClustering(e *Note) []any {
+	return []any{e.At, e.Seq}
+}
+
+// noteNotesCompare orders rows of notes as its clustering order does.
+func noteNotesCompare(a, b *Note) int {
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// NoteRepo reads and writes Note in table notes.
+type NoteRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewNoteRepo returns a repository of Note on s. The default strategy is a
+// logged batch.
+func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
+	return &NoteRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// noteCheck rejects a Note whose partition key values are empty.
+func noteCheck(e *Note) error {
+	if e.Space == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "space",
+			Table:  "notes",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to notes, at a client-side timestamp. Nil pointers and empty
+// collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   noteNotes.Insert,
+			Values: noteNotesRow(e, ts, true),
+		}
+	})
+}
+
+// Update writes e over the row with its key in notes. Unlike Insert, nil
+// pointers and empty collections clear their columns.
+func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   noteNotes.Insert,
+			Values: noteNotesRow(e, ts, false),
+		}
+	})
+}
+
+// Delete removes the row with e's key from notes.
+func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   noteNotes.Delete,
+			Values: []any{ts, e.Space, e.At, e.Seq},
+		}
+	})
+}
+
+// Get reads the Note with the given key from notes, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (*Note, error) {
+	if space == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "space",
+			Table:  "notes",
+		}
+	}
+	var e Note
+	e.Space = space
+	e.At = at
+	e.Seq = seq
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   noteNotes.Get,
+		Values: []any{e.Space, e.At, e.Seq},
+	}, noteNotesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// NotesOptions are the optional parts of a Notes read.
+type NotesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// AtFrom and AtTo bound at, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	AtFrom, AtTo *time.Time
+}
+
+// Notes reads Note rows by space, ordered by at descending, then seq
+// ascending, from notes, in pages: one partition, in clustering order.
+func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (cqlgen.Page[Note], error) {
+	if space == "" {
+		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
+			Column: "space",
+			Table:  "notes",
+		}
+	}
+	if o == nil {
+		o = &NotesOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Note]{
+		Compare:   noteNotesCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       noteNotesClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{space},
+		Scan:      noteNotesScan,
+		Table:     noteNotes,
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// noteNotesByTag: the statements of index notes_by_tag on table notes, which
+// serve NotesByTag.
+var noteNotesByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "notes",
+	Pattern: "NotesByTag",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "space", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "tags", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		First: noteNotesByTagFirstCQL,
+		After: []string{
+			noteNotesByTagAfter0CQL,
+			noteNotesByTagAfter1CQL,
+		},
+	},
+})
+
+// noteNotesByTagFirstCQL reads a partition of notes through index
+// notes_by_tag. cqlgenimpl.ReadIndex binds space, the value of tags looked
+// for.
+const noteNotesByTagFirstCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND tags CONTAINS ?`
+
+// noteNotesByTagAfter0CQL continues a read through notes_by_tag after a row,
+// within its partition, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadIndex binds space, the value of tags looked for, at.
+const noteNotesByTagAfter0CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND tags CONTAINS ? AND at < ?`
+
+// noteNotesByTagAfter1CQL continues a read through notes_by_tag after a row,
+// within its partition, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadIndex binds space, the value of tags looked for, at, seq.
+const noteNotesByTagAfter1CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND tags CONTAINS ? AND at = ? AND seq > ?`
+
+// noteNotesByTagKey is the cursor key of a row read through notes_by_tag: its
+// clustering key.
+func noteNotesByTagKey(e *Note) []any {
+	return []any{e.At, e.Seq}
+}
+
+// NotesByTagOptions are the optional parts of a NotesByTag read.
+type NotesByTagOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+}
+
+// NotesByTag reads a space's notes with a tag: the rows of notes whose tags
+// contains the value, through the storage-attached index notes_by_tag, in
+// pages, within one partition, in clustering order; the index makes this a
+// cheap read of one partition's replicas.
+func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *NotesByTagOptions) (cqlgen.Page[Note], error) {
+	if space == "" {
+		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
+			Column: "space",
+			Table:  "notes",
+		}
+	}
+	if o == nil {
+		o = &NotesByTagOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Note]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       noteNotesByTagKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{space},
+		Scan:      noteNotesScan,
+		Table:     noteNotesByTag,
+		Values:    []any{tag},
+	})
+}
+
+// noteNotesBySize: the statements of index notes_by_size on table notes, which
+// serve NotesBySize.
+var noteNotesBySize = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "notes",
+	Pattern: "NotesBySize",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "space", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "size", Type: "int"},
+		{Name: "size", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		First: noteNotesBySizeFirstCQL,
+		After: []string{
+			noteNotesBySizeAfter0CQL,
+			noteNotesBySizeAfter1CQL,
+		},
+	},
+})
+
+// noteNotesBySizeFirstCQL reads a partition of notes through index
+// notes_by_size. cqlgenimpl.ReadIndex binds space, From, To.
+const noteNotesBySizeFirstCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND size >= ? AND size < ?`
+
+// noteNotesBySizeAfter0CQL continues a read through notes_by_size after a row,
+// within its partition, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadIndex binds space, From, To, at.
+const noteNotesBySizeAfter0CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND size >= ? AND size < ? AND at < ?`
+
+// noteNotesBySizeAfter1CQL continues a read through notes_by_size after a row,
+// within its partition, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadIndex binds space, From, To, at, seq.
+const noteNotesBySizeAfter1CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND size >= ? AND size < ? AND at = ? AND seq > ?`
+
+// noteNotesBySizeKey is the cursor key of a row read through notes_by_size:
+// its clustering key.
+func noteNotesBySizeKey(e *Note) []any {
+	return []any{e.At, e.Seq}
+}
+
+// NotesBySizeOptions are the optional parts of a NotesBySize read.
+type NotesBySizeOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+}
+
+// NotesBySize reads a space's notes of a size between two bounds: the rows of
+// notes whose size is at least the From value and less than the To value,
+// through the storage-attached index notes_by_size, in pages, within one
+// partition, in clustering order; the index makes this a cheap read of one
+// partition's replicas.
+func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (cqlgen.Page[Note], error) {
+	if space == "" {
+		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
+			Column: "space",
+			Table:  "notes",
+		}
+	}
+	if o == nil {
+		o = &NotesBySizeOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Note]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       noteNotesBySizeKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{space},
+		Scan:      noteNotesScan,
+		Table:     noteNotesBySize,
+		Values:    []any{sizeFrom, sizeTo},
+	})
+}
+
+// noteNotesByAuthor: the statements of index notes_by_author on table notes,
+// which serve NotesByAuthor.
+var noteNotesByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "notes",
+	Pattern: "NotesByAuthor",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "space", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "author", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		First: noteNotesByAuthorFirstCQL,
+		Next:  noteNotesByAuthorNextCQL,
+		After: []string{
+			noteNotesByAuthorAfter0CQL,
+			noteNotesByAuthorAfter1CQL,
+		},
+	},
+})
+
+// noteNotesByAuthorFirstCQL reads notes through index notes_by_author, over
+// every token range. cqlgenimpl.ReadIndex binds the value of author looked
+// for.
+const noteNotesByAuthorFirstCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE author = ?`
+
+// noteNotesByAuthorAfter0CQL continues a read through notes_by_author after a
+// row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
+// at.
+const noteNotesByAuthorAfter0CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND author = ? AND at < ?`
+
+// noteNotesByAuthorAfter1CQL continues a read through notes_by_author after a
+// row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
+// at, seq.
+const noteNotesByAuthorAfter1CQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE space = ? AND author = ? AND at = ? AND seq > ?`
+
+// noteNotesByAuthorNextCQL continues a scatter read through notes_by_author
+// with the partitions after a row's, in token order. cqlgenimpl.ReadIndex
+// binds space, the value of author looked for.
+const noteNotesByAuthorNextCQL = `SELECT space, at, seq, author, tags, size
+	FROM notes
+	WHERE token(space) > token(?) AND author = ?`
+
+// noteNotesByAuthorKey is the cursor key of a row read through
+// notes_by_author: its partition key, then its clustering key.
+func noteNotesByAuthorKey(e *Note) []any {
+	return []any{e.Space, e.At, e.Seq}
+}
+
+// NotesByAuthorOptions are the optional parts of a NotesByAuthor read.
+type NotesByAuthorOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+}
+
+// NotesByAuthor reads an author's notes, over every space: the rows of notes
+// whose author equals the value, through the storage-attached index
+// notes_by_author, in pages, in token order: a scatter that visits every token
+// range of the cluster on each page, so keep it for rare or ad hoc reads.
+func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByAuthorOptions) (cqlgen.Page[Note], error) {
+	if o == nil {
+		o = &NotesByAuthorOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Note]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       noteNotesByAuthorKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Scan:      noteNotesScan,
+		Table:     noteNotesByAuthor,
+		Values:    []any{author},
+	})
+}
+
 // readingReadingsByDay: the statements of table readings_by_day, which is the
 // source of truth of Reading.
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{

@@ -32,7 +32,11 @@ type TableSpec struct {
 	// Unique marks a unique table: its rows are claims of its key, written
 	// only by conditional writes (see Projection.Unique).
 	Unique bool
-	CQL    CQL
+	// Index lists, for a read through a storage-attached index, the types
+	// of the values the read binds after the partition key: the value
+	// looked for, or the two bounds of a range (see ReadIndex).
+	Index []Column
+	CQL   CQL
 }
 
 // CQL is the text of a table's statements; "" for those it does not have.
@@ -87,6 +91,11 @@ type CQL struct {
 	// AtOrAfter is the last of After at or after the row. AtOrAfterTo is
 	// AtOrAfter with the To bound, for a table with one run.
 	AtOrAfter, AtOrAfterTo string
+
+	// Next continues a scatter read through an index after the partition
+	// of a row: token(partition key) > token(?), then the index's
+	// restriction (see ReadIndex).
+	Next string
 }
 
 // Table is a table's key and its statements, ready to run.
@@ -104,6 +113,7 @@ type Table struct {
 	runs                   []int // where each run of After starts
 	afterTo                *cqlgen.Statement
 	atOrAfter, atOrAfterTo *cqlgen.Statement
+	next                   *cqlgen.Statement
 }
 
 // NewTable wraps the statements of spec: each keeps its text, and gets
@@ -146,6 +156,7 @@ func NewTable(spec TableSpec) *Table {
 	t.afterTo = t.stmt(c.AfterTo, cqlgen.Read)
 	t.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)
 	t.atOrAfterTo = t.stmt(c.AtOrAfterTo, cqlgen.Read)
+	t.next = t.stmt(c.Next, cqlgen.Read)
 	return t
 }
 

@@ -86,8 +86,12 @@ func parseSchema(src string) (map[string]*table, error) {
 				return nil, fmt.Errorf("cqltest: table %s already exists", t.name)
 			}
 			tables[t.name] = t
+		case p.keywords("create", "custom", "index"), p.keywords("create", "index"):
+			if err := parseCreateIndex(p, tables); err != nil {
+				return nil, fmt.Errorf("cqltest: %w", err)
+			}
 		default:
-			return nil, fmt.Errorf("cqltest: %w", p.errorf("expecting CREATE TABLE, CREATE KEYSPACE or USE (nothing else is supported)"))
+			return nil, fmt.Errorf("cqltest: %w", p.errorf("expecting CREATE TABLE, CREATE INDEX, CREATE KEYSPACE or USE (nothing else is supported)"))
 		}
 		if t := p.peek(); t.kind != tEOF && !p.punct(";") {
 			return nil, fmt.Errorf("cqltest: %w", p.errorf("expecting ';'"))

@@ -102,7 +102,9 @@ type Call struct {
 // separated by semicolons, with -- // and /* */ comments. Columns may be of
 // any native type but counter, of list, set and map, and frozen ones.
 // CLUSTERING ORDER BY and default_time_to_live are honoured; other table
-// options are ignored. Anything else is an error that quotes the text.
+// options are ignored. CREATE [CUSTOM] INDEX is checked against its table
+// and otherwise ignored: no query can use an index. Anything else is an
+// error that quotes the text.
 // The session holds one keyspace: a name qualified by a keyspace, in the
 // schema or in a statement, stands for the table of that name.
 func New(schema string, opts ...Option) (*Session, error) {

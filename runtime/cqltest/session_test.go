@@ -46,7 +46,7 @@ func TestSchemas(t *testing.T) {
 		{"CREATE TABLE t (k int PRIMARY KEY, s int STATIC)", "static columns are only useful"},
 		{"CREATE TABLE t (k int, a int, b int, PRIMARY KEY (k, a, b)) WITH CLUSTERING ORDER BY (b ASC, a DESC)", "must match"},
 		{"CREATE TABLE t (k int PRIMARY KEY, l list<list<int>>)", "Non-frozen collections are not allowed inside collections"},
-		{"CREATE TABLE t (k int PRIMARY KEY);\nCREATE INDEX ON t (k);", "line 2:0 mismatched input 'CREATE' expecting CREATE TABLE"},
+		{"CREATE TABLE t (k int PRIMARY KEY);\nCREATE TYPE addr (street text);", "line 2:0 mismatched input 'CREATE' expecting CREATE TABLE"},
 		{"CREATE TABLE t (k int PRIMARY KEY v int)", "line 1:34 mismatched input 'v' expecting ','"},
 	} {
 		_, err := New(tc.schema)
@@ -265,5 +265,29 @@ func TestNoPanicOnBadInput(t *testing.T) {
 	m = map[string]any{}
 	if applied, err := s.ExecCASMap(ctx, q("INSERT INTO kv (k, s) VALUES (?, ?) IF NOT EXISTS", "static", "w"), m); applied || err != nil || m["s"] != "v" || m["k"] != "static" {
 		t.Errorf("static IF NOT EXISTS: %v %v %v", applied, err, m)
+	}
+}
+
+// TestSchemaWithIndex loads a schema with a storage-attached index, as
+// cqlgen writes one, and refuses one on a column the table lacks.
+func TestSchemaWithIndex(t *testing.T) {
+	const table = "CREATE TABLE articles (org_id text, id int, tags set<text>, PRIMARY KEY (org_id, id));\n"
+	if _, err := New(table + "CREATE CUSTOM INDEX IF NOT EXISTS articles_by_tag ON articles (tags)\n    USING 'StorageAttachedIndex';"); err != nil {
+		t.Fatalf("a schema with an index: %v", err)
+	}
+	for _, bad := range []string{
+		"CREATE CUSTOM INDEX i ON articles (nope) USING 'StorageAttachedIndex';",
+		"CREATE CUSTOM INDEX i ON nope (tags) USING 'StorageAttachedIndex';",
+	} {
+		if _, err := New(table + bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// An index may go unnamed, as Cassandra allows.
+func TestSchemaWithUnnamedIndex(t *testing.T) {
+	if _, err := New("CREATE TABLE t (k int PRIMARY KEY, v int);\nCREATE INDEX ON t (v);"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -154,7 +154,7 @@ func TestUserModule(t *testing.T) {
 	if !strings.Contains(stderr, filepath.Join("music", "schema.cql")+" is stale") {
 		t.Errorf("check does not name the stale file:\n%s", stderr)
 	}
-	for _, line := range []string{"-    AND default_time_to_live = 7776000;", "+    AND default_time_to_live = 5184000;"} {
+	for _, line := range []string{"-    AND default_time_to_live = 7776000", "+    AND default_time_to_live = 5184000"} {
 		if !strings.Contains(stdout, line) {
 			t.Errorf("diff lacks %q:\n%s", line, stdout)
 		}

@@ -1,0 +1,367 @@
+package model
+
+import (
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// TableOptions are the options of a table beyond its keys and TTL:
+// compaction, gc_grace_seconds and comment, each as its pattern gives it.
+type TableOptions struct {
+	Compaction    *Compaction // nil: Cassandra's default (size-tiered)
+	GCGrace       int64       // seconds
+	HasGCGrace    bool
+	GCGracePos    token.Position
+	Comment       string // the explicit comment; the table's Doc when not HasComment
+	HasComment    bool
+	CommentPos    token.Position
+	CompactionPos token.Position
+}
+
+// Compaction is a compaction strategy, and the window of a time-window one.
+type Compaction struct {
+	Strategy   string // stcs, lcs, ucs or twcs
+	WindowN    int64
+	WindowUnit string // m, h or d
+	WindowPos  token.Position
+}
+
+// compactionClasses are the strategies' Cassandra class names.
+var compactionClasses = map[string]string{
+	"stcs": "SizeTieredCompactionStrategy",
+	"lcs":  "LeveledCompactionStrategy",
+	"twcs": "TimeWindowCompactionStrategy",
+	"ucs":  "UnifiedCompactionStrategy",
+}
+
+var windowUnitNames = map[string]string{"m": "MINUTES", "h": "HOURS", "d": "DAYS"}
+
+var windowUnitSeconds = map[string]int64{"m": 60, "h": 3600, "d": 86400}
+
+// Class is the strategy's Cassandra class name.
+func (c *Compaction) Class() string { return compactionClasses[c.Strategy] }
+
+// WindowSeconds is a TWCS window in seconds; 0 for other strategies.
+func (c *Compaction) WindowSeconds() int64 { return c.WindowN * windowUnitSeconds[c.WindowUnit] }
+
+// CQL is the compaction map as the DDL writes it.
+func (c *Compaction) CQL() string {
+	m := "{'class': '" + c.Class() + "'"
+	if c.Strategy == "twcs" {
+		m += ", 'compaction_window_unit': '" + windowUnitNames[c.WindowUnit] + "', 'compaction_window_size': " + itoa(c.WindowN)
+	}
+	return m + "}"
+}
+
+// Tag is the compaction as a tag writes it: lcs, twcs(1d).
+func (c *Compaction) Tag() string {
+	if c.Strategy == "twcs" {
+		return "twcs(" + itoa(c.WindowN) + c.WindowUnit + ")"
+	}
+	return c.Strategy
+}
+
+// CommentText is the table's comment as the DDL stores it: the explicit
+// comment, or else the pattern's doc (given or worded by cqlgen). A
+// semicolon becomes a comma: migration tools (gocqlx's migrate among
+// them) split a file into statements at every semicolon, quoted or not,
+// so an ALTER TABLE ... WITH comment holding one could not be applied.
+func (t *Table) CommentText() string {
+	c := strings.TrimRight(t.Doc, ".")
+	if t.Options.HasComment {
+		c = t.Options.Comment
+	}
+	return strings.ReplaceAll(c, ";", ",")
+}
+
+// Index is an index pattern: a storage-attached index (SAI) on one column
+// of one of the entity's tables, and the read method that queries it. It
+// serves rare or ad hoc reads without a table of its own.
+type Index struct {
+	Entity *Entity
+	Name   string // the index's name in the keyspace
+	Pos    token.Position
+	// On is the table the index is on; nil when OnName names none of the
+	// entity's tables (validation reports it).
+	On     *Table
+	OnName string
+	OnPos  token.Position
+	Column Ref
+	// Range reads the column between two values rather than by equality
+	// (match:"range"); a set or list column is always read by CONTAINS.
+	Range     bool
+	MatchPos  token.Position
+	PK        []Ref // the partition the read is restricted to; nil: a scatter
+	PKPos     token.Position
+	Method    string
+	MethodPos token.Position
+	Doc       string
+	Ignores   []Ignore
+	Names     IndexNames
+
+	stmts []*Statement
+}
+
+// IndexNames are the Go identifiers generated code declares for an index.
+type IndexNames struct {
+	Var     string // its statements (*cqlgenimpl.Table)
+	Key     string // a row's cursor key
+	Options string // the read method's options type (exported)
+}
+
+// Scatter reports an index read not restricted to one partition: every
+// query visits every token range of the cluster.
+func (ix *Index) Scatter() bool { return len(ix.PK) == 0 }
+
+// Contains reports an index on a set or list, which a read queries by
+// CONTAINS: rows whose collection holds the value.
+func (ix *Index) Contains() bool {
+	f := ix.Column.Field
+	return f != nil && f.Type != nil && (f.Type.Name == "set" || f.Type.Name == "list") && !f.Type.Frozen
+}
+
+// ValueType is the CQL type of the value a read binds: the element of a
+// set or list, else the column's type.
+func (ix *Index) ValueType() *Type {
+	t := ix.Column.Field.Type
+	if ix.Contains() {
+		return t.Params[0]
+	}
+	return t
+}
+
+// ValueGo is the Go type of the value a read binds: the element of a
+// slice or of a map's keys for a set, else the field's type, pointer
+// dereferenced.
+func (ix *Index) ValueGo() types.Type {
+	t := ix.Column.Field.Go
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if !ix.Contains() {
+		return t
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		return u.Elem()
+	case *types.Map:
+		return u.Key()
+	}
+	return t
+}
+
+// Op is the relation a read puts on the indexed column.
+func (ix *Index) Op() string {
+	switch {
+	case ix.Contains():
+		return "CONTAINS"
+	case ix.Range:
+		return ">= ? AND < ?"
+	}
+	return "="
+}
+
+// Condition is the index's restriction in a WHERE clause.
+func (ix *Index) Condition() string {
+	c := ix.Column.Name
+	if ix.Range {
+		return c + " >= ? AND " + c + " < ?"
+	}
+	return c + " " + ix.Op() + " ?"
+}
+
+// Rangeable reports a CQL type SAI reads by range: numbers, dates and
+// times. Text is equality only.
+func Rangeable(t *Type) bool {
+	switch t.Name {
+	case "tinyint", "smallint", "int", "bigint", "varint", "float", "double", "decimal", "date", "time", "timestamp":
+		return true
+	}
+	return false
+}
+
+// Indexable reports a CQL type a storage-attached index can index in
+// Cassandra 5.0, and why not when it cannot.
+func Indexable(t *Type) (bool, string) {
+	switch {
+	case t.Name == "counter":
+		return false, "a counter"
+	case t.Name == "duration":
+		return false, "a duration, which Cassandra does not index"
+	case t.Name == "blob":
+		return false, "a blob, which SAI does not index in Cassandra 5.0"
+	case t.Frozen:
+		return false, "a frozen collection, which SAI indexes only whole (full(...)), a form cqlgen does not generate reads for yet"
+	case t.Name == "map":
+		return false, "a map, whose keys, values or entries cqlgen does not index yet; a set of the values you search for can be"
+	case t.IsCollection():
+		if ok, _ := Indexable(t.Params[0]); !ok || t.Params[0].IsCollection() {
+			return false, "a collection of " + t.Params[0].String()
+		}
+	}
+	return true, ""
+}
+
+// Statements returns the statements of the index read: First, After per
+// run of clustering columns, and for a scatter Next. They are built once.
+func (ix *Index) Statements() []*Statement {
+	if ix.stmts == nil {
+		ix.stmts = ix.statements()
+	}
+	return ix.stmts
+}
+
+// SlotNext continues a scatter read of an index after the partition of a
+// row: token(partition key) > token(?).
+const SlotNext Slot = "Next"
+
+// BindValue binds the value an index read looks for.
+const BindValue BindKind = 100
+
+func (ix *Index) statements() []*Statement {
+	t := ix.On
+	if t == nil || ix.Column.Field == nil {
+		return nil
+	}
+	var out []*Statement
+	sel := "SELECT " + strings.Join(t.selected(), ", ")
+	add := func(slot Slot, level int, conds []string, binds []Bind) {
+		name := ix.Names.Var + string(slot)
+		if slot == SlotAfter {
+			name += itoa(int64(level))
+		}
+		out = append(out, &Statement{Slot: slot, Const: name + "CQL",
+			Clauses: []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}, Binds: binds})
+	}
+	var col *Column
+	for _, c := range t.Columns {
+		if c.Field == ix.Column.Field {
+			col = c
+		}
+	}
+	if col == nil {
+		return nil
+	}
+	icond := []string{ix.Condition()}
+	ibinds := []Bind{{Kind: BindValue, Column: col}}
+	if ix.Range {
+		ibinds = []Bind{{Kind: BindFrom, Column: col}, {Kind: BindTo, Column: col}}
+	}
+	pconds, pbinds := t.conds(t.PartitionKey())
+	pconds, pbinds = append(pconds, icond...), append(pbinds, ibinds...)
+	if ix.Scatter() {
+		add(SlotFirst, 0, icond, ibinds)
+	} else {
+		add(SlotFirst, 0, pconds, pbinds)
+	}
+	ck := t.Clustering()
+	runs := clusteringRuns(ck)
+	for k, start := range runs {
+		end := len(ck)
+		if k+1 < len(runs) {
+			end = runs[k+1]
+		}
+		cs, bs := append([]string(nil), pconds...), append([]Bind(nil), pbinds...)
+		eq, eqb := t.conds(ck[:start])
+		cs, bs = append(cs, eq...), append(bs, eqb...)
+		var names, marks []string
+		for _, c := range ck[start:end] {
+			names, marks = append(names, c.Name), append(marks, "?")
+			bs = append(bs, Bind{Column: c})
+		}
+		rel := names[0] + " " + afterOp(ck[start].Desc) + " ?"
+		if len(names) > 1 {
+			rel = "(" + strings.Join(names, ", ") + ") " + afterOp(ck[start].Desc) + " (" + strings.Join(marks, ", ") + ")"
+		}
+		add(SlotAfter, start, append(cs, rel), bs)
+	}
+	if ix.Scatter() {
+		var pk, marks []string
+		var binds []Bind
+		for _, c := range t.PartitionKey() {
+			pk, marks = append(pk, c.Name), append(marks, "?")
+			binds = append(binds, Bind{Column: c})
+		}
+		tok := "token(" + strings.Join(pk, ", ") + ") > token(" + strings.Join(marks, ", ") + ")"
+		add(SlotNext, 0, append([]string{tok}, icond...), append(binds, ibinds...))
+	}
+	return out
+}
+
+// idents are the identifiers generated for an index pattern.
+func (ix *Index) idents() []Ident {
+	n := ix.Names
+	what := "index " + ix.Name
+	ids := []Ident{
+		{Name: ix.Method, Recv: ix.Entity.Names.Repo, Pos: ix.MethodPos, What: "the read method of " + what},
+		{Name: n.Var, Pos: ix.MethodPos, What: "the statements of " + what},
+		{Name: n.Key, Pos: ix.MethodPos, What: "the cursor key of " + what},
+		{Name: n.Options, Pos: ix.MethodPos, What: "the options of read method " + ix.Method},
+	}
+	for _, s := range ix.Statements() {
+		ids = append(ids, Ident{Name: s.Const, Pos: ix.MethodPos, What: "the " + string(s.Slot) + " statement of " + what})
+	}
+	return ids
+}
+
+// TimeSeries reports a table whose rows expire and arrive in time order:
+// a TTL, and a time bucket or a first clustering column of a time type.
+// Such a table is what TimeWindowCompactionStrategy is for.
+func (t *Table) TimeSeries() bool {
+	if t.TTL == 0 {
+		return false
+	}
+	if t.Bucket != nil && t.Bucket.Kind.IsTime() {
+		return true
+	}
+	ck := t.Clustering()
+	if len(ck) == 0 || ck[0].Type == nil {
+		return false
+	}
+	switch ck[0].Type.Name {
+	case "timestamp", "timeuuid", "date":
+		return true
+	}
+	return false
+}
+
+// TargetWindows is how many TWCS windows a TTL should span: Cassandra's
+// guidance is 20 to 50 SSTables' worth; 30 sits inside it.
+const TargetWindows = 30
+
+// RecommendedWindow is the TWCS window for a table with a TTL: about the
+// TTL over TargetWindows, as a whole number of time buckets when the
+// table has a time bucket (so one bucket's rows sit in one or two
+// windows), else rounded to whole days, hours or minutes. It returns the
+// window as a twcs compaction and how many windows the TTL spans.
+func (t *Table) RecommendedWindow() (*Compaction, int64) {
+	if t.TTL == 0 {
+		return nil, 0
+	}
+	target := float64(t.TTL) / TargetWindows
+	var w int64
+	if b := t.Bucket; b != nil && b.Kind.IsTime() {
+		base := b.BucketSeconds()
+		w = base * max(1, int64(target/float64(base)+0.5))
+	} else {
+		base := int64(60)
+		switch {
+		case target >= 86400:
+			base = 86400
+		case target >= 3600:
+			base = 3600
+		}
+		w = base * max(1, int64(target/float64(base)+0.5))
+	}
+	c := &Compaction{Strategy: "twcs"}
+	switch {
+	case w%86400 == 0:
+		c.WindowN, c.WindowUnit = w/86400, "d"
+	case w%3600 == 0:
+		c.WindowN, c.WindowUnit = w/3600, "h"
+	default:
+		c.WindowN, c.WindowUnit = w/60, "m"
+	}
+	return c, (t.TTL + w - 1) / w
+}

@@ -1,0 +1,108 @@
+package schemadiff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gocql/gocql"
+)
+
+// Index is a secondary index: its name, table and indexed column.
+type Index struct {
+	Name, Table, Column string
+	CQL                 string // the CREATE INDEX statement, when read from a file
+}
+
+// parseIndex reads CREATE [CUSTOM] INDEX [IF NOT EXISTS] name ON table
+// (column) ...; a statement it cannot read is no index of cqlgen's.
+func parseIndex(toks []string) (Index, bool) {
+	p := &parser{toks: toks, i: 1}
+	if p.is("custom") {
+		p.next()
+	}
+	if !p.is("index") {
+		return Index{}, false
+	}
+	p.next()
+	if p.is("if") {
+		p.i += 3 // IF NOT EXISTS
+	}
+	ix := Index{Name: strings.ToLower(p.next())}
+	if !p.is("on") {
+		return Index{}, false
+	}
+	p.next()
+	ix.Table = strings.ToLower(p.next())
+	if i := strings.LastIndexByte(ix.Table, '.'); i >= 0 {
+		ix.Table = ix.Table[i+1:]
+	}
+	if p.expect("(") != nil {
+		return Index{}, false
+	}
+	ix.Column = target(strings.ToLower(p.next()))
+	if p.is("(") { // values(col), keys(col), full(col)
+		p.next()
+		ix.Column = strings.ToLower(p.next())
+	}
+	return ix, true
+}
+
+// target is the column of an index target as system_schema writes it:
+// values(tags) or tags.
+func target(s string) string {
+	if i := strings.IndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
+		return s[i+1 : len(s)-1]
+	}
+	return s
+}
+
+// index returns the index called name, or nil.
+func (s *Schema) index(name string) *Index {
+	for i := range s.Indexes {
+		if s.Indexes[i].Name == name {
+			return &s.Indexes[i]
+		}
+	}
+	return nil
+}
+
+// compareIndexes lists new, changed and dropped indexes. A new index is
+// created in place (Cassandra builds it from the existing rows in the
+// background); one no pattern declares is left for a person to drop,
+// once nothing reads through it.
+func compareIndexes(old, new *Schema) []Change {
+	var out []Change
+	for _, ni := range new.Indexes {
+		oi := old.index(ni.Name)
+		switch {
+		case oi == nil:
+			stmt := ni.CQL
+			if stmt == "" {
+				stmt = "-- CREATE INDEX " + ni.Name + " (see schema.cql)"
+			}
+			out = append(out, Change{Kind: Additive, Table: ni.Table, What: fmt.Sprintf("new index %s on %s; Cassandra builds it from the existing rows", ni.Name, ni.Column), CQL: stmt + ";"})
+		case oi.Table != ni.Table || oi.Column != ni.Column:
+			out = append(out, Change{Kind: Breaking, Table: ni.Table, What: fmt.Sprintf("index %s moves from %s(%s) to %s(%s); drop the old one by hand, then create the new", ni.Name, oi.Table, oi.Column, ni.Table, ni.Column)})
+		}
+	}
+	for _, oi := range old.Indexes {
+		if new.index(oi.Name) == nil {
+			out = append(out, Change{Kind: Breaking, Table: oi.Table, What: fmt.Sprintf("index %s is no longer declared; cqlgen never drops one, so drop it by hand (DROP INDEX %s) once nothing reads through it", oi.Name, oi.Name)})
+		}
+	}
+	return out
+}
+
+// liveIndexes reads the indexes of a keyspace.
+func liveIndexes(s *gocql.Session, keyspace string) ([]Index, error) {
+	var out []Index
+	var ix Index
+	var opts map[string]string
+	it := s.Query(`SELECT index_name, table_name, options FROM system_schema.indexes WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&ix.Name, &ix.Table, &opts) {
+		ix.Column = target(opts["target"])
+		out = append(out, ix)
+		opts = nil
+	}
+	return out, it.Close()
+}

@@ -1,0 +1,162 @@
+package tag
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Compaction is a table's compaction strategy as written in
+// compaction:"...": stcs, lcs, ucs, or twcs(N unit) with its window.
+type Compaction struct {
+	Strategy   string // stcs, lcs, ucs or twcs
+	WindowN    int64  // twcs: the window's count of units
+	WindowUnit string // twcs: m, h or d
+	Off        int    // the strategy's name
+	WindowOff  int    // twcs: the window
+}
+
+// CompactionStrategies are the strategies compaction:"..." accepts.
+var CompactionStrategies = []string{"stcs", "lcs", "twcs", "ucs"}
+
+// windowUnits are the units of a TWCS window and their seconds; CQL's
+// compaction_window_unit has MINUTES, HOURS and DAYS.
+var windowUnits = map[string]int64{"m": 60, "h": 3600, "d": 86400}
+
+// WindowSeconds is a TWCS window in seconds, 0 for other strategies.
+func (c *Compaction) WindowSeconds() int64 { return c.WindowN * windowUnits[c.WindowUnit] }
+
+// parseCompaction reads stcs, lcs, ucs or twcs(N unit), e.g. twcs(1d).
+func parseCompaction(v Value) (*Compaction, *Error) {
+	const code = "bad-value"
+	lx := newLexer(v)
+	id, err := lx.ident(code, "compaction")
+	if err != nil {
+		return nil, err
+	}
+	c := &Compaction{Strategy: strings.ToLower(id.Name), Off: id.Off}
+	switch c.Strategy {
+	case "stcs", "lcs", "ucs":
+		return c, lx.end(code, "compaction")
+	case "twcs":
+	default:
+		return nil, &Error{Off: id.Off, Code: code, Msg: fmt.Sprintf("compaction: unknown strategy %q; write stcs (size-tiered), lcs (leveled), ucs (unified) or twcs(window), e.g. twcs(1d), for time series that expire", id.Name)}
+	}
+	if !lx.accept("(") {
+		return nil, lx.errorf(lx.peek(), code, "compaction: twcs needs its window, e.g. twcs(1d) or twcs(6h): the span of writes one SSTable holds")
+	}
+	t := lx.next()
+	n, unit, ok := splitWindow(t.text)
+	if t.kind != tokNumber || !ok {
+		return nil, lx.errorf(t, code, "compaction: twcs window %s is not a whole number of minutes, hours or days, such as 30m, 6h or 1d", t)
+	}
+	c.WindowN, c.WindowUnit, c.WindowOff = n, unit, v.Off(t.pos)
+	if err := lx.expect(")", code, "compaction twcs(window)"); err != nil {
+		return nil, err
+	}
+	return c, lx.end(code, "compaction")
+}
+
+// splitWindow reads N followed by m, h or d; N is positive and at most
+// about 20 years in any unit.
+func splitWindow(s string) (int64, string, bool) {
+	if len(s) < 2 {
+		return 0, "", false
+	}
+	unit := s[len(s)-1:]
+	secs, ok := windowUnits[unit]
+	if !ok {
+		return 0, "", false
+	}
+	n, err := strconv.ParseInt(s[:len(s)-1], 10, 64)
+	if err != nil || n <= 0 || n*secs > MaxTTL {
+		return 0, "", false
+	}
+	return n, unit, true
+}
+
+// Index is an index pattern: a storage-attached index on a column of one
+// of the entity's tables, and the read that queries it.
+type Index struct {
+	Name     Ident // the index name
+	On       Ident // the table; empty when defaulted to the source of truth
+	Col      Ident // the indexed column
+	Range    bool  // match:"range": a range read on the column instead of equality
+	MatchOff int
+}
+
+// IndexKeys are the keys an index pattern may use.
+var IndexKeys = []string{"index", "on", "col", "match", "pk", "name", "doc", "ignore"}
+
+// tableOnlyKeys are the keys of a table pattern an index pattern refuses.
+var tableOnlyKeys = []string{"table", "ck", "bucket", "ttl", "cols", "static", "id", "size", "compaction", "gc_grace", "comment"}
+
+// parseIndexKey applies one of the keys only an index pattern has.
+func (p *Pattern) parseIndexKey(key string, v Value) *Error {
+	if p.Index == nil {
+		p.Index = &Index{}
+	}
+	ix := p.Index
+	lx := newLexer(v)
+	switch key {
+	case "index", "on", "col":
+		id, err := lx.ident("bad-value", key)
+		if err == nil {
+			err = lx.end("bad-value", key)
+		}
+		switch key {
+		case "index":
+			ix.Name = id
+		case "on":
+			ix.On = id
+		case "col":
+			ix.Col = id
+		}
+		return err
+	}
+	// match
+	id, err := lx.ident("bad-value", "match")
+	if err == nil {
+		err = lx.end("bad-value", "match")
+	}
+	if err != nil {
+		return err
+	}
+	ix.MatchOff = id.Off
+	switch id.Name {
+	case "eq":
+	case "range":
+		ix.Range = true
+	default:
+		return &Error{Off: id.Off, Code: "bad-value", Msg: fmt.Sprintf("match: %q is not eq or range; eq (the default) reads rows whose column equals a value, or contains it for a set or list, and range reads a column between two values", id.Name)}
+	}
+	return nil
+}
+
+// checkIndexPattern reports the keys an index pattern cannot take, and
+// the ones it needs, once the whole tag is read.
+func (p *Pattern) checkIndexPattern() []*Error {
+	var errs []*Error
+	_, isIndex := p.KeyOffs["index"]
+	for _, k := range []string{"on", "col", "match"} {
+		if off, ok := p.KeyOffs[k]; ok && !isIndex {
+			errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: fmt.Sprintf("%s belongs to an index pattern, which names its index with index:\"name\"", k)})
+		}
+	}
+	if !isIndex {
+		return errs
+	}
+	for _, k := range tableOnlyKeys {
+		if off, ok := p.KeyOffs[k]; ok {
+			msg := fmt.Sprintf("an index pattern takes %s, not %s: the index serves reads from a table declared by another pattern", strings.Join(IndexKeys, ", "), k)
+			if k == "table" {
+				msg = "a pattern declares either a table (table:\"...\") or an index on one (index:\"...\" on:\"table\"), not both"
+			}
+			errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: msg})
+		}
+	}
+	if _, ok := p.KeyOffs["col"]; !ok {
+		errs = append(errs, &Error{Off: p.KeyOffs["index"], Code: "bad-value", Msg: "an index pattern needs the column it indexes: col:\"name\""})
+	}
+	return errs
+}

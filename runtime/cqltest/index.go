@@ -1,0 +1,46 @@
+package cqltest
+
+// parseCreateIndex reads the rest of CREATE [CUSTOM] INDEX, after its
+// keywords: [IF NOT EXISTS] [name] ON table (column) [USING 'class']. The
+// table and its column must exist. The index itself is not modeled: a
+// query that would need it (CONTAINS, a restriction on a regular column)
+// is refused as an unsupported query, so a schema with indexes loads and
+// everything else in it can be tested.
+func parseCreateIndex(p *parser, tables map[string]*table) error {
+	p.keywords("if", "not", "exists")
+	if !p.keyword("on") {
+		if _, err := p.name("an index name"); err != nil {
+			return err
+		}
+		if err := p.expectKeyword("on"); err != nil {
+			return err
+		}
+	}
+	name, err := p.name("a table name")
+	if err != nil {
+		return err
+	}
+	t, ok := tables[name]
+	if !ok {
+		return invalidf("Table %s does not exist", name)
+	}
+	if err := p.expectPunct("("); err != nil {
+		return err
+	}
+	col, err := p.ident("a column name")
+	if err != nil {
+		return err
+	}
+	if _, err := t.column(col); err != nil {
+		return err
+	}
+	if err := p.expectPunct(")"); err != nil {
+		return err
+	}
+	if p.keyword("using") {
+		if tok := p.next(); tok.kind != tString {
+			return p.errorf("expecting the index class as a string")
+		}
+	}
+	return nil
+}
