@@ -19,6 +19,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -42,7 +43,7 @@ func run(ctx context.Context) error {
 	cluster.ConnectTimeout = 20 * time.Second
 	cluster.Consistency = gocql.One
 	sessions := map[string]cqlgen.Session{}
-	for _, ex := range []struct{ name, schema string }{{"music", music.Schema}, {"messaging", messaging.Schema}} {
+	for _, ex := range []struct{ name, schema string }{{"music", music.Schema}, {"messaging", messaging.Schema}, {"helpdesk", helpdesk.Schema}} {
 		keyspace, n, err := apply(ctx, cluster, ex.schema)
 		if err != nil {
 			return fmt.Errorf("%s: %w", ex.name, err)
@@ -65,6 +66,10 @@ func run(ctx context.Context) error {
 	}
 	if err := runMessaging(ctx, sessions["messaging"]); err != nil {
 		return fmt.Errorf("messaging: %w", err)
+	}
+	fmt.Println()
+	if err := runHelpdesk(ctx, sessions["helpdesk"]); err != nil {
+		return fmt.Errorf("helpdesk: %w", err)
 	}
 	return nil
 }
