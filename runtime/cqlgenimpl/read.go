@@ -312,13 +312,20 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 		}
 	}
 	n := r.HashBuckets
+	want := r.Limit + 1
+	// Hashing spreads rows evenly over the buckets, so the best want rows
+	// hold about want/n of each: every bucket is asked for twice that,
+	// plus two, and a bucket the merge drains while it may have more is
+	// asked again (see mergeRefill). The rows are the same as asking each
+	// bucket for want rows; far fewer are fetched.
+	per := min(want, 2*((want+n-1)/n)+2)
 	lists := make([][]T, n)
 	errs := make([]error, n)
 	limit := r.Concurrency
 	if limit <= 0 {
 		limit = 16
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	bctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
@@ -327,7 +334,7 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			lists[b], errs[b] = readPartition(ctx, s, r, withBucket(r.Partition, int32(b)), c.key, c.key != nil && b > c.bucket, r.Limit+1)
+			lists[b], errs[b] = readPartition(bctx, s, r, withBucket(r.Partition, int32(b)), c.key, c.key != nil && b > c.bucket, per)
 			if errs[b] != nil {
 				cancel()
 			}
@@ -337,8 +344,60 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	if err := firstError(errs); err != nil {
 		return cqlgen.Page[T]{}, err
 	}
-	rows, buckets := Merge(lists, r.Compare, r.Limit+1)
+	more := make([]bool, n)
+	for b := range lists {
+		more[b] = len(lists[b]) == per
+	}
+	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(b int, last *T, need int) ([]T, error) {
+		pos, err := marshalKey(r.Table, r.Key(last))
+		if err != nil {
+			return nil, err
+		}
+		return readPartition(ctx, s, r, withBucket(r.Partition, int32(b)), pos, false, need)
+	})
+	if err != nil {
+		return cqlgen.Page[T]{}, err
+	}
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
+}
+
+// mergeRefill merges lists, each sorted by cmp, into one sorted list of at
+// most limit rows, as Merge does (rows that compare equal come in list
+// order), where each list is the first part of a longer one: when the
+// merge drains a list that may have more (more[i]), it asks refill for
+// the rows after the list's last one, up to the number the merge still
+// needs, before it goes on, since the next of them may come first. A
+// refill that returns as many rows as asked may have more again.
+func mergeRefill[T any](lists [][]T, more []bool, cmp func(a, b *T) int, limit int, refill func(list int, last *T, need int) ([]T, error)) ([]T, []int, error) {
+	h := &mergeHeap[T]{cmp: cmp, lists: lists}
+	for i, l := range lists {
+		if len(l) > 0 {
+			h.items = append(h.items, mergeItem{list: i})
+		}
+	}
+	heap.Init(h)
+	out := make([]T, 0, limit)
+	var from []int
+	for h.Len() > 0 && len(out) < limit {
+		top := &h.items[0]
+		out = append(out, lists[top.list][top.next])
+		from = append(from, top.list)
+		top.next++
+		if top.next == len(lists[top.list]) && more[top.list] && len(out) < limit {
+			need := limit - len(out)
+			next, err := refill(top.list, &lists[top.list][top.next-1], need)
+			if err != nil {
+				return nil, nil, err
+			}
+			lists[top.list], top.next, more[top.list] = next, 0, len(next) == need
+		}
+		if top.next == len(lists[top.list]) {
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+	return out, from, nil
 }
 
 // firstError prefers a real cause over the cancellations it triggered.

@@ -654,3 +654,66 @@ func TestTimeWalkPrefetches(t *testing.T) {
 		t.Errorf("at most %d queries in flight: the walk is sequential", p)
 	}
 }
+
+// The merge over hash buckets asks each bucket for about twice its share
+// of a page, and again only for a bucket it drains: whatever the spread
+// of the rows (even, all in one bucket, a few in some), every limit gives
+// the rows once each in the order of a reference sort, ties included,
+// and an even spread costs one query a bucket for a page. Asking every
+// bucket for the whole page (the old way) passes the first part too;
+// asking for less without the refill loses rows here.
+func TestHashMergeRefills(t *testing.T) {
+	bucketOf := func(seq int32) int32 { return cqlgenimpl.HashInt(seq, 16) }
+	spreads := map[string]func(i int) bool{
+		"even":           func(int) bool { return true },
+		"one bucket":     func(i int) bool { return bucketOf(int32(i)) == 3 },
+		"two of sixteen": func(i int) bool { b := bucketOf(int32(i)); return b == 5 || b == 11 },
+		"one row a few":  func(i int) bool { return bucketOf(int32(i)) == 7 || i%97 == 0 },
+	}
+	for name, keep := range spreads {
+		s := session(t)
+		repo := fixture.NewReadingRepo(s)
+		var rows []fixture.Reading
+		for _, r := range readings(3000, 3, 7) {
+			if keep(int(r.Seq)) {
+				rows = append(rows, r)
+			}
+			if len(rows) == 400 {
+				break
+			}
+		}
+		insertAll(t, repo.Insert, rows)
+		want := slices.Clone(rows)
+		slices.SortFunc(want, byTimeDesc)
+		for _, limit := range []int{1, 2, 7, 16, 50, 100, 399, 400, 401} {
+			got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+				return repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: c})
+			})
+			if !slices.Equal(seqs(got), seqs(want)) {
+				t.Errorf("%s, limit %d: got %v\nwant %v", name, limit, seqs(got), seqs(want))
+			}
+		}
+	}
+	// An even spread: a page of 100 of 1,600 rows over 16 buckets asks for
+	// about 16 × 15 rows, in about one query a bucket.
+	var queries, asked atomic.Int64
+	s := session(t, cqltest.WithHook(func(_ context.Context, c cqltest.Call) error {
+		if c.Op == cqltest.OpIter {
+			queries.Add(1)
+			asked.Add(int64(c.Queries[0].PageSize))
+		}
+		return nil
+	}))
+	repo := fixture.NewReadingRepo(s)
+	insertAll(t, repo.Insert, readings(1600, 3, 9))
+	queries.Store(0)
+	asked.Store(0)
+	p, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: 100})
+	if err != nil || len(p.Rows) != 100 {
+		t.Fatalf("a page of 100: %d rows, %v", len(p.Rows), err)
+	}
+	t.Logf("a page of 100 over 16 buckets: %d queries asking for %d rows (asking each bucket for 101: 16 queries, 1,616 rows)", queries.Load(), asked.Load())
+	if queries.Load() > 20 || asked.Load() > 400 {
+		t.Errorf("a page of 100 over 16 evenly filled buckets took %d queries asking for %d rows", queries.Load(), asked.Load())
+	}
+}
