@@ -76,7 +76,8 @@ cassandra-status:
 
 # Every benchmark, BENCH_COUNT (6) interleaved rounds against a Cassandra
 # (the managed node unless CASSANDRA_HOSTS names one), then benchstat and
-# the tables of bench/README.md, into bench/out/. About half an hour.
+# the tables of bench/README.md, into bench/out/ and into
+# bench/README.md itself (BENCH_README=0 to leave it alone). About half an hour.
 bench:
 	$(WITH_CASSANDRA) bash bench/run.sh
 

@@ -6,6 +6,9 @@
 #   benchstat.txt             benchstat's summary, with confidence intervals
 #   results.md                the tables of README.md
 #
+# and rewrites those tables in README.md itself, between its benchtable
+# markers (BENCH_README=0 leaves README.md alone).
+#
 # The runs against Cassandra are interleaved: each of the BENCH_COUNT
 # rounds runs the main binary, then gocassa's (which needs an older gocql
 # and cannot share it), so drift over the minutes of a run falls on both
@@ -50,5 +53,10 @@ bench -test.bench '^Benchmark(Generate|GeneratePaired|Emit)$' -test.count "$coun
     echo "# benchstat -col /impl out/cqlgen.txt out/gocassa.txt (each impl against the first of its row)"
     go tool benchstat -col /impl out/cqlgen.txt out/gocassa.txt
 } >out/benchstat.txt 2>&1
-go run ./cmd/benchtable out/cqlgen.txt out/gocassa.txt >out/results.md
-echo "run.sh: wrote bench/out/results.md and bench/out/benchstat.txt" >&2
+if [ "${BENCH_README:-1}" = 1 ]; then
+    go run ./cmd/benchtable -readme README.md out/cqlgen.txt out/gocassa.txt >out/results.md
+    echo "run.sh: wrote bench/out/results.md and bench/out/benchstat.txt, and the tables of README.md" >&2
+else
+    go run ./cmd/benchtable out/cqlgen.txt out/gocassa.txt >out/results.md
+    echo "run.sh: wrote bench/out/results.md and bench/out/benchstat.txt" >&2
+fi

@@ -4,6 +4,10 @@
 // whether each goal is met.
 //
 //	go run ./cmd/benchtable out/cqlgen.txt out/gocassa.txt > out/results.md
+//	go run ./cmd/benchtable -readme README.md out/cqlgen.txt out/gocassa.txt
+//
+// With -readme, it also writes the tables into that file, between its
+// benchtable markers, which is how make bench keeps README.md current.
 //
 // benchstat (go tool benchstat) gives the same medians with their
 // confidence intervals; this only lays them out by workload.
@@ -11,6 +15,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -147,8 +153,10 @@ type peer struct {
 }
 
 func main() {
+	readme := flag.String("readme", "", "also write the tables into this file, between its benchtable markers")
+	flag.Parse()
 	r := results{}
-	for _, path := range os.Args[1:] {
+	for _, path := range flag.Args() {
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -161,8 +169,8 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
+	var tables bytes.Buffer
+	w := bufio.NewWriter(&tables)
 	g := &goals{}
 	bind(w, r)
 	for _, wl := range []struct {
@@ -180,6 +188,14 @@ func main() {
 	generator(w, r)
 	g.check(r)
 	g.write(w)
+	w.Flush()
+	os.Stdout.Write(tables.Bytes())
+	if *readme != "" {
+		if err := spliceFile(*readme, tables.Bytes()); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(1)
+		}
+	}
 }
 
 func bind(w io.Writer, r results) {
