@@ -61,7 +61,7 @@ var ErrModel = errors.New("the model has errors")
 // wrapping ErrModel when any diagnostic is an error, and a plain error when
 // the packages cannot be loaded at all.
 func Models(opts Options) ([]*model.Package, diag.List, error) {
-	lps, err := load.Load(load.Config{Dir: opts.Dir, Patterns: opts.Patterns, Outputs: Outputs})
+	lps, err := load.Load(load.Config{Dir: opts.Dir, Patterns: opts.Patterns})
 	if err != nil {
 		return nil, nil, err
 	}

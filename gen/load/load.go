@@ -19,6 +19,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,11 +40,6 @@ type Config struct {
 	Dir        string   // working directory of the go command; "" means the current one
 	Patterns   []string // package patterns, as for go build
 	BuildFlags []string
-	// Outputs are the names of the files the generator writes into each
-	// package. Loading sees the Go ones as a bare package clause and the
-	// missing ones as empty, so a package that embeds its schema.cql
-	// loads before that file first exists.
-	Outputs []string
 }
 
 // Package is one loaded package and the entity structs found in it.
@@ -131,7 +127,23 @@ func Load(cfg Config) ([]*Package, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	pcfg.Overlay = overlays(cfg.Dir, patterns, cfg.Outputs)
+	stubs := generatedFiles(cfg.Dir, patterns)
+	// A generated Go file is read as its package clause alone, so that a
+	// package loads whatever state its generated file is in (stale, or
+	// from an older cqlgen). That is done while parsing, not with an
+	// overlay: any overlay makes go/packages distrust every dependency's
+	// export data and type-check them all from source, the standard
+	// library included, which takes several times the load. An output
+	// that does not exist yet (schema.cql before the first run, which a
+	// //go:embed names) needs nothing either: the go command's complaint
+	// about it lies outside the entities, where errors do not count.
+	pcfg.ParseFile = func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+		mode := parser.AllErrors | parser.ParseComments | parser.SkipObjectResolution
+		if stubs[filename] && bytes.HasPrefix(src, []byte(GeneratedHeader)) {
+			mode = parser.PackageClauseOnly | parser.ParseComments
+		}
+		return parser.ParseFile(fset, filename, src, mode)
+	}
 	pkgs, err := packages.Load(pcfg, patterns...)
 	if err != nil {
 		return nil, err
@@ -169,51 +181,30 @@ func hasListError(pkg *packages.Package) bool {
 	return len(pkg.Syntax) == 0 && len(pkg.Errors) > 0
 }
 
-// overlays blanks out the Go files cqlgen generated in the directories
-// the patterns name (relative ones, as go:generate passes them), leaving
-// each a package clause, and stands in an empty file for each output that
-// does not exist yet.
-func overlays(dir string, patterns, outputs []string) map[string][]byte {
+// generatedFiles finds, in the directories the patterns name (relative
+// ones, as go:generate passes them), the Go files cqlgen generated, which
+// the loader reads as their package clause alone.
+func generatedFiles(dir string, patterns []string) map[string]bool {
 	if dir == "" {
 		dir = "."
 	}
-	over := map[string][]byte{}
+	stubs := map[string]bool{}
 	visit := func(d string) {
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			return
-		}
-		present := map[string]bool{}
-		goFiles := false
-		for _, e := range entries {
-			present[e.Name()] = true
-			goFiles = goFiles || strings.HasSuffix(e.Name(), ".go")
-		}
-		for _, name := range outputs {
-			if goFiles && !present[name] && !strings.HasSuffix(name, ".go") {
-				if abs, err := filepath.Abs(filepath.Join(d, name)); err == nil {
-					over[abs] = []byte{}
-				}
-			}
 		}
 		for _, e := range entries {
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
 				continue
 			}
 			path := filepath.Join(d, e.Name())
-			src, err := os.ReadFile(path)
-			if err != nil || !bytes.HasPrefix(src, []byte(GeneratedHeader)) {
+			if !hasGeneratedHeader(path) {
 				continue
 			}
-			f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.PackageClauseOnly)
-			if err != nil {
-				continue
+			if abs, err := filepath.Abs(path); err == nil {
+				stubs[abs] = true
 			}
-			abs, err := filepath.Abs(path)
-			if err != nil {
-				continue
-			}
-			over[abs] = []byte(GeneratedHeader + "\n\npackage " + f.Name.Name + "\n")
 		}
 	}
 	for _, p := range patterns {
@@ -240,7 +231,20 @@ func overlays(dir string, patterns, outputs []string) map[string][]byte {
 			return nil
 		})
 	}
-	return over
+	return stubs
+}
+
+// hasGeneratedHeader reports whether the file at path starts with
+// cqlgen's header, reading no more than the header.
+func hasGeneratedHeader(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, len(GeneratedHeader))
+	n, _ := io.ReadFull(f, buf)
+	return n == len(buf) && string(buf) == GeneratedHeader
 }
 
 func newPackage(pkg *packages.Package) *Package {
