@@ -132,25 +132,9 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 	if t.next == nil {
 		return nil, fmt.Errorf("cqlgen: %s: no Next statement for a scatter read: regenerate the package", t.Spec.Pattern)
 	}
-	q := cqlgen.Query{Stmt: t.next, Values: part}
-	for len(rows) < limit {
-		q.PageSize = limit - len(rows)
-		it := s.Iter(ctx, q)
-		for len(rows) < limit {
-			row, ok := r.Scan(it)
-			if !ok {
-				break
-			}
-			rows = append(rows, row)
-		}
-		state := it.PageState()
-		if err := it.Close(); err != nil {
-			return nil, err
-		}
-		if len(state) == 0 {
-			break
-		}
-		q.PageState = state
+	rows, err := fetch(ctx, s, cqlgen.Query{Stmt: t.next, Values: part}, r.Scan, rows, limit)
+	if err != nil {
+		return nil, err
 	}
 	return rows, nil
 }

@@ -109,27 +109,9 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 	t := r.Table
 	var rows []T
 	run := func(stmt *cqlgen.Statement, values []any) error {
-		q := cqlgen.Query{Stmt: stmt, Values: values}
-		for len(rows) < limit {
-			q.PageSize = limit - len(rows)
-			it := s.Iter(ctx, q)
-			for len(rows) < limit {
-				row, ok := r.Scan(it)
-				if !ok {
-					break
-				}
-				rows = append(rows, row)
-			}
-			state := it.PageState()
-			if err := it.Close(); err != nil {
-				return err
-			}
-			if len(state) == 0 {
-				break
-			}
-			q.PageState = state
-		}
-		return nil
+		var err error
+		rows, err = fetch(ctx, s, cqlgen.Query{Stmt: stmt, Values: values}, r.Scan, rows, limit)
+		return err
 	}
 	n := len(t.Spec.Clustering)
 	if n == 0 {
@@ -190,6 +172,31 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 		if err := run(stmt, values); err != nil {
 			return nil, err
 		}
+	}
+	return rows, nil
+}
+
+// fetch appends to rows those q reads, page after page, until rows holds
+// limit or q has no more, each page asking for no more than is missing.
+func fetch[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool), rows []T, limit int) ([]T, error) {
+	for len(rows) < limit {
+		q.PageSize = limit - len(rows)
+		it := s.Iter(ctx, q)
+		for len(rows) < limit {
+			row, ok := scan(it)
+			if !ok {
+				break
+			}
+			rows = append(rows, row)
+		}
+		state := it.PageState()
+		if err := it.Close(); err != nil {
+			return rows, err
+		}
+		if len(state) == 0 {
+			break
+		}
+		q.PageState = state
 	}
 	return rows, nil
 }
