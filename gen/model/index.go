@@ -258,23 +258,8 @@ func (ix *Index) statements() []*Statement {
 	ck := t.Clustering()
 	runs := clusteringRuns(ck)
 	for k, start := range runs {
-		end := len(ck)
-		if k+1 < len(runs) {
-			end = runs[k+1]
-		}
-		cs, bs := append([]string(nil), pconds...), append([]Bind(nil), pbinds...)
-		eq, eqb := t.conds(ck[:start])
-		cs, bs = append(cs, eq...), append(bs, eqb...)
-		var names, marks []string
-		for _, c := range ck[start:end] {
-			names, marks = append(names, c.Name), append(marks, "?")
-			bs = append(bs, Bind{Column: c})
-		}
-		rel := names[0] + " " + afterOp(ck[start].Desc) + " ?"
-		if len(names) > 1 {
-			rel = "(" + strings.Join(names, ", ") + ") " + afterOp(ck[start].Desc) + " (" + strings.Join(marks, ", ") + ")"
-		}
-		add(SlotAfter, start, append(cs, rel), bs)
+		cs, bs := t.runAfter(ck, runs, k, afterOp, pconds, pbinds)
+		add(SlotAfter, start, cs, bs)
 	}
 	if ix.Scatter() {
 		var pk, marks []string

@@ -290,23 +290,7 @@ func (t *Table) statements() []*Statement {
 	// way throughout continues in one query.
 	runs := clusteringRuns(ck)
 	level := func(k int, op func(bool) string) ([]string, []Bind) {
-		start, end := runs[k], len(ck)
-		if k+1 < len(runs) {
-			end = runs[k+1]
-		}
-		cs, bs := with(pconds, pbinds)
-		eq, eqb := t.conds(ck[:start])
-		cs, bs = append(cs, eq...), append(bs, eqb...)
-		var names, marks []string
-		for _, c := range ck[start:end] {
-			names, marks = append(names, c.Name), append(marks, "?")
-			bs = append(bs, Bind{Column: c})
-		}
-		rel := names[0] + " " + op(ck[start].Desc) + " ?"
-		if len(names) > 1 {
-			rel = "(" + strings.Join(names, ", ") + ") " + op(ck[start].Desc) + " (" + strings.Join(marks, ", ") + ")"
-		}
-		return append(cs, rel), bs
+		return t.runAfter(ck, runs, k, op, pconds, pbinds)
 	}
 	for k, start := range runs {
 		cs, bs := level(k, afterOp)
@@ -337,6 +321,30 @@ func (t *Table) counterStatements(add func(Slot, int, []string, []Bind), where s
 	}
 	add(SlotAdd, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where}, append(binds, keyBinds...))
 	add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, where}, keyBinds)
+}
+
+// runAfter is the condition of a continuation at the k-th run of
+// clustering columns of one direction (see clusteringRuns), after the
+// partition's conditions: equal on the columns before the run, and op on
+// the run's columns as one multi-column slice.
+func (t *Table) runAfter(ck []*Column, runs []int, k int, op func(bool) string, pconds []string, pbinds []Bind) ([]string, []Bind) {
+	start, end := runs[k], len(ck)
+	if k+1 < len(runs) {
+		end = runs[k+1]
+	}
+	cs, bs := append([]string(nil), pconds...), append([]Bind(nil), pbinds...)
+	eq, eqb := t.conds(ck[:start])
+	cs, bs = append(cs, eq...), append(bs, eqb...)
+	var names, marks []string
+	for _, c := range ck[start:end] {
+		names, marks = append(names, c.Name), append(marks, "?")
+		bs = append(bs, Bind{Column: c})
+	}
+	rel := names[0] + " " + op(ck[start].Desc) + " ?"
+	if len(names) > 1 {
+		rel = "(" + strings.Join(names, ", ") + ") " + op(ck[start].Desc) + " (" + strings.Join(marks, ", ") + ")"
+	}
+	return append(cs, rel), bs
 }
 
 // clusteringRuns groups clustering columns into runs of one direction
