@@ -5,6 +5,10 @@ CASSANDRA := $(CURDIR)/integration/cassandra/cassandra.sh
 # Runs a command against CASSANDRA_HOSTS, or a managed node it starts and stops.
 WITH_CASSANDRA := $(CURDIR)/integration/cassandra/with-cassandra.sh
 EXAMPLES  := ./example/... ./runtime/cqlgenimpl/internal/fixture
+# Nested modules that make test and make vet cover beside the main one:
+# each keeps its dependencies (OpenTelemetry, Prometheus, testcontainers)
+# out of the main module's.
+NESTED    := observe/otelcqlgen observe/promcqlgen
 
 .PHONY: all build vet generate check test test-unit test-integration fuzz demo cassandra-start cassandra-stop cassandra-status
 
@@ -16,6 +20,7 @@ build:
 vet:
 	$(GO) vet ./...
 	cd integration && $(GO) vet ./...
+	set -e; for m in $(NESTED); do (cd $$m && $(GO) vet ./...); done
 
 # Regenerate the examples the way a user would: go generate runs
 # `go tool cqlgen generate .` in each example package.
@@ -38,6 +43,7 @@ test: vet check test-unit
 
 test-unit:
 	$(GO) test -count=1 ./...
+	set -e; for m in $(NESTED); do (cd $$m && $(GO) test -count=1 ./...); done
 
 test-integration:
 	$(WITH_CASSANDRA) sh -c 'cd integration && $(GO) test -count=1 -v ./...'

@@ -2,8 +2,11 @@ package cqlgen
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
+
+	"github.com/gocql/gocql"
 )
 
 // Observer sees every attempt of every statement a Session made by
@@ -189,4 +192,68 @@ func (st *callState) name() Call {
 		return Call{}
 	}
 	return st.call
+}
+
+// ErrorType names what kind of error err is, in a few words fit for a
+// metric label or a span attribute, whose values must stay few: "" for
+// nil; a cqlgen error by its sentinel (not_found, not_applied,
+// retries_exhausted, ...); a context's end (canceled, deadline_exceeded);
+// a gocql error by its class (read_timeout, write_timeout, unavailable,
+// request_error, no_connections, connection); anything else "other".
+// It never carries text from the error, which may quote values.
+func ErrorType(err error) string {
+	if err == nil {
+		return ""
+	}
+	for _, s := range errorTypes {
+		if errors.Is(err, s.err) {
+			return s.name
+		}
+	}
+	var (
+		readTimeout  *gocql.RequestErrReadTimeout
+		writeTimeout *gocql.RequestErrWriteTimeout
+		unavailable  *gocql.RequestErrUnavailable
+		reqErr       gocql.RequestError
+	)
+	switch {
+	case errors.As(err, &readTimeout):
+		return "read_timeout"
+	case errors.As(err, &writeTimeout):
+		return "write_timeout"
+	case errors.As(err, &unavailable):
+		return "unavailable"
+	case errors.As(err, &reqErr):
+		return "request_error"
+	case isConnError(err):
+		return "connection"
+	}
+	return "other"
+}
+
+// errorTypes are ErrorType's sentinels, in the order they are tried: the
+// ones that wrap others first.
+var errorTypes = []struct {
+	err  error
+	name string
+}{
+	{context.Canceled, "canceled"},
+	{context.DeadlineExceeded, "deadline_exceeded"},
+	{ErrRetriesExhausted, "retries_exhausted"},
+	{ErrOutcomeUnknown, "outcome_unknown"},
+	{ErrFenced, "fenced"},
+	{ErrNotFound, "not_found"},
+	{ErrNotApplied, "not_applied"},
+	{ErrCounterNotApplied, "counter_not_applied"},
+	{ErrIdempotencyConflict, "idempotency_conflict"},
+	{ErrInvalidCursor, "invalid_cursor"},
+	{ErrEmptyKey, "empty_key"},
+	{ErrBatchTooLarge, "batch_too_large"},
+	{ErrCrossPartition, "cross_partition"},
+	{ErrKeyChanged, "key_changed"},
+	{ErrNilEntity, "nil_entity"},
+	{ErrInvalidLimit, "invalid_limit"},
+	{ErrInvalidOption, "invalid_option"},
+	{gocql.ErrNoConnections, "no_connections"},
+	{gocql.ErrTimeoutNoResponse, "client_timeout"},
 }

@@ -2,7 +2,12 @@ package cqlgen
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"testing"
+
+	"github.com/gocql/gocql"
 )
 
 type callRecorder struct {
@@ -81,6 +86,28 @@ func TestStatementKindString(t *testing.T) {
 	for k, want := range map[StatementKind]string{Read: "read", Write: "write", Conditional: "conditional", PreRead: "pre-read", 9: "kind(9)"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
+		}
+	}
+}
+
+func TestErrorType(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{ErrNotFound, "not_found"},
+		{&EmptyKeyError{Table: "t", Column: "secret-ish"}, "empty_key"},
+		{&RetriesExhaustedError{Attempts: 4, Last: &gocql.RequestErrWriteTimeout{}}, "retries_exhausted"},
+		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), "deadline_exceeded"},
+		{&gocql.RequestErrReadTimeout{}, "read_timeout"},
+		{&gocql.RequestErrUnavailable{}, "unavailable"},
+		{gocql.ErrNoConnections, "no_connections"},
+		{io.ErrUnexpectedEOF, "connection"},
+		{errors.New("value 'hunter2' rejected"), "other"},
+	} {
+		if got := ErrorType(c.err); got != c.want {
+			t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}
 }
