@@ -5,6 +5,11 @@ CASSANDRA := $(CURDIR)/integration/cassandra/cassandra.sh
 # Runs a command against CASSANDRA_HOSTS, or a managed node it starts and stops.
 WITH_CASSANDRA := $(CURDIR)/integration/cassandra/with-cassandra.sh
 EXAMPLES  := ./example/... ./runtime/cqlgenimpl/internal/fixture
+# Nested modules that make test and make vet cover beside the main one:
+# each keeps its dependencies (OpenTelemetry, Prometheus, testcontainers)
+# out of the main module's. NESTED_CASSANDRA's tests need a Cassandra.
+NESTED    := observe/otelcqlgen observe/promcqlgen cqlgentest/container
+NESTED_CASSANDRA := cqlgentest
 
 .PHONY: all build vet generate check test test-unit test-integration fuzz demo cassandra-start cassandra-stop cassandra-status
 
@@ -16,6 +21,7 @@ build:
 vet:
 	$(GO) vet ./...
 	cd integration && $(GO) vet ./...
+	set -e; for m in $(NESTED) $(NESTED_CASSANDRA); do (cd $$m && $(GO) vet ./...); done
 
 # Regenerate the examples the way a user would: go generate runs
 # `go tool cqlgen generate .` in each example package.
@@ -38,9 +44,11 @@ test: vet check test-unit
 
 test-unit:
 	$(GO) test -count=1 ./...
+	set -e; for m in $(NESTED); do (cd $$m && $(GO) test -count=1 ./...); done
 
 test-integration:
 	$(WITH_CASSANDRA) sh -c 'cd integration && $(GO) test -count=1 -v ./...'
+	$(WITH_CASSANDRA) sh -c 'set -e; for m in $(NESTED_CASSANDRA); do (cd $$m && $(GO) test -count=1 -v ./...); done'
 
 # The write protocol's randomized fault run at length: 20,000 writes of
 # tracks through a proxy that cuts connections, under each strategy; then

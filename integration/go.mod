@@ -2,18 +2,24 @@ module github.com/cqlgen/cqlgen/integration
 
 go 1.26.8
 
-replace github.com/cqlgen/cqlgen => ../
+replace (
+	github.com/cqlgen/cqlgen => ../
+	github.com/cqlgen/cqlgen/cqlgentest => ../cqlgentest
+	github.com/cqlgen/cqlgen/cqlgentest/container => ../cqlgentest/container
+)
 
 require (
+	github.com/cqlgen/cqlgen/cqlgentest v0.0.0
+	github.com/cqlgen/cqlgen/cqlgentest/container v0.0.0
 	github.com/gocql/gocql v1.7.0
 	github.com/scylladb/gocqlx/v2 v2.8.0
-	github.com/testcontainers/testcontainers-go v0.44.0
-	github.com/testcontainers/testcontainers-go/modules/cassandra v0.44.0
 )
 
 require (
 	github.com/dave/jennifer v1.7.1 // indirect
 	github.com/scylladb/go-reflectx v1.0.1 // indirect
+	github.com/testcontainers/testcontainers-go v0.44.0 // indirect
+	github.com/testcontainers/testcontainers-go/modules/cassandra v0.44.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect

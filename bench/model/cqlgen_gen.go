@@ -91,7 +91,11 @@ func userCheck(e *User) error {
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) error {
+func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -106,7 +110,11 @@ func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) e
 
 // Update writes e over the row with its key in users. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) error {
+func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -120,7 +128,11 @@ func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) e
 }
 
 // Delete removes the row with e's key from users.
-func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) error {
+func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -135,7 +147,11 @@ func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) e
 
 // Get reads the User with the given key from users, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
+func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "user_id",
@@ -314,7 +330,11 @@ func eventCheck(e *Event) error {
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
 // change an entity that exists, use Update.
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -329,7 +349,11 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 
 // Update writes e over the row with its key in events_by_stream. Unlike
 // Insert, nil pointers and empty collections clear their columns.
-func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -343,7 +367,11 @@ func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option)
 }
 
 // Delete removes the row with e's key from events_by_stream.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -358,7 +386,11 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 
 // Get reads the Event with the given key from events_by_stream, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (*Event, error) {
+func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (_ *Event, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if streamID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "stream_id",
@@ -394,7 +426,11 @@ type EventsByStreamOptions struct {
 
 // EventsByStream reads a stream's events, newest first, from events_by_stream,
 // in pages: one partition, in clustering order.
-func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (cqlgen.Page[Event], error) {
+func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (_ cqlgen.Page[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByStream")
+	defer func() {
+		call.End(err)
+	}()
 	if streamID == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
 			Column: "stream_id",
@@ -1031,7 +1067,11 @@ func messageCheckKey(e *Message) error {
 // unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
-func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1056,7 +1096,11 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 // Delete removes the Message whose key in messages is e's from every table,
 // found from messages's values, in one logical write under the repository's
 // strategy. Deleting what does not exist is not an error.
-func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1124,27 +1168,43 @@ func (r *MessageRepo) Tables() []string {
 // Verify compares every table of Message with what messages, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Message wins over; it
 // is safe while the application writes.
-func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
 // Backfill writes every row messages implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
 // Get reads the Message with the given key from messages, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, error) {
+func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if messageID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "message_id",
@@ -1179,7 +1239,11 @@ type MessagesByConversationOptions struct {
 
 // MessagesByConversation reads a conversation's messages, newest first, from
 // messages_by_conversation, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
+func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByConversation")
+	defer func() {
+		call.End(err)
+	}()
 	if conversationID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
 			Column: "conversation_id",
@@ -1224,7 +1288,11 @@ type MessagesBySenderOptions struct {
 
 // MessagesBySender reads the messages a user sent, newest first, from
 // messages_by_sender, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (cqlgen.Page[Message], error) {
+func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (_ cqlgen.Page[Message], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesBySender")
+	defer func() {
+		call.End(err)
+	}()
 	if senderID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
 			Column: "sender_id",
@@ -1270,7 +1338,11 @@ type MessagesByRecipientOptions struct {
 
 // MessagesByRecipient reads the messages a user received, newest first, from
 // messages_by_recipient, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (cqlgen.Page[Message], error) {
+func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (_ cqlgen.Page[Message], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByRecipient")
+	defer func() {
+		call.End(err)
+	}()
 	if recipientID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
 			Column: "recipient_id",
@@ -1927,7 +1999,11 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
+func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1943,7 +2019,11 @@ func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
+func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1956,7 +2036,11 @@ func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // key. Deleting what does not exist is not an error. If it returns an error,
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
+func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1968,7 +2052,11 @@ func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Score since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (*Score, int64, error) {
+func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (_ *Score, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -1998,7 +2086,11 @@ func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID str
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (*Score, error) {
+func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (_ *Score, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -2034,27 +2126,43 @@ func (r *ScoreRepo) Tables() []string {
 
 // Verify compares every table of Score with what scores, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Score wins over; it is
 // safe while the application writes.
-func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", true, o)
 }
 
 // Backfill writes every row scores implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, scoreWrites, "Score", table, o)
 }
 
 // Get reads the Score with the given key from scores, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Score, error) {
+func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *Score, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -2095,7 +2203,11 @@ type BoardOptions struct {
 
 // Board reads a board, best first, in one partition, from board, in pages: one
 // partition, in clustering order.
-func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (cqlgen.Page[Score], error) {
+func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (_ cqlgen.Page[Score], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -2140,7 +2252,11 @@ type Board16Options struct {
 
 // Board16 reads a board, best first, over 16 hash buckets, from board_16, in
 // pages: all 16 hash buckets read in parallel and merged in clustering order.
-func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (cqlgen.Page[Score], error) {
+func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (_ cqlgen.Page[Score], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board16")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -2188,7 +2304,11 @@ type Board100Options struct {
 // Board100 reads a board, best first, over 100 hash buckets, from board_100,
 // in pages: all 100 hash buckets read in parallel and merged in clustering
 // order.
-func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (cqlgen.Page[Score], error) {
+func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (_ cqlgen.Page[Score], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board100")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -2555,7 +2675,11 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2571,7 +2695,11 @@ func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2584,7 +2712,11 @@ func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2596,7 +2728,11 @@ func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Tally since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (*Tally, int64, error) {
+func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (_ *Tally, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if tallyID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "tally_id",
@@ -2619,7 +2755,11 @@ func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (*Tally, i
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (*Tally, error) {
+func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (_ *Tally, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if tallyID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "tally_id",
@@ -2648,27 +2788,43 @@ func (r *TallyRepo) Tables() []string {
 
 // Verify compares every table of Tally with what tallies, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Tally wins over; it is
 // safe while the application writes.
-func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", true, o)
 }
 
 // Backfill writes every row tallies implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, tallyWrites, "Tally", table, o)
 }
 
 // Get reads the Tally with the given key from tallies, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *TallyRepo) Get(ctx context.Context, tallyID string) (*Tally, error) {
+func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if tallyID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "tally_id",
@@ -2702,7 +2858,11 @@ type TalliesByBoardOptions struct {
 
 // TalliesByBoard reads a board's tallies, most points first, from
 // tallies_by_board, in pages: one partition, in clustering order.
-func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (cqlgen.Page[Tally], error) {
+func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (_ cqlgen.Page[Tally], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "TalliesByBoard")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return cqlgen.Page[Tally]{}, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -3404,7 +3564,11 @@ var standingWrites = &cqlgenimpl.Entity[Standing]{
 // source of truth. If it returns an error, it may have applied in part: run it
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
-func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3420,7 +3584,11 @@ func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.O
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3433,7 +3601,11 @@ func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.O
 // only its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -3445,7 +3617,11 @@ func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.O
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Standing since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (*Standing, int64, error) {
+func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (_ *Standing, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if standingID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "standing_id",
@@ -3468,7 +3644,11 @@ func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (*St
 // more than Update, which overwrites whatever a concurrent writer did. Run
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (*Standing, error) {
+func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (_ *Standing, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if standingID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "standing_id",
@@ -3498,27 +3678,43 @@ func (r *StandingRepo) Tables() []string {
 // Verify compares every table of Standing with what standings, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Standing wins over; it
 // is safe while the application writes.
-func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", true, o)
 }
 
 // Backfill writes every row standings implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, standingWrites, "Standing", table, o)
 }
 
 // Get reads the Standing with the given key from standings, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *StandingRepo) Get(ctx context.Context, standingID string) (*Standing, error) {
+func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if standingID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "standing_id",
@@ -3552,7 +3748,11 @@ type StandingsByBoardOptions struct {
 
 // StandingsByBoard reads a board's standings, most points first, from
 // standings_by_board, in pages: one partition, in clustering order.
-func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (cqlgen.Page[Standing], error) {
+func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (_ cqlgen.Page[Standing], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByBoard")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -3597,7 +3797,11 @@ type StandingsByTeamOptions struct {
 
 // StandingsByTeam reads a team's standings, most points first, from
 // standings_by_team, in pages: one partition, in clustering order.
-func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (cqlgen.Page[Standing], error) {
+func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (_ cqlgen.Page[Standing], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByTeam")
+	defer func() {
+		call.End(err)
+	}()
 	if team == "" {
 		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
 			Column: "team",
@@ -3642,7 +3846,11 @@ type StandingsByRegionOptions struct {
 
 // StandingsByRegion reads a region's standings, most points first, from
 // standings_by_region, in pages: one partition, in clustering order.
-func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (cqlgen.Page[Standing], error) {
+func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (_ cqlgen.Page[Standing], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByRegion")
+	defer func() {
+		call.End(err)
+	}()
 	if region == "" {
 		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
 			Column: "region",
@@ -3829,7 +4037,11 @@ func pingCheck(e *Ping) error {
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3844,7 +4056,11 @@ func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) e
 
 // Update writes e over the row with its key in pings_by_day. Unlike Insert,
 // nil pointers and empty collections clear their columns.
-func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3858,7 +4074,11 @@ func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) e
 }
 
 // Delete removes the row with e's key from pings_by_day.
-func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3873,7 +4093,11 @@ func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) e
 
 // Get reads the Ping with the given key from pings_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (*Ping, error) {
+func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (_ *Ping, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if device == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "device",
@@ -3915,7 +4139,11 @@ type PingsByDayOptions struct {
 
 // PingsByDay reads a device's pings, newest first, from pings_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
-func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (cqlgen.Page[Ping], error) {
+func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (_ cqlgen.Page[Ping], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "PingsByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if device == "" {
 		return cqlgen.Page[Ping]{}, &cqlgen.EmptyKeyError{
 			Column: "device",
@@ -4109,7 +4337,11 @@ func entryCheck(e *Entry) error {
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4124,7 +4356,11 @@ func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 
 // Update writes e over the row with its key in log_entries. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4138,7 +4374,11 @@ func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 }
 
 // Delete removes the row with e's key from log_entries.
-func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4153,7 +4393,11 @@ func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 
 // Get reads the Entry with the given key from log_entries, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*Entry, error) {
+func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *Entry, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if log == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "log",
@@ -4189,7 +4433,11 @@ type LogEntriesOptions struct {
 
 // LogEntries reads a log's entries, oldest first, from log_entries, in pages:
 // one partition, in clustering order.
-func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (cqlgen.Page[Entry], error) {
+func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (_ cqlgen.Page[Entry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "LogEntries")
+	defer func() {
+		call.End(err)
+	}()
 	if log == "" {
 		return cqlgen.Page[Entry]{}, &cqlgen.EmptyKeyError{
 			Column: "log",
@@ -4380,7 +4628,11 @@ func recentEntryCheck(e *RecentEntry) error {
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
 // change an entity that exists, use Update.
-func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4395,7 +4647,11 @@ func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cq
 
 // Update writes e over the row with its key in recent_log_entries. Unlike
 // Insert, nil pointers and empty collections clear their columns.
-func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4409,7 +4665,11 @@ func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cq
 }
 
 // Delete removes the row with e's key from recent_log_entries.
-func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4424,7 +4684,11 @@ func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cq
 
 // Get reads the RecentEntry with the given key from recent_log_entries, the
 // source of truth; cqlgen.ErrNotFound if there is none.
-func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*RecentEntry, error) {
+func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *RecentEntry, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if log == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "log",
@@ -4460,7 +4724,11 @@ type RecentLogEntriesOptions struct {
 
 // RecentLogEntries reads a log's entries, newest first, from
 // recent_log_entries, in pages: one partition, in clustering order.
-func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (cqlgen.Page[RecentEntry], error) {
+func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (_ cqlgen.Page[RecentEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "RecentLogEntries")
+	defer func() {
+		call.End(err)
+	}()
 	if log == "" {
 		return cqlgen.Page[RecentEntry]{}, &cqlgen.EmptyKeyError{
 			Column: "log",

@@ -43,6 +43,7 @@ func run(ctx context.Context) error {
 	cluster.ConnectTimeout = 20 * time.Second
 	cluster.Consistency = gocql.One
 	sessions := map[string]cqlgen.Session{}
+	calls := newTally()
 	for _, ex := range []struct{ name, schema string }{{"music", music.Schema}, {"messaging", messaging.Schema}, {"helpdesk", helpdesk.Schema}} {
 		keyspace, n, err := apply(ctx, cluster, ex.schema)
 		if err != nil {
@@ -59,7 +60,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 		defer s.Close()
-		sessions[ex.name] = cqlgen.NewSession(s, &cqlgen.SessionOptions{ReadConsistency: gocql.One, WriteConsistency: gocql.One})
+		sessions[ex.name] = cqlgen.NewSession(s, &cqlgen.SessionOptions{ReadConsistency: gocql.One, WriteConsistency: gocql.One, Observer: calls})
 	}
 	if err := runMusic(ctx, sessions["music"]); err != nil {
 		return fmt.Errorf("music: %w", err)
@@ -71,6 +72,8 @@ func run(ctx context.Context) error {
 	if err := runHelpdesk(ctx, sessions["helpdesk"]); err != nil {
 		return fmt.Errorf("helpdesk: %w", err)
 	}
+	fmt.Println()
+	calls.print()
 	return nil
 }
 

@@ -324,7 +324,11 @@ var agentWrites = &cqlgenimpl.Entity[Agent]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -340,7 +344,11 @@ func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -353,7 +361,11 @@ func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 // key. Deleting what does not exist is not an error. If it returns an error,
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -365,7 +377,11 @@ func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Agent since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (*Agent, int64, error) {
+func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (_ *Agent, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -395,7 +411,11 @@ func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID stri
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (*Agent, error) {
+func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (_ *Agent, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -431,27 +451,43 @@ func (r *AgentRepo) Tables() []string {
 
 // Verify compares every table of Agent with what agents, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Agent wins over; it is
 // safe while the application writes.
-func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", true, o)
 }
 
 // Backfill writes every row agents implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, agentWrites, "Agent", table, o)
 }
 
 // Get reads the Agent with the given key from agents, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Agent, error) {
+func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *Agent, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -480,7 +516,11 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Age
 // AgentByEmail reads the Agent that holds the given key of agents_by_email, a
 // unique key: the claim in agents_by_email names it, and agents, the source of
 // truth, must still give it that key; cqlgen.ErrNotFound if no Agent holds it.
-func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string) (*Agent, error) {
+func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string) (_ *Agent, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "AgentByEmail")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -575,7 +615,11 @@ func agentLoadCheck(e *AgentLoad) error {
 // and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
 // have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
 // and the strategy does not apply.
-func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Add")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -589,7 +633,11 @@ func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Op
 // Delete removes the row with e's key from agent_load. Cassandra does not
 // reliably support counting again in a deleted counter row (an Add soon after
 // the Delete may be lost): delete only counters that will not be used again.
-func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -604,7 +652,11 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 
 // Get reads the AgentLoad with the given key from agent_load, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (*AgentLoad, error) {
+func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (_ *AgentLoad, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1020,7 +1072,11 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 // source of truth. If it returns an error, it may have applied in part: run it
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1036,7 +1092,11 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1049,7 +1109,11 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 // only its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1061,7 +1125,11 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Customer since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (*Customer, int64, error) {
+func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (_ *Customer, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1091,7 +1159,11 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email str
 // more than Update, which overwrites whatever a concurrent writer did. Run
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1128,27 +1200,43 @@ func (r *CustomerRepo) Tables() []string {
 // Verify compares every table of Customer with what customers, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Customer wins over; it
 // is safe while the application writes.
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
 // Backfill writes every row customers implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
 
 // Get reads the Customer with the given key from customers, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (*Customer, error) {
+func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *Customer, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1190,7 +1278,11 @@ type CustomersNewestFirstOptions struct {
 
 // CustomersNewestFirst reads a tenant's customers, newest first, from
 // customers_newest_first, in pages: one partition, in clustering order.
-func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (cqlgen.Page[CustomersNewestFirstRow], error) {
+func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (_ cqlgen.Page[CustomersNewestFirstRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "CustomersNewestFirst")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[CustomersNewestFirstRow]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1594,7 +1686,11 @@ func ticketEventCheckKey(e *TicketEvent) error {
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) error {
+func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, ticketEventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1613,7 +1709,11 @@ func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cq
 // Delete removes the TicketEvent whose key in ticket_events is e's from every
 // table, found from ticket_events's values, in one logical write under the
 // repository's strategy. Deleting what does not exist is not an error.
-func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) error {
+func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, ticketEventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1664,27 +1764,43 @@ func (r *TicketEventRepo) Tables() []string {
 // Verify compares every table of TicketEvent with what ticket_events, the
 // source of truth, implies, and reports the rows missing, stale or orphaned.
 // It writes nothing.
-func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of TicketEvent wins over;
 // it is safe while the application writes.
-func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", true, o)
 }
 
 // Backfill writes every row ticket_events implies into table, a new one say,
 // token range by token range; with o.Job it records the ranges done and, run
 // again, resumes.
-func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, ticketEventWrites, "TicketEvent", table, o)
 }
 
 // Get reads the TicketEvent with the given key from ticket_events, the source
 // of truth; cqlgen.ErrNotFound if there is none.
-func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (*TicketEvent, error) {
+func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (_ *TicketEvent, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1726,7 +1842,11 @@ type TicketEventsOptions struct {
 
 // TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
 // in pages: one partition, in clustering order.
-func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (cqlgen.Page[TicketEvent], error) {
+func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (_ cqlgen.Page[TicketEvent], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "TicketEvents")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1784,7 +1904,11 @@ type EventsByAgentOptions struct {
 // EventsByAgent reads an agent's actions on every ticket, newest first, a
 // partition a month, from events_by_agent, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (cqlgen.Page[TicketEvent], error) {
+func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[TicketEvent], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "EventsByAgent")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2402,7 +2526,11 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2418,7 +2546,11 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2431,7 +2563,11 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2443,7 +2579,11 @@ func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Ticket since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, int64, error) {
+func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2473,7 +2613,11 @@ func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID go
 // Update, which overwrites whatever a concurrent writer did. Run again after
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
+func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2510,27 +2654,43 @@ func (r *TicketRepo) Tables() []string {
 // Verify compares every table of Ticket with what tickets, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Ticket wins over; it is
 // safe while the application writes.
-func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
 // Backfill writes every row tickets implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
 }
 
 // Get reads the Ticket with the given key from tickets, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, error) {
+func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2572,7 +2732,11 @@ type TicketsByRequesterOptions struct {
 
 // TicketsByRequester reads a requester's tickets, newest first, from
 // tickets_by_requester, in pages: one partition, in clustering order.
-func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (cqlgen.Page[TicketsByRequesterRow], error) {
+func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (_ cqlgen.Page[TicketsByRequesterRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByRequester")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[TicketsByRequesterRow]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2624,7 +2788,11 @@ type OpenTicketsByAgentOptions struct {
 
 // OpenTicketsByAgent reads an agent's open tickets, oldest first, from
 // open_tickets_by_agent, in pages: one partition, in clustering order.
-func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (cqlgen.Page[OpenTicketsByAgentRow], error) {
+func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (_ cqlgen.Page[OpenTicketsByAgentRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAgent")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[OpenTicketsByAgentRow]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2813,7 +2981,11 @@ func articleCheck(e *Article) error {
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2828,7 +3000,11 @@ func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Opt
 
 // Update writes e over the row with its key in articles. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2842,7 +3018,11 @@ func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Opt
 }
 
 // Delete removes the row with e's key from articles.
-func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2857,7 +3037,11 @@ func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Opt
 
 // Get reads the Article with the given key from articles, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (*Article, error) {
+func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (_ *Article, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2892,7 +3076,11 @@ type ArticlesOptions struct {
 
 // Articles reads an organisation's knowledge-base articles, from articles, in
 // pages: one partition, in clustering order.
-func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (cqlgen.Page[Article], error) {
+func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (_ cqlgen.Page[Article], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Articles")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2979,7 +3167,11 @@ type ArticlesTaggedOptions struct {
 // articles whose tags contains the value, through the storage-attached index
 // articles_by_tag, in pages, within one partition, in clustering order; the
 // index makes this a cheap read of one partition's replicas.
-func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag string, o *ArticlesTaggedOptions) (cqlgen.Page[Article], error) {
+func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag string, o *ArticlesTaggedOptions) (_ cqlgen.Page[Article], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "ArticlesTagged")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -3059,7 +3251,11 @@ type ArticlesByViewsOptions struct {
 // than the To value, through the storage-attached index articles_by_views, in
 // pages, within one partition, in clustering order; the index makes this a
 // cheap read of one partition's replicas.
-func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFrom int64, viewsTo int64, o *ArticlesByViewsOptions) (cqlgen.Page[Article], error) {
+func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFrom int64, viewsTo int64, o *ArticlesByViewsOptions) (_ cqlgen.Page[Article], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "ArticlesByViews")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -3241,7 +3437,11 @@ func auditEventCheck(e *AuditEvent) error {
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
+func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3257,7 +3457,11 @@ func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlg
 // Delete removes the AuditEvent whose key in audit_log is e's from every
 // table, found from audit_log's values, in one logical write under the
 // repository's strategy. Deleting what does not exist is not an error.
-func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
+func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3275,7 +3479,11 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 
 // Get reads the AuditEvent with the given key from audit_log, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (*AuditEvent, error) {
+func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (_ *AuditEvent, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -3318,7 +3526,11 @@ type AuditLogOptions struct {
 // AuditLog reads an organisation's audit events, newest first, a partition a
 // day, from audit_log, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (cqlgen.Page[AuditEvent], error) {
+func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (_ cqlgen.Page[AuditEvent], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "AuditLog")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Page[AuditEvent]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",

@@ -380,7 +380,11 @@ func messageCheckKey(e *Message) error {
 // unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
-func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -400,7 +404,11 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 // every table, found from messages_by_conversation's values, in one logical
 // write under the repository's strategy. Deleting what does not exist is not
 // an error.
-func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -451,27 +459,43 @@ func (r *MessageRepo) Tables() []string {
 // Verify compares every table of Message with what messages_by_conversation,
 // the source of truth, implies, and reports the rows missing, stale or
 // orphaned. It writes nothing.
-func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Message wins over; it
 // is safe while the application writes.
-func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
 // Backfill writes every row messages_by_conversation implies into table, a new
 // one say, token range by token range; with o.Job it records the ranges done
 // and, run again, resumes.
-func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
 // Get reads the Message with the given key from messages_by_conversation, the
 // source of truth; cqlgen.ErrNotFound if there is none.
-func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (*Message, error) {
+func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (_ *Message, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if conversationID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "conversation_id",
@@ -508,7 +532,11 @@ type MessagesByConversationOptions struct {
 
 // MessagesByConversation reads the messages of a conversation, newest first,
 // from messages_by_conversation, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
+func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByConversation")
+	defer func() {
+		call.End(err)
+	}()
 	if conversationID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
 			Column: "conversation_id",
@@ -553,7 +581,11 @@ type MessagesByUserOptions struct {
 
 // MessagesByUser reads the messages a user sent, newest first, from
 // messages_by_user, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (cqlgen.Page[Message], error) {
+func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (_ cqlgen.Page[Message], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByUser")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
 			Column: "user_id",

@@ -177,7 +177,11 @@ func playCheck(e *Play) error {
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
 // change an entity that exists, use Update.
-func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -192,7 +196,11 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 
 // Update writes e over the row with its key in listening_history. Unlike
 // Insert, nil pointers and empty collections clear their columns.
-func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -206,7 +214,11 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 }
 
 // Delete removes the row with e's key from listening_history.
-func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -221,7 +233,11 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 
 // Get reads the Play with the given key from listening_history, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
+func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "user_id",
@@ -257,7 +273,11 @@ type ListeningHistoryOptions struct {
 
 // ListeningHistory reads a user's listening history, newest first, from
 // listening_history, in pages: one partition, in clustering order.
-func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
+func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "ListeningHistory")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
 			Column: "user_id",
@@ -637,7 +657,11 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -653,7 +677,11 @@ func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -666,7 +694,11 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // key. Deleting what does not exist is not an error. If it returns an error,
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -678,7 +710,11 @@ func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Track since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, int64, error) {
+func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (_ *Track, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if trackID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "track_id",
@@ -701,7 +737,11 @@ func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, i
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (*Track, error) {
+func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (_ *Track, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if trackID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "track_id",
@@ -730,27 +770,43 @@ func (r *TrackRepo) Tables() []string {
 
 // Verify compares every table of Track with what tracks, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Track wins over; it is
 // safe while the application writes.
-func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
 }
 
 // Backfill writes every row tracks implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
 }
 
 // Get reads the Track with the given key from tracks, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
+func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if trackID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "track_id",
@@ -784,7 +840,11 @@ type TopTracksByArtistOptions struct {
 
 // TopTracksByArtist reads an artist's top tracks, most played first, from
 // top_tracks_by_artist, in pages: one partition, in clustering order.
-func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (cqlgen.Page[Track], error) {
+func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (_ cqlgen.Page[Track], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "TopTracksByArtist")
+	defer func() {
+		call.End(err)
+	}()
 	if artistID == "" {
 		return cqlgen.Page[Track]{}, &cqlgen.EmptyKeyError{
 			Column: "artist_id",
@@ -989,7 +1049,11 @@ func playlistTrackCheck(e *PlaylistTrack) error {
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1004,7 +1068,11 @@ func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts .
 
 // Update writes e over the row with its key in playlist_tracks. Unlike Insert,
 // nil pointers and empty collections clear their columns.
-func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1018,7 +1086,11 @@ func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts .
 }
 
 // Delete removes the row with e's key from playlist_tracks.
-func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1033,7 +1105,11 @@ func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts .
 
 // Get reads the PlaylistTrack with the given key from playlist_tracks, the
 // source of truth; cqlgen.ErrNotFound if there is none.
-func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (*PlaylistTrack, error) {
+func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (_ *PlaylistTrack, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if playlistID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "playlist_id",
@@ -1069,7 +1145,11 @@ type PlaylistTracksOptions struct {
 
 // PlaylistTracks reads the tracks of a playlist, in order, from
 // playlist_tracks, in pages: one partition, in clustering order.
-func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (cqlgen.Page[PlaylistTrack], error) {
+func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (_ cqlgen.Page[PlaylistTrack], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "PlaylistTracks")
+	defer func() {
+		call.End(err)
+	}()
 	if playlistID == "" {
 		return cqlgen.Page[PlaylistTrack]{}, &cqlgen.EmptyKeyError{
 			Column: "playlist_id",
@@ -1460,7 +1540,11 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 // daily_track_plays, the source of truth. If it returns an error, it may have
 // applied in part: run it again, from any client, and every table converges on
 // the result; the next write of the entity finishes it too.
-func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1477,7 +1561,11 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 // it returns an error, it may have applied in part: run it again, from any
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
-func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1491,7 +1579,11 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 // error. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1503,7 +1595,11 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 // with its version: pass that to Update or Delete as
 // cqlgen.IfVersion(version), and they apply only if no one changed the
 // ChartEntry since (a compare-and-set). cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, int64, error) {
+func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -1533,7 +1629,11 @@ func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, 
 // more than Update, which overwrites whatever a concurrent writer did. Run
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (*ChartEntry, error) {
+func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (_ *ChartEntry, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -1570,27 +1670,43 @@ func (r *ChartEntryRepo) Tables() []string {
 // Verify compares every table of ChartEntry with what daily_track_plays, the
 // source of truth, implies, and reports the rows missing, stale or orphaned.
 // It writes nothing.
-func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of ChartEntry wins over;
 // it is safe while the application writes.
-func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
 }
 
 // Backfill writes every row daily_track_plays implies into table, a new one
 // say, token range by token range; with o.Job it records the ranges done and,
 // run again, resumes.
-func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
 }
 
 // Get reads the ChartEntry with the given key from daily_track_plays, the
 // source of truth; cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, error) {
+func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -1631,7 +1747,11 @@ type DailyChartsOptions struct {
 
 // DailyCharts reads a day's chart, most played first, from daily_charts, in
 // pages: all 100 hash buckets read in parallel and merged in clustering order.
-func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
+func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -1998,7 +2118,11 @@ var releaseWrites = &cqlgenimpl.Entity[Release]{
 // source of truth. If it returns an error, it may have applied in part: run it
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
-func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2014,7 +2138,11 @@ func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Opt
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2027,7 +2155,11 @@ func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Opt
 // only its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2039,7 +2171,11 @@ func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Opt
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Release since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (*Release, int64, error) {
+func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (_ *Release, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(releaseID) {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "release_id",
@@ -2062,7 +2198,11 @@ func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (*
 // Update, which overwrites whatever a concurrent writer did. Run again after
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (*Release, error) {
+func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (_ *Release, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(releaseID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "release_id",
@@ -2092,27 +2232,43 @@ func (r *ReleaseRepo) Tables() []string {
 // Verify compares every table of Release with what releases, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Release wins over; it
 // is safe while the application writes.
-func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
 }
 
 // Backfill writes every row releases implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
 }
 
 // Get reads the Release with the given key from releases, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (*Release, error) {
+func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(releaseID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "release_id",
@@ -2153,7 +2309,11 @@ type NewReleasesOptions struct {
 // NewReleases reads every artist's releases, newest first, a partition a day,
 // from new_releases, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (cqlgen.Page[Release], error) {
+func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_ cqlgen.Page[Release], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "NewReleases")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &NewReleasesOptions{}
 	}

@@ -177,6 +177,5 @@ func indexRead(f *jen.File, ix *model.Index) {
 		where = "in token order: a scatter that visits every token range of the cluster on each page, so keep it for rare or ad hoc reads"
 	}
 	doc(f, "%s reads %s: the rows of %s %s, through the storage-attached index %s, in pages, %s.", ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, match, ix.Name, where)
-	recvFunc(f, e, ix.Method).Params(append(append([]jen.Code{ctxParam()}, params...), jen.Id("o").Op("*").Id(n.Options))...).
-		Params(page, jen.Error()).Block(body...)
+	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
 }

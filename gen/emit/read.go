@@ -59,7 +59,7 @@ func lookup(f *jen.File, t *model.Table, name, docText string) {
 		jen.Return(jen.Op("&").Id("row"), jen.Nil()),
 	)
 	doc(f, "%s", docText)
-	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(t.Names.RowType), jen.Error()).Block(body...)
+	callMethod(f, e, name, params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Error()}, body)
 }
 
 func get(f *jen.File, e *model.Entity) {
@@ -150,6 +150,5 @@ func readPage(f *jen.File, t *model.Table) {
 		words = b.ReadWords()
 	}
 	doc(f, "%s reads %s, from %s, in pages: %s.", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words)
-	recvFunc(f, e, t.Method).Params(append(append([]jen.Code{ctxParam()}, params...), jen.Id("o").Op("*").Id(n.Options))...).
-		Params(page, jen.Error()).Block(body...)
+	callMethod(f, e, t.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
 }

@@ -373,6 +373,28 @@ func recvFunc(f *jen.File, e *model.Entity, name string) *jen.Statement {
 	return f.Func().Params(jen.Id("r").Op("*").Id(e.Names.Repo)).Id(name)
 }
 
+// callMethod writes a method of the entity's repository that runs
+// statements: its parameters follow the context, its results end with the
+// error. It begins with cqlgen.StartCall, which gives a session's
+// CallObserver one record of the whole call (and its tracer a span the
+// statements' attempts run under), and ends it with the error returned,
+// which is why the results are named.
+func callMethod(f *jen.File, e *model.Entity, name string, params, results, body []jen.Code) {
+	named := make([]jen.Code, len(results))
+	for i, r := range results {
+		id := "_"
+		if i == len(results)-1 {
+			id = "err"
+		}
+		named[i] = jen.Id(id).Add(r)
+	}
+	prologue := []jen.Code{
+		jen.List(jen.Id("ctx"), jen.Id("call")).Op(":=").Qual(rt, "StartCall").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Lit(e.GoName), jen.Lit(name)),
+		jen.Defer().Func().Params().Block(jen.Id("call").Dot("End").Call(jen.Err())).Call(),
+	}
+	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(named...).Block(append(prologue, body...)...)
+}
+
 // keyed is a composite literal's body with its fields in the given order
 // (name, value, name, value...), one a line; a jen.Dict sorts them.
 func keyed(kv ...jen.Code) jen.Code {

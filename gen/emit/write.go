@@ -46,8 +46,8 @@ func writeMethod(f *jen.File, e *model.Entity, name, docText string, body ...jen
 		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, begin).Call(jen.Id("e"), jen.Id(check), jen.Id("r").Dot("opts"), jen.Id("opts")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 	}
-	recvFunc(f, e, name).Params(ctxParam(), jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Error().
-		Block(append(prologue, body...)...)
+	callMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{jen.Error()},
+		append(prologue, body...))
 }
 
 func insert(f *jen.File, e *model.Entity) {
@@ -246,8 +246,8 @@ func uniqueRead(f *jen.File, t *model.Table) {
 		}
 	}
 	doc(f, "%s reads the %s that holds the given key of %s, a unique key: the claim in %s names it, and %s, the source of truth, must still give it that key; cqlgen.ErrNotFound if no %s holds it.", t.Method, e.GoName, t.Name, t.Name, e.Canonical.Name, e.GoName)
-	recvFunc(f, e, t.Method).Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Error()).Block(
-		append(checks, jen.Return(jen.Qual(impl, "Resolve").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Lit(index), jen.Index().Any().Values(vals...))))...)
+	callMethod(f, e, t.Method, params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()},
+		append(checks, jen.Return(jen.Qual(impl, "Resolve").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Lit(index), jen.Index().Any().Values(vals...)))))
 }
 
 // versionedReads writes GetVersioned and Modify of a versioned entity:
@@ -267,8 +267,8 @@ func versionedReads(f *jen.File, e *model.Entity) {
 	}
 	params, body := entity(jen.List(jen.Nil(), jen.Lit(0)))
 	doc(f, "GetVersioned reads the %s with the given key from %s, with its version: pass that to Update or Delete as cqlgen.IfVersion(version), and they apply only if no one changed the %s since (a compare-and-set). cqlgen.ErrNotFound if there is none.", e.GoName, t.Name, e.GoName)
-	recvFunc(f, e, "GetVersioned").Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()).Block(
-		append(body, jen.Return(jen.Qual(impl, "Versioned").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Id("e"))))...)
+	callMethod(f, e, "GetVersioned", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()},
+		append(body, jen.Return(jen.Qual(impl, "Versioned").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Id("e")))))
 
 	params, body = entity(jen.Nil())
 	params = append(params, jen.Id("change").Func().Params(jen.Op("*").Id(e.GoName)).Error(), jen.Id("opts").Op("...").Qual(rt, "Option"))
@@ -278,7 +278,7 @@ func versionedReads(f *jen.File, e *model.Entity) {
 		jen.Return(jen.Qual(impl, "Modify").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(e.Names.Writes), jen.Id("e"), jen.Id(e.Names.Check), jen.Id("change"))),
 	)
 	doc(f, "Modify reads the %s with the given key, lets change edit it (set a field, add to a collection), and writes the result to every table that stores what changed, if no one changed the %s since it was read; when someone did, it reads it again and calls change again, up to Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing is written when change returns an error, which Modify returns; change must not edit the key in %s (cqlgen.ErrKeyChanged). It returns the %s written; cqlgen.ErrNotFound if there is none. It costs one read more than Update, which overwrites whatever a concurrent writer did. Run again after its reply was lost, it applies change again, unless given cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.", e.GoName, e.GoName, t.Name, e.GoName)
-	recvFunc(f, e, "Modify").Params(append([]jen.Code{ctxParam()}, params...)...).Params(jen.Op("*").Id(e.GoName), jen.Error()).Block(body...)
+	callMethod(f, e, "Modify", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()}, body)
 }
 
 // immutableDelete writes Delete of an immutable entity: the canonical row
@@ -336,12 +336,12 @@ func maintenance(f *jen.File, e *model.Entity) {
 	doc(f, "Tables lists the tables of %s that Repair and Backfill write: every one but %s, the source of truth.", e.GoName, e.Canonical.Name)
 	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(jen.Index().String().Values(tables...)))
 	doc(f, "Verify compares every table of %s with what %s, the source of truth, implies, and reports the rows missing, stale or orphaned. It writes nothing.", e.GoName, e.Canonical.Name)
-	recvFunc(f, e, "Verify").Params(ctxParam(), mo).Params(report...).Block(
-		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.False(), jen.Id("o"))))
+	callMethod(f, e, "Verify", []jen.Code{mo}, report, []jen.Code{
+		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.False(), jen.Id("o")))})
 	doc(f, "Repair verifies, then writes the rows missing or stale and deletes the orphans, each at a timestamp that any later write of %s wins over; it is safe while the application writes.", e.GoName)
-	recvFunc(f, e, "Repair").Params(ctxParam(), mo).Params(report...).Block(
-		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.True(), jen.Id("o"))))
+	callMethod(f, e, "Repair", []jen.Code{mo}, report, []jen.Code{
+		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.True(), jen.Id("o")))})
 	doc(f, "Backfill writes every row %s implies into table, a new one say, token range by token range; with o.Job it records the ranges done and, run again, resumes.", e.Canonical.Name)
-	recvFunc(f, e, "Backfill").Params(ctxParam(), jen.Id("table").String(), mo).Params(report...).Block(
-		jen.Return(jen.Qual(impl, "Backfill").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.Id("table"), jen.Id("o"))))
+	callMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, []jen.Code{
+		jen.Return(jen.Qual(impl, "Backfill").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.Id("table"), jen.Id("o")))})
 }

@@ -1,7 +1,6 @@
 package cassandratest
 
 import (
-	"regexp"
 	"testing"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
@@ -22,19 +21,5 @@ func TestKeyspaceStatementsAreRecognised(t *testing.T) {
 		if got := use || s.IsCreateKeyspace(); got != want {
 			t.Errorf("%q: skipped = %v, want %v", text, got, want)
 		}
-	}
-}
-
-func TestKeyspaceName(t *testing.T) {
-	valid := regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
-	a := keyspaceName("TestGenerated/Users_CRUD#01 with a very long subtest name indeed")
-	b := keyspaceName("TestGenerated/Users_CRUD#01 with a very long subtest name indeed")
-	for _, name := range []string{a, b} {
-		if !valid.MatchString(name) {
-			t.Errorf("%q is not a valid unquoted keyspace name", name)
-		}
-	}
-	if a == b {
-		t.Errorf("two calls gave the same name %q", a)
 	}
 }

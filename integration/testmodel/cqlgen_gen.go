@@ -171,7 +171,11 @@ func noteCheck(e *Note) error {
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -186,7 +190,11 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) e
 
 // Update writes e over the row with its key in notes. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -200,7 +208,11 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) e
 }
 
 // Delete removes the row with e's key from notes.
-func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -215,7 +227,11 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) e
 
 // Get reads the Note with the given key from notes, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (*Note, error) {
+func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (_ *Note, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -251,7 +267,11 @@ type NotesOptions struct {
 
 // Notes reads Note rows by space, ordered by at descending, then seq
 // ascending, from notes, in pages: one partition, in clustering order.
-func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (cqlgen.Page[Note], error) {
+func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ cqlgen.Page[Note], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Notes")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -346,7 +366,11 @@ type NotesByTagOptions struct {
 // contains the value, through the storage-attached index notes_by_tag, in
 // pages, within one partition, in clustering order; the index makes this a
 // cheap read of one partition's replicas.
-func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *NotesByTagOptions) (cqlgen.Page[Note], error) {
+func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *NotesByTagOptions) (_ cqlgen.Page[Note], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByTag")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -435,7 +459,11 @@ type NotesBySizeOptions struct {
 // through the storage-attached index notes_by_size, in pages, within one
 // partition, in clustering order; the index makes this a cheap read of one
 // partition's replicas.
-func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (cqlgen.Page[Note], error) {
+func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (_ cqlgen.Page[Note], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesBySize")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -533,7 +561,11 @@ type NotesByAuthorOptions struct {
 // whose author equals the value, through the storage-attached index
 // notes_by_author, in pages, in token order: a scatter that visits every token
 // range of the cluster on each page, so keep it for rare or ad hoc reads.
-func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByAuthorOptions) (cqlgen.Page[Note], error) {
+func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByAuthorOptions) (_ cqlgen.Page[Note], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByAuthor")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &NotesByAuthorOptions{}
 	}
@@ -1140,7 +1172,11 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 // the source of truth. If it returns an error, it may have applied in part:
 // run it again, from any client, and every table converges on the result; the
 // next write of the entity finishes it too.
-func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1157,7 +1193,11 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // it returns an error, it may have applied in part: run it again, from any
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
-func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1171,7 +1211,11 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // returns an error, it may have applied in part: run it again, from any
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
-func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1183,7 +1227,11 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Reading since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, int64, error) {
+func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1208,7 +1256,11 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time
 // than Update, which overwrites whatever a concurrent writer did. Run again
 // after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
+func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1240,27 +1292,43 @@ func (r *ReadingRepo) Tables() []string {
 // Verify compares every table of Reading with what readings_by_day, the source
 // of truth, implies, and reports the rows missing, stale or orphaned. It
 // writes nothing.
-func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Reading wins over; it
 // is safe while the application writes.
-func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
 // Backfill writes every row readings_by_day implies into table, a new one say,
 // token range by token range; with o.Job it records the ranges done and, run
 // again, resumes.
-func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
 // Get reads the Reading with the given key from readings_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, error) {
+func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1303,7 +1371,11 @@ type ReadingsByDayOptions struct {
 // ReadingsByDay reads a sensor's readings, newest first, a partition a day,
 // from readings_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1357,7 +1429,11 @@ type Readings1Options struct {
 
 // Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
 // pages: all 1 hash buckets read in parallel and merged in clustering order.
-func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings1")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1405,7 +1481,11 @@ type Readings16Options struct {
 // Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
 // in pages: all 16 hash buckets read in parallel and merged in clustering
 // order.
-func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings16")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -2250,7 +2330,11 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2266,7 +2350,11 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2279,7 +2367,11 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // key. Deleting what does not exist is not an error. If it returns an error,
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2291,7 +2383,11 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Visit since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (*Visit, int64, error) {
+func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (_ *Visit, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if visitID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "visit_id",
@@ -2314,7 +2410,11 @@ func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (*Visit, i
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (*Visit, error) {
+func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (_ *Visit, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if visitID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "visit_id",
@@ -2343,27 +2443,43 @@ func (r *VisitRepo) Tables() []string {
 
 // Verify compares every table of Visit with what visits, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Visit wins over; it is
 // safe while the application writes.
-func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", true, o)
 }
 
 // Backfill writes every row visits implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, visitWrites, "Visit", table, o)
 }
 
 // Get reads the Visit with the given key from visits, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *VisitRepo) Get(ctx context.Context, visitID string) (*Visit, error) {
+func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if visitID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "visit_id",
@@ -2397,7 +2513,11 @@ type VisitsByUserOptions struct {
 
 // VisitsByUser reads a user's visits, newest first, from visits_by_user, in
 // pages: one partition, in clustering order.
-func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (cqlgen.Page[Visit], error) {
+func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (_ cqlgen.Page[Visit], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsByUser")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
 			Column: "user_id",
@@ -2443,7 +2563,11 @@ type VisitsBySiteOptions struct {
 // VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
 // in pages: all 8 hash buckets read in parallel and merged in clustering
 // order.
-func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (cqlgen.Page[Visit], error) {
+func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (_ cqlgen.Page[Visit], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsBySite")
+	defer func() {
+		call.End(err)
+	}()
 	if site == "" {
 		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
 			Column: "site",
@@ -2497,7 +2621,11 @@ type VisitsBySiteDayOptions struct {
 // VisitsBySiteDay reads a site's visits, a partition a day, from
 // visits_by_site_day, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (cqlgen.Page[Visit], error) {
+func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (_ cqlgen.Page[Visit], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsBySiteDay")
+	defer func() {
+		call.End(err)
+	}()
 	if site == "" {
 		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
 			Column: "site",
@@ -2551,7 +2679,11 @@ type VisitsByPageOptions struct {
 
 // VisitsByPage reads the visits of a page, storing only their site, from
 // visits_by_page, in pages: one partition, in clustering order.
-func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (cqlgen.Page[VisitsByPageRow], error) {
+func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (_ cqlgen.Page[VisitsByPageRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsByPage")
+	defer func() {
+		call.End(err)
+	}()
 	if page == "" {
 		return cqlgen.Page[VisitsByPageRow]{}, &cqlgen.EmptyKeyError{
 			Column: "page",

@@ -665,7 +665,11 @@ var everythingWrites = &cqlgenimpl.Entity[Everything]{
 // source of truth. If it returns an error, it may have applied in part: run it
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
-func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -682,7 +686,11 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 // it returns an error, it may have applied in part: run it again, from any
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
-func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -696,7 +704,11 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 // returns an error, it may have applied in part: run it again, from any
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
-func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -708,7 +720,11 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 // its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Everything since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, int64, error) {
+func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(id) {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "id",
@@ -733,7 +749,11 @@ func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKe
 // more than Update, which overwrites whatever a concurrent writer did. Run
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (*Everything, error) {
+func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (_ *Everything, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(id) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "id",
@@ -765,27 +785,43 @@ func (r *EverythingRepo) Tables() []string {
 // Verify compares every table of Everything with what everything, the source
 // of truth, implies, and reports the rows missing, stale or orphaned. It
 // writes nothing.
-func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Everything wins over;
 // it is safe while the application writes.
-func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", true, o)
 }
 
 // Backfill writes every row everything implies into table, a new one say,
 // token range by token range; with o.Job it records the ranges done and, run
 // again, resumes.
-func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, everythingWrites, "Everything", table, o)
 }
 
 // Get reads the Everything with the given key from everything, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
+func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(id) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "id",
@@ -822,7 +858,11 @@ type EverythingOptions struct {
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
-func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
+func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Everything")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(id) {
 		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
 			Column: "id",
@@ -868,7 +908,11 @@ type EverythingBySOptions struct {
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
 // tags_key ascending, then day ascending, from everything_by_s, in pages: one
 // partition, in clustering order.
-func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (cqlgen.Page[Everything], error) {
+func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (_ cqlgen.Page[Everything], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "EverythingByS")
+	defer func() {
+		call.End(err)
+	}()
 	if s == "" {
 		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
 			Column: "s",
@@ -1283,7 +1327,11 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 // source of truth. If it returns an error, it may have applied in part: run it
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1299,7 +1347,11 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1312,7 +1364,11 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 // only its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1324,7 +1380,11 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Customer since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
+func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(customerID) {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "customer_id",
@@ -1347,7 +1407,11 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) 
 // more than Update, which overwrites whatever a concurrent writer did. Run
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(customerID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "customer_id",
@@ -1377,27 +1441,43 @@ func (r *CustomerRepo) Tables() []string {
 // Verify compares every table of Customer with what customers, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Customer wins over; it
 // is safe while the application writes.
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
 // Backfill writes every row customers implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
 
 // Get reads the Customer with the given key from customers, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
+func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(customerID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "customer_id",
@@ -1432,7 +1512,11 @@ type CustomersByRegionOptions struct {
 // CustomersByRegion reads Customer rows by region, ordered by created_at
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
-func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
+func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &CustomersByRegionOptions{}
 	}
@@ -1605,7 +1689,11 @@ func visitCheck(e *Visit) error {
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1620,7 +1708,11 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 
 // Update writes e over the row with its key in visits. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1634,7 +1726,11 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 }
 
 // Delete removes the row with e's key from visits.
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1649,7 +1745,11 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 
 // Get reads the Visit with the given key from visits, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (*Visit, error) {
+func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_ *Visit, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(customerID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "customer_id",
@@ -1684,7 +1784,11 @@ type VisitsOptions struct {
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending, from
 // visits, in pages: one partition, in clustering order.
-func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
+func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Visits")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(customerID) {
 		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
 			Column: "customer_id",

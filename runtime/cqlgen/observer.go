@@ -2,14 +2,19 @@ package cqlgen
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"time"
+
+	"github.com/gocql/gocql"
 )
 
 // Observer sees every attempt of every statement a Session made by
 // NewSession runs: one Observation per statement per attempt, including the
 // attempts that failed and were retried, and the statements the runtime
 // refused before sending (Attempt 0). It is the hook for metrics, tracing
-// and logs; the runtime itself logs nothing.
+// and logs; the runtime itself logs nothing. An Observer that is also a
+// CallObserver sees every repository call as well.
 //
 // Observe is called on the goroutine running the statement, between the
 // attempt and the next one, so it should be quick and must not block; it
@@ -24,13 +29,24 @@ type Observer interface {
 type Observation struct {
 	Table   string        // the statement's Table
 	Pattern string        // the statement's Pattern
-	Kind    StatementKind // read, write or conditional write
+	Kind    StatementKind // read, write, conditional write or pre-read
 	// Attempt counts from 1; 0 means the runtime refused the statement
 	// before sending it (a batch over the size limit, an unlogged batch
-	// across partitions), and Err says why.
+	// across partitions), or found no node to send it to, and Err says
+	// why.
 	Attempt int
 	Latency time.Duration // of this attempt alone, backoff excluded
 	Err     error         // nil when the attempt succeeded
+	// Host is the node that coordinated the attempt, as host:port; ""
+	// when no node did (Attempt 0).
+	Host string
+	// Keyspace is the keyspace the statement ran in: the one it names, or
+	// the session's; "" when the driver did not report one.
+	Keyspace string
+	// Rows is the number of rows the attempt returned: one page of a read,
+	// the one row of a conditional write; 0 for other writes, batches and
+	// failed attempts.
+	Rows int
 	// Batch is the number of statements in the batch this statement was
 	// sent in; 0 when it was sent alone. Every statement of a batch is
 	// observed, with the batch's latency and error.
@@ -41,4 +57,203 @@ type Observation struct {
 	// by default: the batch was sent, but it is larger than it should be.
 	BatchBytes int
 	BatchWarn  bool // see BatchBytes
+	// Call is the repository call the statement was part of, when the
+	// session's Observer is a CallObserver; zero otherwise, and for
+	// statements run outside a repository method.
+	Call Call
+}
+
+// Call names one call of a generated repository method: the entity the
+// repository keeps and the method, e.g. {Track Insert} or
+// {Message ConversationMessages}.
+type Call struct {
+	Entity string
+	Method string
+}
+
+// String is Entity.Method, e.g. Track.Insert.
+func (c Call) String() string { return c.Entity + "." + c.Method }
+
+// CallObservation is one repository call, observed when it returns.
+type CallObservation struct {
+	Call
+	Latency time.Duration // from the start of the call to its return
+	Err     error         // what the call returned
+	// Attempts counts the attempts of every statement the call made,
+	// retries and pre-reads included; a batch counts once per attempt.
+	Attempts int
+	// Retries counts those that were not a statement's first attempt.
+	Retries int
+	// Rows is the number of rows the call's reads returned (Kind Read;
+	// pre-reads are not counted).
+	Rows int
+}
+
+// CallObserver is an Observer that also sees each call of a generated
+// repository method: one Insert, Update, Modify, read of a pattern, and so
+// on, however many statements and attempts it takes.
+//
+// StartCall is called as the method starts, with the context it was
+// given; the context it returns is the one every statement of the call
+// runs with, and so the one Observe and EndCall get: a tracer opens the
+// call's span there, and the attempts' spans become its children. EndCall
+// is called once, when the method returns. Both are called on the
+// caller's goroutine; Observe may be called from others while a call
+// reads concurrently.
+type CallObserver interface {
+	Observer
+	StartCall(ctx context.Context, c Call) context.Context
+	EndCall(ctx context.Context, o CallObservation)
+}
+
+// ActiveCall is a repository call under way, as StartCall returns it. The
+// zero value, returned when there is nothing to observe, ends at no cost.
+type ActiveCall struct {
+	obs   CallObserver
+	ctx   context.Context
+	state *callState
+	start time.Time
+}
+
+// callState counts a call's attempts; its statements may run concurrently.
+type callState struct {
+	call              Call
+	attempts, retries atomic.Int64
+	rows              atomic.Int64
+}
+
+type callKey struct{}
+
+// StartCall starts a call of a repository method on s. When s is a
+// session made by NewSession whose Observer is a CallObserver, it tells
+// the observer and returns the context the call's statements must run
+// with; otherwise it returns ctx unchanged and a zero ActiveCall, without
+// allocating. Generated repository methods begin with
+//
+//	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Insert")
+//	defer func() { call.End(err) }()
+func StartCall(ctx context.Context, s Session, entity, method string) (context.Context, ActiveCall) {
+	g, ok := s.(*gocqlSession)
+	if !ok || g.calls == nil {
+		return ctx, ActiveCall{}
+	}
+	st := &callState{call: Call{Entity: entity, Method: method}}
+	ctx = g.calls.StartCall(ctx, st.call)
+	ctx = context.WithValue(ctx, callKey{}, st)
+	return ctx, ActiveCall{obs: g.calls, ctx: ctx, state: st, start: time.Now()}
+}
+
+// End reports the call's outcome to the observer, once.
+func (a ActiveCall) End(err error) {
+	if a.obs == nil {
+		return
+	}
+	a.obs.EndCall(a.ctx, CallObservation{
+		Call:     a.state.call,
+		Latency:  time.Since(a.start),
+		Err:      err,
+		Attempts: int(a.state.attempts.Load()),
+		Retries:  int(a.state.retries.Load()),
+		Rows:     int(a.state.rows.Load()),
+	})
+}
+
+// CallOf returns the repository call ctx belongs to, as StartCall set it
+// up; false when there is none.
+func CallOf(ctx context.Context) (Call, bool) {
+	st := callOf(ctx)
+	return st.name(), st != nil
+}
+
+// callOf is the state of the call ctx belongs to; nil when there is none.
+func callOf(ctx context.Context) *callState {
+	st, _ := ctx.Value(callKey{}).(*callState)
+	return st
+}
+
+// count adds one attempt to the call, if any: a statement's, or a whole
+// batch's.
+func (st *callState) count(attempt int, kind StatementKind, rows int, err error) {
+	if st == nil {
+		return
+	}
+	st.attempts.Add(1)
+	if attempt > 1 {
+		st.retries.Add(1)
+	}
+	if kind == Read && err == nil {
+		st.rows.Add(int64(rows))
+	}
+}
+
+// name is the call's name, or the zero Call for no call.
+func (st *callState) name() Call {
+	if st == nil {
+		return Call{}
+	}
+	return st.call
+}
+
+// ErrorType names what kind of error err is, in a few words fit for a
+// metric label or a span attribute, whose values must stay few: "" for
+// nil; a cqlgen error by its sentinel (not_found, not_applied,
+// retries_exhausted, ...); a context's end (canceled, deadline_exceeded);
+// a gocql error by its class (read_timeout, write_timeout, unavailable,
+// request_error, no_connections, connection); anything else "other".
+// It never carries text from the error, which may quote values.
+func ErrorType(err error) string {
+	if err == nil {
+		return ""
+	}
+	for _, s := range errorTypes {
+		if errors.Is(err, s.err) {
+			return s.name
+		}
+	}
+	var (
+		readTimeout  *gocql.RequestErrReadTimeout
+		writeTimeout *gocql.RequestErrWriteTimeout
+		unavailable  *gocql.RequestErrUnavailable
+		reqErr       gocql.RequestError
+	)
+	switch {
+	case errors.As(err, &readTimeout):
+		return "read_timeout"
+	case errors.As(err, &writeTimeout):
+		return "write_timeout"
+	case errors.As(err, &unavailable):
+		return "unavailable"
+	case errors.As(err, &reqErr):
+		return "request_error"
+	case isConnError(err):
+		return "connection"
+	}
+	return "other"
+}
+
+// errorTypes are ErrorType's sentinels, in the order they are tried: the
+// ones that wrap others first.
+var errorTypes = []struct {
+	err  error
+	name string
+}{
+	{context.Canceled, "canceled"},
+	{context.DeadlineExceeded, "deadline_exceeded"},
+	{ErrRetriesExhausted, "retries_exhausted"},
+	{ErrOutcomeUnknown, "outcome_unknown"},
+	{ErrFenced, "fenced"},
+	{ErrNotFound, "not_found"},
+	{ErrNotApplied, "not_applied"},
+	{ErrCounterNotApplied, "counter_not_applied"},
+	{ErrIdempotencyConflict, "idempotency_conflict"},
+	{ErrInvalidCursor, "invalid_cursor"},
+	{ErrEmptyKey, "empty_key"},
+	{ErrBatchTooLarge, "batch_too_large"},
+	{ErrCrossPartition, "cross_partition"},
+	{ErrKeyChanged, "key_changed"},
+	{ErrNilEntity, "nil_entity"},
+	{ErrInvalidLimit, "invalid_limit"},
+	{ErrInvalidOption, "invalid_option"},
+	{gocql.ErrNoConnections, "no_connections"},
+	{gocql.ErrTimeoutNoResponse, "client_timeout"},
 }

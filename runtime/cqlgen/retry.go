@@ -256,7 +256,7 @@ func (e *execution) again(err error, n int) bool {
 	// host (no attempt), or the error ended the pass early.
 	e.attempts = e.prior + max(n, 1)
 	if n == 0 && e.s.opts.Observer != nil {
-		e.observe(e.attempts, 0, err)
+		e.observe(attemptOf{n: e.attempts, err: err})
 	}
 	e.prior = e.attempts
 	if !e.idempotent {
@@ -331,34 +331,68 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// ObserveQuery relays gocql's observation of one attempt.
-func (e *execution) ObserveQuery(_ context.Context, o gocql.ObservedQuery) {
-	e.observe(e.prior+o.Attempt+1, o.End.Sub(o.Start), o.Err)
+// ObserveQuery relays gocql's observation of one attempt: to the
+// session's own gocql QueryObserver first, then to the Observer.
+func (e *execution) ObserveQuery(ctx context.Context, o gocql.ObservedQuery) {
+	if e.s.chainQuery != nil {
+		e.s.chainQuery.ObserveQuery(ctx, o)
+	}
+	e.observe(attemptOf{
+		n: e.prior + o.Attempt + 1, latency: o.End.Sub(o.Start), err: o.Err,
+		host: o.Host, keyspace: o.Keyspace, rows: o.Rows,
+	})
 }
 
-// ObserveBatch relays gocql's observation of one attempt of a batch.
-func (e *execution) ObserveBatch(_ context.Context, o gocql.ObservedBatch) {
-	e.observe(e.prior+o.Attempt+1, o.End.Sub(o.Start), o.Err)
+// ObserveBatch relays gocql's observation of one attempt of a batch: to
+// the session's own gocql BatchObserver first, then to the Observer.
+func (e *execution) ObserveBatch(ctx context.Context, o gocql.ObservedBatch) {
+	if e.s.chainBatch != nil {
+		e.s.chainBatch.ObserveBatch(ctx, o)
+	}
+	e.observe(attemptOf{
+		n: e.prior + o.Attempt + 1, latency: o.End.Sub(o.Start), err: o.Err,
+		host: o.Host, keyspace: o.Keyspace,
+	})
 }
 
-func (e *execution) observe(attempt int, latency time.Duration, err error) {
-	obs := e.s.opts.Observer
+// attemptOf is what the driver tells of one attempt.
+type attemptOf struct {
+	n        int
+	latency  time.Duration
+	err      error
+	host     *gocql.HostInfo
+	keyspace string
+	rows     int
+}
+
+func (e *execution) observe(a attemptOf) {
+	call := callOf(e.ctx)
 	if e.stmt != nil {
-		obs.Observe(e.ctx, Observation{
+		o := Observation{
 			Table: e.stmt.Table, Pattern: e.stmt.Pattern, Kind: e.stmt.Kind,
-			Attempt: attempt, Latency: latency, Err: err,
-		})
+			Attempt: a.n, Latency: a.latency, Err: a.err,
+			Host: hostPort(a.host), Keyspace: a.keyspace, Call: call.name(),
+		}
+		if a.err == nil {
+			o.Rows = a.rows
+		}
+		call.count(o.Attempt, o.Kind, o.Rows, o.Err)
+		e.s.opts.Observer.Observe(e.ctx, o)
 		return
 	}
-	e.s.observeBatch(e.ctx, e.batch, e.bytes, attempt, latency, err)
+	e.s.observeBatch(e.ctx, e.batch, e.bytes, a)
 }
 
-func (g *gocqlSession) observeBatch(ctx context.Context, qs []Query, bytes, attempt int, latency time.Duration, err error) {
+func (g *gocqlSession) observeBatch(ctx context.Context, qs []Query, bytes int, a attemptOf) {
 	warn := g.opts.BatchWarnBytes > 0 && bytes > g.opts.BatchWarnBytes
+	call := callOf(ctx)
+	call.count(a.n, Write, 0, a.err)
+	host := hostPort(a.host)
 	for _, q := range qs {
 		g.opts.Observer.Observe(ctx, Observation{
 			Table: q.Stmt.Table, Pattern: q.Stmt.Pattern, Kind: q.Stmt.Kind,
-			Attempt: attempt, Latency: latency, Err: err,
+			Attempt: a.n, Latency: a.latency, Err: a.err,
+			Host: host, Keyspace: a.keyspace, Call: call.name(),
 			Batch: len(qs), BatchBytes: bytes, BatchWarn: warn,
 		})
 	}

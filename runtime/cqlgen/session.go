@@ -73,9 +73,11 @@ type SessionOptions struct {
 	// Cassandra's batch_size_fail_threshold, over which Cassandra would
 	// refuse a multi-partition batch itself. Negative: no limit.
 	BatchFailBytes int
-	// Observer, if set, sees every attempt of every statement. It replaces
-	// any gocql QueryObserver or BatchObserver of the cluster
-	// configuration for the statements the session runs.
+	// Observer, if set, sees every attempt of every statement, and every
+	// repository call when it is a CallObserver. The QueryObserver and
+	// BatchObserver of the gocql session's cluster configuration (where
+	// tracing is often hooked) still see every attempt, first: the
+	// session chains them.
 	Observer Observer
 }
 
@@ -114,12 +116,22 @@ func NewSession(s *gocql.Session, opts *SessionOptions) Session {
 	if o.BatchFailBytes == 0 {
 		o.BatchFailBytes = DefaultBatchFailBytes
 	}
-	return &gocqlSession{s: s, opts: o}
+	g := &gocqlSession{s: s, opts: o}
+	g.calls, _ = o.Observer.(CallObserver)
+	if o.Observer != nil {
+		g.chainQuery, g.chainBatch = driverObservers(s)
+	}
+	return g
 }
 
 type gocqlSession struct {
-	s    *gocql.Session
-	opts SessionOptions
+	s     *gocql.Session
+	opts  SessionOptions
+	calls CallObserver // opts.Observer, when it observes calls too
+	// The gocql session's own observers, which setting a query's
+	// observer would otherwise silence.
+	chainQuery gocql.QueryObserver
+	chainBatch gocql.BatchObserver
 }
 
 func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.Query {
@@ -130,7 +142,7 @@ func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.
 		gq.Observer(e)
 	}
 	switch q.Stmt.Kind {
-	case Read:
+	case Read, PreRead:
 		gq.Consistency(g.opts.ReadConsistency)
 		if q.PageSize > 0 {
 			gq.PageSize(q.PageSize)
@@ -283,7 +295,7 @@ func (g *gocqlSession) Batch(ctx context.Context, kind BatchKind, qs []Query) er
 // refuse reports a batch refused before sending to the observer.
 func (g *gocqlSession) refuse(ctx context.Context, qs []Query, size int, err error) error {
 	if g.opts.Observer != nil {
-		g.observeBatch(ctx, qs, size, 0, 0, err)
+		g.observeBatch(ctx, qs, size, attemptOf{err: err})
 	}
 	return err
 }

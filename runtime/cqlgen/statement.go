@@ -1,6 +1,10 @@
 package cqlgen
 
-import "github.com/gocql/gocql"
+import (
+	"strconv"
+
+	"github.com/gocql/gocql"
+)
 
 // StatementKind tells what a statement does, which decides its consistency
 // level and whether it may be retried.
@@ -14,7 +18,28 @@ const (
 	// Conditional is a lightweight transaction (IF ...): it runs Paxos at
 	// the serial consistency level and reports whether it applied.
 	Conditional
+	// PreRead is a SELECT a write makes before writing: the version and
+	// pending record of an entity's canonical row that Insert, Update,
+	// Delete and Modify read first under the write protocol. It runs like
+	// a Read; observers see it apart, so that a pattern's read latency and
+	// rows are its readers' alone.
+	PreRead
 )
+
+// String is the kind's name: read, write, conditional or pre-read.
+func (k StatementKind) String() string {
+	switch k {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Conditional:
+		return "conditional"
+	case PreRead:
+		return "pre-read"
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Statement is one CQL statement with what the session needs to run it.
 // Generated code declares each one's text as a constant and wraps it once,

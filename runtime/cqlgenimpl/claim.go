@@ -63,7 +63,7 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 			for j, c := range p.Owner {
 				owner[j] = raw(cur.cols[c])
 			}
-			st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
+			st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
 			found := err == nil
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return err

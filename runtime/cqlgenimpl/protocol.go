@@ -143,7 +143,7 @@ func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
 	t := ent.Canonical
 	for attempt := 1; ; attempt++ {
-		st, err := GetRow(ctx, s, cqlgen.Query{Stmt: t.State, Values: ent.State(e)}, ent.ScanState)
+		st, err := GetRow(ctx, s, cqlgen.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			return err
@@ -356,7 +356,13 @@ func (p *Projection[T]) sameRow(a, b *T) bool {
 // Versioned reads the entity with e's key and its version, for a later
 // write with cqlgen.IfVersion; cqlgen.ErrNotFound when there is none.
 func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *T) (*T, int64, error) {
-	st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.State, Values: ent.State(e)}, ent.ScanState)
+	return versioned(ctx, s, ent.Canonical.State, ent, e)
+}
+
+// versioned is Versioned with the statement to read with: State, or
+// PreRead for a write's own read.
+func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statement, ent *Entity[T], e *T) (*T, int64, error) {
+	st, err := GetRow(ctx, s, cqlgen.Query{Stmt: stmt, Values: ent.State(e)}, ent.ScanState)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -410,7 +416,7 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 
 func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
 	for attempt := 1; ; attempt++ {
-		cur, version, err := Versioned(ctx, s, ent, key)
+		cur, version, err := versioned(ctx, s, ent.Canonical.PreRead, ent, key)
 		if err != nil {
 			return nil, err
 		}

@@ -102,7 +102,10 @@ type CQL struct {
 type Table struct {
 	Spec TableSpec
 
-	Insert, Delete, Get, Scan     *cqlgen.Statement
+	Insert, Delete, Get, Scan *cqlgen.Statement
+	// PreRead is State as a write reads it before writing: the same text,
+	// of kind cqlgen.PreRead, so that observers tell it from reads.
+	PreRead                       *cqlgen.Statement
 	Add                           *cqlgen.Statement
 	State, Change, Remove, Settle *cqlgen.Statement
 	FenceLive, FenceGrave         *cqlgen.Statement
@@ -129,6 +132,7 @@ func NewTable(spec TableSpec) *Table {
 	t.Delete = t.stmt(c.Delete, cqlgen.Write)
 	t.Get = t.stmt(c.Get, cqlgen.Read)
 	t.State = t.stmt(c.State, cqlgen.Read)
+	t.PreRead = t.stmt(c.State, cqlgen.PreRead)
 	t.Change = t.stmt(c.Change, cqlgen.Conditional)
 	t.Remove = t.stmt(c.Remove, cqlgen.Conditional)
 	t.Settle = t.stmt(c.Settle, cqlgen.Conditional)

@@ -343,7 +343,11 @@ var postWrites = &cqlgenimpl.Entity[Post]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -359,7 +363,11 @@ func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) e
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -372,7 +380,11 @@ func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) e
 // Deleting what does not exist is not an error. If it returns an error, it may
 // have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, postCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -384,7 +396,11 @@ func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) e
 // pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
 // only if no one changed the Post since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (*Post, int64, error) {
+func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (_ *Post, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(postID) {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "post_id",
@@ -407,7 +423,11 @@ func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (*Post, 
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (*Post, error) {
+func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (_ *Post, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(postID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "post_id",
@@ -436,27 +456,43 @@ func (r *PostRepo) Tables() []string {
 
 // Verify compares every table of Post with what posts, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Post wins over; it is
 // safe while the application writes.
-func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", true, o)
 }
 
 // Backfill writes every row posts implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, postWrites, "Post", table, o)
 }
 
 // Get reads the Post with the given key from posts, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (*Post, error) {
+func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(postID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "post_id",
@@ -497,7 +533,11 @@ type NewPostsOptions struct {
 // NewPosts reads Post rows by day(posted_at), ordered by posted_at descending,
 // then post_id ascending, from new_posts, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (cqlgen.Page[Post], error) {
+func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.Page[Post], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "NewPosts")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &NewPostsOptions{}
 	}
@@ -680,7 +720,11 @@ func clickCheck(e *Click) error {
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -695,7 +739,11 @@ func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option)
 
 // Update writes e over the row with its key in clicks_by_hour. Unlike Insert,
 // nil pointers and empty collections clear their columns.
-func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -709,7 +757,11 @@ func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option)
 }
 
 // Delete removes the row with e's key from clicks_by_hour.
-func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -724,7 +776,11 @@ func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option)
 
 // Get reads the Click with the given key from clicks_by_hour, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (*Click, error) {
+func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (_ *Click, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	var e Click
 	e.At = at
 	e.ClickID = clickID
@@ -760,7 +816,11 @@ type ClicksByHourOptions struct {
 // ClicksByHour reads Click rows by hour(at), ordered by at descending, then
 // click_id ascending, from clicks_by_hour, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (cqlgen.Page[Click], error) {
+func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_ cqlgen.Page[Click], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "ClicksByHour")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &ClicksByHourOptions{}
 	}
@@ -943,7 +1003,11 @@ func loginCheck(e *Login) error {
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -958,7 +1022,11 @@ func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option)
 
 // Update writes e over the row with its key in logins_by_day. Unlike Insert,
 // nil pointers and empty collections clear their columns.
-func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -972,7 +1040,11 @@ func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option)
 }
 
 // Delete removes the row with e's key from logins_by_day.
-func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -987,7 +1059,11 @@ func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option)
 
 // Get reads the Login with the given key from logins_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (*Login, error) {
+func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Login, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	var e Login
 	e.At = at
 	e.UserID = userID
@@ -1023,7 +1099,11 @@ type LoginsByDayOptions struct {
 // LoginsByDay reads Login rows by day(at), ordered by at descending, then
 // user_id ascending, from logins_by_day, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (cqlgen.Page[Login], error) {
+func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ cqlgen.Page[Login], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "LoginsByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &LoginsByDayOptions{}
 	}
@@ -1206,7 +1286,11 @@ func likeCheck(e *Like) error {
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1221,7 +1305,11 @@ func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) e
 
 // Update writes e over the row with its key in likes_by_day. Unlike Insert,
 // nil pointers and empty collections clear their columns.
-func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1235,7 +1323,11 @@ func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) e
 }
 
 // Delete removes the row with e's key from likes_by_day.
-func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1250,7 +1342,11 @@ func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) e
 
 // Get reads the Like with the given key from likes_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (*Like, error) {
+func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ *Like, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	var e Like
 	e.At = at
 	e.LikeID = likeID
@@ -1286,7 +1382,11 @@ type LikesByDayOptions struct {
 // LikesByDay reads Like rows by day(at), ordered by at descending, then
 // like_id ascending, from likes_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (cqlgen.Page[Like], error) {
+func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlgen.Page[Like], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "LikesByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &LikesByDayOptions{}
 	}

@@ -1508,7 +1508,11 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 // source of truth. If it returns an error, it may have applied in part: run it
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
-func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1524,7 +1528,11 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1537,7 +1545,11 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // only its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1549,7 +1561,11 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Reading since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (*Reading, int64, error) {
+func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1573,7 +1589,11 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt 
 // Update, which overwrites whatever a concurrent writer did. Run again after
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
+func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1604,27 +1624,43 @@ func (r *ReadingRepo) Tables() []string {
 // Verify compares every table of Reading with what readings, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Reading wins over; it
 // is safe while the application writes.
-func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
 // Backfill writes every row readings implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
 // Get reads the Reading with the given key from readings, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (*Reading, error) {
+func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1659,7 +1695,11 @@ type ReadingsOptions struct {
 
 // Readings reads Reading rows by sensor_id, ordered by read_at descending,
 // from readings, in pages: one partition, in clustering order.
-func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1711,7 +1751,11 @@ type ReadingsByHourOptions struct {
 // ReadingsByHour reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_hour, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByHour")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1772,7 +1816,11 @@ type ReadingsByDayOptions struct {
 // ReadingsByDay reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1833,7 +1881,11 @@ type ReadingsByWeekOptions struct {
 // ReadingsByWeek reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_week, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByWeek")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1894,7 +1946,11 @@ type ReadingsByMonthOptions struct {
 // ReadingsByMonth reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_month, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByMonth")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -1955,7 +2011,11 @@ type ReadingsBy10DaysOptions struct {
 // ReadingsBy10Days reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_10_days, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsBy10Days")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -2010,7 +2070,11 @@ type ReadingsByShardOptions struct {
 // ReadingsByShard reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_shard, in pages: all 16 hash buckets read in
 // parallel and merged in clustering order.
-func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByShard")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -2065,7 +2129,11 @@ type ReadingsByEventMonthOptions struct {
 // ReadingsByEventMonth reads Reading rows by sensor_id, ordered by event_id
 // descending, then read_at ascending, from readings_by_event_month, in pages:
 // time buckets from the newest back, each in clustering order.
-func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByEventMonth")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",
@@ -2127,7 +2195,11 @@ type ReadingsByLocalDayOptions struct {
 // ReadingsByLocalDay reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_local_day, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (cqlgen.Page[Reading], error) {
+func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByLocalDay")
+	defer func() {
+		call.End(err)
+	}()
 	if sensorID == "" {
 		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
 			Column: "sensor_id",

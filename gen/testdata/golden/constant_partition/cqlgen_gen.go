@@ -165,7 +165,11 @@ func settingCheck(e *Setting) error {
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
+func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -180,7 +184,11 @@ func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 
 // Update writes e over the row with its key in settings. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
+func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -194,7 +202,11 @@ func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 }
 
 // Delete removes the row with e's key from settings.
-func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
+func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -209,7 +221,11 @@ func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 
 // Get reads the Setting with the given key from settings, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setting, error) {
+func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Setting, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if scope == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "scope",
@@ -244,7 +260,11 @@ type SettingsOptions struct {
 
 // Settings reads Setting rows by scope, ordered by name ascending, from
 // settings, in pages: one partition, in clustering order.
-func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (cqlgen.Page[Setting], error) {
+func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (_ cqlgen.Page[Setting], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Settings")
+	defer func() {
+		call.End(err)
+	}()
 	if scope == "" {
 		return cqlgen.Page[Setting]{}, &cqlgen.EmptyKeyError{
 			Column: "scope",
@@ -432,7 +452,11 @@ func changeCheck(e *Change) error {
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -447,7 +471,11 @@ func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Optio
 
 // Update writes e over the row with its key in changes_by_day. Unlike Insert,
 // nil pointers and empty collections clear their columns.
-func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -461,7 +489,11 @@ func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Optio
 }
 
 // Delete removes the row with e's key from changes_by_day.
-func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -476,7 +508,11 @@ func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Optio
 
 // Get reads the Change with the given key from changes_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (*Change, error) {
+func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (_ *Change, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if scope == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "scope",
@@ -519,7 +555,11 @@ type ChangesByDayOptions struct {
 // ChangesByDay reads Change rows by scope, ordered by at descending, then name
 // ascending, from changes_by_day, in pages: time buckets from the newest back,
 // each in clustering order.
-func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (cqlgen.Page[Change], error) {
+func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (_ cqlgen.Page[Change], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "ChangesByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if scope == "" {
 		return cqlgen.Page[Change]{}, &cqlgen.EmptyKeyError{
 			Column: "scope",

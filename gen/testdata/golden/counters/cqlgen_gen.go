@@ -94,7 +94,11 @@ func pageStatsCheck(e *PageStats) error {
 // and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
 // have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
 // and the strategy does not apply.
-func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) error {
+func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Add")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -108,7 +112,11 @@ func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Op
 // Delete removes the row with e's key from page_stats. Cassandra does not
 // reliably support counting again in a deleted counter row (an Add soon after
 // the Delete may be lost): delete only counters that will not be used again.
-func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) error {
+func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -123,7 +131,11 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 
 // Get reads the PageStats with the given key from page_stats, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (*PageStats, error) {
+func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *PageStats, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if site == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "site",
@@ -298,7 +310,11 @@ func dailyHitsCheck(e *DailyHits) error {
 // errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not have
 // applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError), and the
 // strategy does not apply.
-func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) error {
+func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Add")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -312,7 +328,11 @@ func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Op
 // Delete removes the row with e's key from daily_hits. Cassandra does not
 // reliably support counting again in a deleted counter row (an Add soon after
 // the Delete may be lost): delete only counters that will not be used again.
-func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) error {
+func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -327,7 +347,11 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 
 // Get reads the DailyHits with the given key from daily_hits, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (*DailyHits, error) {
+func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ *DailyHits, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if site == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "site",
@@ -362,7 +386,11 @@ type DailyHitsOptions struct {
 
 // DailyHits reads DailyHits rows by site, ordered by day descending, from
 // daily_hits, in pages: one partition, in clustering order.
-func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (cqlgen.Page[DailyHits], error) {
+func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (_ cqlgen.Page[DailyHits], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "DailyHits")
+	defer func() {
+		call.End(err)
+	}()
 	if site == "" {
 		return cqlgen.Page[DailyHits]{}, &cqlgen.EmptyKeyError{
 			Column: "site",

@@ -583,7 +583,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -599,7 +603,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -612,7 +620,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // key. Deleting what does not exist is not an error. If it returns an error,
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -624,7 +636,11 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (*Order, int64, error) {
+func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (_ *Order, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if tenantID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",
@@ -654,7 +670,11 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID s
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if tenantID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",
@@ -690,27 +710,43 @@ func (r *OrderRepo) Tables() []string {
 
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
 // Backfill writes every row orders implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*Order, error) {
+func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if tenantID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",
@@ -752,7 +788,11 @@ type OrdersByCustomerOptions struct {
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
 // placed_at descending, then order_id ascending, from orders_by_customer, in
 // pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (cqlgen.Page[OrdersByCustomerRow], error) {
+func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (_ cqlgen.Page[OrdersByCustomerRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByCustomer")
+	defer func() {
+		call.End(err)
+	}()
 	if tenantID == "" {
 		return cqlgen.Page[OrdersByCustomerRow]{}, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",
@@ -804,7 +844,11 @@ type OrdersInStatusOptions struct {
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by
 // placed_at ascending, then order_id ascending, from orders_by_status, in
 // pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersInStatus")
+	defer func() {
+		call.End(err)
+	}()
 	if tenantID == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",

@@ -171,7 +171,11 @@ func docCheck(e *Doc) error {
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
+func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -186,7 +190,11 @@ func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) err
 
 // Update writes e over the row with its key in docs. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
+func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -200,7 +208,11 @@ func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) err
 }
 
 // Delete removes the row with e's key from docs.
-func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
+func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -215,7 +227,11 @@ func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) err
 
 // Get reads the Doc with the given key from docs, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (*Doc, error) {
+func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (_ *Doc, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -251,7 +267,11 @@ type DocsOptions struct {
 
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
 // ascending, from docs, in pages: one partition, in clustering order.
-func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (cqlgen.Page[Doc], error) {
+func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cqlgen.Page[Doc], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Docs")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -346,7 +366,11 @@ type DocsByTagOptions struct {
 // the rows of docs whose tags contains the value, through the storage-attached
 // index docs_by_tag, in pages, within one partition, in clustering order; the
 // index makes this a cheap read of one partition's replicas.
-func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *DocsByTagOptions) (cqlgen.Page[Doc], error) {
+func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *DocsByTagOptions) (_ cqlgen.Page[Doc], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsByTag")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -436,7 +460,11 @@ type DocsSizedOptions struct {
 // value, through the storage-attached index docs_by_size, in pages, within one
 // partition, in clustering order; the index makes this a cheap read of one
 // partition's replicas.
-func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, bytesTo int32, o *DocsSizedOptions) (cqlgen.Page[Doc], error) {
+func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, bytesTo int32, o *DocsSizedOptions) (_ cqlgen.Page[Doc], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsSized")
+	defer func() {
+		call.End(err)
+	}()
 	if space == "" {
 		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
 			Column: "space",
@@ -533,7 +561,11 @@ type DocsByAuthorOptions struct {
 // whose author equals the value, through the storage-attached index
 // docs_by_author, in pages, in token order: a scatter that visits every token
 // range of the cluster on each page, so keep it for rare or ad hoc reads.
-func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuthorOptions) (cqlgen.Page[Doc], error) {
+func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuthorOptions) (_ cqlgen.Page[Doc], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsByAuthor")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &DocsByAuthorOptions{}
 	}
@@ -888,7 +920,11 @@ func eventCheckKey(e *Event) error {
 // unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -907,7 +943,11 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // Delete removes the Event whose key in events is e's from every table, found
 // from events's values, in one logical write under the repository's strategy.
 // Deleting what does not exist is not an error.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -956,27 +996,43 @@ func (r *EventRepo) Tables() []string {
 
 // Verify compares every table of Event with what events, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Event wins over; it is
 // safe while the application writes.
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
 // Backfill writes every row events implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
 // Get reads the Event with the given key from events, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (*Event, error) {
+func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (_ *Event, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if source == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "source",
@@ -1012,7 +1068,11 @@ type EventsOptions struct {
 
 // Events reads a source's events, newest first, from events, in pages: one
 // partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (cqlgen.Page[Event], error) {
+func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
+	defer func() {
+		call.End(err)
+	}()
 	if source == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
 			Column: "source",
@@ -1064,7 +1124,11 @@ type EventsByKindOptions struct {
 // EventsByKind reads Event rows by kind, ordered by at descending, then id
 // ascending, from events_by_kind, in pages: time buckets from the newest back,
 // each in clustering order.
-func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (cqlgen.Page[Event], error) {
+func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (_ cqlgen.Page[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByKind")
+	defer func() {
+		call.End(err)
+	}()
 	if kind == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
 			Column: "kind",

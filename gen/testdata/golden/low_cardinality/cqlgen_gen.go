@@ -792,7 +792,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -808,7 +812,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -821,7 +829,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // key. Deleting what does not exist is not an error. If it returns an error,
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -833,7 +845,11 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if orderID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "order_id",
@@ -856,7 +872,11 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, i
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if orderID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "order_id",
@@ -885,27 +905,43 @@ func (r *OrderRepo) Tables() []string {
 
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
 // Backfill writes every row orders implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
+func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if orderID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "order_id",
@@ -939,7 +975,11 @@ type OrdersByStatusOptions struct {
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
 // from orders_by_status, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByStatus")
+	defer func() {
+		call.End(err)
+	}()
 	if status == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "status",
@@ -984,7 +1024,11 @@ type OrdersByFlagOptions struct {
 
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
 // orders_by_flag, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByFlag")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &OrdersByFlagOptions{}
 	}
@@ -1023,7 +1067,11 @@ type OrdersByDayOptions struct {
 
 // OrdersByDay reads Order rows by day, ordered by order_id ascending, from
 // orders_by_day, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if day.IsZero() {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "day",
@@ -1070,7 +1118,11 @@ type OrdersByDayShardedOptions struct {
 // OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
 // from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
 // and merged in clustering order.
-func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDaySharded")
+	defer func() {
+		call.End(err)
+	}()
 	if day.IsZero() {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "day",

@@ -185,7 +185,11 @@ func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
 // change an entity that exists, use Update.
-func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
+func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -200,7 +204,11 @@ func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartE
 
 // Update writes e over the row with its key in daily_charts_unsharded. Unlike
 // Insert, nil pointers and empty collections clear their columns.
-func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
+func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -214,7 +222,11 @@ func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartE
 }
 
 // Delete removes the row with e's key from daily_charts_unsharded.
-func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
+func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -230,7 +242,11 @@ func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartE
 // Get reads the UnshardedChartEntry with the given key from
 // daily_charts_unsharded, the source of truth; cqlgen.ErrNotFound if there is
 // none.
-func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*UnshardedChartEntry, error) {
+func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *UnshardedChartEntry, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -268,7 +284,11 @@ type DailyChartsUnshardedOptions struct {
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
 // by play_count descending, then track_id ascending, from
 // daily_charts_unsharded, in pages: one partition, in clustering order.
-func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (cqlgen.Page[UnshardedChartEntry], error) {
+func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (_ cqlgen.Page[UnshardedChartEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return cqlgen.Page[UnshardedChartEntry]{}, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -462,7 +482,11 @@ func chartEntryCheck(e *ChartEntry) error {
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -477,7 +501,11 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 
 // Update writes e over the row with its key in daily_charts. Unlike Insert,
 // nil pointers and empty collections clear their columns.
-func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -491,7 +519,11 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 }
 
 // Delete removes the row with e's key from daily_charts.
-func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -506,7 +538,11 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 
 // Get reads the ChartEntry with the given key from daily_charts, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*ChartEntry, error) {
+func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *ChartEntry, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -543,7 +579,11 @@ type DailyChartsOptions struct {
 // DailyCharts reads ChartEntry rows by chart_date, ordered by play_count
 // descending, then track_id ascending, from daily_charts, in pages: all 100
 // hash buckets read in parallel and merged in clustering order.
-func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
+func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -733,7 +773,11 @@ func playCheck(e *Play) error {
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
 // change an entity that exists, use Update.
-func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -748,7 +792,11 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 
 // Update writes e over the row with its key in listening_history. Unlike
 // Insert, nil pointers and empty collections clear their columns.
-func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -762,7 +810,11 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 }
 
 // Delete removes the row with e's key from listening_history.
-func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -777,7 +829,11 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 
 // Get reads the Play with the given key from listening_history, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
+func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "user_id",
@@ -814,7 +870,11 @@ type ListeningHistoryOptions struct {
 // ListeningHistory reads Play rows by user_id, ordered by played_at
 // descending, then track_id ascending, from listening_history, in pages: one
 // partition, in clustering order.
-func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
+func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "ListeningHistory")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
 			Column: "user_id",
@@ -1012,7 +1072,11 @@ func playForeverCheck(e *PlayForever) error {
 // Nil pointers and empty collections are left unset, so no tombstones are
 // written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most
 // once. To change an entity that exists, use Update.
-func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
+func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1027,7 +1091,11 @@ func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cq
 
 // Update writes e over the row with its key in listening_history_forever.
 // Unlike Insert, nil pointers and empty collections clear their columns.
-func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
+func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1041,7 +1109,11 @@ func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cq
 }
 
 // Delete removes the row with e's key from listening_history_forever.
-func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
+func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1056,7 +1128,11 @@ func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cq
 
 // Get reads the PlayForever with the given key from listening_history_forever,
 // the source of truth; cqlgen.ErrNotFound if there is none.
-func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*PlayForever, error) {
+func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *PlayForever, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "user_id",
@@ -1094,7 +1170,11 @@ type ListeningHistoryForeverOptions struct {
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by
 // played_at descending, then track_id ascending, from
 // listening_history_forever, in pages: one partition, in clustering order.
-func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (cqlgen.Page[PlayForever], error) {
+func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (_ cqlgen.Page[PlayForever], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "ListeningHistoryForever")
+	defer func() {
+		call.End(err)
+	}()
 	if userID == "" {
 		return cqlgen.Page[PlayForever]{}, &cqlgen.EmptyKeyError{
 			Column: "user_id",

@@ -210,7 +210,11 @@ func everythingCheck(e *Everything) error {
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
-func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -225,7 +229,11 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 
 // Update writes e over the row with its key in everything. Unlike Insert, nil
 // pointers and empty collections clear their columns.
-func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -239,7 +247,11 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 }
 
 // Delete removes the row with e's key from everything.
-func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -254,7 +266,11 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 
 // Get reads the Everything with the given key from everything, the source of
 // truth; cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
+func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(id) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "id",
@@ -291,7 +307,11 @@ type EverythingOptions struct {
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
-func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
+func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Everything")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(id) {
 		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
 			Column: "id",

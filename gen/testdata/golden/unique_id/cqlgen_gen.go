@@ -354,7 +354,11 @@ func eventCheckKey(e *Event) error {
 // unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -373,7 +377,11 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // Delete removes the Event whose key in events is e's from every table, found
 // from events's values, in one logical write under the repository's strategy.
 // Deleting what does not exist is not an error.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -422,27 +430,43 @@ func (r *EventRepo) Tables() []string {
 
 // Verify compares every table of Event with what events, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Event wins over; it is
 // safe while the application writes.
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
 // Backfill writes every row events implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
 // Get reads the Event with the given key from events, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (*Event, error) {
+func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (_ *Event, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if ticketID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "ticket_id",
@@ -477,7 +501,11 @@ type EventsOptions struct {
 
 // Events reads Event rows by ticket_id, ordered by event_id descending, from
 // events, in pages: one partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (cqlgen.Page[Event], error) {
+func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
+	defer func() {
+		call.End(err)
+	}()
 	if ticketID == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
 			Column: "ticket_id",
@@ -529,7 +557,11 @@ type EventsByAgentOptions struct {
 // EventsByAgent reads Event rows by agent_id, ordered by event_id descending,
 // from events_by_agent, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (cqlgen.Page[Event], error) {
+func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByAgent")
+	defer func() {
+		call.End(err)
+	}()
 	if agentID == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
 			Column: "agent_id",
@@ -977,7 +1009,11 @@ var uploadWrites = &cqlgenimpl.Entity[Upload]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -993,7 +1029,11 @@ func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1006,7 +1046,11 @@ func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 // its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1018,7 +1062,11 @@ func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Upload since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, int64, error) {
+func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if owner == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "owner",
@@ -1042,7 +1090,11 @@ func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID go
 // Update, which overwrites whatever a concurrent writer did. Run again after
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (*Upload, error) {
+func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (_ *Upload, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if owner == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "owner",
@@ -1073,27 +1125,43 @@ func (r *UploadRepo) Tables() []string {
 // Verify compares every table of Upload with what uploads, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Upload wins over; it is
 // safe while the application writes.
-func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", true, o)
 }
 
 // Backfill writes every row uploads implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, uploadWrites, "Upload", table, o)
 }
 
 // Get reads the Upload with the given key from uploads, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, error) {
+func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if owner == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "owner",
@@ -1128,7 +1196,11 @@ type UploadsOptions struct {
 
 // Uploads reads Upload rows by owner, ordered by upload_id ascending, from
 // uploads, in pages: one partition, in clustering order.
-func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (cqlgen.Page[Upload], error) {
+func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (_ cqlgen.Page[Upload], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Uploads")
+	defer func() {
+		call.End(err)
+	}()
 	if owner == "" {
 		return cqlgen.Page[Upload]{}, &cqlgen.EmptyKeyError{
 			Column: "owner",
@@ -1174,7 +1246,11 @@ type UploadsByDayOptions struct {
 // UploadsByDay reads Upload rows by day, ordered by upload_id ascending, from
 // uploads_by_day, in pages: all 16 hash buckets read in parallel and merged in
 // clustering order.
-func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (cqlgen.Page[Upload], error) {
+func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (_ cqlgen.Page[Upload], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "UploadsByDay")
+	defer func() {
+		call.End(err)
+	}()
 	if day.IsZero() {
 		return cqlgen.Page[Upload]{}, &cqlgen.EmptyKeyError{
 			Column: "day",

@@ -405,7 +405,11 @@ var accountWrites = &cqlgenimpl.Entity[Account]{
 // source of truth. If it returns an error, it may have applied in part: run it
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
-func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -421,7 +425,11 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -434,7 +442,11 @@ func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // only its key. Deleting what does not exist is not an error. If it returns an
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
-func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -446,7 +458,11 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Account since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Account, int64, error) {
+func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (_ *Account, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if accountID == "" {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "account_id",
@@ -469,7 +485,11 @@ func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Acco
 // Update, which overwrites whatever a concurrent writer did. Run again after
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
-func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
+func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (_ *Account, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if accountID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "account_id",
@@ -499,27 +519,43 @@ func (r *AccountRepo) Tables() []string {
 // Verify compares every table of Account with what accounts, the source of
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
-func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Account wins over; it
 // is safe while the application writes.
-func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", true, o)
 }
 
 // Backfill writes every row accounts implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, accountWrites, "Account", table, o)
 }
 
 // Get reads the Account with the given key from accounts, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
+func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if accountID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "account_id",
@@ -542,7 +578,11 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, erro
 // accounts_by_email, a unique key: the claim in accounts_by_email names it,
 // and accounts, the source of truth, must still give it that key;
 // cqlgen.ErrNotFound if no Account holds it.
-func (r *AccountRepo) AccountByEmail(ctx context.Context, email string) (*Account, error) {
+func (r *AccountRepo) AccountByEmail(ctx context.Context, email string) (_ *Account, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "AccountByEmail")
+	defer func() {
+		call.End(err)
+	}()
 	if email == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "email",
@@ -556,7 +596,11 @@ func (r *AccountRepo) AccountByEmail(ctx context.Context, email string) (*Accoun
 // accounts_by_handle, a unique key: the claim in accounts_by_handle names it,
 // and accounts, the source of truth, must still give it that key;
 // cqlgen.ErrNotFound if no Account holds it.
-func (r *AccountRepo) AccountsByHandle(ctx context.Context, tenantID string, handle string) (*Account, error) {
+func (r *AccountRepo) AccountsByHandle(ctx context.Context, tenantID string, handle string) (_ *Account, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "AccountsByHandle")
+	defer func() {
+		call.End(err)
+	}()
 	if tenantID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",

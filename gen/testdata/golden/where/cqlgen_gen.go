@@ -915,7 +915,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // truth. If it returns an error, it may have applied in part: run it again,
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -931,7 +935,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -944,7 +952,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // key. Deleting what does not exist is not an error. If it returns an error,
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -956,7 +968,11 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // version: pass that to Update or Delete as cqlgen.IfVersion(version), and
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Order, int64, error) {
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (_ *Order, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(orderID) {
 		return nil, 0, &cqlgen.EmptyKeyError{
 			Column: "order_id",
@@ -979,7 +995,11 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Orde
 // which overwrites whatever a concurrent writer did. Run again after its reply
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
-func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(orderID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "order_id",
@@ -1008,27 +1028,43 @@ func (r *OrderRepo) Tables() []string {
 
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
 // Backfill writes every row orders implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (*Order, error) {
+func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if cqlgenimpl.IsZeroUUID(orderID) {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "order_id",
@@ -1064,7 +1100,11 @@ type DeliveriesByCourierOptions struct {
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
 // ascending, then order_id ascending, from deliveries_by_courier, in pages:
 // one partition, in clustering order.
-func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "DeliveriesByCourier")
+	defer func() {
+		call.End(err)
+	}()
 	if courier == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "courier",
@@ -1109,7 +1149,11 @@ type FlaggedOrdersOptions struct {
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending,
 // from flagged_orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "FlaggedOrders")
+	defer func() {
+		call.End(err)
+	}()
 	if region == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "region",
@@ -1154,7 +1198,11 @@ type OrdersWithCouponOptions struct {
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
 // from orders_with_coupon, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (cqlgen.Page[Order], error) {
+func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersWithCoupon")
+	defer func() {
+		call.End(err)
+	}()
 	if coupon == "" {
 		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "coupon",
@@ -1199,7 +1247,11 @@ type GiftOrdersOptions struct {
 
 // GiftOrders reads Order rows by region, ordered by order_id ascending, from
 // gift_orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (cqlgen.Page[GiftOrdersRow], error) {
+func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (_ cqlgen.Page[GiftOrdersRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GiftOrders")
+	defer func() {
+		call.End(err)
+	}()
 	if region == "" {
 		return cqlgen.Page[GiftOrdersRow]{}, &cqlgen.EmptyKeyError{
 			Column: "region",
@@ -1569,7 +1621,11 @@ func eventCheckKey(e *Event) error {
 // unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1592,7 +1648,11 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // Delete removes the Event whose key in events is e's from every table, found
 // from events's values, in one logical write under the repository's strategy.
 // Deleting what does not exist is not an error.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1646,27 +1706,43 @@ func (r *EventRepo) Tables() []string {
 
 // Verify compares every table of Event with what events, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
 // Repair verifies, then writes the rows missing or stale and deletes the
 // orphans, each at a timestamp that any later write of Event wins over; it is
 // safe while the application writes.
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
 // Backfill writes every row events implies into table, a new one say, token
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
 // Get reads the Event with the given key from events, the source of truth;
 // cqlgen.ErrNotFound if there is none.
-func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (*Event, error) {
+func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (_ *Event, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	defer func() {
+		call.End(err)
+	}()
 	if device == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "device",
@@ -1702,7 +1778,11 @@ type EventsOptions struct {
 
 // Events reads Event rows by device, ordered by at descending, then seq
 // ascending, from events, in pages: one partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (cqlgen.Page[Event], error) {
+func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
+	defer func() {
+		call.End(err)
+	}()
 	if device == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
 			Column: "device",
@@ -1748,7 +1828,11 @@ type AlertsByDeviceOptions struct {
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
 // seq ascending, from alerts_by_device, in pages: one partition, in clustering
 // order.
-func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (cqlgen.Page[Event], error) {
+func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (_ cqlgen.Page[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "AlertsByDevice")
+	defer func() {
+		call.End(err)
+	}()
 	if device == "" {
 		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
 			Column: "device",

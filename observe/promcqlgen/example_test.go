@@ -1,0 +1,23 @@
+package promcqlgen_test
+
+import (
+	"log"
+
+	"github.com/gocql/gocql"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/cqlgen/cqlgen/observe/promcqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Register the metrics on the default registry (served by promhttp) and
+// wire the observer into the session a repository runs on.
+func Example() {
+	var gs *gocql.Session // from cqlgen.CreateSession(cqlgen.NewCluster(...))
+	obs, err := promcqlgen.New(prometheus.DefaultRegisterer, &promcqlgen.Options{ConstLabels: prometheus.Labels{"service": "music"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := cqlgen.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
+	_ = s // music.NewTrackRepo(s), ...
+}
