@@ -21,7 +21,7 @@ func TestSplitCases(t *testing.T) {
 			want:   []Statement{{1, "USE shop"}, {1, "CREATE TABLE t (id int PRIMARY KEY)"}, {2, "DROP TABLE u"}},
 		},
 		{
-			name: "a batch is one statement",
+			name:   "a batch is one statement",
 			script: "BEGIN BATCH\n  INSERT INTO t (id) VALUES (1);\n  UPDATE t SET v = 'x;y' WHERE id = 2;\napply  batch;\nSELECT * FROM t;",
 			want: []Statement{
 				{1, "BEGIN BATCH\n  INSERT INTO t (id) VALUES (1);\n  UPDATE t SET v = 'x;y' WHERE id = 2;\napply  batch"},
