@@ -7,7 +7,8 @@
 // script with CQL's own lexical rules, so that a semicolon ends a statement
 // only where Cassandra would see one:
 //
-//   - not inside a string ('it”s; fine'), which may span lines;
+//   - not inside a string ('x; y'), which may span lines and hold a quote
+//     doubled;
 //   - not inside a quoted name ("a;b") or a $$ ... $$ string, such as the
 //     body of a user-defined function;
 //   - not inside a comment: -- and // to the end of the line, /* ... */
