@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 
