@@ -221,3 +221,52 @@ three digits', 3); UPDATE currencies SET minor = 2 WHERE code = 'JPY';
 		t.Errorf("the UPDATE sharing a line did not run: JPY minor %d", minor)
 	}
 }
+
+// TestKeyChangeLive: diff -live on the expand/contract path. It holds the
+// drop back while the replacing table is empty, proposes it once it has
+// rows, and, the pattern removed, sees the deprecated table left in the
+// keyspace as the contract step (its comment says it is cqlgen's), not as
+// a table of others.
+func TestKeyChangeLive(t *testing.T) {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	ks := "t_keychange_" + hex.EncodeToString(b[:])
+	admin := cassandratest.Session(t)
+	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+	dir := userModule(t, ks)
+	music := filepath.Join(dir, "music/music.go")
+	deprecated := "\t_ cqlgen.Pattern `table:\"top_tracks_by_artist,deprecated\" replaced_by:\"top_tracks_by_album\" pk:\"artist_id\" ck:\"play_count desc, track_id\" cols:\"track_name, album, duration_s\" size:\"rows=500\" doc:\"an artist's top tracks, most played first\"`\n"
+	src := readFile(t, music)
+	expanded := strings.Replace(src, "\t_ cqlgen.Pattern `table:\"top_tracks_by_artist\" pk:\"artist_id\" ck:\"play_count desc, track_id\" cols:\"track_name, album, duration_s\" size:\"rows=500\" doc:\"an artist's top tracks, most played first\"`\n",
+		"\t_ cqlgen.Pattern `table:\"top_tracks_by_album\" pk:\"artist_id, album\" ck:\"play_count desc, track_id\" size:\"rows=50\" name:\"TopTracksByAlbum\"`\n"+deprecated, 1)
+	if expanded == src {
+		t.Fatal("the test's edit of music.go did not apply; has example/music changed?")
+	}
+	must(t, os.WriteFile(music, []byte(expanded), 0o644))
+	goIn(t, dir, nil, "generate", "./...")
+	env := []string{hostsEnv(t)}
+	if out, code := goIn(t, dir, env, "tool", "cqlgen", "apply", "./..."); code != 0 {
+		t.Fatalf("apply = %d\n%s", code, out)
+	}
+
+	out, code := goIn(t, dir, env, "tool", "cqlgen", "diff", "-live", "./...")
+	if code != 0 || !strings.Contains(out, "no changes against keyspace "+ks) ||
+		!strings.Contains(out, "[ ] backfill: top_tracks_by_album holds no rows yet") ||
+		!strings.Contains(out, "the drop of top_tracks_by_artist waits") {
+		t.Errorf("diff -live before the backfill = %d\n%s", code, out)
+	}
+	must(t, admin.Query("INSERT INTO "+ks+".top_tracks_by_album (artist_id, album, play_count, track_id) VALUES ('a1', 'x', 3, 't1')").Exec())
+	out, code = goIn(t, dir, env, "tool", "cqlgen", "diff", "-live", "./...")
+	if code != 0 || !strings.Contains(out, "[x] backfill: top_tracks_by_album holds rows") ||
+		!strings.Contains(out, "    ready to contract: remove the pattern of top_tracks_by_artist") {
+		t.Errorf("diff -live after the backfill = %d\n%s", code, out)
+	}
+
+	must(t, os.WriteFile(music, []byte(strings.Replace(expanded, deprecated, "", 1)), 0o644))
+	goIn(t, dir, nil, "generate", "./...")
+	out, code = goIn(t, dir, env, "tool", "cqlgen", "diff", "-live", "./...")
+	if code != 0 || !strings.Contains(out, "contract: table top_tracks_by_artist: deprecated for top_tracks_by_album, and declared no more") ||
+		!strings.Contains(out, "DROP TABLE IF EXISTS top_tracks_by_artist;") || strings.Contains(out, "unmanaged: top_tracks_by_artist") {
+		t.Errorf("diff -live after the contract = %d\n%s", code, out)
+	}
+}

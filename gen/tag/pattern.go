@@ -86,22 +86,28 @@ type Pattern struct {
 	// an alternate key, claimed by conditional writes.
 	Unique    bool
 	UniqueOff int
-	Name      Ident // Go name of the read method; empty when defaulted
-	Doc       string
-	DocOff    int
-	PK        []Ident
-	PKOff     int // offset of the pk key, or of the table key when pk is absent
-	CK        []KeyColumn
-	TTL       int64 // seconds; 0 means none
-	HasTTL    bool
-	TTLOff    int
-	Bucket    *Bucket
-	Cols      []Ident // nil means every field
-	Static    []Ident
-	ID        []Ident
-	IDOff     int
-	Size      *Size
-	Ignores   []Ignore
+	// Deprecated marks a table on its way out (table:"...,deprecated"):
+	// still written, its read method deprecated, dropped by hand once
+	// ReplacedBy, if named, is filled and read instead.
+	Deprecated    bool
+	DeprecatedOff int
+	ReplacedBy    Ident // replaced_by:"table"; empty when not given
+	Name          Ident // Go name of the read method; empty when defaulted
+	Doc           string
+	DocOff        int
+	PK            []Ident
+	PKOff         int // offset of the pk key, or of the table key when pk is absent
+	CK            []KeyColumn
+	TTL           int64 // seconds; 0 means none
+	HasTTL        bool
+	TTLOff        int
+	Bucket        *Bucket
+	Cols          []Ident // nil means every field
+	Static        []Ident
+	ID            []Ident
+	IDOff         int
+	Size          *Size
+	Ignores       []Ignore
 	// Where is the predicate of a sparse table: it holds only the
 	// entities for which every condition holds.
 	Where    []Cond
@@ -145,7 +151,7 @@ type Cond struct {
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "index", "on", "col", "match"}
+var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -248,6 +254,14 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			if strings.ContainsAny(p.Comment, "\n\r") {
 				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "comment must be one line"})
 			}
+		case "replaced_by":
+			lx := newLexer(v)
+			id, e := lx.ident("bad-value", "replaced_by")
+			if e == nil {
+				e = lx.end("bad-value", "replaced_by")
+			}
+			p.ReplacedBy = id
+			add(e)
 		case "index", "on", "col", "match":
 			add(p.parseIndexKey(kv.Key, v))
 		default:
@@ -312,8 +326,13 @@ func (p *Pattern) parseTable(v Value) *Error {
 				return &Error{Off: opt.Off, Code: "bad-value", Msg: "unique is given twice"}
 			}
 			p.Unique, p.UniqueOff = true, opt.Off
+		case "deprecated":
+			if p.Deprecated {
+				return &Error{Off: opt.Off, Code: "bad-value", Msg: "deprecated is given twice"}
+			}
+			p.Deprecated, p.DeprecatedOff = true, opt.Off
 		default:
-			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable and unique)", opt.Name)}
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable, unique and deprecated)", opt.Name)}
 		}
 	}
 	return lx.end("bad-value", "table")

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/gen/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
@@ -31,6 +33,7 @@ func runDiff(e *env, args []string) int {
 		return ExitUsage
 	}
 	src.getenv = e.getenv
+	defer src.close()
 	res, code, ok := generate(e, fs.Args(), false)
 	if !ok {
 		return code
@@ -78,6 +81,10 @@ func runDiff(e *env, args []string) int {
 		}
 		if len(unmanaged) > 0 {
 			fmt.Fprintf(e.stdout, "  unmanaged: %s: tables of the keyspace this package does not declare; left alone\n", strings.Join(unmanaged, ", "))
+		}
+		if err := deprecations(e, p, prev, from, src.session, src.usedKeyspace); err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen diff: %s: %v\n", e.rel(p.Dir), err)
+			return ExitFailure
 		}
 		if len(changes) == 0 {
 			continue
@@ -167,6 +174,16 @@ type source struct {
 	live     bool   // the live cluster
 	keyspace string // with live
 	getenv   func(string) string
+
+	session      *gocql.Session // with live, once connected
+	hosts        string
+	usedKeyspace string // the keyspace last read
+}
+
+func (src *source) close() {
+	if src.session != nil {
+		src.session.Close()
+	}
 }
 
 // previous reads the schema to compare p with: a base file, schema.cql at
@@ -212,13 +229,16 @@ func (src *source) fromCluster(script string) (*schemadiff.Schema, string, error
 	if keyspace == "" {
 		return nil, "", errors.New("-live needs -keyspace, or a //cqlgen:keyspace directive in the package")
 	}
-	s, c, err := connect(src.getenv)
-	if err != nil {
-		return nil, "", err
+	if src.session == nil {
+		s, c, err := connect(src.getenv)
+		if err != nil {
+			return nil, "", err
+		}
+		src.session, src.hosts = s, strings.Join(c.Hosts, ",")
 	}
-	defer s.Close()
-	schema, err := schemadiff.FromCluster(s, keyspace)
-	return schema, "keyspace " + keyspace + " on " + strings.Join(c.Hosts, ","), err
+	src.usedKeyspace = keyspace
+	schema, err := schemadiff.FromCluster(src.session, keyspace)
+	return schema, "keyspace " + keyspace + " on " + src.hosts, err
 }
 
 // keyspaceOf returns the keyspace a generated schema.cql USEs, or "".

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -113,4 +114,112 @@ func TestPlanApply(t *testing.T) {
 	if _, err := planApply("CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY);", ""); err == nil || !strings.Contains(err.Error(), "//cqlgen:keyspace") {
 		t.Errorf("no keyspace: %v", err)
 	}
+}
+
+// TestKeyChange walks the expand/contract path of a key change in a git
+// repository of a user's module: top_tracks_by_artist gives way to
+// top_tracks_by_album. diff writes the additive part as a migration, holds
+// the drop back while the replacement is new or the old read method is
+// called, proposes it once neither is true, and takes the pattern's
+// removal as the contract step, not as a breaking change.
+func TestKeyChange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds packages in a temporary module")
+	}
+	dir := userModule(t)
+	t.Chdir(dir)
+	git(t, dir, "init", "-q", "-b", "main")
+	if code, _, stderr := run(t, "generate", "./..."); code != ExitOK {
+		t.Fatalf("generate = %d\n%s", code, stderr)
+	}
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "music")
+	git(t, dir, "tag", "base")
+
+	// Expand.
+	music := filepath.Join(dir, "music/music.go")
+	old := "`table:\"top_tracks_by_artist\" pk:\"artist_id\""
+	edit(t, music, old, "`table:\"top_tracks_by_album\" pk:\"artist_id, album\" ck:\"play_count desc, track_id\" size:\"rows=50\" name:\"TopTracksByAlbum\"`\n\t_ cqlgen.Pattern `table:\"top_tracks_by_artist,deprecated\" replaced_by:\"top_tracks_by_album\" pk:\"artist_id\"")
+	if code, _, stderr := run(t, "generate", "./..."); code != ExitOK {
+		t.Fatalf("generate = %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := run(t, "diff", "-base-rev", "base", "-migrations", "migrations", "./...")
+	if code != ExitOK {
+		t.Fatalf("diff of the expand step = %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"additive: table top_tracks_by_album: new table",
+		"additive: table top_tracks_by_artist: comment 'an artist''s top tracks, most played first' becomes 'DEPRECATED, replaced by top_tracks_by_album: an artist''s top tracks, most played first'",
+		"[ ] expand: top_tracks_by_album is new against schema.cql at base",
+		"the drop of top_tracks_by_artist waits",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the expand step's diff lacks %q:\n%s", want, stdout)
+		}
+	}
+	mig := readFile(t, filepath.Join(dir, "music/migrations/0001_music.cql"))
+	if !strings.Contains(mig, "CREATE TABLE IF NOT EXISTS top_tracks_by_album (") || !strings.Contains(mig, "ALTER TABLE top_tracks_by_artist WITH comment = 'DEPRECATED, replaced by top_tracks_by_album:") || strings.Contains(mig, "DROP") {
+		t.Errorf("the expand migration:\n%s", mig)
+	}
+	// Code of the user's that still reads the old table.
+	write(t, filepath.Join(dir, "report/report.go"), `package report
+
+import (
+	"context"
+
+	"example.com/shop/music"
+)
+
+// Top reads an artist's top tracks.
+func Top(ctx context.Context, r *music.TrackRepo) error {
+	_, err := r.TopTracksByArtist(ctx, "a1", nil)
+	return err
+}
+`)
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-q", "-m", "expand")
+	git(t, dir, "tag", "expanded")
+
+	code, stdout, _ = run(t, "diff", "-base-rev", "expanded", "./music")
+	if code != ExitOK || !strings.Contains(stdout, "[x] expand: top_tracks_by_album exists in schema.cql at expanded") ||
+		!strings.Contains(stdout, "[ ] reads: TopTracksByArtist is still called at "+filepath.Join("report", "report.go")+":11:14") ||
+		!strings.Contains(stdout, "the drop of top_tracks_by_artist waits") {
+		t.Errorf("diff while reads still use the old table = %d\n%s", code, stdout)
+	}
+	// Reads switched: the drop is proposed, with what diff cannot check.
+	edit(t, filepath.Join(dir, "report/report.go"), "r.TopTracksByArtist(ctx, \"a1\", nil)", "r.TopTracksByAlbum(ctx, \"a1\", \"x\", nil)")
+	code, stdout, _ = run(t, "diff", "-base-rev", "expanded", "./music")
+	if code != ExitOK || !strings.Contains(stdout, "[x] reads: nothing in the module calls TopTracksByArtist") ||
+		!strings.Contains(stdout, "[?] backfill: diff reads no data without -live") ||
+		!strings.Contains(stdout, "ready to contract once verify -table top_tracks_by_album exits 0") {
+		t.Errorf("diff after the switch of reads = %d\n%s", code, stdout)
+	}
+
+	// Contract: the pattern goes; the drop is proposed, never written.
+	edit(t, music, "\n\t_ cqlgen.Pattern `table:\"top_tracks_by_artist,deprecated\" replaced_by:\"top_tracks_by_album\" pk:\"artist_id\" ck:\"play_count desc, track_id\" cols:\"track_name, album, duration_s\" size:\"rows=500\" doc:\"an artist's top tracks, most played first\"`", "")
+	if code, _, stderr := run(t, "generate", "./..."); code != ExitOK {
+		t.Fatalf("generate = %d\n%s", code, stderr)
+	}
+	code, stdout, _ = run(t, "diff", "-base-rev", "expanded", "-migrations", "migrations", "./music")
+	if code != ExitOK || !strings.Contains(stdout, "contract: table top_tracks_by_artist: deprecated for top_tracks_by_album, and declared no more") ||
+		!strings.Contains(stdout, "    DROP TABLE IF EXISTS top_tracks_by_artist;") {
+		t.Errorf("diff of the contract step = %d\n%s", code, stdout)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "music/migrations/*.cql")); len(files) != 1 {
+		t.Errorf("the contract step wrote a migration: %v", files)
+	}
+	// Without the deprecation first, the same removal is breaking.
+	code, stdout, _ = run(t, "diff", "-base-rev", "base", "./music")
+	if code != ExitStale || !strings.Contains(stdout, "breaking: table top_tracks_by_artist: dropped") || !strings.Contains(stdout, "mark its pattern deprecated") {
+		t.Errorf("a table removed without deprecation = %d\n%s", code, stdout)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
