@@ -448,29 +448,21 @@ type Table struct {
 	// table's primary key, an alternate key claimed by conditional writes.
 	Unique    bool
 	UniquePos token.Position
-	// Deprecated is the table option deprecated: the table is on its way
-	// out, still written, its read method deprecated; ReplacedBy is the
-	// table of the entity that takes its place (replaced_by), or nil.
-	Deprecated     bool
-	DeprecatedPos  token.Position
-	ReplacedBy     *Table
-	ReplacedByName string // as given; empty when not given
-	ReplacedByPos  token.Position
-	Method         string // Go name of the read method
-	MethodPos      token.Position
-	Doc            string // the access pattern in words
-	PK             []Ref
-	PKPos          token.Position
-	CK             []KeyRef
-	Bucket         *Bucket
-	TTL            int64 // seconds, 0 for none
-	TTLPos         token.Position
-	Cols           []Ref // nil means every field
-	Static         []Ref
-	ID             []Ref
-	IDPos          token.Position
-	Size           *Size
-	Ignores        []Ignore
+	Method    string // Go name of the read method
+	MethodPos token.Position
+	Doc       string // the access pattern in words
+	PK        []Ref
+	PKPos     token.Position
+	CK        []KeyRef
+	Bucket    *Bucket
+	TTL       int64 // seconds, 0 for none
+	TTLPos    token.Position
+	Cols      []Ref // nil means every field
+	Static    []Ref
+	ID        []Ref
+	IDPos     token.Position
+	Size      *Size
+	Ignores   []Ignore
 	// Where is the predicate of a sparse table, which holds only the
 	// entities that meet every condition; nil for a table of them all.
 	Where    []Cond
@@ -480,6 +472,15 @@ type Table struct {
 	// clustering columns, then the other columns in field order.
 	Columns []*Column
 	Names   TableNames
+
+	// Deprecated is the table option deprecated: the table is on its way
+	// out, still written, its read method deprecated; ReplacedBy is the
+	// table of the entity that takes its place (replaced_by), or nil.
+	Deprecated     bool
+	DeprecatedPos  token.Position
+	ReplacedBy     *Table
+	ReplacedByName string // as given; empty when not given
+	ReplacedByPos  token.Position
 
 	stmts []*Statement // built by Statements
 }

@@ -86,28 +86,22 @@ type Pattern struct {
 	// an alternate key, claimed by conditional writes.
 	Unique    bool
 	UniqueOff int
-	// Deprecated marks a table on its way out (table:"...,deprecated"):
-	// still written, its read method deprecated, dropped by hand once
-	// ReplacedBy, if named, is filled and read instead.
-	Deprecated    bool
-	DeprecatedOff int
-	ReplacedBy    Ident // replaced_by:"table"; empty when not given
-	Name          Ident // Go name of the read method; empty when defaulted
-	Doc           string
-	DocOff        int
-	PK            []Ident
-	PKOff         int // offset of the pk key, or of the table key when pk is absent
-	CK            []KeyColumn
-	TTL           int64 // seconds; 0 means none
-	HasTTL        bool
-	TTLOff        int
-	Bucket        *Bucket
-	Cols          []Ident // nil means every field
-	Static        []Ident
-	ID            []Ident
-	IDOff         int
-	Size          *Size
-	Ignores       []Ignore
+	Name      Ident // Go name of the read method; empty when defaulted
+	Doc       string
+	DocOff    int
+	PK        []Ident
+	PKOff     int // offset of the pk key, or of the table key when pk is absent
+	CK        []KeyColumn
+	TTL       int64 // seconds; 0 means none
+	HasTTL    bool
+	TTLOff    int
+	Bucket    *Bucket
+	Cols      []Ident // nil means every field
+	Static    []Ident
+	ID        []Ident
+	IDOff     int
+	Size      *Size
+	Ignores   []Ignore
 	// Where is the predicate of a sparse table: it holds only the
 	// entities for which every condition holds.
 	Where    []Cond
@@ -124,6 +118,13 @@ type Pattern struct {
 	// Index is set on an index pattern (index:"name"), which declares no
 	// table of its own: Table is then empty.
 	Index *Index
+
+	// Deprecated marks a table on its way out (table:"...,deprecated"):
+	// still written, its read method deprecated, dropped by hand once
+	// ReplacedBy, if named, is filled and read instead.
+	Deprecated    bool
+	DeprecatedOff int
+	ReplacedBy    Ident // replaced_by:"table"; empty when not given
 }
 
 // CondOp is how a where condition tests its column.
