@@ -324,12 +324,13 @@ func indent(s string) string {
 
 // breakingPlan is how to make a breaking change without losing reads.
 const breakingPlan = `  the way through (docs/runbook.md, "changing a table's key"):
-    1. expand: declare the new shape as a new pattern with a new table name, keep the old
-       one; generate, and apply the additive migration (every write now fills both)
+    1. expand: declare the new shape as a new pattern with a new table name, and mark the
+       old one table:"old,deprecated" replaced_by:"new"; generate, and apply the additive
+       migration (every write now fills both)
     2. backfill: <your maintenance command> backfill -entity E -table NEW -job NAME
     3. verify:   <your maintenance command> verify -entity E -table NEW
-    4. switch reads to the new pattern's method, and deploy
-    5. drop: remove the old pattern; drop its table by hand once nothing reads it
+    4. switch reads to the new pattern's method, and deploy (diff checks the module's calls)
+    5. contract: remove the old pattern; diff then proposes its DROP TABLE, to run by hand
 `
 
 // entityOf finds, in a generated schema.cql, the entity whose pattern a
