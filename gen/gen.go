@@ -50,6 +50,8 @@ type Package struct {
 	Path  string
 	Dir   string
 	Files map[string][]byte // by base name; a package without entities has none
+	// Model is the package's model, as built and validated.
+	Model *model.Package
 }
 
 // ErrModel is returned, wrapped, when the model has errors; the details are
@@ -91,7 +93,7 @@ func Generate(opts Options) (*Result, error) {
 	}
 	res := &Result{Diags: diags}
 	for _, mp := range pkgs {
-		out := &Package{Path: mp.Path, Dir: mp.Dir, Files: map[string][]byte{}}
+		out := &Package{Path: mp.Path, Dir: mp.Dir, Files: map[string][]byte{}, Model: mp}
 		res.Packages = append(res.Packages, out)
 		if len(mp.Entities) == 0 || hasErrorIn(diags, mp.Dir) {
 			continue

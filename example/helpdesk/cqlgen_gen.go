@@ -3569,6 +3569,807 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
+// macroMacros: the statements of table macros, which is the source of truth of
+// Macro.
+var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "macros",
+	Pattern: "Macros",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "macro_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "macro_id", Type: "text"},
+		{Name: "team", Type: "text"},
+		{Name: "title", Type: "text"},
+		{Name: "body", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:    macroMacrosGetCQL,
+		State:  macroMacrosStateCQL,
+		Change: macroMacrosChangeCQL,
+		Remove: macroMacrosRemoveCQL,
+		Settle: macroMacrosSettleCQL,
+		Scan:   macroMacrosScanCQL,
+	},
+})
+
+// macroMacrosGetCQL reads a row of macros by its primary key. Its placeholders
+// bind org_id, macro_id.
+const macroMacrosGetCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_deleted
+	FROM macros
+	WHERE org_id = ? AND macro_id = ?`
+
+// macroMacrosScan reads the next row of macros that is no grave of a deleted
+// Macro.
+func macroMacrosScan(it cqlgen.Iter) (e Macro, ok bool) {
+	for {
+		var deleted bool
+		if !it.Scan(&e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body, &deleted) {
+			return e, false
+		}
+		if !deleted {
+			return e, true
+		}
+		e = Macro{}
+	}
+}
+
+// macroMacrosStateCQL reads a row of macros with the write protocol's columns.
+// Its placeholders bind org_id, macro_id.
+const macroMacrosStateCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM macros
+	WHERE org_id = ? AND macro_id = ?`
+
+// macroMacrosState binds macroMacrosStateCQL: the primary key of e.
+func macroMacrosState(e *Macro) []any {
+	return []any{e.OrgID, e.MacroID}
+}
+
+// macroMacrosScanState reads a row of macros with its version, its mark of
+// deletion and its pending record.
+func macroMacrosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Macro], ok bool) {
+	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// macroMacrosData is every column of e's row in macros, in table order.
+func macroMacrosData(e *Macro) []any {
+	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
+}
+
+// macroMacrosChangeCQL writes a row of macros if its version is the one read
+// (null: if there is no row). Its placeholders bind team, title, body,
+// cqlgen_version (the write timestamp), the pending record, org_id, macro_id,
+// the version read.
+const macroMacrosChangeCQL = `UPDATE macros
+	SET team = ?, title = ?, body = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE org_id = ? AND macro_id = ?
+	IF cqlgen_version = ?`
+
+// macroMacrosChange binds macroMacrosChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
+	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, e.OrgID, e.MacroID, c.Old}
+}
+
+// macroMacrosRemoveCQL leaves a grave of a row of macros if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, org_id, macro_id, the version read.
+const macroMacrosRemoveCQL = `UPDATE macros
+	USING TTL 864000
+	SET team = null, title = null, body = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE org_id = ? AND macro_id = ?
+	IF cqlgen_version = ?`
+
+// macroMacrosRemove binds macroMacrosRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.OrgID, e.MacroID, c.Old}
+}
+
+// macroMacrosSettleCQL clears the pending record of a row of macros if its
+// version is the one read. Its placeholders bind org_id, macro_id, the version
+// read.
+const macroMacrosSettleCQL = `UPDATE macros
+	SET cqlgen_pending = null
+	WHERE org_id = ? AND macro_id = ?
+	IF cqlgen_version = ?`
+
+// macroMacrosSettle binds macroMacrosSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func macroMacrosSettle(e *Macro, version int64) []any {
+	return []any{e.OrgID, e.MacroID, version}
+}
+
+// macroMacrosScanCQL reads a token range of macros for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const macroMacrosScanCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending
+	FROM macros
+	WHERE token(org_id, macro_id) > ? AND token(org_id, macro_id) <= ?`
+
+// macroMacrosByTitle: the statements of table macros_by_title, which serves
+// MacrosByTitle.
+var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "macros_by_title",
+	Pattern: "MacrosByTitle",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "title", Type: "text"},
+		{Name: "macro_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "title", Type: "text"},
+		{Name: "macro_id", Type: "text"},
+		{Name: "team", Type: "text"},
+		{Name: "body", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      macroMacrosByTitleInsertCQL,
+		Delete:      macroMacrosByTitleDeleteCQL,
+		Scan:        macroMacrosByTitleScanCQL,
+		First:       macroMacrosByTitleFirstCQL,
+		FirstFrom:   macroMacrosByTitleFirstFromCQL,
+		FirstTo:     macroMacrosByTitleFirstToCQL,
+		FirstFromTo: macroMacrosByTitleFirstFromToCQL,
+		After: []string{
+			macroMacrosByTitleAfter0CQL,
+		},
+		AfterTo:     macroMacrosByTitleAfterToCQL,
+		AtOrAfter:   macroMacrosByTitleAtOrAfterCQL,
+		AtOrAfterTo: macroMacrosByTitleAtOrAfterToCQL,
+	},
+})
+
+// macroMacrosByTitleInsertCQL writes a whole row of macros_by_title. Its
+// placeholders bind org_id, title, macro_id, team, body, the write timestamp.
+const macroMacrosByTitleInsertCQL = `INSERT INTO macros_by_title (org_id, title, macro_id, team, body)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// macroMacrosByTitleRow binds macroMacrosByTitleInsertCQL for e, written at
+// ts; macros_by_title has no column to leave unset.
+func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
+}
+
+// macroMacrosByTitleKey is the primary key of e in macros_by_title, in order,
+// bucket included.
+func macroMacrosByTitleKey(e *Macro) []any {
+	return []any{e.OrgID, e.Title, e.MacroID}
+}
+
+// macroMacrosByTitleDeleteCQL deletes a row of macros_by_title by its primary
+// key. Its placeholders bind the write timestamp, org_id, title, macro_id.
+const macroMacrosByTitleDeleteCQL = `DELETE FROM macros_by_title
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND title = ? AND macro_id = ?`
+
+// macroMacrosByTitleScanCQL reads a token range of macros_by_title for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const macroMacrosByTitleScanCQL = `SELECT org_id, title, macro_id, team, body, writetime(team),
+		writetime(body)
+	FROM macros_by_title
+	WHERE token(org_id) > ? AND token(org_id) <= ?`
+
+// macroMacrosByTitleFirstCQL reads a partition of macros_by_title from its
+// first row. cqlgenimpl.ReadPage binds org_id.
+const macroMacrosByTitleFirstCQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ?`
+
+// macroMacrosByTitleFirstFromCQL reads a partition of macros_by_title from the
+// From bound. cqlgenimpl.ReadPage binds org_id, From.
+const macroMacrosByTitleFirstFromCQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ? AND title >= ?`
+
+// macroMacrosByTitleFirstToCQL reads a partition of macros_by_title from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
+const macroMacrosByTitleFirstToCQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ? AND title < ?`
+
+// macroMacrosByTitleFirstFromToCQL reads a partition of macros_by_title
+// between the bounds. cqlgenimpl.ReadPage binds org_id, From, To.
+const macroMacrosByTitleFirstFromToCQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ? AND title >= ? AND title < ?`
+
+// macroMacrosByTitleAfter0CQL continues a read of macros_by_title after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, title, macro_id.
+const macroMacrosByTitleAfter0CQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ? AND (title, macro_id) > (?, ?)`
+
+// macroMacrosByTitleAfterToCQL continues a read of macros_by_title after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, title, macro_id,
+// To.
+const macroMacrosByTitleAfterToCQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ? AND (title, macro_id) > (?, ?) AND title < ?`
+
+// macroMacrosByTitleAtOrAfterCQL continues a read of macros_by_title at or
+// after a row. cqlgenimpl.ReadPage binds org_id, title, macro_id.
+const macroMacrosByTitleAtOrAfterCQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ? AND (title, macro_id) >= (?, ?)`
+
+// macroMacrosByTitleAtOrAfterToCQL continues a read of macros_by_title at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, title,
+// macro_id, To.
+const macroMacrosByTitleAtOrAfterToCQL = `SELECT org_id, title, macro_id, team, body
+	FROM macros_by_title
+	WHERE org_id = ? AND (title, macro_id) >= (?, ?) AND title < ?`
+
+// macroMacrosByTitleScan reads one row of macros_by_title.
+func macroMacrosByTitleScan(it cqlgen.Iter) (e Macro, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
+	return
+}
+
+// macroMacrosByTitleClustering is the clustering key of e in macros_by_title,
+// in order.
+func macroMacrosByTitleClustering(e *Macro) []any {
+	return []any{e.Title, e.MacroID}
+}
+
+// macroMacrosByTitleCompare orders rows of macros_by_title as its clustering
+// order does.
+func macroMacrosByTitleCompare(a, b *Macro) int {
+	if c := cmp.Compare(a.Title, b.Title); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.MacroID, b.MacroID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// macroMacrosByTeam: the statements of table macros_by_team, which serves
+// MacrosByTeam.
+var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "macros_by_team",
+	Pattern: "MacrosByTeam",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "team", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "title", Type: "text"},
+		{Name: "macro_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "team", Type: "text"},
+		{Name: "title", Type: "text"},
+		{Name: "macro_id", Type: "text"},
+		{Name: "body", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      macroMacrosByTeamInsertCQL,
+		Delete:      macroMacrosByTeamDeleteCQL,
+		Scan:        macroMacrosByTeamScanCQL,
+		First:       macroMacrosByTeamFirstCQL,
+		FirstFrom:   macroMacrosByTeamFirstFromCQL,
+		FirstTo:     macroMacrosByTeamFirstToCQL,
+		FirstFromTo: macroMacrosByTeamFirstFromToCQL,
+		After: []string{
+			macroMacrosByTeamAfter0CQL,
+		},
+		AfterTo:     macroMacrosByTeamAfterToCQL,
+		AtOrAfter:   macroMacrosByTeamAtOrAfterCQL,
+		AtOrAfterTo: macroMacrosByTeamAtOrAfterToCQL,
+	},
+})
+
+// macroMacrosByTeamInsertCQL writes a whole row of macros_by_team. Its
+// placeholders bind org_id, team, title, macro_id, body, the write timestamp.
+const macroMacrosByTeamInsertCQL = `INSERT INTO macros_by_team (org_id, team, title, macro_id, body)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// macroMacrosByTeamRow binds macroMacrosByTeamInsertCQL for e, written at ts;
+// macros_by_team has no column to leave unset.
+func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
+}
+
+// macroMacrosByTeamKey is the primary key of e in macros_by_team, in order,
+// bucket included.
+func macroMacrosByTeamKey(e *Macro) []any {
+	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
+}
+
+// macroMacrosByTeamDeleteCQL deletes a row of macros_by_team by its primary
+// key. Its placeholders bind the write timestamp, org_id, team, title,
+// macro_id.
+const macroMacrosByTeamDeleteCQL = `DELETE FROM macros_by_team
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND team = ? AND title = ? AND macro_id = ?`
+
+// macroMacrosByTeamScanCQL reads a token range of macros_by_team for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const macroMacrosByTeamScanCQL = `SELECT org_id, team, title, macro_id, body, writetime(body)
+	FROM macros_by_team
+	WHERE token(org_id, team) > ? AND token(org_id, team) <= ?`
+
+// macroMacrosByTeamFirstCQL reads a partition of macros_by_team from its first
+// row. cqlgenimpl.ReadPage binds org_id, team.
+const macroMacrosByTeamFirstCQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ?`
+
+// macroMacrosByTeamFirstFromCQL reads a partition of macros_by_team from the
+// From bound. cqlgenimpl.ReadPage binds org_id, team, From.
+const macroMacrosByTeamFirstFromCQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ? AND title >= ?`
+
+// macroMacrosByTeamFirstToCQL reads a partition of macros_by_team from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, team, To.
+const macroMacrosByTeamFirstToCQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ? AND title < ?`
+
+// macroMacrosByTeamFirstFromToCQL reads a partition of macros_by_team between
+// the bounds. cqlgenimpl.ReadPage binds org_id, team, From, To.
+const macroMacrosByTeamFirstFromToCQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ? AND title >= ? AND title < ?`
+
+// macroMacrosByTeamAfter0CQL continues a read of macros_by_team after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, team, title, macro_id.
+const macroMacrosByTeamAfter0CQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ? AND (title, macro_id) > (?, ?)`
+
+// macroMacrosByTeamAfterToCQL continues a read of macros_by_team after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds org_id, team, title, macro_id,
+// To.
+const macroMacrosByTeamAfterToCQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ? AND (title, macro_id) > (?, ?)
+		AND title < ?`
+
+// macroMacrosByTeamAtOrAfterCQL continues a read of macros_by_team at or after
+// a row. cqlgenimpl.ReadPage binds org_id, team, title, macro_id.
+const macroMacrosByTeamAtOrAfterCQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ? AND (title, macro_id) >= (?, ?)`
+
+// macroMacrosByTeamAtOrAfterToCQL continues a read of macros_by_team at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, team,
+// title, macro_id, To.
+const macroMacrosByTeamAtOrAfterToCQL = `SELECT org_id, team, title, macro_id, body
+	FROM macros_by_team
+	WHERE org_id = ? AND team = ? AND (title, macro_id) >= (?, ?)
+		AND title < ?`
+
+// macroMacrosByTeamScan reads one row of macros_by_team.
+func macroMacrosByTeamScan(it cqlgen.Iter) (e Macro, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
+	return
+}
+
+// macroMacrosByTeamClustering is the clustering key of e in macros_by_team, in
+// order.
+func macroMacrosByTeamClustering(e *Macro) []any {
+	return []any{e.Title, e.MacroID}
+}
+
+// macroMacrosByTeamCompare orders rows of macros_by_team as its clustering
+// order does.
+func macroMacrosByTeamCompare(a, b *Macro) int {
+	if c := cmp.Compare(a.Title, b.Title); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.MacroID, b.MacroID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// MacroRepo reads and writes Macro in its tables (macros, macros_by_title,
+// macros_by_team), keeping every copy in step; macros is the source of truth.
+type MacroRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewMacroRepo returns a repository of Macro on s. The default strategy is a
+// logged batch.
+func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
+	return &MacroRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// macroCheck rejects a Macro whose partition key values are empty.
+func macroCheck(e *Macro) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros",
+		}
+	}
+	if e.MacroID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "macro_id",
+			Table:  "macros",
+		}
+	}
+	if e.Team == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "team",
+			Table:  "macros_by_team",
+		}
+	}
+	return nil
+}
+
+// macroCheckKey rejects a Macro whose partition key value in macros, the
+// source of truth, is empty.
+func macroCheckKey(e *Macro) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros",
+		}
+	}
+	if e.MacroID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "macro_id",
+			Table:  "macros",
+		}
+	}
+	return nil
+}
+
+// macroWrites is the write protocol of Macro: its source of truth, macros, and
+// the tables the protocol keeps in step with it.
+var macroWrites = &cqlgenimpl.Entity[Macro]{
+	Canonical: macroMacros,
+	State:     macroMacrosState,
+	ScanState: macroMacrosScanState,
+	Data:      macroMacrosData,
+	Change:    macroMacrosChange,
+	Remove:    macroMacrosRemove,
+	Settle:    macroMacrosSettle,
+	Projections: []cqlgenimpl.Projection[Macro]{
+		{
+			Table:      macroMacrosByTitle,
+			Key:        macroMacrosByTitleKey,
+			Row:        macroMacrosByTitleRow,
+			Writetimes: 2,
+			Owner:      []int{0, 2},
+		},
+		{
+			Table:      macroMacrosByTeam,
+			Key:        macroMacrosByTeamKey,
+			Row:        macroMacrosByTeamRow,
+			Writetimes: 1,
+			Owner:      []int{0, 3},
+		},
+	},
+}
+
+// Insert writes e to every table of Macro, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on macros, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
+func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Macro whose key in macros is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on macros's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Macro whose key in macros is e's from every table; the
+// rows of the other tables are found from macros's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, macroCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Macro with the given key from macros, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Macro since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (_ *Macro, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros",
+		}
+	}
+	if macroID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "macro_id",
+			Table:  "macros",
+		}
+	}
+	e := &Macro{}
+	e.OrgID = orgID
+	e.MacroID = macroID
+	return cqlgenimpl.Versioned(ctx, r.s, macroWrites, e)
+}
+
+// Modify reads the Macro with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Macro since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// macros (cqlgen.ErrKeyChanged). It returns the Macro written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
+func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (_ *Macro, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Modify")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros",
+		}
+	}
+	if macroID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "macro_id",
+			Table:  "macros",
+		}
+	}
+	e := &Macro{}
+	e.OrgID = orgID
+	e.MacroID = macroID
+	o, err := cqlgenimpl.BeginVersioned(e, macroCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, macroWrites, e, macroCheck, change)
+}
+
+// Entity names the entity MacroRepo keeps: Macro.
+func (r *MacroRepo) Entity() string {
+	return "Macro"
+}
+
+// Tables lists the tables of Macro that Repair and Backfill write: every one
+// but macros, the source of truth.
+func (r *MacroRepo) Tables() []string {
+	return []string{"macros_by_title", "macros_by_team"}
+}
+
+// Verify compares every table of Macro with what macros, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Verify")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Macro wins over; it is
+// safe while the application writes.
+func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Repair")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", true, o)
+}
+
+// Backfill writes every row macros implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Backfill(ctx, r.s, macroWrites, "Macro", table, o)
+}
+
+// Get reads the Macro with the given key from macros, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *Macro, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros",
+		}
+	}
+	if macroID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "macro_id",
+			Table:  "macros",
+		}
+	}
+	var e Macro
+	e.OrgID = orgID
+	e.MacroID = macroID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   macroMacros.Get,
+		Values: []any{e.OrgID, e.MacroID},
+	}, macroMacrosScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// MacrosByTitleOptions are the optional parts of a MacrosByTitle read.
+type MacrosByTitleOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// TitleFrom and TitleTo bound title, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	TitleFrom, TitleTo *string
+}
+
+// MacrosByTitle reads an organisation's macros by title, from macros_by_title,
+// in pages: one partition, in clustering order.
+//
+// Deprecated: macros_by_title is on its way out; read macros_by_team through
+// MacrosByTeam once it is backfilled.
+func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosByTitleOptions) (_ cqlgen.Page[Macro], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "MacrosByTitle")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros_by_title",
+		}
+	}
+	if o == nil {
+		o = &MacrosByTitleOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Macro]{
+		Compare:   macroMacrosByTitleCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       macroMacrosByTitleClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      macroMacrosByTitleScan,
+		Table:     macroMacrosByTitle,
+	}
+	if o.TitleFrom != nil {
+		spec.From = *o.TitleFrom
+	}
+	if o.TitleTo != nil {
+		spec.To = *o.TitleTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// MacrosByTeamOptions are the optional parts of a MacrosByTeam read.
+type MacrosByTeamOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// TitleFrom and TitleTo bound title, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	TitleFrom, TitleTo *string
+}
+
+// MacrosByTeam reads a team's macros by title, from macros_by_team, in pages:
+// one partition, in clustering order.
+func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string, o *MacrosByTeamOptions) (_ cqlgen.Page[Macro], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "MacrosByTeam")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros_by_team",
+		}
+	}
+	if team == "" {
+		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
+			Column: "team",
+			Table:  "macros_by_team",
+		}
+	}
+	if o == nil {
+		o = &MacrosByTeamOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Macro]{
+		Compare:   macroMacrosByTeamCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       macroMacrosByTeamClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID, team},
+		Scan:      macroMacrosByTeamScan,
+		Table:     macroMacrosByTeam,
+	}
+	if o.TitleFrom != nil {
+		spec.From = *o.TitleFrom
+	}
+	if o.TitleTo != nil {
+		spec.To = *o.TitleTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
 // of the user-defined type address, which Address is stored as.
 func (u Address) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {

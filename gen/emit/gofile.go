@@ -227,10 +227,16 @@ func wrap(text string, width int) []string {
 // commentWidth keeps a top-level comment line within 80 columns.
 const commentWidth = 76
 
-// doc writes a top-level comment, wrapped.
+// doc writes a top-level comment, wrapped; a blank line in it separates
+// paragraphs.
 func doc(f *jen.File, format string, args ...any) {
-	for _, l := range wrap(fmt.Sprintf(format, args...), commentWidth) {
-		f.Comment(l)
+	for i, para := range strings.Split(fmt.Sprintf(format, args...), "\n\n") {
+		if i > 0 {
+			f.Comment("")
+		}
+		for _, l := range wrap(para, commentWidth) {
+			f.Comment(l)
+		}
 	}
 }
 

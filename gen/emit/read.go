@@ -68,7 +68,19 @@ func get(f *jen.File, e *model.Entity) {
 }
 
 func readOne(f *jen.File, t *model.Table) {
-	lookup(f, t, t.Method, t.Method+" reads "+strings.TrimRight(t.Doc, ".")+", from "+t.Name+", which holds one row per key; cqlgen.ErrNotFound if there is none.")
+	lookup(f, t, t.Method, t.Method+" reads "+strings.TrimRight(t.Doc, ".")+", from "+t.Name+", which holds one row per key; cqlgen.ErrNotFound if there is none."+deprecation(t))
+}
+
+// deprecation is the paragraph that marks the read method of a deprecated
+// table, which go vet's peers (staticcheck, gopls) flag at every call.
+func deprecation(t *model.Table) string {
+	if !t.Deprecated {
+		return ""
+	}
+	if r := t.ReplacedBy; r != nil {
+		return "\n\nDeprecated: " + t.Name + " is on its way out; read " + r.Name + " through " + r.Method + " once it is backfilled."
+	}
+	return "\n\nDeprecated: " + t.Name + " is on its way out; read the entity another way."
 }
 
 // readPage writes the options type and the read method of a pattern whose
@@ -149,6 +161,6 @@ func readPage(f *jen.File, t *model.Table) {
 	if b != nil {
 		words = b.ReadWords()
 	}
-	doc(f, "%s reads %s, from %s, in pages: %s.", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words)
+	doc(f, "%s reads %s, from %s, in pages: %s.%s", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words, deprecation(t))
 	callMethod(f, e, t.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
 }

@@ -52,6 +52,7 @@ type tableView struct {
 	Canonical  bool
 	Where      string // a sparse table's predicate
 	Unique     bool
+	Deprecated string // what a deprecated table's header comment says; empty otherwise
 	Bucket     string
 	TTL        string
 	Columns    []columnView
@@ -101,6 +102,12 @@ func table(t *model.Table) tableView {
 		Canonical: t.Entity.Canonical == t,
 		Where:     t.WhereWords(),
 		Unique:    t.Unique,
+	}
+	if t.Deprecated {
+		tv.Deprecated = "still written, dropped by hand once nothing reads it"
+		if t.ReplacedByName != "" {
+			tv.Deprecated = "replaced by " + t.ReplacedByName + "; still written, dropped by hand after its backfill and the switch of reads"
+		}
 	}
 	if b := t.Bucket; b != nil {
 		tv.Bucket = fmt.Sprintf("%s = %s", b.Column, bucketWords(b))

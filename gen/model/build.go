@@ -138,6 +138,11 @@ func (b *builder) entity(s *load.Struct) *Entity {
 	}
 	for _, t := range e.Tables {
 		t.Columns = layout(e, t)
+		for _, r := range e.Tables {
+			if t.ReplacedByName != "" && r.Name == t.ReplacedByName && r != t {
+				t.ReplacedBy = r
+			}
+		}
 	}
 	for _, ix := range e.Indexes {
 		resolveOn(e, ix)
@@ -242,6 +247,12 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	}
 	if tp.Unique {
 		t.Unique, t.UniquePos = true, pos(tp.UniqueOff)
+	}
+	if tp.Deprecated {
+		t.Deprecated, t.DeprecatedPos = true, pos(tp.DeprecatedOff)
+	}
+	if tp.ReplacedBy.Name != "" {
+		t.ReplacedByName, t.ReplacedByPos = tp.ReplacedBy.Name, pos(tp.ReplacedBy.Off)
 	}
 	if t.Cols == nil && tp.Cols != nil {
 		t.Cols = []Ref{}

@@ -67,10 +67,21 @@ func (c *Compaction) Tag() string {
 // semicolon becomes a comma: migration tools (gocqlx's migrate among
 // them) split a file into statements at every semicolon, quoted or not,
 // so an ALTER TABLE ... WITH comment holding one could not be applied.
+//
+// A deprecated table's comment starts with DEPRECATED (and the table that
+// replaces it), so that schema.cql, the live keyspace and cqlgen diff all
+// know it is on its way out.
 func (t *Table) CommentText() string {
 	c := strings.TrimRight(t.Doc, ".")
 	if t.Options.HasComment {
 		c = t.Options.Comment
+	}
+	if t.Deprecated {
+		head := "DEPRECATED"
+		if t.ReplacedByName != "" {
+			head += ", replaced by " + t.ReplacedByName
+		}
+		c = head + ": " + c
 	}
 	return strings.ReplaceAll(c, ";", ",")
 }

@@ -473,6 +473,15 @@ type Table struct {
 	Columns []*Column
 	Names   TableNames
 
+	// Deprecated is the table option deprecated: the table is on its way
+	// out, still written, its read method deprecated; ReplacedBy is the
+	// table of the entity that takes its place (replaced_by), or nil.
+	Deprecated     bool
+	DeprecatedPos  token.Position
+	ReplacedBy     *Table
+	ReplacedByName string // as given; empty when not given
+	ReplacedByPos  token.Position
+
 	stmts []*Statement // built by Statements
 }
 

@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,59 @@ CREATE TABLE IF NOT EXISTS customers (
 	}
 	if cs := Compare(s, changed); len(cs) != 1 || cs[0].Kind != Breaking || !strings.Contains(cs[0].What, "billing") {
 		t.Errorf("a column changed from one type to another: %v", cs)
+	}
+}
+
+// TestCompareDropped: a table no longer declared is a breaking drop in a
+// schema file, a Contract change when the file marked it deprecated, and
+// Unmanaged when it is only in a live keyspace, with its indexes.
+func TestCompareDropped(t *testing.T) {
+	const others = `CREATE TABLE gocqlx_migrate (name text PRIMARY KEY, done boolean);
+CREATE CUSTOM INDEX IF NOT EXISTS migrate_by_done ON gocqlx_migrate (done) USING 'StorageAttachedIndex';
+CREATE TABLE old_history (user_id text PRIMARY KEY, x int) WITH comment = 'DEPRECATED, replaced by listening_history: a user''s plays';
+CREATE TABLE retired (id int PRIMARY KEY) WITH comment = 'DEPRECATED: nobody reads it';
+`
+	old, err := Parse(base + others)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := old.Table("old_history").Deprecated(); !ok || r != "listening_history" {
+		t.Errorf("old_history: Deprecated() = %q, %v", r, ok)
+	}
+	if r, ok := old.Table("retired").Deprecated(); !ok || r != "" {
+		t.Errorf("retired: Deprecated() = %q, %v", r, ok)
+	}
+	if _, ok := old.Table("gocqlx_migrate").Deprecated(); ok {
+		t.Error("gocqlx_migrate taken for deprecated")
+	}
+	new, _ := Parse(base)
+	kinds := func(cs []Change) map[string]Kind {
+		m := map[string]Kind{}
+		for _, c := range cs {
+			m[c.Table+" "+strings.Fields(c.What)[0]] = c.Kind
+		}
+		return m
+	}
+	file := map[string]Kind{"gocqlx_migrate dropped:": Breaking, "gocqlx_migrate index": Breaking, "old_history deprecated": Contract, "retired deprecated,": Contract}
+	if got := kinds(Compare(old, new)); !reflect.DeepEqual(got, file) {
+		t.Errorf("Compare:\n got %v\nwant %v", got, file)
+	}
+	live := map[string]Kind{"gocqlx_migrate not": Unmanaged, "old_history deprecated": Contract, "retired deprecated,": Contract}
+	if got := kinds(CompareLive(old, new)); !reflect.DeepEqual(got, live) {
+		t.Errorf("CompareLive:\n got %v\nwant %v", got, live)
+	}
+	cs := Compare(old, new)
+	for _, c := range cs {
+		if c.Kind == Contract && c.CQL != "DROP TABLE IF EXISTS "+c.Table+";" {
+			t.Errorf("contract change %s: CQL %q", c.Table, c.CQL)
+		}
+	}
+	// A migration never carries a drop, nor anything of others.
+	cql, ok := Migration(CompareLive(old, new))
+	if !ok || cql != "" {
+		t.Errorf("Migration of contract and unmanaged changes = %q, %v; want nothing, ok", cql, ok)
+	}
+	if _, ok := Migration(cs); ok {
+		t.Error("a schema file's dropped table is breaking, yet Migration is ok")
 	}
 }

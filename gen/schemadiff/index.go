@@ -70,7 +70,10 @@ func (s *Schema) index(name string) *Index {
 // created in place (Cassandra builds it from the existing rows in the
 // background); one no pattern declares is left for a person to drop,
 // once nothing reads through it.
-func compareIndexes(old, new *Schema) []Change {
+//
+// With live, an index on a table new does not declare belongs to whoever
+// owns that table, and is not compared.
+func compareIndexes(old, new *Schema, live bool) []Change {
 	var out []Change
 	for _, ni := range new.Indexes {
 		oi := old.index(ni.Name)
@@ -86,6 +89,9 @@ func compareIndexes(old, new *Schema) []Change {
 		}
 	}
 	for _, oi := range old.Indexes {
+		if live && new.Table(oi.Table) == nil {
+			continue
+		}
 		if new.index(oi.Name) == nil {
 			out = append(out, Change{Kind: Breaking, Table: oi.Table, What: fmt.Sprintf("index %s is no longer declared; cqlgen never drops one, so drop it by hand (DROP INDEX %s) once nothing reads through it", oi.Name, oi.Name)})
 		}

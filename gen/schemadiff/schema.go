@@ -278,3 +278,23 @@ func (p *parser) primaryKey(t *Table) error {
 	}
 	return p.expect(")")
 }
+
+// DeprecatedPrefix starts the comment of a table whose pattern is marked
+// deprecated; cqlgen writes it, so that a schema file and a live keyspace
+// both say which tables are on their way out. The comment reads
+// "DEPRECATED, replaced by NEW: ..." or "DEPRECATED: ...".
+const DeprecatedPrefix = "DEPRECATED"
+
+// Deprecated reports whether the table's comment marks it deprecated, and
+// the table that replaces it, if the comment names one.
+func (t *Table) Deprecated() (replacement string, ok bool) {
+	rest, ok := strings.CutPrefix(t.Options.Comment, DeprecatedPrefix)
+	if !ok {
+		return "", false
+	}
+	if r, ok := strings.CutPrefix(rest, ", replaced by "); ok {
+		name, _, _ := strings.Cut(r, ":")
+		return strings.TrimSpace(name), true
+	}
+	return "", strings.HasPrefix(rest, ":") || rest == ""
+}

@@ -118,6 +118,13 @@ type Pattern struct {
 	// Index is set on an index pattern (index:"name"), which declares no
 	// table of its own: Table is then empty.
 	Index *Index
+
+	// Deprecated marks a table on its way out (table:"...,deprecated"):
+	// still written, its read method deprecated, dropped by hand once
+	// ReplacedBy, if named, is filled and read instead.
+	Deprecated    bool
+	DeprecatedOff int
+	ReplacedBy    Ident // replaced_by:"table"; empty when not given
 }
 
 // CondOp is how a where condition tests its column.
@@ -145,7 +152,7 @@ type Cond struct {
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "index", "on", "col", "match"}
+var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -248,6 +255,14 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			if strings.ContainsAny(p.Comment, "\n\r") {
 				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "comment must be one line"})
 			}
+		case "replaced_by":
+			lx := newLexer(v)
+			id, e := lx.ident("bad-value", "replaced_by")
+			if e == nil {
+				e = lx.end("bad-value", "replaced_by")
+			}
+			p.ReplacedBy = id
+			add(e)
 		case "index", "on", "col", "match":
 			add(p.parseIndexKey(kv.Key, v))
 		default:
@@ -312,8 +327,13 @@ func (p *Pattern) parseTable(v Value) *Error {
 				return &Error{Off: opt.Off, Code: "bad-value", Msg: "unique is given twice"}
 			}
 			p.Unique, p.UniqueOff = true, opt.Off
+		case "deprecated":
+			if p.Deprecated {
+				return &Error{Off: opt.Off, Code: "bad-value", Msg: "deprecated is given twice"}
+			}
+			p.Deprecated, p.DeprecatedOff = true, opt.Off
 		default:
-			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable and unique)", opt.Name)}
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable, unique and deprecated)", opt.Name)}
 		}
 	}
 	return lx.end("bad-value", "table")

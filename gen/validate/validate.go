@@ -229,6 +229,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 	c.counters(t)
 	c.where(e, t)
 	c.unique(e, t)
+	c.deprecated(e, t)
 	c.identity(e, t)
 	c.partition(t)
 	c.options(t)

@@ -1,11 +1,24 @@
 // Package cqlscript splits a CQL script, such as a schema.cql that cqlgen
-// generated, into statements that a driver can execute one by one.
+// generated or a hand-written migration file, into statements that a driver
+// can execute one by one.
 //
 // Drivers execute one statement per request and have no notion of a
-// script; cqlsh's splitter is not available to Go programs. The rules here
-// are the ones cqlgen's own output follows, and they suit hand-written
-// migration files too: a statement ends with a semicolon at the end of a
-// line; lines that start with -- or // are comments.
+// script; cqlsh's splitter is not available to Go programs. Split reads the
+// script with CQL's own lexical rules, so that a semicolon ends a statement
+// only where Cassandra would see one:
+//
+//   - not inside a string ('x; y'), which may span lines and hold a quote
+//     doubled;
+//   - not inside a quoted name ("a;b") or a $$ ... $$ string, such as the
+//     body of a user-defined function;
+//   - not inside a comment: -- and // to the end of the line, /* ... */
+//     across lines;
+//   - not between BEGIN [UNLOGGED | COUNTER] BATCH and APPLY BATCH: a batch
+//     is one statement, semicolons between its inner statements included.
+//
+// Several statements may share a line. Comments before a statement, and
+// comments standing alone on a line inside one, are left out of its text;
+// a comment after code on a line stays (Cassandra skips it).
 package cqlscript
 
 import (
@@ -15,46 +28,228 @@ import (
 
 // Statement is one statement of a script.
 type Statement struct {
-	Line int    // the 1-based line the statement starts on
+	Line int    // the 1-based line the statement's first word is on
 	Text string // the statement, without its final semicolon
 }
 
-// Split returns the statements of script in order. A semicolon inside a
-// line (in a string literal, say) does not end a statement; a last
-// statement without a semicolon is kept.
+// Split returns the statements of script in order. Empty statements (a
+// lone semicolon) are dropped; a last statement without a semicolon is
+// kept, and so is one whose string or comment never ends: Cassandra, not
+// Split, reports it.
 func Split(script string) []Statement {
 	var (
 		stmts []Statement
-		cur   []string
-		start int
+		sp    = splitter{src: script, line: 1}
+		cur   strings.Builder
+		start int // line of the current statement; 0 when none is open
+		first string
+		last  [2]string // the statement's last two words, upper case
+		// dropNewline is set after a comment left out of the text: the
+		// line break that ends its line goes with it.
+		dropNewline bool
 	)
 	flush := func() {
-		if text := strings.TrimSpace(strings.Join(cur, "\n")); text != "" {
+		if text := strings.TrimRight(cur.String(), " \t\r\n"); text != "" {
 			stmts = append(stmts, Statement{Line: start, Text: text})
 		}
-		cur = cur[:0]
+		cur.Reset()
+		start, first, last = 0, "", [2]string{}
 	}
-	for i, line := range strings.Split(script, "\n") {
-		line = strings.TrimRight(line, " \t\r")
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "--") || strings.HasPrefix(trimmed, "//") {
-			continue
+	for {
+		tok := sp.next()
+		if tok.kind == tokEOF {
+			break
 		}
-		if len(cur) == 0 {
-			if trimmed == "" {
+		text := script[tok.start:tok.end]
+		if start == 0 && (tok.kind == tokSpace || tok.kind == tokComment || tok.kind == tokSemicolon) {
+			continue // before a statement: nothing to keep
+		}
+		switch tok.kind {
+		case tokSpace:
+			text = trimBlankLines(text)
+			if dropNewline {
+				text = strings.TrimPrefix(text, "\n")
+				dropNewline = false
+			}
+			cur.WriteString(text)
+			continue
+		case tokComment:
+			if alone(cur.String()) {
+				trimLine(&cur)
+				dropNewline = true
 				continue
 			}
-			start = i + 1
-		}
-		if strings.HasSuffix(line, ";") {
-			cur = append(cur, strings.TrimSuffix(line, ";"))
+			cur.WriteString(text)
+			continue
+		case tokSemicolon:
+			if strings.EqualFold(first, "begin") && !(last[0] == "APPLY" && last[1] == "BATCH") {
+				cur.WriteString(text) // a statement inside a batch
+				continue
+			}
 			flush()
 			continue
 		}
-		cur = append(cur, line)
+		dropNewline = false
+		if start == 0 {
+			start = tok.line
+		}
+		if tok.kind == tokWord {
+			if first == "" {
+				first = text
+			}
+			last = [2]string{last[1], strings.ToUpper(text)}
+		} else {
+			last = [2]string{last[1], ""}
+		}
+		cur.WriteString(text)
 	}
 	flush()
 	return stmts
+}
+
+// alone reports whether nothing but blanks precedes the end of text on its
+// last line: a comment there stands alone on its line.
+func alone(text string) bool {
+	tail := text[strings.LastIndexByte(text, '\n')+1:]
+	return strings.TrimLeft(tail, " \t\r") == ""
+}
+
+// trimLine removes the blanks that end b's last line.
+func trimLine(b *strings.Builder) {
+	s := b.String()
+	t := strings.TrimRight(s, " \t\r")
+	if len(t) != len(s) {
+		b.Reset()
+		b.WriteString(t)
+	}
+}
+
+// trimBlankLines removes the blanks before each line break of a run of
+// white space, so that no line of a statement ends in blanks.
+func trimBlankLines(space string) string {
+	if !strings.Contains(space, "\n") {
+		return space
+	}
+	lines := strings.Split(space, "\n")
+	for i := range len(lines) - 1 {
+		lines[i] = ""
+	}
+	return strings.Join(lines, "\n")
+}
+
+type tokKind int
+
+const (
+	tokEOF       tokKind = iota
+	tokSpace             // blanks and line breaks
+	tokComment           // -- or // to the end of the line, or /* ... */
+	tokWord              // a keyword, name or number
+	tokString            // '...', "...", $$...$$
+	tokSemicolon         // ;
+	tokOther             // any other character
+)
+
+type token struct {
+	kind       tokKind
+	start, end int // byte offsets into the script
+	line       int // 1-based line of start
+}
+
+// splitter is a lexer of just enough CQL to find where statements end.
+type splitter struct {
+	src  string
+	i    int
+	line int
+}
+
+func (s *splitter) next() token {
+	if s.i >= len(s.src) {
+		return token{kind: tokEOF}
+	}
+	tok := token{start: s.i, line: s.line}
+	c := s.src[s.i]
+	switch {
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		tok.kind = tokSpace
+		for s.i < len(s.src) && strings.IndexByte(" \t\r\n", s.src[s.i]) >= 0 {
+			s.advance(1)
+		}
+	case s.has("--") || s.has("//"):
+		tok.kind = tokComment
+		for s.i < len(s.src) && s.src[s.i] != '\n' {
+			s.advance(1)
+		}
+	case s.has("/*"):
+		tok.kind = tokComment
+		s.until(2, "*/")
+	case s.has("$$"):
+		tok.kind = tokString
+		s.until(2, "$$")
+	case c == '\'' || c == '"':
+		tok.kind = tokString
+		s.quoted(c)
+	case c == ';':
+		tok.kind = tokSemicolon
+		s.advance(1)
+	case isWord(c):
+		tok.kind = tokWord
+		for s.i < len(s.src) && isWord(s.src[s.i]) {
+			s.advance(1)
+		}
+	default:
+		tok.kind = tokOther
+		s.advance(1)
+	}
+	tok.end = s.i
+	return tok
+}
+
+// has reports whether the script continues with prefix.
+func (s *splitter) has(prefix string) bool { return strings.HasPrefix(s.src[s.i:], prefix) }
+
+// advance moves n bytes on, counting lines.
+func (s *splitter) advance(n int) {
+	for range n {
+		if s.src[s.i] == '\n' {
+			s.line++
+		}
+		s.i++
+	}
+}
+
+// until skips an opening of n bytes, then everything up to and including
+// end, or to the end of the script when end never comes.
+func (s *splitter) until(n int, end string) {
+	s.advance(n)
+	for s.i < len(s.src) && !s.has(end) {
+		s.advance(1)
+	}
+	if s.i < len(s.src) {
+		s.advance(len(end))
+	}
+}
+
+// quoted skips a string or a quoted name, where a doubled quote stands for
+// one.
+func (s *splitter) quoted(q byte) {
+	s.advance(1)
+	for s.i < len(s.src) {
+		if s.src[s.i] == q {
+			if s.i+1 < len(s.src) && s.src[s.i+1] == q {
+				s.advance(2)
+				continue
+			}
+			s.advance(1)
+			return
+		}
+		s.advance(1)
+	}
+}
+
+// isWord reports a byte of a keyword, an unquoted name or a number; bytes
+// of UTF-8 sequences count, so that no multi-byte character is split.
+func isWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 var (

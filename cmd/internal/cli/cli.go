@@ -36,13 +36,16 @@ type command struct {
 var commands = []command{
 	{"generate", "[packages]", "generate schema.cql (and code) for the packages; writes only if every stage succeeds", runGenerate},
 	{"check", "[packages]", "exit 1, with a diff, if a generated file is stale, missing or orphaned", runCheck},
-	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base, or -live) and write migrations", runDiff},
+	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations", runDiff},
+	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names", runApply},
 	{"version", "", "print the version", runVersion},
 }
 
 type env struct {
 	stdout, stderr io.Writer
 	dir            string // the working directory, for relative paths in messages
+	// getenv reads the environment; tests replace it.
+	getenv func(string) string
 }
 
 // Main runs cqlgen with args (without the program name) and returns the
@@ -55,7 +58,7 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	wd, _ := os.Getwd()
-	e := &env{stdout: stdout, stderr: stderr, dir: wd}
+	e := &env{stdout: stdout, stderr: stderr, dir: wd, getenv: os.Getenv}
 	if len(args) == 0 {
 		usage(stderr)
 		return ExitUsage
@@ -96,11 +99,14 @@ Exit codes:
 
 	0  success (check: everything is fresh; diff: no breaking change)
 	1  check: a generated file is stale, missing or orphaned;
-	   diff: a breaking change, for which no migration is written
+	   diff: a breaking change, for which no migration is written;
+	   apply: schema.cql is stale, or the keyspace still differs
+	   from the declarations after applying it
 	2  bad command line
 	3  the model has errors (file:line:col: message on stderr), or
 	   warnings under -strict
-	4  the packages could not be loaded, or a file could not be written
+	4  the packages could not be loaded, a file could not be written,
+	   or the cluster could not be reached
 	5  internal error in cqlgen
 `)
 }

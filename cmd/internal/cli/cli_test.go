@@ -296,7 +296,7 @@ func TestDiff(t *testing.T) {
 	if code != ExitStale || !strings.Contains(stdout, "breaking: table listening_history: clustering order (played_at DESC, track_id ASC) becomes (played_at ASC, track_id ASC)") || !strings.Contains(stdout, "no migration written") {
 		t.Errorf("diff with the order flipped = %d\n%s", code, stdout)
 	}
-	for _, step := range []string{"1. expand", "2. backfill", "3. verify", "4. switch reads", "5. drop"} {
+	for _, step := range []string{"1. expand", "2. backfill", "3. verify", "4. switch reads", "5. contract", `table:"old,deprecated" replaced_by:"new"`} {
 		if !strings.Contains(stdout, step) {
 			t.Errorf("a breaking change's output lacks %q:\n%s", step, stdout)
 		}

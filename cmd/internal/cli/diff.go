@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/gocql/gocql"
 
@@ -19,13 +19,21 @@ import (
 
 func runDiff(e *env, args []string) int {
 	fs := newFlags(e, "diff", "[packages]")
-	base := fs.String("base", "", "compare with this schema file instead of the committed schema.cql (one package only)")
-	live := fs.Bool("live", false, "compare with the live cluster named by CASSANDRA_HOSTS")
-	keyspace := fs.String("keyspace", "", "with -live: the keyspace to read (default: the package's //cqlgen:keyspace)")
+	var src source
+	fs.StringVar(&src.base, "base", "", "compare with this schema file instead of the committed schema.cql (one package only)")
+	fs.StringVar(&src.rev, "base-rev", "", "compare with each package's schema.cql at this git revision (origin/main, a tag, a commit): the pull-request gate")
+	fs.BoolVar(&src.live, "live", false, "compare with the live cluster named by CASSANDRA_HOSTS (and CASSANDRA_USERNAME, CASSANDRA_TLS_*, CASSANDRA_LOCAL_DC)")
+	fs.StringVar(&src.keyspace, "keyspace", "", "with -live: the keyspace to read (default: the package's //cqlgen:keyspace)")
 	migrations := fs.String("migrations", "", "write additive changes as a numbered migration file into this directory, relative to each package")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
+	if n := btoi(src.base != "") + btoi(src.rev != "") + btoi(src.live); n > 1 {
+		fmt.Fprintln(e.stderr, "cqlgen diff: -base, -base-rev and -live each name what to compare with; give one")
+		return ExitUsage
+	}
+	src.getenv = e.getenv
+	defer src.close()
 	res, code, ok := generate(e, fs.Args(), false)
 	if !ok {
 		return code
@@ -36,7 +44,7 @@ func runDiff(e *env, args []string) int {
 			pkgs = append(pkgs, p)
 		}
 	}
-	if *base != "" && len(pkgs) != 1 {
+	if src.base != "" && len(pkgs) != 1 {
 		fmt.Fprintf(e.stderr, "cqlgen diff: -base compares one package, and %d match\n", len(pkgs))
 		return ExitUsage
 	}
@@ -48,19 +56,38 @@ func runDiff(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "cqlgen diff: generated schema: %v\n", err)
 			return ExitInternal
 		}
-		prev, from, err := previous(p, script, *base, *live, *keyspace)
+		prev, from, err := src.previous(p, script)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen diff: %s: %v\n", e.rel(p.Dir), err)
 			return ExitFailure
 		}
-		changes := schemadiff.Compare(prev, next)
+		var changes []schemadiff.Change
+		if src.live {
+			changes = schemadiff.CompareLive(prev, next)
+		} else {
+			changes = schemadiff.Compare(prev, next)
+		}
+		changes, unmanaged := splitUnmanaged(changes)
 		if len(changes) == 0 {
 			fmt.Fprintf(e.stdout, "%s: no changes against %s\n", e.rel(p.Dir), e.rel(from))
-			continue
+			if src.base == "" && src.rev == "" && !src.live {
+				fmt.Fprintf(e.stdout, "  (the committed schema.cql is what the declarations generate; to review a change already generated, compare with the base branch: -base-rev origin/main)\n")
+			}
+		} else {
+			fmt.Fprintf(e.stdout, "%s: %d change(s) against %s\n", e.rel(p.Dir), len(changes), e.rel(from))
+			for _, c := range changes {
+				fmt.Fprintf(e.stdout, "  %s\n", c)
+			}
 		}
-		fmt.Fprintf(e.stdout, "%s: %d change(s) against %s\n", e.rel(p.Dir), len(changes), e.rel(from))
-		for _, c := range changes {
-			fmt.Fprintf(e.stdout, "  %s\n", c)
+		if len(unmanaged) > 0 {
+			fmt.Fprintf(e.stdout, "  unmanaged: %s: tables of the keyspace this package does not declare; left alone\n", strings.Join(unmanaged, ", "))
+		}
+		if err := deprecations(e, p, prev, from, src.session, src.usedKeyspace); err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen diff: %s: %v\n", e.rel(p.Dir), err)
+			return ExitFailure
+		}
+		if len(changes) == 0 {
+			continue
 		}
 		cql, ok := schemadiff.Migration(changes)
 		if !ok {
@@ -70,11 +97,15 @@ func runDiff(e *env, args []string) int {
 			continue
 		}
 		for _, c := range changes {
-			if c.What == "new table" && !strings.HasPrefix(c.Table, "cqlgen_") {
+			if c.Kind == schemadiff.Additive && c.What == "new table" && !strings.HasPrefix(c.Table, "cqlgen_") {
 				if entity := entityOf(script, c.Table); entity != "" {
 					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably:\n    <your maintenance command> backfill -entity %s -table %s -job add-%s\n  (cqlgen.RunMaintenance; docs/runbook.md)\n", c.Table, entity, c.Table, c.Table)
 				}
 			}
+		}
+		printContract(e, changes)
+		if cql == "" {
+			continue
 		}
 		if *migrations == "" {
 			fmt.Fprintf(e.stdout, "  migration (write it with -migrations DIR):\n%s", indent(cql))
@@ -97,41 +128,88 @@ func runDiff(e *env, args []string) int {
 	return ExitOK
 }
 
-// previous reads the schema to compare with: a base file, the committed
-// schema.cql, or the live cluster.
-func previous(p *gen.Package, script, base string, live bool, keyspace string) (*schemadiff.Schema, string, error) {
-	if live {
-		if keyspace == "" {
-			for _, st := range cqlscript.Split(script) {
-				if ks, ok := st.Use(); ok {
-					keyspace = ks
-				}
-			}
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// splitUnmanaged takes the Unmanaged changes out of changes and returns
+// their tables.
+func splitUnmanaged(changes []schemadiff.Change) (rest []schemadiff.Change, tables []string) {
+	for _, c := range changes {
+		if c.Kind == schemadiff.Unmanaged {
+			tables = append(tables, c.Table)
+		} else {
+			rest = append(rest, c)
 		}
-		if keyspace == "" {
-			return nil, "", errors.New("-live needs -keyspace, or a //cqlgen:keyspace directive in the package")
+	}
+	return rest, tables
+}
+
+// printContract proposes the DROP TABLE of each deprecated table that is
+// declared no more. It is never part of a migration: a migration runs at
+// deploy time, while copies built with the table may still write it.
+func printContract(e *env, changes []schemadiff.Change) {
+	var drops []string
+	for _, c := range changes {
+		if c.Kind == schemadiff.Contract {
+			drops = append(drops, c.CQL)
 		}
-		hosts := os.Getenv("CASSANDRA_HOSTS")
-		if hosts == "" {
-			return nil, "", errors.New("-live reads the cluster named by CASSANDRA_HOSTS, which is not set")
-		}
-		cluster := gocql.NewCluster(strings.Split(hosts, ",")...)
-		cluster.Timeout = 10 * time.Second
-		cluster.ConnectTimeout = 10 * time.Second
-		s, err := cluster.CreateSession()
+	}
+	if len(drops) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stdout, "  contract: once the deploy without the deprecated pattern(s) is complete, run by hand (never part of a migration):\n")
+	for _, d := range drops {
+		fmt.Fprintf(e.stdout, "    %s\n", d)
+	}
+}
+
+// source is what diff compares the generated schema with.
+type source struct {
+	base     string // a schema file
+	rev      string // a git revision
+	live     bool   // the live cluster
+	keyspace string // with live
+	getenv   func(string) string
+
+	session      *gocql.Session // with live, once connected
+	hosts        string
+	usedKeyspace string // the keyspace last read
+}
+
+func (src *source) close() {
+	if src.session != nil {
+		src.session.Close()
+	}
+}
+
+// previous reads the schema to compare p with: a base file, schema.cql at
+// a git revision, the live cluster, or the committed schema.cql.
+func (src *source) previous(p *gen.Package, script string) (*schemadiff.Schema, string, error) {
+	switch {
+	case src.live:
+		return src.fromCluster(script)
+	case src.rev != "":
+		b, found, err := gitShow(p.Dir, src.rev, gen.SchemaFile)
 		if err != nil {
 			return nil, "", err
 		}
-		defer s.Close()
-		schema, err := schemadiff.FromCluster(s, keyspace)
-		return schema, "keyspace " + keyspace + " on " + hosts, err
+		from := gen.SchemaFile + " at " + src.rev
+		if !found {
+			return &schemadiff.Schema{}, "no " + from, nil
+		}
+		schema, err := schemadiff.Parse(string(b))
+		return schema, from, err
 	}
-	path := base
+	path := src.base
 	if path == "" {
 		path = filepath.Join(p.Dir, gen.SchemaFile)
 	}
 	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) && base == "" {
+	if errors.Is(err, fs.ErrNotExist) && src.base == "" {
 		return &schemadiff.Schema{}, "no committed schema.cql", nil
 	}
 	if err != nil {
@@ -139,6 +217,73 @@ func previous(p *gen.Package, script, base string, live bool, keyspace string) (
 	}
 	schema, err := schemadiff.Parse(string(b))
 	return schema, path, err
+}
+
+// fromCluster reads the keyspace of the package (or -keyspace) from the
+// cluster the environment names.
+func (src *source) fromCluster(script string) (*schemadiff.Schema, string, error) {
+	keyspace := src.keyspace
+	if keyspace == "" {
+		keyspace = keyspaceOf(script)
+	}
+	if keyspace == "" {
+		return nil, "", errors.New("-live needs -keyspace, or a //cqlgen:keyspace directive in the package")
+	}
+	if src.session == nil {
+		s, c, err := connect(src.getenv)
+		if err != nil {
+			return nil, "", err
+		}
+		src.session, src.hosts = s, strings.Join(c.Hosts, ",")
+	}
+	src.usedKeyspace = keyspace
+	schema, err := schemadiff.FromCluster(src.session, keyspace)
+	return schema, "keyspace " + keyspace + " on " + src.hosts, err
+}
+
+// keyspaceOf returns the keyspace a generated schema.cql USEs, or "".
+func keyspaceOf(script string) string {
+	keyspace := ""
+	for _, st := range cqlscript.Split(script) {
+		if ks, ok := st.Use(); ok {
+			keyspace = ks
+		}
+	}
+	return keyspace
+}
+
+// gitShow reads file of the package folder dir as it was at the git
+// revision rev. found is false when the revision has no such file (the
+// package is new); an unknown revision, or a folder outside a git
+// repository, is an error that says how to fix it.
+func gitShow(dir, rev, file string) (content []byte, found bool, err error) {
+	if strings.HasPrefix(rev, "-") {
+		return nil, false, fmt.Errorf("-base-rev %q: a revision cannot start with '-'", rev)
+	}
+	verify := exec.Command("git", "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	verify.Dir = dir
+	if out, err := verify.CombinedOutput(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			return nil, false, fmt.Errorf("-base-rev needs git: %w", err)
+		}
+		top := exec.Command("git", "rev-parse", "--show-toplevel")
+		top.Dir = dir
+		if _, err := top.Output(); err != nil {
+			return nil, false, fmt.Errorf("-base-rev: %s is not in a git repository", dir)
+		}
+		return nil, false, fmt.Errorf("-base-rev: git knows no commit %q%s (in CI, fetch it first: git fetch origin main, or actions/checkout with fetch-depth: 0)", rev, strings.TrimSpace(" "+string(out)))
+	}
+	// REV:./path is read relative to the folder git runs in.
+	show := exec.Command("git", "cat-file", "blob", rev+":./"+file)
+	show.Dir = dir
+	var stderr strings.Builder
+	show.Stderr = &stderr
+	out, err := show.Output()
+	if err != nil {
+		// The commit exists (checked above): the file does not, in it.
+		return nil, false, nil
+	}
+	return out, true, nil
 }
 
 // writeMigration writes the next numbered file of dir, in the layout
@@ -179,12 +324,13 @@ func indent(s string) string {
 
 // breakingPlan is how to make a breaking change without losing reads.
 const breakingPlan = `  the way through (docs/runbook.md, "changing a table's key"):
-    1. expand: declare the new shape as a new pattern with a new table name, keep the old
-       one; generate, and apply the additive migration (every write now fills both)
+    1. expand: declare the new shape as a new pattern with a new table name, and mark the
+       old one table:"old,deprecated" replaced_by:"new"; generate, and apply the additive
+       migration (every write now fills both)
     2. backfill: <your maintenance command> backfill -entity E -table NEW -job NAME
     3. verify:   <your maintenance command> verify -entity E -table NEW
-    4. switch reads to the new pattern's method, and deploy
-    5. drop: remove the old pattern; drop its table by hand once nothing reads it
+    4. switch reads to the new pattern's method, and deploy (diff checks the module's calls)
+    5. contract: remove the old pattern; diff then proposes its DROP TABLE, to run by hand
 `
 
 // entityOf finds, in a generated schema.cql, the entity whose pattern a

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/gen/schemadiff"
+	"github.com/cqlgen/cqlgen/runtime/cqlscript"
+)
+
+// runApply creates the tables of each package's schema.cql on the cluster
+// the environment names. Every statement of a generated schema.cql is
+// CREATE ... IF NOT EXISTS, so apply may run again at will; it then
+// compares the keyspace with the declarations, because IF NOT EXISTS
+// leaves a table of another shape as it is.
+func runApply(e *env, args []string) int {
+	fs := newFlags(e, "apply", "[packages]")
+	keyspace := fs.String("keyspace", "", "create the tables in this keyspace, which must exist (default: the package's //cqlgen:keyspace, created if missing)")
+	dryRun := fs.Bool("n", false, "print the statements and connect to nothing")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	res, code, ok := generate(e, fs.Args(), false)
+	if !ok {
+		return code
+	}
+	var pkgs []*gen.Package
+	for _, p := range res.Packages {
+		if p.Files[gen.SchemaFile] != nil {
+			pkgs = append(pkgs, p)
+		}
+	}
+	if len(pkgs) == 0 {
+		fmt.Fprintln(e.stderr, "cqlgen apply: no package declares entities")
+		return ExitUsage
+	}
+	if *keyspace != "" && len(pkgs) > 1 {
+		fmt.Fprintf(e.stderr, "cqlgen apply: -keyspace puts one package's tables in a keyspace, and %d packages match\n", len(pkgs))
+		return ExitUsage
+	}
+	// What is applied is what was reviewed: the schema.cql on disk, which
+	// must be what the declarations generate.
+	for _, p := range pkgs {
+		path := filepath.Join(p.Dir, gen.SchemaFile)
+		disk, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(disk, p.Files[gen.SchemaFile]) {
+			fmt.Fprintf(e.stderr, "cqlgen apply: %s is missing or stale: run go generate (or cqlgen generate) and commit it first\n", e.rel(path))
+			return ExitStale
+		}
+	}
+	var plans []applyPlan
+	for _, p := range pkgs {
+		plan, err := planApply(string(p.Files[gen.SchemaFile]), *keyspace)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(p.Dir), err)
+			return ExitUsage
+		}
+		plan.dir = p.Dir
+		plans = append(plans, plan)
+	}
+	if *dryRun {
+		for _, plan := range plans {
+			fmt.Fprintf(e.stdout, "-- %s: keyspace %s\n", e.rel(plan.dir), plan.keyspace)
+			for _, st := range plan.stmts {
+				fmt.Fprintf(e.stdout, "%s;\n", st.Text)
+			}
+		}
+		return ExitOK
+	}
+	s, c, err := connect(e.getenv)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
+		return ExitFailure
+	}
+	defer s.Close()
+	stale := false
+	for _, plan := range plans {
+		n, err := plan.run(s, c)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(filepath.Join(plan.dir, gen.SchemaFile)), err)
+			return ExitFailure
+		}
+		fmt.Fprintf(e.stdout, "%s: %d statement(s) applied to keyspace %s on %s\n", e.rel(plan.dir), n, plan.keyspace, strings.Join(c.Hosts, ","))
+		// IF NOT EXISTS skips a table that exists in another shape.
+		live, err := schemadiff.FromCluster(s, plan.keyspace)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen apply: reading keyspace %s back: %v\n", plan.keyspace, err)
+			return ExitFailure
+		}
+		want, err := schemadiff.Parse(plan.script)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
+			return ExitInternal
+		}
+		var differ []string
+		for _, ch := range schemadiff.CompareLive(live, want) {
+			if ch.Kind != schemadiff.Unmanaged && ch.Kind != schemadiff.Contract {
+				differ = append(differ, ch.String())
+			}
+		}
+		if len(differ) > 0 {
+			stale = true
+			fmt.Fprintf(e.stdout, "  the keyspace still differs from the declarations (a table existed in another shape):\n")
+			for _, d := range differ {
+				fmt.Fprintf(e.stdout, "    %s\n", d)
+			}
+			fmt.Fprintf(e.stdout, "  see: cqlgen diff -live -keyspace %s\n", plan.keyspace)
+		}
+	}
+	if stale {
+		return ExitStale
+	}
+	return ExitOK
+}
+
+// applyPlan is the statements of one package's schema.cql to run, and
+// where.
+type applyPlan struct {
+	dir      string
+	script   string
+	keyspace string
+	stmts    []cqlscript.Statement // CREATE KEYSPACE first, if it is to run; no USE
+}
+
+// planApply picks the keyspace and the statements of a generated script.
+// With keyspace given, the script's own CREATE KEYSPACE and USE are left
+// out: a keyspace's replication is an operator's choice, so it must exist.
+func planApply(script, keyspace string) (applyPlan, error) {
+	plan := applyPlan{script: script, keyspace: keyspace}
+	for _, st := range cqlscript.Split(script) {
+		if ks, ok := st.Use(); ok {
+			if keyspace == "" {
+				plan.keyspace = ks
+			}
+			continue
+		}
+		if st.IsCreateKeyspace() && keyspace != "" {
+			continue
+		}
+		plan.stmts = append(plan.stmts, st)
+	}
+	if plan.keyspace == "" {
+		return plan, fmt.Errorf("no keyspace: give -keyspace K, or declare one in the package with //cqlgen:keyspace NAME {replication}")
+	}
+	return plan, nil
+}
+
+// run executes the plan's statements in order: CREATE KEYSPACE on s,
+// every other statement on a session of the plan's keyspace. The driver
+// waits for schema agreement after each one.
+func (plan applyPlan) run(s *gocql.Session, c *clusterEnv) (int, error) {
+	exists := true
+	if err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, plan.keyspace).Scan(new(string)); err == gocql.ErrNotFound {
+		exists = false
+	} else if err != nil {
+		return 0, err
+	}
+	n := 0
+	var ks *gocql.Session
+	defer func() {
+		if ks != nil {
+			ks.Close()
+		}
+	}()
+	for _, st := range plan.stmts {
+		if st.IsCreateKeyspace() {
+			if err := s.Query(st.Text).Exec(); err != nil {
+				return n, fmt.Errorf("line %d: %w", st.Line, err)
+			}
+			exists = true
+			n++
+			continue
+		}
+		if !exists {
+			return n, fmt.Errorf("keyspace %s does not exist: create it first, with the replication your cluster needs", plan.keyspace)
+		}
+		if ks == nil {
+			cluster := c.cluster()
+			cluster.Keyspace = plan.keyspace
+			var err error
+			if ks, err = cluster.CreateSession(); err != nil {
+				return n, fmt.Errorf("keyspace %s: %w", plan.keyspace, err)
+			}
+		}
+		if err := ks.Query(st.Text).Exec(); err != nil {
+			return n, fmt.Errorf("line %d: %w\n\t%s", st.Line, err, strings.ReplaceAll(st.Text, "\n", "\n\t"))
+		}
+		n++
+	}
+	return n, nil
+}
