@@ -34,6 +34,7 @@ var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 	CQL: cqlgenimpl.CQL{
 		Get:        agentAgentsGetCQL,
+		GetMany:    agentAgentsGetManyCQL,
 		State:      agentAgentsStateCQL,
 		Change:     agentAgentsChangeCQL,
 		Remove:     agentAgentsRemoveCQL,
@@ -64,6 +65,12 @@ func agentAgentsScan(it cqlgen.Iter) (e Agent, ok bool) {
 		e = Agent{}
 	}
 }
+
+// agentAgentsGetManyCQL reads the rows of agents of several partition keys at
+// once. cqlgenimpl.GetMany binds org_id, the list of agent_id values.
+const agentAgentsGetManyCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
+	FROM agents
+	WHERE org_id = ? AND agent_id IN ?`
 
 // agentAgentsStateCQL reads a row of agents with the write protocol's columns.
 // Its placeholders bind org_id, agent_id.
@@ -477,6 +484,31 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Age
 	return &row, nil
 }
 
+// GetMany reads the Agents of one org_id with the given agent_id values from
+// agents, the source of truth, in one query (agent_id IN ?): Rows[i] is the
+// Agent of agentIDs[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[Agent], error) {
+	if orgID == "" {
+		return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents",
+		}
+	}
+	for _, k := range agentIDs {
+		if k == "" {
+			return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
+				Column: "agent_id",
+				Table:  "agents",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, agentAgents, []any{orgID}, agentIDs, r.opts.MaxKeys, agentAgentsScan, func(e *Agent) string {
+		return e.AgentID
+	})
+}
+
 // AgentByEmail reads the Agent that holds the given key of agents_by_email, a
 // unique key: the claim in agents_by_email names it, and agents, the source of
 // truth, must still give it that key; cqlgen.ErrNotFound if no Agent holds it.
@@ -506,9 +538,10 @@ var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "agent_id", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Add:    agentLoadAgentLoadAddCQL,
-		Delete: agentLoadAgentLoadDeleteCQL,
-		Get:    agentLoadAgentLoadGetCQL,
+		Add:     agentLoadAgentLoadAddCQL,
+		Delete:  agentLoadAgentLoadDeleteCQL,
+		Get:     agentLoadAgentLoadGetCQL,
+		GetMany: agentLoadAgentLoadGetManyCQL,
 	},
 })
 
@@ -535,6 +568,13 @@ func agentLoadAgentLoadScan(it cqlgen.Iter) (e AgentLoad, ok bool) {
 	ok = it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 	return
 }
+
+// agentLoadAgentLoadGetManyCQL reads the rows of agent_load of several
+// partition keys at once. cqlgenimpl.GetMany binds org_id, the list of
+// agent_id values.
+const agentLoadAgentLoadGetManyCQL = `SELECT org_id, agent_id, opened, closed
+	FROM agent_load
+	WHERE org_id = ? AND agent_id IN ?`
 
 // AgentLoadRepo reads and writes AgentLoad in table agent_load.
 type AgentLoadRepo struct {
@@ -630,6 +670,31 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 	return &row, nil
 }
 
+// GetMany reads the AgentLoads of one org_id with the given agent_id values
+// from agent_load, the source of truth, in one query (agent_id IN ?): Rows[i]
+// is the AgentLoad of agentIDs[i], nil when there is none, and Missing lists
+// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
+// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[AgentLoad], error) {
+	if orgID == "" {
+		return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_load",
+		}
+	}
+	for _, k := range agentIDs {
+		if k == "" {
+			return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
+				Column: "agent_id",
+				Table:  "agent_load",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, agentLoadAgentLoad, []any{orgID}, agentIDs, r.opts.MaxKeys, agentLoadAgentLoadScan, func(e *AgentLoad) string {
+		return e.AgentID
+	})
+}
+
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -651,12 +716,13 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_by", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    customerCustomersGetCQL,
-		State:  customerCustomersStateCQL,
-		Change: customerCustomersChangeCQL,
-		Remove: customerCustomersRemoveCQL,
-		Settle: customerCustomersSettleCQL,
-		Scan:   customerCustomersScanCQL,
+		Get:     customerCustomersGetCQL,
+		GetMany: customerCustomersGetManyCQL,
+		State:   customerCustomersStateCQL,
+		Change:  customerCustomersChangeCQL,
+		Remove:  customerCustomersRemoveCQL,
+		Settle:  customerCustomersSettleCQL,
+		Scan:    customerCustomersScanCQL,
 	},
 })
 
@@ -681,6 +747,13 @@ func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
 		e = Customer{}
 	}
 }
+
+// customerCustomersGetManyCQL reads the rows of customers of several partition
+// keys at once. cqlgenimpl.GetMany binds org_id, the list of email values.
+const customerCustomersGetManyCQL = `SELECT org_id, email, name, company, postal, billing, phones,
+		created_at, created_by, cqlgen_deleted
+	FROM customers
+	WHERE org_id = ? AND email IN ?`
 
 // customerCustomersStateCQL reads a row of customers with the write protocol's
 // columns. Its placeholders bind org_id, email.
@@ -1172,6 +1245,31 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (*Cu
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Customers of one org_id with the given email values from
+// customers, the source of truth, in one query (email IN ?): Rows[i] is the
+// Customer of emails[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (cqlgen.Found[Customer], error) {
+	if orgID == "" {
+		return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers",
+		}
+	}
+	for _, k := range emails {
+		if k == "" {
+			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
+				Column: "email",
+				Table:  "customers",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{orgID}, emails, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) string {
+		return e.Email
+	})
 }
 
 // CustomersNewestFirstOptions are the optional parts of a CustomersNewestFirst
@@ -1850,12 +1948,13 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "replies", Type: "int"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    ticketTicketsGetCQL,
-		State:  ticketTicketsStateCQL,
-		Change: ticketTicketsChangeCQL,
-		Remove: ticketTicketsRemoveCQL,
-		Settle: ticketTicketsSettleCQL,
-		Scan:   ticketTicketsScanCQL,
+		Get:     ticketTicketsGetCQL,
+		GetMany: ticketTicketsGetManyCQL,
+		State:   ticketTicketsStateCQL,
+		Change:  ticketTicketsChangeCQL,
+		Remove:  ticketTicketsRemoveCQL,
+		Settle:  ticketTicketsSettleCQL,
+		Scan:    ticketTicketsScanCQL,
 	},
 })
 
@@ -1880,6 +1979,13 @@ func ticketTicketsScan(it cqlgen.Iter) (e Ticket, ok bool) {
 		e = Ticket{}
 	}
 }
+
+// ticketTicketsGetManyCQL reads the rows of tickets of several partition keys
+// at once. cqlgenimpl.GetMany binds org_id, the list of ticket_id values.
+const ticketTicketsGetManyCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
+		opened_at, body, replies, cqlgen_deleted
+	FROM tickets
+	WHERE org_id = ? AND ticket_id IN ?`
 
 // ticketTicketsStateCQL reads a row of tickets with the write protocol's
 // columns. Its placeholders bind org_id, ticket_id.
@@ -2554,6 +2660,31 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Tickets of one org_id with the given ticket_id values from
+// tickets, the source of truth, in one query (ticket_id IN ?): Rows[i] is the
+// Ticket of ticketIDs[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (cqlgen.Found[Ticket], error) {
+	if orgID == "" {
+		return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "tickets",
+		}
+	}
+	for _, k := range ticketIDs {
+		if cqlgenimpl.IsZeroUUID(k) {
+			return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
+				Column: "ticket_id",
+				Table:  "tickets",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{orgID}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
+		return e.TicketID
+	})
 }
 
 // TicketsByRequesterOptions are the optional parts of a TicketsByRequester

@@ -226,6 +226,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 		}
 	}
 
+	c.prefix(t)
 	c.counters(t)
 	c.where(e, t)
 	c.unique(e, t)
@@ -467,5 +468,42 @@ func (c *checker) size(p *model.Package) {
 				c.diags.Warnf(t.Pos, diag.GeneratedSize, "package %s declares more than %d access patterns: its generated file grows about 8.5 KB and 30 ms of go build a pattern (2,000 patterns: 17 MB, 66 s); split the entities into several packages", p.Name, MaxPatterns)
 			}
 		}
+	}
+}
+
+// prefix checks a table's prefix key: the clustering columns a read may
+// fix by equality must be its first ones, in order, and leave at least one
+// to bound.
+func (c *checker) prefix(t *model.Table) {
+	if len(t.Prefix) == 0 {
+		return
+	}
+	var ck []string
+	for _, k := range t.CK {
+		ck = append(ck, k.Name)
+	}
+	if t.Unique {
+		c.diags.Errorf(t.PrefixPos, diag.BadPrefix, "table %s is unique: its read returns the one entity that holds a key, so there is no range to narrow; remove prefix", t.Name)
+		return
+	}
+	for i, r := range t.Prefix {
+		if !c.ref(t, r, "prefix") {
+			return
+		}
+		switch {
+		case !slices.Contains(ck, r.Name):
+			c.diags.Errorf(r.Pos, diag.BadPrefix, "prefix: %s is not a clustering column of %s; a read fixes clustering columns from the first, in order (ck: %s)", r.Name, t.Name, strings.Join(ck, ", "))
+			return
+		case ck[i] != r.Name:
+			c.diags.Errorf(r.Pos, diag.BadPrefix, "prefix: %s is clustering column %d of %s, not %d: a read can fix a column only with every one before it, so name them from the first, in order (prefix:\"%s\")", r.Name, slices.Index(ck, r.Name)+1, t.Name, i+1, strings.Join(ck[:slices.Index(ck, r.Name)+1], ", "))
+			return
+		}
+	}
+	if len(t.Prefix) >= len(ck) {
+		fix := "remove prefix"
+		if len(ck) > 1 {
+			fix = fmt.Sprintf("prefix:\"%s\"", strings.Join(ck[:len(ck)-1], ", "))
+		}
+		c.diags.Errorf(t.PrefixPos, diag.BadPrefix, "prefix fixes every clustering column of %s, which leaves nothing to bound (a read of one row by its whole key is Get): %s", t.Name, fix)
 	}
 }
