@@ -71,6 +71,9 @@ func run(ctx context.Context) error {
 	if err := runHelpdesk(ctx, sessions["helpdesk"]); err != nil {
 		return fmt.Errorf("helpdesk: %w", err)
 	}
+	if err := runHelpdeskReads(ctx, sessions["helpdesk"]); err != nil {
+		return fmt.Errorf("helpdesk reads: %w", err)
+	}
 	return nil
 }
 
