@@ -277,6 +277,14 @@ func (c *checker) bucket(t *model.Table, key map[string]string) {
 		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a pointer field, and a bucket cannot be derived from a value that may be missing", b.Expr(), b.Source.Name)
 		return
 	}
+	if t.Entity.Canonical == t && key[b.Source.Name] == "" {
+		// Get, Delete and GetVersioned are given the primary key alone:
+		// a bucket derived from another column would send them to the
+		// bucket of its zero value, where they find nothing (and an
+		// Update that changes the column would leave the old row).
+		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is not in the primary key of %s, the source of truth, so a Get or Delete given the key alone could not tell which bucket holds the row; derive the bucket from a clustering column, or add %s to ck", b.Expr(), b.Source.Name, t.Name, b.Source.Name)
+		return
+	}
 	typ := f.Type.String()
 	if b.Kind == model.HashBucket {
 		switch {
