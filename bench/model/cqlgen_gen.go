@@ -25,9 +25,10 @@ var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "user_id", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Insert: userUsersInsertCQL,
-		Delete: userUsersDeleteCQL,
-		Get:    userUsersGetCQL,
+		Insert:  userUsersInsertCQL,
+		Delete:  userUsersDeleteCQL,
+		Get:     userUsersGetCQL,
+		GetMany: userUsersGetManyCQL,
 	},
 })
 
@@ -60,6 +61,12 @@ func userUsersScan(it cqlgen.Iter) (e User, ok bool) {
 	ok = it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 	return
 }
+
+// userUsersGetManyCQL reads the rows of users of several partition keys at
+// once. cqlgenimpl.GetMany binds the list of user_id values.
+const userUsersGetManyCQL = `SELECT user_id, name, email, country, age, score, created_at
+	FROM users
+	WHERE user_id IN ?`
 
 // UserRepo reads and writes User in table users.
 type UserRepo struct {
@@ -168,6 +175,25 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) 
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Users with the given user_id values from users, the source
+// of truth, in one query (user_id IN ?): Rows[i] is the User of userIDs[i],
+// nil when there is none, and Missing lists those indexes. More keys than the
+// repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
+// *cqlgen.KeysError, and nothing is sent.
+func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (cqlgen.Found[User], error) {
+	for _, k := range userIDs {
+		if k == "" {
+			return cqlgen.Found[User]{}, &cqlgen.EmptyKeyError{
+				Column: "user_id",
+				Table:  "users",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, userUsers, []any{}, userIDs, r.opts.MaxKeys, userUsersScan, func(e *User) string {
+		return e.UserID
+	})
 }
 
 // eventEventsByStream: the statements of table events_by_stream, which is the
@@ -469,11 +495,12 @@ var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "message_id", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Insert: messageMessagesInsertCQL,
-		Delete: messageMessagesDeleteCQL,
-		Get:    messageMessagesGetCQL,
-		Scan:   messageMessagesScanCQL,
-		State:  messageMessagesStateCQL,
+		Insert:  messageMessagesInsertCQL,
+		Delete:  messageMessagesDeleteCQL,
+		Get:     messageMessagesGetCQL,
+		GetMany: messageMessagesGetManyCQL,
+		Scan:    messageMessagesScanCQL,
+		State:   messageMessagesStateCQL,
 	},
 })
 
@@ -509,6 +536,13 @@ func messageMessagesScan(it cqlgen.Iter) (e Message, ok bool) {
 	ok = it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 	return
 }
+
+// messageMessagesGetManyCQL reads the rows of messages of several partition
+// keys at once. cqlgenimpl.GetMany binds the list of message_id values.
+const messageMessagesGetManyCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
+		body
+	FROM messages
+	WHERE message_id IN ?`
 
 // messageMessagesScanCQL reads a token range of messages for verify, repair
 // and backfill. Its placeholders bind the lower token (excluded), the upper
@@ -1223,6 +1257,25 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, er
 	return &row, nil
 }
 
+// GetMany reads the Messages with the given message_id values from messages,
+// the source of truth, in one query (message_id IN ?): Rows[i] is the Message
+// of messageIDs[i], nil when there is none, and Missing lists those indexes.
+// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (cqlgen.Found[Message], error) {
+	for _, k := range messageIDs {
+		if k == "" {
+			return cqlgen.Found[Message]{}, &cqlgen.EmptyKeyError{
+				Column: "message_id",
+				Table:  "messages",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, messageMessages, []any{}, messageIDs, r.opts.MaxKeys, messageMessagesScan, func(e *Message) string {
+		return e.MessageID
+	})
+}
+
 // MessagesByConversationOptions are the optional parts of a
 // MessagesByConversation read.
 type MessagesByConversationOptions struct {
@@ -1388,12 +1441,13 @@ var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "name", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    scoreScoresGetCQL,
-		State:  scoreScoresStateCQL,
-		Change: scoreScoresChangeCQL,
-		Remove: scoreScoresRemoveCQL,
-		Settle: scoreScoresSettleCQL,
-		Scan:   scoreScoresScanCQL,
+		Get:     scoreScoresGetCQL,
+		GetMany: scoreScoresGetManyCQL,
+		State:   scoreScoresStateCQL,
+		Change:  scoreScoresChangeCQL,
+		Remove:  scoreScoresRemoveCQL,
+		Settle:  scoreScoresSettleCQL,
+		Scan:    scoreScoresScanCQL,
 	},
 })
 
@@ -1417,6 +1471,12 @@ func scoreScoresScan(it cqlgen.Iter) (e Score, ok bool) {
 		e = Score{}
 	}
 }
+
+// scoreScoresGetManyCQL reads the rows of scores of several partition keys at
+// once. cqlgenimpl.GetMany binds board, the list of player_id values.
+const scoreScoresGetManyCQL = `SELECT board, player_id, points, name, cqlgen_deleted
+	FROM scores
+	WHERE board = ? AND player_id IN ?`
 
 // scoreScoresStateCQL reads a row of scores with the write protocol's columns.
 // Its placeholders bind board, player_id.
@@ -2188,6 +2248,31 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *
 	return &row, nil
 }
 
+// GetMany reads the Scores of one board with the given player_id values from
+// scores, the source of truth, in one query (player_id IN ?): Rows[i] is the
+// Score of playerIDs[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (cqlgen.Found[Score], error) {
+	if board == "" {
+		return cqlgen.Found[Score]{}, &cqlgen.EmptyKeyError{
+			Column: "board",
+			Table:  "scores",
+		}
+	}
+	for _, k := range playerIDs {
+		if k == "" {
+			return cqlgen.Found[Score]{}, &cqlgen.EmptyKeyError{
+				Column: "player_id",
+				Table:  "scores",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, scoreScores, []any{board}, playerIDs, r.opts.MaxKeys, scoreScoresScan, func(e *Score) string {
+		return e.PlayerID
+	})
+}
+
 // BoardOptions are the optional parts of a Board read.
 type BoardOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
@@ -2355,12 +2440,13 @@ var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "name", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    tallyTalliesGetCQL,
-		State:  tallyTalliesStateCQL,
-		Change: tallyTalliesChangeCQL,
-		Remove: tallyTalliesRemoveCQL,
-		Settle: tallyTalliesSettleCQL,
-		Scan:   tallyTalliesScanCQL,
+		Get:     tallyTalliesGetCQL,
+		GetMany: tallyTalliesGetManyCQL,
+		State:   tallyTalliesStateCQL,
+		Change:  tallyTalliesChangeCQL,
+		Remove:  tallyTalliesRemoveCQL,
+		Settle:  tallyTalliesSettleCQL,
+		Scan:    tallyTalliesScanCQL,
 	},
 })
 
@@ -2384,6 +2470,12 @@ func tallyTalliesScan(it cqlgen.Iter) (e Tally, ok bool) {
 		e = Tally{}
 	}
 }
+
+// tallyTalliesGetManyCQL reads the rows of tallies of several partition keys
+// at once. cqlgenimpl.GetMany binds the list of tally_id values.
+const tallyTalliesGetManyCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
+	FROM tallies
+	WHERE tally_id IN ?`
 
 // tallyTalliesStateCQL reads a row of tallies with the write protocol's
 // columns. Its placeholders bind tally_id.
@@ -2843,6 +2935,25 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err erro
 	return &row, nil
 }
 
+// GetMany reads the Tallys with the given tally_id values from tallies, the
+// source of truth, in one query (tally_id IN ?): Rows[i] is the Tally of
+// tallyIDs[i], nil when there is none, and Missing lists those indexes. More
+// keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (cqlgen.Found[Tally], error) {
+	for _, k := range tallyIDs {
+		if k == "" {
+			return cqlgen.Found[Tally]{}, &cqlgen.EmptyKeyError{
+				Column: "tally_id",
+				Table:  "tallies",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, tallyTallies, []any{}, tallyIDs, r.opts.MaxKeys, tallyTalliesScan, func(e *Tally) string {
+		return e.TallyID
+	})
+}
+
 // TalliesByBoardOptions are the optional parts of a TalliesByBoard read.
 type TalliesByBoardOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
@@ -2909,12 +3020,13 @@ var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "name", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    standingStandingsGetCQL,
-		State:  standingStandingsStateCQL,
-		Change: standingStandingsChangeCQL,
-		Remove: standingStandingsRemoveCQL,
-		Settle: standingStandingsSettleCQL,
-		Scan:   standingStandingsScanCQL,
+		Get:     standingStandingsGetCQL,
+		GetMany: standingStandingsGetManyCQL,
+		State:   standingStandingsStateCQL,
+		Change:  standingStandingsChangeCQL,
+		Remove:  standingStandingsRemoveCQL,
+		Settle:  standingStandingsSettleCQL,
+		Scan:    standingStandingsScanCQL,
 	},
 })
 
@@ -2938,6 +3050,12 @@ func standingStandingsScan(it cqlgen.Iter) (e Standing, ok bool) {
 		e = Standing{}
 	}
 }
+
+// standingStandingsGetManyCQL reads the rows of standings of several partition
+// keys at once. cqlgenimpl.GetMany binds the list of standing_id values.
+const standingStandingsGetManyCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_deleted
+	FROM standings
+	WHERE standing_id IN ?`
 
 // standingStandingsStateCQL reads a row of standings with the write protocol's
 // columns. Its placeholders bind standing_id.
@@ -3731,6 +3849,25 @@ func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing,
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Standings with the given standing_id values from
+// standings, the source of truth, in one query (standing_id IN ?): Rows[i] is
+// the Standing of standingIDs[i], nil when there is none, and Missing lists
+// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
+// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (cqlgen.Found[Standing], error) {
+	for _, k := range standingIDs {
+		if k == "" {
+			return cqlgen.Found[Standing]{}, &cqlgen.EmptyKeyError{
+				Column: "standing_id",
+				Table:  "standings",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, standingStandings, []any{}, standingIDs, r.opts.MaxKeys, standingStandingsScan, func(e *Standing) string {
+		return e.StandingID
+	})
 }
 
 // StandingsByBoardOptions are the optional parts of a StandingsByBoard read.

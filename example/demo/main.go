@@ -72,6 +72,9 @@ func run(ctx context.Context) error {
 	if err := runHelpdesk(ctx, sessions["helpdesk"]); err != nil {
 		return fmt.Errorf("helpdesk: %w", err)
 	}
+	if err := runHelpdeskReads(ctx, sessions["helpdesk"]); err != nil {
+		return fmt.Errorf("helpdesk reads: %w", err)
+	}
 	fmt.Println()
 	calls.print()
 	return nil

@@ -34,6 +34,7 @@ var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 	CQL: cqlgenimpl.CQL{
 		Get:        agentAgentsGetCQL,
+		GetMany:    agentAgentsGetManyCQL,
 		State:      agentAgentsStateCQL,
 		Change:     agentAgentsChangeCQL,
 		Remove:     agentAgentsRemoveCQL,
@@ -64,6 +65,12 @@ func agentAgentsScan(it cqlgen.Iter) (e Agent, ok bool) {
 		e = Agent{}
 	}
 }
+
+// agentAgentsGetManyCQL reads the rows of agents of several partition keys at
+// once. cqlgenimpl.GetMany binds org_id, the list of agent_id values.
+const agentAgentsGetManyCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
+	FROM agents
+	WHERE org_id = ? AND agent_id IN ?`
 
 // agentAgentsStateCQL reads a row of agents with the write protocol's columns.
 // Its placeholders bind org_id, agent_id.
@@ -513,6 +520,31 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *A
 	return &row, nil
 }
 
+// GetMany reads the Agents of one org_id with the given agent_id values from
+// agents, the source of truth, in one query (agent_id IN ?): Rows[i] is the
+// Agent of agentIDs[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[Agent], error) {
+	if orgID == "" {
+		return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agents",
+		}
+	}
+	for _, k := range agentIDs {
+		if k == "" {
+			return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
+				Column: "agent_id",
+				Table:  "agents",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, agentAgents, []any{orgID}, agentIDs, r.opts.MaxKeys, agentAgentsScan, func(e *Agent) string {
+		return e.AgentID
+	})
+}
+
 // AgentByEmail reads the Agent that holds the given key of agents_by_email, a
 // unique key: the claim in agents_by_email names it, and agents, the source of
 // truth, must still give it that key; cqlgen.ErrNotFound if no Agent holds it.
@@ -546,9 +578,10 @@ var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "agent_id", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Add:    agentLoadAgentLoadAddCQL,
-		Delete: agentLoadAgentLoadDeleteCQL,
-		Get:    agentLoadAgentLoadGetCQL,
+		Add:     agentLoadAgentLoadAddCQL,
+		Delete:  agentLoadAgentLoadDeleteCQL,
+		Get:     agentLoadAgentLoadGetCQL,
+		GetMany: agentLoadAgentLoadGetManyCQL,
 	},
 })
 
@@ -575,6 +608,13 @@ func agentLoadAgentLoadScan(it cqlgen.Iter) (e AgentLoad, ok bool) {
 	ok = it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 	return
 }
+
+// agentLoadAgentLoadGetManyCQL reads the rows of agent_load of several
+// partition keys at once. cqlgenimpl.GetMany binds org_id, the list of
+// agent_id values.
+const agentLoadAgentLoadGetManyCQL = `SELECT org_id, agent_id, opened, closed
+	FROM agent_load
+	WHERE org_id = ? AND agent_id IN ?`
 
 // AgentLoadRepo reads and writes AgentLoad in table agent_load.
 type AgentLoadRepo struct {
@@ -682,6 +722,31 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 	return &row, nil
 }
 
+// GetMany reads the AgentLoads of one org_id with the given agent_id values
+// from agent_load, the source of truth, in one query (agent_id IN ?): Rows[i]
+// is the AgentLoad of agentIDs[i], nil when there is none, and Missing lists
+// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
+// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[AgentLoad], error) {
+	if orgID == "" {
+		return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_load",
+		}
+	}
+	for _, k := range agentIDs {
+		if k == "" {
+			return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
+				Column: "agent_id",
+				Table:  "agent_load",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, agentLoadAgentLoad, []any{orgID}, agentIDs, r.opts.MaxKeys, agentLoadAgentLoadScan, func(e *AgentLoad) string {
+		return e.AgentID
+	})
+}
+
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -703,12 +768,13 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_by", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    customerCustomersGetCQL,
-		State:  customerCustomersStateCQL,
-		Change: customerCustomersChangeCQL,
-		Remove: customerCustomersRemoveCQL,
-		Settle: customerCustomersSettleCQL,
-		Scan:   customerCustomersScanCQL,
+		Get:     customerCustomersGetCQL,
+		GetMany: customerCustomersGetManyCQL,
+		State:   customerCustomersStateCQL,
+		Change:  customerCustomersChangeCQL,
+		Remove:  customerCustomersRemoveCQL,
+		Settle:  customerCustomersSettleCQL,
+		Scan:    customerCustomersScanCQL,
 	},
 })
 
@@ -733,6 +799,13 @@ func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
 		e = Customer{}
 	}
 }
+
+// customerCustomersGetManyCQL reads the rows of customers of several partition
+// keys at once. cqlgenimpl.GetMany binds org_id, the list of email values.
+const customerCustomersGetManyCQL = `SELECT org_id, email, name, company, postal, billing, phones,
+		created_at, created_by, cqlgen_deleted
+	FROM customers
+	WHERE org_id = ? AND email IN ?`
 
 // customerCustomersStateCQL reads a row of customers with the write protocol's
 // columns. Its placeholders bind org_id, email.
@@ -1260,6 +1333,31 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Customers of one org_id with the given email values from
+// customers, the source of truth, in one query (email IN ?): Rows[i] is the
+// Customer of emails[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (cqlgen.Found[Customer], error) {
+	if orgID == "" {
+		return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "customers",
+		}
+	}
+	for _, k := range emails {
+		if k == "" {
+			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
+				Column: "email",
+				Table:  "customers",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{orgID}, emails, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) string {
+		return e.Email
+	})
 }
 
 // CustomersNewestFirstOptions are the optional parts of a CustomersNewestFirst
@@ -1974,12 +2072,13 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "replies", Type: "int"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    ticketTicketsGetCQL,
-		State:  ticketTicketsStateCQL,
-		Change: ticketTicketsChangeCQL,
-		Remove: ticketTicketsRemoveCQL,
-		Settle: ticketTicketsSettleCQL,
-		Scan:   ticketTicketsScanCQL,
+		Get:     ticketTicketsGetCQL,
+		GetMany: ticketTicketsGetManyCQL,
+		State:   ticketTicketsStateCQL,
+		Change:  ticketTicketsChangeCQL,
+		Remove:  ticketTicketsRemoveCQL,
+		Settle:  ticketTicketsSettleCQL,
+		Scan:    ticketTicketsScanCQL,
 	},
 })
 
@@ -2004,6 +2103,13 @@ func ticketTicketsScan(it cqlgen.Iter) (e Ticket, ok bool) {
 		e = Ticket{}
 	}
 }
+
+// ticketTicketsGetManyCQL reads the rows of tickets of several partition keys
+// at once. cqlgenimpl.GetMany binds org_id, the list of ticket_id values.
+const ticketTicketsGetManyCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
+		opened_at, body, replies, cqlgen_deleted
+	FROM tickets
+	WHERE org_id = ? AND ticket_id IN ?`
 
 // ticketTicketsStateCQL reads a row of tickets with the write protocol's
 // columns. Its placeholders bind org_id, ticket_id.
@@ -2714,6 +2820,31 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Tickets of one org_id with the given ticket_id values from
+// tickets, the source of truth, in one query (ticket_id IN ?): Rows[i] is the
+// Ticket of ticketIDs[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (cqlgen.Found[Ticket], error) {
+	if orgID == "" {
+		return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "tickets",
+		}
+	}
+	for _, k := range ticketIDs {
+		if cqlgenimpl.IsZeroUUID(k) {
+			return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
+				Column: "ticket_id",
+				Table:  "tickets",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{orgID}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
+		return e.TicketID
+	})
 }
 
 // TicketsByRequesterOptions are the optional parts of a TicketsByRequester
@@ -3586,12 +3717,13 @@ var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "body", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    macroMacrosGetCQL,
-		State:  macroMacrosStateCQL,
-		Change: macroMacrosChangeCQL,
-		Remove: macroMacrosRemoveCQL,
-		Settle: macroMacrosSettleCQL,
-		Scan:   macroMacrosScanCQL,
+		Get:     macroMacrosGetCQL,
+		GetMany: macroMacrosGetManyCQL,
+		State:   macroMacrosStateCQL,
+		Change:  macroMacrosChangeCQL,
+		Remove:  macroMacrosRemoveCQL,
+		Settle:  macroMacrosSettleCQL,
+		Scan:    macroMacrosScanCQL,
 	},
 })
 
@@ -3615,6 +3747,12 @@ func macroMacrosScan(it cqlgen.Iter) (e Macro, ok bool) {
 		e = Macro{}
 	}
 }
+
+// macroMacrosGetManyCQL reads the rows of macros of several partition keys at
+// once. cqlgenimpl.GetMany binds org_id, the list of macro_id values.
+const macroMacrosGetManyCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_deleted
+	FROM macros
+	WHERE org_id = ? AND macro_id IN ?`
 
 // macroMacrosStateCQL reads a row of macros with the write protocol's columns.
 // Its placeholders bind org_id, macro_id.
@@ -4263,6 +4401,31 @@ func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *M
 	return &row, nil
 }
 
+// GetMany reads the Macros of one org_id with the given macro_id values from
+// macros, the source of truth, in one query (macro_id IN ?): Rows[i] is the
+// Macro of macroIDs[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (cqlgen.Found[Macro], error) {
+	if orgID == "" {
+		return cqlgen.Found[Macro]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "macros",
+		}
+	}
+	for _, k := range macroIDs {
+		if k == "" {
+			return cqlgen.Found[Macro]{}, &cqlgen.EmptyKeyError{
+				Column: "macro_id",
+				Table:  "macros",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, macroMacros, []any{orgID}, macroIDs, r.opts.MaxKeys, macroMacrosScan, func(e *Macro) string {
+		return e.MacroID
+	})
+}
+
 // MacrosByTitleOptions are the optional parts of a MacrosByTitle read.
 type MacrosByTitleOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
@@ -4366,6 +4529,432 @@ func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string,
 	}
 	if o.TitleTo != nil {
 		spec.To = *o.TitleTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// replyRepliesByTicket: the statements of table replies_by_ticket, which is
+// the source of truth of Reply.
+var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "replies_by_ticket",
+	Pattern: "RepliesByTicket",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "ticket_id", Type: "timeuuid"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "channel", Type: "text"},
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "reply_id", Type: "timeuuid"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      replyRepliesByTicketInsertCQL,
+		Delete:      replyRepliesByTicketDeleteCQL,
+		Get:         replyRepliesByTicketGetCQL,
+		First:       replyRepliesByTicketFirstCQL,
+		FirstFrom:   replyRepliesByTicketFirstFromCQL,
+		FirstTo:     replyRepliesByTicketFirstToCQL,
+		FirstFromTo: replyRepliesByTicketFirstFromToCQL,
+		After: []string{
+			replyRepliesByTicketAfter0CQL,
+			replyRepliesByTicketAfter1CQL,
+			replyRepliesByTicketAfter2CQL,
+		},
+		AfterTo:   replyRepliesByTicketAfterToCQL,
+		AtOrAfter: replyRepliesByTicketAtOrAfterCQL,
+		Prefix: []cqlgenimpl.PageCQL{
+			{
+				First:       replyRepliesByTicketEq1FirstCQL,
+				FirstFrom:   replyRepliesByTicketEq1FirstFromCQL,
+				FirstTo:     replyRepliesByTicketEq1FirstToCQL,
+				FirstFromTo: replyRepliesByTicketEq1FirstFromToCQL,
+				After: []string{
+					replyRepliesByTicketEq1After1CQL,
+					replyRepliesByTicketEq1After2CQL,
+				},
+				AfterTo:   replyRepliesByTicketEq1AfterToCQL,
+				AtOrAfter: replyRepliesByTicketEq1AtOrAfterCQL,
+			},
+		},
+	},
+})
+
+// replyRepliesByTicketInsertCQL writes a whole row of replies_by_ticket. Its
+// placeholders bind org_id, ticket_id, channel, sent_at, reply_id, author,
+// body, the write timestamp.
+const replyRepliesByTicketInsertCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
+		reply_id, author, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// replyRepliesByTicketRow binds replyRepliesByTicketInsertCQL for e, written
+// at ts.
+func replyRepliesByTicketRow(e *Reply, ts int64) []any {
+	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
+}
+
+// replyRepliesByTicketDeleteCQL deletes a row of replies_by_ticket by its
+// primary key. Its placeholders bind the write timestamp, org_id, ticket_id,
+// channel, sent_at, reply_id.
+const replyRepliesByTicketDeleteCQL = `DELETE FROM replies_by_ticket
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
+		AND reply_id = ?`
+
+// replyRepliesByTicketGetCQL reads a row of replies_by_ticket by its primary
+// key. Its placeholders bind org_id, ticket_id, channel, sent_at, reply_id.
+const replyRepliesByTicketGetCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
+		AND reply_id = ?`
+
+// replyRepliesByTicketScan reads one row of replies_by_ticket.
+func replyRepliesByTicketScan(it cqlgen.Iter) (e Reply, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
+	return
+}
+
+// replyRepliesByTicketFirstCQL reads a partition of replies_by_ticket from its
+// first row. cqlgenimpl.ReadPage binds org_id, ticket_id.
+const replyRepliesByTicketFirstCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ?`
+
+// replyRepliesByTicketFirstFromCQL reads a partition of replies_by_ticket from
+// the From bound. cqlgenimpl.ReadPage binds org_id, ticket_id, From.
+const replyRepliesByTicketFirstFromCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel >= ?`
+
+// replyRepliesByTicketFirstToCQL reads a partition of replies_by_ticket from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
+// ticket_id, To.
+const replyRepliesByTicketFirstToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel < ?`
+
+// replyRepliesByTicketFirstFromToCQL reads a partition of replies_by_ticket
+// between the bounds. cqlgenimpl.ReadPage binds org_id, ticket_id, From, To.
+const replyRepliesByTicketFirstFromToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel >= ? AND channel < ?`
+
+// replyRepliesByTicketAfter0CQL continues a read of replies_by_ticket after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds org_id, ticket_id, channel.
+const replyRepliesByTicketAfter0CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel > ?`
+
+// replyRepliesByTicketAfter1CQL continues a read of replies_by_ticket after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds org_id, ticket_id, channel, sent_at.
+const replyRepliesByTicketAfter1CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?`
+
+// replyRepliesByTicketAfter2CQL continues a read of replies_by_ticket after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds org_id, ticket_id, channel, sent_at, reply_id.
+const replyRepliesByTicketAfter2CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
+		AND reply_id > ?`
+
+// replyRepliesByTicketAfterToCQL continues a read of replies_by_ticket after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, ticket_id,
+// channel, To.
+const replyRepliesByTicketAfterToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel > ? AND channel < ?`
+
+// replyRepliesByTicketAtOrAfterCQL continues a read of replies_by_ticket at or
+// after a row. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at,
+// reply_id.
+const replyRepliesByTicketAtOrAfterCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
+		AND reply_id >= ?`
+
+// replyRepliesByTicketEq1FirstCQL reads a partition of replies_by_ticket from
+// its first row, in the rows of one channel. cqlgenimpl.ReadPage binds org_id,
+// ticket_id, channel.
+const replyRepliesByTicketEq1FirstCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ?`
+
+// replyRepliesByTicketEq1FirstFromCQL reads a partition of replies_by_ticket
+// from the From bound, in the rows of one channel. cqlgenimpl.ReadPage binds
+// org_id, ticket_id, channel, From.
+const replyRepliesByTicketEq1FirstFromCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at <= ?`
+
+// replyRepliesByTicketEq1FirstToCQL reads a partition of replies_by_ticket
+// from its first row up to the To bound, in the rows of one channel.
+// cqlgenimpl.ReadPage binds org_id, ticket_id, channel, To.
+const replyRepliesByTicketEq1FirstToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at > ?`
+
+// replyRepliesByTicketEq1FirstFromToCQL reads a partition of replies_by_ticket
+// between the bounds, in the rows of one channel. cqlgenimpl.ReadPage binds
+// org_id, ticket_id, channel, From, To.
+const replyRepliesByTicketEq1FirstFromToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at <= ?
+		AND sent_at > ?`
+
+// replyRepliesByTicketEq1After1CQL continues a read of replies_by_ticket after
+// a row, at one run of clustering columns of one direction, in the rows of one
+// channel. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at.
+const replyRepliesByTicketEq1After1CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?`
+
+// replyRepliesByTicketEq1After2CQL continues a read of replies_by_ticket after
+// a row, at one run of clustering columns of one direction, in the rows of one
+// channel. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at,
+// reply_id.
+const replyRepliesByTicketEq1After2CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
+		AND reply_id > ?`
+
+// replyRepliesByTicketEq1AfterToCQL continues a read of replies_by_ticket
+// after a row, up to the To bound, in the rows of one channel.
+// cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at, To.
+const replyRepliesByTicketEq1AfterToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?
+		AND sent_at > ?`
+
+// replyRepliesByTicketEq1AtOrAfterCQL continues a read of replies_by_ticket at
+// or after a row, in the rows of one channel. cqlgenimpl.ReadPage binds
+// org_id, ticket_id, channel, sent_at, reply_id.
+const replyRepliesByTicketEq1AtOrAfterCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
+	FROM replies_by_ticket
+	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
+		AND reply_id >= ?`
+
+// replyRepliesByTicketClustering is the clustering key of e in
+// replies_by_ticket, in order.
+func replyRepliesByTicketClustering(e *Reply) []any {
+	return []any{e.Channel, e.SentAt, e.ReplyID}
+}
+
+// replyRepliesByTicketCompare orders rows of replies_by_ticket as its
+// clustering order does.
+func replyRepliesByTicketCompare(a, b *Reply) int {
+	if c := cmp.Compare(a.Channel, b.Channel); c != 0 {
+		return c
+	}
+	if c := a.SentAt.Compare(b.SentAt); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// ReplyRepo reads and writes Reply in table replies_by_ticket.
+type ReplyRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewReplyRepo returns a repository of Reply on s. The default strategy is a
+// logged batch.
+func NewReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReplyRepo {
+	return &ReplyRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// replyCheck rejects a Reply whose partition key values are empty.
+func replyCheck(e *Reply) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "replies_by_ticket",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(e.TicketID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "replies_by_ticket",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to replies_by_ticket, at a client-side timestamp. Nil
+// pointers and empty collections are left unset, so no tombstones are written.
+// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
+// change an entity that exists, use Update.
+func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   replyRepliesByTicket.Insert,
+			Values: replyRepliesByTicketRow(e, ts),
+		}
+	})
+}
+
+// Update writes e over the row with its key in replies_by_ticket. Unlike
+// Insert, nil pointers and empty collections clear their columns.
+func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   replyRepliesByTicket.Insert,
+			Values: replyRepliesByTicketRow(e, ts),
+		}
+	})
+}
+
+// Delete removes the row with e's key from replies_by_ticket.
+func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   replyRepliesByTicket.Delete,
+			Values: []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
+		}
+	})
+}
+
+// Get reads the Reply with the given key from replies_by_ticket, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (_ *Reply, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "replies_by_ticket",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "replies_by_ticket",
+		}
+	}
+	var e Reply
+	e.OrgID = orgID
+	e.TicketID = ticketID
+	e.Channel = channel
+	e.SentAt = sentAt
+	e.ReplyID = replyID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   replyRepliesByTicket.Get,
+		Values: []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
+	}, replyRepliesByTicketScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// RepliesByTicketOptions are the optional parts of a RepliesByTicket read.
+type RepliesByTicketOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ChannelFrom and ChannelTo bound channel, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	ChannelFrom, ChannelTo *string
+	// ChannelEq fixes channel: the read returns only the rows with this value
+	// (nil: every value). Set with every Eq before it, it lets SentAtFrom and
+	// SentAtTo bound sent_at within them; no bound on an earlier column is
+	// allowed then.
+	ChannelEq *string
+	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back, in
+	// the rows ChannelEq (and every Eq before it) fixes: From is inclusive, To
+	// exclusive; nil leaves that end open.
+	SentAtFrom, SentAtTo *time.Time
+}
+
+// RepliesByTicket reads a ticket's replies by channel, newest first, from
+// replies_by_ticket, in pages: one partition, in clustering order.
+func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID gocql.UUID, o *RepliesByTicketOptions) (_ cqlgen.Page[Reply], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "RepliesByTicket")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return cqlgen.Page[Reply]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "replies_by_ticket",
+		}
+	}
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return cqlgen.Page[Reply]{}, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "replies_by_ticket",
+		}
+	}
+	if o == nil {
+		o = &RepliesByTicketOptions{}
+	}
+	if err := cqlgenimpl.CheckPrefix([]string{"Channel", "SentAt"}, []bool{o.ChannelEq != nil}, []bool{o.ChannelFrom != nil || o.ChannelTo != nil, o.SentAtFrom != nil || o.SentAtTo != nil}); err != nil {
+		return cqlgen.Page[Reply]{}, err
+	}
+	spec := cqlgenimpl.ReadSpec[Reply]{
+		Compare:   replyRepliesByTicketCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       replyRepliesByTicketClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID, ticketID},
+		Scan:      replyRepliesByTicketScan,
+		Table:     replyRepliesByTicket,
+	}
+	if o.ChannelEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.ChannelEq)
+	}
+	if o.ChannelFrom != nil {
+		spec.From = *o.ChannelFrom
+	}
+	if o.ChannelTo != nil {
+		spec.To = *o.ChannelTo
+	}
+	if o.SentAtFrom != nil {
+		spec.From = *o.SentAtFrom
+	}
+	if o.SentAtTo != nil {
+		spec.To = *o.SentAtTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -324,12 +324,13 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "duration_s", Type: "int"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    trackTracksGetCQL,
-		State:  trackTracksStateCQL,
-		Change: trackTracksChangeCQL,
-		Remove: trackTracksRemoveCQL,
-		Settle: trackTracksSettleCQL,
-		Scan:   trackTracksScanCQL,
+		Get:     trackTracksGetCQL,
+		GetMany: trackTracksGetManyCQL,
+		State:   trackTracksStateCQL,
+		Change:  trackTracksChangeCQL,
+		Remove:  trackTracksRemoveCQL,
+		Settle:  trackTracksSettleCQL,
+		Scan:    trackTracksScanCQL,
 	},
 })
 
@@ -354,6 +355,13 @@ func trackTracksScan(it cqlgen.Iter) (e Track, ok bool) {
 		e = Track{}
 	}
 }
+
+// trackTracksGetManyCQL reads the rows of tracks of several partition keys at
+// once. cqlgenimpl.GetMany binds the list of track_id values.
+const trackTracksGetManyCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
+		cqlgen_deleted
+	FROM tracks
+	WHERE track_id IN ?`
 
 // trackTracksStateCQL reads a row of tracks with the write protocol's columns.
 // Its placeholders bind track_id.
@@ -825,6 +833,25 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err erro
 	return &row, nil
 }
 
+// GetMany reads the Tracks with the given track_id values from tracks, the
+// source of truth, in one query (track_id IN ?): Rows[i] is the Track of
+// trackIDs[i], nil when there is none, and Missing lists those indexes. More
+// keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (cqlgen.Found[Track], error) {
+	for _, k := range trackIDs {
+		if k == "" {
+			return cqlgen.Found[Track]{}, &cqlgen.EmptyKeyError{
+				Column: "track_id",
+				Table:  "tracks",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, trackTracks, []any{}, trackIDs, r.opts.MaxKeys, trackTracksScan, func(e *Track) string {
+		return e.TrackID
+	})
+}
+
 // TopTracksByArtistOptions are the optional parts of a TopTracksByArtist read.
 type TopTracksByArtistOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
@@ -1196,12 +1223,13 @@ var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "artist", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    chartEntryDailyTrackPlaysGetCQL,
-		State:  chartEntryDailyTrackPlaysStateCQL,
-		Change: chartEntryDailyTrackPlaysChangeCQL,
-		Remove: chartEntryDailyTrackPlaysRemoveCQL,
-		Settle: chartEntryDailyTrackPlaysSettleCQL,
-		Scan:   chartEntryDailyTrackPlaysScanCQL,
+		Get:     chartEntryDailyTrackPlaysGetCQL,
+		GetMany: chartEntryDailyTrackPlaysGetManyCQL,
+		State:   chartEntryDailyTrackPlaysStateCQL,
+		Change:  chartEntryDailyTrackPlaysChangeCQL,
+		Remove:  chartEntryDailyTrackPlaysRemoveCQL,
+		Settle:  chartEntryDailyTrackPlaysSettleCQL,
+		Scan:    chartEntryDailyTrackPlaysScanCQL,
 	},
 })
 
@@ -1226,6 +1254,14 @@ func chartEntryDailyTrackPlaysScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
 		e = ChartEntry{}
 	}
 }
+
+// chartEntryDailyTrackPlaysGetManyCQL reads the rows of daily_track_plays of
+// several partition keys at once. cqlgenimpl.GetMany binds chart_date, the
+// list of track_id values.
+const chartEntryDailyTrackPlaysGetManyCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
+		cqlgen_deleted
+	FROM daily_track_plays
+	WHERE chart_date = ? AND track_id IN ?`
 
 // chartEntryDailyTrackPlaysStateCQL reads a row of daily_track_plays with the
 // write protocol's columns. Its placeholders bind chart_date, track_id.
@@ -1732,6 +1768,32 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 	return &row, nil
 }
 
+// GetMany reads the ChartEntrys of one chart_date with the given track_id
+// values from daily_track_plays, the source of truth, in one query (track_id
+// IN ?): Rows[i] is the ChartEntry of trackIDs[i], nil when there is none, and
+// Missing lists those indexes. More keys than the repository allows
+// (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
+// nothing is sent.
+func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (cqlgen.Found[ChartEntry], error) {
+	if chartDate.IsZero() {
+		return cqlgen.Found[ChartEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "chart_date",
+			Table:  "daily_track_plays",
+		}
+	}
+	for _, k := range trackIDs {
+		if k == "" {
+			return cqlgen.Found[ChartEntry]{}, &cqlgen.EmptyKeyError{
+				Column: "track_id",
+				Table:  "daily_track_plays",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, r.opts.MaxKeys, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
+		return e.TrackID
+	})
+}
+
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
 	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
@@ -1798,12 +1860,13 @@ var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "released_at", Type: "timestamp"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    releaseReleasesGetCQL,
-		State:  releaseReleasesStateCQL,
-		Change: releaseReleasesChangeCQL,
-		Remove: releaseReleasesRemoveCQL,
-		Settle: releaseReleasesSettleCQL,
-		Scan:   releaseReleasesScanCQL,
+		Get:     releaseReleasesGetCQL,
+		GetMany: releaseReleasesGetManyCQL,
+		State:   releaseReleasesStateCQL,
+		Change:  releaseReleasesChangeCQL,
+		Remove:  releaseReleasesRemoveCQL,
+		Settle:  releaseReleasesSettleCQL,
+		Scan:    releaseReleasesScanCQL,
 	},
 })
 
@@ -1827,6 +1890,12 @@ func releaseReleasesScan(it cqlgen.Iter) (e Release, ok bool) {
 		e = Release{}
 	}
 }
+
+// releaseReleasesGetManyCQL reads the rows of releases of several partition
+// keys at once. cqlgenimpl.GetMany binds the list of release_id values.
+const releaseReleasesGetManyCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_deleted
+	FROM releases
+	WHERE release_id IN ?`
 
 // releaseReleasesStateCQL reads a row of releases with the write protocol's
 // columns. Its placeholders bind release_id.
@@ -2285,6 +2354,25 @@ func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Releases with the given release_id values from releases,
+// the source of truth, in one query (release_id IN ?): Rows[i] is the Release
+// of releaseIDs[i], nil when there is none, and Missing lists those indexes.
+// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (cqlgen.Found[Release], error) {
+	for _, k := range releaseIDs {
+		if cqlgenimpl.IsZeroUUID(k) {
+			return cqlgen.Found[Release]{}, &cqlgen.EmptyKeyError{
+				Column: "release_id",
+				Table:  "releases",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, releaseReleases, []any{}, releaseIDs, r.opts.MaxKeys, releaseReleasesScan, func(e *Release) gocql.UUID {
+		return e.ReleaseID
+	})
 }
 
 // NewReleasesOptions are the optional parts of a NewReleases read.

@@ -55,6 +55,7 @@ const (
 	NullableKey         Code = "nullable-key"         // a pointer field in a primary key
 	CounterTable        Code = "counter-table"        // counters mixed with other regular columns
 	BadStatic           Code = "bad-static"           // a static column that cannot be static
+	BadPrefix           Code = "bad-prefix"           // a prefix that is not a leading part of the clustering key
 	NoCanonical         Code = "no-canonical"         // several patterns and no source of truth named
 	TwoCanonical        Code = "two-canonical"        // more than one source of truth
 	BadID               Code = "bad-id"               // an id option that cannot identify the entity

@@ -67,6 +67,51 @@ func get(f *jen.File, e *model.Entity) {
 	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key from "+t.Name+", the source of truth; cqlgen.ErrNotFound if there is none.")
 }
 
+// getMany writes GetMany: the entities of several partition keys of the
+// source of truth in one query, the last key column IN ?, in the order
+// of the keys given.
+func getMany(f *jen.File, e *model.Entity) {
+	t := e.Canonical
+	pk := t.PartitionKey()
+	last := pk[len(pk)-1]
+	found := jen.Qual(rt, "Found").Types(jen.Id(t.Names.RowType))
+	params, checks := keyParams(t, pk[:len(pk)-1], found.Clone().Values())
+	var prefix []jen.Code
+	for _, c := range pk[:len(pk)-1] {
+		prefix = append(prefix, jen.Id(param(c.Field)))
+	}
+	list := plural(param(last.Field))
+	params = append(params, jen.Id(list).Index().Add(goType(last.Field.Go)))
+	if cond := empty(jen.Id("k"), last.Field); cond != nil {
+		checks = append(checks, jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Id(list)).Block(
+			jen.If(cond).Block(jen.Return(found.Clone().Values(), emptyKey(t, last.Field)))))
+	}
+	body := append(checks, jen.Return(jen.Qual(impl, "GetMany").Call(
+		jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(t.Names.Var), jen.Index().Any().Values(prefix...), jen.Id(list),
+		jen.Id("r").Dot("opts").Dot("MaxKeys"), jen.Id(t.Names.Scan),
+		jen.Func().Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Add(goType(last.Field.Go)).Block(jen.Return(field("e", last.Field))),
+	)))
+	fixed := ""
+	if len(pk) > 1 {
+		var names []string
+		for _, c := range pk[:len(pk)-1] {
+			names = append(names, c.Name)
+		}
+		fixed = " of one " + strings.Join(names, ", ")
+	}
+	doc(f, "GetMany reads the %ss%s with the given %s values from %s, the source of truth, in one query (%s IN ?): Rows[i] is the %s of %s[i], nil when there is none, and Missing lists those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.",
+		e.GoName, fixed, last.Name, t.Name, last.Name, e.GoName, list)
+	recvFunc(f, e, "GetMany").Params(append([]jen.Code{ctxParam()}, params...)...).Params(found, jen.Error()).Block(body...)
+}
+
+// plural names a parameter that holds several values of name.
+func plural(name string) string {
+	if strings.HasSuffix(name, "s") {
+		return name + "es"
+	}
+	return name + "s"
+}
+
 func readOne(f *jen.File, t *model.Table) {
 	lookup(f, t, t.Method, t.Method+" reads "+strings.TrimRight(t.Doc, ".")+", from "+t.Name+", which holds one row per key; cqlgen.ErrNotFound if there is none."+deprecation(t))
 }
@@ -97,6 +142,13 @@ func readPage(f *jen.File, t *model.Table) {
 		c0 := ck[0]
 		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back: From is inclusive, To exclusive; nil leaves that end open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
 		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
+	}
+	for i, c := range ck[:t.PrefixDepth()] {
+		g, next := c.Field.GoName, ck[i+1]
+		opts = append(opts, comments("%sEq fixes %s: the read returns only the rows with this value (nil: every value). Set with every Eq before it, it lets %sFrom and %sTo bound %s within them; no bound on an earlier column is allowed then.", g, c.Name, next.Field.GoName, next.Field.GoName, next.Name)...)
+		opts = append(opts, jen.Id(g+"Eq").Op("*").Add(goType(c.Field.Go)))
+		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back, in the rows %sEq (and every Eq before it) fixes: From is inclusive, To exclusive; nil leaves that end open.", next.Field.GoName, next.Field.GoName, next.Name, g)...)
+		opts = append(opts, jen.List(jen.Id(next.Field.GoName+"From"), jen.Id(next.Field.GoName+"To")).Op("*").Add(goType(next.Field.Go)))
 	}
 	if b != nil && b.Kind.IsTime() {
 		opts = append(opts, comments("Start picks the bucket to start at (the zero time: now); the read walks back from there, newest bucket first.")...)
@@ -129,6 +181,20 @@ func readPage(f *jen.File, t *model.Table) {
 	body := append(checks,
 		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
 	)
+	if d := t.PrefixDepth(); d > 0 {
+		var names, fixed, bounded []jen.Code
+		for i, c := range ck[:d+1] {
+			g := c.Field.GoName
+			names = append(names, jen.Lit(g))
+			if i < d {
+				fixed = append(fixed, jen.Id("o").Dot(g+"Eq").Op("!=").Nil())
+			}
+			bounded = append(bounded, jen.Id("o").Dot(g+"From").Op("!=").Nil().Op("||").Id("o").Dot(g+"To").Op("!=").Nil())
+		}
+		body = append(body, jen.If(jen.Err().Op(":=").Qual(impl, "CheckPrefix").Call(
+			jen.Index().String().Values(names...), jen.Index().Bool().Values(fixed...), jen.Index().Bool().Values(bounded...)),
+			jen.Err().Op("!=").Nil()).Block(jen.Return(page.Clone().Values(), jen.Err())))
+	}
 	if b != nil {
 		if b.Kind == model.HashBucket {
 			spec[jen.Id("HashBuckets")] = jen.Lit(int(b.N))
@@ -149,11 +215,20 @@ func readPage(f *jen.File, t *model.Table) {
 	}
 	body = append(body, jen.Id("spec").Op(":=").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Values(spec))
 	if len(ck) > 0 {
-		c0 := ck[0].Field.GoName
-		body = append(body,
-			jen.If(jen.Id("o").Dot(c0+"From").Op("!=").Nil()).Block(jen.Id("spec").Dot("From").Op("=").Op("*").Id("o").Dot(c0+"From")),
-			jen.If(jen.Id("o").Dot(c0+"To").Op("!=").Nil()).Block(jen.Id("spec").Dot("To").Op("=").Op("*").Id("o").Dot(c0+"To")),
-		)
+		// Under a prefix key, the options passed the check: the columns
+		// fixed are the first ones, and only the next one is bounded.
+		for _, c := range ck[:t.PrefixDepth()] {
+			g := c.Field.GoName
+			body = append(body, jen.If(jen.Id("o").Dot(g+"Eq").Op("!=").Nil()).Block(
+				jen.Id("spec").Dot("Prefix").Op("=").Append(jen.Id("spec").Dot("Prefix"), prefixValue(c, jen.Op("*").Id("o").Dot(g+"Eq")))))
+		}
+		for _, c := range ck[:t.PrefixDepth()+1] {
+			g := c.Field.GoName
+			body = append(body,
+				jen.If(jen.Id("o").Dot(g+"From").Op("!=").Nil()).Block(jen.Id("spec").Dot("From").Op("=").Op("*").Id("o").Dot(g+"From")),
+				jen.If(jen.Id("o").Dot(g+"To").Op("!=").Nil()).Block(jen.Id("spec").Dot("To").Op("=").Op("*").Id("o").Dot(g+"To")),
+			)
+		}
 	}
 	body = append(body, jen.Return(jen.Qual(impl, "ReadPage").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("spec"))))
 
@@ -163,4 +238,14 @@ func readPage(f *jen.File, t *model.Table) {
 	}
 	doc(f, "%s reads %s, from %s, in pages: %s.%s", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words, deprecation(t))
 	callMethod(f, e, t.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
+}
+
+// prefixValue is the value a read binds for a clustering column it fixes,
+// as a row's key binds it: a set or map with its elements in Cassandra's
+// order.
+func prefixValue(c *model.Column, v *jen.Statement) jen.Code {
+	if c.Type.Name == "set" || c.Type.Name == "map" {
+		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.Spec()), v)
+	}
+	return v
 }

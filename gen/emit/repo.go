@@ -38,6 +38,9 @@ func entity(f *jen.File, e *model.Entity) {
 		deleteSingle(f, e)
 	}
 	get(f, e)
+	if e.Canonical.HasGetMany() {
+		getMany(f, e)
+	}
 	for _, t := range e.Tables {
 		switch {
 		case t.Unique:
@@ -102,16 +105,26 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 		binds = append(binds, b.Words())
 	}
 	who := "Its placeholders bind"
-	if isPage(s.Slot) {
+	if s.Slot == model.SlotGetMany {
+		who = "cqlgenimpl.GetMany binds"
+	} else if isPage(s.Slot) {
 		who = "cqlgenimpl.ReadPage binds"
 	}
-	doc(f, "%s %s. %s %s.", s.Const, slotWords(s.Slot, t), who, strings.Join(binds, ", "))
+	words := slotWords(s.Slot, t)
+	if s.Depth > 0 {
+		var fixed []string
+		for _, c := range t.Clustering()[:s.Depth] {
+			fixed = append(fixed, c.Name)
+		}
+		words += ", in the rows of one " + strings.Join(fixed, ", ")
+	}
+	doc(f, "%s %s. %s %s.", s.Const, words, who, strings.Join(binds, ", "))
 	f.Const().Id(s.Const).Op("=").Op("`" + s.CQL() + "`")
 }
 
 func isPage(s model.Slot) bool {
 	switch s {
-	case model.SlotInsert, model.SlotAdd, model.SlotDelete, model.SlotGet, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
+	case model.SlotInsert, model.SlotAdd, model.SlotDelete, model.SlotGet, model.SlotGetMany, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
 		model.SlotFenceLive, model.SlotFenceGrave, model.SlotTake, model.SlotRelease:
 		return false
 	}
@@ -137,6 +150,8 @@ func slotWords(s model.Slot, t *model.Table) string {
 		return "adds an amount to every counter of a row of " + t.Name + "; it is never retried"
 	case model.SlotDelete:
 		return "deletes a row of " + t.Name + " by its primary key"
+	case model.SlotGetMany:
+		return "reads the rows of " + t.Name + " of several partition keys at once"
 	case model.SlotGet:
 		if t.Unique {
 			return "reads a claim of " + t.Name + ": who holds the key, since which version"
@@ -189,6 +204,43 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 		}
 		return jen.Index().Qual(impl, "Column").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, vs...)
 	}
+	var top []*model.Statement
+	prefix := make([][]*model.Statement, t.PrefixDepth())
+	for _, s := range stmts {
+		if s.Depth > 0 {
+			prefix[s.Depth-1] = append(prefix[s.Depth-1], s)
+		} else {
+			top = append(top, s)
+		}
+	}
+	cql := slotFields(top)
+	if len(prefix) > 0 {
+		var pages []jen.Code
+		for _, ps := range prefix {
+			pages = append(pages, keyed(slotFields(ps)...))
+		}
+		cql = append(cql, jen.Id("Prefix"), jen.Index().Qual(impl, "PageCQL").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, pages...))
+	}
+	var unique jen.Code
+	if t.Unique {
+		unique = jen.True()
+	}
+	return jen.Qual(impl, "TableSpec").Add(keyed(
+		jen.Id("Name"), jen.Lit(t.Name),
+		jen.Id("Pattern"), jen.Lit(t.Method),
+		jen.Id("PartitionKey"), cols(t.PartitionKey()),
+		jen.Id("Clustering"), cols(t.Clustering()),
+		jen.Id("Columns"), cols(dataColumns(t)),
+		jen.Id("Row"), cols(rowColumns(t)),
+		jen.Id("Unique"), unique,
+		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
+	))
+}
+
+// slotFields are the fields of a cqlgenimpl.CQL (or PageCQL) literal
+// that hold stmts' constants, in pairs of field and value: one per slot,
+// and the After levels in one list.
+func slotFields(stmts []*model.Statement) []jen.Code {
 	var cql, after []jen.Code
 	for _, s := range stmts {
 		if s.Slot == model.SlotAfter {
@@ -205,20 +257,7 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 			cql[i+1] = jen.Index().String().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, after...)
 		}
 	}
-	var unique jen.Code
-	if t.Unique {
-		unique = jen.True()
-	}
-	return jen.Qual(impl, "TableSpec").Add(keyed(
-		jen.Id("Name"), jen.Lit(t.Name),
-		jen.Id("Pattern"), jen.Lit(t.Method),
-		jen.Id("PartitionKey"), cols(t.PartitionKey()),
-		jen.Id("Clustering"), cols(t.Clustering()),
-		jen.Id("Columns"), cols(dataColumns(t)),
-		jen.Id("Row"), cols(rowColumns(t)),
-		jen.Id("Unique"), unique,
-		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
-	))
+	return cql
 }
 
 // repository writes the repository type and its constructor.

@@ -239,6 +239,8 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 		TTLPos:    pos(tp.TTLOff),
 		Cols:      refs(tp.Cols),
 		Static:    refs(tp.Static),
+		Prefix:    refs(tp.Prefix),
+		PrefixPos: pos(tp.PrefixOff),
 		ID:        refs(tp.ID),
 		IDPos:     pos(tp.IDOff),
 	}

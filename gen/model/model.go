@@ -454,6 +454,10 @@ type Table struct {
 	PK        []Ref
 	PKPos     token.Position
 	CK        []KeyRef
+	// Prefix lists the clustering columns, from the first, that the read
+	// method may fix by equality, each then bounding the next one.
+	Prefix    []Ref
+	PrefixPos token.Position
 	Bucket    *Bucket
 	TTL       int64 // seconds, 0 for none
 	TTLPos    token.Position
@@ -587,6 +591,10 @@ func (t *Table) PartitionKey() []*Column { return t.columns(PartitionKey) }
 
 // Clustering returns the clustering columns in order.
 func (t *Table) Clustering() []*Column { return t.columns(Clustering) }
+
+// PrefixDepth is how many clustering columns, from the first, the read
+// method may fix by equality (the prefix key): 0 without one.
+func (t *Table) PrefixDepth() int { return len(t.Prefix) }
 
 func (t *Table) columns(kind ColumnKind) []*Column {
 	var cs []*Column

@@ -7,7 +7,11 @@ import "strings"
 // Both come from one description here, so the emitted CQL and the code
 // that binds it cannot disagree.
 type Statement struct {
-	Slot    Slot
+	Slot Slot
+	// Depth is, for a page statement, how many clustering columns, from
+	// the first, it fixes by equality: 0, or up to the table's
+	// PrefixDepth.
+	Depth   int
 	Const   string   // the Go constant that holds the text
 	Clauses []string // the statement, one clause per line
 	Binds   []Bind   // one per placeholder, in order
@@ -91,6 +95,7 @@ const (
 	SlotAdd         Slot = "Add" // a counter table's update, in place of Insert
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
+	SlotGetMany     Slot = "GetMany" // the canonical rows of several keys: the last partition key column IN ?
 	SlotState       Slot = "State"
 	SlotChange      Slot = "Change"
 	SlotRemove      Slot = "Remove"
@@ -125,6 +130,7 @@ const (
 	BindHeld                       // a unique table's owner column, as read
 	BindChange                     // the version of the change that gives a claim up
 	BindDelta                      // the amount a counter update adds to Column
+	BindKeys                       // the list of Column's values a multi-get reads (IN ?)
 )
 
 // Bind is one placeholder.
@@ -158,6 +164,8 @@ func (b Bind) Words() string {
 		return "the amount added to " + b.Column.Name
 	case BindValue:
 		return "the value of " + b.Column.Name + " looked for"
+	case BindKeys:
+		return "the list of " + b.Column.Name + " values"
 	}
 	if b.Column.Kind == Claim {
 		return b.Column.Name + " (the version of the change)"
@@ -181,6 +189,14 @@ func (t *Table) HasRead() bool {
 // than pages: its partition holds one row.
 func (t *Table) ReadsOne() bool { return t.Unique || (t.pagesOne() && t.Entity.Canonical != t) }
 
+// HasGetMany reports whether the entity's repository gets a multi-get,
+// GetMany, on t: the source of truth, when a partition holds one entity
+// (no clustering column, no bucket), so that a list of partition keys is
+// a list of entities.
+func (t *Table) HasGetMany() bool {
+	return t.Entity.Canonical == t && t.pagesOne() && !t.Unique && len(t.PartitionKey()) > 0
+}
+
 func (t *Table) pagesOne() bool { return len(t.CK) == 0 && t.Bucket == nil }
 
 // Statements returns the statements generated code declares for t, in
@@ -198,12 +214,21 @@ func (t *Table) statements() []*Statement {
 	canonical := e.Canonical == t
 	versioned := canonical && e.Versioned()
 	var out []*Statement
+	// A page statement's level carries the depth of its prefix above bit
+	// 16: the constants of a read that fixes the first k clustering
+	// columns are named ...Eq<k>First, ...Eq<k>After<level>.
 	add := func(slot Slot, level int, clauses []string, binds []Bind) {
-		name := t.Names.Var + string(slot)
+		depth := level >> 16
+		level &= 1<<16 - 1
+		name := t.Names.Var
+		if depth > 0 {
+			name += "Eq" + itoa(int64(depth))
+		}
+		name += string(slot)
 		if slot == SlotAfter {
 			name += itoa(int64(level))
 		}
-		out = append(out, &Statement{Slot: slot, Const: name + "CQL", Clauses: clauses, Binds: binds})
+		out = append(out, &Statement{Slot: slot, Depth: depth, Const: name + "CQL", Clauses: clauses, Binds: binds})
 	}
 	keyCols := append(t.PartitionKey(), t.Clustering()...)
 	where, keyBinds := t.equal(keyCols)
@@ -237,6 +262,14 @@ func (t *Table) statements() []*Statement {
 	if canonical || t.ReadsOne() {
 		add(SlotGet, 0, []string{sel, "FROM " + t.Name, where}, keyBinds)
 	}
+	if t.HasGetMany() {
+		pk := t.PartitionKey()
+		last := pk[len(pk)-1]
+		conds, binds := t.conds(pk[:len(pk)-1])
+		conds = append(conds, last.Name+" IN ?")
+		binds = append(binds, Bind{Kind: BindKeys, Column: last})
+		add(SlotGetMany, 0, []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}, binds)
+	}
 	if versioned {
 		t.protocolStatements(add, where, keyBinds)
 		if e.HasUnique() {
@@ -249,15 +282,26 @@ func (t *Table) statements() []*Statement {
 	if !t.HasRead() || t.ReadsOne() {
 		return out
 	}
-	part := t.PartitionKey()
-	read := func(slot Slot, level int, conds []string, binds []Bind) {
-		add(slot, level, []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}, binds)
+	for depth := 0; depth <= t.PrefixDepth(); depth++ {
+		t.pageStatements(add, sel, depth)
 	}
-	pconds, pbinds := t.conds(part)
-	ck := t.Clustering()
+	return out
+}
+
+// pageStatements are the statements of a read in pages that fixes the
+// first depth clustering columns by equality (none at depth 0): from the
+// first row, unbounded or bounded on the next clustering column, and the
+// continuations after a row.
+func (t *Table) pageStatements(add func(Slot, int, []string, []Bind), sel string, depth int) {
+	read := func(slot Slot, level int, conds []string, binds []Bind) {
+		add(slot, level+depth<<16, []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}, binds)
+	}
+	all := t.Clustering()
+	pconds, pbinds := t.conds(append(t.PartitionKey(), all[:depth]...))
+	ck := all[depth:]
 	if len(ck) == 0 {
 		read(SlotFirst, 0, pconds, pbinds)
-		return out
+		return
 	}
 	c0 := ck[0]
 	from := func(c *Column) (string, Bind) {
@@ -287,14 +331,15 @@ func (t *Table) statements() []*Statement {
 	// on the run's columns as one multi-column slice. Cassandra compares
 	// such a slice value by value, which is the clustering order only
 	// when every column of it has the same direction; a table ordered one
-	// way throughout continues in one query.
+	// way throughout continues in one query. Under a prefix, the runs
+	// start after it: the fixed columns are equalities.
 	runs := clusteringRuns(ck)
 	level := func(k int, op func(bool) string) ([]string, []Bind) {
 		return t.runAfter(ck, runs, k, op, pconds, pbinds)
 	}
 	for k, start := range runs {
 		cs, bs := level(k, afterOp)
-		read(SlotAfter, start, cs, bs)
+		read(SlotAfter, depth+start, cs, bs)
 	}
 	cs, bs = level(0, afterOp)
 	cs, bs = with(cs, bs, tc, tb)
@@ -306,7 +351,6 @@ func (t *Table) statements() []*Statement {
 		cs, bs = with(cs, bs, tc, tb)
 		read(SlotAtOrAfterTo, 0, cs, bs)
 	}
-	return out
 }
 
 // counterStatements are a counter table's writes: one update that adds

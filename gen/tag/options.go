@@ -89,7 +89,7 @@ type Index struct {
 var IndexKeys = []string{"index", "on", "col", "match", "pk", "name", "doc", "ignore"}
 
 // tableOnlyKeys are the keys of a table pattern an index pattern refuses.
-var tableOnlyKeys = []string{"table", "ck", "bucket", "ttl", "cols", "static", "id", "size", "compaction", "gc_grace", "comment"}
+var tableOnlyKeys = []string{"table", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "size", "compaction", "gc_grace", "comment"}
 
 // parseIndexKey applies one of the keys only an index pattern has.
 func (p *Pattern) parseIndexKey(key string, v Value) *Error {

@@ -92,6 +92,10 @@ type Pattern struct {
 	PK        []Ident
 	PKOff     int // offset of the pk key, or of the table key when pk is absent
 	CK        []KeyColumn
+	// Prefix lists the clustering columns, from the first, that a read
+	// may fix by equality before it bounds the next one.
+	Prefix    []Ident
+	PrefixOff int
 	TTL       int64 // seconds; 0 means none
 	HasTTL    bool
 	TTLOff    int
@@ -152,7 +156,7 @@ type Cond struct {
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match"}
+var PatternKeys = []string{"table", "pk", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -209,6 +213,11 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 		case "static":
 			var e *Error
 			p.Static, e = identList(v, "static")
+			add(e)
+		case "prefix":
+			p.PrefixOff = kv.KeyOff
+			var e *Error
+			p.Prefix, e = identList(v, "prefix")
 			add(e)
 		case "id":
 			p.IDOff = kv.KeyOff

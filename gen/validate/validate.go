@@ -226,6 +226,7 @@ func (c *checker) table(e *model.Entity, t *model.Table) {
 		}
 	}
 
+	c.prefix(t)
 	c.counters(t)
 	c.where(e, t)
 	c.unique(e, t)
@@ -275,6 +276,14 @@ func (c *checker) bucket(t *model.Table, key map[string]string) {
 	}
 	if f.Nullable {
 		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is a pointer field, and a bucket cannot be derived from a value that may be missing", b.Expr(), b.Source.Name)
+		return
+	}
+	if t.Entity.Canonical == t && key[b.Source.Name] == "" {
+		// Get, Delete and GetVersioned are given the primary key alone:
+		// a bucket derived from another column would send them to the
+		// bucket of its zero value, where they find nothing (and an
+		// Update that changes the column would leave the old row).
+		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: column %s is not in the primary key of %s, the source of truth, so a Get or Delete given the key alone could not tell which bucket holds the row; derive the bucket from a clustering column, or add %s to ck", b.Expr(), b.Source.Name, t.Name, b.Source.Name)
 		return
 	}
 	typ := f.Type.String()
@@ -468,5 +477,42 @@ func (c *checker) size(p *model.Package) {
 				c.diags.Warnf(t.Pos, diag.GeneratedSize, "package %s declares more than %d access patterns: its generated file grows about 8.5 KB and 30 ms of go build a pattern (2,000 patterns: 17 MB, 66 s); split the entities into several packages", p.Name, MaxPatterns)
 			}
 		}
+	}
+}
+
+// prefix checks a table's prefix key: the clustering columns a read may
+// fix by equality must be its first ones, in order, and leave at least one
+// to bound.
+func (c *checker) prefix(t *model.Table) {
+	if len(t.Prefix) == 0 {
+		return
+	}
+	var ck []string
+	for _, k := range t.CK {
+		ck = append(ck, k.Name)
+	}
+	if t.Unique {
+		c.diags.Errorf(t.PrefixPos, diag.BadPrefix, "table %s is unique: its read returns the one entity that holds a key, so there is no range to narrow; remove prefix", t.Name)
+		return
+	}
+	for i, r := range t.Prefix {
+		if !c.ref(t, r, "prefix") {
+			return
+		}
+		switch {
+		case !slices.Contains(ck, r.Name):
+			c.diags.Errorf(r.Pos, diag.BadPrefix, "prefix: %s is not a clustering column of %s; a read fixes clustering columns from the first, in order (ck: %s)", r.Name, t.Name, strings.Join(ck, ", "))
+			return
+		case ck[i] != r.Name:
+			c.diags.Errorf(r.Pos, diag.BadPrefix, "prefix: %s is clustering column %d of %s, not %d: a read can fix a column only with every one before it, so name them from the first, in order (prefix:\"%s\")", r.Name, slices.Index(ck, r.Name)+1, t.Name, i+1, strings.Join(ck[:slices.Index(ck, r.Name)+1], ", "))
+			return
+		}
+	}
+	if len(t.Prefix) >= len(ck) {
+		fix := "remove prefix"
+		if len(ck) > 1 {
+			fix = fmt.Sprintf("prefix:\"%s\"", strings.Join(ck[:len(ck)-1], ", "))
+		}
+		c.diags.Errorf(t.PrefixPos, diag.BadPrefix, "prefix fixes every clustering column of %s, which leaves nothing to bound (a read of one row by its whole key is Get): %s", t.Name, fix)
 	}
 }

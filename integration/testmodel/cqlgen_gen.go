@@ -581,6 +581,1372 @@ func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByA
 	})
 }
 
+// tradeTradesByAccount: the statements of table trades_by_account, which is
+// the source of truth of Trade.
+var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "trades_by_account",
+	Pattern: "TradesByAccount",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "account", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "kind", Type: "text"},
+		{Name: "day", Type: "date", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      tradeTradesByAccountInsertCQL,
+		Delete:      tradeTradesByAccountDeleteCQL,
+		Get:         tradeTradesByAccountGetCQL,
+		First:       tradeTradesByAccountFirstCQL,
+		FirstFrom:   tradeTradesByAccountFirstFromCQL,
+		FirstTo:     tradeTradesByAccountFirstToCQL,
+		FirstFromTo: tradeTradesByAccountFirstFromToCQL,
+		After: []string{
+			tradeTradesByAccountAfter0CQL,
+			tradeTradesByAccountAfter1CQL,
+			tradeTradesByAccountAfter2CQL,
+		},
+		AfterTo:   tradeTradesByAccountAfterToCQL,
+		AtOrAfter: tradeTradesByAccountAtOrAfterCQL,
+		Prefix: []cqlgenimpl.PageCQL{
+			{
+				First:       tradeTradesByAccountEq1FirstCQL,
+				FirstFrom:   tradeTradesByAccountEq1FirstFromCQL,
+				FirstTo:     tradeTradesByAccountEq1FirstToCQL,
+				FirstFromTo: tradeTradesByAccountEq1FirstFromToCQL,
+				After: []string{
+					tradeTradesByAccountEq1After1CQL,
+					tradeTradesByAccountEq1After2CQL,
+				},
+				AfterTo:   tradeTradesByAccountEq1AfterToCQL,
+				AtOrAfter: tradeTradesByAccountEq1AtOrAfterCQL,
+			},
+			{
+				First:       tradeTradesByAccountEq2FirstCQL,
+				FirstFrom:   tradeTradesByAccountEq2FirstFromCQL,
+				FirstTo:     tradeTradesByAccountEq2FirstToCQL,
+				FirstFromTo: tradeTradesByAccountEq2FirstFromToCQL,
+				After: []string{
+					tradeTradesByAccountEq2After2CQL,
+				},
+				AfterTo:     tradeTradesByAccountEq2AfterToCQL,
+				AtOrAfter:   tradeTradesByAccountEq2AtOrAfterCQL,
+				AtOrAfterTo: tradeTradesByAccountEq2AtOrAfterToCQL,
+			},
+		},
+	},
+})
+
+// tradeTradesByAccountInsertCQL writes a whole row of trades_by_account. Its
+// placeholders bind account, kind, day, seq, shares, the write timestamp.
+const tradeTradesByAccountInsertCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// tradeTradesByAccountRow binds tradeTradesByAccountInsertCQL for e, written
+// at ts.
+func tradeTradesByAccountRow(e *Trade, ts int64) []any {
+	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
+}
+
+// tradeTradesByAccountDeleteCQL deletes a row of trades_by_account by its
+// primary key. Its placeholders bind the write timestamp, account, kind, day,
+// seq.
+const tradeTradesByAccountDeleteCQL = `DELETE FROM trades_by_account
+	USING TIMESTAMP ?
+	WHERE account = ? AND kind = ? AND day = ? AND seq = ?`
+
+// tradeTradesByAccountGetCQL reads a row of trades_by_account by its primary
+// key. Its placeholders bind account, kind, day, seq.
+const tradeTradesByAccountGetCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq = ?`
+
+// tradeTradesByAccountScan reads one row of trades_by_account.
+func tradeTradesByAccountScan(it cqlgen.Iter) (e Trade, ok bool) {
+	ok = it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
+	return
+}
+
+// tradeTradesByAccountFirstCQL reads a partition of trades_by_account from its
+// first row. cqlgenimpl.ReadPage binds account.
+const tradeTradesByAccountFirstCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ?`
+
+// tradeTradesByAccountFirstFromCQL reads a partition of trades_by_account from
+// the From bound. cqlgenimpl.ReadPage binds account, From.
+const tradeTradesByAccountFirstFromCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind >= ?`
+
+// tradeTradesByAccountFirstToCQL reads a partition of trades_by_account from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds account, To.
+const tradeTradesByAccountFirstToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind < ?`
+
+// tradeTradesByAccountFirstFromToCQL reads a partition of trades_by_account
+// between the bounds. cqlgenimpl.ReadPage binds account, From, To.
+const tradeTradesByAccountFirstFromToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind >= ? AND kind < ?`
+
+// tradeTradesByAccountAfter0CQL continues a read of trades_by_account after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds account, kind.
+const tradeTradesByAccountAfter0CQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind > ?`
+
+// tradeTradesByAccountAfter1CQL continues a read of trades_by_account after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds account, kind, day.
+const tradeTradesByAccountAfter1CQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day < ?`
+
+// tradeTradesByAccountAfter2CQL continues a read of trades_by_account after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds account, kind, day, seq.
+const tradeTradesByAccountAfter2CQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
+
+// tradeTradesByAccountAfterToCQL continues a read of trades_by_account after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds account, kind, To.
+const tradeTradesByAccountAfterToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind > ? AND kind < ?`
+
+// tradeTradesByAccountAtOrAfterCQL continues a read of trades_by_account at or
+// after a row. cqlgenimpl.ReadPage binds account, kind, day, seq.
+const tradeTradesByAccountAtOrAfterCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
+
+// tradeTradesByAccountEq1FirstCQL reads a partition of trades_by_account from
+// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds account,
+// kind.
+const tradeTradesByAccountEq1FirstCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ?`
+
+// tradeTradesByAccountEq1FirstFromCQL reads a partition of trades_by_account
+// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
+// account, kind, From.
+const tradeTradesByAccountEq1FirstFromCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day <= ?`
+
+// tradeTradesByAccountEq1FirstToCQL reads a partition of trades_by_account
+// from its first row up to the To bound, in the rows of one kind.
+// cqlgenimpl.ReadPage binds account, kind, To.
+const tradeTradesByAccountEq1FirstToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day > ?`
+
+// tradeTradesByAccountEq1FirstFromToCQL reads a partition of trades_by_account
+// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
+// account, kind, From, To.
+const tradeTradesByAccountEq1FirstFromToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day <= ? AND day > ?`
+
+// tradeTradesByAccountEq1After1CQL continues a read of trades_by_account after
+// a row, at one run of clustering columns of one direction, in the rows of one
+// kind. cqlgenimpl.ReadPage binds account, kind, day.
+const tradeTradesByAccountEq1After1CQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day < ?`
+
+// tradeTradesByAccountEq1After2CQL continues a read of trades_by_account after
+// a row, at one run of clustering columns of one direction, in the rows of one
+// kind. cqlgenimpl.ReadPage binds account, kind, day, seq.
+const tradeTradesByAccountEq1After2CQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
+
+// tradeTradesByAccountEq1AfterToCQL continues a read of trades_by_account
+// after a row, up to the To bound, in the rows of one kind.
+// cqlgenimpl.ReadPage binds account, kind, day, To.
+const tradeTradesByAccountEq1AfterToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day < ? AND day > ?`
+
+// tradeTradesByAccountEq1AtOrAfterCQL continues a read of trades_by_account at
+// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds account,
+// kind, day, seq.
+const tradeTradesByAccountEq1AtOrAfterCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
+
+// tradeTradesByAccountEq2FirstCQL reads a partition of trades_by_account from
+// its first row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
+// account, kind, day.
+const tradeTradesByAccountEq2FirstCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ?`
+
+// tradeTradesByAccountEq2FirstFromCQL reads a partition of trades_by_account
+// from the From bound, in the rows of one kind, day. cqlgenimpl.ReadPage binds
+// account, kind, day, From.
+const tradeTradesByAccountEq2FirstFromCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
+
+// tradeTradesByAccountEq2FirstToCQL reads a partition of trades_by_account
+// from its first row up to the To bound, in the rows of one kind, day.
+// cqlgenimpl.ReadPage binds account, kind, day, To.
+const tradeTradesByAccountEq2FirstToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq < ?`
+
+// tradeTradesByAccountEq2FirstFromToCQL reads a partition of trades_by_account
+// between the bounds, in the rows of one kind, day. cqlgenimpl.ReadPage binds
+// account, kind, day, From, To.
+const tradeTradesByAccountEq2FirstFromToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq >= ? AND seq < ?`
+
+// tradeTradesByAccountEq2After2CQL continues a read of trades_by_account after
+// a row, at one run of clustering columns of one direction, in the rows of one
+// kind, day. cqlgenimpl.ReadPage binds account, kind, day, seq.
+const tradeTradesByAccountEq2After2CQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
+
+// tradeTradesByAccountEq2AfterToCQL continues a read of trades_by_account
+// after a row, up to the To bound, in the rows of one kind, day.
+// cqlgenimpl.ReadPage binds account, kind, day, seq, To.
+const tradeTradesByAccountEq2AfterToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq > ? AND seq < ?`
+
+// tradeTradesByAccountEq2AtOrAfterCQL continues a read of trades_by_account at
+// or after a row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
+// account, kind, day, seq.
+const tradeTradesByAccountEq2AtOrAfterCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
+
+// tradeTradesByAccountEq2AtOrAfterToCQL continues a read of trades_by_account
+// at or after a row, up to the To bound, in the rows of one kind, day.
+// cqlgenimpl.ReadPage binds account, kind, day, seq, To.
+const tradeTradesByAccountEq2AtOrAfterToCQL = `SELECT account, kind, day, seq, shares
+	FROM trades_by_account
+	WHERE account = ? AND kind = ? AND day = ? AND seq >= ? AND seq < ?`
+
+// tradeTradesByAccountClustering is the clustering key of e in
+// trades_by_account, in order.
+func tradeTradesByAccountClustering(e *Trade) []any {
+	return []any{e.Kind, e.Day, e.Seq}
+}
+
+// tradeTradesByAccountCompare orders rows of trades_by_account as its
+// clustering order does.
+func tradeTradesByAccountCompare(a, b *Trade) int {
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	if c := a.Day.Compare(b.Day); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// TradeRepo reads and writes Trade in table trades_by_account.
+type TradeRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewTradeRepo returns a repository of Trade on s. The default strategy is a
+// logged batch.
+func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
+	return &TradeRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// tradeCheck rejects a Trade whose partition key values are empty.
+func tradeCheck(e *Trade) error {
+	if e.Account == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "account",
+			Table:  "trades_by_account",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to trades_by_account, at a client-side timestamp. Nil
+// pointers and empty collections are left unset, so no tombstones are written.
+// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
+// change an entity that exists, use Update.
+func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   tradeTradesByAccount.Insert,
+			Values: tradeTradesByAccountRow(e, ts),
+		}
+	})
+}
+
+// Update writes e over the row with its key in trades_by_account. Unlike
+// Insert, nil pointers and empty collections clear their columns.
+func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   tradeTradesByAccount.Insert,
+			Values: tradeTradesByAccountRow(e, ts),
+		}
+	})
+}
+
+// Delete removes the row with e's key from trades_by_account.
+func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   tradeTradesByAccount.Delete,
+			Values: []any{ts, e.Account, e.Kind, e.Day, e.Seq},
+		}
+	})
+}
+
+// Get reads the Trade with the given key from trades_by_account, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (_ *Trade, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if account == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "account",
+			Table:  "trades_by_account",
+		}
+	}
+	var e Trade
+	e.Account = account
+	e.Kind = kind
+	e.Day = day
+	e.Seq = seq
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   tradeTradesByAccount.Get,
+		Values: []any{e.Account, e.Kind, e.Day, e.Seq},
+	}, tradeTradesByAccountScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// TradesByAccountOptions are the optional parts of a TradesByAccount read.
+type TradesByAccountOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// KindFrom and KindTo bound kind, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	KindFrom, KindTo *string
+	// KindEq fixes kind: the read returns only the rows with this value (nil:
+	// every value). Set with every Eq before it, it lets DayFrom and DayTo
+	// bound day within them; no bound on an earlier column is allowed then.
+	KindEq *string
+	// DayFrom and DayTo bound day, in the order rows come back, in the rows
+	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
+	// nil leaves that end open.
+	DayFrom, DayTo *time.Time
+	// DayEq fixes day: the read returns only the rows with this value (nil:
+	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
+	// bound seq within them; no bound on an earlier column is allowed then.
+	DayEq *time.Time
+	// SeqFrom and SeqTo bound seq, in the order rows come back, in the rows
+	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
+	// nil leaves that end open.
+	SeqFrom, SeqTo *int64
+}
+
+// TradesByAccount reads an account's trades by kind, newest day first, from
+// trades_by_account, in pages: one partition, in clustering order.
+func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "TradesByAccount")
+	defer func() {
+		call.End(err)
+	}()
+	if account == "" {
+		return cqlgen.Page[Trade]{}, &cqlgen.EmptyKeyError{
+			Column: "account",
+			Table:  "trades_by_account",
+		}
+	}
+	if o == nil {
+		o = &TradesByAccountOptions{}
+	}
+	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
+		return cqlgen.Page[Trade]{}, err
+	}
+	spec := cqlgenimpl.ReadSpec[Trade]{
+		Compare:   tradeTradesByAccountCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       tradeTradesByAccountClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{account},
+		Scan:      tradeTradesByAccountScan,
+		Table:     tradeTradesByAccount,
+	}
+	if o.KindEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.KindEq)
+	}
+	if o.DayEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.DayEq)
+	}
+	if o.KindFrom != nil {
+		spec.From = *o.KindFrom
+	}
+	if o.KindTo != nil {
+		spec.To = *o.KindTo
+	}
+	if o.DayFrom != nil {
+		spec.From = *o.DayFrom
+	}
+	if o.DayTo != nil {
+		spec.To = *o.DayTo
+	}
+	if o.SeqFrom != nil {
+		spec.From = *o.SeqFrom
+	}
+	if o.SeqTo != nil {
+		spec.To = *o.SeqTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// deskTradeTradesByDesk: the statements of table trades_by_desk, which is the
+// source of truth of DeskTrade.
+var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "trades_by_desk",
+	Pattern: "TradesByDesk",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "desk", Type: "text"},
+		{Name: "bucket", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "kind", Type: "text", Desc: true},
+		{Name: "day", Type: "date"},
+		{Name: "seq", Type: "bigint", Desc: true},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      deskTradeTradesByDeskInsertCQL,
+		Delete:      deskTradeTradesByDeskDeleteCQL,
+		Get:         deskTradeTradesByDeskGetCQL,
+		First:       deskTradeTradesByDeskFirstCQL,
+		FirstFrom:   deskTradeTradesByDeskFirstFromCQL,
+		FirstTo:     deskTradeTradesByDeskFirstToCQL,
+		FirstFromTo: deskTradeTradesByDeskFirstFromToCQL,
+		After: []string{
+			deskTradeTradesByDeskAfter0CQL,
+			deskTradeTradesByDeskAfter1CQL,
+			deskTradeTradesByDeskAfter2CQL,
+		},
+		AfterTo:   deskTradeTradesByDeskAfterToCQL,
+		AtOrAfter: deskTradeTradesByDeskAtOrAfterCQL,
+		Prefix: []cqlgenimpl.PageCQL{
+			{
+				First:       deskTradeTradesByDeskEq1FirstCQL,
+				FirstFrom:   deskTradeTradesByDeskEq1FirstFromCQL,
+				FirstTo:     deskTradeTradesByDeskEq1FirstToCQL,
+				FirstFromTo: deskTradeTradesByDeskEq1FirstFromToCQL,
+				After: []string{
+					deskTradeTradesByDeskEq1After1CQL,
+					deskTradeTradesByDeskEq1After2CQL,
+				},
+				AfterTo:   deskTradeTradesByDeskEq1AfterToCQL,
+				AtOrAfter: deskTradeTradesByDeskEq1AtOrAfterCQL,
+			},
+			{
+				First:       deskTradeTradesByDeskEq2FirstCQL,
+				FirstFrom:   deskTradeTradesByDeskEq2FirstFromCQL,
+				FirstTo:     deskTradeTradesByDeskEq2FirstToCQL,
+				FirstFromTo: deskTradeTradesByDeskEq2FirstFromToCQL,
+				After: []string{
+					deskTradeTradesByDeskEq2After2CQL,
+				},
+				AfterTo:     deskTradeTradesByDeskEq2AfterToCQL,
+				AtOrAfter:   deskTradeTradesByDeskEq2AtOrAfterCQL,
+				AtOrAfterTo: deskTradeTradesByDeskEq2AtOrAfterToCQL,
+			},
+		},
+	},
+})
+
+// deskTradeTradesByDeskInsertCQL writes a whole row of trades_by_desk. Its
+// placeholders bind desk, bucket, kind, day, seq, shares, the write timestamp.
+const deskTradeTradesByDeskInsertCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// deskTradeTradesByDeskRow binds deskTradeTradesByDeskInsertCQL for e, written
+// at ts.
+func deskTradeTradesByDeskRow(e *DeskTrade, ts int64) []any {
+	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
+}
+
+// deskTradeTradesByDeskDeleteCQL deletes a row of trades_by_desk by its
+// primary key. Its placeholders bind the write timestamp, desk, bucket, kind,
+// day, seq.
+const deskTradeTradesByDeskDeleteCQL = `DELETE FROM trades_by_desk
+	USING TIMESTAMP ?
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq = ?`
+
+// deskTradeTradesByDeskGetCQL reads a row of trades_by_desk by its primary
+// key. Its placeholders bind desk, bucket, kind, day, seq.
+const deskTradeTradesByDeskGetCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq = ?`
+
+// deskTradeTradesByDeskScan reads one row of trades_by_desk.
+func deskTradeTradesByDeskScan(it cqlgen.Iter) (e DeskTrade, ok bool) {
+	ok = it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
+	return
+}
+
+// deskTradeTradesByDeskFirstCQL reads a partition of trades_by_desk from its
+// first row. cqlgenimpl.ReadPage binds desk, bucket.
+const deskTradeTradesByDeskFirstCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ?`
+
+// deskTradeTradesByDeskFirstFromCQL reads a partition of trades_by_desk from
+// the From bound. cqlgenimpl.ReadPage binds desk, bucket, From.
+const deskTradeTradesByDeskFirstFromCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind <= ?`
+
+// deskTradeTradesByDeskFirstToCQL reads a partition of trades_by_desk from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds desk, bucket, To.
+const deskTradeTradesByDeskFirstToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind > ?`
+
+// deskTradeTradesByDeskFirstFromToCQL reads a partition of trades_by_desk
+// between the bounds. cqlgenimpl.ReadPage binds desk, bucket, From, To.
+const deskTradeTradesByDeskFirstFromToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind <= ? AND kind > ?`
+
+// deskTradeTradesByDeskAfter0CQL continues a read of trades_by_desk after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds desk, bucket, kind.
+const deskTradeTradesByDeskAfter0CQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind < ?`
+
+// deskTradeTradesByDeskAfter1CQL continues a read of trades_by_desk after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds desk, bucket, kind, day.
+const deskTradeTradesByDeskAfter1CQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ?`
+
+// deskTradeTradesByDeskAfter2CQL continues a read of trades_by_desk after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds desk, bucket, kind, day, seq.
+const deskTradeTradesByDeskAfter2CQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
+
+// deskTradeTradesByDeskAfterToCQL continues a read of trades_by_desk after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds desk, bucket, kind, To.
+const deskTradeTradesByDeskAfterToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind < ? AND kind > ?`
+
+// deskTradeTradesByDeskAtOrAfterCQL continues a read of trades_by_desk at or
+// after a row. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
+const deskTradeTradesByDeskAtOrAfterCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
+
+// deskTradeTradesByDeskEq1FirstCQL reads a partition of trades_by_desk from
+// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
+// bucket, kind.
+const deskTradeTradesByDeskEq1FirstCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ?`
+
+// deskTradeTradesByDeskEq1FirstFromCQL reads a partition of trades_by_desk
+// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
+// desk, bucket, kind, From.
+const deskTradeTradesByDeskEq1FirstFromCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day >= ?`
+
+// deskTradeTradesByDeskEq1FirstToCQL reads a partition of trades_by_desk from
+// its first row up to the To bound, in the rows of one kind.
+// cqlgenimpl.ReadPage binds desk, bucket, kind, To.
+const deskTradeTradesByDeskEq1FirstToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day < ?`
+
+// deskTradeTradesByDeskEq1FirstFromToCQL reads a partition of trades_by_desk
+// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
+// bucket, kind, From, To.
+const deskTradeTradesByDeskEq1FirstFromToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day >= ? AND day < ?`
+
+// deskTradeTradesByDeskEq1After1CQL continues a read of trades_by_desk after a
+// row, at one run of clustering columns of one direction, in the rows of one
+// kind. cqlgenimpl.ReadPage binds desk, bucket, kind, day.
+const deskTradeTradesByDeskEq1After1CQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ?`
+
+// deskTradeTradesByDeskEq1After2CQL continues a read of trades_by_desk after a
+// row, at one run of clustering columns of one direction, in the rows of one
+// kind. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
+const deskTradeTradesByDeskEq1After2CQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
+
+// deskTradeTradesByDeskEq1AfterToCQL continues a read of trades_by_desk after
+// a row, up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage
+// binds desk, bucket, kind, day, To.
+const deskTradeTradesByDeskEq1AfterToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ? AND day < ?`
+
+// deskTradeTradesByDeskEq1AtOrAfterCQL continues a read of trades_by_desk at
+// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
+// bucket, kind, day, seq.
+const deskTradeTradesByDeskEq1AtOrAfterCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
+
+// deskTradeTradesByDeskEq2FirstCQL reads a partition of trades_by_desk from
+// its first row, in the rows of one kind, day. cqlgenimpl.ReadPage binds desk,
+// bucket, kind, day.
+const deskTradeTradesByDeskEq2FirstCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ?`
+
+// deskTradeTradesByDeskEq2FirstFromCQL reads a partition of trades_by_desk
+// from the From bound, in the rows of one kind, day. cqlgenimpl.ReadPage binds
+// desk, bucket, kind, day, From.
+const deskTradeTradesByDeskEq2FirstFromCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
+
+// deskTradeTradesByDeskEq2FirstToCQL reads a partition of trades_by_desk from
+// its first row up to the To bound, in the rows of one kind, day.
+// cqlgenimpl.ReadPage binds desk, bucket, kind, day, To.
+const deskTradeTradesByDeskEq2FirstToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq > ?`
+
+// deskTradeTradesByDeskEq2FirstFromToCQL reads a partition of trades_by_desk
+// between the bounds, in the rows of one kind, day. cqlgenimpl.ReadPage binds
+// desk, bucket, kind, day, From, To.
+const deskTradeTradesByDeskEq2FirstFromToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?
+		AND seq > ?`
+
+// deskTradeTradesByDeskEq2After2CQL continues a read of trades_by_desk after a
+// row, at one run of clustering columns of one direction, in the rows of one
+// kind, day. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
+const deskTradeTradesByDeskEq2After2CQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
+
+// deskTradeTradesByDeskEq2AfterToCQL continues a read of trades_by_desk after
+// a row, up to the To bound, in the rows of one kind, day. cqlgenimpl.ReadPage
+// binds desk, bucket, kind, day, seq, To.
+const deskTradeTradesByDeskEq2AfterToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?
+		AND seq > ?`
+
+// deskTradeTradesByDeskEq2AtOrAfterCQL continues a read of trades_by_desk at
+// or after a row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
+// desk, bucket, kind, day, seq.
+const deskTradeTradesByDeskEq2AtOrAfterCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
+
+// deskTradeTradesByDeskEq2AtOrAfterToCQL continues a read of trades_by_desk at
+// or after a row, up to the To bound, in the rows of one kind, day.
+// cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq, To.
+const deskTradeTradesByDeskEq2AtOrAfterToCQL = `SELECT desk, kind, day, seq, shares
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?
+		AND seq > ?`
+
+// deskTradeTradesByDeskClustering is the clustering key of e in
+// trades_by_desk, in order.
+func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
+	return []any{e.Kind, e.Day, e.Seq}
+}
+
+// deskTradeTradesByDeskCompare orders rows of trades_by_desk as its clustering
+// order does.
+func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return -c
+	}
+	if c := a.Day.Compare(b.Day); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// DeskTradeRepo reads and writes DeskTrade in table trades_by_desk.
+type DeskTradeRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewDeskTradeRepo returns a repository of DeskTrade on s. The default
+// strategy is a logged batch.
+func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
+	return &DeskTradeRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// deskTradeCheck rejects a DeskTrade whose partition key values are empty.
+func deskTradeCheck(e *DeskTrade) error {
+	if e.Desk == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "desk",
+			Table:  "trades_by_desk",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to trades_by_desk, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   deskTradeTradesByDesk.Insert,
+			Values: deskTradeTradesByDeskRow(e, ts),
+		}
+	})
+}
+
+// Update writes e over the row with its key in trades_by_desk. Unlike Insert,
+// nil pointers and empty collections clear their columns.
+func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   deskTradeTradesByDesk.Insert,
+			Values: deskTradeTradesByDeskRow(e, ts),
+		}
+	})
+}
+
+// Delete removes the row with e's key from trades_by_desk.
+func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   deskTradeTradesByDesk.Delete,
+			Values: []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
+		}
+	})
+}
+
+// Get reads the DeskTrade with the given key from trades_by_desk, the source
+// of truth; cqlgen.ErrNotFound if there is none.
+func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (_ *DeskTrade, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if desk == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "desk",
+			Table:  "trades_by_desk",
+		}
+	}
+	var e DeskTrade
+	e.Desk = desk
+	e.Kind = kind
+	e.Day = day
+	e.Seq = seq
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   deskTradeTradesByDesk.Get,
+		Values: []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
+	}, deskTradeTradesByDeskScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// TradesByDeskOptions are the optional parts of a TradesByDesk read.
+type TradesByDeskOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// KindFrom and KindTo bound kind, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	KindFrom, KindTo *string
+	// KindEq fixes kind: the read returns only the rows with this value (nil:
+	// every value). Set with every Eq before it, it lets DayFrom and DayTo
+	// bound day within them; no bound on an earlier column is allowed then.
+	KindEq *string
+	// DayFrom and DayTo bound day, in the order rows come back, in the rows
+	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
+	// nil leaves that end open.
+	DayFrom, DayTo *time.Time
+	// DayEq fixes day: the read returns only the rows with this value (nil:
+	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
+	// bound seq within them; no bound on an earlier column is allowed then.
+	DayEq *time.Time
+	// SeqFrom and SeqTo bound seq, in the order rows come back, in the rows
+	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
+	// nil leaves that end open.
+	SeqFrom, SeqTo *int64
+}
+
+// TradesByDesk reads a desk's trades by kind, over 4 hash buckets, from
+// trades_by_desk, in pages: all 4 hash buckets read in parallel and merged in
+// clustering order.
+func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *TradesByDeskOptions) (_ cqlgen.Page[DeskTrade], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "TradesByDesk")
+	defer func() {
+		call.End(err)
+	}()
+	if desk == "" {
+		return cqlgen.Page[DeskTrade]{}, &cqlgen.EmptyKeyError{
+			Column: "desk",
+			Table:  "trades_by_desk",
+		}
+	}
+	if o == nil {
+		o = &TradesByDeskOptions{}
+	}
+	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
+		return cqlgen.Page[DeskTrade]{}, err
+	}
+	spec := cqlgenimpl.ReadSpec[DeskTrade]{
+		Compare:     deskTradeTradesByDeskCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		HashBuckets: 4,
+		Key:         deskTradeTradesByDeskClustering,
+		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{desk},
+		Scan:        deskTradeTradesByDeskScan,
+		Table:       deskTradeTradesByDesk,
+	}
+	if o.KindEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.KindEq)
+	}
+	if o.DayEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.DayEq)
+	}
+	if o.KindFrom != nil {
+		spec.From = *o.KindFrom
+	}
+	if o.KindTo != nil {
+		spec.To = *o.KindTo
+	}
+	if o.DayFrom != nil {
+		spec.From = *o.DayFrom
+	}
+	if o.DayTo != nil {
+		spec.To = *o.DayTo
+	}
+	if o.SeqFrom != nil {
+		spec.From = *o.SeqFrom
+	}
+	if o.SeqTo != nil {
+		spec.To = *o.SeqTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// tickTicksBySymbol: the statements of table ticks_by_symbol, which is the
+// source of truth of Tick.
+var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "ticks_by_symbol",
+	Pattern: "TicksBySymbol",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "symbol", Type: "text"},
+		{Name: "bucket", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "kind", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      tickTicksBySymbolInsertCQL,
+		Delete:      tickTicksBySymbolDeleteCQL,
+		Get:         tickTicksBySymbolGetCQL,
+		First:       tickTicksBySymbolFirstCQL,
+		FirstFrom:   tickTicksBySymbolFirstFromCQL,
+		FirstTo:     tickTicksBySymbolFirstToCQL,
+		FirstFromTo: tickTicksBySymbolFirstFromToCQL,
+		After: []string{
+			tickTicksBySymbolAfter0CQL,
+			tickTicksBySymbolAfter1CQL,
+			tickTicksBySymbolAfter2CQL,
+		},
+		AfterTo:   tickTicksBySymbolAfterToCQL,
+		AtOrAfter: tickTicksBySymbolAtOrAfterCQL,
+		Prefix: []cqlgenimpl.PageCQL{
+			{
+				First:       tickTicksBySymbolEq1FirstCQL,
+				FirstFrom:   tickTicksBySymbolEq1FirstFromCQL,
+				FirstTo:     tickTicksBySymbolEq1FirstToCQL,
+				FirstFromTo: tickTicksBySymbolEq1FirstFromToCQL,
+				After: []string{
+					tickTicksBySymbolEq1After1CQL,
+					tickTicksBySymbolEq1After2CQL,
+				},
+				AfterTo:   tickTicksBySymbolEq1AfterToCQL,
+				AtOrAfter: tickTicksBySymbolEq1AtOrAfterCQL,
+			},
+		},
+	},
+})
+
+// tickTicksBySymbolInsertCQL writes a whole row of ticks_by_symbol. Its
+// placeholders bind symbol, bucket, kind, at, seq, price, the write timestamp.
+const tickTicksBySymbolInsertCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// tickTicksBySymbolRow binds tickTicksBySymbolInsertCQL for e, written at ts.
+func tickTicksBySymbolRow(e *Tick, ts int64) []any {
+	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
+}
+
+// tickTicksBySymbolDeleteCQL deletes a row of ticks_by_symbol by its primary
+// key. Its placeholders bind the write timestamp, symbol, bucket, kind, at,
+// seq.
+const tickTicksBySymbolDeleteCQL = `DELETE FROM ticks_by_symbol
+	USING TIMESTAMP ?
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq = ?`
+
+// tickTicksBySymbolGetCQL reads a row of ticks_by_symbol by its primary key.
+// Its placeholders bind symbol, bucket, kind, at, seq.
+const tickTicksBySymbolGetCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq = ?`
+
+// tickTicksBySymbolScan reads one row of ticks_by_symbol.
+func tickTicksBySymbolScan(it cqlgen.Iter) (e Tick, ok bool) {
+	ok = it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
+	return
+}
+
+// tickTicksBySymbolFirstCQL reads a partition of ticks_by_symbol from its
+// first row. cqlgenimpl.ReadPage binds symbol, bucket.
+const tickTicksBySymbolFirstCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ?`
+
+// tickTicksBySymbolFirstFromCQL reads a partition of ticks_by_symbol from the
+// From bound. cqlgenimpl.ReadPage binds symbol, bucket, From.
+const tickTicksBySymbolFirstFromCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind >= ?`
+
+// tickTicksBySymbolFirstToCQL reads a partition of ticks_by_symbol from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, To.
+const tickTicksBySymbolFirstToCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind < ?`
+
+// tickTicksBySymbolFirstFromToCQL reads a partition of ticks_by_symbol between
+// the bounds. cqlgenimpl.ReadPage binds symbol, bucket, From, To.
+const tickTicksBySymbolFirstFromToCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind >= ? AND kind < ?`
+
+// tickTicksBySymbolAfter0CQL continues a read of ticks_by_symbol after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// symbol, bucket, kind.
+const tickTicksBySymbolAfter0CQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind > ?`
+
+// tickTicksBySymbolAfter1CQL continues a read of ticks_by_symbol after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// symbol, bucket, kind, at.
+const tickTicksBySymbolAfter1CQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ?`
+
+// tickTicksBySymbolAfter2CQL continues a read of ticks_by_symbol after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// symbol, bucket, kind, at, seq.
+const tickTicksBySymbolAfter2CQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq > ?`
+
+// tickTicksBySymbolAfterToCQL continues a read of ticks_by_symbol after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, kind, To.
+const tickTicksBySymbolAfterToCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind > ? AND kind < ?`
+
+// tickTicksBySymbolAtOrAfterCQL continues a read of ticks_by_symbol at or
+// after a row. cqlgenimpl.ReadPage binds symbol, bucket, kind, at, seq.
+const tickTicksBySymbolAtOrAfterCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq >= ?`
+
+// tickTicksBySymbolEq1FirstCQL reads a partition of ticks_by_symbol from its
+// first row, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
+// bucket, kind.
+const tickTicksBySymbolEq1FirstCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ?`
+
+// tickTicksBySymbolEq1FirstFromCQL reads a partition of ticks_by_symbol from
+// the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
+// bucket, kind, From.
+const tickTicksBySymbolEq1FirstFromCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at <= ?`
+
+// tickTicksBySymbolEq1FirstToCQL reads a partition of ticks_by_symbol from its
+// first row up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage
+// binds symbol, bucket, kind, To.
+const tickTicksBySymbolEq1FirstToCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at > ?`
+
+// tickTicksBySymbolEq1FirstFromToCQL reads a partition of ticks_by_symbol
+// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
+// symbol, bucket, kind, From, To.
+const tickTicksBySymbolEq1FirstFromToCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
+
+// tickTicksBySymbolEq1After1CQL continues a read of ticks_by_symbol after a
+// row, at one run of clustering columns of one direction, in the rows of one
+// kind. cqlgenimpl.ReadPage binds symbol, bucket, kind, at.
+const tickTicksBySymbolEq1After1CQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ?`
+
+// tickTicksBySymbolEq1After2CQL continues a read of ticks_by_symbol after a
+// row, at one run of clustering columns of one direction, in the rows of one
+// kind. cqlgenimpl.ReadPage binds symbol, bucket, kind, at, seq.
+const tickTicksBySymbolEq1After2CQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq > ?`
+
+// tickTicksBySymbolEq1AfterToCQL continues a read of ticks_by_symbol after a
+// row, up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage binds
+// symbol, bucket, kind, at, To.
+const tickTicksBySymbolEq1AfterToCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ? AND at > ?`
+
+// tickTicksBySymbolEq1AtOrAfterCQL continues a read of ticks_by_symbol at or
+// after a row, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
+// bucket, kind, at, seq.
+const tickTicksBySymbolEq1AtOrAfterCQL = `SELECT symbol, kind, at, seq, price
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq >= ?`
+
+// tickTicksBySymbolClustering is the clustering key of e in ticks_by_symbol,
+// in order.
+func tickTicksBySymbolClustering(e *Tick) []any {
+	return []any{e.Kind, e.At, e.Seq}
+}
+
+// tickTicksBySymbolCompare orders rows of ticks_by_symbol as its clustering
+// order does.
+func tickTicksBySymbolCompare(a, b *Tick) int {
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	if c := a.At.Compare(b.At); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// TickRepo reads and writes Tick in table ticks_by_symbol.
+type TickRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewTickRepo returns a repository of Tick on s. The default strategy is a
+// logged batch.
+func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
+	return &TickRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// tickCheck rejects a Tick whose partition key values are empty.
+func tickCheck(e *Tick) error {
+	if e.Symbol == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "symbol",
+			Table:  "ticks_by_symbol",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to ticks_by_symbol, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update.
+func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   tickTicksBySymbol.Insert,
+			Values: tickTicksBySymbolRow(e, ts),
+		}
+	})
+}
+
+// Update writes e over the row with its key in ticks_by_symbol. Unlike Insert,
+// nil pointers and empty collections clear their columns.
+func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   tickTicksBySymbol.Insert,
+			Values: tickTicksBySymbolRow(e, ts),
+		}
+	})
+}
+
+// Delete removes the row with e's key from ticks_by_symbol.
+func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   tickTicksBySymbol.Delete,
+			Values: []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
+		}
+	})
+}
+
+// Get reads the Tick with the given key from ticks_by_symbol, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (_ *Tick, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if symbol == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "symbol",
+			Table:  "ticks_by_symbol",
+		}
+	}
+	var e Tick
+	e.Symbol = symbol
+	e.Kind = kind
+	e.At = at
+	e.Seq = seq
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   tickTicksBySymbol.Get,
+		Values: []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
+	}, tickTicksBySymbolScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// TicksBySymbolOptions are the optional parts of a TicksBySymbol read.
+type TicksBySymbolOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// KindFrom and KindTo bound kind, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	KindFrom, KindTo *string
+	// KindEq fixes kind: the read returns only the rows with this value (nil:
+	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
+	// at within them; no bound on an earlier column is allowed then.
+	KindEq *string
+	// AtFrom and AtTo bound at, in the order rows come back, in the rows
+	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
+	// nil leaves that end open.
+	AtFrom, AtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// TicksBySymbol reads a symbol's ticks by kind, newest first, a partition a
+// day, from ticks_by_symbol, in pages: time buckets from the newest back, each
+// in clustering order.
+func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksBySymbolOptions) (_ cqlgen.Page[Tick], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "TicksBySymbol")
+	defer func() {
+		call.End(err)
+	}()
+	if symbol == "" {
+		return cqlgen.Page[Tick]{}, &cqlgen.EmptyKeyError{
+			Column: "symbol",
+			Table:  "ticks_by_symbol",
+		}
+	}
+	if o == nil {
+		o = &TicksBySymbolOptions{}
+	}
+	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}); err != nil {
+		return cqlgen.Page[Tick]{}, err
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Tick]{
+		Compare:     tickTicksBySymbolCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         tickTicksBySymbolClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{symbol},
+		Scan:        tickTicksBySymbolScan,
+		Start:       start,
+		Table:       tickTicksBySymbol,
+		TimeBuckets: &tb,
+	}
+	if o.KindEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.KindEq)
+	}
+	if o.KindFrom != nil {
+		spec.From = *o.KindFrom
+	}
+	if o.KindTo != nil {
+		spec.To = *o.KindTo
+	}
+	if o.AtFrom != nil {
+		spec.From = *o.AtFrom
+	}
+	if o.AtTo != nil {
+		spec.To = *o.AtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
 // readingReadingsByDay: the statements of table readings_by_day, which is the
 // source of truth of Reading.
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1534,12 +2900,13 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "millis", Type: "int"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    visitVisitsGetCQL,
-		State:  visitVisitsStateCQL,
-		Change: visitVisitsChangeCQL,
-		Remove: visitVisitsRemoveCQL,
-		Settle: visitVisitsSettleCQL,
-		Scan:   visitVisitsScanCQL,
+		Get:     visitVisitsGetCQL,
+		GetMany: visitVisitsGetManyCQL,
+		State:   visitVisitsStateCQL,
+		Change:  visitVisitsChangeCQL,
+		Remove:  visitVisitsRemoveCQL,
+		Settle:  visitVisitsSettleCQL,
+		Scan:    visitVisitsScanCQL,
 	},
 })
 
@@ -1563,6 +2930,12 @@ func visitVisitsScan(it cqlgen.Iter) (e Visit, ok bool) {
 		e = Visit{}
 	}
 }
+
+// visitVisitsGetManyCQL reads the rows of visits of several partition keys at
+// once. cqlgenimpl.GetMany binds the list of visit_id values.
+const visitVisitsGetManyCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_deleted
+	FROM visits
+	WHERE visit_id IN ?`
 
 // visitVisitsStateCQL reads a row of visits with the write protocol's columns.
 // Its placeholders bind visit_id.
@@ -2496,6 +3869,25 @@ func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err erro
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Visits with the given visit_id values from visits, the
+// source of truth, in one query (visit_id IN ?): Rows[i] is the Visit of
+// visitIDs[i], nil when there is none, and Missing lists those indexes. More
+// keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (cqlgen.Found[Visit], error) {
+	for _, k := range visitIDs {
+		if k == "" {
+			return cqlgen.Found[Visit]{}, &cqlgen.EmptyKeyError{
+				Column: "visit_id",
+				Table:  "visits",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, visitVisits, []any{}, visitIDs, r.opts.MaxKeys, visitVisitsScan, func(e *Visit) string {
+		return e.VisitID
+	})
 }
 
 // VisitsByUserOptions are the optional parts of a VisitsByUser read.

@@ -962,12 +962,13 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_by", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    customerCustomersGetCQL,
-		State:  customerCustomersStateCQL,
-		Change: customerCustomersChangeCQL,
-		Remove: customerCustomersRemoveCQL,
-		Settle: customerCustomersSettleCQL,
-		Scan:   customerCustomersScanCQL,
+		Get:     customerCustomersGetCQL,
+		GetMany: customerCustomersGetManyCQL,
+		State:   customerCustomersStateCQL,
+		Change:  customerCustomersChangeCQL,
+		Remove:  customerCustomersRemoveCQL,
+		Settle:  customerCustomersSettleCQL,
+		Scan:    customerCustomersScanCQL,
 	},
 })
 
@@ -992,6 +993,13 @@ func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
 		e = Customer{}
 	}
 }
+
+// customerCustomersGetManyCQL reads the rows of customers of several partition
+// keys at once. cqlgenimpl.GetMany binds the list of customer_id values.
+const customerCustomersGetManyCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
+		created_at, created_by, cqlgen_deleted
+	FROM customers
+	WHERE customer_id IN ?`
 
 // customerCustomersStateCQL reads a row of customers with the write protocol's
 // columns. Its placeholders bind customer_id.
@@ -1494,6 +1502,25 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Customers with the given customer_id values from
+// customers, the source of truth, in one query (customer_id IN ?): Rows[i] is
+// the Customer of customerIDs[i], nil when there is none, and Missing lists
+// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
+// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
+	for _, k := range customerIDs {
+		if cqlgenimpl.IsZeroUUID(k) {
+			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
+				Column: "customer_id",
+				Table:  "customers",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
+		return e.CustomerID
+	})
 }
 
 // CustomersByRegionOptions are the optional parts of a CustomersByRegion read.

@@ -22,6 +22,9 @@ type Options struct {
 	// MaxLimit bounds the page size a read may ask for; default
 	// DefaultMaxLimit. A larger Limit gets a *LimitError.
 	MaxLimit int
+	// MaxKeys bounds the keys a multi-get may ask for; default
+	// DefaultMaxKeys. More get a *KeysError.
+	MaxKeys int
 	// CursorKey, when set, seals the cursors of reads: encrypted and
 	// authenticated, so a cursor can be neither read (its clustering
 	// values, an email say, never show in a URL) nor forged. Without it,

@@ -160,8 +160,10 @@ func decodeCursor(pattern string, fp uint64, kind byte, s string, sl *sealer) (c
 	return c, nil
 }
 
-// fingerprint identifies a query: its table, pattern and partition values.
-func fingerprint(t *Table, partition []any) (uint64, error) {
+// fingerprint identifies a query: its table, pattern, partition values
+// and the clustering values it fixes (none but under a prefix key, which
+// leaves the fingerprint of a read without one as it was).
+func fingerprint(t *Table, partition []any, prefix ...any) (uint64, error) {
 	h := fnv.New64a()
 	h.Write([]byte(t.Spec.Name))
 	h.Write([]byte{0})
@@ -176,6 +178,18 @@ func fingerprint(t *Table, partition []any) (uint64, error) {
 			return 0, err
 		}
 		h.Write([]byte{0})
+		h.Write(b)
+	}
+	for i, v := range prefix {
+		info, err := typeInfo(t.Spec.Clustering[i].Type)
+		if err != nil {
+			return 0, err
+		}
+		b, err := gocql.Marshal(info, v)
+		if err != nil {
+			return 0, err
+		}
+		h.Write([]byte{0xff})
 		h.Write(b)
 	}
 	return h.Sum64(), nil

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -16,9 +18,12 @@ import (
 type ReadSpec[T any] struct {
 	Table     *Table
 	Partition []any // partition key values, the bucket excluded
-	From, To  any   // bounds on the first clustering column, in clustering order: From inclusive, To exclusive; nil for none
-	Limit     int
-	MaxLimit  int // the largest Limit allowed; 0 means cqlgen.DefaultMaxLimit
+	// Prefix fixes the first len(Prefix) clustering columns to these
+	// values (a pattern's prefix key); From and To then bound the next.
+	Prefix   []any
+	From, To any // bounds on the first clustering column not fixed, in clustering order: From inclusive, To exclusive; nil for none
+	Limit    int
+	MaxLimit int // the largest Limit allowed; 0 means cqlgen.DefaultMaxLimit
 	// CursorKey, when set, seals cursors (cqlgen.WithCursorKey).
 	CursorKey []byte
 	sealer    *sealer
@@ -59,7 +64,10 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 		r.Limit = min(cqlgen.DefaultLimit, max)
 	}
 	r.sealer = sealerFor(r.CursorKey)
-	fp, err := fingerprint(r.Table, r.Partition)
+	if len(r.Prefix) >= len(r.Table.pages) {
+		return cqlgen.Page[T]{}, fmt.Errorf("cqlgen: %s: a read that fixes %d clustering columns, and statements for %d: regenerate the package", r.Table.Spec.Name, len(r.Prefix), len(r.Table.pages)-1)
+	}
+	fp, err := fingerprint(r.Table, r.Partition, r.Prefix...)
 	if err != nil {
 		return cqlgen.Page[T]{}, err
 	}
@@ -118,11 +126,12 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 		if pos != nil {
 			return nil, nil
 		}
-		return rows, run(t.first[0], part)
+		return rows, run(t.pages[0].first[0], part)
 	}
+	pg := &t.pages[len(r.Prefix)]
 	if pos == nil {
 		mask := 0
-		values := append([]any(nil), part...)
+		values := append(append([]any(nil), part...), r.Prefix...)
 		if r.From != nil {
 			mask |= 1
 			values = append(values, r.From)
@@ -131,13 +140,14 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 			mask |= 2
 			values = append(values, r.To)
 		}
-		return rows, run(t.first[mask], values)
+		return rows, run(pg.first[mask], values)
 	}
 	if len(pos) != n {
 		return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
 	}
 	// The key comes from the cursor, the client's to forge: each value must
-	// decode as its column's type before it is sent.
+	// decode as its column's type before it is sent, and hold the values
+	// the read fixes.
 	for i, k := range pos {
 		info, err := typeInfo(t.Spec.Clustering[i].Type)
 		if err != nil {
@@ -146,26 +156,35 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 		if !validEncoding(info, k) {
 			return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
 		}
+		if i < len(r.Prefix) {
+			b, err := gocql.Marshal(info, r.Prefix[i])
+			if err != nil {
+				return nil, err
+			}
+			if CompareEncoded(info, b, k) != 0 {
+				return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
+			}
+		}
 	}
-	if len(t.after) != len(t.runs) {
-		return nil, fmt.Errorf("cqlgen: %s: %d continuation statements for %d runs of clustering order: regenerate the package", t.Spec.Name, len(t.after), len(t.runs))
+	if len(pg.after) != len(pg.runs) {
+		return nil, fmt.Errorf("cqlgen: %s: %d continuation statements for %d runs of clustering order: regenerate the package", t.Spec.Name, len(pg.after), len(pg.runs))
 	}
 	key := rawKey(pos)
-	last := len(t.runs) - 1
+	last := len(pg.runs) - 1
 	for k := last; k >= 0 && len(rows) < limit; k-- {
 		end := n
 		if k < last {
-			end = t.runs[k+1]
+			end = pg.runs[k+1]
 		}
 		values := append(append([]any(nil), part...), key[:end]...)
-		stmt := t.after[k]
+		stmt := pg.after[k]
 		if k == last && incl {
-			stmt = t.atOrAfter
+			stmt = pg.atOrAfter
 		}
 		if k == 0 && r.To != nil {
-			stmt = t.afterTo
+			stmt = pg.afterTo
 			if last == 0 && incl {
-				stmt = t.atOrAfterTo
+				stmt = pg.atOrAfterTo
 			}
 			values = append(values, r.To)
 		}

@@ -50,6 +50,10 @@ type CQL struct {
 	Insert string // a whole row
 	Delete string // a row by its primary key
 	Get    string // a row by its primary key
+	// GetMany reads the rows of several partitions of a table whose
+	// partitions hold one row: equal on the partition key's columns but
+	// the last, and the last IN ? (see GetMany).
+	GetMany string
 
 	// Add is a counter table's update: every counter plus a bound amount
 	// (UPDATE ... SET c = c + ?), the amounts first, then the primary key.
@@ -96,6 +100,22 @@ type CQL struct {
 	// of a row: token(partition key) > token(?), then the index's
 	// restriction (see ReadIndex).
 	Next string
+
+	// Prefix[k-1] holds the page statements of a read that fixes the
+	// first k clustering columns by equality (a pattern's prefix key):
+	// the same as First... and After... above, with those columns'
+	// equalities after the partition key, bounds on column k, and runs
+	// counted from column k. ReadPage binds the k values after the
+	// partition key.
+	Prefix []PageCQL
+}
+
+// PageCQL is the text of the page statements of a read at one depth of
+// a prefix key; its fields are those of CQL of the same names.
+type PageCQL struct {
+	First, FirstFrom, FirstTo, FirstFromTo string
+	After                                  []string
+	AfterTo, AtOrAfter, AtOrAfterTo        string
 }
 
 // Table is a table's key and its statements, ready to run.
@@ -106,17 +126,47 @@ type Table struct {
 	// PreRead is State as a write reads it before writing: the same text,
 	// of kind cqlgen.PreRead, so that observers tell it from reads.
 	PreRead                       *cqlgen.Statement
+	GetMany                       *cqlgen.Statement
 	Add                           *cqlgen.Statement
 	State, Change, Remove, Settle *cqlgen.Statement
 	FenceLive, FenceGrave         *cqlgen.Statement
 	Take, Release                 *cqlgen.Statement
 
+	// pages[k] are the page statements of a read that fixes the first k
+	// clustering columns: pages[0] those of CQL, the others Prefix's.
+	pages []pages
+	next  *cqlgen.Statement
+}
+
+// pages are the page statements of one depth of a prefix key.
+type pages struct {
 	first                  [4]*cqlgen.Statement // by from | to<<1
 	after                  []*cqlgen.Statement
-	runs                   []int // where each run of After starts
+	runs                   []int // where each run of After starts, among all the clustering columns
 	afterTo                *cqlgen.Statement
 	atOrAfter, atOrAfterTo *cqlgen.Statement
-	next                   *cqlgen.Statement
+}
+
+// newPages wraps the page statements of the read that fixes the first
+// depth clustering columns.
+func (t *Table) newPages(c PageCQL, depth int) pages {
+	var p pages
+	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
+		p.first[i] = t.stmt(cql, cqlgen.Read)
+	}
+	for _, cql := range c.After {
+		p.after = append(p.after, t.stmt(cql, cqlgen.Read))
+	}
+	ck := t.Spec.Clustering
+	for i := depth; i < len(ck); i++ {
+		if i == depth || ck[i].Desc != ck[i-1].Desc {
+			p.runs = append(p.runs, i)
+		}
+	}
+	p.afterTo = t.stmt(c.AfterTo, cqlgen.Read)
+	p.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)
+	p.atOrAfterTo = t.stmt(c.AtOrAfterTo, cqlgen.Read)
+	return p
 }
 
 // NewTable wraps the statements of spec: each keeps its text, and gets
@@ -131,6 +181,7 @@ func NewTable(spec TableSpec) *Table {
 	t.Insert = t.stmt(c.Insert, insert)
 	t.Delete = t.stmt(c.Delete, cqlgen.Write)
 	t.Get = t.stmt(c.Get, cqlgen.Read)
+	t.GetMany = t.stmt(c.GetMany, cqlgen.Read)
 	t.State = t.stmt(c.State, cqlgen.Read)
 	t.PreRead = t.stmt(c.State, cqlgen.PreRead)
 	t.Change = t.stmt(c.Change, cqlgen.Conditional)
@@ -146,20 +197,13 @@ func NewTable(spec TableSpec) *Table {
 		// may send it again.
 		t.Add.Idempotent = false
 	}
-	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
-		t.first[i] = t.stmt(cql, cqlgen.Read)
+	t.pages = append(t.pages, t.newPages(PageCQL{
+		First: c.First, FirstFrom: c.FirstFrom, FirstTo: c.FirstTo, FirstFromTo: c.FirstFromTo,
+		After: c.After, AfterTo: c.AfterTo, AtOrAfter: c.AtOrAfter, AtOrAfterTo: c.AtOrAfterTo,
+	}, 0))
+	for k, p := range c.Prefix {
+		t.pages = append(t.pages, t.newPages(p, k+1))
 	}
-	for _, cql := range c.After {
-		t.after = append(t.after, t.stmt(cql, cqlgen.Read))
-	}
-	for i, col := range spec.Clustering {
-		if i == 0 || col.Desc != spec.Clustering[i-1].Desc {
-			t.runs = append(t.runs, i)
-		}
-	}
-	t.afterTo = t.stmt(c.AfterTo, cqlgen.Read)
-	t.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)
-	t.atOrAfterTo = t.stmt(c.AtOrAfterTo, cqlgen.Read)
 	t.next = t.stmt(c.Next, cqlgen.Read)
 	return t
 }

@@ -23,7 +23,9 @@
 // SELECT c, ..., writetime(c), ttl(c) | * FROM t [WHERE token(pk, ...) > ?
 // AND token(pk, ...) <= ?]. Values are ? markers, or literals: strings,
 // numbers, booleans and null. A SELECT must restrict the whole partition
-// key with =, or its token, or nothing; clustering columns take = on a
+// key with =, or its token, or nothing; its last partition key column may
+// take IN ? instead, one marker bound to a list (a multi-get: each
+// partition in the list's order, in one page); clustering columns take = on a
 // prefix, then at most one lower and one upper bound (<, <=, >, >=) on the
 // next one, as Cassandra allows; a bound may be a multi-column slice on
 // the clustering columns from there, (a, b) > (?, ?), which compares
@@ -32,7 +34,7 @@
 // columns in order and takes at most one lower (>, >=) and one upper (<,
 // <=) bound, bigint tokens, with nothing else in the WHERE clause. A
 // DELETE may name a clustering prefix (a range deletion) or none (a
-// partition deletion). Not supported: IN, ALLOW FILTERING, LIMIT, ORDER
+// partition deletion). Not supported: IN elsewhere, ALLOW FILTERING, LIMIT, ORDER
 // BY, token(...) = ?, counters, collection element updates (c = c + ?),
 // user-defined types and tuples, conditional batches.
 //

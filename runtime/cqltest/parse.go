@@ -537,6 +537,24 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 			if err != nil {
 				return nil, nil, err
 			}
+			if p.keyword("in") {
+				// col IN ?: one marker bound to a list of the column's
+				// values (gocql binds a slice to it).
+				if t := p.peek(); t.kind != tMark {
+					return nil, nil, unsupportedf("IN with a list of values written in the statement; bind one marker to a list")
+				}
+				list := &cqlType{kind: gocql.TypeList, elem: col.typ, frozen: true, name: "list<" + col.typ.name + ">"}
+				list.info = collectionInfo(list)
+				val, err := parseTerm(p, st, list, "in("+col.name+")")
+				if err != nil {
+					return nil, nil, err
+				}
+				rels = append(rels, relation{col: col, op: "in", val: val})
+				if !p.keyword("and") {
+					return rels, toks, nil
+				}
+				continue
+			}
 			op, err := parseOperator(p, "relation")
 			if err != nil {
 				return nil, nil, err

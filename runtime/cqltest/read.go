@@ -106,6 +106,9 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 	if st.scan {
 		return st.scanPage(vals, now, pageSize, state)
 	}
+	if st.pkIn {
+		return st.selectIn(vals, now, pageSize, state)
+	}
 	t := st.table
 	res := &result{}
 	for _, s := range st.sel {
@@ -168,6 +171,80 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 		res.rows = append(res.rows, st.project(p, nil, none, now))
 	}
 	return res, nil
+}
+
+// selectIn runs a SELECT with IN ? on the last partition key column: each
+// distinct value's partition in turn, in the order of the list. It does
+// not page: a page size the rows do not fit in is refused.
+func (st *prepared) selectIn(vals []value, now int64, pageSize int, state []byte) (*result, error) {
+	last := len(st.pkEq) - 1
+	v := st.pkEq[last].get(vals)
+	switch {
+	case v.unset:
+		return nil, invalidf("Invalid unset value for column %s", st.table.pk[last].name)
+	case v.b == nil:
+		return nil, invalidf("Invalid null value for partition key part %s", st.table.pk[last].name)
+	case len(state) > 0:
+		return nil, unsupportedf("paging a SELECT with IN on the partition key")
+	}
+	elems, ok := listElements(v.b)
+	if !ok {
+		return nil, invalidf("Invalid list value for IN on %s", st.table.pk[last].name)
+	}
+	one := *st
+	one.pkIn = false
+	one.pkEq = append([]term(nil), st.pkEq...)
+	res := &result{}
+	for _, s := range st.sel {
+		res.cols = append(res.cols, resultColumn{s.name, s.info})
+	}
+	seen := map[string]bool{}
+	for _, e := range elems {
+		if seen[string(e)] {
+			continue
+		}
+		seen[string(e)] = true
+		one.pkEq[last] = term{mark: -1, lit: e}
+		r, err := one.selectPage(vals, now, maxInRows, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.rows = append(res.rows, r.rows...)
+	}
+	if pageSize <= 0 {
+		pageSize = DefaultPageSize
+	}
+	if len(res.rows) > pageSize {
+		return nil, unsupportedf("paging a SELECT with IN on the partition key (%d rows, a page of %d)", len(res.rows), pageSize)
+	}
+	return res, nil
+}
+
+// maxInRows bounds the rows of one partition of an IN read.
+const maxInRows = 1 << 20
+
+// listElements splits an encoded list (a 4-byte count, then each element
+// as a 4-byte length and its bytes).
+func listElements(b []byte) ([][]byte, bool) {
+	if len(b) < 4 {
+		return nil, false
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	r := b[4:]
+	var out [][]byte
+	for range n {
+		if len(r) < 4 {
+			return nil, false
+		}
+		l := int(int32(binary.BigEndian.Uint32(r)))
+		r = r[4:]
+		if l < 0 || l > len(r) {
+			return nil, false
+		}
+		out = append(out, r[:l])
+		r = r[l:]
+	}
+	return out, len(r) == 0
 }
 
 // project picks the selected values of a row (nil: the static values

@@ -77,7 +77,14 @@ func keyRestrictions(st *prepared, rels []relation, toks []tokenRelation) error 
 			missing = append(missing, c.name)
 			continue
 		}
-		if rs[0].op != "=" {
+		switch {
+		case rs[0].op == "in" && st.kind != selectStmt:
+			return unsupportedf("IN in the key of a %s", st.kind)
+		case rs[0].op == "in" && c != t.pk[len(t.pk)-1]:
+			return unsupportedf("IN on a partition key column but the last one")
+		case rs[0].op == "in":
+			st.pkIn = true
+		case rs[0].op != "=":
 			return invalidf("Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)")
 		}
 		st.pkEq = append(st.pkEq, rs[0].val)
@@ -115,6 +122,8 @@ func keyRestrictions(st *prepared, rels []relation, toks []tokenRelation) error 
 		case rs[0].op == "=":
 			st.ckEq = append(st.ckEq, rs[0].val)
 			continue
+		case rs[0].op == "in":
+			return unsupportedf("IN on a clustering column")
 		}
 		if st.kind == updateStmt {
 			return invalidf("Slice restrictions are not supported on the clustering columns in UPDATE statements")

@@ -96,7 +96,9 @@ func TestStatementErrors(t *testing.T) {
 	// Not supported here, and said so.
 	for _, cql := range []string{
 		"SELECT a FROM kv WHERE k = ? LIMIT 1",
-		"SELECT a FROM kv WHERE k IN ?",
+		"SELECT a FROM kv WHERE k = ? AND c IN ?",
+		"SELECT a FROM kv WHERE k IN (?, ?)",
+		"DELETE FROM kv WHERE k IN ?",
 		"SELECT a FROM kv WHERE token(k) = ?",
 		"UPDATE kv SET b = b + ? WHERE k = ? AND c = ?",
 	} {

@@ -74,7 +74,10 @@ type prepared struct {
 	// The key: equality on every partition key column, by position, then
 	// on a prefix of the clustering columns; a SELECT may bound the next
 	// clustering column (at most one bound on each side).
-	pkEq         []term
+	pkEq []term
+	// pkIn marks a SELECT whose last partition key term is IN ?: a list
+	// of values, each a partition read in turn.
+	pkIn         bool
 	ckEq         []term
 	lower, upper *bound
 

@@ -32,12 +32,13 @@ var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "title", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    postPostsGetCQL,
-		State:  postPostsStateCQL,
-		Change: postPostsChangeCQL,
-		Remove: postPostsRemoveCQL,
-		Settle: postPostsSettleCQL,
-		Scan:   postPostsScanCQL,
+		Get:     postPostsGetCQL,
+		GetMany: postPostsGetManyCQL,
+		State:   postPostsStateCQL,
+		Change:  postPostsChangeCQL,
+		Remove:  postPostsRemoveCQL,
+		Settle:  postPostsSettleCQL,
+		Scan:    postPostsScanCQL,
 	},
 })
 
@@ -61,6 +62,12 @@ func postPostsScan(it cqlgen.Iter) (e Post, ok bool) {
 		e = Post{}
 	}
 }
+
+// postPostsGetManyCQL reads the rows of posts of several partition keys at
+// once. cqlgenimpl.GetMany binds the list of post_id values.
+const postPostsGetManyCQL = `SELECT post_id, author, posted_at, title, cqlgen_deleted
+	FROM posts
+	WHERE post_id IN ?`
 
 // postPostsStateCQL reads a row of posts with the write protocol's columns.
 // Its placeholders bind post_id.
@@ -509,6 +516,25 @@ func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err err
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Posts with the given post_id values from posts, the source
+// of truth, in one query (post_id IN ?): Rows[i] is the Post of postIDs[i],
+// nil when there is none, and Missing lists those indexes. More keys than the
+// repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
+// *cqlgen.KeysError, and nothing is sent.
+func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (cqlgen.Found[Post], error) {
+	for _, k := range postIDs {
+		if cqlgenimpl.IsZeroUUID(k) {
+			return cqlgen.Found[Post]{}, &cqlgen.EmptyKeyError{
+				Column: "post_id",
+				Table:  "posts",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, postPosts, []any{}, postIDs, r.opts.MaxKeys, postPostsScan, func(e *Post) gocql.UUID {
+		return e.PostID
+	})
 }
 
 // NewPostsOptions are the optional parts of a NewPosts read.

@@ -25,9 +25,10 @@ var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "page", Type: "text"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Add:    pageStatsPageStatsAddCQL,
-		Delete: pageStatsPageStatsDeleteCQL,
-		Get:    pageStatsPageStatsGetCQL,
+		Add:     pageStatsPageStatsAddCQL,
+		Delete:  pageStatsPageStatsDeleteCQL,
+		Get:     pageStatsPageStatsGetCQL,
+		GetMany: pageStatsPageStatsGetManyCQL,
 	},
 })
 
@@ -54,6 +55,13 @@ func pageStatsPageStatsScan(it cqlgen.Iter) (e PageStats, ok bool) {
 	ok = it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
 	return
 }
+
+// pageStatsPageStatsGetManyCQL reads the rows of page_stats of several
+// partition keys at once. cqlgenimpl.GetMany binds site, the list of page
+// values.
+const pageStatsPageStatsGetManyCQL = `SELECT site, page, views, likes
+	FROM page_stats
+	WHERE site = ? AND page IN ?`
 
 // PageStatsRepo reads and writes PageStats in table page_stats.
 type PageStatsRepo struct {
@@ -159,6 +167,31 @@ func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *P
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the PageStatss of one site with the given page values from
+// page_stats, the source of truth, in one query (page IN ?): Rows[i] is the
+// PageStats of pages[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (cqlgen.Found[PageStats], error) {
+	if site == "" {
+		return cqlgen.Found[PageStats]{}, &cqlgen.EmptyKeyError{
+			Column: "site",
+			Table:  "page_stats",
+		}
+	}
+	for _, k := range pages {
+		if k == "" {
+			return cqlgen.Found[PageStats]{}, &cqlgen.EmptyKeyError{
+				Column: "page",
+				Table:  "page_stats",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, pageStatsPageStats, []any{site}, pages, r.opts.MaxKeys, pageStatsPageStatsScan, func(e *PageStats) string {
+		return e.Page
+	})
 }
 
 // dailyHitsDailyHits: the statements of table daily_hits, which is the source

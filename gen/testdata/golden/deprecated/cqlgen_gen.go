@@ -32,12 +32,13 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "total", Type: "bigint"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    orderOrdersGetCQL,
-		State:  orderOrdersStateCQL,
-		Change: orderOrdersChangeCQL,
-		Remove: orderOrdersRemoveCQL,
-		Settle: orderOrdersSettleCQL,
-		Scan:   orderOrdersScanCQL,
+		Get:     orderOrdersGetCQL,
+		GetMany: orderOrdersGetManyCQL,
+		State:   orderOrdersStateCQL,
+		Change:  orderOrdersChangeCQL,
+		Remove:  orderOrdersRemoveCQL,
+		Settle:  orderOrdersSettleCQL,
+		Scan:    orderOrdersScanCQL,
 	},
 })
 
@@ -61,6 +62,12 @@ func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
 		e = Order{}
 	}
 }
+
+// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
+// once. cqlgenimpl.GetMany binds the list of order_id values.
+const orderOrdersGetManyCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_deleted
+	FROM orders
+	WHERE order_id IN ?`
 
 // orderOrdersStateCQL reads a row of orders with the write protocol's columns.
 // Its placeholders bind order_id.
@@ -841,6 +848,25 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Orders with the given order_id values from orders, the
+// source of truth, in one query (order_id IN ?): Rows[i] is the Order of
+// orderIDs[i], nil when there is none, and Missing lists those indexes. More
+// keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Found[Order], error) {
+	for _, k := range orderIDs {
+		if k == "" {
+			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
+				Column: "order_id",
+				Table:  "orders",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+		return e.OrderID
+	})
 }
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.

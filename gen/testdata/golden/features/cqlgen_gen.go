@@ -35,12 +35,13 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "total_cents", Type: "bigint"},
 	},
 	CQL: cqlgenimpl.CQL{
-		Get:    orderOrdersGetCQL,
-		State:  orderOrdersStateCQL,
-		Change: orderOrdersChangeCQL,
-		Remove: orderOrdersRemoveCQL,
-		Settle: orderOrdersSettleCQL,
-		Scan:   orderOrdersScanCQL,
+		Get:     orderOrdersGetCQL,
+		GetMany: orderOrdersGetManyCQL,
+		State:   orderOrdersStateCQL,
+		Change:  orderOrdersChangeCQL,
+		Remove:  orderOrdersRemoveCQL,
+		Settle:  orderOrdersSettleCQL,
+		Scan:    orderOrdersScanCQL,
 	},
 })
 
@@ -65,6 +66,13 @@ func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
 		e = Order{}
 	}
 }
+
+// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
+// once. cqlgenimpl.GetMany binds tenant_id, the list of order_id values.
+const orderOrdersGetManyCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
+		placed_at, total_cents, cqlgen_deleted
+	FROM orders
+	WHERE tenant_id = ? AND order_id IN ?`
 
 // orderOrdersStateCQL reads a row of orders with the write protocol's columns.
 // Its placeholders bind tenant_id, order_id.
@@ -770,6 +778,31 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Orders of one tenant_id with the given order_id values
+// from orders, the source of truth, in one query (order_id IN ?): Rows[i] is
+// the Order of orderIDs[i], nil when there is none, and Missing lists those
+// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (cqlgen.Found[Order], error) {
+	if tenantID == "" {
+		return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "tenant_id",
+			Table:  "orders",
+		}
+	}
+	for _, k := range orderIDs {
+		if k == "" {
+			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
+				Column: "order_id",
+				Table:  "orders",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{tenantID}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+		return e.OrderID
+	})
 }
 
 // OrdersByCustomerOptions are the optional parts of a OrdersByCustomer read.

@@ -31,6 +31,7 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 	CQL: cqlgenimpl.CQL{
 		Get:        accountAccountsGetCQL,
+		GetMany:    accountAccountsGetManyCQL,
 		State:      accountAccountsStateCQL,
 		Change:     accountAccountsChangeCQL,
 		Remove:     accountAccountsRemoveCQL,
@@ -61,6 +62,12 @@ func accountAccountsScan(it cqlgen.Iter) (e Account, ok bool) {
 		e = Account{}
 	}
 }
+
+// accountAccountsGetManyCQL reads the rows of accounts of several partition
+// keys at once. cqlgenimpl.GetMany binds the list of account_id values.
+const accountAccountsGetManyCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_deleted
+	FROM accounts
+	WHERE account_id IN ?`
 
 // accountAccountsStateCQL reads a row of accounts with the write protocol's
 // columns. Its placeholders bind account_id.
@@ -572,6 +579,25 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 		return nil, err
 	}
 	return &row, nil
+}
+
+// GetMany reads the Accounts with the given account_id values from accounts,
+// the source of truth, in one query (account_id IN ?): Rows[i] is the Account
+// of accountIDs[i], nil when there is none, and Missing lists those indexes.
+// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
+// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+	for _, k := range accountIDs {
+		if k == "" {
+			return cqlgen.Found[Account]{}, &cqlgen.EmptyKeyError{
+				Column: "account_id",
+				Table:  "accounts",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {
+		return e.AccountID
+	})
 }
 
 // AccountByEmail reads the Account that holds the given key of
