@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -143,6 +144,23 @@ func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
 			return topPage(adaptiveRead(p.s, fmt.Sprintf(pageBucket, buckets), buckets, limit))
 		}},
 		{Name: "server-in", Op: func(int) error { return topPage(serverIn()) }},
+		// floor is not a read of the page: one row from every bucket, at
+		// once, the fixed cost of N requests that any scatter pays.
+		{Name: "floor", Op: func(int) error {
+			var wg sync.WaitGroup
+			errs := make([]error, buckets)
+			sem := make(chan struct{}, scatterConcurrency)
+			for shard := range buckets {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					_, errs[shard] = scanBoard(p.s.Query(stmt, Board, int32(shard), 1), 1)
+				}()
+			}
+			wg.Wait()
+			return errors.Join(errs...)
+		}},
 		{Name: "gocql-1partition", Op: func(int) error {
 			return topPage(scanBoard(p.s.Query(selectBoard, Board, limit), limit))
 		}},
