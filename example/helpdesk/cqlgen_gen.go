@@ -3357,6 +3357,652 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
+// timeEntryTimeEntries: the statements of table time_entries, which is the
+// source of truth of TimeEntry.
+var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "time_entries",
+	Pattern: "TimeEntries",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "week_start", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "logged_at", Type: "timestamp", Desc: true},
+		{Name: "entry_id", Type: "timeuuid"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      timeEntryTimeEntriesInsertCQL,
+		Delete:      timeEntryTimeEntriesDeleteCQL,
+		Get:         timeEntryTimeEntriesGetCQL,
+		Scan:        timeEntryTimeEntriesScanCQL,
+		State:       timeEntryTimeEntriesStateCQL,
+		First:       timeEntryTimeEntriesFirstCQL,
+		FirstFrom:   timeEntryTimeEntriesFirstFromCQL,
+		FirstTo:     timeEntryTimeEntriesFirstToCQL,
+		FirstFromTo: timeEntryTimeEntriesFirstFromToCQL,
+		After: []string{
+			timeEntryTimeEntriesAfter0CQL,
+			timeEntryTimeEntriesAfter1CQL,
+		},
+		AfterTo:   timeEntryTimeEntriesAfterToCQL,
+		AtOrAfter: timeEntryTimeEntriesAtOrAfterCQL,
+	},
+})
+
+// timeEntryTimeEntriesInsertCQL writes a whole row of time_entries. Its
+// placeholders bind org_id, agent_id, week_start, logged_at, entry_id,
+// ticket_id, spent, the write timestamp.
+const timeEntryTimeEntriesInsertCQL = `INSERT INTO time_entries (org_id, agent_id, week_start, logged_at,
+		entry_id, ticket_id, spent)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// timeEntryTimeEntriesRow binds timeEntryTimeEntriesInsertCQL for e, written
+// at ts; time_entries has no column to leave unset.
+func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
+}
+
+// timeEntryTimeEntriesDeleteCQL deletes a row of time_entries by its primary
+// key. Its placeholders bind the write timestamp, org_id, agent_id,
+// week_start, logged_at, entry_id.
+const timeEntryTimeEntriesDeleteCQL = `DELETE FROM time_entries
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryTimeEntriesGetCQL reads a row of time_entries by its primary key.
+// Its placeholders bind org_id, agent_id, week_start, logged_at, entry_id.
+const timeEntryTimeEntriesGetCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryTimeEntriesScan reads one row of time_entries.
+func timeEntryTimeEntriesScan(it cqlgen.Iter) (e TimeEntry, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
+	return
+}
+
+// timeEntryTimeEntriesScanCQL reads a token range of time_entries for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const timeEntryTimeEntriesScanCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		writetime(ticket_id), writetime(spent)
+	FROM time_entries
+	WHERE token(org_id, agent_id, week_start) > ?
+		AND token(org_id, agent_id, week_start) <= ?`
+
+// timeEntryTimeEntriesStateCQL reads a row of time_entries again for repair,
+// with its write timestamp. Its placeholders bind org_id, agent_id,
+// week_start, logged_at, entry_id.
+const timeEntryTimeEntriesStateCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		writetime(ticket_id), writetime(spent)
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryTimeEntriesState binds timeEntryTimeEntriesStateCQL: the primary
+// key of e.
+func timeEntryTimeEntriesState(e *TimeEntry) []any {
+	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
+}
+
+// timeEntryTimeEntriesScanState reads a row of time_entries with its last
+// write timestamp, less 1µs, as its version.
+func timeEntryTimeEntriesScanState(it cqlgen.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
+	var wt [2]*int64
+	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
+	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
+	return
+}
+
+// timeEntryTimeEntriesFirstCQL reads a partition of time_entries from its
+// first row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start.
+const timeEntryTimeEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ?`
+
+// timeEntryTimeEntriesFirstFromCQL reads a partition of time_entries from the
+// From bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From.
+const timeEntryTimeEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?`
+
+// timeEntryTimeEntriesFirstToCQL reads a partition of time_entries from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
+// week_start, To.
+const timeEntryTimeEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at > ?`
+
+// timeEntryTimeEntriesFirstFromToCQL reads a partition of time_entries between
+// the bounds. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From,
+// To.
+const timeEntryTimeEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?
+		AND logged_at > ?`
+
+// timeEntryTimeEntriesAfter0CQL continues a read of time_entries after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, agent_id, week_start, logged_at.
+const timeEntryTimeEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?`
+
+// timeEntryTimeEntriesAfter1CQL continues a read of time_entries after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, agent_id, week_start, logged_at, entry_id.
+const timeEntryTimeEntriesAfter1CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id > ?`
+
+// timeEntryTimeEntriesAfterToCQL continues a read of time_entries after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
+// logged_at, To.
+const timeEntryTimeEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?
+		AND logged_at > ?`
+
+// timeEntryTimeEntriesAtOrAfterCQL continues a read of time_entries at or
+// after a row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
+// logged_at, entry_id.
+const timeEntryTimeEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id >= ?`
+
+// timeEntryTimeEntriesClustering is the clustering key of e in time_entries,
+// in order.
+func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
+	return []any{e.LoggedAt, e.EntryID}
+}
+
+// timeEntryTimeEntriesCompare orders rows of time_entries as its clustering
+// order does.
+func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
+	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// timeEntryPayPeriodEntries: the statements of table
+// time_entries_by_pay_period, which serves PayPeriodEntries.
+var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "time_entries_by_pay_period",
+	Pattern: "PayPeriodEntries",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "period_start", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "logged_at", Type: "timestamp"},
+		{Name: "entry_id", Type: "timeuuid"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "period_start", Type: "date"},
+		{Name: "logged_at", Type: "timestamp"},
+		{Name: "entry_id", Type: "timeuuid"},
+		{Name: "ticket_id", Type: "timeuuid"},
+		{Name: "spent", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      timeEntryPayPeriodEntriesInsertCQL,
+		Delete:      timeEntryPayPeriodEntriesDeleteCQL,
+		Scan:        timeEntryPayPeriodEntriesScanCQL,
+		First:       timeEntryPayPeriodEntriesFirstCQL,
+		FirstFrom:   timeEntryPayPeriodEntriesFirstFromCQL,
+		FirstTo:     timeEntryPayPeriodEntriesFirstToCQL,
+		FirstFromTo: timeEntryPayPeriodEntriesFirstFromToCQL,
+		After: []string{
+			timeEntryPayPeriodEntriesAfter0CQL,
+		},
+		AfterTo:     timeEntryPayPeriodEntriesAfterToCQL,
+		AtOrAfter:   timeEntryPayPeriodEntriesAtOrAfterCQL,
+		AtOrAfterTo: timeEntryPayPeriodEntriesAtOrAfterToCQL,
+	},
+})
+
+// timeEntryPayPeriodEntriesInsertCQL writes a whole row of
+// time_entries_by_pay_period. Its placeholders bind org_id, agent_id,
+// period_start, logged_at, entry_id, ticket_id, spent, the write timestamp.
+const timeEntryPayPeriodEntriesInsertCQL = `INSERT INTO time_entries_by_pay_period (org_id, agent_id, period_start,
+		logged_at, entry_id, ticket_id, spent)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// timeEntryPayPeriodEntriesRow binds timeEntryPayPeriodEntriesInsertCQL for e,
+// written at ts; time_entries_by_pay_period has no column to leave unset.
+func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
+}
+
+// timeEntryPayPeriodEntriesDeleteCQL deletes a row of
+// time_entries_by_pay_period by its primary key. Its placeholders bind the
+// write timestamp, org_id, agent_id, period_start, logged_at, entry_id.
+const timeEntryPayPeriodEntriesDeleteCQL = `DELETE FROM time_entries_by_pay_period
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryPayPeriodEntriesScanCQL reads a token range of
+// time_entries_by_pay_period for verify, repair and backfill. Its placeholders
+// bind the lower token (excluded), the upper token.
+const timeEntryPayPeriodEntriesScanCQL = `SELECT org_id, agent_id, period_start, logged_at, entry_id, ticket_id,
+		spent, writetime(ticket_id), writetime(spent)
+	FROM time_entries_by_pay_period
+	WHERE token(org_id, agent_id, period_start) > ?
+		AND token(org_id, agent_id, period_start) <= ?`
+
+// timeEntryPayPeriodEntriesFirstCQL reads a partition of
+// time_entries_by_pay_period from its first row. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start.
+const timeEntryPayPeriodEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?`
+
+// timeEntryPayPeriodEntriesFirstFromCQL reads a partition of
+// time_entries_by_pay_period from the From bound. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start, From.
+const timeEntryPayPeriodEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND logged_at >= ?`
+
+// timeEntryPayPeriodEntriesFirstToCQL reads a partition of
+// time_entries_by_pay_period from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, To.
+const timeEntryPayPeriodEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesFirstFromToCQL reads a partition of
+// time_entries_by_pay_period between the bounds. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start, From, To.
+const timeEntryPayPeriodEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND logged_at >= ? AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesAfter0CQL continues a read of
+// time_entries_by_pay_period after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds org_id, agent_id, period_start,
+// logged_at, entry_id.
+const timeEntryPayPeriodEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) > (?, ?)`
+
+// timeEntryPayPeriodEntriesAfterToCQL continues a read of
+// time_entries_by_pay_period after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
+// entry_id, To.
+const timeEntryPayPeriodEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) > (?, ?) AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesAtOrAfterCQL continues a read of
+// time_entries_by_pay_period at or after a row. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start, logged_at, entry_id.
+const timeEntryPayPeriodEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) >= (?, ?)`
+
+// timeEntryPayPeriodEntriesAtOrAfterToCQL continues a read of
+// time_entries_by_pay_period at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
+// entry_id, To.
+const timeEntryPayPeriodEntriesAtOrAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) >= (?, ?) AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period.
+func timeEntryPayPeriodEntriesScan(it cqlgen.Iter) (e TimeEntry, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
+	return
+}
+
+// timeEntryPayPeriodEntriesClustering is the clustering key of e in
+// time_entries_by_pay_period, in order.
+func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
+	return []any{e.LoggedAt, e.EntryID}
+}
+
+// timeEntryPayPeriodEntriesCompare orders rows of time_entries_by_pay_period
+// as its clustering order does.
+func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
+	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
+		return c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// TimeEntryRepo reads and writes TimeEntry in its tables (time_entries,
+// time_entries_by_pay_period), keeping every copy in step; time_entries is the
+// source of truth.
+type TimeEntryRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewTimeEntryRepo returns a repository of TimeEntry on s. The default
+// strategy is a logged batch.
+func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
+	return &TimeEntryRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// timeEntryCheck rejects a TimeEntry whose partition key values are empty.
+func timeEntryCheck(e *TimeEntry) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	return nil
+}
+
+// timeEntryCheckKey rejects a TimeEntry whose partition key value in
+// time_entries, the source of truth, is empty.
+func timeEntryCheckKey(e *TimeEntry) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of TimeEntry in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
+func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, timeEntryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   timeEntryTimeEntries.Insert,
+			Values: timeEntryTimeEntriesRow(e, ts, true),
+		}, {
+			Stmt:   timeEntryPayPeriodEntries.Insert,
+			Values: timeEntryPayPeriodEntriesRow(e, ts, true),
+		}}
+	})
+}
+
+// Delete removes the TimeEntry whose key in time_entries is e's from every
+// table, found from time_entries's values, in one logical write under the
+// repository's strategy. Deleting what does not exist is not an error.
+func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, timeEntryCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+		Stmt:   timeEntryTimeEntries.Get,
+		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
+	}, timeEntryTimeEntriesScan, func(cur *TimeEntry, ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   timeEntryTimeEntries.Delete,
+			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(cur.LoggedAt), cur.LoggedAt, cur.EntryID},
+		}, {
+			Stmt:   timeEntryPayPeriodEntries.Delete,
+			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(cur.LoggedAt), cur.LoggedAt, cur.EntryID},
+		}}
+	})
+}
+
+// timeEntryWrites describes TimeEntry, which is immutable, for verify, repair
+// and backfill: its source of truth, time_entries, and the tables derived from
+// it.
+var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
+	Canonical: timeEntryTimeEntries,
+	Immutable: true,
+	State:     timeEntryTimeEntriesState,
+	ScanState: timeEntryTimeEntriesScanState,
+	Projections: []cqlgenimpl.Projection[TimeEntry]{
+		{
+			Table:      timeEntryPayPeriodEntries,
+			Row:        timeEntryPayPeriodEntriesRow,
+			Writetimes: 2,
+		},
+	},
+}
+
+// Entity names the entity TimeEntryRepo keeps: TimeEntry.
+func (r *TimeEntryRepo) Entity() string {
+	return "TimeEntry"
+}
+
+// Tables lists the tables of TimeEntry that Repair and Backfill write: every
+// one but time_entries, the source of truth.
+func (r *TimeEntryRepo) Tables() []string {
+	return []string{"time_entries_by_pay_period"}
+}
+
+// Verify compares every table of TimeEntry with what time_entries, the source
+// of truth, implies, and reports the rows missing, stale or orphaned. It
+// writes nothing.
+func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of TimeEntry wins over; it
+// is safe while the application writes.
+func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", true, o)
+}
+
+// Backfill writes every row time_entries implies into table, a new one say,
+// token range by token range; with o.Job it records the ranges done and, run
+// again, resumes.
+func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return cqlgenimpl.Backfill(ctx, r.s, timeEntryWrites, "TimeEntry", table, o)
+}
+
+// Get reads the TimeEntry with the given key from time_entries, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (*TimeEntry, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if agentID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	var e TimeEntry
+	e.OrgID = orgID
+	e.AgentID = agentID
+	e.LoggedAt = loggedAt
+	e.EntryID = entryID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   timeEntryTimeEntries.Get,
+		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
+	}, timeEntryTimeEntriesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// TimeEntriesOptions are the optional parts of a TimeEntries read.
+type TimeEntriesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	LoggedAtFrom, LoggedAtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// TimeEntries reads an agent's time entries, newest first, a partition a week
+// from Sunday, from time_entries, in pages: time buckets from the newest back,
+// each in clustering order.
+func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (cqlgen.Page[TimeEntry], error) {
+	if orgID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if agentID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	if o == nil {
+		o = &TimeEntriesOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
+	spec := cqlgenimpl.ReadSpec[TimeEntry]{
+		Compare:     timeEntryTimeEntriesCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         timeEntryTimeEntriesClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{orgID, agentID},
+		Scan:        timeEntryTimeEntriesScan,
+		Start:       start,
+		Table:       timeEntryTimeEntries,
+		TimeBuckets: &tb,
+	}
+	if o.LoggedAtFrom != nil {
+		spec.From = *o.LoggedAtFrom
+	}
+	if o.LoggedAtTo != nil {
+		spec.To = *o.LoggedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// PayPeriodEntriesOptions are the optional parts of a PayPeriodEntries read.
+type PayPeriodEntriesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	LoggedAtFrom, LoggedAtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// PayPeriodEntries reads an agent's time entries of a pay period, a fortnight
+// from Sunday, oldest first, from time_entries_by_pay_period, in pages: time
+// buckets from the newest back, each in clustering order.
+func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (cqlgen.Page[TimeEntry], error) {
+	if orgID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries_by_pay_period",
+		}
+	}
+	if agentID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries_by_pay_period",
+		}
+	}
+	if o == nil {
+		o = &PayPeriodEntriesOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
+	spec := cqlgenimpl.ReadSpec[TimeEntry]{
+		Compare:     timeEntryPayPeriodEntriesCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         timeEntryPayPeriodEntriesClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{orgID, agentID},
+		Scan:        timeEntryPayPeriodEntriesScan,
+		Start:       start,
+		Table:       timeEntryPayPeriodEntries,
+		TimeBuckets: &tb,
+	}
+	if o.LoggedAtFrom != nil {
+		spec.From = *o.LoggedAtFrom
+	}
+	if o.LoggedAtTo != nil {
+		spec.To = *o.LoggedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
 // of the user-defined type address, which Address is stored as.
 func (u Address) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {

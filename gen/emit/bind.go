@@ -155,7 +155,12 @@ func bucketValue(b *model.Bucket, recv *jen.Statement) jen.Code {
 // timeBuckets is the runtime's descriptor of a time bucket.
 func timeBuckets(b *model.Bucket) *jen.Statement {
 	d := b.Kind.Descriptor()
-	if d.Width {
+	switch {
+	case b.StartSet && b.Kind == model.WeekBucket:
+		return jen.Qual(impl, "WeekBucketsFrom").Call(jen.Qual("time", b.FirstDay().String()))
+	case b.StartSet:
+		return jen.Qual(impl, "DaysBucketsFrom").Call(jen.Lit(int(b.N)), jen.Lit(int(b.Start)))
+	case d.Width:
 		return jen.Qual(impl, d.Runtime).Call(jen.Lit(int(b.N)))
 	}
 	return jen.Qual(impl, d.Runtime)

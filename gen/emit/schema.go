@@ -169,11 +169,14 @@ func bucketWords(b *model.Bucket) string {
 	case model.DayBucket:
 		return fmt.Sprintf("the UTC day of %s; reads walk back day by day", b.Source.Name)
 	case model.WeekBucket:
+		if b.StartSet {
+			return fmt.Sprintf("the %s starting the week of %s (UTC); reads walk back week by week", b.FirstDay(), b.Source.Name)
+		}
 		return fmt.Sprintf("the Monday starting the ISO week of %s (UTC); reads walk back week by week", b.Source.Name)
 	case model.MonthBucket:
 		return fmt.Sprintf("the first day of the UTC month of %s; reads walk back month by month", b.Source.Name)
 	}
-	return fmt.Sprintf("the first day of the %d-day range (counted from 1970-01-01) holding %s; reads walk back range by range", b.N, b.Source.Name)
+	return fmt.Sprintf("the first day of the %d-day range (counted from %s) holding %s; reads walk back range by range", b.N, b.StartDate(), b.Source.Name)
 }
 
 // Duration writes seconds the way a person would: 90 days, 12 hours.

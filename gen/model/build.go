@@ -262,6 +262,8 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 			Column:    tb.Column.Name,
 			ColumnPos: pos(tb.Off),
 			Pos:       pos(tb.Off),
+			Start:     tb.Start,
+			StartSet:  tb.StartOff >= 0,
 		}
 		if tb.Column.Off >= 0 {
 			t.Bucket.ColumnPos = pos(tb.Column.Off)
