@@ -2671,8 +2671,19 @@ var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "article_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "article_id", Type: "timeuuid"},
+		{Name: "title", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "views", Type: "bigint"},
+		{Name: "updated_at", Type: "timestamp"},
+		{Name: "body", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      articleArticlesInsertCQL,
+		InsertTTL:   articleArticlesInsertTTLCQL,
+		Create:      articleArticlesCreateCQL,
 		Delete:      articleArticlesDeleteCQL,
 		Get:         articleArticlesGetCQL,
 		First:       articleArticlesFirstCQL,
@@ -2702,6 +2713,24 @@ const articleArticlesInsertCQL = `INSERT INTO articles (org_id, article_id, titl
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
+
+// articleArticlesInsertTTLCQL writes a whole row of articles with a TTL of the
+// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, article_id,
+// title, tags, views, updated_at, body, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const articleArticlesInsertTTLCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
+		updated_at, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// articleArticlesCreateCQL writes a whole row of articles if no row has its
+// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
+// client timestamp. cqlgenimpl.ReadPage binds org_id, article_id, title, tags,
+// views, updated_at, body, the TTL in seconds (unset: the table's default).
+const articleArticlesCreateCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
+		updated_at, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // articleArticlesDeleteCQL deletes a row of articles by its primary key. Its
 // placeholders bind the write timestamp, org_id, article_id.
@@ -2812,32 +2841,53 @@ func articleCheck(e *Article) error {
 // Insert writes e to articles, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
+			return articleArticlesRow(e, 0, unset)
+		}, articleArticlesScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   articleArticles.Insert,
-			Values: articleArticlesRow(e, ts, true),
-		}
+		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, true))
 	})
 }
 
+// InsertIfAbsent writes e to articles only if no row has its key (INSERT ...
+// IF NOT EXISTS): create, never replace. The result says whether it applied
+// and, when a row was there, holds it as Current. A row that holds every value
+// e would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (cqlgen.Inserted[Article], error) {
+	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Article]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
+		return articleArticlesRow(e, 0, unset)
+	}, articleArticlesScan)
+}
+
 // Update writes e over the row with its key in articles. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   articleArticles.Insert,
-			Values: articleArticlesRow(e, ts, false),
-		}
+		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, false))
 	})
 }
 
@@ -3095,8 +3145,18 @@ var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "event_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "actor", Type: "text"},
+		{Name: "action", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      auditEventAuditLogInsertCQL,
+		InsertTTL:   auditEventAuditLogInsertTTLCQL,
+		Create:      auditEventAuditLogCreateCQL,
 		Delete:      auditEventAuditLogDeleteCQL,
 		Get:         auditEventAuditLogGetCQL,
 		First:       auditEventAuditLogFirstCQL,
@@ -3124,6 +3184,22 @@ const auditEventAuditLogInsertCQL = `INSERT INTO audit_log (org_id, bucket, at, 
 func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
+
+// auditEventAuditLogInsertTTLCQL writes a whole row of audit_log with a TTL of
+// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, bucket, at,
+// event_id, actor, action, the TTL in seconds (unset: the table's default),
+// the write timestamp.
+const auditEventAuditLogInsertTTLCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// auditEventAuditLogCreateCQL writes a whole row of audit_log if no row has
+// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
+// no client timestamp. cqlgenimpl.ReadPage binds org_id, bucket, at, event_id,
+// actor, action, the TTL in seconds (unset: the table's default).
+const auditEventAuditLogCreateCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // auditEventAuditLogDeleteCQL deletes a row of audit_log by its primary key.
 // Its placeholders bind the write timestamp, org_id, bucket, at, event_id.
@@ -3240,18 +3316,41 @@ func auditEventCheck(e *AuditEvent) error {
 // Insert writes e to audit_log, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
+			return auditEventAuditLogRow(e, 0)
+		}, auditEventAuditLogScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   auditEventAuditLog.Insert,
-			Values: auditEventAuditLogRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(auditEventAuditLog, o.TTL, auditEventAuditLogRow(e, ts))
 	})
+}
+
+// InsertIfAbsent writes e to audit_log only if no row has its key (INSERT ...
+// IF NOT EXISTS): create, never replace. The result says whether it applied
+// and, when a row was there, holds it as Current. A row that holds every value
+// e would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (cqlgen.Inserted[AuditEvent], error) {
+	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[AuditEvent]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
+		return auditEventAuditLogRow(e, 0)
+	}, auditEventAuditLogScan)
 }
 
 // Delete removes the AuditEvent whose key in audit_log is e's from every
@@ -3355,6 +3454,394 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 		spec.To = *o.AtTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// agentSessionAgentSessions: the statements of table agent_sessions, which is
+// the source of truth of AgentSession.
+var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "agent_sessions",
+	Pattern: "AgentSessions",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "session_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "session_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "signed_in", Type: "timestamp"},
+		{Name: "user_agent", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:    agentSessionAgentSessionsInsertCQL,
+		InsertTTL: agentSessionAgentSessionsInsertTTLCQL,
+		Create:    agentSessionAgentSessionsCreateCQL,
+		Delete:    agentSessionAgentSessionsDeleteCQL,
+		Get:       agentSessionAgentSessionsGetCQL,
+	},
+})
+
+// agentSessionAgentSessionsInsertCQL writes a whole row of agent_sessions. Its
+// placeholders bind org_id, session_id, agent_id, signed_in, user_agent, the
+// write timestamp.
+const agentSessionAgentSessionsInsertCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
+		user_agent)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// agentSessionAgentSessionsRow binds agentSessionAgentSessionsInsertCQL for e,
+// written at ts.
+func agentSessionAgentSessionsRow(e *AgentSession, ts int64) []any {
+	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
+}
+
+// agentSessionAgentSessionsInsertTTLCQL writes a whole row of agent_sessions
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
+// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
+// table's default), the write timestamp.
+const agentSessionAgentSessionsInsertTTLCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
+		user_agent)
+	VALUES (?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// agentSessionAgentSessionsCreateCQL writes a whole row of agent_sessions if
+// no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional
+// write takes no client timestamp. cqlgenimpl.ReadPage binds org_id,
+// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
+// table's default).
+const agentSessionAgentSessionsCreateCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
+		user_agent)
+	VALUES (?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
+
+// agentSessionAgentSessionsDeleteCQL deletes a row of agent_sessions by its
+// primary key. Its placeholders bind the write timestamp, org_id, session_id.
+const agentSessionAgentSessionsDeleteCQL = `DELETE FROM agent_sessions
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND session_id = ?`
+
+// agentSessionAgentSessionsGetCQL reads a row of agent_sessions by its primary
+// key. Its placeholders bind org_id, session_id.
+const agentSessionAgentSessionsGetCQL = `SELECT org_id, session_id, agent_id, signed_in, user_agent
+	FROM agent_sessions
+	WHERE org_id = ? AND session_id = ?`
+
+// agentSessionAgentSessionsScan reads one row of agent_sessions.
+func agentSessionAgentSessionsScan(it cqlgen.Iter) (e AgentSession, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
+	return
+}
+
+// AgentSessionRepo reads and writes AgentSession in table agent_sessions.
+type AgentSessionRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewAgentSessionRepo returns a repository of AgentSession on s. The default
+// strategy is a logged batch.
+func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionRepo {
+	return &AgentSessionRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// agentSessionCheck rejects a AgentSession whose partition key values are
+// empty.
+func agentSessionCheck(e *AgentSession) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_sessions",
+		}
+	}
+	if e.SessionID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "session_id",
+			Table:  "agent_sessions",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to agent_sessions, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
+func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
+			return agentSessionAgentSessionsRow(e, 0)
+		}, agentSessionAgentSessionsScan)
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
+	})
+}
+
+// InsertIfAbsent writes e to agent_sessions only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (cqlgen.Inserted[AgentSession], error) {
+	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[AgentSession]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
+		return agentSessionAgentSessionsRow(e, 0)
+	}, agentSessionAgentSessionsScan)
+}
+
+// Update writes e over the row with its key in agent_sessions. Unlike Insert,
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
+func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
+	})
+}
+
+// Delete removes the row with e's key from agent_sessions.
+func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, agentSessionCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   agentSessionAgentSessions.Delete,
+			Values: []any{ts, e.OrgID, e.SessionID},
+		}
+	})
+}
+
+// Get reads the AgentSession with the given key from agent_sessions, the
+// source of truth; cqlgen.ErrNotFound if there is none.
+func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (*AgentSession, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_sessions",
+		}
+	}
+	if sessionID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "session_id",
+			Table:  "agent_sessions",
+		}
+	}
+	var e AgentSession
+	e.OrgID = orgID
+	e.SessionID = sessionID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   agentSessionAgentSessions.Get,
+		Values: []any{e.OrgID, e.SessionID},
+	}, agentSessionAgentSessionsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// organisationOrganisations: the statements of table organisations, which is
+// the source of truth of Organisation.
+var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "organisations",
+	Pattern: "Organisations",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "owner", Type: "text"},
+		{Name: "plan", Type: "text"},
+		{Name: "signed_up", Type: "timestamp"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:    organisationOrganisationsInsertCQL,
+		InsertTTL: organisationOrganisationsInsertTTLCQL,
+		Create:    organisationOrganisationsCreateCQL,
+		Delete:    organisationOrganisationsDeleteCQL,
+		Get:       organisationOrganisationsGetCQL,
+	},
+})
+
+// organisationOrganisationsInsertCQL writes a whole row of organisations. Its
+// placeholders bind org_id, owner, plan, signed_up, the write timestamp.
+const organisationOrganisationsInsertCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// organisationOrganisationsRow binds organisationOrganisationsInsertCQL for e,
+// written at ts.
+func organisationOrganisationsRow(e *Organisation, ts int64) []any {
+	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
+}
+
+// organisationOrganisationsInsertTTLCQL writes a whole row of organisations
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
+// owner, plan, signed_up, the TTL in seconds (unset: the table's default), the
+// write timestamp.
+const organisationOrganisationsInsertTTLCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// organisationOrganisationsCreateCQL writes a whole row of organisations if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, owner, plan,
+// signed_up, the TTL in seconds (unset: the table's default).
+const organisationOrganisationsCreateCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
+
+// organisationOrganisationsDeleteCQL deletes a row of organisations by its
+// primary key. Its placeholders bind the write timestamp, org_id.
+const organisationOrganisationsDeleteCQL = `DELETE FROM organisations
+	USING TIMESTAMP ?
+	WHERE org_id = ?`
+
+// organisationOrganisationsGetCQL reads a row of organisations by its primary
+// key. Its placeholders bind org_id.
+const organisationOrganisationsGetCQL = `SELECT org_id, owner, plan, signed_up
+	FROM organisations
+	WHERE org_id = ?`
+
+// organisationOrganisationsScan reads one row of organisations.
+func organisationOrganisationsScan(it cqlgen.Iter) (e Organisation, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
+	return
+}
+
+// OrganisationRepo reads and writes Organisation in table organisations.
+type OrganisationRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewOrganisationRepo returns a repository of Organisation on s. The default
+// strategy is a logged batch.
+func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationRepo {
+	return &OrganisationRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// organisationCheck rejects a Organisation whose partition key values are
+// empty.
+func organisationCheck(e *Organisation) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "organisations",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to organisations, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
+func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
+			return organisationOrganisationsRow(e, 0)
+		}, organisationOrganisationsScan)
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
+	})
+}
+
+// InsertIfAbsent writes e to organisations only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (cqlgen.Inserted[Organisation], error) {
+	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Organisation]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
+		return organisationOrganisationsRow(e, 0)
+	}, organisationOrganisationsScan)
+}
+
+// Update writes e over the row with its key in organisations. Unlike Insert,
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
+func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
+	})
+}
+
+// Delete removes the row with e's key from organisations.
+func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, organisationCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   organisationOrganisations.Delete,
+			Values: []any{ts, e.OrgID},
+		}
+	})
+}
+
+// Get reads the Organisation with the given key from organisations, the source
+// of truth; cqlgen.ErrNotFound if there is none.
+func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (*Organisation, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "organisations",
+		}
+	}
+	var e Organisation
+	e.OrgID = orgID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   organisationOrganisations.Get,
+		Values: []any{e.OrgID},
+	}, organisationOrganisationsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
 }
 
 // timeEntryTimeEntries: the statements of table time_entries, which is the

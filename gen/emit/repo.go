@@ -125,6 +125,10 @@ func slotWords(s model.Slot, t *model.Table) string {
 			return "claims a key of " + t.Name + " for an entity, if no one holds it"
 		}
 		return "writes a whole row of " + t.Name
+	case model.SlotInsertTTL:
+		return "writes a whole row of " + t.Name + " with a TTL of the call's (cqlgen.WithTTL)"
+	case model.SlotCreate:
+		return "writes a whole row of " + t.Name + " if no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client timestamp"
 	case model.SlotTake:
 		return "moves a claim of " + t.Name + " to another owner, or renews it, if its owner and version are the ones read"
 	case model.SlotRelease:
@@ -404,6 +408,9 @@ func dataColumns(t *model.Table) []*model.Column {
 // versioned entity other than its source of truth: every column its
 // Insert writes.
 func rowColumns(t *model.Table) []*model.Column {
+	if t.Entity.Single() {
+		return t.Columns
+	}
 	if !t.Entity.Maintained() || t == t.Entity.Canonical {
 		return nil
 	}

@@ -110,6 +110,9 @@ func (p *Package) Idents() []Ident {
 		if e.Versioned() {
 			methods = append(methods, "GetVersioned", "Modify")
 		}
+		if e.Single() {
+			methods = append(methods, "InsertIfAbsent")
+		}
 		if e.Maintained() {
 			methods = append(methods, "Entity", "Tables", "Verify", "Repair", "Backfill")
 		}

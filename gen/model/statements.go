@@ -88,6 +88,8 @@ type Slot string
 
 const (
 	SlotInsert      Slot = "Insert"
+	SlotInsertTTL   Slot = "InsertTTL" // Insert with a TTL of the call's, on an entity stored in one table
+	SlotCreate      Slot = "Create"    // Insert if no row has the key (IF NOT EXISTS), with a TTL
 	SlotAdd         Slot = "Add" // a counter table's update, in place of Insert
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
@@ -125,6 +127,7 @@ const (
 	BindHeld                       // a unique table's owner column, as read
 	BindChange                     // the version of the change that gives a claim up
 	BindDelta                      // the amount a counter update adds to Column
+	BindTTL                        // the time to live of the write, in seconds (USING TTL)
 )
 
 // Bind is one placeholder.
@@ -156,6 +159,8 @@ func (b Bind) Words() string {
 		return "the version of the change"
 	case BindDelta:
 		return "the amount added to " + b.Column.Name
+	case BindTTL:
+		return "the TTL in seconds (unset: the table's default)"
 	case BindValue:
 		return "the value of " + b.Column.Name + " looked for"
 	}
@@ -226,11 +231,20 @@ func (t *Table) statements() []*Statement {
 			marks = append(marks, "?")
 			binds = append(binds, Bind{Column: c})
 		}
-		add(SlotInsert, 0, []string{
+		into := []string{
 			"INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ")",
 			"VALUES (" + strings.Join(marks, ", ") + ")",
-			"USING TIMESTAMP ?",
-		}, append(binds, Bind{Kind: BindTimestamp}))
+		}
+		add(SlotInsert, 0, append(into[:2:2], "USING TIMESTAMP ?"), append(binds, Bind{Kind: BindTimestamp}))
+		if e.Single() {
+			// A TTL of the call's, and a create that applies only where
+			// no row has the key; Cassandra refuses a client timestamp
+			// on a conditional write.
+			add(SlotInsertTTL, 0, append(into[:2:2], "USING TTL ? AND TIMESTAMP ?"),
+				append(binds[:len(binds):len(binds)], Bind{Kind: BindTTL}, Bind{Kind: BindTimestamp}))
+			add(SlotCreate, 0, append(into[:2:2], "IF NOT EXISTS USING TTL ?"),
+				append(binds[:len(binds):len(binds)], Bind{Kind: BindTTL}))
+		}
 		add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, "USING TIMESTAMP ?", where},
 			append([]Bind{{Kind: BindTimestamp}}, keyBinds...))
 	}
@@ -437,6 +451,11 @@ func (t *Table) fenceStatements(add func(Slot, int, []string, []Bind), where str
 	add(SlotFenceLive, 0, []string{"UPDATE " + t.Name, "SET " + VersionColumn + " = ?", where, cond}, binds)
 	add(SlotFenceGrave, 0, []string{"UPDATE " + t.Name, "USING TTL " + itoa(t.GraveTTL()), "SET " + VersionColumn + " = ?, " + DeletedColumn + " = true", where, cond}, binds)
 }
+
+// Single reports an entity stored in one table that is not a counter
+// table: its writes are one plain statement each, which can take a TTL
+// of the call's, and its Insert can be conditional (IF NOT EXISTS).
+func (e *Entity) Single() bool { return len(e.Tables) == 1 && !e.Counting() }
 
 // HasUnique reports whether the entity has a unique table.
 func (e *Entity) HasUnique() bool {

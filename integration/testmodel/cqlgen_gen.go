@@ -28,8 +28,18 @@ var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "space", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "size", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      noteNotesInsertCQL,
+		InsertTTL:   noteNotesInsertTTLCQL,
+		Create:      noteNotesCreateCQL,
 		Delete:      noteNotesDeleteCQL,
 		Get:         noteNotesGetCQL,
 		First:       noteNotesFirstCQL,
@@ -57,6 +67,21 @@ const noteNotesInsertCQL = `INSERT INTO notes (space, at, seq, author, tags, siz
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
+
+// noteNotesInsertTTLCQL writes a whole row of notes with a TTL of the call's
+// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds space, at, seq, author, tags,
+// size, the TTL in seconds (unset: the table's default), the write timestamp.
+const noteNotesInsertTTLCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// noteNotesCreateCQL writes a whole row of notes if no row has its key, for
+// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
+// timestamp. cqlgenimpl.ReadPage binds space, at, seq, author, tags, size, the
+// TTL in seconds (unset: the table's default).
+const noteNotesCreateCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // noteNotesDeleteCQL deletes a row of notes by its primary key. Its
 // placeholders bind the write timestamp, space, at, seq.
@@ -170,32 +195,53 @@ func noteCheck(e *Note) error {
 // Insert writes e to notes, at a client-side timestamp. Nil pointers and empty
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
+			return noteNotesRow(e, 0, unset)
+		}, noteNotesScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotes.Insert,
-			Values: noteNotesRow(e, ts, true),
-		}
+		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, true))
 	})
 }
 
+// InsertIfAbsent writes e to notes only if no row has its key (INSERT ... IF
+// NOT EXISTS): create, never replace. The result says whether it applied and,
+// when a row was there, holds it as Current. A row that holds every value e
+// would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Note]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
+		return noteNotesRow(e, 0, unset)
+	}, noteNotesScan)
+}
+
 // Update writes e over the row with its key in notes. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotes.Insert,
-			Values: noteNotesRow(e, ts, false),
-		}
+		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, false))
 	})
 }
 

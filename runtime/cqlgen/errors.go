@@ -85,11 +85,13 @@ func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalid
 type VersionConflictError struct {
 	Table    string // the entity's source of truth
 	Expected int64  // the version expected; Absent for none
-	Actual   int64  // the version found; Absent when there is no entity
+	Actual   int64  // the version found; Absent when there is no entity, 0 for an entity without versions (stored in one table)
 }
 
 func (e *VersionConflictError) Error() string {
 	switch {
+	case e.Expected == Absent && e.Actual == 0:
+		return fmt.Sprintf("cqlgen: %s: a row with the key exists, and IfAbsent asked for none", e.Table)
 	case e.Expected == Absent:
 		return fmt.Sprintf("cqlgen: %s: the entity exists (version %d), and IfAbsent asked for none", e.Table, e.Actual)
 	case e.Actual == Absent:

@@ -27,7 +27,9 @@ type TableSpec struct {
 	// protocol, the columns of the entity's fields in table order.
 	Columns []Column
 	// Row lists, for the other tables of such an entity, every column its
-	// Insert writes, in order: what verify and repair compare.
+	// Insert writes, in order: what verify and repair compare. For the
+	// one table of an entity stored in one table, the same: what
+	// InsertIfAbsent compares with the row it finds.
 	Row []Column
 	// Unique marks a unique table: its rows are claims of its key, written
 	// only by conditional writes (see Projection.Unique).
@@ -48,6 +50,12 @@ type TableSpec struct {
 // then the From bound, then the To bound.
 type CQL struct {
 	Insert string // a whole row
+	// InsertTTL is Insert with a TTL: USING TTL ? AND TIMESTAMP ?, the
+	// TTL bound before the timestamp. Create is Insert if no row has the
+	// key: IF NOT EXISTS USING TTL ?, without the timestamp, which
+	// Cassandra refuses on a conditional write. Only the table of an
+	// entity stored in one table has them.
+	InsertTTL, Create string
 	Delete string // a row by its primary key
 	Get    string // a row by its primary key
 
@@ -103,6 +111,7 @@ type Table struct {
 	Spec TableSpec
 
 	Insert, Delete, Get, Scan     *cqlgen.Statement
+	InsertTTL, Create             *cqlgen.Statement
 	Add                           *cqlgen.Statement
 	State, Change, Remove, Settle *cqlgen.Statement
 	FenceLive, FenceGrave         *cqlgen.Statement
@@ -126,6 +135,8 @@ func NewTable(spec TableSpec) *Table {
 		insert = cqlgen.Conditional
 	}
 	t.Insert = t.stmt(c.Insert, insert)
+	t.InsertTTL = t.stmt(c.InsertTTL, cqlgen.Write)
+	t.Create = t.stmt(c.Create, cqlgen.Conditional)
 	t.Delete = t.stmt(c.Delete, cqlgen.Write)
 	t.Get = t.stmt(c.Get, cqlgen.Read)
 	t.State = t.stmt(c.State, cqlgen.Read)
