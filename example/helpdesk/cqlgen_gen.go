@@ -4490,6 +4490,386 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
+// cannedReplyCannedReplies: the statements of table canned_replies, which is
+// the source of truth of CannedReply.
+var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "canned_replies",
+	Pattern: "CannedReplies",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "reply_id", Type: "timeuuid"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "reply_id", Type: "timeuuid"},
+		{Name: "title", Type: "text"},
+		{Name: "body", Type: "text"},
+		{Name: "embedding", Type: "vector<float, 384>"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      cannedReplyCannedRepliesInsertCQL,
+		InsertTTL:   cannedReplyCannedRepliesInsertTTLCQL,
+		Create:      cannedReplyCannedRepliesCreateCQL,
+		Delete:      cannedReplyCannedRepliesDeleteCQL,
+		Get:         cannedReplyCannedRepliesGetCQL,
+		First:       cannedReplyCannedRepliesFirstCQL,
+		FirstFrom:   cannedReplyCannedRepliesFirstFromCQL,
+		FirstTo:     cannedReplyCannedRepliesFirstToCQL,
+		FirstFromTo: cannedReplyCannedRepliesFirstFromToCQL,
+		After: []string{
+			cannedReplyCannedRepliesAfter0CQL,
+		},
+		AfterTo:     cannedReplyCannedRepliesAfterToCQL,
+		AtOrAfter:   cannedReplyCannedRepliesAtOrAfterCQL,
+		AtOrAfterTo: cannedReplyCannedRepliesAtOrAfterToCQL,
+	},
+})
+
+// cannedReplyCannedRepliesInsertCQL writes a whole row of canned_replies. Its
+// placeholders bind org_id, reply_id, title, body, embedding, the write
+// timestamp.
+const cannedReplyCannedRepliesInsertCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// cannedReplyCannedRepliesRow binds cannedReplyCannedRepliesInsertCQL for e,
+// written at ts. With unset, nil pointers and empty collections are left
+// unset, writing no tombstone; without, they clear their columns.
+func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
+	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
+}
+
+// cannedReplyCannedRepliesInsertTTLCQL writes a whole row of canned_replies
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
+// reply_id, title, body, embedding, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const cannedReplyCannedRepliesInsertTTLCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
+	VALUES (?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// cannedReplyCannedRepliesCreateCQL writes a whole row of canned_replies if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, reply_id,
+// title, body, embedding, the TTL in seconds (unset: the table's default).
+const cannedReplyCannedRepliesCreateCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
+	VALUES (?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
+
+// cannedReplyCannedRepliesDeleteCQL deletes a row of canned_replies by its
+// primary key. Its placeholders bind the write timestamp, org_id, reply_id.
+const cannedReplyCannedRepliesDeleteCQL = `DELETE FROM canned_replies
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND reply_id = ?`
+
+// cannedReplyCannedRepliesGetCQL reads a row of canned_replies by its primary
+// key. Its placeholders bind org_id, reply_id.
+const cannedReplyCannedRepliesGetCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id = ?`
+
+// cannedReplyCannedRepliesScan reads one row of canned_replies.
+func cannedReplyCannedRepliesScan(it cqlgen.Iter) (e CannedReply, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
+	return
+}
+
+// cannedReplyCannedRepliesFirstCQL reads a partition of canned_replies from
+// its first row. cqlgenimpl.ReadPage binds org_id.
+const cannedReplyCannedRepliesFirstCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ?`
+
+// cannedReplyCannedRepliesFirstFromCQL reads a partition of canned_replies
+// from the From bound. cqlgenimpl.ReadPage binds org_id, From.
+const cannedReplyCannedRepliesFirstFromCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ?`
+
+// cannedReplyCannedRepliesFirstToCQL reads a partition of canned_replies from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
+const cannedReplyCannedRepliesFirstToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesFirstFromToCQL reads a partition of canned_replies
+// between the bounds. cqlgenimpl.ReadPage binds org_id, From, To.
+const cannedReplyCannedRepliesFirstFromToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesAfter0CQL continues a read of canned_replies after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds org_id, reply_id.
+const cannedReplyCannedRepliesAfter0CQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id > ?`
+
+// cannedReplyCannedRepliesAfterToCQL continues a read of canned_replies after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, reply_id, To.
+const cannedReplyCannedRepliesAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id > ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesAtOrAfterCQL continues a read of canned_replies at
+// or after a row. cqlgenimpl.ReadPage binds org_id, reply_id.
+const cannedReplyCannedRepliesAtOrAfterCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ?`
+
+// cannedReplyCannedRepliesAtOrAfterToCQL continues a read of canned_replies at
+// or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
+// reply_id, To.
+const cannedReplyCannedRepliesAtOrAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesClustering is the clustering key of e in
+// canned_replies, in order.
+func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
+	return []any{e.ReplyID}
+}
+
+// cannedReplyCannedRepliesCompare orders rows of canned_replies as its
+// clustering order does.
+func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
+	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// CannedReplyRepo reads and writes CannedReply in table canned_replies.
+type CannedReplyRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewCannedReplyRepo returns a repository of CannedReply on s. The default
+// strategy is a logged batch.
+func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRepo {
+	return &CannedReplyRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// cannedReplyCheck rejects a CannedReply whose partition key values are empty,
+// or whose vectors are not of their dimension.
+func cannedReplyCheck(e *CannedReply) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	if err := cqlgenimpl.CheckVector("canned_replies", "embedding", e.Embedding, 384); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Insert writes e to canned_replies, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
+func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
+			return cannedReplyCannedRepliesRow(e, 0, unset)
+		}, cannedReplyCannedRepliesScan)
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, true))
+	})
+}
+
+// InsertIfAbsent writes e to canned_replies only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (cqlgen.Inserted[CannedReply], error) {
+	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[CannedReply]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
+		return cannedReplyCannedRepliesRow(e, 0, unset)
+	}, cannedReplyCannedRepliesScan)
+}
+
+// Update writes e over the row with its key in canned_replies. Unlike Insert,
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
+func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, false))
+	})
+}
+
+// Delete removes the row with e's key from canned_replies.
+func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
+	o, err := cqlgenimpl.Begin(e, cannedReplyCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   cannedReplyCannedReplies.Delete,
+			Values: []any{ts, e.OrgID, e.ReplyID},
+		}
+	})
+}
+
+// Get reads the CannedReply with the given key from canned_replies, the source
+// of truth; cqlgen.ErrNotFound if there is none.
+func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (*CannedReply, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	var e CannedReply
+	e.OrgID = orgID
+	e.ReplyID = replyID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   cannedReplyCannedReplies.Get,
+		Values: []any{e.OrgID, e.ReplyID},
+	}, cannedReplyCannedRepliesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// CannedRepliesOptions are the optional parts of a CannedReplies read.
+type CannedRepliesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ReplyIDFrom and ReplyIDTo bound reply_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	ReplyIDFrom, ReplyIDTo *gocql.UUID
+}
+
+// CannedReplies reads an organisation's canned replies, from canned_replies,
+// in pages: one partition, in clustering order.
+func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (cqlgen.Page[CannedReply], error) {
+	if orgID == "" {
+		return cqlgen.Page[CannedReply]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	if o == nil {
+		o = &CannedRepliesOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[CannedReply]{
+		Compare:   cannedReplyCannedRepliesCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       cannedReplyCannedRepliesClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      cannedReplyCannedRepliesScan,
+		Table:     cannedReplyCannedReplies,
+	}
+	if o.ReplyIDFrom != nil {
+		spec.From = *o.ReplyIDFrom
+	}
+	if o.ReplyIDTo != nil {
+		spec.To = *o.ReplyIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// cannedReplySimilarReplies: the statements of index
+// canned_replies_by_embedding on table canned_replies, which serve
+// SimilarReplies.
+var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "canned_replies",
+	Pattern: "SimilarReplies",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "reply_id", Type: "timeuuid"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "embedding", Type: "vector<float, 384>"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Nearest: cannedReplySimilarRepliesNearestCQL,
+	},
+})
+
+// cannedReplySimilarRepliesNearestCQL reads the rows of a partition of
+// canned_replies nearest a vector through the ANN index
+// canned_replies_by_embedding. cqlgenimpl.ReadNearest binds org_id, the value
+// of embedding looked for, the limit.
+const cannedReplySimilarRepliesNearestCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ?
+	ORDER BY embedding ANN OF ?
+	LIMIT ?`
+
+// SimilarRepliesOptions are the optional parts of a SimilarReplies read.
+type SimilarRepliesOptions struct {
+	// Limit is the most rows to return, the nearest first; 0 means
+	// cqlgen.DefaultLimit, and more than the repository's maximum
+	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
+	// many as you need.
+	Limit int
+}
+
+// SimilarReplies reads an organisation's canned replies nearest a text's
+// embedding: the rows of canned_replies whose embedding is nearest the vector,
+// by cosine similarity, nearest first, through the storage-attached ANN index
+// canned_replies_by_embedding (ORDER BY embedding ANN OF ? LIMIT ?), within
+// one partition, searched on its replicas. The vector must be of the column's
+// dimension, 384, or the read is a *cqlgen.VectorDimensionError; rows without
+// a vector are never returned.
+func (r *CannedReplyRepo) SimilarReplies(ctx context.Context, orgID string, embedding []float32, o *SimilarRepliesOptions) ([]CannedReply, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	if o == nil {
+		o = &SimilarRepliesOptions{}
+	}
+	return cqlgenimpl.ReadNearest(ctx, r.s, cqlgenimpl.NearestRead[CannedReply]{
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      cannedReplyCannedRepliesScan,
+		Table:     cannedReplySimilarReplies,
+		Vector:    embedding,
+	})
+}
+
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name
 // of the user-defined type address, which Address is stored as.
 func (u Address) MarshalUDT(name string, info gocql.TypeInfo) ([]byte, error) {

@@ -65,6 +65,7 @@ type columnView struct {
 	Pad    string
 	Type   string
 	Static bool
+	Mask   string // the masking function of a masked column: mask_inner(1, 1)
 }
 
 // Schema renders schema.cql: the DDL of every table of the package.
@@ -119,6 +120,9 @@ func table(t *model.Table) tableView {
 			Type:   c.Type.String(),
 			Static: c.Kind == model.Static,
 		})
+		if c.Field != nil {
+			tv.Columns[len(tv.Columns)-1].Mask = c.Field.Mask
+		}
 	}
 	tv.PrimaryKey = primaryKey(t)
 	if ck := t.Clustering(); len(ck) > 0 {

@@ -192,6 +192,14 @@ func (b *builder) field(lf *load.Field) *Field {
 	if ft.Unique != nil {
 		f.Unique, f.UniquePos = true, b.tagPos(lf, ft.Unique.Off)
 	}
+	if ft.Mask != nil {
+		f.MaskPos = b.tagPos(lf, ft.Mask.Off)
+		mask, msg := maskCQL(ft.Mask, ct)
+		if msg != "" {
+			b.diags.Errorf(f.MaskPos, diag.BadMask, "field %s: %s", lf.Name, msg)
+		}
+		f.Mask = mask
+	}
 	f.Constants = constants(lf.Type)
 	return f
 }

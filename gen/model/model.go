@@ -130,6 +130,10 @@ type Field struct {
 	// Embedded is the Go name of the embedded struct the field is promoted
 	// from, "" for a field of the struct itself.
 	Embedded string
+	// Mask is the column's dynamic data mask (mask:"..."), as the DDL
+	// writes it after MASKED WITH: mask_inner(1, 1). "" for none.
+	Mask    string
+	MaskPos token.Position
 
 	path []int // field indexes from the struct that holds the field
 }
@@ -140,7 +144,11 @@ type Type struct {
 	Params []*Type
 	Frozen bool
 	UDT    *UDT // the user-defined type Name names; nil for the others
+	Dim    int  // the dimension of a vector: vector<float, Dim>
 }
+
+// IsVector reports a vector<float, N>, a Cassandra 5 vector.
+func (t *Type) IsVector() bool { return t.Name == "vector" }
 
 func (t *Type) String() string {
 	var b strings.Builder
@@ -160,6 +168,9 @@ func (t *Type) write(b *strings.Builder) {
 				b.WriteString(", ")
 			}
 			p.write(b)
+		}
+		if t.IsVector() {
+			b.WriteString(", " + itoa(int64(t.Dim)))
 		}
 		b.WriteByte('>')
 	}

@@ -90,7 +90,7 @@ const (
 	SlotInsert      Slot = "Insert"
 	SlotInsertTTL   Slot = "InsertTTL" // Insert with a TTL of the call's, on an entity stored in one table
 	SlotCreate      Slot = "Create"    // Insert if no row has the key (IF NOT EXISTS), with a TTL
-	SlotAdd         Slot = "Add" // a counter table's update, in place of Insert
+	SlotAdd         Slot = "Add"       // a counter table's update, in place of Insert
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
 	SlotState       Slot = "State"
@@ -163,6 +163,8 @@ func (b Bind) Words() string {
 		return "the TTL in seconds (unset: the table's default)"
 	case BindValue:
 		return "the value of " + b.Column.Name + " looked for"
+	case BindLimit:
+		return "the limit"
 	}
 	if b.Column.Kind == Claim {
 		return b.Column.Name + " (the version of the change)"

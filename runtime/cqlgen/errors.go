@@ -242,6 +242,26 @@ func (e *FencedError) Error() string {
 // Is makes errors.Is(err, ErrFenced) true.
 func (e *FencedError) Is(target error) bool { return target == ErrFenced }
 
+// ErrVectorDimension: a vector whose length is not its column's
+// dimension. A *VectorDimensionError names the column and both lengths.
+var ErrVectorDimension = errors.New("cqlgen: vector of the wrong dimension")
+
+// VectorDimensionError reports a vector, written or searched for, whose
+// length is not the dimension its column declares (vector<float, N>).
+// Nothing was sent.
+type VectorDimensionError struct {
+	Table, Column string
+	Want, Got     int // the column's dimension, and the vector's length
+}
+
+// Error names the column and both lengths.
+func (e *VectorDimensionError) Error() string {
+	return fmt.Sprintf("cqlgen: %s.%s is a vector of %d floats; this one has %d", e.Table, e.Column, e.Want, e.Got)
+}
+
+// Is makes errors.Is(err, ErrVectorDimension) true.
+func (e *VectorDimensionError) Is(target error) bool { return target == ErrVectorDimension }
+
 // OutcomeUnknownError reports a command with an idempotency key whose
 // outcome the caller cannot know within its deadline: this call ran it
 // but could not record it (Outcome is what it returned), or another call

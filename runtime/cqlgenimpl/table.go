@@ -50,14 +50,15 @@ type TableSpec struct {
 // then the From bound, then the To bound.
 type CQL struct {
 	Insert string // a whole row
+	Delete string // a row by its primary key
+	Get    string // a row by its primary key
+
 	// InsertTTL is Insert with a TTL: USING TTL ? AND TIMESTAMP ?, the
 	// TTL bound before the timestamp. Create is Insert if no row has the
 	// key: IF NOT EXISTS USING TTL ?, without the timestamp, which
 	// Cassandra refuses on a conditional write. Only the table of an
 	// entity stored in one table has them.
 	InsertTTL, Create string
-	Delete string // a row by its primary key
-	Get    string // a row by its primary key
 
 	// Add is a counter table's update: every counter plus a bound amount
 	// (UPDATE ... SET c = c + ?), the amounts first, then the primary key.
@@ -104,6 +105,11 @@ type CQL struct {
 	// of a row: token(partition key) > token(?), then the index's
 	// restriction (see ReadIndex).
 	Next string
+
+	// Nearest reads the rows nearest a vector through an ANN index: the
+	// partition key (unless a scatter), the vector, the limit (see
+	// ReadNearest).
+	Nearest string
 }
 
 // Table is a table's key and its statements, ready to run.
@@ -123,6 +129,7 @@ type Table struct {
 	afterTo                *cqlgen.Statement
 	atOrAfter, atOrAfterTo *cqlgen.Statement
 	next                   *cqlgen.Statement
+	nearest                *cqlgen.Statement
 }
 
 // NewTable wraps the statements of spec: each keeps its text, and gets
@@ -168,6 +175,7 @@ func NewTable(spec TableSpec) *Table {
 	t.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)
 	t.atOrAfterTo = t.stmt(c.AtOrAfterTo, cqlgen.Read)
 	t.next = t.stmt(c.Next, cqlgen.Read)
+	t.nearest = t.stmt(c.Nearest, cqlgen.Read)
 	return t
 }
 
