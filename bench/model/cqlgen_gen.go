@@ -24,11 +24,22 @@ var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "user_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "name", Type: "text"},
+		{Name: "email", Type: "text"},
+		{Name: "country", Type: "text"},
+		{Name: "age", Type: "int"},
+		{Name: "score", Type: "bigint"},
+		{Name: "created_at", Type: "timestamp"},
+	},
 	CQL: cqlgenimpl.CQL{
-		Insert:  userUsersInsertCQL,
-		Delete:  userUsersDeleteCQL,
-		Get:     userUsersGetCQL,
-		GetMany: userUsersGetManyCQL,
+		Insert:    userUsersInsertCQL,
+		InsertTTL: userUsersInsertTTLCQL,
+		Create:    userUsersCreateCQL,
+		Delete:    userUsersDeleteCQL,
+		Get:       userUsersGetCQL,
+		GetMany:   userUsersGetManyCQL,
 	},
 })
 
@@ -43,6 +54,24 @@ const userUsersInsertCQL = `INSERT INTO users (user_id, name, email, country, ag
 func userUsersRow(e *User, ts int64) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
+
+// userUsersInsertTTLCQL writes a whole row of users with a TTL of the call's
+// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds user_id, name, email, country,
+// age, score, created_at, the TTL in seconds (unset: the table's default), the
+// write timestamp.
+const userUsersInsertTTLCQL = `INSERT INTO users (user_id, name, email, country, age, score,
+		created_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// userUsersCreateCQL writes a whole row of users if no row has its key, for
+// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
+// timestamp. cqlgenimpl.ReadPage binds user_id, name, email, country, age,
+// score, created_at, the TTL in seconds (unset: the table's default).
+const userUsersCreateCQL = `INSERT INTO users (user_id, name, email, country, age, score,
+		created_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // userUsersDeleteCQL deletes a row of users by its primary key. Its
 // placeholders bind the write timestamp, user_id.
@@ -97,40 +126,61 @@ func userCheck(e *User) error {
 // Insert writes e to users, at a client-side timestamp. Nil pointers and empty
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, userUsers, e, []any{e.UserID}, func(e *User, _ bool) []any {
+			return userUsersRow(e, 0)
+		}, userUsersScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   userUsers.Insert,
-			Values: userUsersRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to users only if no row has its key (INSERT ... IF
+// NOT EXISTS): create, never replace. The result says whether it applied and,
+// when a row was there, holds it as Current. A row that holds every value e
+// would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (cqlgen.Inserted[User], error) {
+	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[User]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, userUsers, e, []any{e.UserID}, func(e *User, _ bool) []any {
+		return userUsersRow(e, 0)
+	}, userUsersScan)
+}
+
 // Update writes e over the row with its key in users. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   userUsers.Insert,
-			Values: userUsersRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
 	})
 }
 
@@ -208,8 +258,18 @@ var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "event_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "stream_id", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "text"},
+		{Name: "kind", Type: "text"},
+		{Name: "payload", Type: "text"},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      eventEventsByStreamInsertCQL,
+		InsertTTL:   eventEventsByStreamInsertTTLCQL,
+		Create:      eventEventsByStreamCreateCQL,
 		Delete:      eventEventsByStreamDeleteCQL,
 		Get:         eventEventsByStreamGetCQL,
 		First:       eventEventsByStreamFirstCQL,
@@ -238,6 +298,25 @@ const eventEventsByStreamInsertCQL = `INSERT INTO events_by_stream (stream_id, a
 func eventEventsByStreamRow(e *Event, ts int64) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
+
+// eventEventsByStreamInsertTTLCQL writes a whole row of events_by_stream with
+// a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds stream_id,
+// at, event_id, kind, payload, value, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const eventEventsByStreamInsertTTLCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
+		value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// eventEventsByStreamCreateCQL writes a whole row of events_by_stream if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds stream_id, at,
+// event_id, kind, payload, value, the TTL in seconds (unset: the table's
+// default).
+const eventEventsByStreamCreateCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
+		value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // eventEventsByStreamDeleteCQL deletes a row of events_by_stream by its
 // primary key. Its placeholders bind the write timestamp, stream_id, at,
@@ -355,40 +434,62 @@ func eventCheck(e *Event) error {
 // Insert writes e to events_by_stream, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, eventEventsByStream, e, []any{e.StreamID, e.At, e.EventID}, func(e *Event, _ bool) []any {
+			return eventEventsByStreamRow(e, 0)
+		}, eventEventsByStreamScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   eventEventsByStream.Insert,
-			Values: eventEventsByStreamRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to events_by_stream only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (cqlgen.Inserted[Event], error) {
+	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Event]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, eventEventsByStream, e, []any{e.StreamID, e.At, e.EventID}, func(e *Event, _ bool) []any {
+		return eventEventsByStreamRow(e, 0)
+	}, eventEventsByStreamScan)
+}
+
 // Update writes e over the row with its key in events_by_stream. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   eventEventsByStream.Insert,
-			Values: eventEventsByStreamRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
 	})
 }
 
@@ -4030,8 +4131,16 @@ var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "device", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      pingPingsByDayInsertCQL,
+		InsertTTL:   pingPingsByDayInsertTTLCQL,
+		Create:      pingPingsByDayCreateCQL,
 		Delete:      pingPingsByDayDeleteCQL,
 		Get:         pingPingsByDayGetCQL,
 		First:       pingPingsByDayFirstCQL,
@@ -4057,6 +4166,21 @@ const pingPingsByDayInsertCQL = `INSERT INTO pings_by_day (device, bucket, at, s
 func pingPingsByDayRow(e *Ping, ts int64) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
+
+// pingPingsByDayInsertTTLCQL writes a whole row of pings_by_day with a TTL of
+// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds device, bucket, at,
+// seq, the TTL in seconds (unset: the table's default), the write timestamp.
+const pingPingsByDayInsertTTLCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// pingPingsByDayCreateCQL writes a whole row of pings_by_day if no row has its
+// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
+// client timestamp. cqlgenimpl.ReadPage binds device, bucket, at, seq, the TTL
+// in seconds (unset: the table's default).
+const pingPingsByDayCreateCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // pingPingsByDayDeleteCQL deletes a row of pings_by_day by its primary key.
 // Its placeholders bind the write timestamp, device, bucket, at, seq.
@@ -4173,40 +4297,61 @@ func pingCheck(e *Ping) error {
 // Insert writes e to pings_by_day, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, pingPingsByDay, e, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, func(e *Ping, _ bool) []any {
+			return pingPingsByDayRow(e, 0)
+		}, pingPingsByDayScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   pingPingsByDay.Insert,
-			Values: pingPingsByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to pings_by_day only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (cqlgen.Inserted[Ping], error) {
+	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Ping]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, pingPingsByDay, e, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, func(e *Ping, _ bool) []any {
+		return pingPingsByDayRow(e, 0)
+	}, pingPingsByDayScan)
+}
+
 // Update writes e over the row with its key in pings_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   pingPingsByDay.Insert,
-			Values: pingPingsByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
 	})
 }
 
@@ -4331,8 +4476,16 @@ var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp"},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "log", Type: "text"},
+		{Name: "at", Type: "timestamp"},
+		{Name: "seq", Type: "bigint"},
+		{Name: "text", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      entryLogEntriesInsertCQL,
+		InsertTTL:   entryLogEntriesInsertTTLCQL,
+		Create:      entryLogEntriesCreateCQL,
 		Delete:      entryLogEntriesDeleteCQL,
 		Get:         entryLogEntriesGetCQL,
 		First:       entryLogEntriesFirstCQL,
@@ -4358,6 +4511,21 @@ const entryLogEntriesInsertCQL = `INSERT INTO log_entries (log, at, seq, text)
 func entryLogEntriesRow(e *Entry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
+
+// entryLogEntriesInsertTTLCQL writes a whole row of log_entries with a TTL of
+// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds log, at, seq, text,
+// the TTL in seconds (unset: the table's default), the write timestamp.
+const entryLogEntriesInsertTTLCQL = `INSERT INTO log_entries (log, at, seq, text)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// entryLogEntriesCreateCQL writes a whole row of log_entries if no row has its
+// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
+// client timestamp. cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in
+// seconds (unset: the table's default).
+const entryLogEntriesCreateCQL = `INSERT INTO log_entries (log, at, seq, text)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // entryLogEntriesDeleteCQL deletes a row of log_entries by its primary key.
 // Its placeholders bind the write timestamp, log, at, seq.
@@ -4473,40 +4641,61 @@ func entryCheck(e *Entry) error {
 // Insert writes e to log_entries, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, entryLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *Entry, _ bool) []any {
+			return entryLogEntriesRow(e, 0)
+		}, entryLogEntriesScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   entryLogEntries.Insert,
-			Values: entryLogEntriesRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to log_entries only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (cqlgen.Inserted[Entry], error) {
+	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Entry]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, entryLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *Entry, _ bool) []any {
+		return entryLogEntriesRow(e, 0)
+	}, entryLogEntriesScan)
+}
+
 // Update writes e over the row with its key in log_entries. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   entryLogEntries.Insert,
-			Values: entryLogEntriesRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
 	})
 }
 
@@ -4616,8 +4805,16 @@ var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "log", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "text", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      recentEntryRecentLogEntriesInsertCQL,
+		InsertTTL:   recentEntryRecentLogEntriesInsertTTLCQL,
+		Create:      recentEntryRecentLogEntriesCreateCQL,
 		Delete:      recentEntryRecentLogEntriesDeleteCQL,
 		Get:         recentEntryRecentLogEntriesGetCQL,
 		First:       recentEntryRecentLogEntriesFirstCQL,
@@ -4645,6 +4842,23 @@ const recentEntryRecentLogEntriesInsertCQL = `INSERT INTO recent_log_entries (lo
 func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
+
+// recentEntryRecentLogEntriesInsertTTLCQL writes a whole row of
+// recent_log_entries with a TTL of the call's (cqlgen.WithTTL).
+// cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in seconds (unset: the
+// table's default), the write timestamp.
+const recentEntryRecentLogEntriesInsertTTLCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// recentEntryRecentLogEntriesCreateCQL writes a whole row of
+// recent_log_entries if no row has its key, for InsertIfAbsent and
+// cqlgen.IfAbsent; a conditional write takes no client timestamp.
+// cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in seconds (unset: the
+// table's default).
+const recentEntryRecentLogEntriesCreateCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // recentEntryRecentLogEntriesDeleteCQL deletes a row of recent_log_entries by
 // its primary key. Its placeholders bind the write timestamp, log, at, seq.
@@ -4764,40 +4978,62 @@ func recentEntryCheck(e *RecentEntry) error {
 // Insert writes e to recent_log_entries, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, recentEntryRecentLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *RecentEntry, _ bool) []any {
+			return recentEntryRecentLogEntriesRow(e, 0)
+		}, recentEntryRecentLogEntriesScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   recentEntryRecentLogEntries.Insert,
-			Values: recentEntryRecentLogEntriesRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to recent_log_entries only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (cqlgen.Inserted[RecentEntry], error) {
+	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[RecentEntry]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, recentEntryRecentLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *RecentEntry, _ bool) []any {
+		return recentEntryRecentLogEntriesRow(e, 0)
+	}, recentEntryRecentLogEntriesScan)
+}
+
 // Update writes e over the row with its key in recent_log_entries. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   recentEntryRecentLogEntries.Insert,
-			Values: recentEntryRecentLogEntriesRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
 	})
 }
 

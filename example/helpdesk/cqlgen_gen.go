@@ -2970,8 +2970,19 @@ var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "article_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "article_id", Type: "timeuuid"},
+		{Name: "title", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "views", Type: "bigint"},
+		{Name: "updated_at", Type: "timestamp"},
+		{Name: "body", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      articleArticlesInsertCQL,
+		InsertTTL:   articleArticlesInsertTTLCQL,
+		Create:      articleArticlesCreateCQL,
 		Delete:      articleArticlesDeleteCQL,
 		Get:         articleArticlesGetCQL,
 		First:       articleArticlesFirstCQL,
@@ -3001,6 +3012,24 @@ const articleArticlesInsertCQL = `INSERT INTO articles (org_id, article_id, titl
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
+
+// articleArticlesInsertTTLCQL writes a whole row of articles with a TTL of the
+// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, article_id,
+// title, tags, views, updated_at, body, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const articleArticlesInsertTTLCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
+		updated_at, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// articleArticlesCreateCQL writes a whole row of articles if no row has its
+// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
+// client timestamp. cqlgenimpl.ReadPage binds org_id, article_id, title, tags,
+// views, updated_at, body, the TTL in seconds (unset: the table's default).
+const articleArticlesCreateCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
+		updated_at, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // articleArticlesDeleteCQL deletes a row of articles by its primary key. Its
 // placeholders bind the write timestamp, org_id, article_id.
@@ -3111,40 +3140,61 @@ func articleCheck(e *Article) error {
 // Insert writes e to articles, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
+			return articleArticlesRow(e, 0, unset)
+		}, articleArticlesScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   articleArticles.Insert,
-			Values: articleArticlesRow(e, ts, true),
-		}
+		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, true))
 	})
 }
 
+// InsertIfAbsent writes e to articles only if no row has its key (INSERT ...
+// IF NOT EXISTS): create, never replace. The result says whether it applied
+// and, when a row was there, holds it as Current. A row that holds every value
+// e would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (cqlgen.Inserted[Article], error) {
+	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Article]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
+		return articleArticlesRow(e, 0, unset)
+	}, articleArticlesScan)
+}
+
 // Update writes e over the row with its key in articles. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   articleArticles.Insert,
-			Values: articleArticlesRow(e, ts, false),
-		}
+		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, false))
 	})
 }
 
@@ -3422,8 +3472,18 @@ var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "event_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "actor", Type: "text"},
+		{Name: "action", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      auditEventAuditLogInsertCQL,
+		InsertTTL:   auditEventAuditLogInsertTTLCQL,
+		Create:      auditEventAuditLogCreateCQL,
 		Delete:      auditEventAuditLogDeleteCQL,
 		Get:         auditEventAuditLogGetCQL,
 		First:       auditEventAuditLogFirstCQL,
@@ -3451,6 +3511,22 @@ const auditEventAuditLogInsertCQL = `INSERT INTO audit_log (org_id, bucket, at, 
 func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
+
+// auditEventAuditLogInsertTTLCQL writes a whole row of audit_log with a TTL of
+// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, bucket, at,
+// event_id, actor, action, the TTL in seconds (unset: the table's default),
+// the write timestamp.
+const auditEventAuditLogInsertTTLCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// auditEventAuditLogCreateCQL writes a whole row of audit_log if no row has
+// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
+// no client timestamp. cqlgenimpl.ReadPage binds org_id, bucket, at, event_id,
+// actor, action, the TTL in seconds (unset: the table's default).
+const auditEventAuditLogCreateCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // auditEventAuditLogDeleteCQL deletes a row of audit_log by its primary key.
 // Its placeholders bind the write timestamp, org_id, bucket, at, event_id.
@@ -3567,22 +3643,45 @@ func auditEventCheck(e *AuditEvent) error {
 // Insert writes e to audit_log, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
+			return auditEventAuditLogRow(e, 0)
+		}, auditEventAuditLogScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   auditEventAuditLog.Insert,
-			Values: auditEventAuditLogRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(auditEventAuditLog, o.TTL, auditEventAuditLogRow(e, ts))
 	})
+}
+
+// InsertIfAbsent writes e to audit_log only if no row has its key (INSERT ...
+// IF NOT EXISTS): create, never replace. The result says whether it applied
+// and, when a row was there, holds it as Current. A row that holds every value
+// e would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (cqlgen.Inserted[AuditEvent], error) {
+	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[AuditEvent]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
+		return auditEventAuditLogRow(e, 0)
+	}, auditEventAuditLogScan)
 }
 
 // Delete removes the AuditEvent whose key in audit_log is e's from every
@@ -4547,8 +4646,19 @@ var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "reply_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "ticket_id", Type: "timeuuid"},
+		{Name: "channel", Type: "text"},
+		{Name: "sent_at", Type: "timestamp", Desc: true},
+		{Name: "reply_id", Type: "timeuuid"},
+		{Name: "author", Type: "text"},
+		{Name: "body", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      replyRepliesByTicketInsertCQL,
+		InsertTTL:   replyRepliesByTicketInsertTTLCQL,
+		Create:      replyRepliesByTicketCreateCQL,
 		Delete:      replyRepliesByTicketDeleteCQL,
 		Get:         replyRepliesByTicketGetCQL,
 		First:       replyRepliesByTicketFirstCQL,
@@ -4592,6 +4702,25 @@ const replyRepliesByTicketInsertCQL = `INSERT INTO replies_by_ticket (org_id, ti
 func replyRepliesByTicketRow(e *Reply, ts int64) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
+
+// replyRepliesByTicketInsertTTLCQL writes a whole row of replies_by_ticket
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
+// ticket_id, channel, sent_at, reply_id, author, body, the TTL in seconds
+// (unset: the table's default), the write timestamp.
+const replyRepliesByTicketInsertTTLCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
+		reply_id, author, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// replyRepliesByTicketCreateCQL writes a whole row of replies_by_ticket if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, ticket_id,
+// channel, sent_at, reply_id, author, body, the TTL in seconds (unset: the
+// table's default).
+const replyRepliesByTicketCreateCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
+		reply_id, author, body)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // replyRepliesByTicketDeleteCQL deletes a row of replies_by_ticket by its
 // primary key. Its placeholders bind the write timestamp, org_id, ticket_id,
@@ -4793,40 +4922,62 @@ func replyCheck(e *Reply) error {
 // Insert writes e to replies_by_ticket, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, replyRepliesByTicket, e, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, func(e *Reply, _ bool) []any {
+			return replyRepliesByTicketRow(e, 0)
+		}, replyRepliesByTicketScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   replyRepliesByTicket.Insert,
-			Values: replyRepliesByTicketRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to replies_by_ticket only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (cqlgen.Inserted[Reply], error) {
+	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Reply]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, replyRepliesByTicket, e, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, func(e *Reply, _ bool) []any {
+		return replyRepliesByTicketRow(e, 0)
+	}, replyRepliesByTicketScan)
+}
+
 // Update writes e over the row with its key in replies_by_ticket. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   replyRepliesByTicket.Insert,
-			Values: replyRepliesByTicketRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
 	})
 }
 
@@ -4957,6 +5108,1565 @@ func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID 
 		spec.To = *o.SentAtTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// agentSessionAgentSessions: the statements of table agent_sessions, which is
+// the source of truth of AgentSession.
+var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "agent_sessions",
+	Pattern: "AgentSessions",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "session_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "session_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "signed_in", Type: "timestamp"},
+		{Name: "user_agent", Type: "text"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:    agentSessionAgentSessionsInsertCQL,
+		InsertTTL: agentSessionAgentSessionsInsertTTLCQL,
+		Create:    agentSessionAgentSessionsCreateCQL,
+		Delete:    agentSessionAgentSessionsDeleteCQL,
+		Get:       agentSessionAgentSessionsGetCQL,
+		GetMany:   agentSessionAgentSessionsGetManyCQL,
+	},
+})
+
+// agentSessionAgentSessionsInsertCQL writes a whole row of agent_sessions. Its
+// placeholders bind org_id, session_id, agent_id, signed_in, user_agent, the
+// write timestamp.
+const agentSessionAgentSessionsInsertCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
+		user_agent)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// agentSessionAgentSessionsRow binds agentSessionAgentSessionsInsertCQL for e,
+// written at ts.
+func agentSessionAgentSessionsRow(e *AgentSession, ts int64) []any {
+	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
+}
+
+// agentSessionAgentSessionsInsertTTLCQL writes a whole row of agent_sessions
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
+// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
+// table's default), the write timestamp.
+const agentSessionAgentSessionsInsertTTLCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
+		user_agent)
+	VALUES (?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// agentSessionAgentSessionsCreateCQL writes a whole row of agent_sessions if
+// no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional
+// write takes no client timestamp. cqlgenimpl.ReadPage binds org_id,
+// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
+// table's default).
+const agentSessionAgentSessionsCreateCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
+		user_agent)
+	VALUES (?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
+
+// agentSessionAgentSessionsDeleteCQL deletes a row of agent_sessions by its
+// primary key. Its placeholders bind the write timestamp, org_id, session_id.
+const agentSessionAgentSessionsDeleteCQL = `DELETE FROM agent_sessions
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND session_id = ?`
+
+// agentSessionAgentSessionsGetCQL reads a row of agent_sessions by its primary
+// key. Its placeholders bind org_id, session_id.
+const agentSessionAgentSessionsGetCQL = `SELECT org_id, session_id, agent_id, signed_in, user_agent
+	FROM agent_sessions
+	WHERE org_id = ? AND session_id = ?`
+
+// agentSessionAgentSessionsScan reads one row of agent_sessions.
+func agentSessionAgentSessionsScan(it cqlgen.Iter) (e AgentSession, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
+	return
+}
+
+// agentSessionAgentSessionsGetManyCQL reads the rows of agent_sessions of
+// several partition keys at once. cqlgenimpl.GetMany binds org_id, the list of
+// session_id values.
+const agentSessionAgentSessionsGetManyCQL = `SELECT org_id, session_id, agent_id, signed_in, user_agent
+	FROM agent_sessions
+	WHERE org_id = ? AND session_id IN ?`
+
+// AgentSessionRepo reads and writes AgentSession in table agent_sessions.
+type AgentSessionRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewAgentSessionRepo returns a repository of AgentSession on s. The default
+// strategy is a logged batch.
+func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionRepo {
+	return &AgentSessionRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// agentSessionCheck rejects a AgentSession whose partition key values are
+// empty.
+func agentSessionCheck(e *AgentSession) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_sessions",
+		}
+	}
+	if e.SessionID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "session_id",
+			Table:  "agent_sessions",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to agent_sessions, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
+func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
+			return agentSessionAgentSessionsRow(e, 0)
+		}, agentSessionAgentSessionsScan)
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
+	})
+}
+
+// InsertIfAbsent writes e to agent_sessions only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (cqlgen.Inserted[AgentSession], error) {
+	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[AgentSession]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
+		return agentSessionAgentSessionsRow(e, 0)
+	}, agentSessionAgentSessionsScan)
+}
+
+// Update writes e over the row with its key in agent_sessions. Unlike Insert,
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
+func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
+	})
+}
+
+// Delete removes the row with e's key from agent_sessions.
+func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, agentSessionCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   agentSessionAgentSessions.Delete,
+			Values: []any{ts, e.OrgID, e.SessionID},
+		}
+	})
+}
+
+// Get reads the AgentSession with the given key from agent_sessions, the
+// source of truth; cqlgen.ErrNotFound if there is none.
+func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (_ *AgentSession, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_sessions",
+		}
+	}
+	if sessionID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "session_id",
+			Table:  "agent_sessions",
+		}
+	}
+	var e AgentSession
+	e.OrgID = orgID
+	e.SessionID = sessionID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   agentSessionAgentSessions.Get,
+		Values: []any{e.OrgID, e.SessionID},
+	}, agentSessionAgentSessionsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// GetMany reads the AgentSessions of one org_id with the given session_id
+// values from agent_sessions, the source of truth, in one query (session_id IN
+// ?): Rows[i] is the AgentSession of sessionIDs[i], nil when there is none,
+// and Missing lists those indexes. More keys than the repository allows
+// (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
+// nothing is sent.
+func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (cqlgen.Found[AgentSession], error) {
+	if orgID == "" {
+		return cqlgen.Found[AgentSession]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "agent_sessions",
+		}
+	}
+	for _, k := range sessionIDs {
+		if k == "" {
+			return cqlgen.Found[AgentSession]{}, &cqlgen.EmptyKeyError{
+				Column: "session_id",
+				Table:  "agent_sessions",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, agentSessionAgentSessions, []any{orgID}, sessionIDs, r.opts.MaxKeys, agentSessionAgentSessionsScan, func(e *AgentSession) string {
+		return e.SessionID
+	})
+}
+
+// organisationOrganisations: the statements of table organisations, which is
+// the source of truth of Organisation.
+var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "organisations",
+	Pattern: "Organisations",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "owner", Type: "text"},
+		{Name: "plan", Type: "text"},
+		{Name: "signed_up", Type: "timestamp"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:    organisationOrganisationsInsertCQL,
+		InsertTTL: organisationOrganisationsInsertTTLCQL,
+		Create:    organisationOrganisationsCreateCQL,
+		Delete:    organisationOrganisationsDeleteCQL,
+		Get:       organisationOrganisationsGetCQL,
+		GetMany:   organisationOrganisationsGetManyCQL,
+	},
+})
+
+// organisationOrganisationsInsertCQL writes a whole row of organisations. Its
+// placeholders bind org_id, owner, plan, signed_up, the write timestamp.
+const organisationOrganisationsInsertCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// organisationOrganisationsRow binds organisationOrganisationsInsertCQL for e,
+// written at ts.
+func organisationOrganisationsRow(e *Organisation, ts int64) []any {
+	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
+}
+
+// organisationOrganisationsInsertTTLCQL writes a whole row of organisations
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
+// owner, plan, signed_up, the TTL in seconds (unset: the table's default), the
+// write timestamp.
+const organisationOrganisationsInsertTTLCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// organisationOrganisationsCreateCQL writes a whole row of organisations if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, owner, plan,
+// signed_up, the TTL in seconds (unset: the table's default).
+const organisationOrganisationsCreateCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
+
+// organisationOrganisationsDeleteCQL deletes a row of organisations by its
+// primary key. Its placeholders bind the write timestamp, org_id.
+const organisationOrganisationsDeleteCQL = `DELETE FROM organisations
+	USING TIMESTAMP ?
+	WHERE org_id = ?`
+
+// organisationOrganisationsGetCQL reads a row of organisations by its primary
+// key. Its placeholders bind org_id.
+const organisationOrganisationsGetCQL = `SELECT org_id, owner, plan, signed_up
+	FROM organisations
+	WHERE org_id = ?`
+
+// organisationOrganisationsScan reads one row of organisations.
+func organisationOrganisationsScan(it cqlgen.Iter) (e Organisation, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
+	return
+}
+
+// organisationOrganisationsGetManyCQL reads the rows of organisations of
+// several partition keys at once. cqlgenimpl.GetMany binds the list of org_id
+// values.
+const organisationOrganisationsGetManyCQL = `SELECT org_id, owner, plan, signed_up
+	FROM organisations
+	WHERE org_id IN ?`
+
+// OrganisationRepo reads and writes Organisation in table organisations.
+type OrganisationRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewOrganisationRepo returns a repository of Organisation on s. The default
+// strategy is a logged batch.
+func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationRepo {
+	return &OrganisationRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// organisationCheck rejects a Organisation whose partition key values are
+// empty.
+func organisationCheck(e *Organisation) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "organisations",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to organisations, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
+func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
+			return organisationOrganisationsRow(e, 0)
+		}, organisationOrganisationsScan)
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
+	})
+}
+
+// InsertIfAbsent writes e to organisations only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (cqlgen.Inserted[Organisation], error) {
+	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Organisation]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
+		return organisationOrganisationsRow(e, 0)
+	}, organisationOrganisationsScan)
+}
+
+// Update writes e over the row with its key in organisations. Unlike Insert,
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
+func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
+	})
+}
+
+// Delete removes the row with e's key from organisations.
+func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, organisationCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   organisationOrganisations.Delete,
+			Values: []any{ts, e.OrgID},
+		}
+	})
+}
+
+// Get reads the Organisation with the given key from organisations, the source
+// of truth; cqlgen.ErrNotFound if there is none.
+func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisation, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "organisations",
+		}
+	}
+	var e Organisation
+	e.OrgID = orgID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   organisationOrganisations.Get,
+		Values: []any{e.OrgID},
+	}, organisationOrganisationsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// GetMany reads the Organisations with the given org_id values from
+// organisations, the source of truth, in one query (org_id IN ?): Rows[i] is
+// the Organisation of orgIDs[i], nil when there is none, and Missing lists
+// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
+// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (cqlgen.Found[Organisation], error) {
+	for _, k := range orgIDs {
+		if k == "" {
+			return cqlgen.Found[Organisation]{}, &cqlgen.EmptyKeyError{
+				Column: "org_id",
+				Table:  "organisations",
+			}
+		}
+	}
+	return cqlgenimpl.GetMany(ctx, r.s, organisationOrganisations, []any{}, orgIDs, r.opts.MaxKeys, organisationOrganisationsScan, func(e *Organisation) string {
+		return e.OrgID
+	})
+}
+
+// timeEntryTimeEntries: the statements of table time_entries, which is the
+// source of truth of TimeEntry.
+var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "time_entries",
+	Pattern: "TimeEntries",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "week_start", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "logged_at", Type: "timestamp", Desc: true},
+		{Name: "entry_id", Type: "timeuuid"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      timeEntryTimeEntriesInsertCQL,
+		Delete:      timeEntryTimeEntriesDeleteCQL,
+		Get:         timeEntryTimeEntriesGetCQL,
+		Scan:        timeEntryTimeEntriesScanCQL,
+		State:       timeEntryTimeEntriesStateCQL,
+		First:       timeEntryTimeEntriesFirstCQL,
+		FirstFrom:   timeEntryTimeEntriesFirstFromCQL,
+		FirstTo:     timeEntryTimeEntriesFirstToCQL,
+		FirstFromTo: timeEntryTimeEntriesFirstFromToCQL,
+		After: []string{
+			timeEntryTimeEntriesAfter0CQL,
+			timeEntryTimeEntriesAfter1CQL,
+		},
+		AfterTo:   timeEntryTimeEntriesAfterToCQL,
+		AtOrAfter: timeEntryTimeEntriesAtOrAfterCQL,
+	},
+})
+
+// timeEntryTimeEntriesInsertCQL writes a whole row of time_entries. Its
+// placeholders bind org_id, agent_id, week_start, logged_at, entry_id,
+// ticket_id, spent, the write timestamp.
+const timeEntryTimeEntriesInsertCQL = `INSERT INTO time_entries (org_id, agent_id, week_start, logged_at,
+		entry_id, ticket_id, spent)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// timeEntryTimeEntriesRow binds timeEntryTimeEntriesInsertCQL for e, written
+// at ts; time_entries has no column to leave unset.
+func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
+}
+
+// timeEntryTimeEntriesDeleteCQL deletes a row of time_entries by its primary
+// key. Its placeholders bind the write timestamp, org_id, agent_id,
+// week_start, logged_at, entry_id.
+const timeEntryTimeEntriesDeleteCQL = `DELETE FROM time_entries
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryTimeEntriesGetCQL reads a row of time_entries by its primary key.
+// Its placeholders bind org_id, agent_id, week_start, logged_at, entry_id.
+const timeEntryTimeEntriesGetCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryTimeEntriesScan reads one row of time_entries.
+func timeEntryTimeEntriesScan(it cqlgen.Iter) (e TimeEntry, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
+	return
+}
+
+// timeEntryTimeEntriesScanCQL reads a token range of time_entries for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const timeEntryTimeEntriesScanCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		writetime(ticket_id), writetime(spent)
+	FROM time_entries
+	WHERE token(org_id, agent_id, week_start) > ?
+		AND token(org_id, agent_id, week_start) <= ?`
+
+// timeEntryTimeEntriesStateCQL reads a row of time_entries again for repair,
+// with its write timestamp. Its placeholders bind org_id, agent_id,
+// week_start, logged_at, entry_id.
+const timeEntryTimeEntriesStateCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		writetime(ticket_id), writetime(spent)
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryTimeEntriesState binds timeEntryTimeEntriesStateCQL: the primary
+// key of e.
+func timeEntryTimeEntriesState(e *TimeEntry) []any {
+	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
+}
+
+// timeEntryTimeEntriesScanState reads a row of time_entries with its last
+// write timestamp, less 1µs, as its version.
+func timeEntryTimeEntriesScanState(it cqlgen.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
+	var wt [2]*int64
+	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
+	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
+	return
+}
+
+// timeEntryTimeEntriesFirstCQL reads a partition of time_entries from its
+// first row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start.
+const timeEntryTimeEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ?`
+
+// timeEntryTimeEntriesFirstFromCQL reads a partition of time_entries from the
+// From bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From.
+const timeEntryTimeEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?`
+
+// timeEntryTimeEntriesFirstToCQL reads a partition of time_entries from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
+// week_start, To.
+const timeEntryTimeEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at > ?`
+
+// timeEntryTimeEntriesFirstFromToCQL reads a partition of time_entries between
+// the bounds. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From,
+// To.
+const timeEntryTimeEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?
+		AND logged_at > ?`
+
+// timeEntryTimeEntriesAfter0CQL continues a read of time_entries after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, agent_id, week_start, logged_at.
+const timeEntryTimeEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?`
+
+// timeEntryTimeEntriesAfter1CQL continues a read of time_entries after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// org_id, agent_id, week_start, logged_at, entry_id.
+const timeEntryTimeEntriesAfter1CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id > ?`
+
+// timeEntryTimeEntriesAfterToCQL continues a read of time_entries after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
+// logged_at, To.
+const timeEntryTimeEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?
+		AND logged_at > ?`
+
+// timeEntryTimeEntriesAtOrAfterCQL continues a read of time_entries at or
+// after a row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
+// logged_at, entry_id.
+const timeEntryTimeEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
+		AND entry_id >= ?`
+
+// timeEntryTimeEntriesClustering is the clustering key of e in time_entries,
+// in order.
+func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
+	return []any{e.LoggedAt, e.EntryID}
+}
+
+// timeEntryTimeEntriesCompare orders rows of time_entries as its clustering
+// order does.
+func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
+	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
+		return -c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// timeEntryPayPeriodEntries: the statements of table
+// time_entries_by_pay_period, which serves PayPeriodEntries.
+var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "time_entries_by_pay_period",
+	Pattern: "PayPeriodEntries",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "period_start", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "logged_at", Type: "timestamp"},
+		{Name: "entry_id", Type: "timeuuid"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "agent_id", Type: "text"},
+		{Name: "period_start", Type: "date"},
+		{Name: "logged_at", Type: "timestamp"},
+		{Name: "entry_id", Type: "timeuuid"},
+		{Name: "ticket_id", Type: "timeuuid"},
+		{Name: "spent", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      timeEntryPayPeriodEntriesInsertCQL,
+		Delete:      timeEntryPayPeriodEntriesDeleteCQL,
+		Scan:        timeEntryPayPeriodEntriesScanCQL,
+		First:       timeEntryPayPeriodEntriesFirstCQL,
+		FirstFrom:   timeEntryPayPeriodEntriesFirstFromCQL,
+		FirstTo:     timeEntryPayPeriodEntriesFirstToCQL,
+		FirstFromTo: timeEntryPayPeriodEntriesFirstFromToCQL,
+		After: []string{
+			timeEntryPayPeriodEntriesAfter0CQL,
+		},
+		AfterTo:     timeEntryPayPeriodEntriesAfterToCQL,
+		AtOrAfter:   timeEntryPayPeriodEntriesAtOrAfterCQL,
+		AtOrAfterTo: timeEntryPayPeriodEntriesAtOrAfterToCQL,
+	},
+})
+
+// timeEntryPayPeriodEntriesInsertCQL writes a whole row of
+// time_entries_by_pay_period. Its placeholders bind org_id, agent_id,
+// period_start, logged_at, entry_id, ticket_id, spent, the write timestamp.
+const timeEntryPayPeriodEntriesInsertCQL = `INSERT INTO time_entries_by_pay_period (org_id, agent_id, period_start,
+		logged_at, entry_id, ticket_id, spent)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// timeEntryPayPeriodEntriesRow binds timeEntryPayPeriodEntriesInsertCQL for e,
+// written at ts; time_entries_by_pay_period has no column to leave unset.
+func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
+}
+
+// timeEntryPayPeriodEntriesDeleteCQL deletes a row of
+// time_entries_by_pay_period by its primary key. Its placeholders bind the
+// write timestamp, org_id, agent_id, period_start, logged_at, entry_id.
+const timeEntryPayPeriodEntriesDeleteCQL = `DELETE FROM time_entries_by_pay_period
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at = ?
+		AND entry_id = ?`
+
+// timeEntryPayPeriodEntriesScanCQL reads a token range of
+// time_entries_by_pay_period for verify, repair and backfill. Its placeholders
+// bind the lower token (excluded), the upper token.
+const timeEntryPayPeriodEntriesScanCQL = `SELECT org_id, agent_id, period_start, logged_at, entry_id, ticket_id,
+		spent, writetime(ticket_id), writetime(spent)
+	FROM time_entries_by_pay_period
+	WHERE token(org_id, agent_id, period_start) > ?
+		AND token(org_id, agent_id, period_start) <= ?`
+
+// timeEntryPayPeriodEntriesFirstCQL reads a partition of
+// time_entries_by_pay_period from its first row. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start.
+const timeEntryPayPeriodEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?`
+
+// timeEntryPayPeriodEntriesFirstFromCQL reads a partition of
+// time_entries_by_pay_period from the From bound. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start, From.
+const timeEntryPayPeriodEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND logged_at >= ?`
+
+// timeEntryPayPeriodEntriesFirstToCQL reads a partition of
+// time_entries_by_pay_period from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, To.
+const timeEntryPayPeriodEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesFirstFromToCQL reads a partition of
+// time_entries_by_pay_period between the bounds. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start, From, To.
+const timeEntryPayPeriodEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND logged_at >= ? AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesAfter0CQL continues a read of
+// time_entries_by_pay_period after a row, at one run of clustering columns of
+// one direction. cqlgenimpl.ReadPage binds org_id, agent_id, period_start,
+// logged_at, entry_id.
+const timeEntryPayPeriodEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) > (?, ?)`
+
+// timeEntryPayPeriodEntriesAfterToCQL continues a read of
+// time_entries_by_pay_period after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
+// entry_id, To.
+const timeEntryPayPeriodEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) > (?, ?) AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesAtOrAfterCQL continues a read of
+// time_entries_by_pay_period at or after a row. cqlgenimpl.ReadPage binds
+// org_id, agent_id, period_start, logged_at, entry_id.
+const timeEntryPayPeriodEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) >= (?, ?)`
+
+// timeEntryPayPeriodEntriesAtOrAfterToCQL continues a read of
+// time_entries_by_pay_period at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
+// entry_id, To.
+const timeEntryPayPeriodEntriesAtOrAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start = ?
+		AND (logged_at, entry_id) >= (?, ?) AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period.
+func timeEntryPayPeriodEntriesScan(it cqlgen.Iter) (e TimeEntry, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
+	return
+}
+
+// timeEntryPayPeriodEntriesClustering is the clustering key of e in
+// time_entries_by_pay_period, in order.
+func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
+	return []any{e.LoggedAt, e.EntryID}
+}
+
+// timeEntryPayPeriodEntriesCompare orders rows of time_entries_by_pay_period
+// as its clustering order does.
+func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
+	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
+		return c
+	}
+	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// TimeEntryRepo reads and writes TimeEntry in its tables (time_entries,
+// time_entries_by_pay_period), keeping every copy in step; time_entries is the
+// source of truth.
+type TimeEntryRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewTimeEntryRepo returns a repository of TimeEntry on s. The default
+// strategy is a logged batch.
+func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
+	return &TimeEntryRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// timeEntryCheck rejects a TimeEntry whose partition key values are empty.
+func timeEntryCheck(e *TimeEntry) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	return nil
+}
+
+// timeEntryCheckKey rejects a TimeEntry whose partition key value in
+// time_entries, the source of truth, is empty.
+func timeEntryCheckKey(e *TimeEntry) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if e.AgentID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to every table of TimeEntry in one logical write, under the
+// repository's strategy (a logged batch unless told otherwise), all statements
+// with one client-side timestamp. Nil pointers and empty collections are left
+// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
+// resent Insert applies at most once. To change an entity that exists, use
+// Update.
+func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, timeEntryCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   timeEntryTimeEntries.Insert,
+			Values: timeEntryTimeEntriesRow(e, ts, true),
+		}, {
+			Stmt:   timeEntryPayPeriodEntries.Insert,
+			Values: timeEntryPayPeriodEntriesRow(e, ts, true),
+		}}
+	})
+}
+
+// Delete removes the TimeEntry whose key in time_entries is e's from every
+// table, found from time_entries's values, in one logical write under the
+// repository's strategy. Deleting what does not exist is not an error.
+func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, timeEntryCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+		Stmt:   timeEntryTimeEntries.Get,
+		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
+	}, timeEntryTimeEntriesScan, func(cur *TimeEntry, ts int64) []cqlgen.Query {
+		return []cqlgen.Query{{
+			Stmt:   timeEntryTimeEntries.Delete,
+			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(cur.LoggedAt), cur.LoggedAt, cur.EntryID},
+		}, {
+			Stmt:   timeEntryPayPeriodEntries.Delete,
+			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(cur.LoggedAt), cur.LoggedAt, cur.EntryID},
+		}}
+	})
+}
+
+// timeEntryWrites describes TimeEntry, which is immutable, for verify, repair
+// and backfill: its source of truth, time_entries, and the tables derived from
+// it.
+var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
+	Canonical: timeEntryTimeEntries,
+	Immutable: true,
+	State:     timeEntryTimeEntriesState,
+	ScanState: timeEntryTimeEntriesScanState,
+	Projections: []cqlgenimpl.Projection[TimeEntry]{
+		{
+			Table:      timeEntryPayPeriodEntries,
+			Row:        timeEntryPayPeriodEntriesRow,
+			Writetimes: 2,
+		},
+	},
+}
+
+// Entity names the entity TimeEntryRepo keeps: TimeEntry.
+func (r *TimeEntryRepo) Entity() string {
+	return "TimeEntry"
+}
+
+// Tables lists the tables of TimeEntry that Repair and Backfill write: every
+// one but time_entries, the source of truth.
+func (r *TimeEntryRepo) Tables() []string {
+	return []string{"time_entries_by_pay_period"}
+}
+
+// Verify compares every table of TimeEntry with what time_entries, the source
+// of truth, implies, and reports the rows missing, stale or orphaned. It
+// writes nothing.
+func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Verify")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of TimeEntry wins over; it
+// is safe while the application writes.
+func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Repair")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", true, o)
+}
+
+// Backfill writes every row time_entries implies into table, a new one say,
+// token range by token range; with o.Job it records the ranges done and, run
+// again, resumes.
+func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Backfill(ctx, r.s, timeEntryWrites, "TimeEntry", table, o)
+}
+
+// Get reads the TimeEntry with the given key from time_entries, the source of
+// truth; cqlgen.ErrNotFound if there is none.
+func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (_ *TimeEntry, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if agentID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	var e TimeEntry
+	e.OrgID = orgID
+	e.AgentID = agentID
+	e.LoggedAt = loggedAt
+	e.EntryID = entryID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   timeEntryTimeEntries.Get,
+		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
+	}, timeEntryTimeEntriesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// TimeEntriesOptions are the optional parts of a TimeEntries read.
+type TimeEntriesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	LoggedAtFrom, LoggedAtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// TimeEntries reads an agent's time entries, newest first, a partition a week
+// from Sunday, from time_entries, in pages: time buckets from the newest back,
+// each in clustering order.
+func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "TimeEntries")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries",
+		}
+	}
+	if agentID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries",
+		}
+	}
+	if o == nil {
+		o = &TimeEntriesOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
+	spec := cqlgenimpl.ReadSpec[TimeEntry]{
+		Compare:     timeEntryTimeEntriesCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         timeEntryTimeEntriesClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{orgID, agentID},
+		Scan:        timeEntryTimeEntriesScan,
+		Start:       start,
+		Table:       timeEntryTimeEntries,
+		TimeBuckets: &tb,
+	}
+	if o.LoggedAtFrom != nil {
+		spec.From = *o.LoggedAtFrom
+	}
+	if o.LoggedAtTo != nil {
+		spec.To = *o.LoggedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// PayPeriodEntriesOptions are the optional parts of a PayPeriodEntries read.
+type PayPeriodEntriesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	LoggedAtFrom, LoggedAtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// PayPeriodEntries reads an agent's time entries of a pay period, a fortnight
+// from Sunday, oldest first, from time_entries_by_pay_period, in pages: time
+// buckets from the newest back, each in clustering order.
+func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "PayPeriodEntries")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "time_entries_by_pay_period",
+		}
+	}
+	if agentID == "" {
+		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
+			Column: "agent_id",
+			Table:  "time_entries_by_pay_period",
+		}
+	}
+	if o == nil {
+		o = &PayPeriodEntriesOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
+	spec := cqlgenimpl.ReadSpec[TimeEntry]{
+		Compare:     timeEntryPayPeriodEntriesCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         timeEntryPayPeriodEntriesClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{orgID, agentID},
+		Scan:        timeEntryPayPeriodEntriesScan,
+		Start:       start,
+		Table:       timeEntryPayPeriodEntries,
+		TimeBuckets: &tb,
+	}
+	if o.LoggedAtFrom != nil {
+		spec.From = *o.LoggedAtFrom
+	}
+	if o.LoggedAtTo != nil {
+		spec.To = *o.LoggedAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// cannedReplyCannedReplies: the statements of table canned_replies, which is
+// the source of truth of CannedReply.
+var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "canned_replies",
+	Pattern: "CannedReplies",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "reply_id", Type: "timeuuid"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+		{Name: "reply_id", Type: "timeuuid"},
+		{Name: "title", Type: "text"},
+		{Name: "body", Type: "text"},
+		{Name: "embedding", Type: "vector<float, 384>"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      cannedReplyCannedRepliesInsertCQL,
+		InsertTTL:   cannedReplyCannedRepliesInsertTTLCQL,
+		Create:      cannedReplyCannedRepliesCreateCQL,
+		Delete:      cannedReplyCannedRepliesDeleteCQL,
+		Get:         cannedReplyCannedRepliesGetCQL,
+		First:       cannedReplyCannedRepliesFirstCQL,
+		FirstFrom:   cannedReplyCannedRepliesFirstFromCQL,
+		FirstTo:     cannedReplyCannedRepliesFirstToCQL,
+		FirstFromTo: cannedReplyCannedRepliesFirstFromToCQL,
+		After: []string{
+			cannedReplyCannedRepliesAfter0CQL,
+		},
+		AfterTo:     cannedReplyCannedRepliesAfterToCQL,
+		AtOrAfter:   cannedReplyCannedRepliesAtOrAfterCQL,
+		AtOrAfterTo: cannedReplyCannedRepliesAtOrAfterToCQL,
+	},
+})
+
+// cannedReplyCannedRepliesInsertCQL writes a whole row of canned_replies. Its
+// placeholders bind org_id, reply_id, title, body, embedding, the write
+// timestamp.
+const cannedReplyCannedRepliesInsertCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// cannedReplyCannedRepliesRow binds cannedReplyCannedRepliesInsertCQL for e,
+// written at ts. With unset, nil pointers and empty collections are left
+// unset, writing no tombstone; without, they clear their columns.
+func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
+	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
+}
+
+// cannedReplyCannedRepliesInsertTTLCQL writes a whole row of canned_replies
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
+// reply_id, title, body, embedding, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const cannedReplyCannedRepliesInsertTTLCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
+	VALUES (?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// cannedReplyCannedRepliesCreateCQL writes a whole row of canned_replies if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, reply_id,
+// title, body, embedding, the TTL in seconds (unset: the table's default).
+const cannedReplyCannedRepliesCreateCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
+	VALUES (?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
+
+// cannedReplyCannedRepliesDeleteCQL deletes a row of canned_replies by its
+// primary key. Its placeholders bind the write timestamp, org_id, reply_id.
+const cannedReplyCannedRepliesDeleteCQL = `DELETE FROM canned_replies
+	USING TIMESTAMP ?
+	WHERE org_id = ? AND reply_id = ?`
+
+// cannedReplyCannedRepliesGetCQL reads a row of canned_replies by its primary
+// key. Its placeholders bind org_id, reply_id.
+const cannedReplyCannedRepliesGetCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id = ?`
+
+// cannedReplyCannedRepliesScan reads one row of canned_replies.
+func cannedReplyCannedRepliesScan(it cqlgen.Iter) (e CannedReply, ok bool) {
+	ok = it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
+	return
+}
+
+// cannedReplyCannedRepliesFirstCQL reads a partition of canned_replies from
+// its first row. cqlgenimpl.ReadPage binds org_id.
+const cannedReplyCannedRepliesFirstCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ?`
+
+// cannedReplyCannedRepliesFirstFromCQL reads a partition of canned_replies
+// from the From bound. cqlgenimpl.ReadPage binds org_id, From.
+const cannedReplyCannedRepliesFirstFromCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ?`
+
+// cannedReplyCannedRepliesFirstToCQL reads a partition of canned_replies from
+// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
+const cannedReplyCannedRepliesFirstToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesFirstFromToCQL reads a partition of canned_replies
+// between the bounds. cqlgenimpl.ReadPage binds org_id, From, To.
+const cannedReplyCannedRepliesFirstFromToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesAfter0CQL continues a read of canned_replies after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds org_id, reply_id.
+const cannedReplyCannedRepliesAfter0CQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id > ?`
+
+// cannedReplyCannedRepliesAfterToCQL continues a read of canned_replies after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, reply_id, To.
+const cannedReplyCannedRepliesAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id > ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesAtOrAfterCQL continues a read of canned_replies at
+// or after a row. cqlgenimpl.ReadPage binds org_id, reply_id.
+const cannedReplyCannedRepliesAtOrAfterCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ?`
+
+// cannedReplyCannedRepliesAtOrAfterToCQL continues a read of canned_replies at
+// or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
+// reply_id, To.
+const cannedReplyCannedRepliesAtOrAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
+
+// cannedReplyCannedRepliesClustering is the clustering key of e in
+// canned_replies, in order.
+func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
+	return []any{e.ReplyID}
+}
+
+// cannedReplyCannedRepliesCompare orders rows of canned_replies as its
+// clustering order does.
+func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
+	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// CannedReplyRepo reads and writes CannedReply in table canned_replies.
+type CannedReplyRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewCannedReplyRepo returns a repository of CannedReply on s. The default
+// strategy is a logged batch.
+func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRepo {
+	return &CannedReplyRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// cannedReplyCheck rejects a CannedReply whose partition key values are empty,
+// or whose vectors are not of their dimension.
+func cannedReplyCheck(e *CannedReply) error {
+	if e.OrgID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	if err := cqlgenimpl.CheckVector("canned_replies", "embedding", e.Embedding, 384); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Insert writes e to canned_replies, at a client-side timestamp. Nil pointers
+// and empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
+func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
+			return cannedReplyCannedRepliesRow(e, 0, unset)
+		}, cannedReplyCannedRepliesScan)
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, true))
+	})
+}
+
+// InsertIfAbsent writes e to canned_replies only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (cqlgen.Inserted[CannedReply], error) {
+	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[CannedReply]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
+		return cannedReplyCannedRepliesRow(e, 0, unset)
+	}, cannedReplyCannedRepliesScan)
+}
+
+// Update writes e over the row with its key in canned_replies. Unlike Insert,
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
+func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, false))
+	})
+}
+
+// Delete removes the row with e's key from canned_replies.
+func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, cannedReplyCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   cannedReplyCannedReplies.Delete,
+			Values: []any{ts, e.OrgID, e.ReplyID},
+		}
+	})
+}
+
+// Get reads the CannedReply with the given key from canned_replies, the source
+// of truth; cqlgen.ErrNotFound if there is none.
+func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (_ *CannedReply, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	var e CannedReply
+	e.OrgID = orgID
+	e.ReplyID = replyID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   cannedReplyCannedReplies.Get,
+		Values: []any{e.OrgID, e.ReplyID},
+	}, cannedReplyCannedRepliesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// CannedRepliesOptions are the optional parts of a CannedReplies read.
+type CannedRepliesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ReplyIDFrom and ReplyIDTo bound reply_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	ReplyIDFrom, ReplyIDTo *gocql.UUID
+}
+
+// CannedReplies reads an organisation's canned replies, from canned_replies,
+// in pages: one partition, in clustering order.
+func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (_ cqlgen.Page[CannedReply], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "CannedReplies")
+	defer func() {
+		call.End(err)
+	}()
+	if orgID == "" {
+		return cqlgen.Page[CannedReply]{}, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	if o == nil {
+		o = &CannedRepliesOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[CannedReply]{
+		Compare:   cannedReplyCannedRepliesCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       cannedReplyCannedRepliesClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      cannedReplyCannedRepliesScan,
+		Table:     cannedReplyCannedReplies,
+	}
+	if o.ReplyIDFrom != nil {
+		spec.From = *o.ReplyIDFrom
+	}
+	if o.ReplyIDTo != nil {
+		spec.To = *o.ReplyIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// cannedReplySimilarReplies: the statements of index
+// canned_replies_by_embedding on table canned_replies, which serve
+// SimilarReplies.
+var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "canned_replies",
+	Pattern: "SimilarReplies",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "org_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "reply_id", Type: "timeuuid"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "embedding", Type: "vector<float, 384>"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Nearest: cannedReplySimilarRepliesNearestCQL,
+	},
+})
+
+// cannedReplySimilarRepliesNearestCQL reads the rows of a partition of
+// canned_replies nearest a vector through the ANN index
+// canned_replies_by_embedding. cqlgenimpl.ReadNearest binds org_id, the value
+// of embedding looked for, the limit.
+const cannedReplySimilarRepliesNearestCQL = `SELECT org_id, reply_id, title, body, embedding
+	FROM canned_replies
+	WHERE org_id = ?
+	ORDER BY embedding ANN OF ?
+	LIMIT ?`
+
+// SimilarRepliesOptions are the optional parts of a SimilarReplies read.
+type SimilarRepliesOptions struct {
+	// Limit is the most rows to return, the nearest first; 0 means
+	// cqlgen.DefaultLimit, and more than the repository's maximum
+	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
+	// many as you need.
+	Limit int
+}
+
+// SimilarReplies reads an organisation's canned replies nearest a text's
+// embedding: the rows of canned_replies whose embedding is nearest the vector,
+// by cosine similarity, nearest first, through the storage-attached ANN index
+// canned_replies_by_embedding (ORDER BY embedding ANN OF ? LIMIT ?), within
+// one partition, searched on its replicas. The vector must be of the column's
+// dimension, 384, or the read is a *cqlgen.VectorDimensionError; rows without
+// a vector are never returned.
+func (r *CannedReplyRepo) SimilarReplies(ctx context.Context, orgID string, embedding []float32, o *SimilarRepliesOptions) ([]CannedReply, error) {
+	if orgID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "org_id",
+			Table:  "canned_replies",
+		}
+	}
+	if o == nil {
+		o = &SimilarRepliesOptions{}
+	}
+	return cqlgenimpl.ReadNearest(ctx, r.s, cqlgenimpl.NearestRead[CannedReply]{
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orgID},
+		Scan:      cannedReplyCannedRepliesScan,
+		Table:     cannedReplySimilarReplies,
+		Vector:    embedding,
+	})
 }
 
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name

@@ -29,8 +29,18 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "played_at", Type: "timestamp", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "played_at", Type: "timestamp", Desc: true},
+		{Name: "track_id", Type: "text"},
+		{Name: "track_name", Type: "text"},
+		{Name: "artist", Type: "text"},
+		{Name: "duration_s", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      playListeningHistoryInsertCQL,
+		InsertTTL:   playListeningHistoryInsertTTLCQL,
+		Create:      playListeningHistoryCreateCQL,
 		Delete:      playListeningHistoryDeleteCQL,
 		Get:         playListeningHistoryGetCQL,
 		First:       playListeningHistoryFirstCQL,
@@ -59,6 +69,25 @@ const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, p
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
+
+// playListeningHistoryInsertTTLCQL writes a whole row of listening_history
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
+// user_id, played_at, track_id, track_name, artist, duration_s, the TTL in
+// seconds (unset: the table's default), the write timestamp.
+const playListeningHistoryInsertTTLCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
+		track_name, artist, duration_s)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// playListeningHistoryCreateCQL writes a whole row of listening_history if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds user_id, played_at,
+// track_id, track_name, artist, duration_s, the TTL in seconds (unset: the
+// table's default).
+const playListeningHistoryCreateCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
+		track_name, artist, duration_s)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // playListeningHistoryDeleteCQL deletes a row of listening_history by its
 // primary key. Its placeholders bind the write timestamp, user_id, played_at,
@@ -176,40 +205,62 @@ func playCheck(e *Play) error {
 // Insert writes e to listening_history, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
+			return playListeningHistoryRow(e, 0)
+		}, playListeningHistoryScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playListeningHistory.Insert,
-			Values: playListeningHistoryRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to listening_history only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
+	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Play]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
+		return playListeningHistoryRow(e, 0)
+	}, playListeningHistoryScan)
+}
+
 // Update writes e over the row with its key in listening_history. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playListeningHistory.Insert,
-			Values: playListeningHistoryRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
 
@@ -913,8 +964,19 @@ var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "position", Type: "int"},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "playlist_id", Type: "text"},
+		{Name: "position", Type: "int"},
+		{Name: "track_id", Type: "text"},
+		{Name: "track_name", Type: "text"},
+		{Name: "artist", Type: "text"},
+		{Name: "duration_s", Type: "int"},
+		{Name: "added_by", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      playlistTrackPlaylistTracksInsertCQL,
+		InsertTTL:   playlistTrackPlaylistTracksInsertTTLCQL,
+		Create:      playlistTrackPlaylistTracksCreateCQL,
 		Delete:      playlistTrackPlaylistTracksDeleteCQL,
 		Get:         playlistTrackPlaylistTracksGetCQL,
 		First:       playlistTrackPlaylistTracksFirstCQL,
@@ -943,6 +1005,26 @@ const playlistTrackPlaylistTracksInsertCQL = `INSERT INTO playlist_tracks (playl
 func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
+
+// playlistTrackPlaylistTracksInsertTTLCQL writes a whole row of
+// playlist_tracks with a TTL of the call's (cqlgen.WithTTL).
+// cqlgenimpl.ReadPage binds playlist_id, position, track_id, track_name,
+// artist, duration_s, added_by, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const playlistTrackPlaylistTracksInsertTTLCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
+		track_name, artist, duration_s, added_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// playlistTrackPlaylistTracksCreateCQL writes a whole row of playlist_tracks
+// if no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional
+// write takes no client timestamp. cqlgenimpl.ReadPage binds playlist_id,
+// position, track_id, track_name, artist, duration_s, added_by, the TTL in
+// seconds (unset: the table's default).
+const playlistTrackPlaylistTracksCreateCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
+		track_name, artist, duration_s, added_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // playlistTrackPlaylistTracksDeleteCQL deletes a row of playlist_tracks by its
 // primary key. Its placeholders bind the write timestamp, playlist_id,
@@ -1075,40 +1157,61 @@ func playlistTrackCheck(e *PlaylistTrack) error {
 // Insert writes e to playlist_tracks, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playlistTrackPlaylistTracks, e, []any{e.PlaylistID, e.Position, e.TrackID}, func(e *PlaylistTrack, _ bool) []any {
+			return playlistTrackPlaylistTracksRow(e, 0)
+		}, playlistTrackPlaylistTracksScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playlistTrackPlaylistTracks.Insert,
-			Values: playlistTrackPlaylistTracksRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to playlist_tracks only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (cqlgen.Inserted[PlaylistTrack], error) {
+	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[PlaylistTrack]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playlistTrackPlaylistTracks, e, []any{e.PlaylistID, e.Position, e.TrackID}, func(e *PlaylistTrack, _ bool) []any {
+		return playlistTrackPlaylistTracksRow(e, 0)
+	}, playlistTrackPlaylistTracksScan)
+}
+
 // Update writes e over the row with its key in playlist_tracks. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playlistTrackPlaylistTracks.Insert,
-			Values: playlistTrackPlaylistTracksRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
 	})
 }
 

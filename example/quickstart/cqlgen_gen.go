@@ -28,8 +28,16 @@ var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_at", Type: "timestamp", Desc: true},
 		{Name: "note_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "created_at", Type: "timestamp", Desc: true},
+		{Name: "note_id", Type: "text"},
+		{Name: "text", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      noteNotesByUserInsertCQL,
+		InsertTTL:   noteNotesByUserInsertTTLCQL,
+		Create:      noteNotesByUserCreateCQL,
 		Delete:      noteNotesByUserDeleteCQL,
 		Get:         noteNotesByUserGetCQL,
 		First:       noteNotesByUserFirstCQL,
@@ -55,6 +63,22 @@ const noteNotesByUserInsertCQL = `INSERT INTO notes_by_user (user_id, created_at
 func noteNotesByUserRow(e *Note, ts int64) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
+
+// noteNotesByUserInsertTTLCQL writes a whole row of notes_by_user with a TTL
+// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds user_id,
+// created_at, note_id, text, the TTL in seconds (unset: the table's default),
+// the write timestamp.
+const noteNotesByUserInsertTTLCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// noteNotesByUserCreateCQL writes a whole row of notes_by_user if no row has
+// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
+// no client timestamp. cqlgenimpl.ReadPage binds user_id, created_at, note_id,
+// text, the TTL in seconds (unset: the table's default).
+const noteNotesByUserCreateCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // noteNotesByUserDeleteCQL deletes a row of notes_by_user by its primary key.
 // Its placeholders bind the write timestamp, user_id, created_at, note_id.
@@ -171,40 +195,61 @@ func noteCheck(e *Note) error {
 // Insert writes e to notes_by_user, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, noteNotesByUser, e, []any{e.UserID, e.CreatedAt, e.NoteID}, func(e *Note, _ bool) []any {
+			return noteNotesByUserRow(e, 0)
+		}, noteNotesByUserScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotesByUser.Insert,
-			Values: noteNotesByUserRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to notes_by_user only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Note]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, noteNotesByUser, e, []any{e.UserID, e.CreatedAt, e.NoteID}, func(e *Note, _ bool) []any {
+		return noteNotesByUserRow(e, 0)
+	}, noteNotesByUserScan)
+}
+
 // Update writes e over the row with its key in notes_by_user. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotesByUser.Insert,
-			Values: noteNotesByUserRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
 	})
 }
 

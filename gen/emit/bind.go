@@ -48,6 +48,12 @@ func columnValue(c *model.Column, b binding) jen.Code {
 	if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && (c.Type.Name == "set" || c.Type.Name == "map") {
 		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.Spec()), v)
 	}
+	if c.Type.IsVector() {
+		if b.unset == nil {
+			return jen.Qual(impl, "Vector").Call(v)
+		}
+		return jen.Qual(impl, "VectorOrUnset").Call(v, b.unset)
+	}
 	if b.unset == nil || !unsettable(c) {
 		return v
 	}
@@ -66,7 +72,7 @@ func unsettable(c *model.Column) bool {
 	if c.Field == nil || c.Kind == model.PartitionKey || c.Kind == model.Clustering {
 		return false
 	}
-	return c.Field.Nullable || c.Type.IsCollection()
+	return c.Field.Nullable || c.Type.IsCollection() || c.Type.IsVector()
 }
 
 func anyUnsettable(t *model.Table) bool {
@@ -155,7 +161,12 @@ func bucketValue(b *model.Bucket, recv *jen.Statement) jen.Code {
 // timeBuckets is the runtime's descriptor of a time bucket.
 func timeBuckets(b *model.Bucket) *jen.Statement {
 	d := b.Kind.Descriptor()
-	if d.Width {
+	switch {
+	case b.StartSet && b.Kind == model.WeekBucket:
+		return jen.Qual(impl, "WeekBucketsFrom").Call(jen.Qual("time", b.FirstDay().String()))
+	case b.StartSet:
+		return jen.Qual(impl, "DaysBucketsFrom").Call(jen.Lit(int(b.N)), jen.Lit(int(b.Start)))
+	case d.Width:
 		return jen.Qual(impl, d.Runtime).Call(jen.Lit(int(b.N)))
 	}
 	return jen.Qual(impl, d.Runtime)
@@ -189,6 +200,9 @@ func scanInto(f *model.Field, t *model.Type, v *jen.Statement) jen.Code {
 	}
 	if t.Name == "set" && isStructSet(f) {
 		return jen.Qual(impl, "ScanSet").Call(jen.Op("&").Add(v))
+	}
+	if t.IsVector() {
+		return jen.Parens(jen.Op("*").Qual(impl, "Vector")).Call(jen.Op("&").Add(v))
 	}
 	return jen.Op("&").Add(v)
 }

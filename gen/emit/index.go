@@ -21,8 +21,16 @@ func indexDecls(f *jen.File, ix *model.Index) {
 		for _, b := range s.Binds {
 			binds = append(binds, b.Words())
 		}
-		doc(f, "%s %s. cqlgenimpl.ReadIndex binds %s.", s.Const, indexSlotWords(s.Slot, ix), strings.Join(binds, ", "))
+		binder := "cqlgenimpl.ReadIndex"
+		if ix.ANN {
+			binder = "cqlgenimpl.ReadNearest"
+		}
+		doc(f, "%s %s. %s binds %s.", s.Const, indexSlotWords(s.Slot, ix), binder, strings.Join(binds, ", "))
 		f.Const().Id(s.Const).Op("=").Op("`" + s.CQL() + "`")
+	}
+	if ix.ANN {
+		nearestRead(f, ix)
+		return
 	}
 	var key []jen.Code
 	what := "clustering key"
@@ -51,6 +59,11 @@ func indexSlotWords(s model.Slot, ix *model.Index) string {
 		return "reads a partition of " + ix.On.Name + " through index " + ix.Name
 	case model.SlotNext:
 		return "continues a scatter read through " + ix.Name + " with the partitions after a row's, in token order"
+	case model.SlotNearest:
+		if ix.Scatter() {
+			return "reads the rows of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name + ", over the cluster"
+		}
+		return "reads the rows of a partition of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name
 	}
 	return "continues a read through " + ix.Name + " after a row, within its partition, at one run of clustering columns of one direction"
 }
@@ -178,4 +191,51 @@ func indexRead(f *jen.File, ix *model.Index) {
 	}
 	doc(f, "%s reads %s: the rows of %s %s, through the storage-attached index %s, in pages, %s.", ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, match, ix.Name, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
+}
+
+// nearestRead writes the options type and the read method of an ANN
+// index: the rows nearest a vector, nearest first, up to a limit, in one
+// query and no pages.
+func nearestRead(f *jen.File, ix *model.Index) {
+	t := ix.On
+	e := ix.Entity
+	n := ix.Names
+	opts := append(comments("Limit is the most rows to return, the nearest first; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as many as you need."), jen.Id("Limit").Int())
+	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
+	f.Type().Id(n.Options).Struct(opts...)
+
+	rows := jen.Index().Id(t.Names.RowType)
+	var params, checks, part []jen.Code
+	taken := map[string]bool{}
+	if !ix.Scatter() {
+		params, checks = keyParams(t, t.PartitionKey(), jen.Nil())
+		for _, c := range t.PartitionKey() {
+			taken[param(c.Field)] = true
+			part = append(part, jen.Id(param(c.Field)))
+		}
+	}
+	name := valueParams(ix, taken)[0]
+	params = append(params, jen.Id(name).Index().Float32())
+	spec := jen.Dict{
+		jen.Id("Table"):    jen.Id(n.Var),
+		jen.Id("Vector"):   jen.Id(name),
+		jen.Id("Limit"):    jen.Id("o").Dot("Limit"),
+		jen.Id("MaxLimit"): jen.Id("r").Dot("opts").Dot("MaxLimit"),
+		jen.Id("Scan"):     jen.Id(t.Names.Scan),
+	}
+	if !ix.Scatter() {
+		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
+	}
+	body := append(checks,
+		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
+		jen.Return(jen.Qual(impl, "ReadNearest").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "NearestRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
+	)
+	where := "within one partition, searched on its replicas"
+	if ix.Scatter() {
+		where = "over every node's index: a scatter"
+	}
+	doc(f, "%s reads %s: the rows of %s whose %s is nearest the vector, by %s similarity, nearest first, through the storage-attached ANN index %s (ORDER BY %s ANN OF ? LIMIT ?), %s. The vector must be of the column's dimension, %d, or the read is a *cqlgen.VectorDimensionError; rows without a vector are never returned.",
+		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Similarity, ix.Name, ix.Column.Name, where, ix.Column.Field.Type.Dim)
+	recvFunc(f, e, ix.Method).Params(append(append([]jen.Code{ctxParam()}, params...), jen.Id("o").Op("*").Id(n.Options))...).
+		Params(rows, jen.Error()).Block(body...)
 }

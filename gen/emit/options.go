@@ -30,6 +30,7 @@ func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 
 type indexView struct {
 	Name, Entity, Method, Doc, Table, Column, Cost string
+	Similarity                                     string // an ANN index's similarity function
 }
 
 // indexes are the index patterns on t, for the DDL after it.
@@ -41,7 +42,7 @@ func indexes(t *model.Table) []indexView {
 		}
 		out = append(out, indexView{
 			Name: ix.Name, Entity: t.Entity.GoName, Method: ix.Method, Doc: strings.TrimRight(ix.Doc, "."),
-			Table: t.Name, Column: ix.Column.Name, Cost: indexCost(ix),
+			Table: t.Name, Column: ix.Column.Name, Cost: indexCost(ix), Similarity: ix.Similarity,
 		})
 	}
 	return out
@@ -52,6 +53,9 @@ func indexCost(ix *model.Index) string {
 	q := ix.Column.Name + " " + ix.Op()
 	if ix.Range {
 		q = ix.Column.Name + " in [from, to)"
+	}
+	if ix.ANN {
+		q = "the " + ix.Column.Name + " nearest a vector (" + ix.Similarity + " similarity, ORDER BY ... ANN OF, a limit, no pages)"
 	}
 	if ix.Scatter() {
 		return "Reads by " + q + " scatter over every token range of the cluster"
@@ -79,9 +83,22 @@ func reviewIndexRow(ix *model.Index) reviewIndex {
 	if ix.Range {
 		r.Query = "`" + ix.Condition() + "`"
 	}
+	if ix.ANN {
+		r.Query = "`ORDER BY " + ix.Column.Name + " ANN OF ? LIMIT ?` (" + ix.Similarity + ")"
+	}
 	var pk []string
 	for _, p := range ix.PK {
 		pk = append(pk, p.Name)
+	}
+	switch {
+	case ix.ANN && ix.Scatter():
+		r.Cost = "a scatter: every query searches the vector index of every node; a write also adds the vector to the node's graph (more than a plain index)"
+		r.Verdict = "⚠️ scatter: nearest neighbours over the whole cluster; no table can serve a similarity search, so keep the limit small"
+		return r
+	case ix.ANN:
+		r.Cost = "one partition (" + strings.Join(pk, ", ") + "), its replicas' vector index; a write also adds the vector to the graph (more than a plain index)"
+		r.Verdict = "✅ within one partition; no table can serve a similarity search"
+		return r
 	}
 	if ix.Scatter() {
 		r.Cost = "a scatter: every query visits every token range on every node; a write also updates the index (small)"

@@ -138,6 +138,10 @@ func slotWords(s model.Slot, t *model.Table) string {
 			return "claims a key of " + t.Name + " for an entity, if no one holds it"
 		}
 		return "writes a whole row of " + t.Name
+	case model.SlotInsertTTL:
+		return "writes a whole row of " + t.Name + " with a TTL of the call's (cqlgen.WithTTL)"
+	case model.SlotCreate:
+		return "writes a whole row of " + t.Name + " if no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client timestamp"
 	case model.SlotTake:
 		return "moves a claim of " + t.Name + " to another owner, or renews it, if its owner and version are the ones read"
 	case model.SlotRelease:
@@ -327,11 +331,17 @@ func checkKeys(f *jen.File, e *model.Entity) {
 				stmts = append(stmts, jen.If(jen.Id(t.Names.Holds).Call(jen.Id("e"))).Block(ks...))
 			}
 		}
+		if name == e.Names.Check {
+			stmts = append(stmts, vectorChecks(e)...)
+		}
 		stmts = append(stmts, jen.Return(jen.Nil()))
 		doc(f, "%s rejects a %s whose %s.", name, e.GoName, what)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName)).Error().Block(stmts...)
 	}
 	what := "partition key values are empty"
+	if len(vectorChecks(e)) > 0 {
+		what = "partition key values are empty, or whose vectors are not of their dimension"
+	}
 	for _, t := range e.Tables {
 		if t.Sparse() {
 			what = "partition key values are empty, in the tables that hold it"
@@ -342,6 +352,19 @@ func checkKeys(f *jen.File, e *model.Entity) {
 	if len(e.Tables) > 1 {
 		check(e.Names.CheckKey, "partition key value in "+e.Canonical.Name+", the source of truth, is empty", []*model.Table{e.Canonical})
 	}
+}
+
+// vectorChecks refuse, with a *cqlgen.VectorDimensionError, a vector
+// field of e whose length is not its column's dimension.
+func vectorChecks(e *model.Entity) []jen.Code {
+	var out []jen.Code
+	for _, f := range e.Fields {
+		if f.Type == nil || !f.Type.IsVector() {
+			continue
+		}
+		out = append(out, jen.If(jen.Err().Op(":=").Qual(impl, "CheckVector").Call(jen.Lit(e.Canonical.Name), jen.Lit(f.Column), field("e", f), jen.Lit(f.Type.Dim)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+	}
+	return out
 }
 
 func emptyKey(t *model.Table, f *model.Field) jen.Code {
@@ -465,6 +488,9 @@ func dataColumns(t *model.Table) []*model.Column {
 // versioned entity other than its source of truth: every column its
 // Insert writes.
 func rowColumns(t *model.Table) []*model.Column {
+	if t.Entity.Single() {
+		return t.Columns
+	}
 	if !t.Entity.Maintained() || t == t.Entity.Canonical {
 		return nil
 	}

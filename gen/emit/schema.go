@@ -66,6 +66,7 @@ type columnView struct {
 	Pad    string
 	Type   string
 	Static bool
+	Mask   string // the masking function of a masked column: mask_inner(1, 1)
 }
 
 // Schema renders schema.cql: the DDL of every table of the package.
@@ -126,6 +127,9 @@ func table(t *model.Table) tableView {
 			Type:   c.Type.String(),
 			Static: c.Kind == model.Static,
 		})
+		if c.Field != nil {
+			tv.Columns[len(tv.Columns)-1].Mask = c.Field.Mask
+		}
 	}
 	tv.PrimaryKey = primaryKey(t)
 	if ck := t.Clustering(); len(ck) > 0 {
@@ -176,11 +180,14 @@ func bucketWords(b *model.Bucket) string {
 	case model.DayBucket:
 		return fmt.Sprintf("the UTC day of %s; reads walk back day by day", b.Source.Name)
 	case model.WeekBucket:
+		if b.StartSet {
+			return fmt.Sprintf("the %s starting the week of %s (UTC); reads walk back week by week", b.FirstDay(), b.Source.Name)
+		}
 		return fmt.Sprintf("the Monday starting the ISO week of %s (UTC); reads walk back week by week", b.Source.Name)
 	case model.MonthBucket:
 		return fmt.Sprintf("the first day of the UTC month of %s; reads walk back month by month", b.Source.Name)
 	}
-	return fmt.Sprintf("the first day of the %d-day range (counted from 1970-01-01) holding %s; reads walk back range by range", b.N, b.Source.Name)
+	return fmt.Sprintf("the first day of the %d-day range (counted from %s) holding %s; reads walk back range by range", b.N, b.StartDate(), b.Source.Name)
 }
 
 // Duration writes seconds the way a person would: 90 days, 12 hours.

@@ -34,26 +34,78 @@ func element(t *model.Table, slot model.Slot, values jen.Code) jen.Code {
 // in several tables needs only the source of truth's key.
 func writeMethod(f *jen.File, e *model.Entity, name, docText string, body ...jen.Code) {
 	doc(f, "%s", docText)
+	callMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{jen.Error()},
+		append(prologue(e, name, jen.Err()), body...))
+}
+
+// prologue begins a write method: a nil entity and empty keys refused,
+// the call's options applied, as o, and refused where the method does
+// not honour them; on an error it returns fail, then the error.
+func prologue(e *model.Entity, name string, fail ...jen.Code) []jen.Code {
 	check := e.Names.Check
 	if name == "Delete" && len(e.Tables) > 1 && (e.Versioned() || e.Immutable) {
 		check = e.Names.CheckKey
 	}
+	args := []jen.Code{jen.Id("e"), jen.Id(check), jen.Id("r").Dot("opts"), jen.Id("opts")}
 	begin := "Begin"
-	if e.Versioned() {
+	switch {
+	case e.Versioned():
 		begin = "BeginVersioned"
+	case e.Single() && name == "Update":
+		begin, args = "BeginWrite", append(args, jen.Qual(impl, "AllowTTL"))
+	case e.Single() && (name == "Insert" || name == "InsertIfAbsent"):
+		begin, args = "BeginWrite", append(args, jen.Qual(impl, "AllowTTL").Op("|").Qual(impl, "AllowAbsent"))
 	}
-	prologue := []jen.Code{
-		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, begin).Call(jen.Id("e"), jen.Id(check), jen.Id("r").Dot("opts"), jen.Id("opts")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+	ret := append(fail[:len(fail)-1:len(fail)-1], jen.Err())
+	return []jen.Code{
+		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, begin).Call(args...),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(ret...)),
 	}
-	callMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{jen.Error()},
-		append(prologue, body...))
+}
+
+// insertIfAbsent is the call of cqlgenimpl.InsertIfAbsent (or
+// InsertAbsent, as fn says) that creates e
+// in the table of an entity stored in one table, if no row has its key.
+func insertIfAbsent(e *model.Entity, fn string) *jen.Statement {
+	t := e.Canonical
+	key := values(stmt(t, model.SlotGet), binding{recv: jen.Id("e")})
+	rowFn := jen.Func().Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("unset").Bool()).Index().Any().Block(
+		jen.Return(rowCall(t, jen.Id("e"), jen.Lit(0), jen.Id("unset"))))
+	if !rowTakesUnset(t) {
+		rowFn = jen.Func().Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("_").Bool()).Index().Any().Block(
+			jen.Return(rowCall(t, jen.Id("e"), jen.Lit(0), nil)))
+	}
+	return jen.Qual(impl, fn).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(t.Names.Var), jen.Id("e"),
+		jen.Index().Any().Values(key...), rowFn, jen.Id(t.Names.Scan))
+}
+
+// rowCall calls t's row function; unset is left out when it takes none.
+func rowCall(t *model.Table, recv, ts, unset jen.Code) jen.Code {
+	args := []jen.Code{recv, ts}
+	if unset != nil {
+		args = append(args, unset)
+	}
+	return jen.Id(t.Names.Row).Call(args...)
+}
+
+// insertIfAbsentMethod writes InsertIfAbsent of an entity stored in one
+// table: INSERT ... IF NOT EXISTS, with the row found when there is one.
+func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
+	t := e.Canonical
+	res := jen.Qual(rt, "Inserted").Types(jen.Id(e.GoName))
+	doc(f, "InsertIfAbsent writes e to %s only if no row has its key (INSERT ... IF NOT EXISTS): create, never replace. The result says whether it applied and, when a row was there, holds it as Current. A row that holds every value e would write counts as applied, with Again set: a call sent again after its reply was lost finds its own row, and is no conflict. With cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call sent again. It honours cqlgen.WithTTL. A conditional write takes no client timestamp: the row is written at the server's time.", t.Name)
+	recvFunc(f, e, "InsertIfAbsent").Params(ctxParam(), jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Params(res, jen.Error()).
+		Block(append(prologue(e, "InsertIfAbsent", res.Clone().Values(), jen.Err()), jen.Return(insertIfAbsent(e, "InsertIfAbsent")))...)
 }
 
 func insert(f *jen.File, e *model.Entity) {
-	if len(e.Tables) == 1 {
+	if e.Single() {
 		t := e.Tables[0]
-		single(f, e, "Insert", insertDoc(e), element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)))
+		writeMethod(f, e, "Insert", insertDoc(e),
+			jen.If(jen.Id("o").Dot("Expect").Op("==").Qual(rt, "Absent")).Block(
+				jen.Return(insertIfAbsent(e, "InsertAbsent"))),
+			applyOne(jen.Qual(impl, "InsertQuery").Call(jen.Id(t.Names.Var), jen.Id("o").Dot("TTL"), row(t, jen.Id("e"), "ts", true))))
+		insertIfAbsentMethod(f, e)
 		return
 	}
 	qs := queries(e, "e", func(t *model.Table) jen.Code { return element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)) })
@@ -93,27 +145,33 @@ func queries(e *model.Entity, recv string, stmt func(*model.Table) jen.Code) []j
 
 func insertDoc(e *model.Entity) string {
 	what := "to every table of " + e.GoName + " in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp"
+	more := ""
 	if len(e.Tables) == 1 {
 		what = "to " + e.Tables[0].Name + ", at a client-side timestamp"
+		more = " With cqlgen.WithTTL the row expires after that time instead of the table's default. With cqlgen.IfAbsent it creates only, as InsertIfAbsent does, and a row with the key that differs is a *cqlgen.VersionConflictError."
 	}
-	return "Insert writes e " + what + ". Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update."
+	return "Insert writes e " + what + ". Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update." + more
 }
 
 // single writes a one-statement write of an entity stored in one table
 // (or with counters): through cqlgen.ApplyOne, so the strategy and the
 // idempotency key are honoured as Insert honours them.
 func single(f *jen.File, e *model.Entity, name, docText string, stmt jen.Code) {
-	writeMethod(f, e, name, docText,
-		jen.Return(jen.Qual(rt, "ApplyOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
-			jen.Func().Params(jen.Id("ts").Int64()).Qual(rt, "Query").Block(jen.Return(jen.Qual(rt, "Query").Add(stmt))))),
-	)
+	writeMethod(f, e, name, docText, applyOne(jen.Qual(rt, "Query").Add(stmt)))
+}
+
+// applyOne returns the one-statement write q, built for the timestamp
+// ts, through cqlgen.ApplyOne.
+func applyOne(q jen.Code) jen.Code {
+	return jen.Return(jen.Qual(rt, "ApplyOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
+		jen.Func().Params(jen.Id("ts").Int64()).Qual(rt, "Query").Block(jen.Return(q))))
 }
 
 func updateSingle(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	single(f, e, "Update",
-		"Update writes e over the row with its key in "+t.Name+". Unlike Insert, nil pointers and empty collections clear their columns.",
-		element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", false)))
+	writeMethod(f, e, "Update",
+		"Update writes e over the row with its key in "+t.Name+". Unlike Insert, nil pointers and empty collections clear their columns. With cqlgen.WithTTL the row expires after that time instead of the table's default.",
+		applyOne(jen.Qual(impl, "InsertQuery").Call(jen.Id(t.Names.Var), jen.Id("o").Dot("TTL"), row(t, jen.Id("e"), "ts", false))))
 }
 
 func deleteSingle(f *jen.File, e *model.Entity) {

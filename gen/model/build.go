@@ -197,6 +197,14 @@ func (b *builder) field(lf *load.Field) *Field {
 	if ft.Unique != nil {
 		f.Unique, f.UniquePos = true, b.tagPos(lf, ft.Unique.Off)
 	}
+	if ft.Mask != nil {
+		f.MaskPos = b.tagPos(lf, ft.Mask.Off)
+		mask, msg := maskCQL(ft.Mask, ct)
+		if msg != "" {
+			b.diags.Errorf(f.MaskPos, diag.BadMask, "field %s: %s", lf.Name, msg)
+		}
+		f.Mask = mask
+	}
 	f.Constants = constants(lf.Type)
 	return f
 }
@@ -275,6 +283,8 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 			Column:    tb.Column.Name,
 			ColumnPos: pos(tb.Off),
 			Pos:       pos(tb.Off),
+			Start:     tb.Start,
+			StartSet:  tb.StartOff >= 0,
 		}
 		if tb.Column.Off >= 0 {
 			t.Bucket.ColumnPos = pos(tb.Column.Off)

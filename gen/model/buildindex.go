@@ -26,16 +26,18 @@ func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map
 	pos := func(off int) token.Position { return b.tagPos(lf, off) }
 	ti := tp.Index
 	ix := &Index{
-		Entity:   e,
-		Name:     ti.Name.Name,
-		Pos:      pos(ti.Name.Off),
-		OnName:   ti.On.Name,
-		OnPos:    pos(ti.On.Off),
-		Column:   Ref{Name: ti.Col.Name, Pos: pos(ti.Col.Off), Field: byColumn[ti.Col.Name]},
-		Range:    ti.Range,
-		MatchPos: pos(ti.MatchOff),
-		PKPos:    pos(tp.PKOff),
-		Doc:      tp.Doc,
+		Entity:     e,
+		Name:       ti.Name.Name,
+		Pos:        pos(ti.Name.Off),
+		OnName:     ti.On.Name,
+		OnPos:      pos(ti.On.Off),
+		Column:     Ref{Name: ti.Col.Name, Pos: pos(ti.Col.Off), Field: byColumn[ti.Col.Name]},
+		Range:      ti.Range,
+		MatchPos:   pos(ti.MatchOff),
+		ANN:        ti.ANN,
+		Similarity: ti.Similarity,
+		PKPos:      pos(tp.PKOff),
+		Doc:        tp.Doc,
 	}
 	if ti.On.Name == "" {
 		ix.OnPos = ix.Pos
@@ -77,6 +79,8 @@ func describeIndex(e *Entity, ix *Index) string {
 		what += " contains a value"
 	case ix.Range:
 		what += " lies in a range"
+	case ix.ANN:
+		what = e.GoName + " rows whose " + ix.Column.Name + " is nearest a vector, by " + ix.Similarity + " similarity"
 	default:
 		what += " equals a value"
 	}

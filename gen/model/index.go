@@ -111,6 +111,11 @@ type Index struct {
 	Ignores   []Ignore
 	Names     IndexNames
 
+	// ANN reads the rows whose vector is nearest a given one
+	// (match:"ann"), by Similarity: cosine, dot_product or euclidean.
+	ANN        bool
+	Similarity string
+
 	stmts []*Statement
 }
 
@@ -162,6 +167,32 @@ func (ix *Index) ValueGo() types.Type {
 	return t
 }
 
+// SlotNearest is an ANN read: the rows nearest a vector, ORDER BY col
+// ANN OF ? LIMIT ?.
+const SlotNearest Slot = "Nearest"
+
+// BindLimit binds the most rows a read returns (LIMIT ?).
+const BindLimit BindKind = 101
+
+// nearestStatement is the one statement of an ANN read: within the
+// partition with pk, else over the cluster, the rows nearest the vector
+// bound, nearest first.
+func (ix *Index) nearestStatement(t *Table, col *Column) []*Statement {
+	where := ""
+	var binds []Bind
+	if !ix.Scatter() {
+		conds, pb := t.conds(t.PartitionKey())
+		where, binds = "WHERE "+strings.Join(conds, " AND "), pb
+	}
+	clauses := []string{"SELECT " + strings.Join(t.selected(), ", "), "FROM " + t.Name}
+	if where != "" {
+		clauses = append(clauses, where)
+	}
+	clauses = append(clauses, "ORDER BY "+col.Name+" ANN OF ?", "LIMIT ?")
+	binds = append(binds, Bind{Kind: BindValue, Column: col}, Bind{Kind: BindLimit})
+	return []*Statement{{Slot: SlotNearest, Const: ix.Names.Var + string(SlotNearest) + "CQL", Clauses: clauses, Binds: binds}}
+}
+
 // Op is the relation a read puts on the indexed column.
 func (ix *Index) Op() string {
 	switch {
@@ -206,6 +237,8 @@ func Indexable(t *Type) (bool, string) {
 		return false, "a frozen collection, which SAI indexes only whole (full(...)), a form cqlgen does not generate reads for yet"
 	case t.Name == "map":
 		return false, "a map, whose keys, values or entries cqlgen does not index yet; a set of the values you search for can be"
+	case t.IsVector():
+		return true, ""
 	case t.IsCollection():
 		if ok, _ := Indexable(t.Params[0]); !ok || t.Params[0].IsCollection() {
 			return false, "a collection of " + t.Params[0].String()
@@ -253,6 +286,9 @@ func (ix *Index) statements() []*Statement {
 	}
 	if col == nil {
 		return nil
+	}
+	if ix.ANN {
+		return ix.nearestStatement(t, col)
 	}
 	icond := []string{ix.Condition()}
 	ibinds := []Bind{{Kind: BindValue, Column: col}}

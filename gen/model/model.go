@@ -10,6 +10,7 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cqlgen/cqlgen/gen/load"
 )
@@ -129,6 +130,10 @@ type Field struct {
 	// Embedded is the Go name of the embedded struct the field is promoted
 	// from, "" for a field of the struct itself.
 	Embedded string
+	// Mask is the column's dynamic data mask (mask:"..."), as the DDL
+	// writes it after MASKED WITH: mask_inner(1, 1). "" for none.
+	Mask    string
+	MaskPos token.Position
 
 	path []int // field indexes from the struct that holds the field
 }
@@ -139,7 +144,11 @@ type Type struct {
 	Params []*Type
 	Frozen bool
 	UDT    *UDT // the user-defined type Name names; nil for the others
+	Dim    int  // the dimension of a vector: vector<float, Dim>
 }
+
+// IsVector reports a vector<float, N>, a Cassandra 5 vector.
+func (t *Type) IsVector() bool { return t.Name == "vector" }
 
 func (t *Type) String() string {
 	var b strings.Builder
@@ -159,6 +168,9 @@ func (t *Type) write(b *strings.Builder) {
 				b.WriteString(", ")
 			}
 			p.write(b)
+		}
+		if t.IsVector() {
+			b.WriteString(", " + itoa(int64(t.Dim)))
 		}
 		b.WriteByte('>')
 	}
@@ -281,6 +293,13 @@ type Bucket struct {
 	Column    string
 	ColumnPos token.Position // where the name is written, or the expression when defaulted
 	Pos       token.Position // the expression
+
+	// Start is where a week or days bucket begins: the first day of the
+	// week as a time.Weekday (Monday, ISO 8601, unless the tag says), or
+	// the day, since 1970-01-01, that N-day ranges are counted from (0
+	// unless the tag says). StartSet tells that the tag said.
+	Start    int64
+	StartSet bool
 }
 
 // Type is the CQL type of the bucket column.
@@ -292,10 +311,28 @@ func (b *Bucket) Expr() string {
 	switch {
 	case b.Kind == HashBucket:
 		return d.Name + "(" + b.Source.Name + ") % " + itoa(b.N)
+	case d.Width && b.StartSet:
+		return d.Name + "(" + b.Source.Name + ", " + itoa(b.N) + ", '" + b.StartDate() + "')"
 	case d.Width:
 		return d.Name + "(" + b.Source.Name + ", " + itoa(b.N) + ")"
+	case b.StartSet:
+		return d.Name + "(" + b.Source.Name + ", " + strings.ToLower(b.FirstDay().String()) + ")"
 	}
 	return d.Name + "(" + b.Source.Name + ")"
+}
+
+// FirstDay is the day a week bucket starts on.
+func (b *Bucket) FirstDay() time.Weekday {
+	if b.Kind == WeekBucket && b.StartSet {
+		return time.Weekday(b.Start)
+	}
+	return time.Monday
+}
+
+// StartDate is the day a days bucket's ranges are counted from, as
+// YYYY-MM-DD.
+func (b *Bucket) StartDate() string {
+	return time.Unix(0, 0).UTC().AddDate(0, 0, int(b.Start)).Format("2006-01-02")
 }
 
 // ReadWords says how a read of the bucketed pattern walks its buckets.

@@ -113,6 +113,9 @@ func (p *Package) Idents() []Ident {
 		if e.Canonical != nil && e.Canonical.HasGetMany() {
 			methods = append(methods, "GetMany")
 		}
+		if e.Single() {
+			methods = append(methods, "InsertIfAbsent")
+		}
 		if e.Maintained() {
 			methods = append(methods, "Entity", "Tables", "Verify", "Repair", "Backfill")
 		}

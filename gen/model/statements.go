@@ -92,7 +92,9 @@ type Slot string
 
 const (
 	SlotInsert      Slot = "Insert"
-	SlotAdd         Slot = "Add" // a counter table's update, in place of Insert
+	SlotInsertTTL   Slot = "InsertTTL" // Insert with a TTL of the call's, on an entity stored in one table
+	SlotCreate      Slot = "Create"    // Insert if no row has the key (IF NOT EXISTS), with a TTL
+	SlotAdd         Slot = "Add"       // a counter table's update, in place of Insert
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
 	SlotGetMany     Slot = "GetMany" // the canonical rows of several keys: the last partition key column IN ?
@@ -131,6 +133,7 @@ const (
 	BindChange                     // the version of the change that gives a claim up
 	BindDelta                      // the amount a counter update adds to Column
 	BindKeys                       // the list of Column's values a multi-get reads (IN ?)
+	BindTTL                        // the time to live of the write, in seconds (USING TTL)
 )
 
 // Bind is one placeholder.
@@ -162,10 +165,14 @@ func (b Bind) Words() string {
 		return "the version of the change"
 	case BindDelta:
 		return "the amount added to " + b.Column.Name
+	case BindTTL:
+		return "the TTL in seconds (unset: the table's default)"
 	case BindValue:
 		return "the value of " + b.Column.Name + " looked for"
 	case BindKeys:
 		return "the list of " + b.Column.Name + " values"
+	case BindLimit:
+		return "the limit"
 	}
 	if b.Column.Kind == Claim {
 		return b.Column.Name + " (the version of the change)"
@@ -251,11 +258,20 @@ func (t *Table) statements() []*Statement {
 			marks = append(marks, "?")
 			binds = append(binds, Bind{Column: c})
 		}
-		add(SlotInsert, 0, []string{
+		into := []string{
 			"INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ")",
 			"VALUES (" + strings.Join(marks, ", ") + ")",
-			"USING TIMESTAMP ?",
-		}, append(binds, Bind{Kind: BindTimestamp}))
+		}
+		add(SlotInsert, 0, append(into[:2:2], "USING TIMESTAMP ?"), append(binds, Bind{Kind: BindTimestamp}))
+		if e.Single() {
+			// A TTL of the call's, and a create that applies only where
+			// no row has the key; Cassandra refuses a client timestamp
+			// on a conditional write.
+			add(SlotInsertTTL, 0, append(into[:2:2], "USING TTL ? AND TIMESTAMP ?"),
+				append(binds[:len(binds):len(binds)], Bind{Kind: BindTTL}, Bind{Kind: BindTimestamp}))
+			add(SlotCreate, 0, append(into[:2:2], "IF NOT EXISTS USING TTL ?"),
+				append(binds[:len(binds):len(binds)], Bind{Kind: BindTTL}))
+		}
 		add(SlotDelete, 0, []string{"DELETE FROM " + t.Name, "USING TIMESTAMP ?", where},
 			append([]Bind{{Kind: BindTimestamp}}, keyBinds...))
 	}
@@ -489,6 +505,11 @@ func (t *Table) fenceStatements(add func(Slot, int, []string, []Bind), where str
 	add(SlotFenceLive, 0, []string{"UPDATE " + t.Name, "SET " + VersionColumn + " = ?", where, cond}, binds)
 	add(SlotFenceGrave, 0, []string{"UPDATE " + t.Name, "USING TTL " + itoa(t.GraveTTL()), "SET " + VersionColumn + " = ?, " + DeletedColumn + " = true", where, cond}, binds)
 }
+
+// Single reports an entity stored in one table that is not a counter
+// table: its writes are one plain statement each, which can take a TTL
+// of the call's, and its Insert can be conditional (IF NOT EXISTS).
+func (e *Entity) Single() bool { return len(e.Tables) == 1 && !e.Counting() }
 
 // HasUnique reports whether the entity has a unique table.
 func (e *Entity) HasUnique() bool {

@@ -46,6 +46,9 @@ func mapType(t types.Type, o *tag.TypeExpr, udt udtFunc) (ct *Type, nullable boo
 			return nil, false, unsupported("pointer to pointer type %s has no CQL mapping", types.TypeString(t, shortQualifier))
 		}
 		ct, _, err := mapType(p.Elem(), o, udt)
+		if err == nil && ct.IsVector() {
+			return nil, false, unsupported("%s: a vector needs no pointer, a nil []float32 is stored as null", types.TypeString(t, shortQualifier))
+		}
 		if err == nil && ct.Name == "duration" && isNamed(p.Elem(), "time", "Duration") {
 			return nil, false, unsupported("*time.Duration cannot be read from a CQL duration; use time.Duration or *gocql.Duration")
 		}
@@ -108,6 +111,9 @@ func mapValue(t types.Type, o *tag.TypeExpr, depth int, udt udtFunc) (*Type, *ty
 	case *types.Slice:
 		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Byte {
 			return scalar("blob", o, name, "blob", "text", "varchar", "ascii")
+		}
+		if o != nil && o.Name == "vector" {
+			return mapVector(u, o, name, depth)
 		}
 		return mapCollection(t, u.Elem(), nil, o, depth, udt)
 	case *types.Array:
@@ -315,3 +321,26 @@ func hasMethod(t types.Type, name string, params, results int) bool {
 
 // shortQualifier writes package names rather than paths in messages.
 func shortQualifier(p *types.Package) string { return p.Name() }
+
+// MaxVectorDim bounds a vector's dimension: Cassandra 5.0's
+// storage-attached index takes up to 8192.
+const MaxVectorDim = 8192
+
+// mapVector maps a []float32 declared cql:"vector<float, N>", a
+// Cassandra 5 vector of N floats, as embeddings are stored for
+// similarity search. Only float vectors: they are what an ANN index
+// reads.
+func mapVector(u *types.Slice, o *tag.TypeExpr, name string, depth int) (*Type, *typeError) {
+	b, ok := u.Elem().(*types.Basic)
+	switch {
+	case depth > 0:
+		return nil, unsupported("a vector cannot be held in a collection or user-defined type here; make %s a field of its own", name)
+	case !ok || b.Kind() != types.Float32:
+		return nil, badOverride("%s cannot be stored as %s; a vector is a []float32", name, o)
+	case len(o.Params) != 1 || o.Params[0].Name != "float" || len(o.Params[0].Params) > 0 || o.DimOff == 0:
+		return nil, badOverride("%s: a vector is written vector<float, N>, N its dimension, such as vector<float, 384>", o)
+	case o.Dim < 1 || o.Dim > MaxVectorDim:
+		return nil, badOverride("%s: the dimension must be between 1 and %d", o, MaxVectorDim)
+	}
+	return &Type{Name: "vector", Params: []*Type{{Name: "float"}}, Dim: int(o.Dim)}, nil
+}

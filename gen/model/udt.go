@@ -79,6 +79,14 @@ func (b *builder) udt(named *types.Named) (*Type, *typeError) {
 			b.diags.Errorf(f.Pos, diag.BadTypeOverride, "field %s of %s: a user-defined type cannot hold a counter", f.GoName, u.GoName)
 			continue
 		}
+		if f.Mask != "" {
+			b.diags.Errorf(f.MaskPos, diag.BadMask, "field %s of %s: Cassandra masks columns, not the fields of a user-defined type; mask the column that holds %s", f.GoName, u.GoName, u.GoName)
+			continue
+		}
+		if f.Type != nil && f.Type.IsVector() {
+			b.diags.Errorf(f.Pos, diag.UnsupportedType, "field %s of %s: cqlgen stores a vector as a column of its own, not in a user-defined type; move it to the entity", f.GoName, u.GoName)
+			continue
+		}
 		byName[f.Column] = f
 		u.Fields = append(u.Fields, f)
 	}

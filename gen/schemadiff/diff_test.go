@@ -185,3 +185,31 @@ CREATE TABLE retired (id int PRIMARY KEY) WITH comment = 'DEPRECATED: nobody rea
 		t.Error("a schema file's dropped table is breaking, yet Migration is ok")
 	}
 }
+
+// TestParseMasksAndVectors reads columns Cassandra 5 adds: a mask, whose
+// arguments hold commas that do not end the column, and a vector type.
+func TestParseMasksAndVectors(t *testing.T) {
+	s, err := Parse(`CREATE TABLE IF NOT EXISTS customers (
+    org_id    text,
+    email     text MASKED WITH mask_inner(1, 3),
+    phone     text MASKED WITH mask_replace('***, ***'),
+    ssn       text MASKED WITH mask_default() STATIC,
+    embedding vector<float, 384>,
+    PRIMARY KEY ((org_id), email)
+);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Table("customers")
+	if c == nil || len(c.Columns) != 5 {
+		t.Fatalf("customers: %+v", c)
+	}
+	for i, want := range []string{"org_id text", "email text", "phone text", "ssn text", "embedding vector<float, 384>"} {
+		if got := c.Columns[i].Name + " " + c.Columns[i].Type; got != want {
+			t.Errorf("column %d: %q, want %q", i, got, want)
+		}
+	}
+	if !c.column("ssn").Static {
+		t.Error("ssn: STATIC after the mask was lost")
+	}
+}

@@ -181,6 +181,19 @@ func parseTable(toks []string) (*Table, error) {
 				switch w := strings.ToLower(p.next()); w {
 				case "static":
 					col.Static = true
+				case "masked": // MASKED WITH mask_inner(1, 1): its commas are not the column's end
+					p.next() // WITH
+					p.next() // the function
+					for depth := 0; p.is("(") || depth > 0; {
+						switch p.next() {
+						case "(":
+							depth++
+						case ")":
+							depth--
+						case "":
+							depth = 0
+						}
+					}
 				case "primary": // inline PRIMARY KEY
 					p.next()
 					t.PartitionKey = []string{col.Name}

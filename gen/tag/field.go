@@ -2,6 +2,7 @@ package tag
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -11,15 +12,22 @@ type TypeExpr struct {
 	Name   string
 	Params []*TypeExpr
 	Off    int
+	// Dim is the dimension of vector<float, N>, its last parameter, a
+	// number; DimOff is its offset, 0 when there is none.
+	Dim    int64
+	DimOff int
 }
 
 func (t *TypeExpr) String() string {
-	if len(t.Params) == 0 {
+	if len(t.Params) == 0 && t.DimOff <= 0 {
 		return t.Name
 	}
 	parts := make([]string, len(t.Params))
 	for i, p := range t.Params {
 		parts[i] = p.String()
+	}
+	if t.DimOff > 0 {
+		parts = append(parts, strconv.FormatInt(t.Dim, 10))
 	}
 	return t.Name + "<" + strings.Join(parts, ", ") + ">"
 }
@@ -32,9 +40,57 @@ type Field struct {
 	// Unique is the option of cql:"type,unique": the column's values are
 	// unique on their own (a uuid or timeuuid). Nil when not given.
 	Unique *Ident
+	// Mask is mask:"...", the column's dynamic data mask; nil when the
+	// tag gives none.
+	Mask *Mask
 }
 
-// ParseField reads the db and cql keys of a field's tag literal; other
+// Mask is a masking function as mask:"..." names it: default, null,
+// hash, inner(N, N), outer(N, N) or replace(value), the function
+// Cassandra calls mask_<name>.
+type Mask struct {
+	Name string
+	Args []Literal // inner and outer: two numbers; replace: one value
+	Off  int
+}
+
+// maskArgs is how many arguments each masking function takes.
+var maskArgs = map[string]int{"default": 0, "null": 0, "hash": 0, "inner": 2, "outer": 2, "replace": 1}
+
+// parseMask reads a mask:"..." value.
+func parseMask(v Value) (*Mask, *Error) {
+	const code = "bad-mask"
+	lx := newLexer(v)
+	t := lx.next()
+	n, ok := maskArgs[strings.ToLower(t.text)]
+	if t.kind != tokWord || !ok {
+		return nil, lx.errorf(t, code, "mask: expected default, null, hash, inner(N, N), outer(N, N) or replace(value), found %s", t)
+	}
+	m := &Mask{Name: strings.ToLower(t.text), Off: lx.v.Off(t.pos)}
+	if n > 0 || lx.peek().text == "(" {
+		if err := lx.expect("(", code, "mask "+m.Name); err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				if err := lx.expect(",", code, "mask "+m.Name); err != nil {
+					return nil, err
+				}
+			}
+			a, err := lx.literal(code, "mask "+m.Name)
+			if err != nil {
+				return nil, err
+			}
+			m.Args = append(m.Args, a)
+		}
+		if err := lx.expect(")", code, "mask "+m.Name); err != nil {
+			return nil, err
+		}
+	}
+	return m, lx.end(code, "mask")
+}
+
+// ParseField reads the db, cql and mask keys of a field's tag literal; other
 // keys (json, yaml, ...) are left alone.
 func ParseField(lit string) (Field, []*Error) {
 	var f Field
@@ -45,7 +101,7 @@ func ParseField(lit string) (Field, []*Error) {
 	var errs []*Error
 	seen := map[string]bool{}
 	for _, kv := range pairs {
-		if kv.Key != "db" && kv.Key != "cql" {
+		if kv.Key != "db" && kv.Key != "cql" && kv.Key != "mask" {
 			continue
 		}
 		if seen[kv.Key] {
@@ -65,6 +121,13 @@ func ParseField(lit string) (Field, []*Error) {
 			default:
 				f.Column = &Ident{Name: name, Off: kv.Value.Off(0)}
 			}
+		case "mask":
+			m, e := parseMask(kv.Value)
+			if e != nil {
+				errs = append(errs, e)
+				continue
+			}
+			f.Mask = m
 		case "cql":
 			lx := newLexer(kv.Value)
 			t, e := parseType(lx, 0)
@@ -113,6 +176,18 @@ func parseType(lx *lexer, depth int) (*TypeExpr, *Error) {
 		return te, nil
 	}
 	for {
+		if n := lx.peek(); n.kind == tokNumber && te.Name == "vector" && len(te.Params) == 1 {
+			// vector<float, 384>: the dimension.
+			dim, tok, err := lx.number("bad-value", "vector<type, dimension>")
+			if err != nil {
+				return nil, err
+			}
+			te.Dim, te.DimOff = dim, lx.v.Off(tok.pos)
+			if err := lx.expect(">", "bad-value", "vector<type, dimension>"); err != nil {
+				return nil, err
+			}
+			return te, nil
+		}
 		p, err := parseType(lx, depth+1)
 		if err != nil {
 			return nil, err

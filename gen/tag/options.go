@@ -2,6 +2,7 @@ package tag
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -83,7 +84,15 @@ type Index struct {
 	Col      Ident // the indexed column
 	Range    bool  // match:"range": a range read on the column instead of equality
 	MatchOff int
+	// ANN is match:"ann": the rows nearest a vector, by the similarity
+	// function Similarity (cosine, unless match:"ann(dot_product)" or
+	// ann(euclidean) says).
+	ANN        bool
+	Similarity string
 }
+
+// similarities are the functions an ANN index compares vectors with.
+var similarities = []string{"cosine", "dot_product", "euclidean"}
 
 // IndexKeys are the keys an index pattern may use.
 var IndexKeys = []string{"index", "on", "col", "match", "pk", "name", "doc", "ignore"}
@@ -116,19 +125,35 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 	}
 	// match
 	id, err := lx.ident("bad-value", "match")
-	if err == nil {
-		err = lx.end("bad-value", "match")
-	}
 	if err != nil {
 		return err
 	}
 	ix.MatchOff = id.Off
+	if id.Name == "ann" {
+		ix.ANN, ix.Similarity = true, "cosine"
+		if lx.accept("(") {
+			fn, err := lx.ident("bad-value", "match:\"ann(similarity)\"")
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(similarities, fn.Name) {
+				return &Error{Off: fn.Off, Code: "bad-value", Msg: fmt.Sprintf("match: %q is not a similarity function; ann takes cosine (the default), dot_product or euclidean", fn.Name)}
+			}
+			ix.Similarity = fn.Name
+			if err := lx.expect(")", "bad-value", "match:\"ann(similarity)\""); err != nil {
+				return err
+			}
+		}
+	}
+	if err := lx.end("bad-value", "match"); err != nil {
+		return err
+	}
 	switch id.Name {
-	case "eq":
+	case "eq", "ann":
 	case "range":
 		ix.Range = true
 	default:
-		return &Error{Off: id.Off, Code: "bad-value", Msg: fmt.Sprintf("match: %q is not eq or range; eq (the default) reads rows whose column equals a value, or contains it for a set or list, and range reads a column between two values", id.Name)}
+		return &Error{Off: id.Off, Code: "bad-value", Msg: fmt.Sprintf("match: %q is not eq, range or ann; eq (the default) reads rows whose column equals a value, or contains it for a set or list, range reads a column between two values, and ann the rows whose vector is nearest one", id.Name)}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cqlgen/cqlgen/gen/internal/suggest"
 )
@@ -28,9 +29,9 @@ const (
 	Hash  BucketKind = iota + 1 // hash(col) % N
 	Hour                        // hour(col): the UTC hour the timestamp falls in
 	Day                         // day(col): the UTC day
-	Week                        // week(col): the ISO week, starting on Monday, UTC
+	Week                        // week(col[, day]): the week starting on Monday (ISO) or on day, UTC
 	Month                       // month(col): the UTC calendar month
-	Days                        // days(col, N): N-day ranges counted from 1970-01-01
+	Days                        // days(col, N[, 'date']): N-day ranges counted from 1970-01-01 or from date
 )
 
 var bucketNames = map[string]BucketKind{"hash": Hash, "hour": Hour, "day": Day, "week": Week, "month": Month, "days": Days}
@@ -52,6 +53,13 @@ type Bucket struct {
 	NOff   int
 	Column Ident // the bucket column's name; Off is -1 when defaulted
 	Off    int   // offset of the expression
+
+	// Start is where Week and Days buckets begin: the first day of the
+	// week, time.Weekday's number (Sunday is 0; Monday by default); the
+	// day N-day ranges are counted from, in days since 1970-01-01.
+	// StartOff is -1 when the expression leaves it out.
+	Start    int64
+	StartOff int
 }
 
 // Size holds the optional size hints of a pattern. Zero means not given.
@@ -467,9 +475,12 @@ func parseBucket(v Value) (*Bucket, *Error) {
 	fn := lx.next()
 	kind, ok := bucketNames[strings.ToLower(fn.text)]
 	if fn.kind != tokWord || !ok {
-		return nil, lx.errorf(fn, code, "bucket: expected hash(col) %% N, hour(col), day(col), week(col), month(col) or days(col, N), found %s", fn)
+		return nil, lx.errorf(fn, code, "bucket: expected hash(col) %% N, hour(col), day(col), week(col[, day]), month(col) or days(col, N[, 'date']), found %s", fn)
 	}
-	b := &Bucket{Kind: kind, Off: v.Off(fn.pos), Column: Ident{Name: "bucket", Off: -1}}
+	b := &Bucket{Kind: kind, Off: v.Off(fn.pos), Column: Ident{Name: "bucket", Off: -1}, StartOff: -1}
+	if kind == Week {
+		b.Start = int64(time.Monday)
+	}
 	if err := lx.expect("(", code, "bucket"); err != nil {
 		return nil, err
 	}
@@ -487,6 +498,15 @@ func parseBucket(v Value) (*Bucket, *Error) {
 			return nil, err
 		}
 		b.N, b.NOff = n, v.Off(t.pos)
+	}
+	if t := lx.peek(); t.kind == tokPunct && t.text == "," {
+		if kind != Week && kind != Days {
+			return nil, lx.errorf(t, code, "%s(col) takes one argument; only week(col, day) and days(col, N, 'date') say where their buckets start", kind)
+		}
+		lx.next()
+		if err := parseBucketStart(lx, b); err != nil {
+			return nil, err
+		}
 	}
 	if err := lx.expect(")", code, "bucket"); err != nil {
 		return nil, err
@@ -510,6 +530,33 @@ func parseBucket(v Value) (*Bucket, *Error) {
 		b.Column = name
 	}
 	return b, lx.end(code, "bucket")
+}
+
+// weekdays are the names week(col, day) takes, as time.Weekday numbers.
+var weekdays = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
+	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
+
+// parseBucketStart reads where a week or N-day bucket starts: a weekday
+// name for week(col, sunday), a date in quotes for days(col, N,
+// '2024-01-07').
+func parseBucketStart(lx *lexer, b *Bucket) *Error {
+	const code = "bad-bucket"
+	t := lx.next()
+	b.StartOff = lx.v.Off(t.pos)
+	if b.Kind == Week {
+		day, ok := weekdays[strings.ToLower(t.text)]
+		if t.kind != tokWord || !ok {
+			return lx.errorf(t, code, "week(col, day): expected the first day of the week, monday (the default, as ISO 8601) to sunday, found %s", t)
+		}
+		b.Start = int64(day)
+		return nil
+	}
+	d, err := time.Parse("2006-01-02", t.text)
+	if t.kind != tokString || err != nil {
+		return lx.errorf(t, code, "days(col, N, 'date'): expected the day the ranges are counted from, as a quoted date such as '2024-01-07', found %s", t)
+	}
+	b.Start = int64(d.Sub(time.Unix(0, 0).UTC()) / (24 * time.Hour))
+	return nil
 }
 
 // ParseTTL reads a duration such as 90d, 12h, 1w2d or 3600s (units s, m,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestScanOffsets(t *testing.T) {
@@ -97,6 +98,8 @@ func TestParseBuckets(t *testing.T) {
 		col  string
 	}{
 		{"hash(a) % 16", Hash, 16, "bucket"},
+		{"week(ts, sunday) as week", Week, 0, "week"},
+		{"days(ts, 10, '2024-01-07')", Days, 10, "bucket"},
 		{"hour(ts)", Hour, 0, "bucket"},
 		{"day(ts) as day", Day, 0, "day"},
 		{"week(ts)", Week, 0, "bucket"},
@@ -110,6 +113,46 @@ func TestParseBuckets(t *testing.T) {
 		}
 		if b := p.Bucket; b.Kind != tc.kind || b.N != tc.n || b.Column.Name != tc.col {
 			t.Errorf("%s: got %+v", tc.in, b)
+		}
+	}
+}
+
+// TestParseBucketStart reads where weeks and N-day ranges start: the
+// default (Monday, 1970-01-01) unless the expression names a day, and a
+// bad-bucket error at the word for a day that is none.
+func TestParseBucketStart(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		start int64
+		set   bool
+	}{
+		{"week(ts)", int64(time.Monday), false},
+		{"week(ts, Sunday)", int64(time.Sunday), true},
+		{"week(ts, saturday) as w", int64(time.Saturday), true},
+		{"days(ts, 7)", 0, false},
+		{"days(ts, 7, '2024-01-07')", 19729, true},
+		{"days(ts, 7, '1969-12-25')", -7, true},
+	} {
+		p, errs := ParsePattern("`table:\"t\" bucket:\"" + tc.in + "\"`")
+		if len(errs) > 0 {
+			t.Errorf("%s: %v", tc.in, errs[0])
+			continue
+		}
+		if b := p.Bucket; b.Start != tc.start || (b.StartOff >= 0) != tc.set {
+			t.Errorf("%s: start %d (set %v), want %d (%v)", tc.in, b.Start, b.StartOff >= 0, tc.start, tc.set)
+		}
+	}
+	for in, want := range map[string]string{
+		"week(ts, sun)":             `found "sun"`,
+		"week(ts, 'sunday')":        `found 'sunday'`,
+		"days(ts, 7, 2024)":         `found "2024"`,
+		"days(ts, 7, '2024-02-30')": `found '2024-02-30'`,
+		"day(ts, sunday)":           `takes one argument`,
+		"hash(ts, sunday) % 4":      `takes one argument`,
+	} {
+		_, errs := ParsePattern("`table:\"t\" bucket:\"" + in + "\"`")
+		if len(errs) != 1 || errs[0].Code != "bad-bucket" || !strings.Contains(errs[0].Msg, want) {
+			t.Errorf("%s: %v, want a bad-bucket error with %s", in, errs, want)
 		}
 	}
 }

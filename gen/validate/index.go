@@ -102,6 +102,14 @@ func (c *checker) index(p *model.Package, e *model.Entity, ix *model.Index) bool
 		c.diags.Errorf(ix.Column.Pos, diag.UnsupportedType, "column %s is %s: a storage-attached index cannot serve it; index another column, or serve the read with a table", ix.Column.Name, why)
 		return true
 	}
+	switch {
+	case ix.ANN && !f.Type.IsVector():
+		c.diags.Errorf(ix.MatchPos, diag.BadIndex, "match:\"ann\" on %s, a %s: an ANN read finds the rows whose vector is nearest another; index a []float32 declared cql:\"vector<float, N>\"", ix.Column.Name, f.Type)
+		return true
+	case !ix.ANN && f.Type.IsVector():
+		c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s is a %s: an index on a vector serves only a read of the rows nearest a vector; say match:\"ann\" (cosine similarity), ann(dot_product) or ann(euclidean)", ix.Column.Name, f.Type)
+		return true
+	}
 	if ix.Range {
 		switch {
 		case ix.Contains():

@@ -248,6 +248,8 @@ func (c *checker) keyType(t *model.Table, r model.Ref) {
 		c.diags.Errorf(r.Pos, diag.CollectionKey, "column %s is a %s, and a collection can be part of a primary key only frozen: declare the field cql:\"frozen<%s>\" to key %s by the whole value (it is then frozen in every table and replaced whole)", r.Name, f.Type, f.Type, t.Name)
 	case f.Type.Name == "duration":
 		c.diags.Errorf(r.Pos, diag.KeyType, "column %s is a duration, which Cassandra cannot order and refuses in a primary key", r.Name)
+	case f.Type.IsVector():
+		c.diags.Errorf(r.Pos, diag.KeyType, "column %s is a %s, an embedding to search by similarity, not a key: find rows by it with an index pattern, match:\"ann\"", r.Name, f.Type)
 	case f.Nullable:
 		c.diags.Errorf(r.Pos, diag.NullableKey, "column %s is a pointer field, but a primary key column can never be null; use a value type", r.Name)
 	case f.Type.UDT != nil:

@@ -28,8 +28,18 @@ var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "space", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "size", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      noteNotesInsertCQL,
+		InsertTTL:   noteNotesInsertTTLCQL,
+		Create:      noteNotesCreateCQL,
 		Delete:      noteNotesDeleteCQL,
 		Get:         noteNotesGetCQL,
 		First:       noteNotesFirstCQL,
@@ -57,6 +67,21 @@ const noteNotesInsertCQL = `INSERT INTO notes (space, at, seq, author, tags, siz
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
+
+// noteNotesInsertTTLCQL writes a whole row of notes with a TTL of the call's
+// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds space, at, seq, author, tags,
+// size, the TTL in seconds (unset: the table's default), the write timestamp.
+const noteNotesInsertTTLCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// noteNotesCreateCQL writes a whole row of notes if no row has its key, for
+// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
+// timestamp. cqlgenimpl.ReadPage binds space, at, seq, author, tags, size, the
+// TTL in seconds (unset: the table's default).
+const noteNotesCreateCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // noteNotesDeleteCQL deletes a row of notes by its primary key. Its
 // placeholders bind the write timestamp, space, at, seq.
@@ -170,40 +195,61 @@ func noteCheck(e *Note) error {
 // Insert writes e to notes, at a client-side timestamp. Nil pointers and empty
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
+			return noteNotesRow(e, 0, unset)
+		}, noteNotesScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotes.Insert,
-			Values: noteNotesRow(e, ts, true),
-		}
+		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, true))
 	})
 }
 
+// InsertIfAbsent writes e to notes only if no row has its key (INSERT ... IF
+// NOT EXISTS): create, never replace. The result says whether it applied and,
+// when a row was there, holds it as Current. A row that holds every value e
+// would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Note]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
+		return noteNotesRow(e, 0, unset)
+	}, noteNotesScan)
+}
+
 // Update writes e over the row with its key in notes. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotes.Insert,
-			Values: noteNotesRow(e, ts, false),
-		}
+		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, false))
 	})
 }
 
@@ -594,8 +640,17 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "day", Type: "date", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "account", Type: "text"},
+		{Name: "kind", Type: "text"},
+		{Name: "day", Type: "date", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "shares", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      tradeTradesByAccountInsertCQL,
+		InsertTTL:   tradeTradesByAccountInsertTTLCQL,
+		Create:      tradeTradesByAccountCreateCQL,
 		Delete:      tradeTradesByAccountDeleteCQL,
 		Get:         tradeTradesByAccountGetCQL,
 		First:       tradeTradesByAccountFirstCQL,
@@ -649,6 +704,22 @@ const tradeTradesByAccountInsertCQL = `INSERT INTO trades_by_account (account, k
 func tradeTradesByAccountRow(e *Trade, ts int64) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
+
+// tradeTradesByAccountInsertTTLCQL writes a whole row of trades_by_account
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
+// account, kind, day, seq, shares, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const tradeTradesByAccountInsertTTLCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
+	VALUES (?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// tradeTradesByAccountCreateCQL writes a whole row of trades_by_account if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds account, kind, day,
+// seq, shares, the TTL in seconds (unset: the table's default).
+const tradeTradesByAccountCreateCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
+	VALUES (?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // tradeTradesByAccountDeleteCQL deletes a row of trades_by_account by its
 // primary key. Its placeholders bind the write timestamp, account, kind, day,
@@ -888,40 +959,62 @@ func tradeCheck(e *Trade) error {
 // Insert writes e to trades_by_account, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, tradeTradesByAccount, e, []any{e.Account, e.Kind, e.Day, e.Seq}, func(e *Trade, _ bool) []any {
+			return tradeTradesByAccountRow(e, 0)
+		}, tradeTradesByAccountScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   tradeTradesByAccount.Insert,
-			Values: tradeTradesByAccountRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to trades_by_account only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (cqlgen.Inserted[Trade], error) {
+	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Trade]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, tradeTradesByAccount, e, []any{e.Account, e.Kind, e.Day, e.Seq}, func(e *Trade, _ bool) []any {
+		return tradeTradesByAccountRow(e, 0)
+	}, tradeTradesByAccountScan)
+}
+
 // Update writes e over the row with its key in trades_by_account. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   tradeTradesByAccount.Insert,
-			Values: tradeTradesByAccountRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
 	})
 }
 
@@ -1071,8 +1164,18 @@ var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "day", Type: "date"},
 		{Name: "seq", Type: "bigint", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "desk", Type: "text"},
+		{Name: "bucket", Type: "int"},
+		{Name: "kind", Type: "text", Desc: true},
+		{Name: "day", Type: "date"},
+		{Name: "seq", Type: "bigint", Desc: true},
+		{Name: "shares", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      deskTradeTradesByDeskInsertCQL,
+		InsertTTL:   deskTradeTradesByDeskInsertTTLCQL,
+		Create:      deskTradeTradesByDeskCreateCQL,
 		Delete:      deskTradeTradesByDeskDeleteCQL,
 		Get:         deskTradeTradesByDeskGetCQL,
 		First:       deskTradeTradesByDeskFirstCQL,
@@ -1126,6 +1229,22 @@ const deskTradeTradesByDeskInsertCQL = `INSERT INTO trades_by_desk (desk, bucket
 func deskTradeTradesByDeskRow(e *DeskTrade, ts int64) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
+
+// deskTradeTradesByDeskInsertTTLCQL writes a whole row of trades_by_desk with
+// a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds desk,
+// bucket, kind, day, seq, shares, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const deskTradeTradesByDeskInsertTTLCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// deskTradeTradesByDeskCreateCQL writes a whole row of trades_by_desk if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds desk, bucket, kind,
+// day, seq, shares, the TTL in seconds (unset: the table's default).
+const deskTradeTradesByDeskCreateCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // deskTradeTradesByDeskDeleteCQL deletes a row of trades_by_desk by its
 // primary key. Its placeholders bind the write timestamp, desk, bucket, kind,
@@ -1368,40 +1487,61 @@ func deskTradeCheck(e *DeskTrade) error {
 // Insert writes e to trades_by_desk, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, deskTradeTradesByDesk, e, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, func(e *DeskTrade, _ bool) []any {
+			return deskTradeTradesByDeskRow(e, 0)
+		}, deskTradeTradesByDeskScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   deskTradeTradesByDesk.Insert,
-			Values: deskTradeTradesByDeskRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to trades_by_desk only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (cqlgen.Inserted[DeskTrade], error) {
+	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[DeskTrade]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, deskTradeTradesByDesk, e, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, func(e *DeskTrade, _ bool) []any {
+		return deskTradeTradesByDeskRow(e, 0)
+	}, deskTradeTradesByDeskScan)
+}
+
 // Update writes e over the row with its key in trades_by_desk. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   deskTradeTradesByDesk.Insert,
-			Values: deskTradeTradesByDeskRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
 	})
 }
 
@@ -1554,8 +1694,18 @@ var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "symbol", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "kind", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "seq", Type: "bigint"},
+		{Name: "price", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      tickTicksBySymbolInsertCQL,
+		InsertTTL:   tickTicksBySymbolInsertTTLCQL,
+		Create:      tickTicksBySymbolCreateCQL,
 		Delete:      tickTicksBySymbolDeleteCQL,
 		Get:         tickTicksBySymbolGetCQL,
 		First:       tickTicksBySymbolFirstCQL,
@@ -1596,6 +1746,22 @@ const tickTicksBySymbolInsertCQL = `INSERT INTO ticks_by_symbol (symbol, bucket,
 func tickTicksBySymbolRow(e *Tick, ts int64) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
+
+// tickTicksBySymbolInsertTTLCQL writes a whole row of ticks_by_symbol with a
+// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds symbol,
+// bucket, kind, at, seq, price, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const tickTicksBySymbolInsertTTLCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// tickTicksBySymbolCreateCQL writes a whole row of ticks_by_symbol if no row
+// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds symbol, bucket, kind,
+// at, seq, price, the TTL in seconds (unset: the table's default).
+const tickTicksBySymbolCreateCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // tickTicksBySymbolDeleteCQL deletes a row of ticks_by_symbol by its primary
 // key. Its placeholders bind the write timestamp, symbol, bucket, kind, at,
@@ -1779,40 +1945,61 @@ func tickCheck(e *Tick) error {
 // Insert writes e to ticks_by_symbol, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, tickTicksBySymbol, e, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, func(e *Tick, _ bool) []any {
+			return tickTicksBySymbolRow(e, 0)
+		}, tickTicksBySymbolScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   tickTicksBySymbol.Insert,
-			Values: tickTicksBySymbolRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to ticks_by_symbol only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (cqlgen.Inserted[Tick], error) {
+	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Tick]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, tickTicksBySymbol, e, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, func(e *Tick, _ bool) []any {
+		return tickTicksBySymbolRow(e, 0)
+	}, tickTicksBySymbolScan)
+}
+
 // Update writes e over the row with its key in ticks_by_symbol. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   tickTicksBySymbol.Insert,
-			Values: tickTicksBySymbolRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
 	})
 }
 

@@ -85,11 +85,13 @@ func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalid
 type VersionConflictError struct {
 	Table    string // the entity's source of truth
 	Expected int64  // the version expected; Absent for none
-	Actual   int64  // the version found; Absent when there is no entity
+	Actual   int64  // the version found; Absent when there is no entity, 0 for an entity without versions (stored in one table)
 }
 
 func (e *VersionConflictError) Error() string {
 	switch {
+	case e.Expected == Absent && e.Actual == 0:
+		return fmt.Sprintf("cqlgen: %s: a row with the key exists, and IfAbsent asked for none", e.Table)
 	case e.Expected == Absent:
 		return fmt.Sprintf("cqlgen: %s: the entity exists (version %d), and IfAbsent asked for none", e.Table, e.Actual)
 	case e.Actual == Absent:
@@ -239,6 +241,26 @@ func (e *FencedError) Error() string {
 
 // Is makes errors.Is(err, ErrFenced) true.
 func (e *FencedError) Is(target error) bool { return target == ErrFenced }
+
+// ErrVectorDimension: a vector whose length is not its column's
+// dimension. A *VectorDimensionError names the column and both lengths.
+var ErrVectorDimension = errors.New("cqlgen: vector of the wrong dimension")
+
+// VectorDimensionError reports a vector, written or searched for, whose
+// length is not the dimension its column declares (vector<float, N>).
+// Nothing was sent.
+type VectorDimensionError struct {
+	Table, Column string
+	Want, Got     int // the column's dimension, and the vector's length
+}
+
+// Error names the column and both lengths.
+func (e *VectorDimensionError) Error() string {
+	return fmt.Sprintf("cqlgen: %s.%s is a vector of %d floats; this one has %d", e.Table, e.Column, e.Want, e.Got)
+}
+
+// Is makes errors.Is(err, ErrVectorDimension) true.
+func (e *VectorDimensionError) Is(target error) bool { return target == ErrVectorDimension }
 
 // OutcomeUnknownError reports a command with an idempotency key whose
 // outcome the caller cannot know within its deadline: this call ran it

@@ -48,7 +48,22 @@ type Options struct {
 	// Expect is the version a write of an entity stored in several tables
 	// expects to find (see IfVersion and IfAbsent); 0 expects nothing.
 	Expect int64
+	// TTL is the time to live of the rows one call writes (see WithTTL);
+	// 0 leaves each table's default_time_to_live to apply.
+	TTL time.Duration
 }
+
+// MaxTTL is the longest time to live Cassandra takes: 20 years.
+const MaxTTL = 20 * 365 * 24 * time.Hour
+
+// WithTTL makes the rows an Insert or Update writes expire after d, a
+// whole number of seconds from 1s to MaxTTL, instead of after their
+// table's default (ttl:"..."), if any: USING TTL on the write. Pass it per
+// call. Only an entity stored in one table takes it; the repositories of
+// other entities, a Delete and a counter Add refuse it with an
+// *OptionError, because the rows they write could not all expire
+// together (see docs/repositories.md, "Time to live").
+func WithTTL(d time.Duration) Option { return func(o *Options) { o.TTL = d } }
 
 // Absent is the version IfAbsent expects: no entity at all.
 const Absent int64 = -1
@@ -60,9 +75,11 @@ const Absent int64 = -1
 // repositories refuse the option with an *OptionError.
 func IfVersion(v int64) Option { return func(o *Options) { o.Expect = v } }
 
-// IfAbsent makes an Insert of an entity kept by the write protocol apply
-// only if the entity does not exist (a deleted one does not): create,
-// never replace. Otherwise it gets a *VersionConflictError.
+// IfAbsent makes an Insert apply only if the entity does not exist (for
+// an entity kept by the write protocol, a deleted one does not): create,
+// never replace. Otherwise it gets a *VersionConflictError. An entity
+// stored in one table honours it with INSERT ... IF NOT EXISTS; its
+// InsertIfAbsent says the same with the row found.
 func IfAbsent() Option { return func(o *Options) { o.Expect = Absent } }
 
 // Option sets an option.

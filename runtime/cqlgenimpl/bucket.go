@@ -92,11 +92,13 @@ func HashDate(v time.Time, n int) int32 {
 }
 
 // TimeBuckets derives a time bucket: the start, in UTC, of the hour, day,
-// ISO week (Monday), month or N-day range (counted from 1970-01-01) that a
-// point in time falls in. Reads walk from a bucket to the one before it.
+// week (starting on Monday, as ISO 8601, or on another day), month or
+// N-day range (counted from 1970-01-01, or another day) that a point in
+// time falls in. Reads walk from a bucket to the one before it.
 type TimeBuckets struct {
-	kind byte // 'h', 'd', 'w', 'm', 'n'
-	days int  // the width of an N-day range
+	kind byte  // 'h', 'd', 'w', 'm', 'n'
+	days int   // the width of an N-day range
+	from int64 // a week's first day (time.Weekday - Monday); the day N-day ranges count from
 }
 
 // The time bucket kinds.
@@ -110,6 +112,20 @@ var (
 // DaysBuckets are N-day ranges counted from 1970-01-01.
 func DaysBuckets(n int) TimeBuckets { return TimeBuckets{kind: 'n', days: n} }
 
+// WeekBucketsFrom are weeks that start on first: WeekBucketsFrom(time.Sunday)
+// buckets as a reader that counts weeks from Sunday does.
+// WeekBucketsFrom(time.Monday) is WeekBuckets.
+func WeekBucketsFrom(first time.Weekday) TimeBuckets {
+	return TimeBuckets{kind: 'w', from: int64(first) - int64(time.Monday)}
+}
+
+// DaysBucketsFrom are N-day ranges counted from the day epoch, in days
+// since 1970-01-01: one range starts on it, and the others every n days
+// before and after.
+func DaysBucketsFrom(n int, epoch int64) TimeBuckets {
+	return TimeBuckets{kind: 'n', days: n, from: epoch}
+}
+
 // Of returns the start of the bucket t falls in.
 func (b TimeBuckets) Of(t time.Time) time.Time {
 	t = t.UTC()
@@ -120,13 +136,13 @@ func (b TimeBuckets) Of(t time.Time) time.Time {
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	case 'w':
 		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-		back := (int(day.Weekday()) + 6) % 7 // days since Monday
-		return day.AddDate(0, 0, -back)
+		back := mod(int64(day.Weekday())-int64(time.Monday)-b.from, 7) // days since the first day
+		return day.AddDate(0, 0, -int(back))
 	case 'm':
 		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
 	days := int64(math.Floor(float64(t.Unix()) / 86400))
-	start := days - mod(days, int64(b.days))
+	start := days - mod(days-b.from, int64(b.days))
 	return time.Unix(start*86400, 0).UTC()
 }
 

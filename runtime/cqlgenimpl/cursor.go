@@ -281,6 +281,13 @@ func parseType(s string) (gocql.TypeInfo, string, error) {
 	switch name {
 	case "udt":
 		return parseUDT(s, rest)
+	case "vector":
+		// vector<float, N>: a custom type to gocql, encoded by Vector.
+		end := strings.IndexByte(rest, '>')
+		if !strings.HasPrefix(rest, "<") || end < 0 {
+			return nil, "", fmt.Errorf("cqlgen: malformed vector type %q", s)
+		}
+		return gocql.NewNativeType(4, gocql.TypeCustom, "vector"+rest[:end+1]), rest[end+1:], nil
 	case "frozen":
 		ps, r, err := params(1)
 		if err != nil {

@@ -27,7 +27,9 @@ type TableSpec struct {
 	// protocol, the columns of the entity's fields in table order.
 	Columns []Column
 	// Row lists, for the other tables of such an entity, every column its
-	// Insert writes, in order: what verify and repair compare.
+	// Insert writes, in order: what verify and repair compare. For the
+	// one table of an entity stored in one table, the same: what
+	// InsertIfAbsent compares with the row it finds.
 	Row []Column
 	// Unique marks a unique table: its rows are claims of its key, written
 	// only by conditional writes (see Projection.Unique).
@@ -54,6 +56,13 @@ type CQL struct {
 	// partitions hold one row: equal on the partition key's columns but
 	// the last, and the last IN ? (see GetMany).
 	GetMany string
+
+	// InsertTTL is Insert with a TTL: USING TTL ? AND TIMESTAMP ?, the
+	// TTL bound before the timestamp. Create is Insert if no row has the
+	// key: IF NOT EXISTS USING TTL ?, without the timestamp, which
+	// Cassandra refuses on a conditional write. Only the table of an
+	// entity stored in one table has them.
+	InsertTTL, Create string
 
 	// Add is a counter table's update: every counter plus a bound amount
 	// (UPDATE ... SET c = c + ?), the amounts first, then the primary key.
@@ -101,6 +110,11 @@ type CQL struct {
 	// restriction (see ReadIndex).
 	Next string
 
+	// Nearest reads the rows nearest a vector through an ANN index: the
+	// partition key (unless a scatter), the vector, the limit (see
+	// ReadNearest).
+	Nearest string
+
 	// Prefix[k-1] holds the page statements of a read that fixes the
 	// first k clustering columns by equality (a pattern's prefix key):
 	// the same as First... and After... above, with those columns'
@@ -127,6 +141,7 @@ type Table struct {
 	// of kind cqlgen.PreRead, so that observers tell it from reads.
 	PreRead                       *cqlgen.Statement
 	GetMany                       *cqlgen.Statement
+	InsertTTL, Create             *cqlgen.Statement
 	Add                           *cqlgen.Statement
 	State, Change, Remove, Settle *cqlgen.Statement
 	FenceLive, FenceGrave         *cqlgen.Statement
@@ -134,8 +149,9 @@ type Table struct {
 
 	// pages[k] are the page statements of a read that fixes the first k
 	// clustering columns: pages[0] those of CQL, the others Prefix's.
-	pages []pages
-	next  *cqlgen.Statement
+	pages   []pages
+	next    *cqlgen.Statement
+	nearest *cqlgen.Statement
 }
 
 // pages are the page statements of one depth of a prefix key.
@@ -179,6 +195,8 @@ func NewTable(spec TableSpec) *Table {
 		insert = cqlgen.Conditional
 	}
 	t.Insert = t.stmt(c.Insert, insert)
+	t.InsertTTL = t.stmt(c.InsertTTL, cqlgen.Write)
+	t.Create = t.stmt(c.Create, cqlgen.Conditional)
 	t.Delete = t.stmt(c.Delete, cqlgen.Write)
 	t.Get = t.stmt(c.Get, cqlgen.Read)
 	t.GetMany = t.stmt(c.GetMany, cqlgen.Read)
@@ -205,6 +223,7 @@ func NewTable(spec TableSpec) *Table {
 		t.pages = append(t.pages, t.newPages(p, k+1))
 	}
 	t.next = t.stmt(c.Next, cqlgen.Read)
+	t.nearest = t.stmt(c.Nearest, cqlgen.Read)
 	return t
 }
 

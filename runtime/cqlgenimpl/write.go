@@ -46,32 +46,64 @@ func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
 // empty key values, and returns the repository's options with the call's
 // applied.
 func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
-	return begin(e, check, o, opts, false)
+	return begin(e, check, o, opts, 0)
 }
 
-func begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, versioned bool) (cqlgen.Options, error) {
+// Allow lists the options a write method honours beyond the common ones;
+// begin refuses the others with a *cqlgen.OptionError rather than ignore
+// them.
+type Allow uint8
+
+const (
+	// AllowVersions: cqlgen.IfVersion and cqlgen.IfAbsent, on the
+	// writes of the protocol.
+	AllowVersions Allow = 1 << iota
+	// AllowAbsent: cqlgen.IfAbsent alone, on the Insert of an entity
+	// stored in one table (IF NOT EXISTS).
+	AllowAbsent
+	// AllowTTL: cqlgen.WithTTL, on the Insert and Update of an entity
+	// stored in one table.
+	AllowTTL
+)
+
+func begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
 	if e == nil {
 		return o, cqlgen.ErrNilEntity
 	}
 	if err := check(e); err != nil {
 		return o, err
 	}
+	repoTTL := o.TTL
 	o = CallOptions(o, opts)
 	switch {
 	case o.Strategy == nil:
 		return o, &cqlgen.OptionError{Option: "Strategy", Reason: "nil; leave it out for the default, a logged batch"}
 	case o.Clock == nil:
 		return o, &cqlgen.OptionError{Option: "Clock", Reason: "nil; leave it out for the default, time.Now"}
-	case o.Expect != 0 && !versioned:
+	case o.Expect == cqlgen.Absent && allow&(AllowVersions|AllowAbsent) == 0:
+		return o, &cqlgen.OptionError{Option: "IfAbsent", Reason: "only an Insert can be conditional on no entity being there"}
+	case o.Expect != 0 && o.Expect != cqlgen.Absent && allow&AllowVersions == 0:
 		return o, &cqlgen.OptionError{Option: "IfVersion", Reason: "only an entity stored in several tables through the write protocol has versions; this one has none"}
+	case repoTTL != 0:
+		return o, &cqlgen.OptionError{Option: "TTL", Reason: "given to the repository; pass cqlgen.WithTTL per call, and declare a default for every write with the table's ttl:\"...\""}
+	case o.TTL != 0 && allow&AllowTTL == 0:
+		return o, &cqlgen.OptionError{Option: "TTL", Reason: "only the Insert and Update of an entity stored in one table take a TTL per call: the rows of an entity in several tables, a Delete's tombstones and counters could not honour it; declare the tables' ttl:\"...\" instead"}
+	case o.TTL != 0 && (o.TTL < time.Second || o.TTL > cqlgen.MaxTTL || o.TTL%time.Second != 0):
+		return o, &cqlgen.OptionError{Option: "TTL", Reason: o.TTL.String() + ": a TTL is a whole number of seconds, from 1s to 20 years"}
 	}
 	return o, nil
 }
 
 // BeginVersioned is Begin for the writes of the protocol, which alone
-// honour cqlgen.IfVersion and cqlgen.IfAbsent; Begin refuses them.
+// honour cqlgen.IfVersion; Begin refuses it.
 func BeginVersioned[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
-	return begin(e, check, o, opts, true)
+	return begin(e, check, o, opts, AllowVersions)
+}
+
+// BeginWrite is Begin for a write that honours the options allow names
+// as well.
+func BeginWrite[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
+	return begin(e, check, o, opts, allow)
 }
 
 // OrUnset binds a pointer field: its value, or when nil, unset (writing

@@ -18,6 +18,9 @@ type Reading struct {
 	_ cqlgen.Pattern `table:"by_clash" pk:"sensor_id" ck:"read_at" bucket:"month(read_at) as value"`
 	_ cqlgen.Pattern `table:"by_syntax" pk:"sensor_id" ck:"read_at" bucket:"hash(read_at) %% 8"`
 	_ cqlgen.Pattern `table:"by_kind" pk:"sensor_id" ck:"read_at" bucket:"year(read_at)"`
+	_ cqlgen.Pattern `table:"by_sun_week" pk:"sensor_id" ck:"read_at" bucket:"week(read_at, sun)"`
+	_ cqlgen.Pattern `table:"by_bad_epoch" pk:"sensor_id" ck:"read_at" bucket:"days(read_at, 7, 2024-01-07)"`
+	_ cqlgen.Pattern `table:"by_day_from" pk:"sensor_id" ck:"read_at" bucket:"day(read_at, sunday)"`
 
 	SensorID string    `db:"sensor_id"`
 	ReadAt   time.Time `db:"read_at"`

@@ -608,8 +608,15 @@ var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "click_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "bucket", Type: "timestamp"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "click_id", Type: "timeuuid"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      clickClicksByHourInsertCQL,
+		InsertTTL:   clickClicksByHourInsertTTLCQL,
+		Create:      clickClicksByHourCreateCQL,
 		Delete:      clickClicksByHourDeleteCQL,
 		Get:         clickClicksByHourGetCQL,
 		First:       clickClicksByHourFirstCQL,
@@ -635,6 +642,22 @@ const clickClicksByHourInsertCQL = `INSERT INTO clicks_by_hour (bucket, at, clic
 func clickClicksByHourRow(e *Click, ts int64) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
+
+// clickClicksByHourInsertTTLCQL writes a whole row of clicks_by_hour with a
+// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at,
+// click_id, the TTL in seconds (unset: the table's default), the write
+// timestamp.
+const clickClicksByHourInsertTTLCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
+	VALUES (?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// clickClicksByHourCreateCQL writes a whole row of clicks_by_hour if no row
+// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds bucket, at, click_id,
+// the TTL in seconds (unset: the table's default).
+const clickClicksByHourCreateCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
+	VALUES (?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // clickClicksByHourDeleteCQL deletes a row of clicks_by_hour by its primary
 // key. Its placeholders bind the write timestamp, bucket, at, click_id.
@@ -745,40 +768,61 @@ func clickCheck(e *Click) error {
 // Insert writes e to clicks_by_hour, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, clickClicksByHour, e, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, func(e *Click, _ bool) []any {
+			return clickClicksByHourRow(e, 0)
+		}, clickClicksByHourScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   clickClicksByHour.Insert,
-			Values: clickClicksByHourRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to clicks_by_hour only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (cqlgen.Inserted[Click], error) {
+	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Click]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, clickClicksByHour, e, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, func(e *Click, _ bool) []any {
+		return clickClicksByHourRow(e, 0)
+	}, clickClicksByHourScan)
+}
+
 // Update writes e over the row with its key in clicks_by_hour. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   clickClicksByHour.Insert,
-			Values: clickClicksByHourRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
 	})
 }
 
@@ -891,8 +935,15 @@ var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "user_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "bucket", Type: "date"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "user_id", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      loginLoginsByDayInsertCQL,
+		InsertTTL:   loginLoginsByDayInsertTTLCQL,
+		Create:      loginLoginsByDayCreateCQL,
 		Delete:      loginLoginsByDayDeleteCQL,
 		Get:         loginLoginsByDayGetCQL,
 		First:       loginLoginsByDayFirstCQL,
@@ -918,6 +969,22 @@ const loginLoginsByDayInsertCQL = `INSERT INTO logins_by_day (bucket, at, user_i
 func loginLoginsByDayRow(e *Login, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
+
+// loginLoginsByDayInsertTTLCQL writes a whole row of logins_by_day with a TTL
+// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at,
+// user_id, the TTL in seconds (unset: the table's default), the write
+// timestamp.
+const loginLoginsByDayInsertTTLCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
+	VALUES (?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// loginLoginsByDayCreateCQL writes a whole row of logins_by_day if no row has
+// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
+// no client timestamp. cqlgenimpl.ReadPage binds bucket, at, user_id, the TTL
+// in seconds (unset: the table's default).
+const loginLoginsByDayCreateCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
+	VALUES (?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // loginLoginsByDayDeleteCQL deletes a row of logins_by_day by its primary key.
 // Its placeholders bind the write timestamp, bucket, at, user_id.
@@ -1028,40 +1095,61 @@ func loginCheck(e *Login) error {
 // Insert writes e to logins_by_day, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, loginLoginsByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, func(e *Login, _ bool) []any {
+			return loginLoginsByDayRow(e, 0)
+		}, loginLoginsByDayScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   loginLoginsByDay.Insert,
-			Values: loginLoginsByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to logins_by_day only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (cqlgen.Inserted[Login], error) {
+	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Login]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, loginLoginsByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, func(e *Login, _ bool) []any {
+		return loginLoginsByDayRow(e, 0)
+	}, loginLoginsByDayScan)
+}
+
 // Update writes e over the row with its key in logins_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   loginLoginsByDay.Insert,
-			Values: loginLoginsByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
 	})
 }
 
@@ -1174,8 +1262,15 @@ var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "like_id", Type: "timeuuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "bucket", Type: "date"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "like_id", Type: "timeuuid"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      likeLikesByDayInsertCQL,
+		InsertTTL:   likeLikesByDayInsertTTLCQL,
+		Create:      likeLikesByDayCreateCQL,
 		Delete:      likeLikesByDayDeleteCQL,
 		Get:         likeLikesByDayGetCQL,
 		First:       likeLikesByDayFirstCQL,
@@ -1201,6 +1296,21 @@ const likeLikesByDayInsertCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
 func likeLikesByDayRow(e *Like, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
+
+// likeLikesByDayInsertTTLCQL writes a whole row of likes_by_day with a TTL of
+// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at, like_id,
+// the TTL in seconds (unset: the table's default), the write timestamp.
+const likeLikesByDayInsertTTLCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
+	VALUES (?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// likeLikesByDayCreateCQL writes a whole row of likes_by_day if no row has its
+// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
+// client timestamp. cqlgenimpl.ReadPage binds bucket, at, like_id, the TTL in
+// seconds (unset: the table's default).
+const likeLikesByDayCreateCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
+	VALUES (?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // likeLikesByDayDeleteCQL deletes a row of likes_by_day by its primary key.
 // Its placeholders bind the write timestamp, bucket, at, like_id.
@@ -1311,40 +1421,61 @@ func likeCheck(e *Like) error {
 // Insert writes e to likes_by_day, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, likeLikesByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, func(e *Like, _ bool) []any {
+			return likeLikesByDayRow(e, 0)
+		}, likeLikesByDayScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   likeLikesByDay.Insert,
-			Values: likeLikesByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to likes_by_day only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (cqlgen.Inserted[Like], error) {
+	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Like]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, likeLikesByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, func(e *Like, _ bool) []any {
+		return likeLikesByDayRow(e, 0)
+	}, likeLikesByDayScan)
+}
+
 // Update writes e over the row with its key in likes_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   likeLikesByDay.Insert,
-			Values: likeLikesByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
 	})
 }
 

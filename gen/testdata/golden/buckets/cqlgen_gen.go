@@ -1389,11 +1389,311 @@ func readingReadingsByLocalDayCompare(a, b *Reading) int {
 	return 0
 }
 
+// readingReadingsBySundayWeek: the statements of table
+// readings_by_sunday_week, which serves ReadingsBySundayWeek.
+var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_sunday_week",
+	Pattern: "ReadingsBySundayWeek",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "week_start", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "week_start", Type: "date"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsBySundayWeekInsertCQL,
+		Delete:      readingReadingsBySundayWeekDeleteCQL,
+		Scan:        readingReadingsBySundayWeekScanCQL,
+		First:       readingReadingsBySundayWeekFirstCQL,
+		FirstFrom:   readingReadingsBySundayWeekFirstFromCQL,
+		FirstTo:     readingReadingsBySundayWeekFirstToCQL,
+		FirstFromTo: readingReadingsBySundayWeekFirstFromToCQL,
+		After: []string{
+			readingReadingsBySundayWeekAfter0CQL,
+		},
+		AfterTo:     readingReadingsBySundayWeekAfterToCQL,
+		AtOrAfter:   readingReadingsBySundayWeekAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsBySundayWeekAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsBySundayWeekInsertCQL writes a whole row of
+// readings_by_sunday_week. Its placeholders bind sensor_id, week_start,
+// read_at, event_id, local_day, value, the write timestamp.
+const readingReadingsBySundayWeekInsertCQL = `INSERT INTO readings_by_sunday_week (sensor_id, week_start, read_at,
+		event_id, local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsBySundayWeekRow binds readingReadingsBySundayWeekInsertCQL
+// for e, written at ts; readings_by_sunday_week has no column to leave unset.
+func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
+	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsBySundayWeekKey is the primary key of e in
+// readings_by_sunday_week, in order, bucket included.
+func readingReadingsBySundayWeekKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt}
+}
+
+// readingReadingsBySundayWeekDeleteCQL deletes a row of
+// readings_by_sunday_week by its primary key. Its placeholders bind the write
+// timestamp, sensor_id, week_start, read_at.
+const readingReadingsBySundayWeekDeleteCQL = `DELETE FROM readings_by_sunday_week
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND week_start = ? AND read_at = ?`
+
+// readingReadingsBySundayWeekScanCQL reads a token range of
+// readings_by_sunday_week for verify, repair and backfill. Its placeholders
+// bind the lower token (excluded), the upper token.
+const readingReadingsBySundayWeekScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
+		writetime(event_id), writetime(local_day), writetime(value)
+	FROM readings_by_sunday_week
+	WHERE token(sensor_id, week_start) > ?
+		AND token(sensor_id, week_start) <= ?`
+
+// readingReadingsBySundayWeekFirstCQL reads a partition of
+// readings_by_sunday_week from its first row. cqlgenimpl.ReadPage binds
+// sensor_id, week_start.
+const readingReadingsBySundayWeekFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ?`
+
+// readingReadingsBySundayWeekFirstFromCQL reads a partition of
+// readings_by_sunday_week from the From bound. cqlgenimpl.ReadPage binds
+// sensor_id, week_start, From.
+const readingReadingsBySundayWeekFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
+
+// readingReadingsBySundayWeekFirstToCQL reads a partition of
+// readings_by_sunday_week from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, week_start, To.
+const readingReadingsBySundayWeekFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ? AND read_at > ?`
+
+// readingReadingsBySundayWeekFirstFromToCQL reads a partition of
+// readings_by_sunday_week between the bounds. cqlgenimpl.ReadPage binds
+// sensor_id, week_start, From, To.
+const readingReadingsBySundayWeekFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsBySundayWeekAfter0CQL continues a read of
+// readings_by_sunday_week after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds sensor_id, week_start, read_at.
+const readingReadingsBySundayWeekAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ? AND read_at < ?`
+
+// readingReadingsBySundayWeekAfterToCQL continues a read of
+// readings_by_sunday_week after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds sensor_id, week_start, read_at, To.
+const readingReadingsBySundayWeekAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsBySundayWeekAtOrAfterCQL continues a read of
+// readings_by_sunday_week at or after a row. cqlgenimpl.ReadPage binds
+// sensor_id, week_start, read_at.
+const readingReadingsBySundayWeekAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
+
+// readingReadingsBySundayWeekAtOrAfterToCQL continues a read of
+// readings_by_sunday_week at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at, To.
+const readingReadingsBySundayWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week.
+func readingReadingsBySundayWeekScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsBySundayWeekClustering is the clustering key of e in
+// readings_by_sunday_week, in order.
+func readingReadingsBySundayWeekClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsBySundayWeekCompare orders rows of readings_by_sunday_week as
+// its clustering order does.
+func readingReadingsBySundayWeekCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
+// readingReadingsByFortnight: the statements of table readings_by_fortnight,
+// which serves ReadingsByFortnight.
+var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "readings_by_fortnight",
+	Pattern: "ReadingsByFortnight",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "fortnight", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "read_at", Type: "timestamp", Desc: true},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor_id", Type: "text"},
+		{Name: "fortnight", Type: "date"},
+		{Name: "read_at", Type: "timestamp", Desc: true},
+		{Name: "event_id", Type: "timeuuid"},
+		{Name: "local_day", Type: "date"},
+		{Name: "value", Type: "double"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      readingReadingsByFortnightInsertCQL,
+		Delete:      readingReadingsByFortnightDeleteCQL,
+		Scan:        readingReadingsByFortnightScanCQL,
+		First:       readingReadingsByFortnightFirstCQL,
+		FirstFrom:   readingReadingsByFortnightFirstFromCQL,
+		FirstTo:     readingReadingsByFortnightFirstToCQL,
+		FirstFromTo: readingReadingsByFortnightFirstFromToCQL,
+		After: []string{
+			readingReadingsByFortnightAfter0CQL,
+		},
+		AfterTo:     readingReadingsByFortnightAfterToCQL,
+		AtOrAfter:   readingReadingsByFortnightAtOrAfterCQL,
+		AtOrAfterTo: readingReadingsByFortnightAtOrAfterToCQL,
+	},
+})
+
+// readingReadingsByFortnightInsertCQL writes a whole row of
+// readings_by_fortnight. Its placeholders bind sensor_id, fortnight, read_at,
+// event_id, local_day, value, the write timestamp.
+const readingReadingsByFortnightInsertCQL = `INSERT INTO readings_by_fortnight (sensor_id, fortnight, read_at,
+		event_id, local_day, value)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// readingReadingsByFortnightRow binds readingReadingsByFortnightInsertCQL for
+// e, written at ts; readings_by_fortnight has no column to leave unset.
+func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
+	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
+}
+
+// readingReadingsByFortnightKey is the primary key of e in
+// readings_by_fortnight, in order, bucket included.
+func readingReadingsByFortnightKey(e *Reading) []any {
+	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt}
+}
+
+// readingReadingsByFortnightDeleteCQL deletes a row of readings_by_fortnight
+// by its primary key. Its placeholders bind the write timestamp, sensor_id,
+// fortnight, read_at.
+const readingReadingsByFortnightDeleteCQL = `DELETE FROM readings_by_fortnight
+	USING TIMESTAMP ?
+	WHERE sensor_id = ? AND fortnight = ? AND read_at = ?`
+
+// readingReadingsByFortnightScanCQL reads a token range of
+// readings_by_fortnight for verify, repair and backfill. Its placeholders bind
+// the lower token (excluded), the upper token.
+const readingReadingsByFortnightScanCQL = `SELECT sensor_id, fortnight, read_at, event_id, local_day, value,
+		writetime(event_id), writetime(local_day), writetime(value)
+	FROM readings_by_fortnight
+	WHERE token(sensor_id, fortnight) > ?
+		AND token(sensor_id, fortnight) <= ?`
+
+// readingReadingsByFortnightFirstCQL reads a partition of
+// readings_by_fortnight from its first row. cqlgenimpl.ReadPage binds
+// sensor_id, fortnight.
+const readingReadingsByFortnightFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ?`
+
+// readingReadingsByFortnightFirstFromCQL reads a partition of
+// readings_by_fortnight from the From bound. cqlgenimpl.ReadPage binds
+// sensor_id, fortnight, From.
+const readingReadingsByFortnightFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ?`
+
+// readingReadingsByFortnightFirstToCQL reads a partition of
+// readings_by_fortnight from its first row up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, fortnight, To.
+const readingReadingsByFortnightFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ? AND read_at > ?`
+
+// readingReadingsByFortnightFirstFromToCQL reads a partition of
+// readings_by_fortnight between the bounds. cqlgenimpl.ReadPage binds
+// sensor_id, fortnight, From, To.
+const readingReadingsByFortnightFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByFortnightAfter0CQL continues a read of
+// readings_by_fortnight after a row, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadPage binds sensor_id, fortnight, read_at.
+const readingReadingsByFortnightAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ? AND read_at < ?`
+
+// readingReadingsByFortnightAfterToCQL continues a read of
+// readings_by_fortnight after a row, up to the To bound. cqlgenimpl.ReadPage
+// binds sensor_id, fortnight, read_at, To.
+const readingReadingsByFortnightAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ? AND read_at < ? AND read_at > ?`
+
+// readingReadingsByFortnightAtOrAfterCQL continues a read of
+// readings_by_fortnight at or after a row. cqlgenimpl.ReadPage binds
+// sensor_id, fortnight, read_at.
+const readingReadingsByFortnightAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ?`
+
+// readingReadingsByFortnightAtOrAfterToCQL continues a read of
+// readings_by_fortnight at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds sensor_id, fortnight, read_at, To.
+const readingReadingsByFortnightAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByFortnightScan reads one row of readings_by_fortnight.
+func readingReadingsByFortnightScan(it cqlgen.Iter) (e Reading, ok bool) {
+	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
+	return
+}
+
+// readingReadingsByFortnightClustering is the clustering key of e in
+// readings_by_fortnight, in order.
+func readingReadingsByFortnightClustering(e *Reading) []any {
+	return []any{e.ReadAt}
+}
+
+// readingReadingsByFortnightCompare orders rows of readings_by_fortnight as
+// its clustering order does.
+func readingReadingsByFortnightCompare(a, b *Reading) int {
+	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
+		return -c
+	}
+	return 0
+}
+
 // ReadingRepo reads and writes Reading in its tables (readings,
 // readings_by_hour, readings_by_day, readings_by_week, readings_by_month,
 // readings_by_10_days, readings_by_shard, readings_by_event_month,
-// readings_by_local_day), keeping every copy in step; readings is the source
-// of truth.
+// readings_by_local_day, readings_by_sunday_week, readings_by_fortnight),
+// keeping every copy in step; readings is the source of truth.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1495,6 +1795,20 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 			Table:      readingReadingsByLocalDay,
 			Key:        readingReadingsByLocalDayKey,
 			Row:        readingReadingsByLocalDayRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
+		},
+		{
+			Table:      readingReadingsBySundayWeek,
+			Key:        readingReadingsBySundayWeekKey,
+			Row:        readingReadingsBySundayWeekRow,
+			Writetimes: 3,
+			Owner:      []int{0, 2},
+		},
+		{
+			Table:      readingReadingsByFortnight,
+			Key:        readingReadingsByFortnightKey,
+			Row:        readingReadingsByFortnightRow,
 			Writetimes: 3,
 			Owner:      []int{0, 2},
 		},
@@ -1618,7 +1932,7 @@ func (r *ReadingRepo) Entity() string {
 // Tables lists the tables of Reading that Repair and Backfill write: every one
 // but readings, the source of truth.
 func (r *ReadingRepo) Tables() []string {
-	return []string{"readings_by_hour", "readings_by_day", "readings_by_week", "readings_by_month", "readings_by_10_days", "readings_by_shard", "readings_by_event_month", "readings_by_local_day"}
+	return []string{"readings_by_hour", "readings_by_day", "readings_by_week", "readings_by_month", "readings_by_10_days", "readings_by_shard", "readings_by_event_month", "readings_by_local_day", "readings_by_sunday_week", "readings_by_fortnight"}
 }
 
 // Verify compares every table of Reading with what readings, the source of
@@ -2227,6 +2541,138 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 		Scan:        readingReadingsByLocalDayScan,
 		Start:       start,
 		Table:       readingReadingsByLocalDay,
+		TimeBuckets: &tb,
+	}
+	if o.ReadAtFrom != nil {
+		spec.From = *o.ReadAtFrom
+	}
+	if o.ReadAtTo != nil {
+		spec.To = *o.ReadAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// ReadingsBySundayWeekOptions are the optional parts of a ReadingsBySundayWeek
+// read.
+type ReadingsBySundayWeekOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	ReadAtFrom, ReadAtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// ReadingsBySundayWeek reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_sunday_week, in pages: time buckets from the
+// newest back, each in clustering order.
+func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string, o *ReadingsBySundayWeekOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsBySundayWeek")
+	defer func() {
+		call.End(err)
+	}()
+	if sensorID == "" {
+		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings_by_sunday_week",
+		}
+	}
+	if o == nil {
+		o = &ReadingsBySundayWeekOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
+	spec := cqlgenimpl.ReadSpec[Reading]{
+		Compare:     readingReadingsBySundayWeekCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         readingReadingsBySundayWeekClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{sensorID},
+		Scan:        readingReadingsBySundayWeekScan,
+		Start:       start,
+		Table:       readingReadingsBySundayWeek,
+		TimeBuckets: &tb,
+	}
+	if o.ReadAtFrom != nil {
+		spec.From = *o.ReadAtFrom
+	}
+	if o.ReadAtTo != nil {
+		spec.To = *o.ReadAtTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// ReadingsByFortnightOptions are the optional parts of a ReadingsByFortnight
+// read.
+type ReadingsByFortnightOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	ReadAtFrom, ReadAtTo *time.Time
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// ReadingsByFortnight reads Reading rows by sensor_id, ordered by read_at
+// descending, from readings_by_fortnight, in pages: time buckets from the
+// newest back, each in clustering order.
+func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, o *ReadingsByFortnightOptions) (_ cqlgen.Page[Reading], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByFortnight")
+	defer func() {
+		call.End(err)
+	}()
+	if sensorID == "" {
+		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
+			Column: "sensor_id",
+			Table:  "readings_by_fortnight",
+		}
+	}
+	if o == nil {
+		o = &ReadingsByFortnightOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
+	spec := cqlgenimpl.ReadSpec[Reading]{
+		Compare:     readingReadingsByFortnightCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         readingReadingsByFortnightClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{sensorID},
+		Scan:        readingReadingsByFortnightScan,
+		Start:       start,
+		Table:       readingReadingsByFortnight,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {

@@ -20,6 +20,8 @@ type Reading struct {
 	_ cqlgen.Pattern `table:"readings_by_shard" pk:"sensor_id" ck:"read_at desc" bucket:"hash(read_at) % 16 as shard"`
 	_ cqlgen.Pattern `table:"readings_by_event_month" pk:"sensor_id" ck:"event_id desc, read_at" bucket:"month(event_id)"`
 	_ cqlgen.Pattern `table:"readings_by_local_day" pk:"sensor_id" ck:"read_at desc" bucket:"days(local_day, 7) as week_start"`
+	_ cqlgen.Pattern `table:"readings_by_sunday_week" pk:"sensor_id" ck:"read_at desc" bucket:"week(read_at, sunday) as week_start"`
+	_ cqlgen.Pattern `table:"readings_by_fortnight" pk:"sensor_id" ck:"read_at desc" bucket:"days(read_at, 14, '2024-01-07') as fortnight"`
 
 	SensorID string     `db:"sensor_id"`
 	ReadAt   time.Time  `db:"read_at"`

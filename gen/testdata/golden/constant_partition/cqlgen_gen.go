@@ -27,8 +27,15 @@ var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "scope", Type: "text"},
+		{Name: "name", Type: "text"},
+		{Name: "value", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      settingSettingsInsertCQL,
+		InsertTTL:   settingSettingsInsertTTLCQL,
+		Create:      settingSettingsCreateCQL,
 		Delete:      settingSettingsDeleteCQL,
 		Get:         settingSettingsGetCQL,
 		First:       settingSettingsFirstCQL,
@@ -54,6 +61,21 @@ const settingSettingsInsertCQL = `INSERT INTO settings (scope, name, value)
 func settingSettingsRow(e *Setting, ts int64) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
+
+// settingSettingsInsertTTLCQL writes a whole row of settings with a TTL of the
+// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds scope, name, value, the
+// TTL in seconds (unset: the table's default), the write timestamp.
+const settingSettingsInsertTTLCQL = `INSERT INTO settings (scope, name, value)
+	VALUES (?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// settingSettingsCreateCQL writes a whole row of settings if no row has its
+// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
+// client timestamp. cqlgenimpl.ReadPage binds scope, name, value, the TTL in
+// seconds (unset: the table's default).
+const settingSettingsCreateCQL = `INSERT INTO settings (scope, name, value)
+	VALUES (?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // settingSettingsDeleteCQL deletes a row of settings by its primary key. Its
 // placeholders bind the write timestamp, scope, name.
@@ -164,40 +186,61 @@ func settingCheck(e *Setting) error {
 // Insert writes e to settings, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, settingSettings, e, []any{e.Scope, e.Name}, func(e *Setting, _ bool) []any {
+			return settingSettingsRow(e, 0)
+		}, settingSettingsScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   settingSettings.Insert,
-			Values: settingSettingsRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to settings only if no row has its key (INSERT ...
+// IF NOT EXISTS): create, never replace. The result says whether it applied
+// and, when a row was there, holds it as Current. A row that holds every value
+// e would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (cqlgen.Inserted[Setting], error) {
+	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Setting]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, settingSettings, e, []any{e.Scope, e.Name}, func(e *Setting, _ bool) []any {
+		return settingSettingsRow(e, 0)
+	}, settingSettingsScan)
+}
+
 // Update writes e over the row with its key in settings. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   settingSettings.Insert,
-			Values: settingSettingsRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
 	})
 }
 
@@ -307,8 +350,16 @@ var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "name", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "scope", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "name", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      changeChangesByDayInsertCQL,
+		InsertTTL:   changeChangesByDayInsertTTLCQL,
+		Create:      changeChangesByDayCreateCQL,
 		Delete:      changeChangesByDayDeleteCQL,
 		Get:         changeChangesByDayGetCQL,
 		First:       changeChangesByDayFirstCQL,
@@ -335,6 +386,22 @@ const changeChangesByDayInsertCQL = `INSERT INTO changes_by_day (scope, bucket, 
 func changeChangesByDayRow(e *Change, ts int64) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
+
+// changeChangesByDayInsertTTLCQL writes a whole row of changes_by_day with a
+// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds scope, bucket,
+// at, name, the TTL in seconds (unset: the table's default), the write
+// timestamp.
+const changeChangesByDayInsertTTLCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// changeChangesByDayCreateCQL writes a whole row of changes_by_day if no row
+// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds scope, bucket, at,
+// name, the TTL in seconds (unset: the table's default).
+const changeChangesByDayCreateCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // changeChangesByDayDeleteCQL deletes a row of changes_by_day by its primary
 // key. Its placeholders bind the write timestamp, scope, bucket, at, name.
@@ -451,40 +518,61 @@ func changeCheck(e *Change) error {
 // Insert writes e to changes_by_day, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, changeChangesByDay, e, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, func(e *Change, _ bool) []any {
+			return changeChangesByDayRow(e, 0)
+		}, changeChangesByDayScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   changeChangesByDay.Insert,
-			Values: changeChangesByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to changes_by_day only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (cqlgen.Inserted[Change], error) {
+	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Change]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, changeChangesByDay, e, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, func(e *Change, _ bool) []any {
+		return changeChangesByDayRow(e, 0)
+	}, changeChangesByDayScan)
+}
+
 // Update writes e over the row with its key in changes_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   changeChangesByDay.Insert,
-			Values: changeChangesByDayRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
 	})
 }
 

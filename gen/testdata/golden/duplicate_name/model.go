@@ -38,3 +38,12 @@ type Refund struct {
 
 // RefundRepo is the package's own.
 type RefundRepo struct{}
+
+// Signup is stored in one table, so its repository has InsertIfAbsent,
+// the name its read method asks for.
+type Signup struct {
+	_ cqlgen.Pattern `table:"signups" pk:"org_id" ck:"email" name:"InsertIfAbsent" size:"rows=100"`
+
+	OrgID string `db:"org_id"`
+	Email string `db:"email"`
+}

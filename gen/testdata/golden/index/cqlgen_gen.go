@@ -27,8 +27,18 @@ var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "updated_at", Type: "timestamp", Desc: true},
 		{Name: "doc_id", Type: "uuid"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "space", Type: "text"},
+		{Name: "updated_at", Type: "timestamp", Desc: true},
+		{Name: "doc_id", Type: "uuid"},
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "bytes", Type: "int"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      docDocsInsertCQL,
+		InsertTTL:   docDocsInsertTTLCQL,
+		Create:      docDocsCreateCQL,
 		Delete:      docDocsDeleteCQL,
 		Get:         docDocsGetCQL,
 		First:       docDocsFirstCQL,
@@ -56,6 +66,22 @@ const docDocsInsertCQL = `INSERT INTO docs (space, updated_at, doc_id, author, t
 func docDocsRow(e *Doc, ts int64, unset bool) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID, e.Author, cqlgenimpl.MapOrUnset(e.Tags, unset), e.Bytes, ts}
 }
+
+// docDocsInsertTTLCQL writes a whole row of docs with a TTL of the call's
+// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds space, updated_at, doc_id,
+// author, tags, bytes, the TTL in seconds (unset: the table's default), the
+// write timestamp.
+const docDocsInsertTTLCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// docDocsCreateCQL writes a whole row of docs if no row has its key, for
+// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
+// timestamp. cqlgenimpl.ReadPage binds space, updated_at, doc_id, author,
+// tags, bytes, the TTL in seconds (unset: the table's default).
+const docDocsCreateCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // docDocsDeleteCQL deletes a row of docs by its primary key. Its placeholders
 // bind the write timestamp, space, updated_at, doc_id.
@@ -170,40 +196,61 @@ func docCheck(e *Doc) error {
 // Insert writes e to docs, at a client-side timestamp. Nil pointers and empty
 // collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, docDocs, e, []any{e.Space, e.UpdatedAt, e.DocID}, func(e *Doc, unset bool) []any {
+			return docDocsRow(e, 0, unset)
+		}, docDocsScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   docDocs.Insert,
-			Values: docDocsRow(e, ts, true),
-		}
+		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, true))
 	})
 }
 
+// InsertIfAbsent writes e to docs only if no row has its key (INSERT ... IF
+// NOT EXISTS): create, never replace. The result says whether it applied and,
+// when a row was there, holds it as Current. A row that holds every value e
+// would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (cqlgen.Inserted[Doc], error) {
+	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Doc]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, docDocs, e, []any{e.Space, e.UpdatedAt, e.DocID}, func(e *Doc, unset bool) []any {
+		return docDocsRow(e, 0, unset)
+	}, docDocsScan)
+}
+
 // Update writes e over the row with its key in docs. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   docDocs.Insert,
-			Values: docDocsRow(e, ts, false),
-		}
+		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, false))
 	})
 }
 

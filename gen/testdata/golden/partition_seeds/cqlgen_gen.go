@@ -28,8 +28,15 @@ var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.Tab
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      unshardedChartEntryDailyChartsUnshardedInsertCQL,
+		InsertTTL:   unshardedChartEntryDailyChartsUnshardedInsertTTLCQL,
+		Create:      unshardedChartEntryDailyChartsUnshardedCreateCQL,
 		Delete:      unshardedChartEntryDailyChartsUnshardedDeleteCQL,
 		Get:         unshardedChartEntryDailyChartsUnshardedGetCQL,
 		First:       unshardedChartEntryDailyChartsUnshardedFirstCQL,
@@ -57,6 +64,23 @@ const unshardedChartEntryDailyChartsUnshardedInsertCQL = `INSERT INTO daily_char
 func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
+
+// unshardedChartEntryDailyChartsUnshardedInsertTTLCQL writes a whole row of
+// daily_charts_unsharded with a TTL of the call's (cqlgen.WithTTL).
+// cqlgenimpl.ReadPage binds chart_date, play_count, track_id, the TTL in
+// seconds (unset: the table's default), the write timestamp.
+const unshardedChartEntryDailyChartsUnshardedInsertTTLCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
+	VALUES (?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// unshardedChartEntryDailyChartsUnshardedCreateCQL writes a whole row of
+// daily_charts_unsharded if no row has its key, for InsertIfAbsent and
+// cqlgen.IfAbsent; a conditional write takes no client timestamp.
+// cqlgenimpl.ReadPage binds chart_date, play_count, track_id, the TTL in
+// seconds (unset: the table's default).
+const unshardedChartEntryDailyChartsUnshardedCreateCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
+	VALUES (?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // unshardedChartEntryDailyChartsUnshardedDeleteCQL deletes a row of
 // daily_charts_unsharded by its primary key. Its placeholders bind the write
@@ -184,40 +208,62 @@ func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 // Insert writes e to daily_charts_unsharded, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, unshardedChartEntryDailyChartsUnsharded, e, []any{e.ChartDate, e.PlayCount, e.TrackID}, func(e *UnshardedChartEntry, _ bool) []any {
+			return unshardedChartEntryDailyChartsUnshardedRow(e, 0)
+		}, unshardedChartEntryDailyChartsUnshardedScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
-			Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to daily_charts_unsharded only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[UnshardedChartEntry], error) {
+	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[UnshardedChartEntry]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, unshardedChartEntryDailyChartsUnsharded, e, []any{e.ChartDate, e.PlayCount, e.TrackID}, func(e *UnshardedChartEntry, _ bool) []any {
+		return unshardedChartEntryDailyChartsUnshardedRow(e, 0)
+	}, unshardedChartEntryDailyChartsUnshardedScan)
+}
+
 // Update writes e over the row with its key in daily_charts_unsharded. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   unshardedChartEntryDailyChartsUnsharded.Insert,
-			Values: unshardedChartEntryDailyChartsUnshardedRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
 	})
 }
 
@@ -331,8 +377,16 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "chart_date", Type: "date"},
+		{Name: "shard", Type: "int"},
+		{Name: "play_count", Type: "bigint", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      chartEntryDailyChartsInsertCQL,
+		InsertTTL:   chartEntryDailyChartsInsertTTLCQL,
+		Create:      chartEntryDailyChartsCreateCQL,
 		Delete:      chartEntryDailyChartsDeleteCQL,
 		Get:         chartEntryDailyChartsGetCQL,
 		First:       chartEntryDailyChartsFirstCQL,
@@ -360,6 +414,22 @@ const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, sh
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
+
+// chartEntryDailyChartsInsertTTLCQL writes a whole row of daily_charts with a
+// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds chart_date,
+// shard, play_count, track_id, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const chartEntryDailyChartsInsertTTLCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// chartEntryDailyChartsCreateCQL writes a whole row of daily_charts if no row
+// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds chart_date, shard,
+// play_count, track_id, the TTL in seconds (unset: the table's default).
+const chartEntryDailyChartsCreateCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // chartEntryDailyChartsDeleteCQL deletes a row of daily_charts by its primary
 // key. Its placeholders bind the write timestamp, chart_date, shard,
@@ -481,40 +551,61 @@ func chartEntryCheck(e *ChartEntry) error {
 // Insert writes e to daily_charts, at a client-side timestamp. Nil pointers
 // and empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, chartEntryDailyCharts, e, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, func(e *ChartEntry, _ bool) []any {
+			return chartEntryDailyChartsRow(e, 0)
+		}, chartEntryDailyChartsScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   chartEntryDailyCharts.Insert,
-			Values: chartEntryDailyChartsRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to daily_charts only if no row has its key (INSERT
+// ... IF NOT EXISTS): create, never replace. The result says whether it
+// applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[ChartEntry], error) {
+	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[ChartEntry]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, chartEntryDailyCharts, e, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, func(e *ChartEntry, _ bool) []any {
+		return chartEntryDailyChartsRow(e, 0)
+	}, chartEntryDailyChartsScan)
+}
+
 // Update writes e over the row with its key in daily_charts. Unlike Insert,
-// nil pointers and empty collections clear their columns.
+// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
+// the row expires after that time instead of the table's default.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   chartEntryDailyCharts.Insert,
-			Values: chartEntryDailyChartsRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
 	})
 }
 
@@ -627,8 +718,15 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "played_at", Type: "timestamp", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "played_at", Type: "timestamp", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      playListeningHistoryInsertCQL,
+		InsertTTL:   playListeningHistoryInsertTTLCQL,
+		Create:      playListeningHistoryCreateCQL,
 		Delete:      playListeningHistoryDeleteCQL,
 		Get:         playListeningHistoryGetCQL,
 		First:       playListeningHistoryFirstCQL,
@@ -655,6 +753,22 @@ const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, p
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
+
+// playListeningHistoryInsertTTLCQL writes a whole row of listening_history
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
+// user_id, played_at, track_id, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const playListeningHistoryInsertTTLCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
+	VALUES (?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// playListeningHistoryCreateCQL writes a whole row of listening_history if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds user_id, played_at,
+// track_id, the TTL in seconds (unset: the table's default).
+const playListeningHistoryCreateCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
+	VALUES (?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // playListeningHistoryDeleteCQL deletes a row of listening_history by its
 // primary key. Its placeholders bind the write timestamp, user_id, played_at,
@@ -772,40 +886,62 @@ func playCheck(e *Play) error {
 // Insert writes e to listening_history, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
+			return playListeningHistoryRow(e, 0)
+		}, playListeningHistoryScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playListeningHistory.Insert,
-			Values: playListeningHistoryRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to listening_history only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
+	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Play]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
+		return playListeningHistoryRow(e, 0)
+	}, playListeningHistoryScan)
+}
+
 // Update writes e over the row with its key in listening_history. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playListeningHistory.Insert,
-			Values: playListeningHistoryRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
 
@@ -916,8 +1052,15 @@ var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpe
 		{Name: "played_at", Type: "timestamp", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "played_at", Type: "timestamp", Desc: true},
+		{Name: "track_id", Type: "text"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      playForeverListeningHistoryForeverInsertCQL,
+		InsertTTL:   playForeverListeningHistoryForeverInsertTTLCQL,
+		Create:      playForeverListeningHistoryForeverCreateCQL,
 		Delete:      playForeverListeningHistoryForeverDeleteCQL,
 		Get:         playForeverListeningHistoryForeverGetCQL,
 		First:       playForeverListeningHistoryForeverFirstCQL,
@@ -945,6 +1088,23 @@ const playForeverListeningHistoryForeverInsertCQL = `INSERT INTO listening_histo
 func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
+
+// playForeverListeningHistoryForeverInsertTTLCQL writes a whole row of
+// listening_history_forever with a TTL of the call's (cqlgen.WithTTL).
+// cqlgenimpl.ReadPage binds user_id, played_at, track_id, the TTL in seconds
+// (unset: the table's default), the write timestamp.
+const playForeverListeningHistoryForeverInsertTTLCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
+	VALUES (?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// playForeverListeningHistoryForeverCreateCQL writes a whole row of
+// listening_history_forever if no row has its key, for InsertIfAbsent and
+// cqlgen.IfAbsent; a conditional write takes no client timestamp.
+// cqlgenimpl.ReadPage binds user_id, played_at, track_id, the TTL in seconds
+// (unset: the table's default).
+const playForeverListeningHistoryForeverCreateCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
+	VALUES (?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // playForeverListeningHistoryForeverDeleteCQL deletes a row of
 // listening_history_forever by its primary key. Its placeholders bind the
@@ -1071,40 +1231,62 @@ func playForeverCheck(e *PlayForever) error {
 // Insert writes e to listening_history_forever, at a client-side timestamp.
 // Nil pointers and empty collections are left unset, so no tombstones are
 // written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most
-// once. To change an entity that exists, use Update.
+// once. To change an entity that exists, use Update. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default. With
+// cqlgen.IfAbsent it creates only, as InsertIfAbsent does, and a row with the
+// key that differs is a *cqlgen.VersionConflictError.
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playForeverListeningHistoryForever, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *PlayForever, _ bool) []any {
+			return playForeverListeningHistoryForeverRow(e, 0)
+		}, playForeverListeningHistoryForeverScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playForeverListeningHistoryForever.Insert,
-			Values: playForeverListeningHistoryForeverRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to listening_history_forever only if no row has its
+// key (INSERT ... IF NOT EXISTS): create, never replace. The result says
+// whether it applied and, when a row was there, holds it as Current. A row
+// that holds every value e would write counts as applied, with Again set: a
+// call sent again after its reply was lost finds its own row, and is no
+// conflict. With cqlgen.WithIdempotencyKey the outcome is recorded and
+// returned to a call sent again. It honours cqlgen.WithTTL. A conditional
+// write takes no client timestamp: the row is written at the server's time.
+func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (cqlgen.Inserted[PlayForever], error) {
+	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[PlayForever]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playForeverListeningHistoryForever, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *PlayForever, _ bool) []any {
+		return playForeverListeningHistoryForeverRow(e, 0)
+	}, playForeverListeningHistoryForeverScan)
+}
+
 // Update writes e over the row with its key in listening_history_forever.
-// Unlike Insert, nil pointers and empty collections clear their columns.
+// Unlike Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playForeverListeningHistoryForever.Insert,
-			Values: playForeverListeningHistoryForeverRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
 	})
 }
 

@@ -1073,8 +1073,17 @@ var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "kind", Type: "text"},
 		{Name: "at", Type: "timestamp", Desc: true},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "sensor", Type: "text"},
+		{Name: "bucket", Type: "date"},
+		{Name: "kind", Type: "text"},
+		{Name: "at", Type: "timestamp", Desc: true},
+		{Name: "value", Type: "double"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      readingReadingsByKindInsertCQL,
+		InsertTTL:   readingReadingsByKindInsertTTLCQL,
+		Create:      readingReadingsByKindCreateCQL,
 		Delete:      readingReadingsByKindDeleteCQL,
 		Get:         readingReadingsByKindGetCQL,
 		First:       readingReadingsByKindFirstCQL,
@@ -1115,6 +1124,22 @@ const readingReadingsByKindInsertCQL = `INSERT INTO readings_by_kind (sensor, bu
 func readingReadingsByKindRow(e *Reading, ts int64) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
+
+// readingReadingsByKindInsertTTLCQL writes a whole row of readings_by_kind
+// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds sensor,
+// bucket, kind, at, value, the TTL in seconds (unset: the table's default),
+// the write timestamp.
+const readingReadingsByKindInsertTTLCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
+	VALUES (?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// readingReadingsByKindCreateCQL writes a whole row of readings_by_kind if no
+// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
+// takes no client timestamp. cqlgenimpl.ReadPage binds sensor, bucket, kind,
+// at, value, the TTL in seconds (unset: the table's default).
+const readingReadingsByKindCreateCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
+	VALUES (?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // readingReadingsByKindDeleteCQL deletes a row of readings_by_kind by its
 // primary key. Its placeholders bind the write timestamp, sensor, bucket,
@@ -1289,40 +1314,62 @@ func readingCheck(e *Reading) error {
 // Insert writes e to readings_by_kind, at a client-side timestamp. Nil
 // pointers and empty collections are left unset, so no tombstones are written.
 // With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update.
+// change an entity that exists, use Update. With cqlgen.WithTTL the row
+// expires after that time instead of the table's default. With cqlgen.IfAbsent
+// it creates only, as InsertIfAbsent does, and a row with the key that differs
+// is a *cqlgen.VersionConflictError.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, readingReadingsByKind, e, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, func(e *Reading, _ bool) []any {
+			return readingReadingsByKindRow(e, 0)
+		}, readingReadingsByKindScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   readingReadingsByKind.Insert,
-			Values: readingReadingsByKindRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to readings_by_kind only if no row has its key
+// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
+// it applied and, when a row was there, holds it as Current. A row that holds
+// every value e would write counts as applied, with Again set: a call sent
+// again after its reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (cqlgen.Inserted[Reading], error) {
+	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Reading]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, readingReadingsByKind, e, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, func(e *Reading, _ bool) []any {
+		return readingReadingsByKindRow(e, 0)
+	}, readingReadingsByKindScan)
+}
+
 // Update writes e over the row with its key in readings_by_kind. Unlike
-// Insert, nil pointers and empty collections clear their columns.
+// Insert, nil pointers and empty collections clear their columns. With
+// cqlgen.WithTTL the row expires after that time instead of the table's
+// default.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   readingReadingsByKind.Insert,
-			Values: readingReadingsByKindRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
 	})
 }
 

@@ -28,8 +28,55 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "tags_key", Type: "frozen<list<text>>"},
 		{Name: "day", Type: "date"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "id", Type: "uuid"},
+		{Name: "tags_key", Type: "frozen<list<text>>"},
+		{Name: "day", Type: "date"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "raw16", Type: "uuid"},
+		{Name: "s", Type: "text"},
+		{Name: "a", Type: "ascii"},
+		{Name: "g", Type: "text"},
+		{Name: "b", Type: "boolean"},
+		{Name: "i", Type: "bigint"},
+		{Name: "i8", Type: "tinyint"},
+		{Name: "i16", Type: "smallint"},
+		{Name: "i32", Type: "int"},
+		{Name: "i64", Type: "bigint"},
+		{Name: "u8", Type: "smallint"},
+		{Name: "u16", Type: "int"},
+		{Name: "u32", Type: "bigint"},
+		{Name: "u64", Type: "varint"},
+		{Name: "narrow", Type: "int"},
+		{Name: "f32", Type: "float"},
+		{Name: "f64", Type: "double"},
+		{Name: "blob", Type: "blob"},
+		{Name: "at", Type: "timestamp"},
+		{Name: "took", Type: "bigint"},
+		{Name: "of_day", Type: "time"},
+		{Name: "span", Type: "duration"},
+		{Name: "big", Type: "varint"},
+		{Name: "dec", Type: "decimal"},
+		{Name: "addr", Type: "inet"},
+		{Name: "list", Type: "list<text>"},
+		{Name: "set_of", Type: "set<text>"},
+		{Name: "set_ascii", Type: "set<ascii>"},
+		{Name: "members", Type: "set<text>"},
+		{Name: "counts", Type: "map<text, int>"},
+		{Name: "nested", Type: "map<text, frozen<list<bigint>>>"},
+		{Name: "frozen_map", Type: "map<text, frozen<map<bigint, boolean>>>"},
+		{Name: "maybe", Type: "text"},
+		{Name: "maybe_at", Type: "timestamp"},
+		{Name: "price", Type: "bigint"},
+		{Name: "prices", Type: "list<bigint>"},
+		{Name: "events", Type: "list<timeuuid>"},
+		{Name: "by_day", Type: "map<date, timestamp>"},
+		{Name: "stamped", Type: "timestamp"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      everythingEverythingInsertCQL,
+		InsertTTL:   everythingEverythingInsertTTLCQL,
+		Create:      everythingEverythingCreateCQL,
 		Delete:      everythingEverythingDeleteCQL,
 		Get:         everythingEverythingGetCQL,
 		First:       everythingEverythingFirstCQL,
@@ -66,6 +113,38 @@ const everythingEverythingInsertCQL = `INSERT INTO everything (id, tags_key, day
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
+
+// everythingEverythingInsertTTLCQL writes a whole row of everything with a TTL
+// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds id, tags_key, day,
+// event, raw16, s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow,
+// f32, f64, blob, at, took, of_day, span, big, dec, addr, list, set_of,
+// set_ascii, members, counts, nested, frozen_map, maybe, maybe_at, price,
+// prices, events, by_day, stamped, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const everythingEverythingInsertTTLCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
+		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
+		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
+		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
+		stamped)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// everythingEverythingCreateCQL writes a whole row of everything if no row has
+// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
+// no client timestamp. cqlgenimpl.ReadPage binds id, tags_key, day, event,
+// raw16, s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32,
+// f64, blob, at, took, of_day, span, big, dec, addr, list, set_of, set_ascii,
+// members, counts, nested, frozen_map, maybe, maybe_at, price, prices, events,
+// by_day, stamped, the TTL in seconds (unset: the table's default).
+const everythingEverythingCreateCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
+		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
+		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
+		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
+		stamped)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // everythingEverythingDeleteCQL deletes a row of everything by its primary
 // key. Its placeholders bind the write timestamp, id, tags_key, day.
@@ -209,40 +288,61 @@ func everythingCheck(e *Everything) error {
 // Insert writes e to everything, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, everythingEverything, e, []any{e.ID, e.TagsKey, e.Day}, func(e *Everything, unset bool) []any {
+			return everythingEverythingRow(e, 0, unset)
+		}, everythingEverythingScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   everythingEverything.Insert,
-			Values: everythingEverythingRow(e, ts, true),
-		}
+		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, true))
 	})
 }
 
+// InsertIfAbsent writes e to everything only if no row has its key (INSERT ...
+// IF NOT EXISTS): create, never replace. The result says whether it applied
+// and, when a row was there, holds it as Current. A row that holds every value
+// e would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (cqlgen.Inserted[Everything], error) {
+	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Everything]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, everythingEverything, e, []any{e.ID, e.TagsKey, e.Day}, func(e *Everything, unset bool) []any {
+		return everythingEverythingRow(e, 0, unset)
+	}, everythingEverythingScan)
+}
+
 // Update writes e over the row with its key in everything. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   everythingEverything.Insert,
-			Values: everythingEverythingRow(e, ts, false),
-		}
+		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, false))
 	})
 }
 

@@ -660,8 +660,18 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp"},
 		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
 	},
+	Row: []cqlgenimpl.Column{
+		{Name: "customer_id", Type: "uuid"},
+		{Name: "at", Type: "timestamp"},
+		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
+		{Name: "created_at", Type: "timestamp"},
+		{Name: "created_by", Type: "text"},
+		{Name: "revision", Type: "bigint"},
+	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      visitVisitsInsertCQL,
+		InsertTTL:   visitVisitsInsertTTLCQL,
+		Create:      visitVisitsCreateCQL,
 		Delete:      visitVisitsDeleteCQL,
 		Get:         visitVisitsGetCQL,
 		First:       visitVisitsFirstCQL,
@@ -689,6 +699,24 @@ const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, at, spot, created
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
+
+// visitVisitsInsertTTLCQL writes a whole row of visits with a TTL of the
+// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, at, spot,
+// created_at, created_by, revision, the TTL in seconds (unset: the table's
+// default), the write timestamp.
+const visitVisitsInsertTTLCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
+		revision)
+	VALUES (?, ?, ?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// visitVisitsCreateCQL writes a whole row of visits if no row has its key, for
+// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
+// timestamp. cqlgenimpl.ReadPage binds customer_id, at, spot, created_at,
+// created_by, revision, the TTL in seconds (unset: the table's default).
+const visitVisitsCreateCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
+		revision)
+	VALUES (?, ?, ?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
 
 // visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
 // placeholders bind the write timestamp, customer_id, at, spot.
@@ -802,40 +830,61 @@ func visitCheck(e *Visit) error {
 // Insert writes e to visits, at a client-side timestamp. Nil pointers and
 // empty collections are left unset, so no tombstones are written. With
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
 	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.At, e.Spot}, func(e *Visit, _ bool) []any {
+			return visitVisitsRow(e, 0)
+		}, visitVisitsScan)
+	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   visitVisits.Insert,
-			Values: visitVisitsRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
 
+// InsertIfAbsent writes e to visits only if no row has its key (INSERT ... IF
+// NOT EXISTS): create, never replace. The result says whether it applied and,
+// when a row was there, holds it as Current. A row that holds every value e
+// would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
+	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Visit]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.At, e.Spot}, func(e *Visit, _ bool) []any {
+		return visitVisitsRow(e, 0)
+	}, visitVisitsScan)
+}
+
 // Update writes e over the row with its key in visits. Unlike Insert, nil
-// pointers and empty collections clear their columns.
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
 	defer func() {
 		call.End(err)
 	}()
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
+	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
 	}
 	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   visitVisits.Insert,
-			Values: visitVisitsRow(e, ts),
-		}
+		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
 

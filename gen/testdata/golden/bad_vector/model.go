@@ -1,0 +1,31 @@
+package bad_vector
+
+import (
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Item has vectors that cannot work, and indexes that cannot read them.
+type Item struct {
+	_ cqlgen.Pattern `table:"items,canonical" pk:"shop" ck:"item_id" size:"rows=100"`
+	_ cqlgen.Pattern `table:"items_by_embedding" pk:"shop, embedding" ck:"item_id" size:"rows=1"`
+	_ cqlgen.Pattern `index:"items_by_name" col:"name" match:"ann" pk:"shop"`
+	_ cqlgen.Pattern `index:"items_by_vec" col:"vec" pk:"shop"`
+	_ cqlgen.Pattern `index:"items_by_vec2" col:"vec" match:"ann(manhattan)" pk:"shop"`
+
+	Shop      string     `db:"shop"`
+	ItemID    string     `db:"item_id"`
+	Name      string     `db:"name"`
+	Embedding []float32  `db:"embedding" cql:"vector<float, 3>"`
+	Vec       []float32  `db:"vec" cql:"vector<float, 3>"`
+	Doubles   []float64  `db:"doubles" cql:"vector<float, 3>"`
+	NoDim     []float32  `db:"no_dim" cql:"vector<float>"`
+	Zero      []float32  `db:"zero" cql:"vector<float, 0>"`
+	Ints      []float32  `db:"ints" cql:"vector<int, 3>"`
+	Pointer   *[]float32 `db:"pointer" cql:"vector<float, 3>"`
+	Part      Part       `db:"part"`
+}
+
+// Part is a user-defined type, which cannot hold a vector.
+type Part struct {
+	Shape []float32 `db:"shape" cql:"vector<float, 2>"`
+}

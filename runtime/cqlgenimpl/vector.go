@@ -1,0 +1,138 @@
+package cqlgenimpl
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Vector binds and scans a vector<float, N> column from a []float32
+// field: gocql does not know Cassandra 5's vector type, so generated
+// code converts the field to Vector, whose encoding is Cassandra's: the
+// N floats, 4 bytes each, big-endian, with no length (the column's type
+// says how many).
+type Vector []float32
+
+// MarshalCQL encodes the vector; nil is null.
+func (v Vector) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.BigEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b, nil
+}
+
+// UnmarshalCQL decodes a vector; null is nil.
+func (v *Vector) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	if data == nil {
+		*v = nil
+		return nil
+	}
+	if len(data)%4 != 0 {
+		return fmt.Errorf("cqlgen: a vector of floats of %d bytes, not a multiple of 4", len(data))
+	}
+	out := make(Vector, len(data)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.BigEndian.Uint32(data[4*i:]))
+	}
+	*v = out
+	return nil
+}
+
+// VectorOrUnset binds a vector field: the vector, or, when it is empty,
+// unset if unset is true (an Insert writes nothing) and null if not (an
+// Update clears it).
+func VectorOrUnset(v []float32, unset bool) any {
+	if len(v) == 0 {
+		if unset {
+			return gocql.UnsetValue
+		}
+		return Vector(nil)
+	}
+	return Vector(v)
+}
+
+// CheckVector refuses a vector whose length is not the column's
+// dimension, before anything is sent: Cassandra would refuse the write
+// anyway, but after the other statements of a logical write may have
+// gone out. An empty vector (no embedding yet) is null and passes.
+func CheckVector(table, column string, v []float32, dim int) error {
+	if len(v) != 0 && len(v) != dim {
+		return &cqlgen.VectorDimensionError{Table: table, Column: column, Want: dim, Got: len(v)}
+	}
+	return nil
+}
+
+// NearestRead is an ANN read as generated code declares it.
+type NearestRead[T any] struct {
+	Table     *Table // the index read's statements: Nearest
+	Partition []any  // the partition key values; nil for a scatter
+	Vector    []float32
+	Limit     int // 0: cqlgen.DefaultLimit
+	MaxLimit  int
+	Scan      func(cqlgen.Iter) (T, bool)
+}
+
+// ReadNearest runs an ANN read: the Limit rows whose vector is nearest
+// r.Vector, by the index's similarity function, nearest first, in one
+// query (Cassandra does not page an ANN query). A vector of another
+// dimension than the column's is a *cqlgen.VectorDimensionError and a
+// limit out of range a *cqlgen.LimitError, with nothing sent.
+func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T]) ([]T, error) {
+	t := r.Table
+	max := r.MaxLimit
+	if max <= 0 {
+		max = cqlgen.DefaultMaxLimit
+	}
+	if r.Limit < 0 || r.Limit > max {
+		return nil, &cqlgen.LimitError{Limit: r.Limit, Max: max}
+	}
+	limit := r.Limit
+	if limit == 0 {
+		limit = min(cqlgen.DefaultLimit, max)
+	}
+	if len(t.Spec.Index) != 1 || t.nearest == nil {
+		return nil, fmt.Errorf("cqlgen: %s: not an ANN read: regenerate the package", t.Spec.Pattern)
+	}
+	col := t.Spec.Index[0]
+	if dim := vectorDim(col.Type); len(r.Vector) != dim {
+		return nil, &cqlgen.VectorDimensionError{Table: t.Spec.Name, Column: col.Name, Want: dim, Got: len(r.Vector)}
+	}
+	values := append(append(make([]any, 0, len(r.Partition)+2), r.Partition...), Vector(r.Vector), limit)
+	it := s.Iter(ctx, cqlgen.Query{Stmt: t.nearest, Values: values, PageSize: limit})
+	rows := make([]T, 0, limit)
+	for len(rows) < limit {
+		row, ok := r.Scan(it)
+		if !ok {
+			break
+		}
+		rows = append(rows, row)
+	}
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// vectorDim is N of vector<float, N>; 0 when the type is none.
+func vectorDim(typ string) int {
+	i, j := strings.LastIndexByte(typ, ','), strings.LastIndexByte(typ, '>')
+	if !strings.HasPrefix(typ, "vector<") || i < 0 || j < i {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(typ[i+1 : j]))
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,70 @@
+package cqlgenimpl
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// TestVectorEncoding pins Cassandra's encoding of vector<float, N>: N
+// big-endian IEEE 754 floats, no length; nil is null both ways.
+func TestVectorEncoding(t *testing.T) {
+	v := Vector{1, -2.5, float32(math.Inf(1))}
+	b, err := v.MarshalCQL(nil)
+	want := []byte{0x3f, 0x80, 0, 0, 0xc0, 0x20, 0, 0, 0x7f, 0x80, 0, 0}
+	if err != nil || !bytes.Equal(b, want) {
+		t.Fatalf("MarshalCQL = %x, %v; want %x", b, err, want)
+	}
+	var back Vector
+	if err := back.UnmarshalCQL(nil, b); err != nil || len(back) != 3 || back[1] != -2.5 || !math.IsInf(float64(back[2]), 1) {
+		t.Fatalf("UnmarshalCQL = %v, %v", back, err)
+	}
+	if b, _ := Vector(nil).MarshalCQL(nil); b != nil {
+		t.Errorf("nil vector encodes as %x, want null", b)
+	}
+	if err := back.UnmarshalCQL(nil, nil); err != nil || back != nil {
+		t.Errorf("null decodes as %v, %v", back, err)
+	}
+	if err := back.UnmarshalCQL(nil, []byte{1, 2, 3}); err == nil {
+		t.Error("3 bytes decoded as a vector of floats")
+	}
+	if VectorOrUnset(nil, true) != gocql.UnsetValue {
+		t.Error("an empty vector on Insert is not unset")
+	}
+	if x, ok := VectorOrUnset(nil, false).(Vector); !ok || x != nil {
+		t.Error("an empty vector on Update is not null")
+	}
+	info, err := typeInfo("vector<float, 3>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := gocql.Marshal(info, v); err != nil || !bytes.Equal(b, want) {
+		t.Errorf("gocql.Marshal through the vector's type info: %x, %v", b, err)
+	}
+}
+
+// TestCheckVector refuses a vector of another length than the column's,
+// and lets an empty one (no embedding) pass.
+func TestCheckVector(t *testing.T) {
+	if err := CheckVector("t", "v", make([]float32, 4), 4); err != nil {
+		t.Error(err)
+	}
+	if err := CheckVector("t", "v", nil, 4); err != nil {
+		t.Error(err)
+	}
+	err := CheckVector("t", "v", make([]float32, 5), 4)
+	var de *cqlgen.VectorDimensionError
+	if !errors.As(err, &de) || de.Want != 4 || de.Got != 5 || !errors.Is(err, cqlgen.ErrVectorDimension) {
+		t.Errorf("5 floats for 4: %v", err)
+	}
+	for typ, n := range map[string]int{"vector<float, 384>": 384, "vector<float,3>": 3, "list<float>": 0, "vector<float>": 0} {
+		if got := vectorDim(typ); got != n {
+			t.Errorf("vectorDim(%q) = %d, want %d", typ, got, n)
+		}
+	}
+}
