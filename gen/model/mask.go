@@ -10,15 +10,21 @@ import (
 // maskCQL is the masking function a mask:"..." names, as the DDL writes
 // it after MASKED WITH (mask_inner(1, 1)), or why it cannot mask a column
 // of type t. Cassandra 5.0's functions: mask_default and mask_null fit
-// every type, mask_hash every type (a masked read returns a blob of the
-// hash), mask_inner and mask_outer text only, and mask_replace a value of
-// the column's own type.
+// every type, mask_hash blobs only (it returns a blob, the hash, and
+// Cassandra attaches a mask only to a column of the type the mask
+// returns, which the live node confirms: a text column is refused),
+// mask_inner and mask_outer text only, and mask_replace a value of the
+// column's own type.
 func maskCQL(m *tag.Mask, t *Type) (string, string) {
 	var args []string
 	switch m.Name {
+	case "hash":
+		if t != nil && t.Name != "blob" {
+			return "", "mask hash returns a blob, the hash of the value, and Cassandra attaches a mask only to a column of the type it returns: hash fits a blob column, and this one is of type " + t.String() + "; use default or null"
+		}
 	case "inner", "outer":
 		if t != nil && !isText(t) {
-			return "", "mask " + m.Name + " hides the characters of a text, and this column is of type " + t.String() + "; use default, null or hash"
+			return "", "mask " + m.Name + " hides the characters of a text, and this column is of type " + t.String() + "; use default or null"
 		}
 		for _, a := range m.Args {
 			n, err := strconv.Atoi(a.Text)
@@ -40,7 +46,7 @@ func maskCQL(m *tag.Mask, t *Type) (string, string) {
 				return "", "mask replace(value) on a column of type " + t.String() + " takes a number: replace(0); found " + quoteLiteral(a)
 			}
 		default:
-			return "", "mask replace(value) takes a value of the column's type, text or a number; this column is of type " + t.String() + ": use default, null or hash"
+			return "", "mask replace(value) takes a value of the column's type, text or a number; this column is of type " + t.String() + ": use default or null"
 		}
 		args = append(args, quoteLiteral(a))
 	}

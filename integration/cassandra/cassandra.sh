@@ -187,6 +187,8 @@ storage_compatibility_mode: NONE
 # Let generated code for views and SASI indexes be tested (off by default).
 materialized_views_enabled: true
 sasi_indexes_enabled: true
+# And generated column masks (MASKED WITH), off by default too.
+dynamic_data_masking_enabled: true
 # Two cores running the node, go test and parallel tests: be patient rather
 # than flaky.
 read_request_timeout: 10000ms

@@ -15,6 +15,7 @@ type Person struct {
 	Email    string  `db:"email" mask:"partial(2)"`
 	Phone    string  `db:"phone" mask:"inner('a', 1)"`
 	Code     string  `db:"code" mask:"outer(1)"`
+	Token    string  `db:"token" mask:"hash"`
 	Home     Address `db:"home"`
 }
 

@@ -36,6 +36,7 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "title", Type: "text"},
 		{Name: "content", Type: "vector<float, 8>"},
 		{Name: "thumbnail", Type: "vector<float, 4>"},
+		{Name: "signature", Type: "blob"},
 	},
 	CQL: cqlgenimpl.CQL{
 		Get:         videoVideosGetCQL,
@@ -60,7 +61,7 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 // videoVideosGetCQL reads a row of videos by its primary key. Its placeholders
 // bind channel_id, video_id.
 const videoVideosGetCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id = ?`
 
@@ -69,7 +70,7 @@ const videoVideosGetCQL = `SELECT channel_id, video_id, user_id, added_at, title
 func videoVideosScan(it cqlgen.Iter) (e Video, ok bool) {
 	for {
 		var deleted bool
-		if !it.Scan(&e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &deleted) {
+		if !it.Scan(&e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature, &deleted) {
 			return e, false
 		}
 		if !deleted {
@@ -82,7 +83,7 @@ func videoVideosScan(it cqlgen.Iter) (e Video, ok bool) {
 // videoVideosStateCQL reads a row of videos with the write protocol's columns.
 // Its placeholders bind channel_id, video_id.
 const videoVideosStateCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM videos
 	WHERE channel_id = ? AND video_id = ?`
 
@@ -94,13 +95,13 @@ func videoVideosState(e *Video) []any {
 // videoVideosScanState reads a row of videos with its version, its mark of
 // deletion and its pending record.
 func videoVideosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Video], ok bool) {
-	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending)
 	return
 }
 
 // videoVideosData is every column of e's row in videos, in table order.
 func videoVideosData(e *Video) []any {
-	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail}
+	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail, e.Signature}
 }
 
 // videoMerge is e as an Insert over cur writes it: the nil pointers and empty
@@ -118,11 +119,12 @@ func videoMerge(cur, e *Video) Video {
 
 // videoVideosChangeCQL writes a row of videos if its version is the one read
 // (null: if there is no row). Its placeholders bind user_id, added_at, title,
-// content, thumbnail, cqlgen_version (the write timestamp), the pending
-// record, channel_id, video_id, the version read.
+// content, thumbnail, signature, cqlgen_version (the write timestamp), the
+// pending record, channel_id, video_id, the version read.
 const videoVideosChangeCQL = `UPDATE videos
 	SET user_id = ?, added_at = ?, title = ?, content = ?, thumbnail = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		signature = ?, cqlgen_version = ?, cqlgen_deleted = false,
+		cqlgen_pending = ?
 	WHERE channel_id = ? AND video_id = ?
 	IF cqlgen_version = ?`
 
@@ -130,7 +132,7 @@ const videoVideosChangeCQL = `UPDATE videos
 // nil pointers and empty collections unset with c.Unset, at version c.TS, if
 // the version is still c.Old.
 func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), c.TS, c.Pending, e.ChannelID, e.VideoID, c.Old}
+	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, e.ChannelID, e.VideoID, c.Old}
 }
 
 // videoVideosRemoveCQL leaves a grave of a row of videos if its version is the
@@ -139,8 +141,8 @@ func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
 const videoVideosRemoveCQL = `UPDATE videos
 	USING TTL 864000
 	SET user_id = null, added_at = null, title = null, content = null,
-		thumbnail = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?
+		thumbnail = null, signature = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE channel_id = ? AND video_id = ?
 	IF cqlgen_version = ?`
 
@@ -167,35 +169,35 @@ func videoVideosSettle(e *Video, version int64) []any {
 // videoVideosScanCQL reads a token range of videos for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const videoVideosScanCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending
 	FROM videos
 	WHERE token(channel_id) > ? AND token(channel_id) <= ?`
 
 // videoVideosFirstCQL reads a partition of videos from its first row.
 // cqlgenimpl.ReadPage binds channel_id.
 const videoVideosFirstCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ?`
 
 // videoVideosFirstFromCQL reads a partition of videos from the From bound.
 // cqlgenimpl.ReadPage binds channel_id, From.
 const videoVideosFirstFromCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id >= ?`
 
 // videoVideosFirstToCQL reads a partition of videos from its first row up to
 // the To bound. cqlgenimpl.ReadPage binds channel_id, To.
 const videoVideosFirstToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id < ?`
 
 // videoVideosFirstFromToCQL reads a partition of videos between the bounds.
 // cqlgenimpl.ReadPage binds channel_id, From, To.
 const videoVideosFirstFromToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id >= ? AND video_id < ?`
 
@@ -203,28 +205,28 @@ const videoVideosFirstFromToCQL = `SELECT channel_id, video_id, user_id, added_a
 // clustering columns of one direction. cqlgenimpl.ReadPage binds channel_id,
 // video_id.
 const videoVideosAfter0CQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id > ?`
 
 // videoVideosAfterToCQL continues a read of videos after a row, up to the To
 // bound. cqlgenimpl.ReadPage binds channel_id, video_id, To.
 const videoVideosAfterToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id > ? AND video_id < ?`
 
 // videoVideosAtOrAfterCQL continues a read of videos at or after a row.
 // cqlgenimpl.ReadPage binds channel_id, video_id.
 const videoVideosAtOrAfterCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id >= ?`
 
 // videoVideosAtOrAfterToCQL continues a read of videos at or after a row, up
 // to the To bound. cqlgenimpl.ReadPage binds channel_id, video_id, To.
 const videoVideosAtOrAfterToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ? AND video_id >= ? AND video_id < ?`
 
@@ -262,6 +264,7 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "title", Type: "text"},
 		{Name: "content", Type: "vector<float, 8>"},
 		{Name: "thumbnail", Type: "vector<float, 4>"},
+		{Name: "signature", Type: "blob"},
 	},
 	CQL: cqlgenimpl.CQL{
 		Insert:      videoVideosByUserInsertCQL,
@@ -282,17 +285,17 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 
 // videoVideosByUserInsertCQL writes a whole row of videos_by_user. Its
 // placeholders bind user_id, added_at, channel_id, video_id, title, content,
-// thumbnail, the write timestamp.
+// thumbnail, signature, the write timestamp.
 const videoVideosByUserInsertCQL = `INSERT INTO videos_by_user (user_id, added_at, channel_id, video_id,
-		title, content, thumbnail)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
+		title, content, thumbnail, signature)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
 // videoVideosByUserRow binds videoVideosByUserInsertCQL for e, written at ts.
 // With unset, nil pointers and empty collections are left unset, writing no
 // tombstone; without, they clear their columns.
 func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
-	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), ts}
+	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
 }
 
 // videoVideosByUserKey is the primary key of e in videos_by_user, in order,
@@ -312,35 +315,36 @@ const videoVideosByUserDeleteCQL = `DELETE FROM videos_by_user
 // repair and backfill. Its placeholders bind the lower token (excluded), the
 // upper token.
 const videoVideosByUserScanCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, writetime(title), writetime(content), writetime(thumbnail)
+		thumbnail, signature, writetime(title), writetime(content),
+		writetime(thumbnail), writetime(signature)
 	FROM videos_by_user
 	WHERE token(user_id) > ? AND token(user_id) <= ?`
 
 // videoVideosByUserFirstCQL reads a partition of videos_by_user from its first
 // row. cqlgenimpl.ReadPage binds user_id.
 const videoVideosByUserFirstCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ?`
 
 // videoVideosByUserFirstFromCQL reads a partition of videos_by_user from the
 // From bound. cqlgenimpl.ReadPage binds user_id, From.
 const videoVideosByUserFirstFromCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at <= ?`
 
 // videoVideosByUserFirstToCQL reads a partition of videos_by_user from its
 // first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
 const videoVideosByUserFirstToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at > ?`
 
 // videoVideosByUserFirstFromToCQL reads a partition of videos_by_user between
 // the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
 const videoVideosByUserFirstFromToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at <= ? AND added_at > ?`
 
@@ -348,7 +352,7 @@ const videoVideosByUserFirstFromToCQL = `SELECT user_id, added_at, channel_id, v
 // at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
 // user_id, added_at.
 const videoVideosByUserAfter0CQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at < ?`
 
@@ -356,27 +360,27 @@ const videoVideosByUserAfter0CQL = `SELECT user_id, added_at, channel_id, video_
 // at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
 // user_id, added_at, channel_id, video_id.
 const videoVideosByUserAfter1CQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at = ? AND (channel_id, video_id) > (?, ?)`
 
 // videoVideosByUserAfterToCQL continues a read of videos_by_user after a row,
 // up to the To bound. cqlgenimpl.ReadPage binds user_id, added_at, To.
 const videoVideosByUserAfterToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at < ? AND added_at > ?`
 
 // videoVideosByUserAtOrAfterCQL continues a read of videos_by_user at or after
 // a row. cqlgenimpl.ReadPage binds user_id, added_at, channel_id, video_id.
 const videoVideosByUserAtOrAfterCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail
+		thumbnail, signature
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at = ? AND (channel_id, video_id) >= (?, ?)`
 
 // videoVideosByUserScan reads one row of videos_by_user.
 func videoVideosByUserScan(it cqlgen.Iter) (e Video, ok bool) {
-	ok = it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail))
+	ok = it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 	return
 }
 
@@ -469,7 +473,7 @@ var videoWrites = &cqlgenimpl.Entity[Video]{
 			Table:      videoVideosByUser,
 			Key:        videoVideosByUserKey,
 			Row:        videoVideosByUserRow,
-			Writetimes: 3,
+			Writetimes: 4,
 			Owner:      []int{2, 3},
 		},
 	},
@@ -775,7 +779,7 @@ var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 // vector through the ANN index videos_like. cqlgenimpl.ReadNearest binds
 // channel_id, the value of content looked for, the limit.
 const videoVideosLikeNearestCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	WHERE channel_id = ?
 	ORDER BY content ANN OF ?
@@ -840,7 +844,7 @@ var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 // through the ANN index videos_by_thumbnail, over the cluster.
 // cqlgenimpl.ReadNearest binds the value of thumbnail looked for, the limit.
 const videoVideosByThumbnailNearestCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, cqlgen_deleted
+		thumbnail, signature, cqlgen_deleted
 	FROM videos
 	ORDER BY thumbnail ANN OF ?
 	LIMIT ?`

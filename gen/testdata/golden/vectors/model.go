@@ -21,11 +21,12 @@ type Video struct {
 
 	ChannelID string     `db:"channel_id"`
 	VideoID   gocql.UUID `db:"video_id" cql:"timeuuid"`
-	UserID    string     `db:"user_id" mask:"hash"`
+	UserID    string     `db:"user_id" mask:"default"`
 	AddedAt   time.Time  `db:"added_at"`
 	Title     string     `db:"title"`
 	Content   []float32  `db:"content" cql:"vector<float, 8>"`
 	Thumbnail []float32  `db:"thumbnail" cql:"vector<float, 4>"`
+	Signature []byte     `db:"signature" mask:"hash"`
 }
 
 // Account is stored in one table, with masked columns.
