@@ -11,10 +11,10 @@ type reviewView struct {
 	Package  string
 	Tables   []reviewTable
 	Entities []reviewEntity
-	Patterns []reviewPattern
-	FanOut   []reviewEdge
 	Indexes  []reviewIndex
 	Options  []reviewOption
+	Diagrams []reviewDiagram
+	Limit    int // DiagramLimit, which the page states when it splits
 }
 
 type reviewTable struct {
@@ -23,57 +23,27 @@ type reviewTable struct {
 
 type reviewEntity struct {
 	Name, Canonical, Tables string
-	Nodes                   []reviewNode
 }
-
-type reviewNode struct{ ID, Label string }
-
-type reviewPattern struct{ ID, Label, Table string }
-
-type reviewEdge struct{ From, To string }
 
 // Review renders schema.md, the page a reviewer reads in a pull request:
 // the access-pattern table with partition estimates and verdicts, the
-// fan-out of each entity, and a Mermaid diagram of tables and patterns.
+// fan-out of each entity, and Mermaid diagrams of tables, indexes and
+// patterns (see diagrams).
 func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte, error) {
-	v := reviewView{Package: p.Path}
+	v := reviewView{Package: p.Path, Limit: DiagramLimit}
 	for _, e := range p.Entities {
 		re := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name}
 		var names []string
 		for _, t := range e.Tables {
-			names = append(names, "`"+t.Name+"`")
+			name := "`" + t.Name + "`"
+			if t.Deprecated {
+				name += " (deprecated)"
+			}
+			names = append(names, name)
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
-			re.Nodes = append(re.Nodes, reviewNode{ID: t.Name, Label: nodeLabel(t)})
-			var params []string
-			for _, c := range t.PartitionKey() {
-				if c.Field != nil {
-					params = append(params, c.Name)
-				}
-			}
-			v.Patterns = append(v.Patterns, reviewPattern{
-				ID:    "q_" + t.Name,
-				Label: fmt.Sprintf("%s.%s(%s)", e.GoName, readMethod(t), strings.Join(params, ", ")),
-				Table: t.Name,
-			})
-			if t != e.Canonical {
-				v.FanOut = append(v.FanOut, reviewEdge{From: e.Canonical.Name, To: t.Name})
-			}
 		}
-		for _, ix := range e.Indexes {
-			if ix.On == nil {
-				continue
-			}
+		for _, ix := range readIndexes(e) {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
-			var params []string
-			for _, r := range ix.PK {
-				params = append(params, r.Name)
-			}
-			params = append(params, ix.Column.Name)
-			v.Patterns = append(v.Patterns, reviewPattern{
-				ID:    "q_" + ix.Name,
-				Label: fmt.Sprintf("%s.%s(%s)", e.GoName, ix.Method, strings.Join(params, ", ")),
-				Table: ix.On.Name,
-			})
 		}
 		re.Tables = strings.Join(names, ", ")
 		if len(names) > 1 {
@@ -82,6 +52,7 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 		v.Entities = append(v.Entities, re)
 	}
 	v.Options = reviewOptions(p)
+	v.Diagrams = diagrams(p, verdicts)
 	return render("schema.md.tmpl", v)
 }
 
@@ -146,30 +117,19 @@ func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table][]mode
 	if t.Sparse() {
 		r.Pattern += " (only where `" + t.WhereWords() + "`)"
 	}
+	if t.Unique {
+		r.Pattern += " (unique key)"
+	}
+	if t.Deprecated {
+		r.Pattern += " (**deprecated**"
+		if t.ReplacedBy != nil {
+			r.Pattern += ", replaced by `" + t.ReplacedBy.Name + "`"
+		}
+		r.Pattern += ")"
+	}
 	r.Pattern = strings.ReplaceAll(r.Pattern, "|", "\\|")
 	r.Verdict = strings.ReplaceAll(r.Verdict, "|", "\\|")
 	return r
-}
-
-// nodeLabel lists a table's columns with Chebotko-style markers.
-func nodeLabel(t *model.Table) string {
-	lines := []string{"<b>" + t.Name + "</b>"}
-	for _, c := range t.Columns {
-		marker := ""
-		switch c.Kind {
-		case model.PartitionKey:
-			marker = " K"
-		case model.Clustering:
-			marker = " C↑"
-			if c.Desc {
-				marker = " C↓"
-			}
-		case model.Static:
-			marker = " S"
-		}
-		lines = append(lines, c.Name+" "+strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(c.Type.String())+marker)
-	}
-	return strings.Join(lines, "<br/>")
 }
 
 // readMethod is the repository method that serves t's access pattern: its
