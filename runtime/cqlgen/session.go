@@ -53,7 +53,10 @@ const (
 // SessionOptions configure a Session made by NewSession. Zero fields take
 // the defaults.
 type SessionOptions struct {
-	// ReadConsistency applies to reads; default LocalQuorum.
+	// ReadConsistency applies to reads and pre-reads; default
+	// LocalQuorum. Repositories and calls may override the three levels
+	// (SessionLevels, WithLevels; see Levels for the order and the
+	// reasons for the defaults).
 	ReadConsistency gocql.Consistency
 	// WriteConsistency applies to writes, batches, and the commit of
 	// conditional writes; default LocalQuorum.
@@ -141,9 +144,10 @@ func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.
 	if g.opts.Observer != nil {
 		gq.Observer(e)
 	}
+	l := g.levels(ctx, q)
 	switch q.Stmt.Kind {
 	case Read, PreRead:
-		gq.Consistency(g.opts.ReadConsistency)
+		gq.Consistency(l.Read)
 		if q.PageSize > 0 {
 			gq.PageSize(q.PageSize)
 		}
@@ -151,13 +155,9 @@ func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.
 		// and nothing runs the query again after Iter returns.
 		gq.PageState(q.PageState)
 	case Write:
-		gq.Consistency(g.opts.WriteConsistency)
+		gq.Consistency(l.Write)
 	case Conditional:
-		serial := g.opts.SerialConsistency
-		if q.SerialConsistency != 0 {
-			serial = q.SerialConsistency
-		}
-		gq.Consistency(g.opts.WriteConsistency).SerialConsistency(serial)
+		gq.Consistency(l.Write).SerialConsistency(l.Serial)
 	}
 	return gq
 }
@@ -279,8 +279,9 @@ func (g *gocqlSession) Batch(ctx context.Context, kind BatchKind, qs []Query) er
 		e.pass()
 		b := g.s.NewBatch(typ).WithContext(ctx)
 		b.Entries = entries
-		b.SetConsistency(g.opts.WriteConsistency)
-		b.SerialConsistency(g.opts.SerialConsistency)
+		l := g.levels(ctx, Query{})
+		b.SetConsistency(l.Write)
+		b.SerialConsistency(l.Serial)
 		b.RetryPolicy(e)
 		if g.opts.Observer != nil {
 			b.Observer(e)
