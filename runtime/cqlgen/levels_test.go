@@ -111,3 +111,15 @@ func (c *countingCalls) StartCall(ctx context.Context, _ Call) context.Context {
 }
 
 func (c *countingCalls) EndCall(context.Context, CallObservation) {}
+
+// NewClusterDC keeps a session in its datacenter with a host filter
+// (gocql gives no way to make a HostInfo of another datacenter here; the
+// cluster suite's TestLocalQuorumInTwoDatacenters checks what it admits).
+func TestNewClusterDCFiltersOtherDatacenters(t *testing.T) {
+	if NewClusterDC("dc1", "127.0.0.2").HostFilter == nil {
+		t.Fatal("NewClusterDC: no host filter")
+	}
+	if NewCluster("127.0.0.2").HostFilter != nil {
+		t.Error("NewCluster filters hosts")
+	}
+}

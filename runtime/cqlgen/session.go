@@ -364,10 +364,19 @@ func NewCluster(hosts ...string) *gocql.ClusterConfig {
 // is token-aware over the replicas of localDC, then round robin within it,
 // and never leaves it; with LocalQuorum and LocalSerial (the session's
 // defaults), every statement stays in the local datacenter.
+//
+// "Never leaves it" takes a host filter: gocql's DC-aware policy puts the
+// other datacenters' nodes after the local ones, and a retry on the next
+// host (after Unavailable, say) reaches them once the local ones are
+// down; LOCAL_QUORUM there is that datacenter's quorum, which need not
+// hold what the local one wrote. With the filter the session connects to
+// localDC's nodes alone, and a local outage is a typed Unavailable.
 func NewClusterDC(localDC string, hosts ...string) *gocql.ClusterConfig {
-	return newCluster(func() gocql.HostSelectionPolicy {
+	c := newCluster(func() gocql.HostSelectionPolicy {
 		return gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(localDC))
 	}, hosts)
+	c.HostFilter = gocql.DataCentreHostFilter(localDC)
+	return c
 }
 
 // policies remembers how to make a fresh host selection policy for the
