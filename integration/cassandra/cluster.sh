@@ -41,6 +41,15 @@ readonly CLUSTER_DIR
 readonly JMX_BASE="${CQLGEN_CLUSTER_JMX:-7201}"
 readonly STORAGE_PORT=7000
 readonly PORT=9042
+# A node that stops tells the others at once (cassandra.sh's single node has
+# nobody to tell and skips it). Otherwise they learn it from the failure
+# detector some 10 s later, meanwhile sending it requests that time out.
+#
+# A node that starts again first asks its seed, within ring_delay, whether
+# its address is taken (the shadow round); cassandra.sh's 1 s is too short
+# for a seed busy on two loaded cores ("Unable to gossip with any peers").
+# The ring delay is not slept through: no node bootstraps.
+readonly ANNOUNCE="-Dcassandra.shutdown_announce_in_ms=2000 -Dcassandra.ring_delay_ms=10000"
 
 log() { printf 'cluster.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -77,6 +86,7 @@ node() {
         CQLGEN_CASSANDRA_JMX_PORT=$((JMX_BASE + i - 1)) \
         CQLGEN_CASSANDRA_HINTS="${CQLGEN_CLUSTER_HINTS:-false}" \
         CQLGEN_CASSANDRA_CLUSTER=cqlgen-cluster \
+        CQLGEN_CASSANDRA_JVM_OPTS="$ANNOUNCE ${CQLGEN_CASSANDRA_JVM_OPTS:-}" \
         MAX_HEAP_SIZE="${MAX_HEAP_SIZE:-512M}" \
         HEAP_NEWSIZE="${HEAP_NEWSIZE:-96M}" \
         "$CASSANDRA" "$@"
