@@ -79,6 +79,28 @@ cassandra-stop:
 cassandra-status:
 	$(CASSANDRA) status
 
+# A cluster of three nodes on 127.0.0.2-4 (two datacenters, 2 + 1), beside
+# the single node: see docs/cluster.md. make test never uses it.
+CLUSTER := $(CURDIR)/integration/cassandra/cluster.sh
+.PHONY: cluster-start cluster-stop cluster-status test-cluster
+
+cluster-start:
+	$(CLUSTER) start
+
+cluster-stop:
+	$(CLUSTER) stop
+
+cluster-status:
+	$(CLUSTER) status
+
+# The cluster suite (integration/cluster): starts the cluster afresh, runs
+# the suite (nodes go down and come back), and stops the cluster again,
+# whether the tests passed or not.
+test-cluster:
+	$(CLUSTER) start
+	cd integration && CQLGEN_CLUSTER_HOSTS=$$($(CLUSTER) hosts) CQLGEN_CLUSTER_SCRIPT=$(CLUSTER) \
+		$(GO) test -count=1 -v -timeout 20m ./cluster; rc=$$?; $(CLUSTER) stop; exit $$rc
+
 # Benchmarks (bench/, a module of its own; see bench/README.md).
 .PHONY: bench bench-smoke bench-generate
 

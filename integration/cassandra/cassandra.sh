@@ -3,7 +3,9 @@
 # cqlgen's integration tests and benchmarks, without Docker.
 #
 #   cassandra.sh start    fetch (once, cached), configure, start, wait for CQL
+#   cassandra.sh resume   start the stopped node again, keeping its data
 #   cassandra.sh stop     stop the node this script started (by its pid)
+#   cassandra.sh kill     SIGKILL it: a crash, not a shutdown
 #   cassandra.sh status   exit 0 only if our node runs and answers CQL
 #   cassandra.sh logs     print the tail of the node's logs
 #
@@ -13,6 +15,17 @@
 #   CQLGEN_CASSANDRA_START_TIMEOUT  seconds to wait for CQL      (180)
 #   CQLGEN_CASSANDRA_STOP_TIMEOUT   seconds before SIGKILL       (30)
 #   CQLGEN_CASSANDRA_STORAGE_PORT   internode port               (7000)
+#   CQLGEN_CASSANDRA_HOST           listen and CQL address       (127.0.0.1)
+#   CQLGEN_CASSANDRA_SEEDS          seed host:port list          (the node itself)
+#   CQLGEN_CASSANDRA_TOKEN          the node's one token         (0)
+#   CQLGEN_CASSANDRA_DC             datacenter; with it the node uses
+#                                   GossipingPropertyFileSnitch  (none: SimpleSnitch)
+#   CQLGEN_CASSANDRA_RACK           rack, with CQLGEN_CASSANDRA_DC (rack1)
+#   CQLGEN_CASSANDRA_JMX_PORT       local JMX port               (none: JMX off)
+#   CQLGEN_CASSANDRA_HINTS          hinted_handoff_enabled       (false)
+#   CQLGEN_CASSANDRA_CLUSTER        cluster_name                 (cqlgen-test)
+#                                   (cluster.sh sets these to run several
+#                                   nodes on 127.0.0.2, .3, ...)
 #   CQLGEN_CASSANDRA_LOG_LEVEL      root log level               (WARN)
 #   CQLGEN_CASSANDRA_JVM_OPTS       extra JVM options, appended
 #   CQLGEN_CASSANDRA_YAML           extra cassandra.yaml lines, appended
@@ -37,9 +50,16 @@ readonly NODE_DIR
 readonly PIDFILE="$NODE_DIR/cassandra.pid"
 readonly LOG_DIR="$NODE_DIR/logs"
 readonly CQLPING="$NODE_DIR/cqlping"
-readonly HOST=127.0.0.1
+readonly HOST="${CQLGEN_CASSANDRA_HOST:-127.0.0.1}"
 readonly PORT=9042
 readonly STORAGE_PORT="${CQLGEN_CASSANDRA_STORAGE_PORT:-7000}"
+readonly SEEDS="${CQLGEN_CASSANDRA_SEEDS:-$HOST:$STORAGE_PORT}"
+readonly TOKEN="${CQLGEN_CASSANDRA_TOKEN:-0}"
+readonly DC="${CQLGEN_CASSANDRA_DC:-}"
+readonly RACK="${CQLGEN_CASSANDRA_RACK:-rack1}"
+readonly JMX_PORT="${CQLGEN_CASSANDRA_JMX_PORT:-}"
+readonly HINTS="${CQLGEN_CASSANDRA_HINTS:-false}"
+readonly CLUSTER_NAME="${CQLGEN_CASSANDRA_CLUSTER:-cqlgen-test}"
 readonly START_TIMEOUT="${CQLGEN_CASSANDRA_START_TIMEOUT:-180}"
 readonly STOP_TIMEOUT="${CQLGEN_CASSANDRA_STOP_TIMEOUT:-30}"
 readonly MAVEN_DEPENDENCY_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:3.6.1
@@ -148,22 +168,29 @@ build_cqlping() {
 # ---------------------------------------------------------------- config
 
 write_config() {
-    local conf="$NODE_DIR/conf" data="$NODE_DIR/data"
+    local conf="$NODE_DIR/conf" data="$NODE_DIR/data" snitch=SimpleSnitch
     mkdir -p "$conf" "$LOG_DIR" "$data"
+    if [[ -n "$DC" ]]; then
+        # The datacenter and rack this node gossips to the others.
+        snitch=GossipingPropertyFileSnitch
+        printf 'dc=%s\nrack=%s\n' "$DC" "$RACK" >"$conf/cassandra-rackdc.properties"
+    fi
     cat >"$conf/cassandra.yaml" <<EOF
-# Single-node test cluster written by cqlgen's cassandra.sh; data is wiped on
-# every start. Unset options keep Cassandra's built-in defaults.
-cluster_name: cqlgen-test
-# One token at 0: no vnode token allocation work and no waiting for it.
+# Test node written by cqlgen's cassandra.sh (one node alone, or one of the
+# nodes of cluster.sh); data is wiped on every start. Unset options keep
+# Cassandra's built-in defaults.
+cluster_name: $CLUSTER_NAME
+# One token (0 alone; spread by cluster.sh): no vnode token allocation work
+# and no waiting for it. Every node starts empty, so none bootstraps.
 num_tokens: 1
-initial_token: 0
+initial_token: $TOKEN
 auto_bootstrap: false
 partitioner: org.apache.cassandra.dht.Murmur3Partitioner
-endpoint_snitch: SimpleSnitch
+endpoint_snitch: $snitch
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
-      - seeds: "$HOST:$STORAGE_PORT"
+      - seeds: "$SEEDS"
 listen_address: $HOST
 rpc_address: $HOST
 storage_port: $STORAGE_PORT
@@ -181,7 +208,9 @@ commitlog_sync_period: 10000ms
 
 # Tests create and drop a keyspace each: no snapshot per drop/truncate.
 auto_snapshot: false
-hinted_handoff_enabled: false
+# Off unless asked for: a node that was down misses what was written
+# meanwhile until something repairs it, which fault tests rely on.
+hinted_handoff_enabled: $HINTS
 # A fresh 5.0 cluster with no 4.x sstables to stay compatible with.
 storage_compatibility_mode: NONE
 # Let generated code for views and SASI indexes be tested (off by default).
@@ -268,6 +297,8 @@ jvm_options() {
 
         # Single node: nobody to gossip with, so do not wait for gossip to
         # settle, for the ring, or before creating the default superuser.
+        # cluster.sh starts its nodes one after another, each once the one
+        # before answers CQL, and waits for them to see each other.
         -Dcassandra.skip_wait_for_gossip_to_settle=0
         -Dcassandra.ring_delay_ms=1000
         -Dcassandra.superuser_setup_delay_ms=0
@@ -283,8 +314,9 @@ jvm_options() {
         -Dcassandra.memtable.row_overhead_size=180
         # No TLS is used: do not load the native BoringSSL library.
         -Dcassandra.disable_tcactive_openssl=true
-        # No cassandra.jmx.*.port: JMX stays off (no RMI server, no port
-        # 7199 to collide on). nodetool is not needed by the tests.
+        # No cassandra.jmx.*.port unless CQLGEN_CASSANDRA_JMX_PORT: JMX
+        # stays off (no RMI server, no port 7199 to collide on). nodetool
+        # is not needed by the tests.
 
         -Dcassandra.config="file://$NODE_DIR/conf/cassandra.yaml"
         -Dlogback.configurationFile="$NODE_DIR/conf/logback.xml"
@@ -296,6 +328,9 @@ jvm_options() {
     local jamm
     jamm="$(compgen -G "$DIST/lib/jamm-*.jar" | head -n 1 || true)"
     [[ -z "$jamm" ]] || JVM_OPTS+=(-javaagent:"$jamm")
+    [[ -z "$DC" ]] || JVM_OPTS+=(-Dcassandra-rackdc.properties="file://$NODE_DIR/conf/cassandra-rackdc.properties")
+    # Local JMX (127.0.0.1 only), at a port of its own per node.
+    [[ -z "$JMX_PORT" ]] || JVM_OPTS+=(-Dcassandra.jmx.local.port="$JMX_PORT")
     if [[ -n "${CQLGEN_CASSANDRA_JVM_OPTS:-}" ]]; then
         local extra
         read -r -a extra <<<"$CQLGEN_CASSANDRA_JVM_OPTS"
@@ -344,8 +379,11 @@ show_logs() {
 
 # ---------------------------------------------------------------- commands
 
+# start_node starts the node afresh, its data wiped; with "keep" (resume),
+# it starts the node of the last start again, with the data and
+# configuration it had: a node coming back after an outage.
 start_node() {
-    local started=$SECONDS pid
+    local started=$SECONDS pid keep="${1:-}"
     ensure_dist
     if pid="$(our_pid)"; then
         log "our Cassandra is already running (pid $pid)"
@@ -364,10 +402,14 @@ start_node() {
     if [[ -e "$NODE_DIR" && ! -e "$NODE_DIR/$MARKER" ]]; then
         die "$NODE_DIR exists and was not made by this script; refusing to wipe it (set CQLGEN_CASSANDRA_DIR)"
     fi
-    rm -rf "$NODE_DIR"
-    mkdir -p "$NODE_DIR"
-    touch "$NODE_DIR/$MARKER"
-    write_config
+    if [[ -n "$keep" ]]; then
+        [[ -f "$NODE_DIR/conf/cassandra.yaml" ]] || die "no node to resume in $NODE_DIR; start it first"
+    else
+        rm -rf "$NODE_DIR"
+        mkdir -p "$NODE_DIR"
+        touch "$NODE_DIR/$MARKER"
+        write_config
+    fi
     local java
     java="$(java_bin)"
     jvm_options
@@ -431,6 +473,22 @@ stop_node() {
     log "stopped"
 }
 
+# kill_node kills the node at once, as a crash or a power cut would: no
+# drain, no flush; what it had acknowledged is in its commit log.
+kill_node() {
+    local pid
+    if ! pid="$(our_pid)"; then
+        log "not running"
+        return
+    fi
+    log "killing Cassandra (pid $pid)"
+    kill -KILL "$pid" 2>/dev/null || true
+    while our_pid >/dev/null; do
+        sleep 0.1
+    done
+    rm -f "$PIDFILE"
+}
+
 status_node() {
     local pid
     if ! pid="$(our_pid)"; then
@@ -454,11 +512,13 @@ status_node() {
 main() {
     case "${1:-}" in
     start) start_node ;;
+    resume) start_node keep ;;
     stop) stop_node ;;
+    kill) kill_node ;;
     status) status_node ;;
     logs) show_logs "${2:-50}" ;;
     *)
-        printf 'usage: %s start|stop|status|logs [lines]\n' "$0" >&2
+        printf 'usage: %s start|resume|stop|kill|status|logs [lines]\n' "$0" >&2
         exit 2
         ;;
     esac

@@ -53,7 +53,10 @@ const (
 // SessionOptions configure a Session made by NewSession. Zero fields take
 // the defaults.
 type SessionOptions struct {
-	// ReadConsistency applies to reads; default LocalQuorum.
+	// ReadConsistency applies to reads and pre-reads; default
+	// LocalQuorum. Repositories and calls may override the three levels
+	// (SessionLevels, WithLevels; see Levels for the order and the
+	// reasons for the defaults).
 	ReadConsistency gocql.Consistency
 	// WriteConsistency applies to writes, batches, and the commit of
 	// conditional writes; default LocalQuorum.
@@ -141,9 +144,10 @@ func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.
 	if g.opts.Observer != nil {
 		gq.Observer(e)
 	}
+	l := g.levels(ctx, q)
 	switch q.Stmt.Kind {
 	case Read, PreRead:
-		gq.Consistency(g.opts.ReadConsistency)
+		gq.Consistency(l.Read)
 		if q.PageSize > 0 {
 			gq.PageSize(q.PageSize)
 		}
@@ -151,13 +155,9 @@ func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.
 		// and nothing runs the query again after Iter returns.
 		gq.PageState(q.PageState)
 	case Write:
-		gq.Consistency(g.opts.WriteConsistency)
+		gq.Consistency(l.Write)
 	case Conditional:
-		serial := g.opts.SerialConsistency
-		if q.SerialConsistency != 0 {
-			serial = q.SerialConsistency
-		}
-		gq.Consistency(g.opts.WriteConsistency).SerialConsistency(serial)
+		gq.Consistency(l.Write).SerialConsistency(l.Serial)
 	}
 	return gq
 }
@@ -279,8 +279,9 @@ func (g *gocqlSession) Batch(ctx context.Context, kind BatchKind, qs []Query) er
 		e.pass()
 		b := g.s.NewBatch(typ).WithContext(ctx)
 		b.Entries = entries
-		b.SetConsistency(g.opts.WriteConsistency)
-		b.SerialConsistency(g.opts.SerialConsistency)
+		l := g.levels(ctx, Query{})
+		b.SetConsistency(l.Write)
+		b.SerialConsistency(l.Serial)
 		b.RetryPolicy(e)
 		if g.opts.Observer != nil {
 			b.Observer(e)
@@ -363,10 +364,19 @@ func NewCluster(hosts ...string) *gocql.ClusterConfig {
 // is token-aware over the replicas of localDC, then round robin within it,
 // and never leaves it; with LocalQuorum and LocalSerial (the session's
 // defaults), every statement stays in the local datacenter.
+//
+// "Never leaves it" takes a host filter: gocql's DC-aware policy puts the
+// other datacenters' nodes after the local ones, and a retry on the next
+// host (after Unavailable, say) reaches them once the local ones are
+// down; LOCAL_QUORUM there is that datacenter's quorum, which need not
+// hold what the local one wrote. With the filter the session connects to
+// localDC's nodes alone, and a local outage is a typed Unavailable.
 func NewClusterDC(localDC string, hosts ...string) *gocql.ClusterConfig {
-	return newCluster(func() gocql.HostSelectionPolicy {
+	c := newCluster(func() gocql.HostSelectionPolicy {
 		return gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(localDC))
 	}, hosts)
+	c.HostFilter = gocql.DataCentreHostFilter(localDC)
+	return c
 }
 
 // policies remembers how to make a fresh host selection policy for the

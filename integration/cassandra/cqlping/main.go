@@ -7,7 +7,9 @@
 //
 // It exits 0 once `SELECT release_version FROM system.local` succeeds, 1 on
 // timeout, and 2 as soon as the process given by -pid has died (no point
-// waiting for a node that crashed at startup).
+// waiting for a node that crashed at startup). With -peers n, it also waits
+// until the node knows n other nodes of its cluster (system.peers_v2), each
+// with a datacenter: cluster.sh's check that the nodes found each other.
 package main
 
 import (
@@ -27,6 +29,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:9042", "host:port of the node")
 	timeout := flag.Duration("timeout", 180*time.Second, "how long to keep trying; 0 tries once")
 	pid := flag.Int("pid", 0, "give up when this process is gone (0: do not watch)")
+	peers := flag.Int("peers", 0, "also wait until the node knows this many peers")
 	flag.Parse()
 
 	// gocql logs every failed dial; while the node boots those are expected.
@@ -35,7 +38,7 @@ func main() {
 	deadline := time.Now().Add(*timeout)
 	var lastErr error
 	for {
-		version, err := ping(*addr)
+		version, err := ping(*addr, *peers)
 		if err == nil {
 			fmt.Println(version)
 			return
@@ -53,7 +56,7 @@ func main() {
 	}
 }
 
-func ping(addr string) (string, error) {
+func ping(addr string, peers int) (string, error) {
 	// A plain dial first: cheap, and keeps gocql out of the common
 	// "connection refused" case while the JVM is still loading.
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
@@ -77,6 +80,22 @@ func ping(addr string) (string, error) {
 	var version string
 	if err := session.Query("SELECT release_version FROM system.local").Scan(&version); err != nil {
 		return "", err
+	}
+	if peers > 0 {
+		n := 0
+		it := session.Query("SELECT data_center FROM system.peers_v2").Iter()
+		var dc string
+		for it.Scan(&dc) {
+			if dc != "" {
+				n++
+			}
+		}
+		if err := it.Close(); err != nil {
+			return "", err
+		}
+		if n < peers {
+			return "", fmt.Errorf("%d of %d peers known", n, peers)
+		}
 	}
 	return version, nil
 }
