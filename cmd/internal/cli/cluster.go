@@ -115,6 +115,11 @@ func (c *clusterEnv) cluster() *gocql.ClusterConfig {
 	}
 	if c.LocalDC != "" {
 		cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.LocalDC))
+		// gocql's DC-aware policy lists the other datacenters' nodes after
+		// the local ones, and a retry goes on to them: a LOCAL_QUORUM
+		// then answered from another datacenter's quorum. The filter keeps
+		// the session in its datacenter, as cqlgen.NewClusterDC does.
+		cluster.HostFilter = gocql.DataCentreHostFilter(c.LocalDC)
 		cluster.Consistency = gocql.LocalQuorum
 	}
 	return cluster
@@ -129,6 +134,18 @@ func connect(getenv func(string) string) (*gocql.Session, *clusterEnv, error) {
 		return nil, nil, err
 	}
 	s, err := c.cluster().CreateSession()
+	if err != nil && c.LocalDC != "" {
+		// No node of that datacenter answered: say which there are.
+		open := *c
+		open.LocalDC = ""
+		if any, aerr := open.cluster().CreateSession(); aerr == nil {
+			dcs, derr := datacenters(any)
+			any.Close()
+			if derr == nil && !slices.Contains(dcs, c.LocalDC) {
+				return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", envLocalDC, c.LocalDC, strings.Join(dcs, ", "))
+			}
+		}
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to %s: %w", strings.Join(c.Hosts, ","), err)
 	}

@@ -83,6 +83,12 @@ func TestClusterEnvFull(t *testing.T) {
 		t.Errorf("hosts %q", c.Hosts)
 	}
 	cluster := c.cluster()
+	// A local datacenter keeps the session in it: a retry must not reach
+	// another datacenter's nodes (the cluster suite caught gocql's
+	// DC-aware policy doing so).
+	if cluster.HostFilter == nil || cluster.Consistency != gocql.LocalQuorum {
+		t.Errorf("local DC: host filter %v, consistency %v", cluster.HostFilter, cluster.Consistency)
+	}
 	auth, ok := cluster.Authenticator.(gocql.PasswordAuthenticator)
 	if !ok || auth.Username != "ci" || auth.Password != "s3cret" {
 		t.Errorf("authenticator %#v", cluster.Authenticator)
