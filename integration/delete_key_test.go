@@ -56,7 +56,9 @@ func TestDeleteByKey(t *testing.T) {
 			func() error {
 				return helpdesk.NewArticleRepo(s).Insert(ctx, &helpdesk.Article{OrgID: "acme", ArticleID: id(1), Title: "art-1", Tags: []string{"x"}, Views: 3, UpdatedAt: at, Body: "b"})
 			},
-			func() error { return helpdesk.NewArticleRepo(s).Delete(ctx, &helpdesk.Article{OrgID: "acme", ArticleID: id(1)}) }},
+			func() error {
+				return helpdesk.NewArticleRepo(s).Delete(ctx, &helpdesk.Article{OrgID: "acme", ArticleID: id(1)})
+			}},
 		{"one table, three clustering columns", "reply-1", []string{"replies_by_ticket"},
 			func() error {
 				return helpdesk.NewReplyRepo(s).Insert(ctx, &helpdesk.Reply{OrgID: "acme", TicketID: id(2), Channel: "email", SentAt: at, ReplyID: id(3), Author: "ann", Body: "reply-1"})
@@ -68,12 +70,16 @@ func TestDeleteByKey(t *testing.T) {
 			func() error {
 				return helpdesk.NewTicketRepo(s).Insert(ctx, &helpdesk.Ticket{OrgID: "acme", TicketID: id(4), Requester: "req@x", Subject: "tk-subject", Status: helpdesk.StatusOpen, AgentID: "ann", OpenedAt: at})
 			},
-			func() error { return helpdesk.NewTicketRepo(s).Delete(ctx, &helpdesk.Ticket{OrgID: "acme", TicketID: id(4)}) }},
+			func() error {
+				return helpdesk.NewTicketRepo(s).Delete(ctx, &helpdesk.Ticket{OrgID: "acme", TicketID: id(4)})
+			}},
 		{"versioned, with a unique table", "agent-zed", []string{"agents", "agents_by_email"},
 			func() error {
 				return helpdesk.NewAgentRepo(s).Insert(ctx, &helpdesk.Agent{OrgID: "acme", AgentID: "agent-zed", Email: "zed@acme", Name: "Zed"})
 			},
-			func() error { return helpdesk.NewAgentRepo(s).Delete(ctx, &helpdesk.Agent{OrgID: "acme", AgentID: "agent-zed"}) }},
+			func() error {
+				return helpdesk.NewAgentRepo(s).Delete(ctx, &helpdesk.Agent{OrgID: "acme", AgentID: "agent-zed"})
+			}},
 		{"immutable, bucketed elsewhere", "ev-note", []string{"ticket_events", "events_by_agent"},
 			func() error {
 				return helpdesk.NewTicketEventRepo(s).Insert(ctx, &helpdesk.TicketEvent{OrgID: "acme", TicketID: id(5), EventID: id(6), AgentID: "ann", Kind: "replied", Note: "ev-note"})
