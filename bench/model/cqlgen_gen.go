@@ -157,7 +157,11 @@ func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (cqlgen.Inserted[User], error) {
+func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (_ cqlgen.Inserted[User], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[User]{}, err
@@ -232,7 +236,11 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) 
 // nil when there is none, and Missing lists those indexes. More keys than the
 // repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
 // *cqlgen.KeysError, and nothing is sent.
-func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (cqlgen.Found[User], error) {
+func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Found[User], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range userIDs {
 		if k == "" {
 			return cqlgen.Found[User]{}, &cqlgen.EmptyKeyError{
@@ -465,7 +473,11 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (cqlgen.Inserted[Event], error) {
+func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (_ cqlgen.Inserted[Event], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Event]{}, err
@@ -1363,7 +1375,11 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, er
 // of messageIDs[i], nil when there is none, and Missing lists those indexes.
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (cqlgen.Found[Message], error) {
+func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (_ cqlgen.Found[Message], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range messageIDs {
 		if k == "" {
 			return cqlgen.Found[Message]{}, &cqlgen.EmptyKeyError{
@@ -2354,7 +2370,11 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *
 // Score of playerIDs[i], nil when there is none, and Missing lists those
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (cqlgen.Found[Score], error) {
+func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (_ cqlgen.Found[Score], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if board == "" {
 		return cqlgen.Found[Score]{}, &cqlgen.EmptyKeyError{
 			Column: "board",
@@ -3041,7 +3061,11 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err erro
 // tallyIDs[i], nil when there is none, and Missing lists those indexes. More
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (cqlgen.Found[Tally], error) {
+func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (_ cqlgen.Found[Tally], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range tallyIDs {
 		if k == "" {
 			return cqlgen.Found[Tally]{}, &cqlgen.EmptyKeyError{
@@ -3957,7 +3981,11 @@ func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing,
 // the Standing of standingIDs[i], nil when there is none, and Missing lists
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (cqlgen.Found[Standing], error) {
+func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (_ cqlgen.Found[Standing], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range standingIDs {
 		if k == "" {
 			return cqlgen.Found[Standing]{}, &cqlgen.EmptyKeyError{
@@ -4328,7 +4356,11 @@ func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (cqlgen.Inserted[Ping], error) {
+func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (_ cqlgen.Inserted[Ping], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Ping]{}, err
@@ -4672,7 +4704,11 @@ func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (cqlgen.Inserted[Entry], error) {
+func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (_ cqlgen.Inserted[Entry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Entry]{}, err
@@ -5009,7 +5045,11 @@ func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cq
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (cqlgen.Inserted[RecentEntry], error) {
+func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[RecentEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[RecentEntry]{}, err

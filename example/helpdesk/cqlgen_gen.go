@@ -525,7 +525,11 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *A
 // Agent of agentIDs[i], nil when there is none, and Missing lists those
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[Agent], error) {
+func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[Agent], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -727,7 +731,11 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 // is the AgentLoad of agentIDs[i], nil when there is none, and Missing lists
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[AgentLoad], error) {
+func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[AgentLoad], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -1340,7 +1348,11 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *
 // Customer of emails[i], nil when there is none, and Missing lists those
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (cqlgen.Found[Customer], error) {
+func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (_ cqlgen.Found[Customer], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -2827,7 +2839,11 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 // Ticket of ticketIDs[i], nil when there is none, and Missing lists those
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (cqlgen.Found[Ticket], error) {
+func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -3171,7 +3187,11 @@ func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Opt
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (cqlgen.Inserted[Article], error) {
+func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (_ cqlgen.Inserted[Article], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Article]{}, err
@@ -3674,7 +3694,11 @@ func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlg
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (cqlgen.Inserted[AuditEvent], error) {
+func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (_ cqlgen.Inserted[AuditEvent], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[AuditEvent]{}, err
@@ -4505,7 +4529,11 @@ func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *M
 // Macro of macroIDs[i], nil when there is none, and Missing lists those
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (cqlgen.Found[Macro], error) {
+func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (_ cqlgen.Found[Macro], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Found[Macro]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -4953,7 +4981,11 @@ func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (cqlgen.Inserted[Reply], error) {
+func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reply], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Reply]{}, err
@@ -5261,7 +5293,11 @@ func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (cqlgen.Inserted[AgentSession], error) {
+func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (_ cqlgen.Inserted[AgentSession], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[AgentSession]{}, err
@@ -5344,7 +5380,11 @@ func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID stri
 // and Missing lists those indexes. More keys than the repository allows
 // (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
 // nothing is sent.
-func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (cqlgen.Found[AgentSession], error) {
+func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (_ cqlgen.Found[AgentSession], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return cqlgen.Found[AgentSession]{}, &cqlgen.EmptyKeyError{
 			Column: "org_id",
@@ -5502,7 +5542,11 @@ func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (cqlgen.Inserted[Organisation], error) {
+func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (_ cqlgen.Inserted[Organisation], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Organisation]{}, err
@@ -5577,7 +5621,11 @@ func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisati
 // the Organisation of orgIDs[i], nil when there is none, and Missing lists
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (cqlgen.Found[Organisation], error) {
+func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlgen.Found[Organisation], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range orgIDs {
 		if k == "" {
 			return cqlgen.Found[Organisation]{}, &cqlgen.EmptyKeyError{
@@ -6483,7 +6531,11 @@ func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cq
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (cqlgen.Inserted[CannedReply], error) {
+func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (_ cqlgen.Inserted[CannedReply], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[CannedReply]{}, err
@@ -6649,7 +6701,11 @@ type SimilarRepliesOptions struct {
 // one partition, searched on its replicas. The vector must be of the column's
 // dimension, 384, or the read is a *cqlgen.VectorDimensionError; rows without
 // a vector are never returned.
-func (r *CannedReplyRepo) SimilarReplies(ctx context.Context, orgID string, embedding []float32, o *SimilarRepliesOptions) ([]CannedReply, error) {
+func (r *CannedReplyRepo) SimilarReplies(ctx context.Context, orgID string, embedding []float32, o *SimilarRepliesOptions) (_ []CannedReply, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "SimilarReplies")
+	defer func() {
+		call.End(err)
+	}()
 	if orgID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "org_id",

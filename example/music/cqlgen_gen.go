@@ -236,7 +236,11 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
+func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Play]{}, err
@@ -889,7 +893,11 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err erro
 // trackIDs[i], nil when there is none, and Missing lists those indexes. More
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (cqlgen.Found[Track], error) {
+func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Found[Track], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range trackIDs {
 		if k == "" {
 			return cqlgen.Found[Track]{}, &cqlgen.EmptyKeyError{
@@ -1188,7 +1196,11 @@ func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts .
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (cqlgen.Inserted[PlaylistTrack], error) {
+func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlaylistTrack], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[PlaylistTrack]{}, err
@@ -1877,7 +1889,11 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 // Missing lists those indexes. More keys than the repository allows
 // (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
 // nothing is sent.
-func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (cqlgen.Found[ChartEntry], error) {
+func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (_ cqlgen.Found[ChartEntry], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if chartDate.IsZero() {
 		return cqlgen.Found[ChartEntry]{}, &cqlgen.EmptyKeyError{
 			Column: "chart_date",
@@ -2464,7 +2480,11 @@ func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release
 // of releaseIDs[i], nil when there is none, and Missing lists those indexes.
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (cqlgen.Found[Release], error) {
+func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ cqlgen.Found[Release], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range releaseIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
 			return cqlgen.Found[Release]{}, &cqlgen.EmptyKeyError{

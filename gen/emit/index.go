@@ -236,6 +236,5 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	}
 	doc(f, "%s reads %s: the rows of %s whose %s is nearest the vector, by %s similarity, nearest first, through the storage-attached ANN index %s (ORDER BY %s ANN OF ? LIMIT ?), %s. The vector must be of the column's dimension, %d, or the read is a *cqlgen.VectorDimensionError; rows without a vector are never returned.",
 		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Similarity, ix.Name, ix.Column.Name, where, ix.Column.Field.Type.Dim)
-	recvFunc(f, e, ix.Method).Params(append(append([]jen.Code{ctxParam()}, params...), jen.Id("o").Op("*").Id(n.Options))...).
-		Params(rows, jen.Error()).Block(body...)
+	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{rows, jen.Error()}, body)
 }

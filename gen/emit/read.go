@@ -101,7 +101,7 @@ func getMany(f *jen.File, e *model.Entity) {
 	}
 	doc(f, "GetMany reads the %ss%s with the given %s values from %s, the source of truth, in one query (%s IN ?): Rows[i] is the %s of %s[i], nil when there is none, and Missing lists those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.",
 		e.GoName, fixed, last.Name, t.Name, last.Name, e.GoName, list)
-	recvFunc(f, e, "GetMany").Params(append([]jen.Code{ctxParam()}, params...)...).Params(found, jen.Error()).Block(body...)
+	callMethod(f, e, "GetMany", params, []jen.Code{found, jen.Error()}, body)
 }
 
 // plural names a parameter that holds several values of name.

@@ -94,8 +94,8 @@ func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
 	t := e.Canonical
 	res := jen.Qual(rt, "Inserted").Types(jen.Id(e.GoName))
 	doc(f, "InsertIfAbsent writes e to %s only if no row has its key (INSERT ... IF NOT EXISTS): create, never replace. The result says whether it applied and, when a row was there, holds it as Current. A row that holds every value e would write counts as applied, with Again set: a call sent again after its reply was lost finds its own row, and is no conflict. With cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call sent again. It honours cqlgen.WithTTL. A conditional write takes no client timestamp: the row is written at the server's time.", t.Name)
-	recvFunc(f, e, "InsertIfAbsent").Params(ctxParam(), jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")).Params(res, jen.Error()).
-		Block(append(prologue(e, "InsertIfAbsent", res.Clone().Values(), jen.Err()), jen.Return(insertIfAbsent(e, "InsertIfAbsent")))...)
+	callMethod(f, e, "InsertIfAbsent", []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{res, jen.Error()},
+		append(prologue(e, "InsertIfAbsent", res.Clone().Values(), jen.Err()), jen.Return(insertIfAbsent(e, "InsertIfAbsent"))))
 }
 
 func insert(f *jen.File, e *model.Entity) {

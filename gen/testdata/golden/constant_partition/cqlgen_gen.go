@@ -217,7 +217,11 @@ func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (cqlgen.Inserted[Setting], error) {
+func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (_ cqlgen.Inserted[Setting], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Setting]{}, err
@@ -549,7 +553,11 @@ func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Optio
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (cqlgen.Inserted[Change], error) {
+func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (_ cqlgen.Inserted[Change], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Change]{}, err

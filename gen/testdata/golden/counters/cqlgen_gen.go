@@ -174,7 +174,11 @@ func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *P
 // PageStats of pages[i], nil when there is none, and Missing lists those
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (cqlgen.Found[PageStats], error) {
+func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (_ cqlgen.Found[PageStats], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if site == "" {
 		return cqlgen.Found[PageStats]{}, &cqlgen.EmptyKeyError{
 			Column: "site",

@@ -785,7 +785,11 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_
 // the Order of orderIDs[i], nil when there is none, and Missing lists those
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (cqlgen.Found[Order], error) {
+func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (_ cqlgen.Found[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	if tenantID == "" {
 		return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
 			Column: "tenant_id",

@@ -523,7 +523,11 @@ func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
 // is none, and Missing lists those indexes. More keys than the repository
 // allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
 // *cqlgen.KeysError, and nothing is sent.
-func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (cqlgen.Found[Note], error) {
+func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[Note], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range ids {
 		if k == "" {
 			return cqlgen.Found[Note]{}, &cqlgen.EmptyKeyError{

@@ -586,7 +586,11 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 // of accountIDs[i], nil when there is none, and Missing lists those indexes.
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range accountIDs {
 		if k == "" {
 			return cqlgen.Found[Account]{}, &cqlgen.EmptyKeyError{

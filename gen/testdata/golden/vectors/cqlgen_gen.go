@@ -801,7 +801,11 @@ type VideosLikeOptions struct {
 // within one partition, searched on its replicas. The vector must be of the
 // column's dimension, 8, or the read is a *cqlgen.VectorDimensionError; rows
 // without a vector are never returned.
-func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []float32, o *VideosLikeOptions) ([]Video, error) {
+func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []float32, o *VideosLikeOptions) (_ []Video, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosLike")
+	defer func() {
+		call.End(err)
+	}()
 	if channelID == "" {
 		return nil, &cqlgen.EmptyKeyError{
 			Column: "channel_id",
@@ -865,7 +869,11 @@ type VideosByThumbnailOptions struct {
 // node's index: a scatter. The vector must be of the column's dimension, 4, or
 // the read is a *cqlgen.VectorDimensionError; rows without a vector are never
 // returned.
-func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, o *VideosByThumbnailOptions) ([]Video, error) {
+func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, o *VideosByThumbnailOptions) (_ []Video, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosByThumbnail")
+	defer func() {
+		call.End(err)
+	}()
 	if o == nil {
 		o = &VideosByThumbnailOptions{}
 	}
@@ -1022,7 +1030,11 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
-func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (cqlgen.Inserted[Account], error) {
+func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (_ cqlgen.Inserted[Account], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
 	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Account]{}, err
@@ -1097,7 +1109,11 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 // of accountIDs[i], nil when there is none, and Missing lists those indexes.
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range accountIDs {
 		if k == "" {
 			return cqlgen.Found[Account]{}, &cqlgen.EmptyKeyError{

@@ -1096,7 +1096,11 @@ func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err 
 // orderIDs[i], nil when there is none, and Missing lists those indexes. More
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
-func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (cqlgen.Found[Order], error) {
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlgen.Found[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
+	defer func() {
+		call.End(err)
+	}()
 	for _, k := range orderIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
 			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
