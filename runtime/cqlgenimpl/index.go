@@ -46,15 +46,9 @@ func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cq
 	t := r.Table
 	scatter := r.Partition == nil
 	spec := ReadSpec[T]{Table: t, Limit: r.Limit, MaxLimit: r.MaxLimit, CursorKey: r.CursorKey, Cursor: r.Cursor, Scan: r.Scan, Key: r.Key}
-	max := spec.MaxLimit
-	if max <= 0 {
-		max = cqlgen.DefaultMaxLimit
-	}
-	if spec.Limit < 0 || spec.Limit > max {
-		return cqlgen.Page[T]{}, &cqlgen.LimitError{Limit: spec.Limit, Max: max}
-	}
-	if spec.Limit == 0 {
-		spec.Limit = min(cqlgen.DefaultLimit, max)
+	var err error
+	if spec.Limit, err = pageLimit(spec.Limit, spec.MaxLimit); err != nil {
+		return cqlgen.Page[T]{}, err
 	}
 	spec.sealer = sealerFor(spec.CursorKey)
 	if len(r.Values) != len(t.Spec.Index) {

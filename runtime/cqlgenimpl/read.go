@@ -53,15 +53,9 @@ type ReadSpec[T any] struct {
 // ReadPage runs a read of one access pattern: one partition, every hash bucket
 // merged, or time buckets walked back from the newest.
 func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
-	max := r.MaxLimit
-	if max <= 0 {
-		max = cqlgen.DefaultMaxLimit
-	}
-	if r.Limit < 0 || r.Limit > max {
-		return cqlgen.Page[T]{}, &cqlgen.LimitError{Limit: r.Limit, Max: max}
-	}
-	if r.Limit == 0 {
-		r.Limit = min(cqlgen.DefaultLimit, max)
+	var err error
+	if r.Limit, err = pageLimit(r.Limit, r.MaxLimit); err != nil {
+		return cqlgen.Page[T]{}, err
 	}
 	r.sealer = sealerFor(r.CursorKey)
 	if len(r.Prefix) >= len(r.Table.pages) {
@@ -88,6 +82,22 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 		return cqlgen.Page[T]{}, err
 	}
 	return finish(r, fp, rows, func(int) cursor { return cursor{kind: plainCursor} })
+}
+
+// pageLimit is the number of rows a read asks for: limit, or
+// cqlgen.DefaultLimit for 0, within max (cqlgen.DefaultMaxLimit for 0);
+// a *cqlgen.LimitError when limit is out of range.
+func pageLimit(limit, max int) (int, error) {
+	if max <= 0 {
+		max = cqlgen.DefaultMaxLimit
+	}
+	if limit < 0 || limit > max {
+		return 0, &cqlgen.LimitError{Limit: limit, Max: max}
+	}
+	if limit == 0 {
+		limit = min(cqlgen.DefaultLimit, max)
+	}
+	return limit, nil
 }
 
 // finish trims a read to its limit and makes the cursor of the last row.

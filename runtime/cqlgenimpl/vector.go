@@ -90,16 +90,9 @@ type NearestRead[T any] struct {
 // limit out of range a *cqlgen.LimitError, with nothing sent.
 func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T]) ([]T, error) {
 	t := r.Table
-	max := r.MaxLimit
-	if max <= 0 {
-		max = cqlgen.DefaultMaxLimit
-	}
-	if r.Limit < 0 || r.Limit > max {
-		return nil, &cqlgen.LimitError{Limit: r.Limit, Max: max}
-	}
-	limit := r.Limit
-	if limit == 0 {
-		limit = min(cqlgen.DefaultLimit, max)
+	limit, err := pageLimit(r.Limit, r.MaxLimit)
+	if err != nil {
+		return nil, err
 	}
 	if len(t.Spec.Index) != 1 || t.nearest == nil {
 		return nil, fmt.Errorf("cqlgen: %s: not an ANN read: regenerate the package", t.Spec.Pattern)
