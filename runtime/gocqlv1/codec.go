@@ -1,0 +1,199 @@
+package gocqlv1
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+func init() { cqlgen.RegisterCodec("gocql", codec{}) }
+
+// codec is gocql's marshaller as a cqlgen.Codec.
+type codec struct{}
+
+func (codec) Marshal(t *cqlgen.Type, v any) ([]byte, error) {
+	info, err := typeInfo(t)
+	if err != nil {
+		return nil, err
+	}
+	return gocql.Marshal(info, Value(v))
+}
+
+func (codec) Unmarshal(t *cqlgen.Type, data []byte, dst any) error {
+	info, err := typeInfo(t)
+	if err != nil {
+		return err
+	}
+	return gocql.Unmarshal(info, data, Dest(dst))
+}
+
+// protoVersion is the protocol version type infos are built for; only
+// protocol 2 and older encode collections differently.
+const protoVersion = 4
+
+var infos sync.Map // *cqlgen.Type → gocql.TypeInfo
+
+// typeInfo is gocql's TypeInfo for t.
+func typeInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+	if i, ok := infos.Load(t); ok {
+		return i.(gocql.TypeInfo), nil
+	}
+	i, err := buildInfo(t)
+	if err != nil {
+		return nil, err
+	}
+	infos.Store(t, i)
+	return i, nil
+}
+
+func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+	switch t.Kind {
+	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+		elem, err := buildInfo(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		c := gocql.CollectionType{NativeType: gocql.NewNativeType(protoVersion, gocql.Type(t.Kind), ""), Elem: elem}
+		if t.Kind == cqlgen.TypeMap {
+			if c.Key, err = buildInfo(t.Key); err != nil {
+				return nil, err
+			}
+		}
+		return c, nil
+	case cqlgen.TypeUDT:
+		u := gocql.UDTTypeInfo{NativeType: gocql.NewNativeType(protoVersion, gocql.TypeUDT, ""), Name: t.Name}
+		for _, f := range t.Fields {
+			fi, err := buildInfo(f.Type)
+			if err != nil {
+				return nil, err
+			}
+			u.Elements = append(u.Elements, gocql.UDTField{Name: f.Name, Type: fi})
+		}
+		return u, nil
+	case cqlgen.TypeTuple:
+		return nil, fmt.Errorf("cqlgen/gocqlv1: tuples are not supported")
+	case cqlgen.TypeCustom:
+		// vector<float, n>: gocql v1.7.0 knows no vectors; the values
+		// that go in one (cqlgenimpl.Vector) encode themselves.
+		return gocql.NewNativeType(protoVersion, gocql.TypeCustom, t.CQL), nil
+	}
+	return gocql.NewNativeType(protoVersion, gocql.Type(t.Kind), ""), nil
+}
+
+// cqlType is the cqlgen.Type of a gocql TypeInfo, for the values that
+// decode themselves (cqlgen.ValueUnmarshaler).
+func cqlType(info gocql.TypeInfo) *cqlgen.Type {
+	switch x := info.(type) {
+	case gocql.CollectionType:
+		t := &cqlgen.Type{Kind: cqlgen.TypeKind(x.Type()), Elem: cqlType(x.Elem)}
+		if x.Key != nil {
+			t.Key = cqlType(x.Key)
+		}
+		t.CQL = x.String()
+		return t
+	case gocql.UDTTypeInfo:
+		t := &cqlgen.Type{Kind: cqlgen.TypeUDT, Name: x.Name, CQL: x.String()}
+		for _, e := range x.Elements {
+			t.Fields = append(t.Fields, cqlgen.TypeField{Name: e.Name, Type: cqlType(e.Type)})
+		}
+		return t
+	case nil:
+		return &cqlgen.Type{Kind: cqlgen.TypeCustom}
+	}
+	if info.Type() == gocql.TypeCustom {
+		if t, err := cqlgen.ParseType(info.Custom()); err == nil {
+			return t
+		}
+		return &cqlgen.Type{Kind: cqlgen.TypeCustom, Name: info.Custom(), CQL: info.Custom()}
+	}
+	return &cqlgen.Type{Kind: cqlgen.TypeKind(info.Type()), CQL: info.Type().String()}
+}
+
+// Value is v as gocql binds it: the runtime's own values (cqlgen.Unset,
+// cqlgen.Encoded, a cqlgen.ValueMarshaler) become gocql's. Other values
+// are returned as they are.
+func Value(v any) any {
+	switch x := v.(type) {
+	case cqlgen.Encoded:
+		return encoded(x)
+	case cqlgen.ValueMarshaler:
+		return marshaler{x}
+	}
+	if cqlgen.IsUnset(v) {
+		return gocql.UnsetValue
+	}
+	return v
+}
+
+// values converts vs with Value, copying the slice only when a value
+// changes.
+func values(vs []any) []any {
+	var out []any
+	for i, v := range vs {
+		if !own(v) {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), vs...)
+		}
+		out[i] = Value(v)
+	}
+	if out == nil {
+		return vs
+	}
+	return out
+}
+
+// own reports the runtime's own values, which Value converts.
+func own(v any) bool {
+	switch v.(type) {
+	case cqlgen.Encoded, cqlgen.ValueMarshaler:
+		return true
+	}
+	return cqlgen.IsUnset(v)
+}
+
+// Dest is dst as gocql scans into it: a cqlgen.ValueUnmarshaler becomes a
+// gocql.Unmarshaler.
+func Dest(dst any) any {
+	if u, ok := dst.(cqlgen.ValueUnmarshaler); ok {
+		return unmarshaler{u}
+	}
+	return dst
+}
+
+// dests converts ds with Dest, copying the slice only when one changes.
+func dests(ds []any) []any {
+	var out []any
+	for i, d := range ds {
+		if u, ok := d.(cqlgen.ValueUnmarshaler); ok {
+			if out == nil {
+				out = append([]any(nil), ds...)
+			}
+			out[i] = unmarshaler{u}
+		}
+	}
+	if out == nil {
+		return ds
+	}
+	return out
+}
+
+type encoded []byte
+
+func (e encoded) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return e, nil }
+
+type marshaler struct{ m cqlgen.ValueMarshaler }
+
+func (m marshaler) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	return m.m.MarshalCQLValue(cqlType(info))
+}
+
+type unmarshaler struct{ u cqlgen.ValueUnmarshaler }
+
+func (u unmarshaler) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	return u.u.UnmarshalCQLValue(cqlType(info), data)
+}
