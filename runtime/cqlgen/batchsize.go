@@ -4,8 +4,6 @@ import (
 	"math/big"
 	"reflect"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // EstimateBatchBytes estimates the serialized size of the bound values of
@@ -39,6 +37,8 @@ func valueBytes(v any) int {
 		return len(v)
 	case []byte:
 		return len(v)
+	case Encoded:
+		return len(v)
 	case bool, int8, uint8:
 		return 1
 	case int16, uint16:
@@ -49,8 +49,6 @@ func valueBytes(v any) int {
 		return 8
 	case time.Time:
 		return 8
-	case gocql.UUID:
-		return 16
 	case [16]byte:
 		return 16
 	case *string:
@@ -75,8 +73,6 @@ func valueBytes(v any) int {
 		return ptrSize(v == nil, 8)
 	case *time.Time:
 		return ptrSize(v == nil, 8)
-	case *gocql.UUID:
-		return ptrSize(v == nil, 16)
 	case *big.Int: // varint
 		if v == nil {
 			return 0
@@ -88,7 +84,7 @@ func valueBytes(v any) int {
 		}
 		return 4 + v.UnscaledBig().BitLen()/8 + 1
 	}
-	if v == gocql.UnsetValue {
+	if IsUnset(v) {
 		return 0
 	}
 	return reflectBytes(reflect.ValueOf(v))

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/gocql/gocql"
 )
 
 // ErrCounterNotApplied: a counter update failed in a way that proves it
@@ -75,25 +73,20 @@ func ExecCounter(ctx context.Context, s Session, q Query) error {
 // sending it on. Anything else, including anything not recognised, may
 // have applied.
 func neverApplied(err error) bool {
-	var (
-		unavailable *gocql.RequestErrUnavailable
-		reqErr      gocql.RequestError
-		retries     *RetriesExhaustedError
-	)
+	var retries *RetriesExhaustedError
 	switch {
 	case errors.As(err, &retries):
 		// Only idempotent statements are retried; a counter update never
 		// gets here, but if it did its attempts could have applied.
 		return false
-	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, ErrEmptyKey), errors.Is(err, ErrInvalidOption):
+	case errors.Is(err, ErrNoConnections), errors.Is(err, ErrEmptyKey), errors.Is(err, ErrInvalidOption):
 		return true
-	case errors.As(err, &unavailable):
-		return true
-	case errors.As(err, &reqErr):
-		switch reqErr.Code() {
-		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping,
-			gocql.ErrCodeSyntax, gocql.ErrCodeInvalid, gocql.ErrCodeUnauthorized, gocql.ErrCodeConfig,
-			gocql.ErrCodeCredentials, gocql.ErrCodeProtocol, gocql.ErrCodeUnprepared:
+	}
+	if code, ok := ServerCode(err); ok {
+		switch code {
+		case CodeUnavailable, CodeOverloaded, CodeBootstrapping,
+			CodeSyntax, CodeInvalid, CodeUnauthorized, CodeConfig,
+			CodeCredentials, CodeProtocol, CodeUnprepared:
 			return true
 		}
 	}

@@ -3,12 +3,12 @@ package cqlgen
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // IdempotencyTable is the table that records idempotency keys, in the
@@ -60,7 +60,7 @@ type Idempotency struct {
 	// SerialConsistency is the Paxos consistency of the key's conditional
 	// writes; 0 keeps the session's. A repository sets it from its own
 	// (WithSerialConsistency).
-	SerialConsistency gocql.SerialConsistency
+	SerialConsistency Consistency
 }
 
 // ErrIdempotencyConflict: an idempotency key was used again with another
@@ -180,7 +180,7 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 		// and a duplicate would run the command alongside it.
 		return &OptionError{Option: "Idempotency.TTL", Reason: fmt.Sprintf("%v is shorter than the lease, %v; a key must outlive the lease that claims it", id.TTL, id.Lease)}
 	}
-	owner, err := gocql.RandomUUID()
+	owner, err := randomUUID()
 	if err != nil {
 		return err
 	}
@@ -279,7 +279,7 @@ type claim struct {
 	s       Session
 	id      Idempotency
 	payload []byte
-	owner   gocql.UUID
+	owner   uuidValue
 	ttl     int // seconds
 }
 
@@ -331,11 +331,9 @@ func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int6
 // session must not retry in general: a conditional write's timeout.
 func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error {
 	*failures++
-	var reqErr gocql.RequestError
-	if errors.As(err, &reqErr) {
-		switch reqErr.Code() {
-		case gocql.ErrCodeSyntax, gocql.ErrCodeInvalid, gocql.ErrCodeUnauthorized,
-			gocql.ErrCodeConfig, gocql.ErrCodeCredentials, gocql.ErrCodeProtocol:
+	if code, ok := ServerCode(err); ok {
+		switch code {
+		case CodeSyntax, CodeInvalid, CodeUnauthorized, CodeConfig, CodeCredentials, CodeProtocol:
 			return err
 		}
 	}
@@ -344,7 +342,7 @@ func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error 
 		// claim, a takeover) is as unknown as the command's outcome.
 		return &OutcomeUnknownError{Key: c.id.Key, Err: err}
 	}
-	if *failures >= maxStepFailures || errors.Is(err, gocql.ErrSessionClosed) {
+	if *failures >= maxStepFailures || errors.Is(err, ErrSessionClosed) {
 		return err
 	}
 	if serr := sleepCtx(ctx, pollDelay.backoff(*failures)); serr != nil {
@@ -369,7 +367,7 @@ func outcomeOf(err error) (outcome string, final bool) {
 type record struct {
 	fingerprint []byte
 	state       string
-	owner       gocql.UUID
+	owner       uuidValue
 	writeTS     int64
 	leaseUntil  time.Time
 	outcomeText string
@@ -379,7 +377,7 @@ func readRecord(m map[string]any) record {
 	var r record
 	r.fingerprint, _ = m["fingerprint"].([]byte)
 	r.state, _ = m["state"].(string)
-	r.owner, _ = m["owner"].(gocql.UUID)
+	r.owner, _ = uuidOf(m["owner"])
 	r.writeTS, _ = m["write_ts"].(int64)
 	r.leaseUntil, _ = m["lease_until"].(time.Time)
 	r.outcomeText, _ = m["outcome"].(string)
@@ -392,4 +390,32 @@ func (r record) outcome() error {
 		return &NotAppliedError{Table: table}
 	}
 	return nil
+}
+
+// uuidValue is a uuid the runtime binds itself, whatever the driver.
+type uuidValue [16]byte
+
+func (u uuidValue) MarshalCQLValue(*Type) ([]byte, error) { return u[:], nil }
+
+// randomUUID is a version 4 uuid.
+func randomUUID() (uuidValue, error) {
+	var u uuidValue
+	if _, err := rand.Read(u[:]); err != nil {
+		return u, err
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return u, nil
+}
+
+// uuidOf is the 16 bytes of a uuid as a driver returns it: any array of
+// 16 bytes (gocql's UUID, v1 or v2).
+func uuidOf(v any) (uuidValue, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Array || rv.Len() != 16 || rv.Type().Elem().Kind() != reflect.Uint8 {
+		return uuidValue{}, false
+	}
+	var u uuidValue
+	reflect.Copy(reflect.ValueOf(u[:]), rv)
+	return u, true
 }

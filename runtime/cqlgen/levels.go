@@ -1,10 +1,6 @@
 package cqlgen
 
-import (
-	"context"
-
-	"github.com/gocql/gocql"
-)
+import "context"
 
 // Levels are the consistency levels of statements, by what they do. A zero
 // field keeps the level set further out, so a Levels names only what it
@@ -28,12 +24,12 @@ import (
 // SerialConsistency for when that is not enough).
 type Levels struct {
 	// Read is the level of reads, and of the pre-reads of writes.
-	Read gocql.Consistency
+	Read Consistency
 	// Write is the level of writes, batches, and the commit of
 	// conditional writes.
-	Write gocql.Consistency
+	Write Consistency
 	// Serial is the level of the Paxos phase of conditional writes.
-	Serial gocql.SerialConsistency
+	Serial Consistency
 }
 
 // over returns l with the zero fields taken from outer.
@@ -57,9 +53,9 @@ type levelsKey struct{}
 // session says; nested, the innermost wins field by field. For one call:
 //
 //	// A report that tolerates two nodes down, and stale rows.
-//	rows, err := repo.TicketsByRequester(cqlgen.WithLevels(ctx, cqlgen.Levels{Read: gocql.One}), org, who, nil)
+//	rows, err := repo.TicketsByRequester(cqlgen.WithLevels(ctx, cqlgen.Levels{Read: One}), org, who, nil)
 //	// A conditional write that must be linearizable across datacenters.
-//	err = repo.Update(cqlgen.WithLevels(ctx, cqlgen.Levels{Serial: gocql.Serial}), t)
+//	err = repo.Update(cqlgen.WithLevels(ctx, cqlgen.Levels{Serial: Serial}), t)
 func WithLevels(ctx context.Context, l Levels) context.Context {
 	if outer, ok := ctx.Value(levelsKey{}).(Levels); ok {
 		l = l.over(outer)
@@ -81,7 +77,7 @@ func LevelsOf(ctx context.Context) Levels {
 // repository calls. Any other Session gets l through the context of each
 // statement, as WithLevels gives it, under the levels of the call.
 func SessionLevels(s Session, l Levels) Session {
-	if g, ok := s.(*gocqlSession); ok {
+	if g, ok := s.(*session); ok {
 		c := *g
 		own := Levels{Read: g.opts.ReadConsistency, Write: g.opts.WriteConsistency, Serial: g.opts.SerialConsistency}
 		l = l.over(own)
@@ -116,7 +112,7 @@ func (ls *levelSession) Batch(ctx context.Context, kind BatchKind, qs []Query) e
 
 // levels decides the levels of a statement run with ctx: the call's, then
 // the query's serial level (the repository's option), then the session's.
-func (g *gocqlSession) levels(ctx context.Context, q Query) Levels {
+func (g *session) levels(ctx context.Context, q Query) Levels {
 	l := LevelsOf(ctx)
 	if l.Serial == 0 {
 		l.Serial = q.SerialConsistency

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"sync/atomic"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // Observer sees every attempt of every statement a Session made by
@@ -133,7 +131,7 @@ type callKey struct{}
 //	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Insert")
 //	defer func() { call.End(err) }()
 func StartCall(ctx context.Context, s Session, entity, method string) (context.Context, ActiveCall) {
-	g, ok := s.(*gocqlSession)
+	g, ok := s.(*session)
 	if !ok || g.calls == nil {
 		return ctx, ActiveCall{}
 	}
@@ -210,22 +208,25 @@ func ErrorType(err error) string {
 			return s.name
 		}
 	}
-	var (
-		readTimeout  *gocql.RequestErrReadTimeout
-		writeTimeout *gocql.RequestErrWriteTimeout
-		unavailable  *gocql.RequestErrUnavailable
-		reqErr       gocql.RequestError
-	)
-	switch {
-	case errors.As(err, &readTimeout):
-		return "read_timeout"
-	case errors.As(err, &writeTimeout):
-		return "write_timeout"
-	case errors.As(err, &unavailable):
-		return "unavailable"
-	case errors.As(err, &reqErr):
-		return "request_error"
-	case isConnError(err):
+	if d := driverError(err); d != nil {
+		switch {
+		case d.Kind == ErrorServer && d.Code == CodeReadTimeout:
+			return "read_timeout"
+		case d.Kind == ErrorServer && d.Code == CodeWriteTimeout:
+			return "write_timeout"
+		case d.Kind == ErrorServer && d.Code == CodeUnavailable:
+			return "unavailable"
+		case d.Kind == ErrorServer:
+			return "request_error"
+		case d.Kind == ErrorNoResponse:
+			return "client_timeout"
+		case d.Kind == ErrorNoConnections:
+			return "no_connections"
+		case d.Kind == ErrorConnection:
+			return "connection"
+		}
+	}
+	if isConnError(err) {
 		return "connection"
 	}
 	return "other"
@@ -254,6 +255,4 @@ var errorTypes = []struct {
 	{ErrNilEntity, "nil_entity"},
 	{ErrInvalidLimit, "invalid_limit"},
 	{ErrInvalidOption, "invalid_option"},
-	{gocql.ErrNoConnections, "no_connections"},
-	{gocql.ErrTimeoutNoResponse, "client_timeout"},
 }

@@ -1,10 +1,6 @@
 package cqlgen
 
-import (
-	"time"
-
-	"github.com/gocql/gocql"
-)
+import "time"
 
 // Options configure a generated repository, and each of its calls: pass
 // them to its constructor (New<Entity>Repo) and, to override them for one
@@ -36,9 +32,9 @@ type Options struct {
 	// session's, LocalSerial by default. LocalSerial rounds in two
 	// datacenters do not see each other, so two writers in two
 	// datacenters could both win: an entity written from several
-	// datacenters needs gocql.Serial, at the price of a round trip
+	// datacenters needs Serial, at the price of a round trip
 	// between them.
-	SerialConsistency gocql.SerialConsistency
+	SerialConsistency Consistency
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
@@ -102,7 +98,7 @@ func WithCursorKey(key []byte) Option { return func(o *Options) { o.CursorKey = 
 
 // WithSerialConsistency sets the Paxos consistency of a repository's
 // conditional writes (see Options.SerialConsistency).
-func WithSerialConsistency(c gocql.SerialConsistency) Option {
+func WithSerialConsistency(c Consistency) Option {
 	return func(o *Options) { o.SerialConsistency = c }
 }
 

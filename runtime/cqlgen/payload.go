@@ -9,8 +9,6 @@ import (
 	"reflect"
 	"slices"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // PayloadHash fingerprints a command for an idempotency key: a SHA-256 of
@@ -51,7 +49,7 @@ func (p *payloadHasher) value(v reflect.Value) {
 		p.tag('0') // nil: null
 		return
 	}
-	if v.CanInterface() && v.Interface() == gocql.UnsetValue {
+	if v.CanInterface() && IsUnset(v.Interface()) {
 		p.tag('u')
 		return
 	}

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // RetryOptions bound and pace the retries of a Session made by NewSession.
@@ -110,45 +108,41 @@ var jitter = rand.Int64N
 //     not recognised: never.
 func Retryable(err error, kind StatementKind) (retry, next bool) {
 	cond := kind == Conditional
-	var (
-		unavailable  *gocql.RequestErrUnavailable
-		writeTimeout *gocql.RequestErrWriteTimeout
-		readTimeout  *gocql.RequestErrReadTimeout
-		casUnknown   *gocql.RequestErrCASWriteUnknown
-		reqErr       gocql.RequestError
-	)
-	switch {
-	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false, false
-	// Typed request errors first: their Code() is meaningless when they
-	// are built by hand, and their fields decide.
-	case errors.As(err, &unavailable):
-		return !cond, !cond
-	case errors.As(err, &writeTimeout):
-		switch writeTimeout.WriteType {
-		case "CAS", "COUNTER":
-			return false, false
-		}
-		return !cond, false
-	case errors.As(err, &readTimeout):
-		return !cond, false
-	case errors.As(err, &casUnknown):
-		return false, false
-	case errors.Is(err, gocql.ErrNoConnections):
-		return true, true
-	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
-		errors.Is(err, gocql.ErrNoStreams), errors.Is(err, gocql.ErrTooManyTimeouts):
-		return !cond, !cond
-	case errors.As(err, &reqErr):
-		switch reqErr.Code() {
-		case gocql.ErrCodeOverloaded:
+	}
+	d := driverError(err)
+	if d == nil {
+		if isConnError(err) {
 			return !cond, !cond
-		case gocql.ErrCodeBootstrapping:
+		}
+		return false, false
+	}
+	switch d.Kind {
+	case ErrorNoConnections:
+		return true, true
+	case ErrorNoResponse, ErrorConnection:
+		return !cond, !cond
+	case ErrorServer:
+		switch d.Code {
+		case CodeUnavailable, CodeOverloaded:
+			return !cond, !cond
+		case CodeWriteTimeout:
+			switch d.WriteType {
+			case "CAS", "COUNTER":
+				return false, false
+			}
+			return !cond, false
+		case CodeReadTimeout:
+			return !cond, false
+		case CodeBootstrapping:
 			return true, true
 		}
 		return false, false
-	case isConnError(err):
-		return !cond, !cond
+	case ErrorOther:
+		if isConnError(err) {
+			return !cond, !cond
+		}
 	}
 	return false, false
 }
@@ -182,7 +176,7 @@ func isConnError(err error) bool {
 // the execution allows it, so the attempt budget and backoff hold across
 // plans (see again).
 type execution struct {
-	s     *gocqlSession
+	s     *session
 	ctx   context.Context
 	stmt  *Statement // nil for a batch
 	batch []Query    // a batch's statements
@@ -192,17 +186,20 @@ type execution struct {
 	// which is what it will actually send.
 	idempotent bool
 
-	prior     int  // attempts made by earlier passes (gocql queries)
+	req Request // the pass's request, reused: Hooks is the execution
+
+	prior     int  // attempts made by earlier passes (driver requests)
 	attempts  int  // attempts made so far, the last failed one included
 	consulted bool // the policy saw the last failure of this pass
 	granted   bool // ...and allowed another attempt, after its wait
 	exhausted bool // gave up because MaxAttempts were made
+	observed  bool // the driver reported an attempt of this pass
 	stopped   error
 }
 
 var executions = sync.Pool{New: func() any { return new(execution) }}
 
-func (g *gocqlSession) start(ctx context.Context, stmt *Statement, batch []Query) *execution {
+func (g *session) start(ctx context.Context, stmt *Statement, batch []Query) *execution {
 	e := executions.Get().(*execution)
 	e.s, e.ctx, e.stmt, e.batch = g, ctx, stmt, batch
 	if stmt != nil {
@@ -234,12 +231,11 @@ func (e *execution) end(err error) error {
 	return err
 }
 
-// pass starts one gocql query or batch.
-func (e *execution) pass() { e.consulted, e.granted = false, false }
+// pass starts one driver request.
+func (e *execution) pass() { e.consulted, e.granted, e.observed = false, false, false }
 
-// again decides, after a pass failed with err having made n attempts,
-// whether to run another pass.
-func (e *execution) again(err error, n int) bool {
+// again decides, after a pass failed with err, whether to run another.
+func (e *execution) again(err error) bool {
 	if e.ctx.Err() != nil {
 		return false
 	}
@@ -252,10 +248,10 @@ func (e *execution) again(err error, n int) bool {
 	if e.consulted {
 		return false
 	}
-	// The policy never saw this failure: gocql found no connection to any
-	// host (no attempt), or the error ended the pass early.
-	e.attempts = e.prior + max(n, 1)
-	if n == 0 && e.s.opts.Observer != nil {
+	// The policy never saw this failure: the driver found no connection
+	// to any host (no attempt), or the error ended the pass early.
+	e.attempts = e.prior + 1
+	if !e.observed && e.s.opts.Observer != nil {
 		e.observe(attemptOf{n: e.attempts, err: err})
 	}
 	e.prior = e.attempts
@@ -266,22 +262,21 @@ func (e *execution) again(err error, n int) bool {
 	return ok
 }
 
-// Attempt is called by gocql after every failed attempt, before
-// GetRetryType. gocql asks it even for queries not marked idempotent (only
+// Attempt is called by the driver after every failed attempt, before
+// RetryType. gocql asks it even for queries not marked idempotent (only
 // speculative execution checks the flag), so it checks the flag here.
-func (e *execution) Attempt(q gocql.RetryableQuery) bool {
+func (e *execution) Attempt(attempts int, idempotent bool) bool {
 	e.consulted, e.granted = true, false
-	e.attempts = e.prior + q.Attempts()
-	iq, ok := q.(interface{ IsIdempotent() bool })
-	return ok && iq.IsIdempotent()
+	e.attempts = e.prior + attempts
+	return idempotent
 }
 
-// GetRetryType classifies the error, waits, and tells gocql where to try
-// next; Rethrow hands the error to the session.
-func (e *execution) GetRetryType(err error) gocql.RetryType {
+// RetryType classifies the error, waits, and tells the driver where to
+// try next; Rethrow hands the error to the session.
+func (e *execution) RetryType(err error) RetryType {
 	rt, ok := e.decide(err)
 	if !ok {
-		return gocql.Rethrow
+		return Rethrow
 	}
 	e.granted = true
 	return rt
@@ -289,31 +284,31 @@ func (e *execution) GetRetryType(err error) gocql.RetryType {
 
 // decide applies the classification, the attempt budget and the deadline,
 // and waits out the backoff. e.attempts must count the failed attempt.
-func (e *execution) decide(err error) (gocql.RetryType, bool) {
+func (e *execution) decide(err error) (RetryType, bool) {
 	retry, next := Retryable(err, e.kind)
 	if !retry {
-		return gocql.Rethrow, false
+		return Rethrow, false
 	}
 	r := e.s.opts.Retry
 	if e.attempts >= r.MaxAttempts {
 		e.exhausted = true
-		return gocql.Rethrow, false
+		return Rethrow, false
 	}
 	d := r.backoff(e.attempts)
 	if deadline, ok := e.ctx.Deadline(); ok && time.Until(deadline) <= d {
 		// Waiting would end at or after the deadline, and the attempt
 		// after it could not finish in time: give up now, not later.
 		e.stopped = context.DeadlineExceeded
-		return gocql.Rethrow, false
+		return Rethrow, false
 	}
 	if err := sleepCtx(e.ctx, d); err != nil {
 		e.stopped = err
-		return gocql.Rethrow, false
+		return Rethrow, false
 	}
 	if next {
-		return gocql.RetryNextHost, true
+		return RetryNextHost, true
 	}
-	return gocql.Retry, true
+	return Retry, true
 }
 
 // sleepCtx waits for d or until ctx is done, and then returns its error.
@@ -331,27 +326,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// ObserveQuery relays gocql's observation of one attempt: to the
-// session's own gocql QueryObserver first, then to the Observer.
-func (e *execution) ObserveQuery(ctx context.Context, o gocql.ObservedQuery) {
-	if e.s.chainQuery != nil {
-		e.s.chainQuery.ObserveQuery(ctx, o)
-	}
-	e.observe(attemptOf{
-		n: e.prior + o.Attempt + 1, latency: o.End.Sub(o.Start), err: o.Err,
-		host: o.Host, keyspace: o.Keyspace, rows: o.Rows,
-	})
-}
+// Observed reports whether the driver should report attempts.
+func (e *execution) Observed() bool { return e.s.opts.Observer != nil }
 
-// ObserveBatch relays gocql's observation of one attempt of a batch: to
-// the session's own gocql BatchObserver first, then to the Observer.
-func (e *execution) ObserveBatch(ctx context.Context, o gocql.ObservedBatch) {
-	if e.s.chainBatch != nil {
-		e.s.chainBatch.ObserveBatch(ctx, o)
-	}
+// Observe relays the driver's report of one attempt to the Observer.
+func (e *execution) Observe(_ context.Context, a Attempt) {
+	e.observed = true
 	e.observe(attemptOf{
-		n: e.prior + o.Attempt + 1, latency: o.End.Sub(o.Start), err: o.Err,
-		host: o.Host, keyspace: o.Keyspace,
+		n: e.prior + a.N + 1, latency: a.End.Sub(a.Start), err: a.Err,
+		host: a.Host, keyspace: a.Keyspace, rows: a.Rows,
 	})
 }
 
@@ -360,7 +343,7 @@ type attemptOf struct {
 	n        int
 	latency  time.Duration
 	err      error
-	host     *gocql.HostInfo
+	host     string
 	keyspace string
 	rows     int
 }
@@ -371,7 +354,7 @@ func (e *execution) observe(a attemptOf) {
 		o := Observation{
 			Table: e.stmt.Table, Pattern: e.stmt.Pattern, Kind: e.stmt.Kind,
 			Attempt: a.n, Latency: a.latency, Err: a.err,
-			Host: hostPort(a.host), Keyspace: a.keyspace, Call: call.name(),
+			Host: a.host, Keyspace: a.keyspace, Call: call.name(),
 		}
 		if a.err == nil {
 			o.Rows = a.rows
@@ -383,11 +366,11 @@ func (e *execution) observe(a attemptOf) {
 	e.s.observeBatch(e.ctx, e.batch, e.bytes, a)
 }
 
-func (g *gocqlSession) observeBatch(ctx context.Context, qs []Query, bytes int, a attemptOf) {
+func (g *session) observeBatch(ctx context.Context, qs []Query, bytes int, a attemptOf) {
 	warn := g.opts.BatchWarnBytes > 0 && bytes > g.opts.BatchWarnBytes
 	call := callOf(ctx)
 	call.count(a.n, Write, 0, a.err)
-	host := hostPort(a.host)
+	host := a.host
 	for _, q := range qs {
 		g.opts.Observer.Observe(ctx, Observation{
 			Table: q.Stmt.Table, Pattern: q.Stmt.Pattern, Kind: q.Stmt.Kind,

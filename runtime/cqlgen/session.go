@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sync"
-	"time"
-
-	"github.com/gocql/gocql"
 )
 
-// Session is everything generated code asks of a Cassandra driver. It is
-// deliberately narrow: generated repositories depend on it alone, so that a
-// change of driver (the Apache gocql v2 line, say) touches this package
-// only. NewSession adapts a *gocql.Session.
+// Session is everything generated code asks of Cassandra. It is
+// deliberately narrow: generated repositories depend on it alone.
+// NewSession makes one from a Driver, which a driver adapter supplies
+// (gocqlv1.NewSession and gocqlv2.NewSession do both at once).
 type Session interface {
 	// Exec runs a statement that returns no rows.
 	Exec(ctx context.Context, q Query) error
@@ -57,14 +53,14 @@ type SessionOptions struct {
 	// LocalQuorum. Repositories and calls may override the three levels
 	// (SessionLevels, WithLevels; see Levels for the order and the
 	// reasons for the defaults).
-	ReadConsistency gocql.Consistency
+	ReadConsistency Consistency
 	// WriteConsistency applies to writes, batches, and the commit of
 	// conditional writes; default LocalQuorum.
-	WriteConsistency gocql.Consistency
+	WriteConsistency Consistency
 	// SerialConsistency applies to the Paxos phase of conditional writes;
 	// default LocalSerial (Serial for a conditional write that must be
 	// linearizable across datacenters).
-	SerialConsistency gocql.SerialConsistency
+	SerialConsistency Consistency
 	// Retry bounds and paces retries of idempotent statements.
 	Retry RetryOptions
 	// BatchWarnBytes is the estimated batch size (EstimateBatchBytes) over
@@ -77,10 +73,10 @@ type SessionOptions struct {
 	// refuse a multi-partition batch itself. Negative: no limit.
 	BatchFailBytes int
 	// Observer, if set, sees every attempt of every statement, and every
-	// repository call when it is a CallObserver. The QueryObserver and
-	// BatchObserver of the gocql session's cluster configuration (where
-	// tracing is often hooked) still see every attempt, first: the
-	// session chains them.
+	// repository call when it is a CallObserver. The driver's own
+	// observers (gocql's QueryObserver and BatchObserver of the cluster
+	// configuration, where tracing is often hooked) still see every
+	// attempt, first: the adapters chain them.
 	Observer Observer
 }
 
@@ -90,27 +86,28 @@ const (
 	DefaultBatchFailBytes = 50 << 10
 )
 
-// NewSession adapts a gocql session. A nil opts takes the defaults.
+// NewSession makes a Session that runs statements with d. A nil opts
+// takes the defaults.
 //
 // The session sets each statement's consistency from its kind, marks it
 // idempotent or not as its Statement says, and runs it with the retry
-// policy described at RetryOptions. It never uses gocql's speculative
+// policy described at RetryOptions. It never asks for speculative
 // execution: generated writes would be safe to send twice, but each
 // speculative branch runs its own retries, so the attempt budget and the
 // load a slow cluster gets would multiply.
-func NewSession(s *gocql.Session, opts *SessionOptions) Session {
+func NewSession(d Driver, opts *SessionOptions) Session {
 	var o SessionOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.ReadConsistency == 0 {
-		o.ReadConsistency = gocql.LocalQuorum
+		o.ReadConsistency = LocalQuorum
 	}
 	if o.WriteConsistency == 0 {
-		o.WriteConsistency = gocql.LocalQuorum
+		o.WriteConsistency = LocalQuorum
 	}
 	if o.SerialConsistency == 0 {
-		o.SerialConsistency = gocql.LocalSerial
+		o.SerialConsistency = LocalSerial
 	}
 	o.Retry = o.Retry.withDefaults()
 	if o.BatchWarnBytes == 0 {
@@ -119,80 +116,59 @@ func NewSession(s *gocql.Session, opts *SessionOptions) Session {
 	if o.BatchFailBytes == 0 {
 		o.BatchFailBytes = DefaultBatchFailBytes
 	}
-	g := &gocqlSession{s: s, opts: o}
+	g := &session{d: d, opts: o}
 	g.calls, _ = o.Observer.(CallObserver)
-	if o.Observer != nil {
-		g.chainQuery, g.chainBatch = driverObservers(s)
-	}
 	return g
 }
 
-type gocqlSession struct {
-	s     *gocql.Session
+// session is the Session NewSession makes.
+type session struct {
+	d     Driver
 	opts  SessionOptions
 	calls CallObserver // opts.Observer, when it observes calls too
-	// The gocql session's own observers, which setting a query's
-	// observer would otherwise silence.
-	chainQuery gocql.QueryObserver
-	chainBatch gocql.BatchObserver
 }
 
-func (g *gocqlSession) query(ctx context.Context, q Query, e *execution) *gocql.Query {
+// request builds the driver request of one pass of q.
+func (g *session) request(ctx context.Context, q Query, e *execution) *Request {
 	e.pass()
-	gq := g.s.Query(q.Stmt.CQL, q.Values...).WithContext(ctx)
-	gq.Idempotent(q.Stmt.Idempotent).RetryPolicy(e)
-	if g.opts.Observer != nil {
-		gq.Observer(e)
-	}
+	r := &e.req
+	*r = Request{CQL: q.Stmt.CQL, Values: q.Values, Idempotent: q.Stmt.Idempotent, Hooks: e}
 	l := g.levels(ctx, q)
 	switch q.Stmt.Kind {
 	case Read, PreRead:
-		gq.Consistency(l.Read)
-		if q.PageSize > 0 {
-			gq.PageSize(q.PageSize)
-		}
-		// Also turns gocql's automatic paging off: a read is one page,
-		// and nothing runs the query again after Iter returns.
-		gq.PageState(q.PageState)
+		r.Consistency = l.Read
+		// A read is one page: nothing runs the query again after Iter
+		// returns.
+		r.Paged, r.PageSize, r.PageState = true, q.PageSize, q.PageState
 	case Write:
-		gq.Consistency(l.Write)
+		r.Consistency = l.Write
 	case Conditional:
-		gq.Consistency(l.Write).SerialConsistency(l.Serial)
+		r.Consistency, r.SerialConsistency = l.Write, l.Serial
 	}
-	return gq
+	return r
 }
 
-func (g *gocqlSession) Exec(ctx context.Context, q Query) error {
+func (g *session) Exec(ctx context.Context, q Query) error {
 	e := g.start(ctx, q.Stmt, nil)
 	for {
-		gq := g.query(ctx, q, e)
-		err := gq.Exec()
-		n := 0
-		if err != nil { // Attempts takes a lock: not on the happy path
-			n = gq.Attempts()
-		}
-		gq.Release()
-		if err == nil || !e.again(err, n) {
+		err := g.d.Exec(ctx, g.request(ctx, q, e))
+		if err == nil || !e.again(err) {
 			return e.end(err)
 		}
 	}
 }
 
-func (g *gocqlSession) Iter(ctx context.Context, q Query) Iter {
+func (g *session) Iter(ctx context.Context, q Query) Iter {
 	e := g.start(ctx, q.Stmt, nil)
 	for {
-		gq := g.query(ctx, q, e)
-		it := gq.Iter()
-		if len(it.Columns()) > 0 {
+		it := g.d.Iter(ctx, g.request(ctx, q, e))
+		if it.Columns() > 0 {
 			// A result with rows, or at least their metadata: no error.
-			gq.Release() // the page is fetched; the Iter no longer needs it
 			e.end(nil)
 			return it
 		}
 		err := it.Close() // only peeks: Close can be called again
-		n := gq.Attempts()
-		gq.Release()
-		if err == nil || !e.again(err, n) {
+		if err == nil || !e.again(err) {
 			if err = e.end(err); err == nil {
 				return it
 			}
@@ -208,17 +184,11 @@ func (errIter) Scan(...any) bool  { return false }
 func (errIter) PageState() []byte { return nil }
 func (it errIter) Close() error   { return it.err }
 
-func (g *gocqlSession) ExecCAS(ctx context.Context, q Query, dest ...any) (bool, error) {
+func (g *session) ExecCAS(ctx context.Context, q Query, dest ...any) (bool, error) {
 	e := g.start(ctx, q.Stmt, nil)
 	for {
-		gq := g.query(ctx, q, e)
-		applied, err := gq.ScanCAS(dest...)
-		n := 0
-		if err != nil {
-			n = gq.Attempts()
-		}
-		gq.Release()
-		if err == nil || !e.again(err, n) {
+		applied, err := g.d.ScanCAS(ctx, g.request(ctx, q, e), dest...)
+		if err == nil || !e.again(err) {
 			return applied, e.end(err)
 		}
 	}
@@ -226,19 +196,12 @@ func (g *gocqlSession) ExecCAS(ctx context.Context, q Query, dest ...any) (bool,
 
 // ExecCASMap runs a conditional write and, when it did not apply, puts the
 // row's current values in current, by column name. See CAS.
-func (g *gocqlSession) ExecCASMap(ctx context.Context, q Query, current map[string]any) (bool, error) {
+func (g *session) ExecCASMap(ctx context.Context, q Query, current map[string]any) (bool, error) {
 	e := g.start(ctx, q.Stmt, nil)
 	for {
 		clear(current)
-		gq := g.query(ctx, q, e)
-		// The result's columns depend on the row found, not on the
-		// prepared statement: its metadata must come with it.
-		it := gq.NoSkipMetadata().Iter()
-		it.MapScan(current)
-		err := it.Close()
-		n := gq.Attempts()
-		gq.Release()
-		if err == nil || !e.again(err, n) {
+		err := g.d.MapScanCAS(ctx, g.request(ctx, q, e), current)
+		if err == nil || !e.again(err) {
 			if err = e.end(err); err != nil {
 				return false, err
 			}
@@ -254,7 +217,7 @@ func (g *gocqlSession) ExecCASMap(ctx context.Context, q Query, current map[stri
 
 const casApplied = "[applied]"
 
-func (g *gocqlSession) Batch(ctx context.Context, kind BatchKind, qs []Query) error {
+func (g *session) Batch(ctx context.Context, kind BatchKind, qs []Query) error {
 	if len(qs) == 0 {
 		return nil
 	}
@@ -262,39 +225,32 @@ func (g *gocqlSession) Batch(ctx context.Context, kind BatchKind, qs []Query) er
 	if g.opts.BatchFailBytes > 0 && size > g.opts.BatchFailBytes {
 		return g.refuse(ctx, qs, size, &BatchTooLargeError{Statements: len(qs), Bytes: size, Limit: g.opts.BatchFailBytes})
 	}
-	typ := gocql.LoggedBatch
 	if kind == Unlogged {
-		typ = gocql.UnloggedBatch
 		if err := g.samePartition(ctx, qs); err != nil {
 			return g.refuse(ctx, qs, size, err)
 		}
 	}
-	entries := make([]gocql.BatchEntry, len(qs))
+	entries := make([]BatchEntry, len(qs))
 	for i, q := range qs {
-		entries[i] = gocql.BatchEntry{Stmt: q.Stmt.CQL, Args: q.Values, Idempotent: q.Stmt.Idempotent}
+		entries[i] = BatchEntry{CQL: q.Stmt.CQL, Values: q.Values, Idempotent: q.Stmt.Idempotent}
 	}
 	e := g.start(ctx, nil, qs)
 	e.bytes = size
 	for {
 		e.pass()
-		b := g.s.NewBatch(typ).WithContext(ctx)
-		b.Entries = entries
 		l := g.levels(ctx, Query{})
-		b.SetConsistency(l.Write)
-		b.SerialConsistency(l.Serial)
-		b.RetryPolicy(e)
-		if g.opts.Observer != nil {
-			b.Observer(e)
-		}
-		err := g.s.ExecuteBatch(b)
-		if err == nil || !e.again(err, b.Attempts()) {
+		err := g.d.Batch(ctx, &BatchRequest{
+			Logged: kind == Logged, Entries: entries,
+			Consistency: l.Write, SerialConsistency: l.Serial, Hooks: e,
+		})
+		if err == nil || !e.again(err) {
 			return e.end(err)
 		}
 	}
 }
 
 // refuse reports a batch refused before sending to the observer.
-func (g *gocqlSession) refuse(ctx context.Context, qs []Query, size int, err error) error {
+func (g *session) refuse(ctx context.Context, qs []Query, size int, err error) error {
 	if g.opts.Observer != nil {
 		g.observeBatch(ctx, qs, size, attemptOf{err: err})
 	}
@@ -308,14 +264,11 @@ func (g *gocqlSession) refuse(ctx context.Context, qs []Query, size int, err err
 // replica; across partitions an unlogged batch is a set of independent
 // writes that a coordinator failure can leave half done, with no batch log
 // to finish them.
-func (g *gocqlSession) samePartition(ctx context.Context, qs []Query) error {
+func (g *session) samePartition(ctx context.Context, qs []Query) error {
 	var first []byte
 	var keyspace string
 	for i, q := range qs {
-		gq := g.s.Query(q.Stmt.CQL, q.Values...).WithContext(ctx)
-		key, err := gq.GetRoutingKey()
-		ks := gq.Keyspace()
-		gq.Release()
+		ks, key, err := g.d.RoutingKey(ctx, q.Stmt.CQL, q.Values)
 		switch {
 		case err != nil:
 			return fmt.Errorf("cqlgen: unlogged batch: finding the partition of %s: %w", q.Stmt.Table, err)
@@ -328,87 +281,4 @@ func (g *gocqlSession) samePartition(ctx context.Context, qs []Query) error {
 		}
 	}
 	return nil
-}
-
-// NewCluster returns a gocql cluster configuration with the defaults
-// cqlgen's repositories are tested with (checked against gocql v1.7.0):
-//
-//   - token-aware routing over round robin, so each statement goes straight
-//     to a replica of its partition: gocql prepares every statement and
-//     computes its routing key from the partition key columns of the
-//     prepared metadata (for a batch, from its first statement). For a
-//     cluster of several datacenters, use NewClusterDC. gocql panics when
-//     one host selection policy serves two sessions: create sessions with
-//     CreateSession, which gives each one its own.
-//   - WriteCoalesceWaitTime 0: with gocql's default of 200µs, a request on
-//     an idle connection starts a 200µs timer and is written when it fires,
-//     so that later requests share the write system call; that helps
-//     throughput under heavy load but adds 200µs to every request of a
-//     latency-bound service. 0 writes each request at once.
-//   - Timeout 11 s (gocql's default, kept on purpose): a client timeout
-//     must exceed the server's own (Cassandra's largest default,
-//     range_request_timeout, is 10 s), otherwise the client gives up first
-//     with an opaque ErrTimeoutNoResponse instead of the coordinator's
-//     typed read or write timeout, which says whether a retry is safe.
-//     Bound the latency of a call with its context's deadline instead: the
-//     session honours it, backoff included.
-//   - ConnectTimeout 5 s, protocol version 4 (the highest gocql v1.7.0
-//     speaks; fixing it skips a failed v5 handshake with Cassandra 4+).
-//   - LocalQuorum consistency; NewSession sets reads, writes and serial
-//     consistency per statement kind anyway.
-func NewCluster(hosts ...string) *gocql.ClusterConfig {
-	return newCluster(func() gocql.HostSelectionPolicy { return gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy()) }, hosts)
-}
-
-// NewClusterDC is NewCluster for a cluster of several datacenters: routing
-// is token-aware over the replicas of localDC, then round robin within it,
-// and never leaves it; with LocalQuorum and LocalSerial (the session's
-// defaults), every statement stays in the local datacenter.
-//
-// "Never leaves it" takes a host filter: gocql's DC-aware policy puts the
-// other datacenters' nodes after the local ones, and a retry on the next
-// host (after Unavailable, say) reaches them once the local ones are
-// down; LOCAL_QUORUM there is that datacenter's quorum, which need not
-// hold what the local one wrote. With the filter the session connects to
-// localDC's nodes alone, and a local outage is a typed Unavailable.
-func NewClusterDC(localDC string, hosts ...string) *gocql.ClusterConfig {
-	c := newCluster(func() gocql.HostSelectionPolicy {
-		return gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(localDC))
-	}, hosts)
-	c.HostFilter = gocql.DataCentreHostFilter(localDC)
-	return c
-}
-
-// policies remembers how to make a fresh host selection policy for the
-// configurations NewCluster and NewClusterDC made.
-var policies sync.Map // *gocql.ClusterConfig → func() gocql.HostSelectionPolicy
-
-func newCluster(policy func() gocql.HostSelectionPolicy, hosts []string) *gocql.ClusterConfig {
-	c := gocql.NewCluster(hosts...)
-	c.PoolConfig.HostSelectionPolicy = policy()
-	policies.Store(c, policy)
-	c.WriteCoalesceWaitTime = 0
-	c.Timeout = 11 * time.Second
-	c.ConnectTimeout = 5 * time.Second
-	c.ProtoVersion = 4
-	c.Consistency = gocql.LocalQuorum
-	return c
-}
-
-// CreateSession creates a gocql session from cluster, which may serve any
-// number of sessions: a configuration made by NewCluster or NewClusterDC
-// gets a host selection policy of its own for each. gocql panics when one
-// policy serves two sessions; with any other configuration that panic
-// comes back as an error.
-func CreateSession(cluster *gocql.ClusterConfig) (s *gocql.Session, err error) {
-	c := *cluster
-	if mk, ok := policies.Load(cluster); ok {
-		c.PoolConfig.HostSelectionPolicy = mk.(func() gocql.HostSelectionPolicy)()
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			s, err = nil, fmt.Errorf("cqlgen: creating a session: %v (give each session its own host selection policy)", r)
-		}
-	}()
-	return c.CreateSession()
 }

@@ -1,10 +1,6 @@
 package cqlgen
 
-import (
-	"strconv"
-
-	"github.com/gocql/gocql"
-)
+import "strconv"
 
 // StatementKind tells what a statement does, which decides its consistency
 // level and whether it may be retried.
@@ -62,5 +58,5 @@ type Query struct {
 	PageState []byte // where the previous page ended; nil for the first page
 	// SerialConsistency overrides the session's for a conditional
 	// statement; 0 keeps the session's (SessionOptions).
-	SerialConsistency gocql.SerialConsistency
+	SerialConsistency Consistency
 }

@@ -1,0 +1,276 @@
+// Package gocqlv1 runs cqlgen's runtime on github.com/gocql/gocql (v1.7.0,
+// the last release on that import path):
+//
+//	cluster := gocqlv1.NewCluster("10.0.0.1", "10.0.0.2")
+//	cluster.Keyspace = "music"
+//	gs, err := gocqlv1.CreateSession(cluster)
+//	...
+//	s := gocqlv1.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
+//	tracks := music.NewTrackRepo(s)
+//
+// Importing it also registers gocql's marshaller as a cqlgen.Codec, with
+// which the runtime encodes the keys it keeps itself. For the ASF's
+// github.com/apache/cassandra-gocql-driver/v2, use the module
+// github.com/cqlgen/cqlgen/runtime/gocqlv2 instead; the generated code
+// and the rest of the runtime are the same.
+package gocqlv1
+
+import (
+	"context"
+	"errors"
+	"net"
+	"reflect"
+	"strconv"
+	"unsafe"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// NewSession is cqlgen.NewSession(New(s), opts).
+func NewSession(s *gocql.Session, opts *cqlgen.SessionOptions) cqlgen.Session {
+	return cqlgen.NewSession(New(s), opts)
+}
+
+// New adapts a gocql session to cqlgen.Driver.
+//
+// The QueryObserver and BatchObserver of the session's cluster
+// configuration keep seeing every attempt of observed requests: setting a
+// query's own observer replaces the cluster's in gocql, so the driver
+// chains them.
+func New(s *gocql.Session) cqlgen.Driver {
+	d := &driver{s: s}
+	d.chainQuery, d.chainBatch = clusterObservers(s)
+	return d
+}
+
+type driver struct {
+	s          *gocql.Session
+	chainQuery gocql.QueryObserver
+	chainBatch gocql.BatchObserver
+}
+
+// query builds the gocql query of r.
+func (d *driver) query(ctx context.Context, r *cqlgen.Request) *gocql.Query {
+	q := d.s.Query(r.CQL, values(r.Values)...).WithContext(ctx)
+	q.Idempotent(r.Idempotent).Consistency(gocql.Consistency(r.Consistency))
+	if r.SerialConsistency != 0 {
+		q.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
+	}
+	if r.Paged {
+		if r.PageSize > 0 {
+			q.PageSize(r.PageSize)
+		}
+		// Also turns gocql's automatic paging off.
+		q.PageState(r.PageState)
+	}
+	if h := r.Hooks; h != nil {
+		q.RetryPolicy(retryPolicy{h})
+		if h.Observed() {
+			q.Observer(queryObserver{h, d.chainQuery})
+		}
+	} else {
+		q.RetryPolicy(nil)
+	}
+	return q
+}
+
+func (d *driver) Exec(ctx context.Context, r *cqlgen.Request) error {
+	q := d.query(ctx, r)
+	err := q.Exec()
+	q.Release()
+	return classify(err)
+}
+
+func (d *driver) Iter(ctx context.Context, r *cqlgen.Request) cqlgen.DriverIter {
+	q := d.query(ctx, r)
+	it := q.Iter()
+	q.Release() // the page is fetched; the Iter no longer needs it
+	return &iter{it: it}
+}
+
+type iter struct{ it *gocql.Iter }
+
+func (i *iter) Columns() int          { return len(i.it.Columns()) }
+func (i *iter) Scan(dest ...any) bool { return i.it.Scan(dests(dest)...) }
+func (i *iter) PageState() []byte     { return i.it.PageState() }
+func (i *iter) Close() error          { return classify(i.it.Close()) }
+
+func (d *driver) ScanCAS(ctx context.Context, r *cqlgen.Request, dest ...any) (bool, error) {
+	q := d.query(ctx, r)
+	applied, err := q.ScanCAS(dests(dest)...)
+	q.Release()
+	return applied, classify(err)
+}
+
+func (d *driver) MapScanCAS(ctx context.Context, r *cqlgen.Request, current map[string]any) error {
+	q := d.query(ctx, r)
+	// The result's columns depend on the row found, not on the prepared
+	// statement: its metadata must come with it.
+	it := q.NoSkipMetadata().Iter()
+	it.MapScan(current)
+	err := it.Close()
+	q.Release()
+	return classify(err)
+}
+
+func (d *driver) Batch(ctx context.Context, r *cqlgen.BatchRequest) error {
+	typ := gocql.UnloggedBatch
+	if r.Logged {
+		typ = gocql.LoggedBatch
+	}
+	b := d.s.NewBatch(typ).WithContext(ctx)
+	b.Entries = make([]gocql.BatchEntry, len(r.Entries))
+	for i, e := range r.Entries {
+		b.Entries[i] = gocql.BatchEntry{Stmt: e.CQL, Args: values(e.Values), Idempotent: e.Idempotent}
+	}
+	b.SetConsistency(gocql.Consistency(r.Consistency))
+	if r.SerialConsistency != 0 {
+		b.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
+	}
+	if h := r.Hooks; h != nil {
+		b.RetryPolicy(retryPolicy{h})
+		if h.Observed() {
+			b.Observer(batchObserver{h, d.chainBatch})
+		}
+	}
+	return classify(d.s.ExecuteBatch(b))
+}
+
+func (d *driver) RoutingKey(ctx context.Context, cql string, vs []any) (string, []byte, error) {
+	q := d.s.Query(cql, values(vs)...).WithContext(ctx)
+	defer q.Release()
+	key, err := q.GetRoutingKey()
+	return q.Keyspace(), key, classify(err)
+}
+
+// retryPolicy is a request's hooks as gocql's RetryPolicy.
+type retryPolicy struct{ h cqlgen.AttemptHooks }
+
+func (p retryPolicy) Attempt(q gocql.RetryableQuery) bool {
+	iq, ok := q.(interface{ IsIdempotent() bool })
+	return p.h.Attempt(q.Attempts(), ok && iq.IsIdempotent())
+}
+
+func (p retryPolicy) GetRetryType(err error) gocql.RetryType {
+	switch p.h.RetryType(classify(err)) {
+	case cqlgen.Retry:
+		return gocql.Retry
+	case cqlgen.RetryNextHost:
+		return gocql.RetryNextHost
+	}
+	return gocql.Rethrow
+}
+
+type queryObserver struct {
+	h     cqlgen.AttemptHooks
+	chain gocql.QueryObserver
+}
+
+func (o queryObserver) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) {
+	if o.chain != nil {
+		o.chain.ObserveQuery(ctx, q)
+	}
+	o.h.Observe(ctx, cqlgen.Attempt{
+		N: q.Attempt, Start: q.Start, End: q.End, Err: classify(q.Err),
+		Host: hostPort(q.Host), Keyspace: q.Keyspace, Rows: q.Rows,
+	})
+}
+
+type batchObserver struct {
+	h     cqlgen.AttemptHooks
+	chain gocql.BatchObserver
+}
+
+func (o batchObserver) ObserveBatch(ctx context.Context, b gocql.ObservedBatch) {
+	if o.chain != nil {
+		o.chain.ObserveBatch(ctx, b)
+	}
+	o.h.Observe(ctx, cqlgen.Attempt{
+		N: b.Attempt, Start: b.Start, End: b.End, Err: classify(b.Err),
+		Host: hostPort(b.Host), Keyspace: b.Keyspace,
+	})
+}
+
+// hostPort is the address a host was reached at, as host:port.
+func hostPort(h *gocql.HostInfo) string {
+	if h == nil {
+		return ""
+	}
+	return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
+}
+
+// classify wraps a gocql error in a *cqlgen.DriverError that says what
+// kind it is; nil stays nil, and so do errors already classified and the
+// context's.
+func classify(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var d *cqlgen.DriverError
+	if errors.As(err, &d) {
+		return err
+	}
+	e := &cqlgen.DriverError{Err: err}
+	var (
+		unavailable  *gocql.RequestErrUnavailable
+		writeTimeout *gocql.RequestErrWriteTimeout
+		writeFailure *gocql.RequestErrWriteFailure
+		readTimeout  *gocql.RequestErrReadTimeout
+		casUnknown   *gocql.RequestErrCASWriteUnknown
+		reqErr       gocql.RequestError
+	)
+	// Typed request errors first: their Code() is 0 when they are built
+	// by hand (as tests do), and the type says it all.
+	switch {
+	case errors.As(err, &unavailable):
+		e.Kind, e.Code = cqlgen.ErrorServer, cqlgen.CodeUnavailable
+	case errors.As(err, &writeTimeout):
+		e.Kind, e.Code, e.WriteType = cqlgen.ErrorServer, cqlgen.CodeWriteTimeout, writeTimeout.WriteType
+	case errors.As(err, &writeFailure):
+		e.Kind, e.Code, e.WriteType = cqlgen.ErrorServer, cqlgen.CodeWriteFailure, writeFailure.WriteType
+	case errors.As(err, &readTimeout):
+		e.Kind, e.Code = cqlgen.ErrorServer, cqlgen.CodeReadTimeout
+	case errors.As(err, &casUnknown):
+		e.Kind, e.Code = cqlgen.ErrorServer, cqlgen.CodeCASWriteUnknown
+	case errors.As(err, &reqErr):
+		e.Kind, e.Code = cqlgen.ErrorServer, reqErr.Code()
+	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrNoConnectionsStarted),
+		errors.Is(err, gocql.ErrUnavailable):
+		e.Kind = cqlgen.ErrorNoConnections
+	case errors.Is(err, gocql.ErrTimeoutNoResponse):
+		e.Kind = cqlgen.ErrorNoResponse
+	case errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrNoStreams),
+		errors.Is(err, gocql.ErrTooManyTimeouts):
+		e.Kind = cqlgen.ErrorConnection
+	case errors.Is(err, gocql.ErrSessionClosed):
+		e.Kind = cqlgen.ErrorSessionClosed
+	}
+	return e
+}
+
+// clusterObservers returns the QueryObserver and BatchObserver that the
+// gocql session was created with (ClusterConfig.QueryObserver and
+// BatchObserver), or nil.
+//
+// Every observed request gets its own observer, which gocql sets in place
+// of the cluster's; to chain rather than replace them the driver needs
+// the cluster's, which gocql keeps in unexported fields of the session
+// and offers no way to read. gocql v1.7.0 is the last release of its
+// import path, so those fields will not move under us; should they be
+// missing (a fork), nothing is chained, and TestClusterObserversAreChained
+// says so.
+func clusterObservers(s *gocql.Session) (q gocql.QueryObserver, b gocql.BatchObserver) {
+	if s == nil {
+		return nil, nil
+	}
+	v := reflect.ValueOf(s).Elem()
+	if f := v.FieldByName("queryObserver"); f.IsValid() && f.Type() == reflect.TypeFor[gocql.QueryObserver]() {
+		q = *(*gocql.QueryObserver)(unsafe.Pointer(f.UnsafeAddr()))
+	}
+	if f := v.FieldByName("batchObserver"); f.IsValid() && f.Type() == reflect.TypeFor[gocql.BatchObserver]() {
+		b = *(*gocql.BatchObserver)(unsafe.Pointer(f.UnsafeAddr()))
+	}
+	return q, b
+}
