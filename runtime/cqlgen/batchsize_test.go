@@ -21,7 +21,7 @@ func TestValueBytes(t *testing.T) {
 		v    any
 		want int
 	}{
-		{nil, 0}, {gocql.UnsetValue, 0},
+		{nil, 0}, {Unset, 0},
 		{"héllo", 6}, {[]byte{1, 2, 3}, 3},
 		{true, 1}, {int8(1), 1}, {int16(1), 2}, {int32(1), 4}, {float32(1), 4},
 		{1, 8}, {int64(1), 8}, {1.5, 8}, {time.Second, 8}, {now, 8},
@@ -66,7 +66,7 @@ func TestEstimateBatchBytesDoesNotAllocate(t *testing.T) {
 func sampleBatch() []Query {
 	st := &Statement{CQL: "INSERT", Table: "t"}
 	name, when := "Some Track", time.Now()
-	vals := []any{"user-42", when, gocql.MustRandomUUID(), &name, "Artist", int32(215), int64(1700000000000000), gocql.UnsetValue}
+	vals := []any{"user-42", when, gocql.MustRandomUUID(), &name, "Artist", int32(215), int64(1700000000000000), Unset}
 	return []Query{{Stmt: st, Values: vals}, {Stmt: st, Values: vals}, {Stmt: st, Values: vals}}
 }
 

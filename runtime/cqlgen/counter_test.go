@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"testing"
-
-	"github.com/gocql/gocql"
 )
 
 var counterUpdate = &Statement{CQL: "UPDATE hits SET n = n + ? WHERE k = ?", Table: "hits", Kind: Write}
@@ -20,18 +18,18 @@ func TestExecCounterSendsOnceAndSaysWhatIsKnown(t *testing.T) {
 		err     error
 		unknown bool
 	}{
-		{"write timeout", &gocql.RequestErrWriteTimeout{WriteType: "COUNTER"}, true},
-		{"client timeout", gocql.ErrTimeoutNoResponse, true},
-		{"connection closed", gocql.ErrConnectionClosed, true},
+		{"write timeout", writeTimeout("COUNTER"), true},
+		{"client timeout", errNoResponse, true},
+		{"connection closed", clientErr(ErrorConnection), true},
 		{"broken pipe", io.ErrUnexpectedEOF, true},
-		{"write failure", &gocql.RequestErrWriteFailure{}, true},
+		{"write failure", srvErr(CodeWriteFailure), true},
 		{"deadline", context.DeadlineExceeded, true},
-		{"server error", codeErr(gocql.ErrCodeServer), true},
+		{"server error", srvErr(CodeServer), true},
 		{"not recognised", errors.New("boom"), true},
-		{"no connections", gocql.ErrNoConnections, false},
-		{"unavailable", &gocql.RequestErrUnavailable{}, false},
-		{"overloaded", codeErr(gocql.ErrCodeOverloaded), false},
-		{"invalid", codeErr(gocql.ErrCodeInvalid), false},
+		{"no connections", errNoConnections, false},
+		{"unavailable", srvErr(CodeUnavailable), false},
+		{"overloaded", srvErr(CodeOverloaded), false},
+		{"invalid", srvErr(CodeInvalid), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := &fakeSession{exec: func(context.Context, Query) error { return c.err }}
@@ -77,13 +75,13 @@ func TestCounterUpdateIsNeverRetriedBySession(t *testing.T) {
 	withJitter(t, noJitter)
 	g := testSession(RetryOptions{MaxAttempts: 10}, nil)
 	ctx := context.Background()
-	for _, err := range []error{gocql.ErrTimeoutNoResponse, &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}, gocql.ErrNoConnections, &gocql.RequestErrUnavailable{}} {
+	for _, err := range []error{errNoResponse, writeTimeout("SIMPLE"), errNoConnections, srvErr(CodeUnavailable)} {
 		e := g.start(ctx, counterUpdate, nil)
 		e.pass()
-		if e.Attempt((&fakeQuery{ctx: ctx}).withIdempotence(counterUpdate.Idempotent).attempt(1)) {
+		if e.Attempt(1, counterUpdate.Idempotent) {
 			t.Errorf("%v: the policy allowed a second attempt of a counter update", err)
 		}
-		if e.again(err, 1) {
+		if e.again(err) {
 			t.Errorf("%v: the session re-issued a counter update", err)
 		}
 		e.end(nil)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/gocql/gocql"
 )
 
 // Every typed error is found by errors.Is with its sentinel and by
@@ -18,7 +16,7 @@ func TestTypedErrors(t *testing.T) {
 		ErrNotFound, ErrNotApplied, ErrInvalidCursor, ErrEmptyKey, ErrBatchTooLarge,
 		ErrRetriesExhausted, ErrIdempotencyConflict, ErrCrossPartition,
 	}
-	cause := &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}
+	cause := writeTimeout("SIMPLE")
 	for _, c := range []struct {
 		err      error
 		sentinel error
@@ -35,7 +33,7 @@ func TestTypedErrors(t *testing.T) {
 		{&RetriesExhaustedError{Attempts: 4, Last: cause}, ErrRetriesExhausted,
 			func(err error) bool {
 				var e *RetriesExhaustedError
-				var wt *gocql.RequestErrWriteTimeout
+				var wt *DriverError
 				return errors.As(err, &e) && e.Attempts == 4 && errors.As(err, &wt) && errors.Is(err, cause)
 			}},
 		{&IdempotencyConflictError{Key: "k"}, ErrIdempotencyConflict,

@@ -6,8 +6,6 @@ import (
 	"maps"
 	"sync"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // fakeSession records what strategies send, and stands in for Cassandra's
@@ -113,13 +111,13 @@ func (f *fakeSession) ExecCASMap(ctx context.Context, q Query, current map[strin
 }
 
 // pending stores a key as an attempt that crashed would leave it.
-func (f *fakeSession) pending(key string, payload []byte, ts int64, leaseUntil time.Time) gocql.UUID {
+func (f *fakeSession) pending(key string, payload []byte, ts int64, leaseUntil time.Time) uuidValue {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.rows == nil {
 		f.rows = make(map[string]map[string]any)
 	}
-	owner := gocql.MustRandomUUID()
+	owner, _ := randomUUID()
 	f.rows[key] = map[string]any{
 		"key": key, "fingerprint": payload, "state": statePending, "owner": owner,
 		"write_ts": ts, "lease_until": leaseUntil,

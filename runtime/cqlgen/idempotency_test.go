@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 // counter is a command body that counts its runs and remembers their
@@ -246,7 +244,7 @@ func TestIdempotentPermanentErrorsStopAtOnce(t *testing.T) {
 	var tries atomic.Int32
 	f := &fakeSession{fault: func(Query) (before, after error) {
 		tries.Add(1)
-		return codeErr(0x2200), nil // invalid: e.g. the table does not exist
+		return srvErr(CodeInvalid), nil // invalid: e.g. the table does not exist
 	}}
 	var c counter
 	err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, 1, payloadA, c.fn)
@@ -345,7 +343,7 @@ func TestIdempotentFencesALateOwner(t *testing.T) {
 	err := Idempotent(context.Background(), f, Idempotency{Key: "k", Lease: time.Second}, 7, payloadA, func(context.Context, int64) error {
 		// Meanwhile the lease runs out and a duplicate takes the key.
 		f.mu.Lock()
-		f.rows["k"]["owner"] = gocql.MustRandomUUID()
+		f.rows["k"]["owner"], _ = randomUUID()
 		f.mu.Unlock()
 		return nil
 	})

@@ -3,15 +3,13 @@ package cqlgen
 import (
 	"context"
 	"testing"
-
-	"github.com/gocql/gocql"
 )
 
 // The order of Levels: the call's levels over the query's serial level
 // (a repository's WithSerialConsistency) over the session's, field by
 // field, nested calls innermost first.
 func TestLevelsPrecedence(t *testing.T) {
-	g := NewSession(nil, &SessionOptions{ReadConsistency: gocql.Quorum}).(*gocqlSession)
+	g := NewSession(nil, &SessionOptions{ReadConsistency: Quorum}).(*session)
 	ctx := context.Background()
 	want := func(name string, got, want Levels) {
 		t.Helper()
@@ -19,13 +17,13 @@ func TestLevelsPrecedence(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, got, want)
 		}
 	}
-	want("session", g.levels(ctx, Query{}), Levels{Read: gocql.Quorum, Write: gocql.LocalQuorum, Serial: gocql.LocalSerial})
-	want("repository serial", g.levels(ctx, Query{SerialConsistency: gocql.Serial}), Levels{Read: gocql.Quorum, Write: gocql.LocalQuorum, Serial: gocql.Serial})
-	call := WithLevels(ctx, Levels{Read: gocql.One, Serial: gocql.LocalSerial})
-	want("call over repository", g.levels(call, Query{SerialConsistency: gocql.Serial}), Levels{Read: gocql.One, Write: gocql.LocalQuorum, Serial: gocql.LocalSerial})
-	inner := WithLevels(call, Levels{Write: gocql.All, Read: gocql.Two})
-	want("nested", g.levels(inner, Query{}), Levels{Read: gocql.Two, Write: gocql.All, Serial: gocql.LocalSerial})
-	want("outer call unchanged", LevelsOf(call), Levels{Read: gocql.One, Serial: gocql.LocalSerial})
+	want("session", g.levels(ctx, Query{}), Levels{Read: Quorum, Write: LocalQuorum, Serial: LocalSerial})
+	want("repository serial", g.levels(ctx, Query{SerialConsistency: Serial}), Levels{Read: Quorum, Write: LocalQuorum, Serial: Serial})
+	call := WithLevels(ctx, Levels{Read: One, Serial: LocalSerial})
+	want("call over repository", g.levels(call, Query{SerialConsistency: Serial}), Levels{Read: One, Write: LocalQuorum, Serial: LocalSerial})
+	inner := WithLevels(call, Levels{Write: All, Read: Two})
+	want("nested", g.levels(inner, Query{}), Levels{Read: Two, Write: All, Serial: LocalSerial})
+	want("outer call unchanged", LevelsOf(call), Levels{Read: One, Serial: LocalSerial})
 }
 
 // SessionLevels of a NewSession session is another such session: same
@@ -34,19 +32,19 @@ func TestLevelsPrecedence(t *testing.T) {
 func TestSessionLevelsKeepsTheSession(t *testing.T) {
 	obs := &countingCalls{}
 	base := NewSession(nil, &SessionOptions{Observer: obs, Retry: RetryOptions{MaxAttempts: 2}})
-	s := SessionLevels(base, Levels{Write: gocql.Quorum, Serial: gocql.Serial})
-	g, ok := s.(*gocqlSession)
+	s := SessionLevels(base, Levels{Write: Quorum, Serial: Serial})
+	g, ok := s.(*session)
 	if !ok {
 		t.Fatalf("SessionLevels returned a %T", s)
 	}
-	want := Levels{Read: gocql.LocalQuorum, Write: gocql.Quorum, Serial: gocql.Serial}
+	want := Levels{Read: LocalQuorum, Write: Quorum, Serial: Serial}
 	if got := g.levels(context.Background(), Query{}); got != want {
 		t.Errorf("levels %+v, want %+v", got, want)
 	}
 	if g.opts.Retry.MaxAttempts != 2 || g.calls == nil {
 		t.Errorf("options or observer lost: %+v", g.opts)
 	}
-	if b := base.(*gocqlSession).opts; b.WriteConsistency != gocql.LocalQuorum || b.SerialConsistency != gocql.LocalSerial {
+	if b := base.(*session).opts; b.WriteConsistency != LocalQuorum || b.SerialConsistency != LocalSerial {
 		t.Errorf("the original session changed: %+v", b)
 	}
 	_, call := StartCall(context.Background(), s, "Ticket", "Get")
@@ -60,13 +58,13 @@ func TestSessionLevelsKeepsTheSession(t *testing.T) {
 // under the call's own.
 func TestSessionLevelsOfAnotherSession(t *testing.T) {
 	rec := &levelRecorder{}
-	s := SessionLevels(rec, Levels{Read: gocql.Quorum, Write: gocql.Quorum})
-	ctx := WithLevels(context.Background(), Levels{Read: gocql.One})
+	s := SessionLevels(rec, Levels{Read: Quorum, Write: Quorum})
+	ctx := WithLevels(context.Background(), Levels{Read: One})
 	_ = s.Exec(ctx, Query{})
 	_ = s.Iter(ctx, Query{}).Close()
 	_, _ = s.ExecCAS(ctx, Query{})
 	_ = s.Batch(ctx, Logged, nil)
-	want := Levels{Read: gocql.One, Write: gocql.Quorum}
+	want := Levels{Read: One, Write: Quorum}
 	if len(rec.seen) != 4 {
 		t.Fatalf("%d statements seen", len(rec.seen))
 	}
@@ -111,15 +109,3 @@ func (c *countingCalls) StartCall(ctx context.Context, _ Call) context.Context {
 }
 
 func (c *countingCalls) EndCall(context.Context, CallObservation) {}
-
-// NewClusterDC keeps a session in its datacenter with a host filter
-// (gocql gives no way to make a HostInfo of another datacenter here; the
-// cluster suite's TestLocalQuorumInTwoDatacenters checks what it admits).
-func TestNewClusterDCFiltersOtherDatacenters(t *testing.T) {
-	if NewClusterDC("dc1", "127.0.0.2").HostFilter == nil {
-		t.Fatal("NewClusterDC: no host filter")
-	}
-	if NewCluster("127.0.0.2").HostFilter != nil {
-		t.Error("NewCluster filters hosts")
-	}
-}

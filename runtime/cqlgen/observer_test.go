@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"testing"
-
-	"github.com/gocql/gocql"
 )
 
 type callRecorder struct {
@@ -98,11 +96,11 @@ func TestErrorType(t *testing.T) {
 		{nil, ""},
 		{ErrNotFound, "not_found"},
 		{&EmptyKeyError{Table: "t", Column: "secret-ish"}, "empty_key"},
-		{&RetriesExhaustedError{Attempts: 4, Last: &gocql.RequestErrWriteTimeout{}}, "retries_exhausted"},
+		{&RetriesExhaustedError{Attempts: 4, Last: writeTimeout("SIMPLE")}, "retries_exhausted"},
 		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), "deadline_exceeded"},
-		{&gocql.RequestErrReadTimeout{}, "read_timeout"},
-		{&gocql.RequestErrUnavailable{}, "unavailable"},
-		{gocql.ErrNoConnections, "no_connections"},
+		{srvErr(CodeReadTimeout), "read_timeout"},
+		{srvErr(CodeUnavailable), "unavailable"},
+		{errNoConnections, "no_connections"},
 		{io.ErrUnexpectedEOF, "connection"},
 		{errors.New("value 'hunter2' rejected"), "other"},
 	} {

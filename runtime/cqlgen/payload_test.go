@@ -45,7 +45,7 @@ func TestPayloadHashDependsOnValuesOnly(t *testing.T) {
 
 func TestPayloadHashTellsPayloadsApart(t *testing.T) {
 	distinct := [][]any{
-		{"1"}, {1}, {int64(2)}, {uint64(1)}, {1.0}, {true}, {nil}, {gocql.UnsetValue},
+		{"1"}, {1}, {int64(2)}, {uint64(1)}, {1.0}, {true}, {nil}, {Unset},
 		{[]string{"a", "b"}}, {[]string{"ab"}}, {[]string{"a"}, "b"}, {"a", "b"},
 		{[]byte("ab")}, {big.NewInt(12345)}, {big.NewInt(12346)},
 		{map[string]int{"a": 1}}, {map[string]int{"a": 2}},

@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/gocql/gocql"
 )
 
 func TestBackoffCapDoublesUpToMaxDelay(t *testing.T) {
@@ -58,13 +56,24 @@ func TestRetryOptionsDefaults(t *testing.T) {
 	}
 }
 
-// codeErr stands for the request errors gocql reports as an unexported
-// type with only a code (syntax, invalid, unauthorized, overloaded...).
-type codeErr int
+// The errors a driver adapter reports, classified as the runtime sees
+// them (runtime/gocqlv1's tests check that gocql's errors classify so).
+func srvErr(code int) error {
+	return &DriverError{Kind: ErrorServer, Code: code, Err: fmt.Errorf("server error %#x", code)}
+}
 
-func (c codeErr) Code() int       { return int(c) }
-func (c codeErr) Message() string { return fmt.Sprintf("code %#x", int(c)) }
-func (c codeErr) Error() string   { return c.Message() }
+func writeTimeout(writeType string) *DriverError {
+	return &DriverError{Kind: ErrorServer, Code: CodeWriteTimeout, WriteType: writeType, Err: fmt.Errorf("write timeout (%s)", writeType)}
+}
+
+func clientErr(k ErrorKind) error {
+	return &DriverError{Kind: k, Err: fmt.Errorf("client: %v", k)}
+}
+
+var (
+	errNoConnections = clientErr(ErrorNoConnections)
+	errNoResponse    = clientErr(ErrorNoResponse)
+)
 
 func TestRetryableClassification(t *testing.T) {
 	type want struct{ retry, next bool }
@@ -77,43 +86,41 @@ func TestRetryableClassification(t *testing.T) {
 		err               error
 		write, cond, read want
 	}{
-		{"write timeout SIMPLE", &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}, same, no, same},
-		{"write timeout BATCH", &gocql.RequestErrWriteTimeout{WriteType: "BATCH"}, same, no, same},
-		{"write timeout BATCH_LOG", &gocql.RequestErrWriteTimeout{WriteType: "BATCH_LOG"}, same, no, same},
-		{"write timeout CAS", &gocql.RequestErrWriteTimeout{WriteType: "CAS"}, no, no, no},
-		{"write timeout COUNTER", &gocql.RequestErrWriteTimeout{WriteType: "COUNTER"}, no, no, no},
-		{"read timeout", &gocql.RequestErrReadTimeout{}, same, no, same},
+		{"write timeout SIMPLE", writeTimeout("SIMPLE"), same, no, same},
+		{"write timeout BATCH", writeTimeout("BATCH"), same, no, same},
+		{"write timeout BATCH_LOG", writeTimeout("BATCH_LOG"), same, no, same},
+		{"write timeout CAS", writeTimeout("CAS"), no, no, no},
+		{"write timeout COUNTER", writeTimeout("COUNTER"), no, no, no},
+		{"read timeout", srvErr(CodeReadTimeout), same, no, same},
 		// Cassandra 5.0's Paxos raises Unavailable and Overloaded after a
 		// proposal may have been accepted: a conditional statement is not
 		// retried, since the retry could report "not applied" for its
 		// own write.
-		{"unavailable", &gocql.RequestErrUnavailable{Required: 2, Alive: 1}, next, no, next},
-		{"CAS write unknown", &gocql.RequestErrCASWriteUnknown{}, no, no, no},
-		{"write failure", &gocql.RequestErrWriteFailure{}, no, no, no},
-		{"read failure", &gocql.RequestErrReadFailure{}, no, no, no},
-		{"already exists", &gocql.RequestErrAlreadyExists{}, no, no, no},
-		{"function failure", &gocql.RequestErrFunctionFailure{}, no, no, no},
-		{"syntax", codeErr(gocql.ErrCodeSyntax), no, no, no},
-		{"invalid", codeErr(gocql.ErrCodeInvalid), no, no, no},
-		{"unauthorized", codeErr(gocql.ErrCodeUnauthorized), no, no, no},
-		{"credentials", codeErr(gocql.ErrCodeCredentials), no, no, no},
-		{"config", codeErr(gocql.ErrCodeConfig), no, no, no},
-		{"protocol", codeErr(gocql.ErrCodeProtocol), no, no, no},
-		{"server", codeErr(gocql.ErrCodeServer), no, no, no},
-		{"truncate", codeErr(gocql.ErrCodeTruncate), no, no, no},
-		{"overloaded", codeErr(gocql.ErrCodeOverloaded), next, no, next},
-		{"bootstrapping", codeErr(gocql.ErrCodeBootstrapping), next, next, next},
-		{"client timeout", gocql.ErrTimeoutNoResponse, next, no, next},
-		{"connection closed", gocql.ErrConnectionClosed, next, no, next},
-		{"no streams", gocql.ErrNoStreams, next, no, next},
-		{"too many timeouts", gocql.ErrTooManyTimeouts, next, no, next},
-		{"no connections", gocql.ErrNoConnections, next, next, next},
+		{"unavailable", srvErr(CodeUnavailable), next, no, next},
+		{"overloaded", srvErr(CodeOverloaded), next, no, next},
+		{"bootstrapping", srvErr(CodeBootstrapping), next, next, next},
+		{"CAS write unknown", srvErr(CodeCASWriteUnknown), no, no, no},
+		{"write failure", srvErr(CodeWriteFailure), no, no, no},
+		{"read failure", srvErr(CodeReadFailure), no, no, no},
+		{"already exists", srvErr(CodeAlreadyExists), no, no, no},
+		{"function failure", srvErr(CodeFunctionFailure), no, no, no},
+		{"syntax", srvErr(CodeSyntax), no, no, no},
+		{"invalid", srvErr(CodeInvalid), no, no, no},
+		{"unauthorized", srvErr(CodeUnauthorized), no, no, no},
+		{"credentials", srvErr(CodeCredentials), no, no, no},
+		{"config", srvErr(CodeConfig), no, no, no},
+		{"protocol", srvErr(CodeProtocol), no, no, no},
+		{"server", srvErr(CodeServer), no, no, no},
+		{"truncate", srvErr(CodeTruncate), no, no, no},
+		{"client timeout", errNoResponse, next, no, next},
+		{"connection", clientErr(ErrorConnection), next, no, next},
+		{"no connections", errNoConnections, next, next, next},
+		{"session closed", clientErr(ErrorSessionClosed), no, no, no},
+		{"unclassified driver error", clientErr(ErrorOther), no, no, no},
 		{"connection reset", reset, next, no, next},
 		{"EOF", io.EOF, next, no, next},
 		{"unexpected EOF", io.ErrUnexpectedEOF, next, no, next},
-		{"wrapped timeout", fmt.Errorf("insert: %w", &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}), same, no, same},
-		{"session closed", gocql.ErrSessionClosed, no, no, no},
-		{"not found", gocql.ErrNotFound, no, no, no},
+		{"wrapped timeout", fmt.Errorf("insert: %w", writeTimeout("SIMPLE")), same, no, same},
 		{"deadline", context.DeadlineExceeded, no, no, no},
 		{"canceled", fmt.Errorf("x: %w", context.Canceled), no, no, no},
 		{"unknown", errors.New("something else"), no, no, no},
@@ -131,28 +138,8 @@ func TestRetryableClassification(t *testing.T) {
 	}
 }
 
-// fakeQuery is what gocql hands a RetryPolicy: a *gocql.Query or Batch.
-type fakeQuery struct {
-	attempts   int
-	idempotent bool
-	ctx        context.Context
-}
-
-func (q *fakeQuery) Attempts() int                      { return q.attempts }
-func (q *fakeQuery) SetConsistency(gocql.Consistency)   {}
-func (q *fakeQuery) GetConsistency() gocql.Consistency  { return gocql.LocalQuorum }
-func (q *fakeQuery) Context() context.Context           { return q.ctx }
-func (q *fakeQuery) IsIdempotent() bool                 { return q.idempotent }
-func (q *fakeQuery) withIdempotence(v bool) *fakeQuery  { q.idempotent = v; return q }
-func (q *fakeQuery) attempt(n int) gocql.RetryableQuery { q.attempts = n; return q }
-
-// bareQuery cannot say whether it is idempotent.
-type bareQuery struct{ fakeQuery }
-
-func (q *bareQuery) IsIdempotent() {}
-
-func testSession(r RetryOptions, obs Observer) *gocqlSession {
-	return NewSession(nil, &SessionOptions{Retry: r, Observer: obs}).(*gocqlSession)
+func testSession(r RetryOptions, obs Observer) *session {
+	return NewSession(nil, &SessionOptions{Retry: r, Observer: obs}).(*session)
 }
 
 // withJitter makes backoff draw f(limit) for the test's duration.
@@ -172,18 +159,14 @@ var (
 
 func TestPolicyChecksIdempotencyItself(t *testing.T) {
 	g := testSession(RetryOptions{}, nil)
-	ctx := context.Background()
-	e := g.start(ctx, idemWrite, nil)
+	e := g.start(context.Background(), idemWrite, nil)
 	defer e.end(nil)
-	// gocql asks Attempt whatever the query's flag: the flag it will send
-	// decides, not only the Statement's.
-	if e.Attempt((&fakeQuery{ctx: ctx}).withIdempotence(false).attempt(1)) {
+	// Drivers ask Attempt whatever the query's flag: the flag they will
+	// send decides, not only the Statement's.
+	if e.Attempt(1, false) {
 		t.Error("Attempt allowed a retry of a query not marked idempotent")
 	}
-	if e.Attempt(&bareQuery{fakeQuery{ctx: ctx, idempotent: true, attempts: 1}}) {
-		t.Error("Attempt allowed a retry of a query that cannot tell its idempotency")
-	}
-	if !e.Attempt((&fakeQuery{ctx: ctx}).withIdempotence(true).attempt(1)) {
+	if !e.Attempt(1, true) {
 		t.Error("Attempt refused an idempotent query with attempts left")
 	}
 }
@@ -194,19 +177,18 @@ func TestPolicyRetryTypes(t *testing.T) {
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	defer e.end(nil)
-	q := &fakeQuery{ctx: ctx, idempotent: true}
 	for i, c := range []struct {
 		err  error
-		want gocql.RetryType
+		want RetryType
 	}{
-		{&gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}, gocql.Retry},
-		{&gocql.RequestErrUnavailable{}, gocql.RetryNextHost},
-		{gocql.ErrTimeoutNoResponse, gocql.RetryNextHost},
-		{codeErr(gocql.ErrCodeSyntax), gocql.Rethrow},
-		{&gocql.RequestErrWriteTimeout{WriteType: "CAS"}, gocql.Rethrow},
+		{writeTimeout("SIMPLE"), Retry},
+		{srvErr(CodeUnavailable), RetryNextHost},
+		{errNoResponse, RetryNextHost},
+		{srvErr(CodeSyntax), Rethrow},
+		{writeTimeout("CAS"), Rethrow},
 	} {
-		e.Attempt(q.attempt(i + 1))
-		if got := e.GetRetryType(c.err); got != c.want {
+		e.Attempt(i+1, true)
+		if got := e.RetryType(c.err); got != c.want {
 			t.Errorf("%v: retry type %v, want %v", c.err, got, c.want)
 		}
 	}
@@ -218,11 +200,11 @@ func TestPolicyNeverWaitsForAPermanentError(t *testing.T) {
 	g := testSession(RetryOptions{BaseDelay: time.Hour, MaxDelay: time.Hour}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
-	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
-	if got := e.GetRetryType(codeErr(gocql.ErrCodeInvalid)); got != gocql.Rethrow {
+	e.Attempt(1, true)
+	if got := e.RetryType(srvErr(CodeInvalid)); got != Rethrow {
 		t.Fatalf("retry type %v, want Rethrow", got)
 	}
-	err := e.end(codeErr(gocql.ErrCodeInvalid))
+	err := e.end(srvErr(CodeInvalid))
 	if errors.Is(err, ErrRetriesExhausted) {
 		t.Errorf("a permanent error is reported as exhausted retries: %v", err)
 	}
@@ -235,9 +217,9 @@ func TestPolicyWaitsBetweenAttempts(t *testing.T) {
 	e := g.start(ctx, idemWrite, nil)
 	defer e.end(nil)
 	for failed, want := range map[int]time.Duration{1: 20 * time.Millisecond, 2: 40 * time.Millisecond} {
-		e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: failed})
+		e.Attempt(failed, true)
 		start := time.Now()
-		if got := e.GetRetryType(&gocql.RequestErrReadTimeout{}); got != gocql.Retry {
+		if got := e.RetryType(srvErr(CodeReadTimeout)); got != Retry {
 			t.Fatalf("retry type %v, want Retry", got)
 		}
 		if took := time.Since(start); took < want-time.Millisecond || took > want+200*time.Millisecond {
@@ -251,17 +233,17 @@ func TestRetriesExhaustedWrapsTheLastCause(t *testing.T) {
 	g := testSession(RetryOptions{MaxAttempts: 3}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
-	cause := &gocql.RequestErrWriteTimeout{WriteType: "SIMPLE", Received: 1, BlockFor: 2}
+	cause := writeTimeout("SIMPLE")
 	for n := 1; n <= 3; n++ {
-		e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: n})
-		got := e.GetRetryType(cause)
-		if (n < 3) != (got != gocql.Rethrow) {
+		e.Attempt(n, true)
+		got := e.RetryType(cause)
+		if (n < 3) != (got != Rethrow) {
 			t.Fatalf("after %d of 3 attempts: retry type %v", n, got)
 		}
 	}
 	err := e.end(cause)
 	var re *RetriesExhaustedError
-	var wt *gocql.RequestErrWriteTimeout
+	var wt *DriverError
 	switch {
 	case !errors.As(err, &re):
 		t.Fatalf("%T %v is no *RetriesExhaustedError", err, err)
@@ -269,7 +251,7 @@ func TestRetriesExhaustedWrapsTheLastCause(t *testing.T) {
 		t.Errorf("Attempts = %d, want 3", re.Attempts)
 	case !errors.Is(err, ErrRetriesExhausted):
 		t.Error("errors.Is(err, ErrRetriesExhausted) is false")
-	case !errors.As(err, &wt) || wt.BlockFor != 2:
+	case !errors.As(err, &wt) || wt.WriteType != "SIMPLE":
 		t.Error("the cause is not reachable with errors.As")
 	case !errors.Is(err, cause):
 		t.Error("errors.Is(err, cause) is false")
@@ -282,17 +264,17 @@ func TestBackoffNeverSleepsPastTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	e := g.start(ctx, idemWrite, nil)
-	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	e.Attempt(1, true)
 	start := time.Now()
-	if got := e.GetRetryType(gocql.ErrTimeoutNoResponse); got != gocql.Rethrow {
+	if got := e.RetryType(errNoResponse); got != Rethrow {
 		t.Fatalf("retry type %v, want Rethrow", got)
 	}
 	// It gives up at once, rather than at the deadline or after 10 s.
 	if took := time.Since(start); took > 20*time.Millisecond {
 		t.Errorf("gave up after %v", took)
 	}
-	err := e.end(gocql.ErrTimeoutNoResponse)
-	if !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, gocql.ErrTimeoutNoResponse) {
+	err := e.end(errNoResponse)
+	if !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errNoResponse) {
 		t.Errorf("err = %v; want retries exhausted, deadline exceeded and the cause", err)
 	}
 }
@@ -303,15 +285,15 @@ func TestBackoffStopsWhenTheContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(30*time.Millisecond, cancel)
 	e := g.start(ctx, idemWrite, nil)
-	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	e.Attempt(1, true)
 	start := time.Now()
-	if got := e.GetRetryType(gocql.ErrTimeoutNoResponse); got != gocql.Rethrow {
+	if got := e.RetryType(errNoResponse); got != Rethrow {
 		t.Fatalf("retry type %v, want Rethrow", got)
 	}
 	if took := time.Since(start); took < 25*time.Millisecond || took > 2*time.Second {
 		t.Errorf("waited %v, want until the cancel at 30ms", took)
 	}
-	if err := e.end(gocql.ErrTimeoutNoResponse); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrRetriesExhausted) {
+	if err := e.end(errNoResponse); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrRetriesExhausted) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -325,13 +307,13 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	// none: the session must re-issue, counting attempts across passes.
 	e := g.start(ctx, idemWrite, nil)
 	e.pass()
-	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
-	e.GetRetryType(&gocql.RequestErrUnavailable{})
-	if !e.again(&gocql.RequestErrUnavailable{}, 1) {
+	e.Attempt(1, true)
+	e.RetryType(srvErr(CodeUnavailable))
+	if !e.again(srvErr(CodeUnavailable)) {
 		t.Fatal("a granted retry was not honoured when the plan ran dry")
 	}
 	e.pass()
-	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
+	e.Attempt(1, true)
 	if e.attempts != 2 {
 		t.Errorf("attempts = %d after the second pass's first attempt, want 2", e.attempts)
 	}
@@ -342,13 +324,13 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	// re-issued.
 	e = g.start(ctx, idemWrite, nil)
 	e.pass()
-	if !e.again(gocql.ErrNoConnections, 0) {
+	if !e.again(errNoConnections) {
 		t.Error("no connection: an idempotent statement was not re-issued")
 	}
 	e.end(nil)
 	e = g.start(ctx, nonIdemWrite, nil)
 	e.pass()
-	if e.again(gocql.ErrNoConnections, 0) {
+	if e.again(errNoConnections) {
 		t.Error("no connection: a statement not marked idempotent was re-issued")
 	}
 	e.end(nil)
@@ -356,9 +338,9 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	// The policy saw the failure and refused: no new pass.
 	e = g.start(ctx, idemWrite, nil)
 	e.pass()
-	e.Attempt(&fakeQuery{ctx: ctx, idempotent: true, attempts: 1})
-	e.GetRetryType(codeErr(gocql.ErrCodeSyntax))
-	if e.again(codeErr(gocql.ErrCodeSyntax), 1) {
+	e.Attempt(1, true)
+	e.RetryType(srvErr(CodeSyntax))
+	if e.again(srvErr(CodeSyntax)) {
 		t.Error("a refused retry was re-issued")
 	}
 	e.end(nil)
@@ -370,17 +352,17 @@ func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 	g := testSession(RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o Observation) { seen = append(seen, o) }))
 	e := g.start(context.Background(), idemWrite, nil)
 	passes := 1
-	for e.pass(); e.again(gocql.ErrNoConnections, 0); e.pass() {
+	for e.pass(); e.again(errNoConnections); e.pass() {
 		passes++
 		if passes > 10 {
 			t.Fatal("no bound on passes")
 		}
 	}
-	err := e.end(gocql.ErrNoConnections)
-	if passes != 3 || !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, gocql.ErrNoConnections) {
+	err := e.end(errNoConnections)
+	if passes != 3 || !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, errNoConnections) {
 		t.Errorf("%d passes, err %v; want 3 passes and exhausted retries", passes, err)
 	}
-	if len(seen) != 3 || seen[0].Attempt != 1 || seen[2].Attempt != 3 || seen[2].Table != "t" || !errors.Is(seen[2].Err, gocql.ErrNoConnections) {
+	if len(seen) != 3 || seen[0].Attempt != 1 || seen[2].Attempt != 3 || seen[2].Table != "t" || !errors.Is(seen[2].Err, errNoConnections) {
 		t.Errorf("observations %+v", seen)
 	}
 }

@@ -5,22 +5,19 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/gocql/gocql"
 )
 
 func TestNewSessionDefaults(t *testing.T) {
-	g := NewSession(nil, nil).(*gocqlSession)
+	g := NewSession(nil, nil).(*session)
 	o := g.opts
-	if o.ReadConsistency != gocql.LocalQuorum || o.WriteConsistency != gocql.LocalQuorum || o.SerialConsistency != gocql.LocalSerial {
+	if o.ReadConsistency != LocalQuorum || o.WriteConsistency != LocalQuorum || o.SerialConsistency != LocalSerial {
 		t.Errorf("consistency defaults %v %v %v", o.ReadConsistency, o.WriteConsistency, o.SerialConsistency)
 	}
 	if o.BatchWarnBytes != 5*1024 || o.BatchFailBytes != 50*1024 || o.Retry.MaxAttempts != DefaultMaxAttempts {
 		t.Errorf("defaults %+v", o)
 	}
-	g = NewSession(nil, &SessionOptions{SerialConsistency: gocql.Serial, BatchFailBytes: -1, Retry: RetryOptions{MaxAttempts: 1}}).(*gocqlSession)
-	if g.opts.SerialConsistency != gocql.Serial || g.opts.BatchFailBytes != -1 || g.opts.Retry.MaxAttempts != 1 {
+	g = NewSession(nil, &SessionOptions{SerialConsistency: Serial, BatchFailBytes: -1, Retry: RetryOptions{MaxAttempts: 1}}).(*session)
+	if g.opts.SerialConsistency != Serial || g.opts.BatchFailBytes != -1 || g.opts.Retry.MaxAttempts != 1 {
 		t.Errorf("options not kept: %+v", g.opts)
 	}
 }
@@ -50,10 +47,3 @@ func TestBatchTooLargeIsRefusedBeforeSending(t *testing.T) {
 	}
 }
 
-func TestNewCluster(t *testing.T) {
-	c := NewCluster("127.0.0.1:9042")
-	if c.WriteCoalesceWaitTime != 0 || c.Timeout != 11*time.Second || c.ConnectTimeout != 5*time.Second ||
-		c.ProtoVersion != 4 || c.Consistency != gocql.LocalQuorum || c.PoolConfig.HostSelectionPolicy == nil {
-		t.Errorf("cluster %+v", c)
-	}
-}
