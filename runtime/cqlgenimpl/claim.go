@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -61,7 +59,7 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 		default:
 			owner := make([]any, len(p.Owner))
 			for j, c := range p.Owner {
-				owner[j] = raw(cur.cols[c])
+				owner[j] = cqlgen.Encoded(cur.cols[c])
 			}
 			st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
 			found := err == nil
@@ -100,7 +98,7 @@ func (ent *Entity[T]) take(ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 	values := append(append([]any(nil), mine...), ts)
 	values = append(values, key...)
 	for _, c := range cur.cols[nkey:len(t.Spec.Row)] {
-		values = append(values, raw(c))
+		values = append(values, cqlgen.Encoded(c))
 	}
 	values = append(values, cur.version)
 	return s.ExecCAS(ctx, cqlgen.Query{Stmt: t.Take, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(mine)+1)...)
@@ -177,11 +175,11 @@ func sameOwner(t *Table, values []any, cells [][]byte) bool {
 		return false
 	}
 	for i, v := range values {
-		info, err := typeInfo(t.Spec.Row[nkey+i].Type)
+		typ, err := cqlgen.ParseType(t.Spec.Row[nkey+i].Type)
 		if err != nil {
 			return false
 		}
-		b, err := gocql.Marshal(info, v)
+		b, err := cqlgen.Marshal(typ, v)
 		if err != nil || !bytes.Equal(b, cells[i]) {
 			return false
 		}
@@ -219,7 +217,7 @@ func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int
 	}
 	owner := make([]any, len(p.Owner))
 	for j, c := range p.Owner {
-		owner[j] = raw(cur.cols[c])
+		owner[j] = cqlgen.Encoded(cur.cols[c])
 	}
 	st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
 	if err != nil {

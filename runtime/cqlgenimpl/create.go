@@ -6,8 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -31,7 +29,7 @@ func InsertQuery(t *Table, ttl time.Duration, row []any) cqlgen.Query {
 // means never expire).
 func ttlSeconds(ttl time.Duration) any {
 	if ttl == 0 {
-		return gocql.UnsetValue
+		return cqlgen.Unset
 	}
 	return int32(ttl / time.Second)
 }
@@ -129,18 +127,18 @@ func sameRowValues(a, b []any, cols []Column) bool {
 	}
 	for i, c := range cols {
 		x, y := a[i], b[i]
-		if x == gocql.UnsetValue || y == gocql.UnsetValue {
-			if x != y {
+		if ux, uy := cqlgen.IsUnset(x), cqlgen.IsUnset(y); ux || uy {
+			if ux != uy {
 				return false
 			}
 			continue
 		}
-		info, err := typeInfo(c.Type)
+		typ, err := cqlgen.ParseType(c.Type)
 		if err != nil {
 			return false
 		}
-		bx, err1 := gocql.Marshal(info, x)
-		by, err2 := gocql.Marshal(info, y)
+		bx, err1 := cqlgen.Marshal(typ, x)
+		by, err2 := cqlgen.Marshal(typ, y)
 		if err1 != nil || err2 != nil || !bytes.Equal(bx, by) {
 			return false
 		}

@@ -11,11 +11,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -169,11 +166,11 @@ func fingerprint(t *Table, partition []any, prefix ...any) (uint64, error) {
 	h.Write([]byte{0})
 	h.Write([]byte(t.Spec.Pattern))
 	for i, v := range partition {
-		info, err := typeInfo(t.Spec.PartitionKey[i].Type)
+		typ, err := cqlgen.ParseType(t.Spec.PartitionKey[i].Type)
 		if err != nil {
 			return 0, err
 		}
-		b, err := gocql.Marshal(info, v)
+		b, err := cqlgen.Marshal(typ, v)
 		if err != nil {
 			return 0, err
 		}
@@ -181,11 +178,11 @@ func fingerprint(t *Table, partition []any, prefix ...any) (uint64, error) {
 		h.Write(b)
 	}
 	for i, v := range prefix {
-		info, err := typeInfo(t.Spec.Clustering[i].Type)
+		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
 		if err != nil {
 			return 0, err
 		}
-		b, err := gocql.Marshal(info, v)
+		b, err := cqlgen.Marshal(typ, v)
 		if err != nil {
 			return 0, err
 		}
@@ -199,151 +196,24 @@ func fingerprint(t *Table, partition []any, prefix ...any) (uint64, error) {
 func marshalKey(t *Table, values []any) ([][]byte, error) {
 	key := make([][]byte, len(values))
 	for i, v := range values {
-		info, err := typeInfo(t.Spec.Clustering[i].Type)
+		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
 		if err != nil {
 			return nil, err
 		}
-		if key[i], err = gocql.Marshal(info, v); err != nil {
+		if key[i], err = cqlgen.Marshal(typ, v); err != nil {
 			return nil, err
 		}
 	}
 	return key, nil
 }
 
-// raw binds an already marshaled value as it is.
-type raw []byte
-
-func (r raw) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return r, nil }
-
+// rawKey binds already encoded values as they are.
 func rawKey(key [][]byte) []any {
 	vs := make([]any, len(key))
 	for i, k := range key {
-		vs[i] = raw(k)
+		vs[i] = cqlgen.Encoded(k)
 	}
 	return vs
-}
-
-var nativeTypes = map[string]gocql.Type{
-	"ascii": gocql.TypeAscii, "bigint": gocql.TypeBigInt, "blob": gocql.TypeBlob,
-	"boolean": gocql.TypeBoolean, "counter": gocql.TypeCounter, "date": gocql.TypeDate,
-	"decimal": gocql.TypeDecimal, "double": gocql.TypeDouble, "duration": gocql.TypeDuration,
-	"float": gocql.TypeFloat, "inet": gocql.TypeInet, "int": gocql.TypeInt,
-	"smallint": gocql.TypeSmallInt, "text": gocql.TypeVarchar, "time": gocql.TypeTime,
-	"timestamp": gocql.TypeTimestamp, "timeuuid": gocql.TypeTimeUUID, "tinyint": gocql.TypeTinyInt,
-	"uuid": gocql.TypeUUID, "varchar": gocql.TypeVarchar, "varint": gocql.TypeVarint,
-}
-
-// typeInfo is the gocql type of a CQL type as the DDL writes it: a native
-// type, or a list, set or map of them, frozen or not; or a user-defined
-// type spelled out whole, as generated code writes it, since there is no
-// schema here to look it up in: udt<name, field type, ...>.
-func typeInfo(cqlType string) (gocql.TypeInfo, error) {
-	t, rest, err := parseType(strings.TrimSpace(cqlType))
-	if err == nil && strings.TrimSpace(rest) != "" {
-		err = fmt.Errorf("cqlgen: unexpected %q after type %q", rest, cqlType)
-	}
-	return t, err
-}
-
-func parseType(s string) (gocql.TypeInfo, string, error) {
-	name := s
-	if i := strings.IndexAny(s, "<,>"); i >= 0 {
-		name = s[:i]
-	}
-	rest := s[len(name):]
-	name = strings.TrimSpace(name)
-	if t, ok := nativeTypes[name]; ok {
-		return gocql.NewNativeType(4, t, ""), rest, nil
-	}
-	params := func(n int) ([]gocql.TypeInfo, string, error) {
-		if !strings.HasPrefix(rest, "<") {
-			return nil, "", fmt.Errorf("cqlgen: %s without parameters", name)
-		}
-		r := rest[1:]
-		var ps []gocql.TypeInfo
-		for i := range n {
-			p, after, err := parseType(strings.TrimSpace(r))
-			if err != nil {
-				return nil, "", err
-			}
-			after = strings.TrimSpace(after)
-			sep := ","
-			if i == n-1 {
-				sep = ">"
-			}
-			if !strings.HasPrefix(after, sep) {
-				return nil, "", fmt.Errorf("cqlgen: expected %q in type %s", sep, s)
-			}
-			ps, r = append(ps, p), after[1:]
-		}
-		return ps, r, nil
-	}
-	switch name {
-	case "udt":
-		return parseUDT(s, rest)
-	case "vector":
-		// vector<float, N>: a custom type to gocql, encoded by Vector.
-		end := strings.IndexByte(rest, '>')
-		if !strings.HasPrefix(rest, "<") || end < 0 {
-			return nil, "", fmt.Errorf("cqlgen: malformed vector type %q", s)
-		}
-		return gocql.NewNativeType(4, gocql.TypeCustom, "vector"+rest[:end+1]), rest[end+1:], nil
-	case "frozen":
-		ps, r, err := params(1)
-		if err != nil {
-			return nil, "", err
-		}
-		return ps[0], r, nil
-	case "list", "set":
-		ps, r, err := params(1)
-		if err != nil {
-			return nil, "", err
-		}
-		kind := gocql.TypeList
-		if name == "set" {
-			kind = gocql.TypeSet
-		}
-		return gocql.CollectionType{NativeType: gocql.NewNativeType(4, kind, ""), Elem: ps[0]}, r, nil
-	case "map":
-		ps, r, err := params(2)
-		if err != nil {
-			return nil, "", err
-		}
-		return gocql.CollectionType{NativeType: gocql.NewNativeType(4, gocql.TypeMap, ""), Key: ps[0], Elem: ps[1]}, r, nil
-	}
-	return nil, "", fmt.Errorf("cqlgen: unsupported CQL type %q", s)
-}
-
-// parseUDT reads the rest of udt<name, field type, ...>, which s is.
-func parseUDT(s, rest string) (gocql.TypeInfo, string, error) {
-	bad := fmt.Errorf("cqlgen: malformed user-defined type %q", s)
-	r, ok := strings.CutPrefix(rest, "<")
-	if !ok {
-		return nil, "", bad
-	}
-	i := strings.IndexAny(r, ",>")
-	if i < 0 {
-		return nil, "", bad
-	}
-	u := gocql.UDTTypeInfo{NativeType: gocql.NewNativeType(4, gocql.TypeUDT, ""), Name: strings.TrimSpace(r[:i])}
-	for r[i] == ',' {
-		r = strings.TrimSpace(r[i+1:])
-		field, after, ok := strings.Cut(r, " ")
-		if !ok || field == "" {
-			return nil, "", bad
-		}
-		t, after, err := parseType(strings.TrimSpace(after))
-		if err != nil {
-			return nil, "", err
-		}
-		u.Elements = append(u.Elements, gocql.UDTField{Name: field, Type: t})
-		r = strings.TrimSpace(after)
-		if r == "" || (r[0] != ',' && r[0] != '>') {
-			return nil, "", bad
-		}
-		i = 0
-	}
-	return u, r[i+1:], nil
 }
 
 // sealer seals cursors with a key the application supplies

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -107,11 +105,11 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 	// column's type before it is sent.
 	for i, k := range pos {
 		col := t.keyColumn(i)
-		info, err := typeInfo(col.Type)
+		typ, err := cqlgen.ParseType(col.Type)
 		if err != nil {
 			return nil, err
 		}
-		if !validEncoding(info, k) {
+		if !validEncoding(typ, k) {
 			return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + col.Type}
 		}
 	}
@@ -142,11 +140,11 @@ func indexFingerprint(t *Table, partition, values []any) (uint64, error) {
 	h.Write([]byte(t.Spec.Pattern))
 	write := func(cols []Column, vs []any) error {
 		for i, v := range vs {
-			info, err := typeInfo(cols[i].Type)
+			typ, err := cqlgen.ParseType(cols[i].Type)
 			if err != nil {
 				return err
 			}
-			b, err := gocql.Marshal(info, v)
+			b, err := cqlgen.Marshal(typ, v)
 			if err != nil {
 				return err
 			}
@@ -171,11 +169,11 @@ func indexFingerprint(t *Table, partition, values []any) (uint64, error) {
 func marshalPrimaryKey(t *Table, values []any) ([][]byte, error) {
 	key := make([][]byte, len(values))
 	for i, v := range values {
-		info, err := typeInfo(t.keyColumn(i).Type)
+		typ, err := cqlgen.ParseType(t.keyColumn(i).Type)
 		if err != nil {
 			return nil, err
 		}
-		if key[i], err = gocql.Marshal(info, v); err != nil {
+		if key[i], err = cqlgen.Marshal(typ, v); err != nil {
 			return nil, err
 		}
 	}

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"reflect"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gocql/gocql"
+	"unicode/utf8"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -196,7 +196,8 @@ func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ct
 // cell is a column's value as Cassandra sent it.
 type cell []byte
 
-func (c *cell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it keeps the bytes.
+func (c *cell) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
 	*c = append((*c)[:0], data...)
 	if data == nil {
 		*c = nil
@@ -247,23 +248,59 @@ func (r *row) keyWords(t *Table) string {
 	var parts []string
 	for i, c := range r.cols[:r.nkey] {
 		col := t.keyColumn(i)
-		info, err := typeInfo(col.Type)
-		var v any
-		if err == nil {
-			dst := info.New()
-			if err = gocql.Unmarshal(info, c, dst); err == nil {
-				v = reflect.ValueOf(dst).Elem().Interface()
-			}
-		}
-		if err != nil {
-			v = hex.EncodeToString(c)
-		}
-		if tm, ok := v.(time.Time); ok {
-			v = tm.UTC().Format(time.RFC3339Nano)
-		}
-		parts = append(parts, fmt.Sprintf("%s=%v", col.Name, v))
+		parts = append(parts, col.Name+"="+renderEncoded(col.Type, c))
 	}
 	return strings.Join(parts, " ")
+}
+
+// renderEncoded renders an encoded key value of a column of the given CQL
+// type for a person to read: decoded here rather than by a driver, so
+// that a report reads the same whatever the driver. Types a key rarely
+// has (decimals, durations, collections, user-defined types) and values
+// that do not decode show as hex.
+func renderEncoded(cqlType string, b []byte) string {
+	t, err := cqlgen.ParseType(cqlType)
+	if err != nil || (len(b) == 0 && t.Kind != cqlgen.TypeVarchar && t.Kind != cqlgen.TypeAscii && t.Kind != cqlgen.TypeBlob) {
+		return hex.EncodeToString(b)
+	}
+	if n, ok := fixedSize[t.Kind]; ok && len(b) != n {
+		return hex.EncodeToString(b)
+	}
+	signed := func() int64 { return varint(b).Int64() }
+	switch t.Kind {
+	case cqlgen.TypeAscii, cqlgen.TypeVarchar, cqlgen.TypeText:
+		if utf8.Valid(b) {
+			return string(b)
+		}
+	case cqlgen.TypeBlob:
+		return "0x" + hex.EncodeToString(b)
+	case cqlgen.TypeBoolean:
+		return strconv.FormatBool(b[0] != 0)
+	case cqlgen.TypeTinyInt, cqlgen.TypeSmallInt, cqlgen.TypeInt, cqlgen.TypeBigInt, cqlgen.TypeCounter:
+		return strconv.FormatInt(signed(), 10)
+	case cqlgen.TypeVarint:
+		return varint(b).String()
+	case cqlgen.TypeFloat:
+		return strconv.FormatFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 'g', -1, 32)
+	case cqlgen.TypeDouble:
+		return strconv.FormatFloat(math.Float64frombits(binary.BigEndian.Uint64(b)), 'g', -1, 64)
+	case cqlgen.TypeTimestamp:
+		return time.UnixMilli(signed()).UTC().Format(time.RFC3339Nano)
+	case cqlgen.TypeDate:
+		// Days since the epoch, plus 2^31 so that the bytes sort.
+		days := int64(binary.BigEndian.Uint32(b)) - 1<<31
+		return time.Unix(days*24*60*60, 0).UTC().Format(time.DateOnly)
+	case cqlgen.TypeTime:
+		return time.Duration(signed()).String()
+	case cqlgen.TypeUUID, cqlgen.TypeTimeUUID:
+		h := hex.EncodeToString(b)
+		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	case cqlgen.TypeInet:
+		if len(b) == 4 || len(b) == 16 {
+			return net.IP(b).String()
+		}
+	}
+	return hex.EncodeToString(b)
 }
 
 // encodeRow encodes the values an Insert binds (its timestamp left off),
@@ -275,11 +312,11 @@ func encodeRow(t *Table, values []any) (*row, error) {
 	}
 	r := &row{nkey: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
 	for i, c := range cols {
-		info, err := typeInfo(c.Type)
+		typ, err := cqlgen.ParseType(c.Type)
 		if err != nil {
 			return nil, err
 		}
-		b, err := gocql.Marshal(info, values[i])
+		b, err := cqlgen.Marshal(typ, values[i])
 		if err != nil {
 			return nil, fmt.Errorf("cqlgen: %s: column %s: %w", t.Spec.Name, c.Name, err)
 		}
@@ -627,7 +664,7 @@ func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *
 	if p.Owner != nil {
 		owner := make([]any, len(p.Owner))
 		for j, c := range p.Owner {
-			owner[j] = raw(r.cols[c])
+			owner[j] = cqlgen.Encoded(r.cols[c])
 		}
 		st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.Canonical.State, Values: owner}, v.ent.ScanState)
 		switch {
@@ -651,7 +688,7 @@ func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *
 	key := make([]any, 0, r.nkey+1)
 	key = append(key, ts)
 	for _, c := range r.cols[:r.nkey] {
-		key = append(key, raw(c))
+		key = append(key, cqlgen.Encoded(c))
 	}
 	if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Delete, Values: key}); err != nil {
 		return false, err
@@ -667,7 +704,7 @@ func (v *verification[T]) deleteClaim(ctx context.Context, p Projection[T], r *r
 	t := p.Table
 	key := make([]any, r.nkey)
 	for i, c := range r.cols[:r.nkey] {
-		key[i] = raw(c)
+		key[i] = cqlgen.Encoded(c)
 	}
 	cur, err := readClaim(ctx, v.s, t, key)
 	if errors.Is(err, cqlgen.ErrNotFound) {
@@ -678,7 +715,7 @@ func (v *verification[T]) deleteClaim(ctx context.Context, p Projection[T], r *r
 	}
 	owner := make([]any, len(p.Owner))
 	for j, c := range p.Owner {
-		owner[j] = raw(cur.cols[c])
+		owner[j] = cqlgen.Encoded(cur.cols[c])
 	}
 	o := NewOptions()
 	st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.Canonical.State, Values: owner}, v.ent.ScanState)
@@ -706,7 +743,7 @@ func (v *verification[T]) deleteClaim(ctx context.Context, p Projection[T], r *r
 func rawCells(cells [][]byte) []any {
 	vs := make([]any, len(cells))
 	for i, c := range cells {
-		vs[i] = raw(c)
+		vs[i] = cqlgen.Encoded(c)
 	}
 	return vs
 }

@@ -3,8 +3,6 @@ package cqlgenimpl
 import (
 	"context"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -33,12 +31,12 @@ func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 	if len(keys) == 0 {
 		return found, nil
 	}
-	info, err := typeInfo(t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Type)
+	typ, err := cqlgen.ParseType(t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Type)
 	if err != nil {
 		return cqlgen.Found[T]{}, err
 	}
 	encode := func(k K) (string, error) {
-		b, err := gocql.Marshal(info, k)
+		b, err := cqlgen.Marshal(typ, k)
 		return string(b), err
 	}
 	// The indexes of each distinct key: the list sent holds each once.

@@ -6,10 +6,9 @@ import (
 	"math"
 	"math/big"
 	"slices"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/gocql/gocql"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Cassandra's order of values, which decides the clustering order of rows
@@ -22,44 +21,44 @@ import (
 // Cassandra 5.0's comparator for the type does
 // (org.apache.cassandra.db.marshal.*Type). An empty value (zero bytes,
 // which is not null) sorts before any other.
-func CompareEncoded(t gocql.TypeInfo, a, b []byte) int {
+func CompareEncoded(t *cqlgen.Type, a, b []byte) int {
 	if len(a) == 0 || len(b) == 0 {
 		return CompareBool(len(a) != 0, len(b) != 0)
 	}
-	switch t.Type() {
-	case gocql.TypeAscii, gocql.TypeVarchar, gocql.TypeText, gocql.TypeBlob, gocql.TypeInet,
-		gocql.TypeDate, gocql.TypeTime:
+	switch t.Kind {
+	case cqlgen.TypeAscii, cqlgen.TypeVarchar, cqlgen.TypeText, cqlgen.TypeBlob, cqlgen.TypeInet,
+		cqlgen.TypeDate, cqlgen.TypeTime:
 		// AsciiType, UTF8Type, BytesType, InetAddressType, SimpleDateType
 		// and TimeType compare the bytes, unsigned: a date is days since
 		// the epoch plus 2^31, a time a non-negative count of nanoseconds,
 		// and an IPv4 address (4 bytes) sorts before an IPv6 one that
 		// starts with the same bytes.
 		return bytes.Compare(a, b)
-	case gocql.TypeBoolean:
+	case cqlgen.TypeBoolean:
 		return CompareBool(a[0] != 0, b[0] != 0)
-	case gocql.TypeTinyInt, gocql.TypeSmallInt, gocql.TypeInt, gocql.TypeBigInt,
-		gocql.TypeCounter, gocql.TypeTimestamp:
+	case cqlgen.TypeTinyInt, cqlgen.TypeSmallInt, cqlgen.TypeInt, cqlgen.TypeBigInt,
+		cqlgen.TypeCounter, cqlgen.TypeTimestamp:
 		// Signed two's complement.
 		if int8(a[0]) != int8(b[0]) {
 			return sign(int(int8(a[0])) - int(int8(b[0])))
 		}
 		return bytes.Compare(a[1:], b[1:])
-	case gocql.TypeFloat:
+	case cqlgen.TypeFloat:
 		return CompareFloat32(math.Float32frombits(binary.BigEndian.Uint32(a)), math.Float32frombits(binary.BigEndian.Uint32(b)))
-	case gocql.TypeDouble:
+	case cqlgen.TypeDouble:
 		return CompareFloat64(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
-	case gocql.TypeVarint:
+	case cqlgen.TypeVarint:
 		return varint(a).Cmp(varint(b))
-	case gocql.TypeDecimal:
+	case cqlgen.TypeDecimal:
 		return compareDecimal(a, b)
-	case gocql.TypeUUID:
+	case cqlgen.TypeUUID:
 		return CompareUUID([16]byte(a), [16]byte(b))
-	case gocql.TypeTimeUUID:
+	case cqlgen.TypeTimeUUID:
 		return CompareTimeUUID([16]byte(a), [16]byte(b))
-	case gocql.TypeList, gocql.TypeSet, gocql.TypeMap:
-		return compareCollection(t.(gocql.CollectionType), a, b)
-	case gocql.TypeUDT:
-		return compareUDT(t.(gocql.UDTTypeInfo), a, b)
+	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+		return compareCollection(t, a, b)
+	case cqlgen.TypeUDT:
+		return compareUDT(t, a, b)
 	}
 	return bytes.Compare(a, b)
 }
@@ -67,7 +66,7 @@ func CompareEncoded(t gocql.TypeInfo, a, b []byte) int {
 // compareUDT orders frozen user-defined types as UserType (a TupleType)
 // does: field by field, a null field before any value; when one value
 // runs out of fields, its missing ones count as nulls.
-func compareUDT(t gocql.UDTTypeInfo, a, b []byte) int {
+func compareUDT(t *cqlgen.Type, a, b []byte) int {
 	fa, oka := udtFields(a)
 	fb, okb := udtFields(b)
 	if !oka || !okb {
@@ -87,9 +86,9 @@ func compareUDT(t gocql.UDTTypeInfo, a, b []byte) int {
 		case x == nil || y == nil:
 			return CompareBool(x != nil, y != nil)
 		}
-		sub := gocql.TypeInfo(gocql.NewNativeType(4, gocql.TypeBlob, ""))
-		if i < len(t.Elements) {
-			sub = t.Elements[i].Type
+		sub := blobType
+		if i < len(t.Fields) {
+			sub = t.Fields[i].Type
 		}
 		if c := CompareEncoded(sub, x, y); c != 0 {
 			return c
@@ -126,30 +125,21 @@ func udtFields(b []byte) ([][]byte, bool) {
 // A value it cannot encode sorts by its encoding error's absence, so
 // that the order stays total.
 func CompareAs(cqlType string, a, b any) int {
-	info, err := cachedType(cqlType)
+	typ, err := cqlgen.ParseType(cqlType)
 	if err != nil {
 		return 0
 	}
-	x, errx := gocql.Marshal(info, a)
-	y, erry := gocql.Marshal(info, b)
+	x, errx := cqlgen.Marshal(typ, a)
+	y, erry := cqlgen.Marshal(typ, b)
 	if errx != nil || erry != nil {
 		return CompareBool(errx == nil, erry == nil)
 	}
-	return CompareEncoded(info, x, y)
+	return CompareEncoded(typ, x, y)
 }
 
-var typeCache sync.Map // CQL type → gocql.TypeInfo
-
-func cachedType(cqlType string) (gocql.TypeInfo, error) {
-	if t, ok := typeCache.Load(cqlType); ok {
-		return t.(gocql.TypeInfo), nil
-	}
-	t, err := typeInfo(cqlType)
-	if err == nil {
-		typeCache.Store(cqlType, t)
-	}
-	return t, err
-}
+// blobType orders the fields of a user-defined type beyond those its
+// type lists (a field added since) by their bytes.
+var blobType = &cqlgen.Type{Kind: cqlgen.TypeBlob, CQL: "blob"}
 
 // CompareFloat32 is Java's Float.compare, FloatType's order: numerical,
 // then by bits with every NaN one, so -0.0 < 0.0 and NaN is above +Inf
@@ -243,21 +233,21 @@ func sign(c int) int {
 // compareCollection orders frozen collections as ListType, SetType and
 // MapType do: element by element (a map's key, then its value), the
 // shorter first when one is a prefix of the other.
-func compareCollection(t gocql.CollectionType, a, b []byte) int {
-	ea, oka := collectionElements(a, t.Type() == gocql.TypeMap)
-	eb, okb := collectionElements(b, t.Type() == gocql.TypeMap)
+func compareCollection(t *cqlgen.Type, a, b []byte) int {
+	ea, oka := collectionElements(a, t.Kind == cqlgen.TypeMap)
+	eb, okb := collectionElements(b, t.Kind == cqlgen.TypeMap)
 	if !oka || !okb {
 		return bytes.Compare(a, b)
 	}
 	// Cassandra keeps a set's elements and a map's keys sorted, whatever
-	// order a client sent them in (gocql sends a Go map's in random order).
-	if t.Type() != gocql.TypeList {
+	// order a client sent them in (drivers send a Go map's in random order).
+	if t.Kind != cqlgen.TypeList {
 		sortElements(t, ea)
 		sortElements(t, eb)
 	}
 	for i := 0; i < len(ea) && i < len(eb); i++ {
 		sub := t.Elem
-		if t.Type() == gocql.TypeMap && i%2 == 0 {
+		if t.Kind == cqlgen.TypeMap && i%2 == 0 {
 			sub = t.Key
 		}
 		if c := CompareEncoded(sub, ea[i], eb[i]); c != 0 {
@@ -300,8 +290,8 @@ func collectionElements(b []byte, isMap bool) ([][]byte, bool) {
 
 // sortElements sorts a set's elements, or a map's entries by key, in
 // place.
-func sortElements(t gocql.CollectionType, es [][]byte) {
-	if t.Type() == gocql.TypeSet {
+func sortElements(t *cqlgen.Type, es [][]byte) {
+	if t.Kind == cqlgen.TypeSet {
 		slices.SortFunc(es, func(x, y []byte) int { return CompareEncoded(t.Elem, x, y) })
 		return
 	}
@@ -319,7 +309,7 @@ func sortElements(t gocql.CollectionType, es [][]byte) {
 // (a map's entries, by key) in Cassandra's order. Cassandra sorts them
 // itself for an ascending clustering column but not for a descending one,
 // where a set sent as {b, a} and one sent as {a, b} become two rows; and
-// gocql sends a Go map's entries in random order.
+// drivers send a Go map's entries in random order.
 func Normalized(cqlType string, v any) any { return normalized{cqlType, v} }
 
 type normalized struct {
@@ -327,20 +317,23 @@ type normalized struct {
 	v       any
 }
 
-func (n normalized) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
-	info, err := cachedType(n.cqlType)
+// MarshalCQLValue implements cqlgen.ValueMarshaler. It encodes with the
+// CQL type Normalized was given, the column's as the generated code
+// writes it, rather than the type the driver passes: that is the same
+// column's, as the driver translated it.
+func (n normalized) MarshalCQLValue(*cqlgen.Type) ([]byte, error) {
+	t, err := cqlgen.ParseType(n.cqlType)
 	if err != nil {
 		return nil, err
 	}
-	b, err := gocql.Marshal(info, n.v)
+	b, err := cqlgen.Marshal(t, n.v)
 	if err != nil || b == nil {
 		return b, err
 	}
-	t, ok := info.(gocql.CollectionType)
-	if !ok || t.Type() == gocql.TypeList {
+	if t.Kind != cqlgen.TypeSet && t.Kind != cqlgen.TypeMap {
 		return b, nil
 	}
-	es, ok := collectionElements(b, t.Type() == gocql.TypeMap)
+	es, ok := collectionElements(b, t.Kind == cqlgen.TypeMap)
 	if !ok {
 		return b, nil
 	}
@@ -357,40 +350,34 @@ func (n normalized) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
 // validates one: the size of a fixed-size type, UTF-8 text, ASCII ascii,
 // a decimal's scale, an inet's 4 or 16 bytes, a timeuuid's version, and a
 // collection's elements, each valid.
-func validEncoding(t gocql.TypeInfo, b []byte) bool {
-	size := map[gocql.Type]int{
-		gocql.TypeTinyInt: 1, gocql.TypeBoolean: 1, gocql.TypeSmallInt: 2, gocql.TypeInt: 4, gocql.TypeFloat: 4,
-		gocql.TypeDate: 4, gocql.TypeBigInt: 8, gocql.TypeCounter: 8, gocql.TypeTimestamp: 8, gocql.TypeTime: 8,
-		gocql.TypeDouble: 8, gocql.TypeUUID: 16, gocql.TypeTimeUUID: 16,
-	}
-	if n, ok := size[t.Type()]; ok && len(b) != n {
+func validEncoding(t *cqlgen.Type, b []byte) bool {
+	if n, ok := fixedSize[t.Kind]; ok && len(b) != n {
 		return false
 	}
-	switch t.Type() {
-	case gocql.TypeVarchar, gocql.TypeText:
+	switch t.Kind {
+	case cqlgen.TypeVarchar, cqlgen.TypeText:
 		return utf8.Valid(b)
-	case gocql.TypeAscii:
+	case cqlgen.TypeAscii:
 		for _, c := range b {
 			if c > 0x7f {
 				return false
 			}
 		}
-	case gocql.TypeTimeUUID:
+	case cqlgen.TypeTimeUUID:
 		return b[6]>>4 == 1
-	case gocql.TypeDecimal:
+	case cqlgen.TypeDecimal:
 		return len(b) >= 4
-	case gocql.TypeInet:
+	case cqlgen.TypeInet:
 		return len(b) == 4 || len(b) == 16
-	case gocql.TypeList, gocql.TypeSet, gocql.TypeMap:
-		ct := t.(gocql.CollectionType)
-		es, ok := collectionElements(b, t.Type() == gocql.TypeMap)
+	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+		es, ok := collectionElements(b, t.Kind == cqlgen.TypeMap)
 		if !ok {
 			return false
 		}
 		for i, e := range es {
-			sub := ct.Elem
-			if t.Type() == gocql.TypeMap && i%2 == 0 {
-				sub = ct.Key
+			sub := t.Elem
+			if t.Kind == cqlgen.TypeMap && i%2 == 0 {
+				sub = t.Key
 			}
 			if !validEncoding(sub, e) {
 				return false
@@ -398,4 +385,11 @@ func validEncoding(t gocql.TypeInfo, b []byte) bool {
 		}
 	}
 	return true
+}
+
+// fixedSize is the size of each type whose values all have one.
+var fixedSize = map[cqlgen.TypeKind]int{
+	cqlgen.TypeTinyInt: 1, cqlgen.TypeBoolean: 1, cqlgen.TypeSmallInt: 2, cqlgen.TypeInt: 4, cqlgen.TypeFloat: 4,
+	cqlgen.TypeDate: 4, cqlgen.TypeBigInt: 8, cqlgen.TypeCounter: 8, cqlgen.TypeTimestamp: 8, cqlgen.TypeTime: 8,
+	cqlgen.TypeDouble: 8, cqlgen.TypeUUID: 16, cqlgen.TypeTimeUUID: 16,
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -510,11 +508,11 @@ func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(m.projection))
 		b = binary.AppendUvarint(b, uint64(len(m.key)))
 		for i, v := range m.key {
-			info, err := typeInfo(t.keyColumn(i).Type)
+			typ, err := cqlgen.ParseType(t.keyColumn(i).Type)
 			if err != nil {
 				return nil, err
 			}
-			raw, err := gocql.Marshal(info, v)
+			raw, err := cqlgen.Marshal(typ, v)
 			if err != nil {
 				return nil, fmt.Errorf("cqlgen: %s: key column %s: %w", t.Spec.Name, t.keyColumn(i).Name, err)
 			}
@@ -569,7 +567,7 @@ func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, []move
 			if !ok || l > len(r) {
 				return bad("truncated")
 			}
-			values = append(values, raw(r[:l]))
+			values = append(values, cqlgen.Encoded(r[:l]))
 			r = r[l:]
 		}
 		if ent.Projections[i].Unique {

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
@@ -410,7 +408,7 @@ func TestNilOptionsAreRefusedFirst(t *testing.T) {
 func TestSerialConsistencyPerRepository(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
-	repo := fixture.NewReadingRepo(s, cqlgen.WithSerialConsistency(gocql.Serial))
+	repo := fixture.NewReadingRepo(s, cqlgen.WithSerialConsistency(cqlgen.Serial))
 	if err := repo.Insert(ctx, reading("a", 1, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +419,7 @@ func TestSerialConsistencyPerRepository(t *testing.T) {
 	for _, c := range s.Calls() {
 		if c.Op == cqltest.OpCAS {
 			cas++
-			if c.Queries[0].SerialConsistency != gocql.Serial {
+			if c.Queries[0].SerialConsistency != cqlgen.Serial {
 				t.Errorf("%s ran at serial consistency %v", c.Queries[0].Stmt.Table, c.Queries[0].SerialConsistency)
 			}
 		}

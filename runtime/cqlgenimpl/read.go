@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -159,19 +157,19 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 	// decode as its column's type before it is sent, and hold the values
 	// the read fixes.
 	for i, k := range pos {
-		info, err := typeInfo(t.Spec.Clustering[i].Type)
+		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
 		if err != nil {
 			return nil, err
 		}
-		if !validEncoding(info, k) {
+		if !validEncoding(typ, k) {
 			return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
 		}
 		if i < len(r.Prefix) {
-			b, err := gocql.Marshal(info, r.Prefix[i])
+			b, err := cqlgen.Marshal(typ, r.Prefix[i])
 			if err != nil {
 				return nil, err
 			}
-			if CompareEncoded(info, b, k) != 0 {
+			if CompareEncoded(typ, b, k) != 0 {
 				return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
 			}
 		}

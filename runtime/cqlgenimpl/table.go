@@ -211,7 +211,7 @@ func NewTable(spec TableSpec) *Table {
 	t.Release = t.stmt(c.Release, cqlgen.Conditional)
 	t.Scan = t.stmt(c.Scan, cqlgen.Read)
 	if t.Add = t.stmt(c.Add, cqlgen.Write); t.Add != nil {
-		// Adding twice counts twice: neither cqlgen's session nor gocql
+		// Adding twice counts twice: neither cqlgen's session nor the driver
 		// may send it again.
 		t.Add.Idempotent = false
 	}

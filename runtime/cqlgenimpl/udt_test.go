@@ -4,37 +4,39 @@ import (
 	"testing"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // A user-defined type spelled out as generated code writes it parses to
-// the gocql type the node would describe, nested types included.
-func TestTypeInfoReadsUserDefinedTypes(t *testing.T) {
-	info, err := typeInfo("list<frozen<udt<address, street text, tags map<text, int>, at frozen<udt<geo, lat double, lon double>>>>>")
+// the type the node would describe, nested types included: the runtime
+// encodes and orders key values of such types by it.
+func TestParseTypeReadsUserDefinedTypes(t *testing.T) {
+	l, err := cqlgen.ParseType("list<frozen<udt<address, street text, tags map<text, int>, at frozen<udt<geo, lat double, lon double>>>>>")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, ok := info.(gocql.CollectionType)
-	if !ok || l.Type() != gocql.TypeList {
-		t.Fatalf("got %v, want a list", info)
+	if l.Kind != cqlgen.TypeList {
+		t.Fatalf("got %v, want a list", l.CQL)
 	}
-	u, ok := l.Elem.(gocql.UDTTypeInfo)
-	if !ok || u.Name != "address" || len(u.Elements) != 3 {
-		t.Fatalf("element: %#v", l.Elem)
+	u := l.Elem
+	if u.Kind != cqlgen.TypeUDT || u.Name != "address" || len(u.Fields) != 3 {
+		t.Fatalf("element: %#v", u)
 	}
-	if u.Elements[0].Name != "street" || u.Elements[0].Type.Type() != gocql.TypeVarchar ||
-		u.Elements[1].Name != "tags" || u.Elements[1].Type.Type() != gocql.TypeMap {
-		t.Errorf("fields: %v", u.Elements)
+	if u.Fields[0].Name != "street" || u.Fields[0].Type.Kind != cqlgen.TypeVarchar ||
+		u.Fields[1].Name != "tags" || u.Fields[1].Type.Kind != cqlgen.TypeMap {
+		t.Errorf("fields: %v", u.Fields)
 	}
-	geo, ok := u.Elements[2].Type.(gocql.UDTTypeInfo)
-	if !ok || geo.Name != "geo" || len(geo.Elements) != 2 || geo.Elements[1].Name != "lon" || geo.Elements[1].Type.Type() != gocql.TypeDouble {
-		t.Errorf("nested type: %#v", u.Elements[2].Type)
+	geo := u.Fields[2].Type
+	if geo.Kind != cqlgen.TypeUDT || geo.Name != "geo" || len(geo.Fields) != 2 || geo.Fields[1].Name != "lon" || geo.Fields[1].Type.Kind != cqlgen.TypeDouble {
+		t.Errorf("nested type: %#v", geo)
 	}
 	for _, bad := range []string{"udt", "udt<", "udt<a, b>", "udt<a, b text", "udt<a, b text c>", "udt<a, b nosuch>"} {
-		if _, err := typeInfo(bad); err == nil {
-			t.Errorf("typeInfo(%q) accepted", bad)
+		if _, err := cqlgen.ParseType(bad); err == nil {
+			t.Errorf("ParseType(%q) accepted", bad)
 		}
 	}
-	if u, err := typeInfo("udt<empty>"); err != nil || u.(gocql.UDTTypeInfo).Name != "empty" {
+	if u, err := cqlgen.ParseType("udt<empty>"); err != nil || u.Kind != cqlgen.TypeUDT || u.Name != "empty" {
 		t.Errorf("a type without fields: %v, %v", u, err)
 	}
 }
@@ -43,7 +45,7 @@ func TestTypeInfoReadsUserDefinedTypes(t *testing.T) {
 // field by each field's own order, a null field first, missing trailing
 // fields as nulls.
 func TestCompareEncodedOrdersUserDefinedTypes(t *testing.T) {
-	info, err := typeInfo("frozen<udt<geo, lat double, name text>>")
+	info, err := cqlgen.ParseType("frozen<udt<geo, lat double, name text>>")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,12 @@ package cqlgenimpl
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
-	"github.com/gocql/gocql"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // SameKey reports whether two primary keys of t (values in key order,
@@ -28,12 +30,12 @@ func sameEncoded(a, b []any, typeOf func(i int) string) bool {
 		return false
 	}
 	for i := range a {
-		info, err := typeInfo(typeOf(i))
+		typ, err := cqlgen.ParseType(typeOf(i))
 		if err != nil {
 			return false
 		}
-		x, err1 := gocql.Marshal(info, a[i])
-		y, err2 := gocql.Marshal(info, b[i])
+		x, err1 := cqlgen.Marshal(typ, a[i])
+		y, err2 := cqlgen.Marshal(typ, b[i])
 		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
 			return false
 		}
@@ -104,8 +106,19 @@ func uuidTime(u [16]byte) uint64 {
 	return hi<<48 | mid<<32 | low
 }
 
-// TimeOfUUID is the time embedded in a timeuuid, for time buckets.
-func TimeOfUUID(u [16]byte) time.Time { return gocql.UUID(u).Time() }
+// TimeOfUUID is the time embedded in a timeuuid, for time buckets: its
+// timestamp counts 100 ns intervals since the Gregorian calendar's
+// start. A uuid of another version carries no time: the zero time.
+func TimeOfUUID(u [16]byte) time.Time {
+	if u[6]>>4 != 1 {
+		return time.Time{}
+	}
+	t := int64(uuidTime(u)) // 60 bits: never negative
+	return time.Unix(gregorianStart+t/1e7, t%1e7*100).UTC()
+}
+
+// gregorianStart is when version 1 uuids count from, in Unix seconds.
+var gregorianStart = time.Date(1582, time.October, 15, 0, 0, 0, 0, time.UTC).Unix()
 
 // ScanDuration scans a CQL duration column into a time.Duration. A
 // duration with months cannot be one, and fails the scan.
@@ -113,30 +126,74 @@ func ScanDuration(d *time.Duration) any { return durationScanner{d} }
 
 type durationScanner struct{ d *time.Duration }
 
-func (s durationScanner) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
-	var v gocql.Duration
-	if err := gocql.Unmarshal(info, data, &v); err != nil {
+// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler. It decodes the
+// duration itself, so that the scan does not depend on a driver's
+// duration type; null is 0.
+func (s durationScanner) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
+	if len(data) == 0 {
+		*s.d = 0
+		return nil
+	}
+	months, days, nanos, err := decodeDuration(data)
+	if err != nil {
 		return err
 	}
-	if v.Months != 0 {
-		return fmt.Errorf("cqlgen: duration of %d months has no fixed length", v.Months)
+	if months != 0 {
+		return fmt.Errorf("cqlgen: duration of %d months has no fixed length", months)
 	}
-	*s.d = time.Duration(v.Days)*24*time.Hour + time.Duration(v.Nanoseconds)
+	*s.d = time.Duration(days)*24*time.Hour + time.Duration(nanos)
 	return nil
+}
+
+// decodeDuration decodes a CQL duration: its months, days and
+// nanoseconds, each a signed vint, in that order.
+func decodeDuration(b []byte) (months, days int32, nanos int64, err error) {
+	m, b, ok1 := readVint(b)
+	d, b, ok2 := readVint(b)
+	n, b, ok3 := readVint(b)
+	switch {
+	case !ok1 || !ok2 || !ok3 || len(b) != 0:
+		return 0, 0, 0, errors.New("cqlgen: malformed duration")
+	case m != int64(int32(m)) || d != int64(int32(d)):
+		return 0, 0, 0, errors.New("cqlgen: duration months or days out of range")
+	}
+	return int32(m), int32(d), n, nil
+}
+
+// readVint reads a signed vint, the protocol's variable-length integer,
+// from the front of b: the number of leading one bits of the first byte
+// is how many bytes follow; the first byte's other bits, then those
+// bytes, are the value, big-endian, zigzag-encoded so that small
+// negative numbers are short too (0, -1, 1, -2 ... are 0, 1, 2, 3 ...).
+func readVint(b []byte) (v int64, rest []byte, ok bool) {
+	if len(b) == 0 {
+		return 0, nil, false
+	}
+	extra := bits.LeadingZeros8(^b[0])
+	if len(b) < 1+extra {
+		return 0, nil, false
+	}
+	u := uint64(b[0]) & (0xff >> extra)
+	for _, c := range b[1 : 1+extra] {
+		u = u<<8 | uint64(c)
+	}
+	return int64(u>>1) ^ -int64(u&1), b[1+extra:], true
 }
 
 // IsZeroUUID reports the zero uuid, which is no key.
 func IsZeroUUID(u [16]byte) bool { return u == [16]byte{} }
 
 // ScanSet scans a CQL set into a Go map of empty structs, the mapping
-// cqlgen documents for sets, which gocql can write but not read.
+// cqlgen documents for sets, which drivers can write but not read.
 func ScanSet[K comparable](m *map[K]struct{}) any { return setScanner[K]{m} }
 
 type setScanner[K comparable] struct{ m *map[K]struct{} }
 
-func (s setScanner[K]) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: the driver's
+// codec decodes the set, as the column's type t says, into a slice.
+func (s setScanner[K]) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
 	var elems []K
-	if err := gocql.Unmarshal(info, data, &elems); err != nil {
+	if err := cqlgen.Unmarshal(t, data, &elems); err != nil {
 		return err
 	}
 	if data == nil {

@@ -8,20 +8,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Vector binds and scans a vector<float, N> column from a []float32
-// field: gocql does not know Cassandra 5's vector type, so generated
-// code converts the field to Vector, whose encoding is Cassandra's: the
-// N floats, 4 bytes each, big-endian, with no length (the column's type
-// says how many).
+// field: not every driver knows Cassandra 5's vector type (gocql v1
+// does not), so generated code converts the field to Vector, which
+// encodes itself as Cassandra does: the N floats, 4 bytes each,
+// big-endian, with no length (the column's type says how many).
 type Vector []float32
 
-// MarshalCQL encodes the vector; nil is null.
-func (v Vector) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
+// MarshalCQLValue implements cqlgen.ValueMarshaler: it encodes the
+// vector; nil is null.
+func (v Vector) MarshalCQLValue(*cqlgen.Type) ([]byte, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -32,8 +31,9 @@ func (v Vector) MarshalCQL(gocql.TypeInfo) ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalCQL decodes a vector; null is nil.
-func (v *Vector) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it decodes a
+// vector; null is nil.
+func (v *Vector) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
 	if data == nil {
 		*v = nil
 		return nil
@@ -55,7 +55,7 @@ func (v *Vector) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 func VectorOrUnset(v []float32, unset bool) any {
 	if len(v) == 0 {
 		if unset {
-			return gocql.UnsetValue
+			return cqlgen.Unset
 		}
 		return Vector(nil)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -108,15 +106,15 @@ func BeginWrite[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlg
 
 // OrUnset binds a pointer field: its value, or when nil, unset (writing
 // nothing) if unset is true and null (clearing the column) if not. Null
-// is the nil pointer itself, not an untyped nil: gocql writes a nil
-// pointer as null for every type, but refuses an untyped nil for a
+// is the nil pointer itself, not an untyped nil: drivers write a nil
+// pointer as null for every type, but gocql refuses an untyped nil for a
 // user-defined type.
 func OrUnset[T any](p *T, unset bool) any {
 	if p != nil {
 		return *p
 	}
 	if unset {
-		return gocql.UnsetValue
+		return cqlgen.Unset
 	}
 	return p
 }
@@ -125,7 +123,7 @@ func OrUnset[T any](p *T, unset bool) any {
 // empty and unset is true.
 func SliceOrUnset[S ~[]E, E any](s S, unset bool) any {
 	if len(s) == 0 && unset {
-		return gocql.UnsetValue
+		return cqlgen.Unset
 	}
 	return s
 }
@@ -134,7 +132,7 @@ func SliceOrUnset[S ~[]E, E any](s S, unset bool) any {
 // and unset is true.
 func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
 	if len(m) == 0 && unset {
-		return gocql.UnsetValue
+		return cqlgen.Unset
 	}
 	return m
 }

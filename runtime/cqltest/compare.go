@@ -12,7 +12,7 @@ import (
 // For every type, an empty value (zero bytes, which is not null) sorts
 // before any other (AbstractType.compare and each compareCustom).
 func compareValues(t *cqlType, a, b []byte) int {
-	return cqlgenimpl.CompareEncoded(t.info, a, b)
+	return cqlgenimpl.CompareEncoded(t.cql, a, b)
 }
 
 func sign(c int) int {

@@ -6,12 +6,21 @@
 //	repo := music.NewTrackRepo(s)
 //
 // It is meant to be strict: a statement Cassandra would refuse is refused
-// with Cassandra's message (a gocql.RequestError with the protocol's error
-// code), values bound in the wrong order or for the wrong type fail or
-// read back wrong, and what a read returns follows from the write
-// timestamps as on a cluster. Errors that start with "cqltest:" are
-// limits of this package: CQL that Cassandra accepts but this package
-// does not implement.
+// with Cassandra's message, values bound in the wrong order or for the
+// wrong type fail or read back wrong, and what a read returns follows
+// from the write timestamps as on a cluster. Errors that start with
+// "cqltest:" are limits of this package: CQL that Cassandra accepts but
+// this package does not implement.
+//
+// It stands for Cassandra behind github.com/gocql/gocql v1 and the
+// runtime's adapter for it (github.com/cqlgen/cqlgen/runtime/gocqlv1):
+// values are encoded and decoded with gocql's marshaller, and a refusal
+// is a *cqlgen.DriverError of kind cqlgen.ErrorServer with the
+// protocol's error code (cqlgen.CodeInvalid, cqlgen.CodeSyntax,
+// cqlgen.CodeProtocol), as the adapter reports Cassandra's errors, so
+// that the runtime's retry and outcome decisions see what they would see
+// on a cluster; the gocql.RequestError it wraps is still found with
+// errors.As.
 //
 // # Statements
 //
@@ -42,8 +51,11 @@
 //
 // Values are marshaled with gocql.Marshal for the column's type (protocol
 // version 4) and validated as Cassandra validates what it receives; Scan
-// unmarshals them with gocql.Unmarshal. gocql.UnsetValue leaves a column
-// untouched; nil writes a tombstone. Each cell keeps its write timestamp:
+// unmarshals them with gocql.Unmarshal. The runtime's own values bind as
+// the gocql v1 adapter binds them: cqlgen.Encoded as its bytes, a
+// cqlgen.ValueMarshaler encoding itself, and a cqlgen.ValueUnmarshaler
+// decodes itself in Scan. cqlgen.Unset (or gocql.UnsetValue) leaves a
+// column untouched; nil writes a tombstone. Each cell keeps its write timestamp:
 // the highest wins; at equal timestamps a tombstone wins, then an expiring
 // value, then the greater value. INSERT writes a row marker, UPDATE does
 // not: a row exists while its marker or any of its cells is live. A
@@ -88,5 +100,9 @@
 //
 // WithHook runs a function before every call that can fail it before it
 // applies, or, through LostReply, after it applied; Calls lists every call
-// received, for tests that count queries.
+// received, for tests that count queries. A hook may fail a call with
+// gocql's errors, a *gocql.RequestErrWriteTimeout or
+// gocql.ErrNoConnections say: the call returns them classified, as the
+// adapter would (gocqlv1.Classify), and the runtime treats them as it
+// would on a cluster. Any other error is returned as it is.
 package cqltest

@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // requestError is an error Cassandra would return: it implements
@@ -12,6 +15,10 @@ import (
 // invalid request, protocol error), and its message is Cassandra's where
 // this package knows it. Errors that say "cqltest:" are limits of this
 // package instead: a statement it does not support.
+//
+// The session never returns one bare: serverError wraps it in the
+// *cqlgen.DriverError the gocql v1 adapter would make of it, since the
+// runtime reads error codes from those alone.
 type requestError struct {
 	code int
 	msg  string
@@ -23,14 +30,33 @@ func (e *requestError) Error() string   { return e.msg }
 
 var _ gocql.RequestError = (*requestError)(nil)
 
+// serverError is an error Cassandra replies with, as the runtime receives
+// it from a driver: a server error with the protocol's code, whose chain
+// holds the gocql.RequestError.
+func serverError(code int, msg string) error {
+	return &cqlgen.DriverError{Kind: cqlgen.ErrorServer, Code: code, Err: &requestError{code: code, msg: msg}}
+}
+
 // invalidf is an InvalidRequest error.
 func invalidf(format string, args ...any) error {
-	return &requestError{code: gocql.ErrCodeInvalid, msg: fmt.Sprintf(format, args...)}
+	return serverError(gocql.ErrCodeInvalid, fmt.Sprintf(format, args...))
 }
 
 // syntaxError is a SyntaxException.
 func syntaxError(err error) error {
-	return &requestError{code: gocql.ErrCodeSyntax, msg: err.Error()}
+	return serverError(gocql.ErrCodeSyntax, err.Error())
+}
+
+// protocolError is a ProtocolException: a paging state Cassandra cannot
+// read, say.
+func protocolError(msg string) error {
+	return serverError(gocql.ErrCodeProtocol, msg)
+}
+
+// isRequestError reports whether err is an error Cassandra would return.
+func isRequestError(err error) bool {
+	var re *requestError
+	return errors.As(err, &re)
 }
 
 // unsupportedError reports CQL that Cassandra accepts but this package
@@ -46,9 +72,8 @@ func unsupportedf(format string, args ...any) error {
 // asStatementError classifies an error from parsing a statement: plain
 // errors are the parser's, syntax errors.
 func asStatementError(err error) error {
-	var re *requestError
 	var ue *unsupportedError
-	if err == nil || errors.As(err, &re) || errors.As(err, &ue) {
+	if err == nil || isRequestError(err) || errors.As(err, &ue) {
 		return err
 	}
 	return syntaxError(err)
@@ -67,10 +92,24 @@ var errReplyLost = errors.New("cqltest: the statement applied but its reply was 
 // LostReply wraps err so that a Hook returning it lets the call apply and
 // then fails it with err, as when the coordinator applied a write but the
 // reply never reached the client (a timeout, a broken connection). A nil
-// err stands for a generic error. The caller sees err itself, unwrapped.
+// err stands for a generic error. The caller sees err itself, unwrapped
+// (classified, if it is one of gocql's: see Hook).
 func LostReply(err error) error {
 	if err == nil {
 		err = errReplyLost
 	}
 	return &lostReply{err: err}
+}
+
+// classified is a hook's error as the session returns it: gocql's errors
+// (a *gocql.RequestErrWriteTimeout, gocql.ErrNoConnections...) classified
+// in a *cqlgen.DriverError as the gocql v1 adapter classifies them, so
+// that the runtime decides retries and outcomes as it would on a cluster;
+// any other error as it is, the very value the hook returned.
+func classified(err error) error {
+	var d *cqlgen.DriverError
+	if c := gocqlv1.Classify(err); errors.As(c, &d) && d.Kind != cqlgen.ErrorOther {
+		return c
+	}
+	return err
 }

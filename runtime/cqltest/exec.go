@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // value is a bound value: marshaled bytes (nil for null), or unset.
@@ -15,13 +17,16 @@ type value struct {
 
 // bind marshals the values of a query for its markers, as the driver does
 // with the prepared statement's metadata, then validates each as
-// Cassandra does on receipt.
+// Cassandra does on receipt. The runtime's own values (cqlgen.Unset,
+// cqlgen.Encoded, a cqlgen.ValueMarshaler) bind as the gocql v1 adapter
+// binds them.
 func bind(st *prepared, vals []any) ([]value, error) {
 	if len(vals) != len(st.marks) {
 		return nil, fmt.Errorf("cqltest: expected %d values, got %d", len(st.marks), len(vals))
 	}
 	out := make([]value, len(vals))
 	for i, v := range vals {
+		v = gocqlv1.Value(v)
 		if v == gocql.UnsetValue {
 			out[i].unset = true
 			continue

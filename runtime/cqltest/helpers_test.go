@@ -115,12 +115,17 @@ func wantErr(t *testing.T, err error, fragments ...string) {
 	}
 }
 
-// wantInvalid checks that err is an InvalidRequest mentioning fragments.
+// wantInvalid checks that err is an InvalidRequest mentioning fragments,
+// both as the runtime reads it (a server error of code Invalid) and as
+// gocql's RequestError.
 func wantInvalid(t *testing.T, err error, fragments ...string) {
 	t.Helper()
 	wantErr(t, err, fragments...)
 	var re gocql.RequestError
 	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeInvalid {
 		t.Fatalf("error %q is not an invalid request", err)
+	}
+	if code, ok := cqlgen.ServerCode(err); !ok || code != cqlgen.CodeInvalid {
+		t.Fatalf("error %q is not an invalid request to the runtime: code %#x, %v", err, code, ok)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // Reading results: the Iter of a page, and the rows of a table as maps.
@@ -18,7 +20,9 @@ type iter struct {
 }
 
 // Scan copies the next row into dest, as gocql's Iter.Scan does: one
-// destination per column (nil skips it), unmarshaled with gocql.Unmarshal.
+// destination per column (nil skips it), unmarshaled with gocql.Unmarshal;
+// a cqlgen.ValueUnmarshaler decodes itself, as through the gocql v1
+// adapter.
 func (it *iter) Scan(dest ...any) bool {
 	if it.err != nil || it.res == nil || it.pos >= len(it.res.rows) {
 		return false
@@ -32,7 +36,7 @@ func (it *iter) Scan(dest ...any) bool {
 		if d == nil {
 			continue
 		}
-		if err := gocql.Unmarshal(it.res.cols[i].info, row[i], d); err != nil {
+		if err := gocql.Unmarshal(it.res.cols[i].info, row[i], gocqlv1.Dest(d)); err != nil {
 			it.err = err
 			return false
 		}

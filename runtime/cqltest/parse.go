@@ -382,7 +382,7 @@ func parseTerm(p *parser, st *prepared, typ *cqlType, name string) (term, error)
 	b, err := literal(t, neg, typ, name)
 	if err != nil {
 		p.i--
-		if _, ok := err.(*requestError); !ok {
+		if !isRequestError(err) {
 			return term{}, p.errorf("expecting a value")
 		}
 		return term{}, err
@@ -543,8 +543,7 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 				if t := p.peek(); t.kind != tMark {
 					return nil, nil, unsupportedf("IN with a list of values written in the statement; bind one marker to a list")
 				}
-				list := &cqlType{kind: gocql.TypeList, elem: col.typ, frozen: true, name: "list<" + col.typ.name + ">"}
-				list.info = collectionInfo(list)
+				list := (&cqlType{kind: gocql.TypeList, elem: col.typ, frozen: true, name: "list<" + col.typ.name + ">"}).complete()
 				val, err := parseTerm(p, st, list, "in("+col.name+")")
 				if err != nil {
 					return nil, nil, err

@@ -129,10 +129,10 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 			return nil, err
 		}
 		if len(sck) != len(t.ck) {
-			return nil, &requestError{code: gocql.ErrCodeProtocol, msg: "Invalid value for the paging state"}
+			return nil, protocolError("Invalid value for the paging state")
 		}
 		if encodeKey(spk) != encodeKey(pk) {
-			return nil, &requestError{code: gocql.ErrCodeProtocol, msg: "cqltest: the paging state belongs to another partition"}
+			return nil, protocolError("cqltest: the paging state belongs to another partition")
 		}
 		after = sck
 	}
@@ -305,7 +305,7 @@ func appendBytes(b, v []byte) []byte {
 }
 
 func decodeState(b []byte, table string) (pk, ck [][]byte, err error) {
-	bad := &requestError{code: gocql.ErrCodeProtocol, msg: "Invalid value for the paging state"}
+	bad := protocolError("Invalid value for the paging state")
 	if len(b) == 0 || b[0] != stateVersion {
 		return nil, nil, bad
 	}
@@ -324,7 +324,7 @@ func decodeState(b []byte, table string) (pk, ck [][]byte, err error) {
 		return nil, nil, bad
 	}
 	if !bytes.Equal(name, []byte(table)) {
-		return nil, nil, &requestError{code: gocql.ErrCodeProtocol, msg: "cqltest: the paging state belongs to table " + string(name)}
+		return nil, nil, protocolError("cqltest: the paging state belongs to table " + string(name))
 	}
 	var lists [2][][]byte
 	for i := range lists {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
-
-	"github.com/gocql/gocql"
 )
 
 // Scans: a SELECT without a partition key, optionally bounded by
@@ -100,7 +98,7 @@ func (st *prepared) scanPage(vals []value, now int64, pageSize int, state []byte
 			return nil, err
 		}
 		if len(spk) != len(t.pk) || len(sck) != 0 && len(sck) != len(t.ck) {
-			return nil, &requestError{code: gocql.ErrCodeProtocol, msg: "Invalid value for the paging state"}
+			return nil, protocolError("Invalid value for the paging state")
 		}
 		ser := serializePartitionKey(spk)
 		tok := murmur3Token(ser)

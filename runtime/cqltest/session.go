@@ -60,9 +60,11 @@ func WithHook(h Hook) Option { return func(s *Session) { s.hook = h } }
 // Hook runs before each call of the session (each Exec, Iter, ExecCAS,
 // ExecCASMap and Batch), outside the session's lock, so it may block or
 // read the session. Returning nil lets the call run. Any other error fails
-// the call before it applies, and the caller receives it; LostReply(err)
-// lets the call apply and then fails it with err, as a write whose reply
-// was lost. Tests use it to crash a multi-statement write at each step.
+// the call before it applies, and the caller receives it (a gocql error
+// classified in a *cqlgen.DriverError, as the gocql v1 adapter would
+// return it); LostReply(err) lets the call apply and then fails it with
+// err, as a write whose reply was lost. Tests use it to crash a
+// multi-statement write at each step.
 // Calls made concurrently run the hook concurrently.
 type Hook func(ctx context.Context, c Call) error
 
@@ -140,9 +142,9 @@ func (s *Session) begin(ctx context.Context, c Call) (lost, err error) {
 		if err := s.hook(ctx, c); err != nil {
 			var lr *lostReply
 			if !errors.As(err, &lr) {
-				return nil, err
+				return nil, classified(err)
 			}
-			lost = lr.err
+			lost = classified(lr.err)
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err

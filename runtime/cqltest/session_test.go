@@ -92,6 +92,9 @@ func TestStatementErrors(t *testing.T) {
 		if got := errors.As(err, &re); got != (tc.code != 0) || got && re.Code() != tc.code {
 			t.Errorf("%s: error %v: not a request error of code %#x", tc.cql, err, tc.code)
 		}
+		if code, ok := cqlgen.ServerCode(err); ok != (tc.code != 0) || code != tc.code {
+			t.Errorf("%s: error %v: the runtime reads code %#x (%v), want %#x", tc.cql, err, code, ok, tc.code)
+		}
 	}
 	// Not supported here, and said so.
 	for _, cql := range []string{

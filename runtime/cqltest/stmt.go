@@ -62,8 +62,8 @@ type selector struct {
 }
 
 var (
-	bigintType = &cqlType{kind: gocql.TypeBigInt, name: "bigint", info: gocql.NewNativeType(protoVersion, gocql.TypeBigInt, "")}
-	intType    = &cqlType{kind: gocql.TypeInt, name: "int", info: gocql.NewNativeType(protoVersion, gocql.TypeInt, "")}
+	bigintType = (&cqlType{kind: gocql.TypeBigInt, name: "bigint"}).complete()
+	intType    = (&cqlType{kind: gocql.TypeInt, name: "int"}).complete()
 )
 
 type prepared struct {

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // cqlType is a column type: a native type or a collection.
@@ -17,6 +19,7 @@ type cqlType struct {
 	frozen bool       // a collection stored as one value; nested ones always are
 	name   string     // as CQL writes it
 	info   gocql.TypeInfo
+	cql    *cqlgen.Type // the runtime's, by which values are compared
 }
 
 // protoVersion is the native protocol version of every TypeInfo, as the
@@ -136,8 +139,7 @@ func parseType(p *parser, ctx typeContext) (*cqlType, error) {
 		}
 		t.kind = kind
 		t.name = name
-		t.info = gocql.NewNativeType(protoVersion, kind, "")
-		return t, nil
+		return t.complete(), nil
 	}
 	t.name = p.src[start:p.toks[p.i-1].end]
 	switch ctx {
@@ -149,16 +151,32 @@ func parseType(p *parser, ctx typeContext) (*cqlType, error) {
 	if t.kind == gocql.TypeSet && t.elem.hasDuration() || t.kind == gocql.TypeMap && t.key.hasDuration() {
 		return nil, fmt.Errorf("Durations are not allowed inside sets or as map keys: %s", t.name)
 	}
-	t.info = collectionInfo(t)
-	return t, nil
+	return t.complete(), nil
 }
 
-func collectionInfo(t *cqlType) gocql.TypeInfo {
-	c := gocql.CollectionType{NativeType: gocql.NewNativeType(protoVersion, t.kind, ""), Elem: t.elem.info}
-	if t.key != nil {
-		c.Key = t.key.info
+// complete sets t's gocql type info, by which values are marshaled, and
+// its cqlgen type, by which the runtime's comparator orders them, from
+// its kind and those of its parts.
+func (t *cqlType) complete() *cqlType {
+	t.cql = &cqlgen.Type{Kind: cqlgen.TypeKind(t.kind)}
+	if !t.isCollection() {
+		t.info = gocql.NewNativeType(protoVersion, t.kind, "")
+		t.cql.CQL = t.name
+		return t
 	}
-	return c
+	c := gocql.CollectionType{NativeType: gocql.NewNativeType(protoVersion, t.kind, ""), Elem: t.elem.info}
+	t.cql.Elem = t.elem.cql
+	switch t.kind {
+	case gocql.TypeList:
+		t.cql.CQL = "list<" + t.elem.cql.CQL + ">"
+	case gocql.TypeSet:
+		t.cql.CQL = "set<" + t.elem.cql.CQL + ">"
+	case gocql.TypeMap:
+		c.Key, t.cql.Key = t.key.info, t.key.cql
+		t.cql.CQL = "map<" + t.key.cql.CQL + ", " + t.elem.cql.CQL + ">"
+	}
+	t.info = c
+	return t
 }
 
 // fixedSizes are the sizes native values must have, as Cassandra's
