@@ -17,6 +17,7 @@ import (
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/bench/model"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
@@ -135,7 +136,7 @@ func eachCoalescing(b *testing.B, f func(b *testing.B, p peers)) {
 	for _, c := range benchenv.Coalescing {
 		b.Run(c.Name, func(b *testing.B) {
 			s := env.Session(c)
-			f(b, peers{s: s, sx: gocqlx.NewSession(s), cq: cqlgen.NewSession(s, nil)})
+			f(b, peers{s: s, sx: gocqlx.NewSession(s), cq: gocqlv1.NewSession(s, nil)})
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/bench/model"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // Workload 7: verify, repair and backfill of the Tally tables. The rows
@@ -87,7 +88,7 @@ func BenchmarkMaintain(b *testing.B) {
 		})
 	}
 	wg.Wait()
-	repo := model.NewTallyRepo(cqlgen.NewSession(s, nil))
+	repo := model.NewTallyRepo(gocqlv1.NewSession(s, nil))
 	rowsPerSec := func(b *testing.B, rows int64, d time.Duration) {
 		b.ReportMetric(float64(rows)/d.Seconds(), "rows/s")
 	}

@@ -3,7 +3,7 @@
 //
 //	func TestTracks(t *testing.T) {
 //		session, _ := cqlgentest.Schema(t, "schema.cql")
-//		repo := music.NewTrackRepo(cqlgen.NewSession(session, nil))
+//		repo := music.NewTrackRepo(gocqlv1.NewSession(session, nil))
 //		...
 //	}
 //

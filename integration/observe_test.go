@@ -13,6 +13,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // recorder is a CallObserver, and gocql's own QueryObserver and
@@ -79,7 +80,7 @@ func TestObservationsOfRepositoryCalls(t *testing.T) {
 	rec.mu.Lock()
 	rec.queries, rec.batches = nil, nil // the schema's statements
 	rec.mu.Unlock()
-	s := cqlgen.NewSession(raw, &cqlgen.SessionOptions{Observer: rec})
+	s := gocqlv1.NewSession(raw, &cqlgen.SessionOptions{Observer: rec})
 	repo := music.NewTrackRepo(s)
 	ctx := context.Background()
 

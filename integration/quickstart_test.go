@@ -7,7 +7,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/cqlgentest"
 	"github.com/cqlgen/cqlgen/example/quickstart"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // docs/quickstart.md's last snippet, as a user writes it: cqlgentest's
@@ -16,7 +16,7 @@ import (
 func TestQuickstartOnCassandra(t *testing.T) {
 	t.Parallel()
 	gs, ks := cqlgentest.Schema(t, "../example/quickstart/schema.cql")
-	repo := quickstart.NewNoteRepo(cqlgen.NewSession(gs, nil))
+	repo := quickstart.NewNoteRepo(gocqlv1.NewSession(gs, nil))
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Millisecond)
 	for i, id := range []string{"n1", "n2"} {

@@ -18,6 +18,7 @@ import (
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
@@ -27,7 +28,7 @@ func repoSession(t *testing.T, schema string) (*gocql.Session, cqlgen.Session) {
 	t.Helper()
 	raw, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, raw, schema)
-	return raw, cqlgen.NewSession(raw, nil)
+	return raw, gocqlv1.NewSession(raw, nil)
 }
 
 func must(t *testing.T, err error) {

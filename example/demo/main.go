@@ -23,6 +23,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
 
@@ -60,7 +61,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 		defer s.Close()
-		sessions[ex.name] = cqlgen.NewSession(s, &cqlgen.SessionOptions{ReadConsistency: gocql.One, WriteConsistency: gocql.One, Observer: calls})
+		sessions[ex.name] = gocqlv1.NewSession(s, &cqlgen.SessionOptions{ReadConsistency: cqlgen.One, WriteConsistency: cqlgen.One, Observer: calls})
 	}
 	if err := runMusic(ctx, sessions["music"]); err != nil {
 		return fmt.Errorf("music: %w", err)

@@ -17,11 +17,11 @@ import (
 // an audit event is acknowledged only once a quorum of every datacenter
 // holds it, so losing a whole datacenter loses none.
 func NewAuditRepo(s cqlgen.Session) *AuditEventRepo {
-	return NewAuditEventRepo(cqlgen.SessionLevels(s, cqlgen.Levels{Write: gocql.EachQuorum}))
+	return NewAuditEventRepo(cqlgen.SessionLevels(s, cqlgen.Levels{Write: cqlgen.EachQuorum}))
 }
 
 // TicketForDashboard reads a ticket at ONE for a wallboard that would
 // rather show a stale ticket than none while two replicas are down.
 func TicketForDashboard(ctx context.Context, r *TicketRepo, orgID string, id gocql.UUID) (*Ticket, error) {
-	return r.Get(cqlgen.WithLevels(ctx, cqlgen.Levels{Read: gocql.One}), orgID, id)
+	return r.Get(cqlgen.WithLevels(ctx, cqlgen.Levels{Read: cqlgen.One}), orgID, id)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 func main() {
@@ -27,9 +28,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "maintain: set CASSANDRA_HOSTS to host:port (make cassandra-start, then 127.0.0.1:9042)")
 		os.Exit(2)
 	}
-	cluster := cqlgen.NewCluster(strings.Split(hosts, ",")...)
+	cluster := gocqlv1.NewCluster(strings.Split(hosts, ",")...)
 	cluster.Keyspace = "music"
-	gs, err := cqlgen.CreateSession(cluster)
+	gs, err := gocqlv1.CreateSession(cluster)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "maintain:", err)
 		os.Exit(4)
@@ -38,6 +39,6 @@ func main() {
 	// Ctrl-C stops a backfill between rows; run it again to resume.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := cqlgen.NewSession(gs, nil)
+	s := gocqlv1.NewSession(gs, nil)
 	os.Exit(cqlgen.RunMaintenance(ctx, os.Args[1:], os.Stdout, os.Stderr, music.NewTrackRepo(s), music.NewChartEntryRepo(s)))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // BenchmarkReplication compares one call at RF=1 (a keyspace on one node
@@ -35,7 +36,7 @@ func BenchmarkReplication(b *testing.B) {
 			ks := c.keyspace(repl)
 			raw := c.session(ks, nil)
 			b.Cleanup(raw.Close)
-			s := cqlgen.NewSession(raw, &cqlgen.SessionOptions{ReadConsistency: gocql.Quorum, WriteConsistency: gocql.Quorum, SerialConsistency: gocql.Serial})
+			s := gocqlv1.NewSession(raw, &cqlgen.SessionOptions{ReadConsistency: cqlgen.Quorum, WriteConsistency: cqlgen.Quorum, SerialConsistency: cqlgen.Serial})
 			tickets, replies := helpdesk.NewTicketRepo(s), helpdesk.NewReplyRepo(s)
 			ctx := context.Background()
 			var keys []*helpdesk.Ticket

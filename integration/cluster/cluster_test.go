@@ -30,6 +30,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // Environment variables the suite reads.
@@ -240,12 +241,12 @@ func (c *cluster) session(keyspace string, tweak func(*gocql.ClusterConfig)) *go
 	for _, n := range c.nodes {
 		hosts = append(hosts, n.addr)
 	}
-	cfg := cqlgen.NewCluster(hosts...)
+	cfg := gocqlv1.NewCluster(hosts...)
 	c.tune(cfg, keyspace)
 	if tweak != nil {
 		tweak(cfg)
 	}
-	s, err := cqlgen.CreateSession(cfg)
+	s, err := gocqlv1.CreateSession(cfg)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -266,8 +267,8 @@ func (c *cluster) quorum(ks string, obs cqlgen.Observer) (*gocql.Session, cqlgen
 	c.t.Helper()
 	raw := c.session(ks, nil)
 	c.t.Cleanup(raw.Close)
-	return raw, cqlgen.NewSession(raw, &cqlgen.SessionOptions{
-		ReadConsistency: gocql.Quorum, WriteConsistency: gocql.Quorum, SerialConsistency: gocql.Serial,
+	return raw, gocqlv1.NewSession(raw, &cqlgen.SessionOptions{
+		ReadConsistency: cqlgen.Quorum, WriteConsistency: cqlgen.Quorum, SerialConsistency: cqlgen.Serial,
 		Observer: obs,
 	})
 }
@@ -299,7 +300,7 @@ func ticket(org string, i int) *helpdesk.Ticket {
 // verifyClean runs Verify at ALL and fails the test on drift.
 func verifyClean(t *testing.T, repo *helpdesk.TicketRepo, when string) {
 	t.Helper()
-	rep, err := repo.Verify(cqlgen.WithLevels(context.Background(), cqlgen.Levels{Read: gocql.All}), nil)
+	rep, err := repo.Verify(cqlgen.WithLevels(context.Background(), cqlgen.Levels{Read: cqlgen.All}), nil)
 	if err != nil {
 		t.Fatalf("%s: verify: %v", when, err)
 	}

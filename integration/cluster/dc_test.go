@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // twoDCs returns the two datacenters, the first one with more nodes, or
@@ -41,14 +42,14 @@ func (c *cluster) local(dc, ks string, obs cqlgen.Observer) cqlgen.Session {
 	for _, n := range c.nodes {
 		hosts = append(hosts, n.addr)
 	}
-	cfg := cqlgen.NewClusterDC(dc, hosts...)
+	cfg := gocqlv1.NewClusterDC(dc, hosts...)
 	c.tune(cfg, ks)
-	raw, err := cqlgen.CreateSession(cfg)
+	raw, err := gocqlv1.CreateSession(cfg)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	c.t.Cleanup(raw.Close)
-	return cqlgen.NewSession(raw, &cqlgen.SessionOptions{Observer: obs})
+	return gocqlv1.NewSession(raw, &cqlgen.SessionOptions{Observer: obs})
 }
 
 // onlyIn fails the test unless every coordinator seen is a node of dc.
@@ -135,9 +136,9 @@ func TestSerialAndLocalSerialVersionCheck(t *testing.T) {
 	ctx := ctxFor(t, 5*time.Minute)
 	bigRepo := helpdesk.NewTicketRepo(c.local(big, ks, nil))
 	smallRepo := helpdesk.NewTicketRepo(c.local(small, ks, nil))
-	all := cqlgen.WithLevels(ctx, cqlgen.Levels{Read: gocql.All, Write: gocql.All})
+	all := cqlgen.WithLevels(ctx, cqlgen.Levels{Read: cqlgen.All, Write: cqlgen.All})
 
-	for _, serial := range []gocql.SerialConsistency{gocql.LocalSerial, gocql.Serial} {
+	for _, serial := range []cqlgen.Consistency{cqlgen.LocalSerial, cqlgen.Serial} {
 		t.Run(serial.String(), func(t *testing.T) {
 			at := cqlgen.WithLevels(ctx, cqlgen.Levels{Serial: serial})
 			tk := ticket("acme", int(serial))
@@ -160,12 +161,12 @@ func TestSerialAndLocalSerialVersionCheck(t *testing.T) {
 			err = smallRepo.Update(at, &second, cqlgen.IfVersion(v))
 			var vc *cqlgen.VersionConflictError
 			switch serial {
-			case gocql.LocalSerial:
+			case cqlgen.LocalSerial:
 				if err != nil {
 					t.Fatalf("LOCAL_SERIAL: the second writer got %v; expected it to win the same version check (a lost update)", err)
 				}
 				t.Logf("LOCAL_SERIAL: both writers won IfVersion(%d): %q's update is lost", v, first.Subject)
-			case gocql.Serial:
+			case cqlgen.Serial:
 				if !errors.As(err, &vc) || vc.Expected != v {
 					t.Fatalf("SERIAL: the second writer got %v, want a *VersionConflictError expecting %d", err, v)
 				}

@@ -205,7 +205,7 @@ func TestTwoNodesDownUnavailableThenRepair(t *testing.T) {
 	unavailable(t, "TicketsByRequester", err)
 	// The one node left holds every row (RF=3 on three nodes): a read
 	// that asks for ONE gets it.
-	one := cqlgen.WithLevels(ctx, cqlgen.Levels{Read: gocql.One})
+	one := cqlgen.WithLevels(ctx, cqlgen.Levels{Read: cqlgen.One})
 	if got, err := repo.Get(one, tk.OrgID, tk.TicketID); err != nil || got.Subject != tk.Subject {
 		t.Fatalf("Get at ONE with two nodes down: %+v, %v", got, err)
 	}
@@ -214,7 +214,7 @@ func TestTwoNodesDownUnavailableThenRepair(t *testing.T) {
 	c.start(2)
 	c.start(3)
 	up := time.Since(begin)
-	rctx := cqlgen.WithLevels(ctx, cqlgen.Levels{Read: gocql.All})
+	rctx := cqlgen.WithLevels(ctx, cqlgen.Levels{Read: cqlgen.All})
 	rep, err := repo.Repair(rctx, nil)
 	must(t, err)
 	t.Logf("recovery: nodes back in %s, repair in %s (drift it found: %d)", up.Round(100*time.Millisecond), rep.Elapsed.Round(time.Millisecond), rep.Drift())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 const benchInsert = "INSERT INTO bench (id, name, v, at) VALUES (?, ?, ?, ?)"
@@ -39,7 +40,7 @@ func BenchmarkExecOverhead(b *testing.B) {
 		}
 	})
 	b.Run("runtime", func(b *testing.B) {
-		s := cqlgen.NewSession(session, nil)
+		s := gocqlv1.NewSession(session, nil)
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := s.Exec(ctx, cqlgen.Query{Stmt: benchStmt, Values: vals}); err != nil {
@@ -49,7 +50,7 @@ func BenchmarkExecOverhead(b *testing.B) {
 	})
 	b.Run("runtime+observer", func(b *testing.B) {
 		var n int
-		s := cqlgen.NewSession(session, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { n++ })})
+		s := gocqlv1.NewSession(session, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { n++ })})
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := s.Exec(ctx, cqlgen.Query{Stmt: benchStmt, Values: vals}); err != nil {
@@ -69,7 +70,7 @@ func BenchmarkExecOverhead(b *testing.B) {
 // BenchmarkExecOverhead, where each side runs alone.
 func BenchmarkExecOverheadPaired(b *testing.B) {
 	session, vals := benchSession(b)
-	s := cqlgen.NewSession(session, nil)
+	s := gocqlv1.NewSession(session, nil)
 	ctx := context.Background()
 	var raw, rt []time.Duration
 	timed := func(f func() error) time.Duration {

@@ -6,7 +6,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // One configuration serves several sessions through cqlgen.CreateSession,
@@ -16,11 +16,11 @@ import (
 func TestOneClusterManySessions(t *testing.T) {
 	hosts := cassandratest.Hosts(t)
 	for name, cluster := range map[string]*gocql.ClusterConfig{
-		"NewCluster":   cqlgen.NewCluster(hosts...),
-		"NewClusterDC": cqlgen.NewClusterDC("datacenter1", hosts...),
+		"NewCluster":   gocqlv1.NewCluster(hosts...),
+		"NewClusterDC": gocqlv1.NewClusterDC("datacenter1", hosts...),
 	} {
 		for i := range 2 {
-			s, err := cqlgen.CreateSession(cluster)
+			s, err := gocqlv1.CreateSession(cluster)
 			if err != nil {
 				t.Fatalf("%s, session %d: %v", name, i+1, err)
 			}
@@ -34,12 +34,12 @@ func TestOneClusterManySessions(t *testing.T) {
 	own := gocql.NewCluster(hosts...)
 	own.ProtoVersion = 4
 	own.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy())
-	first, err := cqlgen.CreateSession(own)
+	first, err := gocqlv1.CreateSession(own)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	if s, err := cqlgen.CreateSession(own); err == nil {
+	if s, err := gocqlv1.CreateSession(own); err == nil {
 		s.Close()
 		t.Error("a second session on a shared token-aware policy: no error")
 	}

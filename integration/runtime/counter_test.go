@@ -12,6 +12,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // TestCounterUpdateIsNeverRetried holds the node's replies at a proxy, so
@@ -28,7 +29,7 @@ func TestCounterUpdateIsNeverRetried(t *testing.T) {
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	via := proxied(t, ks, p, func(c *gocql.ClusterConfig) { c.Timeout = 400 * time.Millisecond })
 	var attempts atomic.Int32
-	s := cqlgen.NewSession(via, &cqlgen.SessionOptions{
+	s := gocqlv1.NewSession(via, &cqlgen.SessionOptions{
 		Retry: cqlgen.RetryOptions{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
 		Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
 			if o.Table == "agent_load" && o.Kind == cqlgen.Write {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // One entity, three access patterns: the same item in three tables.
@@ -102,7 +103,7 @@ func TestFaultsLoggedBatch(t *testing.T) {
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	var failed failures
-	s := cqlgen.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
+	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
 
 	const wantCuts, maxWrites, workers = 40, 20000, 4
 	var inflight atomic.Int32
@@ -243,7 +244,7 @@ func TestFaultsConcurrentIdempotent(t *testing.T) {
 	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgen.IdempotencyTableCQL)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	var failed failures
-	s := cqlgen.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
+	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
 	strategy := cqlgen.Concurrent(3)
 
 	type run struct {
@@ -333,7 +334,7 @@ func TestFaultsConcurrentIdempotent(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // let cut requests finish on the node
 
 	// Resend every command on a healthy connection: none may run again.
-	healthy := cqlgen.NewSession(direct, nil)
+	healthy := gocqlv1.NewSession(direct, nil)
 	runsBefore := seq.Load()
 	for i := range commands {
 		if err := send(healthy, i, command(i)); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // soakWrites is how many logical writes TestProtocolUnderCuts makes:
@@ -55,7 +56,7 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
 	direct, ks := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, music.Schema)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
-	s := cqlgen.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry})
+	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry})
 	repo := music.NewTrackRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(50))
 
 	writes := soakWrites(t)
@@ -118,7 +119,7 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
 		}
 	}
 	before := len(tracksDrift(t, direct))
-	healthy := music.NewTrackRepo(cqlgen.NewSession(direct, nil), cqlgen.WithStrategy(strategy))
+	healthy := music.NewTrackRepo(gocqlv1.NewSession(direct, nil), cqlgen.WithStrategy(strategy))
 	for i, err := range results {
 		if err == nil {
 			continue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // The same key sent 20 times at once applies once, and a different
@@ -22,7 +23,7 @@ func TestIdempotencyKeyAppliesOnce(t *testing.T) {
 	t.Parallel()
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgen.IdempotencyTableCQL)
-	s := cqlgen.NewSession(direct, nil)
+	s := gocqlv1.NewSession(direct, nil)
 	build := func(it item) func(ts int64) []cqlgen.Query {
 		return func(ts int64) []cqlgen.Query {
 			return append(it.writes(ts), cqlgen.Query{Stmt: appendRun, Values: []any{[]string{"applied"}, it.id}})
@@ -82,7 +83,7 @@ func TestConditionalWrites(t *testing.T) {
 	t.Parallel()
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, usersSchema)
-	s := cqlgen.NewSession(direct, nil)
+	s := gocqlv1.NewSession(direct, nil)
 	ctx := ctxTimeout(t, 30*time.Second)
 
 	res, err := cqlgen.CAS(ctx, s, cqlgen.Query{Stmt: createUser, Values: []any{"u1", "Ann", "ann@example.com"}})
@@ -144,7 +145,7 @@ func TestBatchTooLargeNeverReachesTheServer(t *testing.T) {
 		qs = append(qs, it.writes(cqlgen.Timestamp(time.Now()))[0])
 	}
 	var observed []cqlgen.Observation
-	s := cqlgen.NewSession(viaProxy, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+	s := gocqlv1.NewSession(viaProxy, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
 		observed = append(observed, o)
 	})})
 	before := p.upstream.Load()
@@ -161,7 +162,7 @@ func TestBatchTooLargeNeverReachesTheServer(t *testing.T) {
 		t.Errorf("observations %+v; want the 3 statements refused at attempt 0", observed)
 	}
 
-	unlimited := cqlgen.NewSession(viaProxy, &cqlgen.SessionOptions{BatchFailBytes: -1})
+	unlimited := gocqlv1.NewSession(viaProxy, &cqlgen.SessionOptions{BatchFailBytes: -1})
 	before = p.upstream.Load()
 	err = cqlgen.LoggedBatch.Apply(ctx, unlimited, qs)
 	sent = p.upstream.Load() - before
@@ -183,7 +184,7 @@ func TestUnloggedBatchMustStayInOnePartition(t *testing.T) {
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, itemsSchema+`
 CREATE TABLE owner_stats (owner text PRIMARY KEY, items int);`)
-	s := cqlgen.NewSession(direct, nil)
+	s := gocqlv1.NewSession(direct, nil)
 	ctx := ctxTimeout(t, 30*time.Second)
 	ts := cqlgen.Timestamp(time.Now())
 	stats := stmt("owner_stats", "INSERT INTO owner_stats (owner, items) VALUES (?, ?) USING TIMESTAMP ?", true)
@@ -219,7 +220,7 @@ func TestRequestErrorsAreNotRetried(t *testing.T) {
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	var attempts atomic.Int32
-	s := cqlgen.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { attempts.Add(1) })})
+	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { attempts.Add(1) })})
 	ctx := ctxTimeout(t, 30*time.Second)
 	for _, c := range []struct {
 		name, cql string
@@ -252,7 +253,7 @@ func TestReadsAndObservations(t *testing.T) {
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	var mu sync.Mutex
 	var seen []cqlgen.Observation
-	s := cqlgen.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
 		mu.Lock()
 		seen = append(seen, o)
 		mu.Unlock()

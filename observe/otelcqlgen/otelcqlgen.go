@@ -3,7 +3,7 @@
 // each of its statements, and metrics.
 //
 //	obs, err := otelcqlgen.New() // the global tracer and meter providers
-//	s := cqlgen.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
+//	s := gocqlv1.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
 //
 // Spans. A call of a generated repository method is a span named after it
 // (Track.Insert), of kind internal; each attempt of a statement it runs is

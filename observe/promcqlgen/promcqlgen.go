@@ -2,7 +2,7 @@
 // metrics:
 //
 //	obs, err := promcqlgen.New(prometheus.DefaultRegisterer)
-//	s := cqlgen.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
+//	s := gocqlv1.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
 //
 // It registers, under the namespace cqlgen unless Options say otherwise:
 //

@@ -84,32 +84,42 @@ func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 }
 
 // cqlType is the cqlgen.Type of a gocql TypeInfo, for the values that
-// decode themselves (cqlgen.ValueUnmarshaler).
+// decode themselves (cqlgen.ValueUnmarshaler). It goes through
+// cqlgen.ParseType, so that each type has one *cqlgen.Type, which infos
+// caches once.
 func cqlType(info gocql.TypeInfo) *cqlgen.Type {
+	s := cqlString(info)
+	if t, err := cqlgen.ParseType(s); err == nil {
+		return t
+	}
+	// A type ParseType does not read (a tuple): described, not cached.
+	return &cqlgen.Type{Kind: cqlgen.TypeKind(info.Type()), CQL: s}
+}
+
+// cqlString writes info the way cqlgen.ParseType reads types.
+func cqlString(info gocql.TypeInfo) string {
 	switch x := info.(type) {
 	case gocql.CollectionType:
-		t := &cqlgen.Type{Kind: cqlgen.TypeKind(x.Type()), Elem: cqlType(x.Elem)}
-		if x.Key != nil {
-			t.Key = cqlType(x.Key)
+		switch x.Type() {
+		case gocql.TypeMap:
+			return "map<" + cqlString(x.Key) + ", " + cqlString(x.Elem) + ">"
+		case gocql.TypeSet:
+			return "set<" + cqlString(x.Elem) + ">"
 		}
-		t.CQL = x.String()
-		return t
+		return "list<" + cqlString(x.Elem) + ">"
 	case gocql.UDTTypeInfo:
-		t := &cqlgen.Type{Kind: cqlgen.TypeUDT, Name: x.Name, CQL: x.String()}
+		s := "udt<" + x.Name
 		for _, e := range x.Elements {
-			t.Fields = append(t.Fields, cqlgen.TypeField{Name: e.Name, Type: cqlType(e.Type)})
+			s += ", " + e.Name + " " + cqlString(e.Type)
 		}
-		return t
+		return s + ">"
 	case nil:
-		return &cqlgen.Type{Kind: cqlgen.TypeCustom}
+		return "custom"
 	}
 	if info.Type() == gocql.TypeCustom {
-		if t, err := cqlgen.ParseType(info.Custom()); err == nil {
-			return t
-		}
-		return &cqlgen.Type{Kind: cqlgen.TypeCustom, Name: info.Custom(), CQL: info.Custom()}
+		return info.Custom()
 	}
-	return &cqlgen.Type{Kind: cqlgen.TypeKind(info.Type()), CQL: info.Type().String()}
+	return info.Type().String()
 }
 
 // Value is v as gocql binds it: the runtime's own values (cqlgen.Unset,
