@@ -17,6 +17,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // orderCase is a CQL type that can be a clustering column: values of it,
@@ -221,7 +222,7 @@ func TestClusteringOrderMatchesCassandra(t *testing.T) {
 			values := oc.values(r)
 			for _, v := range values {
 				if strings.HasPrefix(oc.typ, "frozen<set") || strings.HasPrefix(oc.typ, "frozen<map") {
-					v = cqlgenimpl.Normalized(oc.typ, v) // as generated code binds a key of these types
+					v = gocqlv1.Value(cqlgenimpl.Normalized(oc.typ, v)) // as generated code binds a key of these types
 				}
 				must(t, raw.Query("INSERT INTO "+table+" (k, c) VALUES (0, ?)", v).Exec())
 			}

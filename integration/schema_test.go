@@ -17,6 +17,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen/model"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // TestSchemas applies the committed schema.cql of each example, and of the
@@ -165,7 +166,7 @@ func roundTrip(t *testing.T, session *gocql.Session, table *model.Table) {
 		if table.Columns[i].Type.IsVector() {
 			var v cqlgenimpl.Vector
 			q := fmt.Sprintf("SELECT %s FROM %s WHERE %s", name, table.Name, strings.Join(where, " AND "))
-			if err := session.Query(q, keyValues...).Scan(&v); err != nil {
+			if err := session.Query(q, keyValues...).Scan(gocqlv1.Dest(&v)); err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
 			row[name] = v
@@ -234,7 +235,7 @@ func sample(t *testing.T, typ *model.Type) any {
 		for i := range v {
 			v[i] = float32(i) / 4
 		}
-		return v
+		return gocqlv1.Value(v) // the runtime's vector, as gocql binds it
 	case "list", "set":
 		return reflect.Append(reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(sample(t, typ.Params[0]))), 0, 1), reflect.ValueOf(sample(t, typ.Params[0]))).Interface()
 	case "map":
