@@ -7,9 +7,10 @@ WITH_CASSANDRA := $(CURDIR)/integration/cassandra/with-cassandra.sh
 EXAMPLES  := ./example/... ./runtime/cqlgenimpl/internal/fixture
 # Nested modules that make test and make vet cover beside the main one:
 # each keeps its dependencies (OpenTelemetry, Prometheus, testcontainers)
-# out of the main module's. NESTED_CASSANDRA's tests need a Cassandra.
+# out of the main module's (runtime/gocqlv2 keeps the ASF driver out).
+# NESTED_CASSANDRA's tests need a Cassandra.
 NESTED    := observe/otelcqlgen observe/promcqlgen cqlgentest/container
-NESTED_CASSANDRA := cqlgentest
+NESTED_CASSANDRA := cqlgentest runtime/gocqlv2
 
 .PHONY: all build vet generate check test test-unit test-integration fuzz demo cassandra-start cassandra-stop cassandra-status
 

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cqlgen/cqlgen/gen/diag"
 	"github.com/cqlgen/cqlgen/gen/emit"
@@ -37,6 +39,11 @@ var Outputs = []string{SchemaFile, GoFile, ReviewFile}
 type Options struct {
 	Dir      string   // where package patterns are resolved; "" is the current directory
 	Patterns []string // package patterns, as for go build; none means "."
+	// Driver names the Go driver the methods of user-defined types are
+	// written for, a key of model.Drivers: "gocql" (github.com/gocql/gocql)
+	// or "gocqlv2" (github.com/apache/cassandra-gocql-driver/v2). ""
+	// detects it for each package (see model.Package.Driver).
+	Driver string
 }
 
 // Result is what a run would write.
@@ -63,6 +70,14 @@ var ErrModel = errors.New("the model has errors")
 // wrapping ErrModel when any diagnostic is an error, and a plain error when
 // the packages cannot be loaded at all.
 func Models(opts Options) ([]*model.Package, diag.List, error) {
+	var cfg model.Config
+	if opts.Driver != "" {
+		path, ok := model.Drivers[opts.Driver]
+		if !ok {
+			return nil, nil, fmt.Errorf("unknown driver %q: %s", opts.Driver, DriverNames())
+		}
+		cfg.Driver = path
+	}
 	lps, err := load.Load(load.Config{Dir: opts.Dir, Patterns: opts.Patterns})
 	if err != nil {
 		return nil, nil, err
@@ -70,7 +85,7 @@ func Models(opts Options) ([]*model.Package, diag.List, error) {
 	var pkgs []*model.Package
 	var all diag.List
 	for _, lp := range lps {
-		mp, diags := model.Build(lp)
+		mp, diags := model.Build(lp, cfg)
 		diags = append(diags, validate.Check(mp)...)
 		all = append(all, diags...)
 		pkgs = append(pkgs, mp)
@@ -81,6 +96,16 @@ func Models(opts Options) ([]*model.Package, diag.List, error) {
 		return pkgs, all, fmt.Errorf("%w", ErrModel)
 	}
 	return pkgs, all, nil
+}
+
+// DriverNames lists the names Options.Driver takes, with their import
+// paths, for messages.
+func DriverNames() string {
+	var names []string
+	for _, n := range slices.Sorted(maps.Keys(model.Drivers)) {
+		names = append(names, n+" ("+model.Drivers[n]+")")
+	}
+	return strings.Join(names, " or ")
 }
 
 // Generate runs every stage in memory and returns the files it would

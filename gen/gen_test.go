@@ -18,9 +18,19 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // goldenDir holds one folder a case: a Go package as input, the files
 // cqlgen generates for it, and stderr.txt with the diagnostics it expects
 // (absent when it expects none).
+//
+// A case with a go.mod of its own is a module case: it needs a module
+// cqlgen's own does not require (the ASF driver), so it is generated, and
+// built, in its own module, where a user's package would be.
 const goldenDir = "testdata/golden"
 
-func cases(t *testing.T) []string {
+// cases are the golden cases in cqlgen's module; moduleCases those in
+// modules of their own.
+func cases(t *testing.T) []string { return goldenCases(t, false) }
+
+func moduleCases(t *testing.T) []string { return goldenCases(t, true) }
+
+func goldenCases(t *testing.T, modules bool) []string {
 	t.Helper()
 	entries, err := os.ReadDir(goldenDir)
 	if err != nil {
@@ -28,7 +38,11 @@ func cases(t *testing.T) []string {
 	}
 	var dirs []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if !e.IsDir() {
+			continue
+		}
+		_, err := os.Stat(filepath.Join(goldenDir, e.Name(), "go.mod"))
+		if (err == nil) == modules {
 			dirs = append(dirs, e.Name())
 		}
 	}
@@ -49,30 +63,61 @@ func TestGolden(t *testing.T) {
 	if err != nil && !errors.Is(err, gen.ErrModel) {
 		t.Fatal(err)
 	}
-	byDir := map[string]*gen.Package{}
-	for _, p := range res.Packages {
-		byDir[filepath.Base(p.Dir)] = p
-	}
 	for _, name := range names {
+		t.Run(name, func(t *testing.T) { checkCase(t, name, res) })
+	}
+	// Each module case in its module, as go generate runs there.
+	for _, name := range moduleCases(t) {
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(goldenDir, name)
-			abs, _ := filepath.Abs(dir)
-			p := byDir[name]
-			if p == nil {
-				t.Fatalf("no package loaded from %s", dir)
+			res, err := gen.Generate(gen.Options{Dir: filepath.Join(goldenDir, name), Patterns: []string{"."}})
+			if err != nil && !errors.Is(err, gen.ErrModel) {
+				t.Fatal(err)
 			}
-			var stderr strings.Builder
-			for _, d := range res.Diags {
-				if filepath.Dir(d.Pos.Filename) == abs {
-					stderr.WriteString(d.Format(abs))
-					stderr.WriteByte('\n')
-				}
-			}
-			compare(t, filepath.Join(dir, "stderr.txt"), []byte(stderr.String()))
-			for _, out := range gen.Outputs {
-				compare(t, filepath.Join(dir, out), p.Files[out])
-			}
+			checkCase(t, name, res)
 		})
+	}
+}
+
+// generateModuleCases generates every module case in its module, for
+// the tests that check every generated package.
+func generateModuleCases(t *testing.T) []*gen.Package {
+	t.Helper()
+	var out []*gen.Package
+	for _, name := range moduleCases(t) {
+		res, err := gen.Generate(gen.Options{Dir: filepath.Join(goldenDir, name), Patterns: []string{"."}})
+		if err != nil && !errors.Is(err, gen.ErrModel) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, res.Packages...)
+	}
+	return out
+}
+
+// checkCase compares what res generated, and the diagnostics it has, for
+// the golden case name with the case's files.
+func checkCase(t *testing.T, name string, res *gen.Result) {
+	t.Helper()
+	dir := filepath.Join(goldenDir, name)
+	abs, _ := filepath.Abs(dir)
+	var p *gen.Package
+	for _, rp := range res.Packages {
+		if rp.Dir == abs {
+			p = rp
+		}
+	}
+	if p == nil {
+		t.Fatalf("no package loaded from %s", dir)
+	}
+	var stderr strings.Builder
+	for _, d := range res.Diags {
+		if filepath.Dir(d.Pos.Filename) == abs {
+			stderr.WriteString(d.Format(abs))
+			stderr.WriteByte('\n')
+		}
+	}
+	compare(t, filepath.Join(dir, "stderr.txt"), []byte(stderr.String()))
+	for _, out := range gen.Outputs {
+		compare(t, filepath.Join(dir, out), p.Files[out])
 	}
 }
 
@@ -112,6 +157,15 @@ func TestGoldenInputsCompile(t *testing.T) {
 	cmd := exec.Command("go", "build", "./"+goldenDir+"/...")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// ./... stops at a folder with a go.mod: each module case builds in
+	// its module, generated file included.
+	for _, name := range moduleCases(t) {
+		cmd := exec.Command("go", "build", "./...")
+		cmd.Dir = filepath.Join(goldenDir, name)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go build in %s: %v\n%s", cmd.Dir, err, out)
+		}
 	}
 }
 

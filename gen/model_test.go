@@ -21,6 +21,9 @@ func TestStatementBinds(t *testing.T) {
 		dirs = append(dirs, "./"+filepath.Join(goldenDir, c))
 	}
 	pkgs, _, _ := gen.Models(gen.Options{Patterns: append(dirs, "../example/...")})
+	for _, p := range generateModuleCases(t) {
+		pkgs = append(pkgs, p.Model)
+	}
 	n := 0
 	for _, p := range pkgs {
 		for _, tb := range p.Tables() {

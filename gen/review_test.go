@@ -190,6 +190,7 @@ func TestReviewDiagrams(t *testing.T) {
 	if err != nil && !errors.Is(err, gen.ErrModel) {
 		t.Fatal(err)
 	}
+	res.Packages = append(res.Packages, generateModuleCases(t)...)
 	seen := map[string]int{} // what the checked pages covered
 	for _, p := range res.Packages {
 		page := string(p.Files[gen.ReviewFile])

@@ -70,6 +70,7 @@ const (
 	BadMask             Code = "bad-mask"             // a mask:"..." that is no masking function, or does not fit the column's type
 	TableOption         Code = "table-option"         // a warning: a compaction strategy that does not fit the table
 	GCGrace             Code = "gc-grace"             // a warning: a gc_grace short enough to bring deleted rows back
+	DriverMix           Code = "driver-mix"           // fields of both Go drivers' types in one package, or of the other driver than -driver names
 
 	// Partition checks: warnings, each of which a table can silence with
 	// ignore:"code: reason", but for too-many-cells, an error.

@@ -84,6 +84,9 @@ func newFile(p *model.Package) *jen.File {
 	f := jen.NewFilePathName(p.Path, p.Name)
 	f.ImportName(rt, "cqlgen")
 	f.ImportName(impl, "cqlgenimpl")
+	// The v2 driver's package is gocql too, which its path does not say:
+	// the alias says it, where jennifer would guess v2.
+	f.ImportAlias(model.GocqlV2Path, "gocql")
 	return f
 }
 
@@ -195,7 +198,7 @@ func renderWhole(p *model.Package) ([]byte, error) {
 		entity(f, e)
 	}
 	for _, u := range p.UDTs {
-		udtMethods(f, u)
+		udtMethods(f, p.Driver, u)
 	}
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {

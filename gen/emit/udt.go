@@ -6,16 +6,15 @@ import (
 	"github.com/cqlgen/cqlgen/gen/model"
 )
 
-// gocqlPath is gocql's import path: the methods of a user-defined type
-// implement its interfaces.
-const gocqlPath = "github.com/gocql/gocql"
-
-// udtMethods writes the methods through which gocql reads and writes u:
+// udtMethods writes the methods through which the driver at gocqlPath
+// (the package's, model.Package.Driver) reads and writes u:
 // gocql.UDTMarshaler and gocql.UDTUnmarshaler, which name each field by
 // its CQL name, so that the struct's db tags decide the mapping as they
 // do for columns. A field the schema has and the struct does not is
-// written as null and skipped when read.
-func udtMethods(f *jen.File, u *model.UDT) {
+// written as null and skipped when read. Both drivers declare these
+// interfaces alike, with their own TypeInfo, Marshal and Unmarshal; a
+// driver recognises only the methods written against its own.
+func udtMethods(f *jen.File, gocqlPath string, u *model.UDT) {
 	var marshal, unmarshal []jen.Code
 	for _, fd := range u.Fields {
 		if fd.Type == nil {
@@ -45,7 +44,7 @@ func renderUDTs(p *model.Package) part {
 	f := newFile(p)
 	f.NoFormat = true
 	for _, u := range p.UDTs {
-		udtMethods(f, u)
+		udtMethods(f, p.Driver, u)
 	}
 	return renderPart(f, "the user-defined types")
 }

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -62,6 +63,14 @@ type Package struct {
 	// Errors are load and type errors that concern the entities; they are
 	// reported as diagnostics by the model stage.
 	Errors []Error
+	// Imports are the paths the package's own Go files import (the file
+	// cqlgen generated aside, whose imports are its last run's choice),
+	// each where it is first imported.
+	Imports map[string]token.Position
+	// Requires are the requirements of the go.mod of the package's
+	// module, by module path: true for a direct requirement, false for
+	// one marked // indirect. nil when the package is in no module.
+	Requires map[string]bool
 }
 
 // Error is a problem found while loading, at a position.
@@ -119,7 +128,7 @@ func (p *Package) TagPosition(f *Field, off int) token.Position {
 func Load(cfg Config) ([]*Package, error) {
 	pcfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
-			packages.NeedTypes | packages.NeedTypesInfo,
+			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedModule,
 		Dir:        cfg.Dir,
 		BuildFlags: cfg.BuildFlags,
 	}
@@ -150,6 +159,7 @@ func Load(cfg Config) ([]*Package, error) {
 	}
 	var out []*Package
 	var listErrs []string
+	mods := map[string]map[string]bool{} // go.mod path → its requirements
 	for _, pkg := range pkgs {
 		if hasListError(pkg) {
 			for _, e := range pkg.Errors {
@@ -161,7 +171,16 @@ func Load(cfg Config) ([]*Package, error) {
 			}
 			continue
 		}
-		out = append(out, newPackage(pkg))
+		p := newPackage(pkg)
+		if m := pkg.Module; m != nil && m.GoMod != "" {
+			reqs, ok := mods[m.GoMod]
+			if !ok {
+				reqs = requirements(m.GoMod)
+				mods[m.GoMod] = reqs
+			}
+			p.Requires = reqs
+		}
+		out = append(out, p)
 	}
 	if len(listErrs) > 0 {
 		return nil, fmt.Errorf("%s", strings.Join(listErrs, "\n"))
@@ -267,8 +286,17 @@ func newPackage(pkg *packages.Package) *Package {
 		}
 		typeErrs = append(typeErrs, e)
 	}
+	p.Imports = map[string]token.Position{}
 	for _, file := range pkg.Syntax {
 		p.Directives = append(p.Directives, directives(pkg.Fset, file)...)
+		if !generated(pkg.Fset, file) {
+			for _, imp := range file.Imports {
+				path, err := strconv.Unquote(imp.Path.Value)
+				if _, seen := p.Imports[path]; err == nil && !seen {
+					p.Imports[path] = pkg.Fset.Position(imp.Pos())
+				}
+			}
+		}
 		for _, decl := range file.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
@@ -309,6 +337,40 @@ func newPackage(pkg *packages.Package) *Package {
 		}
 	}
 	return p
+}
+
+// generated reports a file cqlgen wrote, by its header. Such a file is
+// usually loaded as its package clause alone (see generatedFiles), but not
+// when the package was named by import path.
+func generated(fset *token.FileSet, file *ast.File) bool {
+	for _, cg := range file.Comments {
+		if cg.Pos() > file.Package {
+			break
+		}
+		if len(cg.List) > 0 && fset.Position(cg.List[0].Pos()).Offset == 0 && cg.List[0].Text == GeneratedHeader {
+			return true
+		}
+	}
+	return false
+}
+
+// requirements reads the require lines of a go.mod file: module path →
+// direct. A go.mod that cannot be read gives none: the go command, which
+// read it to load the package, would have said what is wrong with it.
+func requirements(gomod string) map[string]bool {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return nil
+	}
+	f, err := modfile.ParseLax(gomod, data, nil)
+	if err != nil {
+		return nil
+	}
+	reqs := make(map[string]bool, len(f.Require))
+	for _, r := range f.Require {
+		reqs[r.Mod.Path] = !r.Indirect
+	}
+	return reqs
 }
 
 func dirOf(file string) string {

@@ -2,6 +2,7 @@ package load
 
 import (
 	"go/token"
+	"path/filepath"
 	"testing"
 )
 
@@ -19,6 +20,38 @@ func TestParsePos(t *testing.T) {
 	} {
 		if got := parsePos(tc.in); got != tc.want {
 			t.Errorf("%q: %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Imports and Requires are what the driver of a package is told from: the
+// package's own imports, never those of the file cqlgen generated (its
+// last run's choice), and its module's requirements, direct or not.
+func TestImportsAndRequires(t *testing.T) {
+	dir := "../testdata/golden/udt_v2"
+	const v2, v1 = "github.com/apache/cassandra-gocql-driver/v2", "github.com/gocql/gocql"
+	// By directory, and by import path, which reads the generated file
+	// whole.
+	for _, pattern := range []string{".", "github.com/cqlgen/cqlgen/gen/testdata/golden/udt_v2"} {
+		pkgs, err := Load(Config{Dir: dir, Patterns: []string{pattern}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pkgs) != 1 {
+			t.Fatalf("%s: %d packages", pattern, len(pkgs))
+		}
+		p := pkgs[0]
+		if pos, ok := p.Imports[v2]; !ok || filepath.Base(pos.Filename) != "model.go" || pos.Line == 0 {
+			t.Errorf("%s: the driver's import at %v, %v", pattern, pos, ok)
+		}
+		if _, ok := p.Imports["github.com/cqlgen/cqlgen/runtime/cqlgenimpl"]; ok {
+			t.Errorf("%s: the generated file's imports were read", pattern)
+		}
+		if direct, ok := p.Requires[v2]; !ok || !direct {
+			t.Errorf("%s: requires v2: %v, %v", pattern, direct, ok)
+		}
+		if direct, ok := p.Requires[v1]; !ok || direct {
+			t.Errorf("%s: requires gocql v1: %v, %v; want indirect", pattern, direct, ok)
 		}
 	}
 }

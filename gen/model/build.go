@@ -15,8 +15,8 @@ import (
 // every field's type and resolves every column name it can; mistakes of
 // syntax and type are returned as diagnostics, and names it cannot resolve
 // are left with a nil Field for the validate stage to report.
-func Build(lp *load.Package) (*Package, diag.List) {
-	b := &builder{lp: lp, udts: map[*types.TypeName]*UDT{}, reading: map[*UDT]bool{}}
+func Build(lp *load.Package, cfg Config) (*Package, diag.List) {
+	b := &builder{lp: lp, udts: map[*types.TypeName]*UDT{}, reading: map[*UDT]bool{}, driverUses: map[string]driverUse{}}
 	p := &Package{Path: lp.Path, Name: lp.Name, Dir: lp.Dir, Declared: lp.Declared}
 	for _, e := range lp.Errors {
 		b.diags.Errorf(e.Pos, diag.Load, "%s", e.Msg)
@@ -28,6 +28,7 @@ func Build(lp *load.Package) (*Package, diag.List) {
 		}
 	}
 	p.UDTs = b.order
+	p.Driver = b.driver(cfg.Driver)
 	assignNames(p)
 	return p, b.diags
 }
@@ -41,6 +42,9 @@ type builder struct {
 	udts    map[*types.TypeName]*UDT
 	reading map[*UDT]bool
 	order   []*UDT
+	// driverUses are, by driver import path, the first field whose type
+	// is made of that driver's types.
+	driverUses map[string]driverUse
 }
 
 func (b *builder) tagPos(f *load.Field, off int) token.Position {
@@ -184,6 +188,7 @@ func (b *builder) field(lf *load.Field) *Field {
 		b.diags.Errorf(lf.Pos, diag.Load, "field %s: %s", lf.Name, lf.TypeErr)
 		return f
 	}
+	b.noteDriverTypes(lf.Name, lf.Pos, lf.Type)
 	ct, nullable, err := mapType(lf.Type, ft.Type, b.udt)
 	if err != nil {
 		pos, code := lf.Pos, diag.UnsupportedType

@@ -29,6 +29,11 @@ type Package struct {
 	// Declared are the package-level names the package's own Go files
 	// declare, and where: generated names must not collide with them.
 	Declared map[string]token.Position
+	// Driver is the import path of the Go driver whose interfaces
+	// (UDTMarshaler, UDTUnmarshaler) the generated methods of the
+	// user-defined types implement: GocqlPath or GocqlV2Path. The rest of
+	// the generated code is the same for both.
+	Driver string
 }
 
 // Tenant is the optional //cqlgen:tenant directive: the column every

@@ -89,9 +89,9 @@ func mapValue(t types.Type, o *tag.TypeExpr, depth int, udt udtFunc) (*Type, *ty
 		return scalar("timestamp", o, name, "timestamp", "date")
 	case isNamed(t, "time", "Duration"):
 		return scalar("bigint", o, name, "bigint", "duration", "time")
-	case isNamed(t, "github.com/gocql/gocql", "UUID"):
+	case isDriverType(t, "UUID"):
 		return scalar("uuid", o, name, "uuid", "timeuuid")
-	case isNamed(t, "github.com/gocql/gocql", "Duration"):
+	case isDriverType(t, "Duration"):
 		return scalar("duration", o, name, "duration")
 	case isNamed(t, "net", "IP"):
 		return scalar("inet", o, name, "inet")

@@ -228,7 +228,7 @@ func (b *builder) foreignFields(st *types.Struct, at *load.Field) []*load.Field 
 // not a user-defined type.
 func mappedStruct(named *types.Named) bool {
 	return isNamed(named, "time", "Time") || isNamed(named, "math/big", "Int") || isNamed(named, "gopkg.in/inf.v0", "Dec") ||
-		isNamed(named, "github.com/gocql/gocql", "UUID") || isNamed(named, "github.com/gocql/gocql", "Duration") ||
+		isDriverType(named, "UUID") || isDriverType(named, "Duration") ||
 		implementsMarshaler(named)
 }
 

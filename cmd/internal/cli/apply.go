@@ -26,7 +26,7 @@ func runApply(e *env, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
-	res, code, ok := generate(e, fs.Args(), false)
+	res, code, ok := generate(e, fs.Args(), false, "")
 	if !ok {
 		return code
 	}

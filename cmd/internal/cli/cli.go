@@ -14,6 +14,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/gen/diag"
+	"github.com/cqlgen/cqlgen/gen/model"
 )
 
 // Exit codes, stable for scripts and CI.
@@ -124,9 +125,9 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 
 // generate runs the pipeline and reports diagnostics; ok is false when
 // the caller should stop with code.
-// With strict, warnings count as errors.
-func generate(e *env, patterns []string, strict bool) (res *gen.Result, code int, ok bool) {
-	res, err := gen.Generate(gen.Options{Patterns: patterns})
+// With strict, warnings count as errors. driver is -driver's value.
+func generate(e *env, patterns []string, strict bool, driver string) (res *gen.Result, code int, ok bool) {
+	res, err := gen.Generate(gen.Options{Patterns: patterns, Driver: driver})
 	if res != nil {
 		fmt.Fprint(e.stderr, res.Diags.Format(e.dir))
 	}
@@ -158,10 +159,15 @@ func generate(e *env, patterns []string, strict bool) (res *gen.Result, code int
 // the result with the disk.
 func changes(e *env, fs *flag.FlagSet, args []string) ([]gen.Change, int, bool) {
 	strict := fs.Bool("strict", false, "treat warnings as errors")
+	driver := fs.String("driver", "", "the Go driver the methods of user-defined types are written for: gocql or gocqlv2\n(default: the one the package's fields or imports use, else the one its go.mod requires, else gocql)")
 	if err := fs.Parse(args); err != nil {
 		return nil, ExitUsage, false
 	}
-	res, code, ok := generate(e, fs.Args(), *strict)
+	if _, known := model.Drivers[*driver]; *driver != "" && !known {
+		fmt.Fprintf(e.stderr, "cqlgen %s: -driver %q: want %s\n", fs.Name(), *driver, gen.DriverNames())
+		return nil, ExitUsage, false
+	}
+	res, code, ok := generate(e, fs.Args(), *strict, *driver)
 	if !ok {
 		return nil, code, false
 	}

@@ -251,6 +251,46 @@ func TestUsage(t *testing.T) {
 	if code, _, stderr := run(t, "check", "./does/not/exist"); code != ExitFailure {
 		t.Errorf("missing package = %d\n%s", code, stderr)
 	}
+	if code, _, stderr := run(t, "generate", "-driver", "gocqlv3", seeds); code != ExitUsage || !strings.Contains(stderr, "gocqlv2 (github.com/apache/cassandra-gocql-driver/v2)") {
+		t.Errorf("an unknown -driver = %d, want %d\n%s", code, ExitUsage, stderr)
+	}
+}
+
+// TestDriverFlag: generate and check take -driver, which must agree with
+// the drivers whose types the model's fields hold.
+func TestDriverFlag(t *testing.T) {
+	// A model on gocql v1 (its UUIDs are v1's), and one on the ASF
+	// driver, in a module of its own.
+	v1 := filepath.Join(repoRoot, "gen/testdata/golden/udt")
+	v2 := filepath.Join(repoRoot, "gen/testdata/golden/udt_v2")
+	mismatch := regexp.MustCompile(`(?m)^.*model\.go:\d+:\d+: field \w+ is a gocql\.\w+ of (\S+), but -driver (\S+) was given.*\[driver-mix\]$`)
+	for _, c := range []struct {
+		dir, driver string
+		code        int
+		from, flag  string // of the mismatch reported
+	}{
+		{v1, "", ExitOK, "", ""},
+		{v1, "gocql", ExitOK, "", ""},
+		{v1, "gocqlv2", ExitModel, "github.com/gocql/gocql", "gocqlv2"},
+		{v2, "", ExitOK, "", ""},
+		{v2, "gocqlv2", ExitOK, "", ""},
+		{v2, "gocql", ExitModel, "github.com/apache/cassandra-gocql-driver/v2", "gocql"},
+	} {
+		t.Chdir(c.dir)
+		args := []string{"check"}
+		if c.driver != "" {
+			args = append(args, "-driver", c.driver)
+		}
+		code, _, stderr := run(t, append(args, ".")...)
+		if code != c.code {
+			t.Errorf("%s in %s = %d, want %d\n%s", strings.Join(args, " "), filepath.Base(c.dir), code, c.code, stderr)
+			continue
+		}
+		m := mismatch.FindStringSubmatch(stderr)
+		if c.from == "" && m != nil || c.from != "" && (m == nil || m[1] != c.from || m[2] != c.flag) {
+			t.Errorf("%s in %s: stderr\n%s", strings.Join(args, " "), filepath.Base(c.dir), stderr)
+		}
+	}
 }
 
 // TestDiff runs diff on a copy of example/music: a column added is an

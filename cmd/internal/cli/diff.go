@@ -34,7 +34,7 @@ func runDiff(e *env, args []string) int {
 	}
 	src.getenv = e.getenv
 	defer src.close()
-	res, code, ok := generate(e, fs.Args(), false)
+	res, code, ok := generate(e, fs.Args(), false, "")
 	if !ok {
 		return code
 	}

@@ -1,0 +1,120 @@
+package gocqlv2
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+)
+
+// NewCluster returns a v2 cluster configuration with the defaults
+// cqlgen's repositories are tested with, the same as gocqlv1.NewCluster's
+// where the two drivers allow (checked against v2.1.2):
+//
+//   - token-aware routing over round robin, so each statement goes straight
+//     to a replica of its partition: the driver prepares every statement
+//     and computes its routing key from the partition key columns of the
+//     prepared metadata (for a batch, from its first statement). Replicas
+//     are tried in ring order, not shuffled, as v1 does by default (v2
+//     logs a warning unless the choice is explicit): a partition's
+//     statements reach the same replica first, whose caches hold it. For
+//     a cluster of several datacenters, use NewClusterDC. v2, like v1,
+//     panics when one token-aware policy serves two sessions: create
+//     sessions with CreateSession, which gives each one its own.
+//   - WriteCoalesceWaitTime 0: v2 keeps v1's default of 200µs, with which
+//     a request on an idle connection starts a 200µs timer and is written
+//     when it fires, so that later requests share the write system call;
+//     that helps throughput under heavy load but adds 200µs to every
+//     request of a latency-bound service. 0 writes each request at once.
+//   - Timeout 11 s (the driver's default, kept on purpose): a client
+//     timeout must exceed the server's own (Cassandra's largest default,
+//     range_request_timeout, is 10 s), otherwise the client gives up first
+//     with an opaque ErrTimeoutNoResponse instead of the coordinator's
+//     typed read or write timeout, which says whether a retry is safe.
+//     Bound the latency of a call with its context's deadline instead: the
+//     session honours it, backoff included.
+//   - ConnectTimeout 5 s, as for v1 (v2's default is 11 s): a node that
+//     takes longer to accept a connection is better skipped.
+//   - Protocol version 5, fixed. v2 speaks 3 to 5 and, left at 0,
+//     negotiates: it dials a throwaway connection per version, from 5
+//     down, before the session's own. cqlgen targets Cassandra 5.0 (it is
+//     tested on it, and vectors, storage-attached indexes and masks need
+//     it), which speaks 5, so negotiation would only cost a connection at
+//     every start; and in a cluster of mixed versions, where the driver
+//     says the negotiated version is not defined, a fixed one is the same
+//     for every session. Version 5 adds checksummed frames and, for
+//     prepared statements, a result metadata id, with which rows are read
+//     with their current columns after a schema change rather than the
+//     ones cached when the statement was prepared. Against Cassandra 3.x
+//     (protocol 4 at most), set ProtoVersion to 4, or to 0 to negotiate.
+//   - LocalQuorum consistency; NewSession sets reads, writes and serial
+//     consistency per statement kind anyway.
+func NewCluster(hosts ...string) *gocql.ClusterConfig {
+	return newCluster(func() gocql.HostSelectionPolicy {
+		return gocql.TokenAwareHostPolicy(gocql.RoundRobinHostPolicy(), gocql.DoNotShuffleReplicas())
+	}, hosts)
+}
+
+// NewClusterDC is NewCluster for a cluster of several datacenters: routing
+// is token-aware over the replicas of localDC, then round robin within it,
+// and never leaves it; with LocalQuorum and LocalSerial (the session's
+// defaults), every statement stays in the local datacenter.
+//
+// "Never leaves it" takes a host filter, as with v1: the DC-aware policy
+// puts the other datacenters' nodes after the local ones, and a retry on
+// the next host (after Unavailable, say) reaches them once the local ones
+// are down; LOCAL_QUORUM there is that datacenter's quorum, which need not
+// hold what the local one wrote. With the filter the session connects to
+// localDC's nodes alone, and a local outage is a typed Unavailable.
+func NewClusterDC(localDC string, hosts ...string) *gocql.ClusterConfig {
+	c := newCluster(func() gocql.HostSelectionPolicy {
+		return gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(localDC), gocql.DoNotShuffleReplicas())
+	}, hosts)
+	c.HostFilter = gocql.DataCenterHostFilter(localDC)
+	return c
+}
+
+// made remembers, for the configurations NewCluster and NewClusterDC
+// made, the policy they were given and how to make another.
+var made sync.Map // *gocql.ClusterConfig → madePolicy
+
+type madePolicy struct {
+	first gocql.HostSelectionPolicy
+	make  func() gocql.HostSelectionPolicy
+}
+
+func newCluster(policy func() gocql.HostSelectionPolicy, hosts []string) *gocql.ClusterConfig {
+	c := gocql.NewCluster(hosts...)
+	c.PoolConfig.HostSelectionPolicy = policy()
+	made.Store(c, madePolicy{c.PoolConfig.HostSelectionPolicy, policy})
+	c.WriteCoalesceWaitTime = 0
+	c.Timeout = 11 * time.Second
+	c.ConnectTimeout = 5 * time.Second
+	c.ProtoVersion = 5
+	c.Consistency = gocql.LocalQuorum
+	return c
+}
+
+// CreateSession creates a driver session from cluster, which may serve
+// any number of sessions: a configuration made by NewCluster or
+// NewClusterDC gets a host selection policy of its own for each, unless
+// the caller put another policy in it, which is then used as it is. v2
+// panics when a token-aware policy serves two sessions, and that panic
+// comes back as an error. (Its round-robin and DC-aware policies do not
+// check; two sessions would share one list of hosts, each adding and
+// removing its own.)
+func CreateSession(cluster *gocql.ClusterConfig) (s *gocql.Session, err error) {
+	c := *cluster
+	if m, ok := made.Load(cluster); ok {
+		if mp := m.(madePolicy); c.PoolConfig.HostSelectionPolicy == mp.first {
+			c.PoolConfig.HostSelectionPolicy = mp.make()
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("cqlgen: creating a session: %v (give each session its own host selection policy)", r)
+		}
+	}()
+	return c.CreateSession()
+}

@@ -1,0 +1,288 @@
+package gocqlv2
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+func init() { cqlgen.RegisterCodec("gocql-v2", codec{}) }
+
+// codec is the v2 driver's marshaller as a cqlgen.Codec.
+type codec struct{}
+
+func (codec) Marshal(t *cqlgen.Type, v any) ([]byte, error) {
+	info, err := typeInfo(t)
+	if err != nil {
+		return nil, err
+	}
+	return gocql.Marshal(info, Value(v))
+}
+
+func (codec) Unmarshal(t *cqlgen.Type, data []byte, dst any) error {
+	info, err := typeInfo(t)
+	if err != nil {
+		return err
+	}
+	return gocql.Unmarshal(info, data, Dest(dst))
+}
+
+// protoVersion is the protocol version type infos are built for: v2
+// encodes every value the same way from protocol 3, the oldest it speaks,
+// up.
+const protoVersion = 5
+
+// infos caches type infos by the type's CQL, which names it whole
+// (ParseType's form); keying by the *cqlgen.Type would grow without bound
+// for the types cqlType makes afresh for every value decoded.
+var infos sync.Map // string → gocql.TypeInfo
+
+// typeInfo is the v2 driver's TypeInfo for t.
+func typeInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+	if t == nil {
+		return nil, fmt.Errorf("cqlgen/gocqlv2: no type")
+	}
+	if t.CQL == "" {
+		return buildInfo(t)
+	}
+	if i, ok := infos.Load(t.CQL); ok {
+		return i.(gocql.TypeInfo), nil
+	}
+	i, err := buildInfo(t)
+	if err != nil {
+		return nil, err
+	}
+	infos.Store(t.CQL, i)
+	return i, nil
+}
+
+func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+	switch t.Kind {
+	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+		return collectionInfo(t)
+	case cqlgen.TypeUDT:
+		u := gocql.UDTTypeInfo{Name: t.Name, Elements: make([]gocql.UDTField, 0, len(t.Fields))}
+		for _, f := range t.Fields {
+			fi, err := buildInfo(f.Type)
+			if err != nil {
+				return nil, err
+			}
+			u.Elements = append(u.Elements, gocql.UDTField{Name: f.Name, Type: fi})
+		}
+		return u, nil
+	case cqlgen.TypeTuple:
+		return nil, fmt.Errorf("cqlgen/gocqlv2: tuples are not supported")
+	case cqlgen.TypeCustom:
+		if !t.IsVector() || t.Elem == nil || t.Dimensions <= 0 {
+			return nil, fmt.Errorf("cqlgen/gocqlv2: unsupported custom type %q", t.CQL)
+		}
+		// v2 knows vectors: a vector of a fixed-size type is its elements
+		// back to back, of another type each prefixed by its length.
+		sub, err := buildInfo(t.Elem)
+		if err != nil {
+			return nil, err
+		}
+		return gocql.VectorType{SubType: sub, Dimensions: t.Dimensions}, nil
+	}
+	name, ok := nativeNames[t.Kind]
+	if !ok {
+		return nil, fmt.Errorf("cqlgen/gocqlv2: unknown CQL type %q (kind %#x)", t.CQL, uint16(t.Kind))
+	}
+	return parseInfo(name)
+}
+
+// collectionInfo builds a list, set or map. v2's CollectionType keeps
+// which of the three it is in an unexported field, set only by the
+// driver's own type parser: the collection is parsed with blob elements
+// as a stand-in, and its exported Elem and Key are then replaced by the
+// element types built here, which may be user-defined types the parser
+// could not read from a name.
+func collectionInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+	if t.Elem == nil || (t.Kind == cqlgen.TypeMap && t.Key == nil) {
+		return nil, fmt.Errorf("cqlgen/gocqlv2: collection type %q without its element types", t.CQL)
+	}
+	shape := map[cqlgen.TypeKind]string{cqlgen.TypeList: "list<blob>", cqlgen.TypeSet: "set<blob>", cqlgen.TypeMap: "map<blob, blob>"}[t.Kind]
+	info, err := parseInfo(shape)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := info.(gocql.CollectionType)
+	if !ok {
+		return nil, fmt.Errorf("cqlgen/gocqlv2: the driver parsed %s as %T, not a collection", shape, info)
+	}
+	if c.Elem, err = buildInfo(t.Elem); err != nil {
+		return nil, err
+	}
+	if t.Kind == cqlgen.TypeMap {
+		if c.Key, err = buildInfo(t.Key); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// parseInfo has the driver parse a type by its CQL name. NewNativeType is
+// the one exported way in; it panics on a name it cannot read, and the
+// panic comes back as an error.
+func parseInfo(name string) (info gocql.TypeInfo, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			info, err = nil, fmt.Errorf("cqlgen/gocqlv2: the driver cannot read the type %q: %v", name, r)
+		}
+	}()
+	return gocql.NewNativeType(protoVersion, gocql.TypeCustom, name), nil
+}
+
+// nativeNames are the CQL names of the native types, by kind.
+var nativeNames = map[cqlgen.TypeKind]string{
+	cqlgen.TypeAscii: "ascii", cqlgen.TypeBigInt: "bigint", cqlgen.TypeBlob: "blob",
+	cqlgen.TypeBoolean: "boolean", cqlgen.TypeCounter: "counter", cqlgen.TypeDecimal: "decimal",
+	cqlgen.TypeDouble: "double", cqlgen.TypeFloat: "float", cqlgen.TypeInt: "int",
+	cqlgen.TypeText: "text", cqlgen.TypeTimestamp: "timestamp", cqlgen.TypeUUID: "uuid",
+	cqlgen.TypeVarchar: "varchar", cqlgen.TypeVarint: "varint", cqlgen.TypeTimeUUID: "timeuuid",
+	cqlgen.TypeInet: "inet", cqlgen.TypeDate: "date", cqlgen.TypeTime: "time",
+	cqlgen.TypeSmallInt: "smallint", cqlgen.TypeTinyInt: "tinyint", cqlgen.TypeDuration: "duration",
+}
+
+// cqlType is the cqlgen.Type of a v2 TypeInfo, as the values that decode
+// or encode themselves (cqlgen.ValueUnmarshaler, cqlgen.ValueMarshaler)
+// are given it. Its CQL is in ParseType's form.
+func cqlType(info gocql.TypeInfo) *cqlgen.Type {
+	switch x := info.(type) {
+	case nil:
+		return &cqlgen.Type{Kind: cqlgen.TypeCustom}
+	case gocql.CollectionType:
+		t := &cqlgen.Type{Kind: cqlgen.TypeKind(x.Type()), Elem: cqlType(x.Elem)}
+		switch t.Kind {
+		case cqlgen.TypeMap:
+			t.Key = cqlType(x.Key)
+			t.CQL = "map<" + t.Key.CQL + ", " + t.Elem.CQL + ">"
+		case cqlgen.TypeSet:
+			t.CQL = "set<" + t.Elem.CQL + ">"
+		default:
+			t.CQL = "list<" + t.Elem.CQL + ">"
+		}
+		return t
+	case gocql.UDTTypeInfo:
+		t := &cqlgen.Type{Kind: cqlgen.TypeUDT, Name: x.Name}
+		var b strings.Builder
+		b.WriteString("udt<" + x.Name)
+		for _, e := range x.Elements {
+			ft := cqlType(e.Type)
+			t.Fields = append(t.Fields, cqlgen.TypeField{Name: e.Name, Type: ft})
+			b.WriteString(", " + e.Name + " " + ft.CQL)
+		}
+		b.WriteString(">")
+		t.CQL = b.String()
+		return t
+	case gocql.VectorType:
+		elem := cqlType(x.SubType)
+		return &cqlgen.Type{
+			Kind: cqlgen.TypeCustom, Name: "vector", Elem: elem, Dimensions: x.Dimensions,
+			CQL: "vector<" + elem.CQL + ", " + strconv.Itoa(x.Dimensions) + ">",
+		}
+	case gocql.TupleTypeInfo:
+		return &cqlgen.Type{Kind: cqlgen.TypeTuple, CQL: "tuple"}
+	}
+	k := cqlgen.TypeKind(info.Type())
+	if k == cqlgen.TypeText || k == cqlgen.TypeVarchar {
+		// Cassandra reports text columns as varchar; ParseType reads
+		// both names as the one kind, and generated code writes text.
+		return &cqlgen.Type{Kind: cqlgen.TypeVarchar, CQL: "text"}
+	}
+	if name, ok := nativeNames[k]; ok {
+		return &cqlgen.Type{Kind: k, CQL: name}
+	}
+	return &cqlgen.Type{Kind: k, CQL: fmt.Sprintf("%T", info)}
+}
+
+// Value is v as the v2 driver binds it: the runtime's own values
+// (cqlgen.Unset, cqlgen.Encoded, a cqlgen.ValueMarshaler) become the
+// driver's. Other values are returned as they are.
+func Value(v any) any {
+	switch x := v.(type) {
+	case cqlgen.Encoded:
+		return encoded(x)
+	case cqlgen.ValueMarshaler:
+		return marshaler{x}
+	}
+	if cqlgen.IsUnset(v) {
+		return gocql.UnsetValue
+	}
+	return v
+}
+
+// values converts vs with Value, copying the slice only when a value
+// changes.
+func values(vs []any) []any {
+	var out []any
+	for i, v := range vs {
+		if !own(v) {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), vs...)
+		}
+		out[i] = Value(v)
+	}
+	if out == nil {
+		return vs
+	}
+	return out
+}
+
+// own reports the runtime's own values, which Value converts.
+func own(v any) bool {
+	switch v.(type) {
+	case cqlgen.Encoded, cqlgen.ValueMarshaler:
+		return true
+	}
+	return cqlgen.IsUnset(v)
+}
+
+// Dest is dst as the v2 driver scans into it: a cqlgen.ValueUnmarshaler
+// becomes a gocql.Unmarshaler.
+func Dest(dst any) any {
+	if u, ok := dst.(cqlgen.ValueUnmarshaler); ok {
+		return unmarshaler{u}
+	}
+	return dst
+}
+
+// dests converts ds with Dest, copying the slice only when one changes.
+func dests(ds []any) []any {
+	var out []any
+	for i, d := range ds {
+		if u, ok := d.(cqlgen.ValueUnmarshaler); ok {
+			if out == nil {
+				out = append([]any(nil), ds...)
+			}
+			out[i] = unmarshaler{u}
+		}
+	}
+	if out == nil {
+		return ds
+	}
+	return out
+}
+
+type encoded []byte
+
+func (e encoded) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return e, nil }
+
+type marshaler struct{ m cqlgen.ValueMarshaler }
+
+func (m marshaler) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	return m.m.MarshalCQLValue(cqlType(info))
+}
+
+type unmarshaler struct{ u cqlgen.ValueUnmarshaler }
+
+func (u unmarshaler) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	return u.u.UnmarshalCQLValue(cqlType(info), data)
+}
