@@ -195,6 +195,9 @@ func scanTarget(c *model.Column, recv *jen.Statement) jen.Code {
 // scanInto is where a value of f, of CQL type t, is read to: v's
 // address, or a runtime adapter for the types gocql cannot read alone.
 func scanInto(f *model.Field, t *model.Type, v *jen.Statement) jen.Code {
+	if !usesScanner(f, t) {
+		return jen.Op("&").Add(v)
+	}
 	if t.Name == "duration" && isGo(f, "time", "Duration") {
 		return jen.Qual(impl, "ScanDuration").Call(jen.Op("&").Add(v))
 	}
@@ -205,6 +208,13 @@ func scanInto(f *model.Field, t *model.Type, v *jen.Statement) jen.Code {
 		return jen.Parens(jen.Op("*").Qual(impl, "Vector")).Call(jen.Op("&").Add(v))
 	}
 	return jen.Op("&").Add(v)
+}
+
+// usesScanner reports a field that scanInto reads through one of the
+// runtime's scanners rather than into the field itself.
+func usesScanner(f *model.Field, t *model.Type) bool {
+	return (t.Name == "duration" && isGo(f, "time", "Duration")) ||
+		(t.Name == "set" && isStructSet(f)) || t.IsVector()
 }
 
 func scanFunc(f *jen.File, t *model.Table) {

@@ -23,8 +23,14 @@ func udtMethods(f *jen.File, gocqlPath string, u *model.UDT) {
 		v := jen.Id("u").Dot(fd.GoName)
 		marshal = append(marshal, jen.Case(jen.Lit(fd.Column)).Block(
 			jen.Return(jen.Qual(gocqlPath, "Marshal").Call(jen.Id("info"), v.Clone()))))
+		dst := scanInto(fd, fd.Type, v.Clone())
+		if usesScanner(fd, fd.Type) {
+			// The runtime's scanners decode themselves whatever the
+			// driver; the driver's Unmarshal needs them adapted.
+			dst = jen.Qual(adapterPath(gocqlPath), "Dest").Call(dst)
+		}
 		unmarshal = append(unmarshal, jen.Case(jen.Lit(fd.Column)).Block(
-			jen.Return(jen.Qual(gocqlPath, "Unmarshal").Call(jen.Id("info"), jen.Id("data"), scanInto(fd, fd.Type, v.Clone())))))
+			jen.Return(jen.Qual(gocqlPath, "Unmarshal").Call(jen.Id("info"), jen.Id("data"), dst))))
 	}
 	doc(f, "MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name of the user-defined type %s, which %s is stored as.", u.Name, u.GoName)
 	f.Func().Params(jen.Id("u").Id(u.GoName)).Id("MarshalUDT").Params(jen.Id("name").String(), jen.Id("info").Qual(gocqlPath, "TypeInfo")).Params(jen.Index().Byte(), jen.Error()).Block(
@@ -36,6 +42,15 @@ func udtMethods(f *jen.File, gocqlPath string, u *model.UDT) {
 		jen.Switch(jen.Id("name")).Block(unmarshal...),
 		jen.Return(jen.Nil()),
 	)
+}
+
+// adapterPath is the import path of cqlgen's adapter for the driver at
+// gocqlPath.
+func adapterPath(gocqlPath string) string {
+	if gocqlPath == model.GocqlV2Path {
+		return "github.com/cqlgen/cqlgen/runtime/gocqlv2"
+	}
+	return "github.com/cqlgen/cqlgen/runtime/gocqlv1"
 }
 
 // renderUDTs renders the methods of the package's user-defined types as

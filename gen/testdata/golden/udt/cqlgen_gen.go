@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	gocqlv1 "github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -1105,7 +1106,7 @@ func (u *Contact) UnmarshalUDT(name string, info gocql.TypeInfo, data []byte) er
 	case "home":
 		return gocql.Unmarshal(info, data, &u.Home)
 	case "wait":
-		return gocql.Unmarshal(info, data, cqlgenimpl.ScanDuration(&u.Wait))
+		return gocql.Unmarshal(info, data, gocqlv1.Dest(cqlgenimpl.ScanDuration(&u.Wait)))
 	}
 	return nil
 }
