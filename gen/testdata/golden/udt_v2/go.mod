@@ -13,9 +13,6 @@ require (
 )
 
 require (
-	github.com/gocql/gocql v1.7.0 // indirect
-	github.com/golang/snappy v0.0.4 // indirect
-	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
-	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	golang.org/x/sys v0.26.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 )
