@@ -155,7 +155,11 @@ func roundTrip(t *testing.T, session *gocql.Session, table *model.Table) {
 		insert = fmt.Sprintf("UPDATE %s SET %s WHERE %s", table.Name, strings.Join(set, ", "), strings.Join(where, " AND "))
 		values = append(binds, keyValues...)
 	}
-	if err := session.Query(insert, values...).Exec(); err != nil {
+	bind := make([]any, len(values))
+	for i, v := range values {
+		bind[i] = gocqlv1.Value(v) // the runtime's own values (a Vector) as gocql binds them
+	}
+	if err := session.Query(insert, bind...).Exec(); err != nil {
 		t.Fatalf("%s: %v", insert, err)
 	}
 	// gocql cannot choose a Go type for a vector, which it knows only as
@@ -235,7 +239,7 @@ func sample(t *testing.T, typ *model.Type) any {
 		for i := range v {
 			v[i] = float32(i) / 4
 		}
-		return gocqlv1.Value(v) // the runtime's vector, as gocql binds it
+		return v
 	case "list", "set":
 		return reflect.Append(reflect.MakeSlice(reflect.SliceOf(reflect.TypeOf(sample(t, typ.Params[0]))), 0, 1), reflect.ValueOf(sample(t, typ.Params[0]))).Interface()
 	case "map":
