@@ -104,17 +104,12 @@ type Request struct {
 
 // BatchRequest is a batch as the runtime sends it to a Driver.
 type BatchRequest struct {
-	Logged                         bool
-	Entries                        []BatchEntry
+	Logged bool
+	// Queries are the batch's statements with their values (their
+	// PageSize, PageState and SerialConsistency do not apply).
+	Queries                        []Query
 	Consistency, SerialConsistency Consistency
 	Hooks                          AttemptHooks
-}
-
-// BatchEntry is one statement of a batch.
-type BatchEntry struct {
-	CQL        string
-	Values     []any
-	Idempotent bool
 }
 
 // RetryType says how a driver retries a failed attempt.

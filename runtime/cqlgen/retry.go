@@ -186,7 +186,9 @@ type execution struct {
 	// which is what it will actually send.
 	idempotent bool
 
-	req Request // the pass's request, reused: Hooks is the execution
+	// The pass's request, reused (their Hooks are the execution).
+	req      Request
+	batchReq BatchRequest
 
 	prior     int  // attempts made by earlier passes (driver requests)
 	attempts  int  // attempts made so far, the last failed one included

@@ -230,19 +230,16 @@ func (g *session) Batch(ctx context.Context, kind BatchKind, qs []Query) error {
 			return g.refuse(ctx, qs, size, err)
 		}
 	}
-	entries := make([]BatchEntry, len(qs))
-	for i, q := range qs {
-		entries[i] = BatchEntry{CQL: q.Stmt.CQL, Values: q.Values, Idempotent: q.Stmt.Idempotent}
-	}
 	e := g.start(ctx, nil, qs)
 	e.bytes = size
 	for {
 		e.pass()
 		l := g.levels(ctx, Query{})
-		err := g.d.Batch(ctx, &BatchRequest{
-			Logged: kind == Logged, Entries: entries,
+		e.batchReq = BatchRequest{
+			Logged: kind == Logged, Queries: qs,
 			Consistency: l.Write, SerialConsistency: l.Serial, Hooks: e,
-		})
+		}
+		err := g.d.Batch(ctx, &e.batchReq)
 		if err == nil || !e.again(err) {
 			return e.end(err)
 		}

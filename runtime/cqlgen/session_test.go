@@ -46,4 +46,3 @@ func TestBatchTooLargeIsRefusedBeforeSending(t *testing.T) {
 		t.Errorf("observations %+v", seen)
 	}
 }
-

@@ -21,6 +21,7 @@ import (
 	"net"
 	"reflect"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/gocql/gocql"
@@ -51,8 +52,9 @@ type driver struct {
 	chainBatch gocql.BatchObserver
 }
 
-// query builds the gocql query of r.
-func (d *driver) query(ctx context.Context, r *cqlgen.Request) *gocql.Query {
+// query builds the gocql query of r, and the retry policy it runs with.
+// Give both back with release once gocql is done with them.
+func (d *driver) query(ctx context.Context, r *cqlgen.Request) (*gocql.Query, *retryPolicy) {
 	q := d.s.Query(r.CQL, values(r.Values)...).WithContext(ctx)
 	q.Idempotent(r.Idempotent).Consistency(gocql.Consistency(r.Consistency))
 	if r.SerialConsistency != 0 {
@@ -65,28 +67,36 @@ func (d *driver) query(ctx context.Context, r *cqlgen.Request) *gocql.Query {
 		// Also turns gocql's automatic paging off.
 		q.PageState(r.PageState)
 	}
+	var p *retryPolicy
 	if h := r.Hooks; h != nil {
-		q.RetryPolicy(retryPolicy{h})
+		p = newRetryPolicy(h)
+		q.RetryPolicy(p)
 		if h.Observed() {
 			q.Observer(queryObserver{h, d.chainQuery})
 		}
 	} else {
 		q.RetryPolicy(nil)
 	}
-	return q
+	return q, p
+}
+
+// release returns q, and its retry policy, to their pools.
+func release(q *gocql.Query, p *retryPolicy) {
+	p.release()
+	q.Release()
 }
 
 func (d *driver) Exec(ctx context.Context, r *cqlgen.Request) error {
-	q := d.query(ctx, r)
+	q, p := d.query(ctx, r)
 	err := q.Exec()
-	q.Release()
+	release(q, p)
 	return classify(err)
 }
 
 func (d *driver) Iter(ctx context.Context, r *cqlgen.Request) cqlgen.DriverIter {
-	q := d.query(ctx, r)
+	q, p := d.query(ctx, r)
 	it := q.Iter()
-	q.Release() // the page is fetched; the Iter no longer needs it
+	release(q, p) // the page is fetched; the Iter no longer needs it
 	return &iter{it: it}
 }
 
@@ -98,20 +108,20 @@ func (i *iter) PageState() []byte     { return i.it.PageState() }
 func (i *iter) Close() error          { return classify(i.it.Close()) }
 
 func (d *driver) ScanCAS(ctx context.Context, r *cqlgen.Request, dest ...any) (bool, error) {
-	q := d.query(ctx, r)
+	q, p := d.query(ctx, r)
 	applied, err := q.ScanCAS(dests(dest)...)
-	q.Release()
+	release(q, p)
 	return applied, classify(err)
 }
 
 func (d *driver) MapScanCAS(ctx context.Context, r *cqlgen.Request, current map[string]any) error {
-	q := d.query(ctx, r)
+	q, p := d.query(ctx, r)
 	// The result's columns depend on the row found, not on the prepared
 	// statement: its metadata must come with it.
 	it := q.NoSkipMetadata().Iter()
 	it.MapScan(current)
 	err := it.Close()
-	q.Release()
+	release(q, p)
 	return classify(err)
 }
 
@@ -121,21 +131,25 @@ func (d *driver) Batch(ctx context.Context, r *cqlgen.BatchRequest) error {
 		typ = gocql.LoggedBatch
 	}
 	b := d.s.NewBatch(typ).WithContext(ctx)
-	b.Entries = make([]gocql.BatchEntry, len(r.Entries))
-	for i, e := range r.Entries {
-		b.Entries[i] = gocql.BatchEntry{Stmt: e.CQL, Args: values(e.Values), Idempotent: e.Idempotent}
+	b.Entries = make([]gocql.BatchEntry, len(r.Queries))
+	for i, q := range r.Queries {
+		b.Entries[i] = gocql.BatchEntry{Stmt: q.Stmt.CQL, Args: values(q.Values), Idempotent: q.Stmt.Idempotent}
 	}
 	b.SetConsistency(gocql.Consistency(r.Consistency))
 	if r.SerialConsistency != 0 {
 		b.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
 	}
+	var p *retryPolicy
 	if h := r.Hooks; h != nil {
-		b.RetryPolicy(retryPolicy{h})
+		p = newRetryPolicy(h)
+		b.RetryPolicy(p)
 		if h.Observed() {
 			b.Observer(batchObserver{h, d.chainBatch})
 		}
 	}
-	return classify(d.s.ExecuteBatch(b))
+	err := d.s.ExecuteBatch(b)
+	p.release()
+	return classify(err)
 }
 
 func (d *driver) RoutingKey(ctx context.Context, cql string, vs []any) (string, []byte, error) {
@@ -145,15 +159,33 @@ func (d *driver) RoutingKey(ctx context.Context, cql string, vs []any) (string, 
 	return q.Keyspace(), key, classify(err)
 }
 
-// retryPolicy is a request's hooks as gocql's RetryPolicy.
+// retryPolicy is a request's hooks as gocql's RetryPolicy. They are
+// pooled: a struct of one interface would be allocated each time it
+// became gocql's RetryPolicy interface, on every statement.
 type retryPolicy struct{ h cqlgen.AttemptHooks }
 
-func (p retryPolicy) Attempt(q gocql.RetryableQuery) bool {
+var retryPolicies = sync.Pool{New: func() any { return new(retryPolicy) }}
+
+func newRetryPolicy(h cqlgen.AttemptHooks) *retryPolicy {
+	p := retryPolicies.Get().(*retryPolicy)
+	p.h = h
+	return p
+}
+
+// release returns p to the pool; a nil p is none.
+func (p *retryPolicy) release() {
+	if p != nil {
+		p.h = nil
+		retryPolicies.Put(p)
+	}
+}
+
+func (p *retryPolicy) Attempt(q gocql.RetryableQuery) bool {
 	iq, ok := q.(interface{ IsIdempotent() bool })
 	return p.h.Attempt(q.Attempts(), ok && iq.IsIdempotent())
 }
 
-func (p retryPolicy) GetRetryType(err error) gocql.RetryType {
+func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
 	switch p.h.RetryType(classify(err)) {
 	case cqlgen.Retry:
 		return gocql.Retry

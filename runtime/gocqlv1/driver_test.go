@@ -120,13 +120,13 @@ func (h *hooks) Attempt(n int, idempotent bool) bool {
 	h.attempts, h.idempotent = n, idempotent
 	return idempotent
 }
-func (h *hooks) RetryType(err error) cqlgen.RetryType      { h.err = err; return h.rt }
+func (h *hooks) RetryType(err error) cqlgen.RetryType    { h.err = err; return h.rt }
 func (h *hooks) Observe(context.Context, cqlgen.Attempt) {}
 func (h *hooks) Observed() bool                          { return false }
 
 func TestRetryPolicyBridgesHooks(t *testing.T) {
 	h := &hooks{rt: cqlgen.RetryNextHost}
-	p := retryPolicy{h}
+	p := newRetryPolicy(h)
 	if !p.Attempt(&fakeQuery{attempts: 2, idempotent: true}) || h.attempts != 2 || !h.idempotent {
 		t.Errorf("Attempt of an idempotent query: hooks saw %+v", h)
 	}

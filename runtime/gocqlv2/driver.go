@@ -121,9 +121,9 @@ func (d *driver) Batch(ctx context.Context, r *cqlgen.BatchRequest) error {
 		typ = gocql.LoggedBatch
 	}
 	b := d.s.Batch(typ)
-	b.Entries = make([]gocql.BatchEntry, len(r.Entries))
-	for i, e := range r.Entries {
-		b.Entries[i] = gocql.BatchEntry{Stmt: e.CQL, Args: values(e.Values), Idempotent: e.Idempotent}
+	b.Entries = make([]gocql.BatchEntry, len(r.Queries))
+	for i, q := range r.Queries {
+		b.Entries[i] = gocql.BatchEntry{Stmt: q.Stmt.CQL, Args: values(q.Values), Idempotent: q.Stmt.Idempotent}
 	}
 	b.Consistency(gocql.Consistency(r.Consistency))
 	if r.SerialConsistency != 0 {
