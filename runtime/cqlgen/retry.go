@@ -88,7 +88,9 @@ var jitter = rand.Int64N
 // Retryable reports whether err, returned by an attempt of a statement of
 // the given kind, may be followed by another attempt, provided the
 // statement is idempotent. next is true when the next attempt should go
-// to another node.
+// to another node. It reads the classification driver adapters give
+// errors (*DriverError), and recognises broken connections below any
+// driver.
 //
 //   - Read and write timeouts reported by the coordinator: yes, on the same
 //     coordinator, which is alive; the replicas were slow. Except a write
@@ -147,7 +149,7 @@ func Retryable(err error, kind StatementKind) (retry, next bool) {
 	return false, false
 }
 
-// isConnError recognises a broken connection below gocql: a reset, a
+// isConnError recognises a broken connection below the driver: a reset, a
 // closed pipe, an unexpected EOF, or any net.Error (which includes I/O
 // timeouts).
 func isConnError(err error) bool {
@@ -158,14 +160,15 @@ func isConnError(err error) bool {
 }
 
 // An execution is one call of a Session method: every attempt of one
-// statement or batch. It is gocql's RetryPolicy for that call, and its
-// QueryObserver and BatchObserver when the session has an Observer.
+// statement or batch. It is the AttemptHooks of that call's driver
+// requests, which the adapter installs as the driver's retry policy and,
+// when the session has an Observer, its observer.
 //
-// gocql consults one RetryPolicy with Attempt(query) and then
+// gocql (v1 and v2) consults one RetryPolicy with Attempt(query) and then
 // GetRetryType(err), and never the other way round; a policy shared by all
 // queries cannot see both the error and the query, nor tell its caller why
 // it stopped. One execution per call, pooled so that the happy path
-// allocates nothing for it, can: it decides in GetRetryType with the
+// allocates nothing for it, can: it decides in RetryType with the
 // statement's kind and idempotency at hand, waits there, and leaves behind
 // whether the caller should see a RetriesExhaustedError.
 //
@@ -182,7 +185,7 @@ type execution struct {
 	batch []Query    // a batch's statements
 	bytes int        // a batch's estimated size
 	kind  StatementKind
-	// idempotent is the statement's flag; Attempt also asks gocql's query,
+	// idempotent is the statement's flag; Attempt also gets the driver's query's,
 	// which is what it will actually send.
 	idempotent bool
 
