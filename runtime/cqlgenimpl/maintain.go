@@ -196,11 +196,17 @@ func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ct
 // cell is a column's value as Cassandra sent it.
 type cell []byte
 
-// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it keeps the bytes.
+// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it keeps the
+// bytes. An empty value (an empty string or blob) stays empty, not nil:
+// nil is a null, which the row Verify expects would not hold.
 func (c *cell) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
-	*c = append((*c)[:0], data...)
 	if data == nil {
 		*c = nil
+		return nil
+	}
+	*c = append((*c)[:0], data...)
+	if *c == nil {
+		*c = cell{}
 	}
 	return nil
 }
