@@ -3,6 +3,7 @@
 package v2model
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -2411,6 +2412,335 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 	}
 	if o.EventIDTo != nil {
 		spec.To = *o.EventIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// watcherWatchers: the statements of table watchers, which is the source of
+// truth of Watcher.
+var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "watchers",
+	Pattern: "Watchers",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "ticket_id", Type: "uuid"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "watcher", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "ticket_id", Type: "uuid"},
+		{Name: "watcher", Type: "text"},
+		{Name: "since", Type: "timestamp"},
+		{Name: "topics", Type: "set<text>"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      watcherWatchersInsertCQL,
+		InsertTTL:   watcherWatchersInsertTTLCQL,
+		Create:      watcherWatchersCreateCQL,
+		Delete:      watcherWatchersDeleteCQL,
+		Get:         watcherWatchersGetCQL,
+		First:       watcherWatchersFirstCQL,
+		FirstFrom:   watcherWatchersFirstFromCQL,
+		FirstTo:     watcherWatchersFirstToCQL,
+		FirstFromTo: watcherWatchersFirstFromToCQL,
+		After: []string{
+			watcherWatchersAfter0CQL,
+		},
+		AfterTo:     watcherWatchersAfterToCQL,
+		AtOrAfter:   watcherWatchersAtOrAfterCQL,
+		AtOrAfterTo: watcherWatchersAtOrAfterToCQL,
+	},
+})
+
+// watcherWatchersInsertCQL writes a whole row of watchers. Its placeholders
+// bind ticket_id, watcher, since, topics, the write timestamp.
+const watcherWatchersInsertCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// watcherWatchersRow binds watcherWatchersInsertCQL for e, written at ts. With
+// unset, nil pointers and empty collections are left unset, writing no
+// tombstone; without, they clear their columns.
+func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
+	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
+}
+
+// watcherWatchersInsertTTLCQL writes a whole row of watchers with a TTL of the
+// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds ticket_id, watcher,
+// since, topics, the TTL in seconds (unset: the table's default), the write
+// timestamp.
+const watcherWatchersInsertTTLCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
+	VALUES (?, ?, ?, ?)
+	USING TTL ? AND TIMESTAMP ?`
+
+// watcherWatchersCreateCQL writes a whole row of watchers if no row has its
+// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
+// client timestamp. cqlgenimpl.ReadPage binds ticket_id, watcher, since,
+// topics, the TTL in seconds (unset: the table's default).
+const watcherWatchersCreateCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
+	VALUES (?, ?, ?, ?)
+	IF NOT EXISTS USING TTL ?`
+
+// watcherWatchersDeleteCQL deletes a row of watchers by its primary key. Its
+// placeholders bind the write timestamp, ticket_id, watcher.
+const watcherWatchersDeleteCQL = `DELETE FROM watchers
+	USING TIMESTAMP ?
+	WHERE ticket_id = ? AND watcher = ?`
+
+// watcherWatchersGetCQL reads a row of watchers by its primary key. Its
+// placeholders bind ticket_id, watcher.
+const watcherWatchersGetCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher = ?`
+
+// watcherWatchersScan reads one row of watchers.
+func watcherWatchersScan(it cqlgen.Iter) (e Watcher, ok bool) {
+	ok = it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
+	return
+}
+
+// watcherWatchersFirstCQL reads a partition of watchers from its first row.
+// cqlgenimpl.ReadPage binds ticket_id.
+const watcherWatchersFirstCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ?`
+
+// watcherWatchersFirstFromCQL reads a partition of watchers from the From
+// bound. cqlgenimpl.ReadPage binds ticket_id, From.
+const watcherWatchersFirstFromCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher >= ?`
+
+// watcherWatchersFirstToCQL reads a partition of watchers from its first row
+// up to the To bound. cqlgenimpl.ReadPage binds ticket_id, To.
+const watcherWatchersFirstToCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher < ?`
+
+// watcherWatchersFirstFromToCQL reads a partition of watchers between the
+// bounds. cqlgenimpl.ReadPage binds ticket_id, From, To.
+const watcherWatchersFirstFromToCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher >= ? AND watcher < ?`
+
+// watcherWatchersAfter0CQL continues a read of watchers after a row, at one
+// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// ticket_id, watcher.
+const watcherWatchersAfter0CQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher > ?`
+
+// watcherWatchersAfterToCQL continues a read of watchers after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds ticket_id, watcher, To.
+const watcherWatchersAfterToCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher > ? AND watcher < ?`
+
+// watcherWatchersAtOrAfterCQL continues a read of watchers at or after a row.
+// cqlgenimpl.ReadPage binds ticket_id, watcher.
+const watcherWatchersAtOrAfterCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher >= ?`
+
+// watcherWatchersAtOrAfterToCQL continues a read of watchers at or after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds ticket_id, watcher, To.
+const watcherWatchersAtOrAfterToCQL = `SELECT ticket_id, watcher, since, topics
+	FROM watchers
+	WHERE ticket_id = ? AND watcher >= ? AND watcher < ?`
+
+// watcherWatchersClustering is the clustering key of e in watchers, in order.
+func watcherWatchersClustering(e *Watcher) []any {
+	return []any{e.Watcher}
+}
+
+// watcherWatchersCompare orders rows of watchers as its clustering order does.
+func watcherWatchersCompare(a, b *Watcher) int {
+	if c := cmp.Compare(a.Watcher, b.Watcher); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// WatcherRepo reads and writes Watcher in table watchers.
+type WatcherRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewWatcherRepo returns a repository of Watcher on s. The default strategy is
+// a logged batch.
+func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
+	return &WatcherRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// watcherCheck rejects a Watcher whose partition key values are empty.
+func watcherCheck(e *Watcher) error {
+	if cqlgenimpl.IsZeroUUID(e.TicketID) {
+		return &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "watchers",
+		}
+	}
+	return nil
+}
+
+// Insert writes e to watchers, at a client-side timestamp. Nil pointers and
+// empty collections are left unset, so no tombstones are written. With
+// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
+// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
+// that time instead of the table's default. With cqlgen.IfAbsent it creates
+// only, as InsertIfAbsent does, and a row with the key that differs is a
+// *cqlgen.VersionConflictError.
+func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return cqlgenimpl.InsertAbsent(ctx, r.s, o, watcherWatchers, e, []any{e.TicketID, e.Watcher}, func(e *Watcher, unset bool) []any {
+			return watcherWatchersRow(e, 0, unset)
+		}, watcherWatchersScan)
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, true))
+	})
+}
+
+// InsertIfAbsent writes e to watchers only if no row has its key (INSERT ...
+// IF NOT EXISTS): create, never replace. The result says whether it applied
+// and, when a row was there, holds it as Current. A row that holds every value
+// e would write counts as applied, with Again set: a call sent again after its
+// reply was lost finds its own row, and is no conflict. With
+// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
+// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
+// timestamp: the row is written at the server's time.
+func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (_ cqlgen.Inserted[Watcher], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "InsertIfAbsent")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[Watcher]{}, err
+	}
+	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, watcherWatchers, e, []any{e.TicketID, e.Watcher}, func(e *Watcher, unset bool) []any {
+		return watcherWatchersRow(e, 0, unset)
+	}, watcherWatchersScan)
+}
+
+// Update writes e over the row with its key in watchers. Unlike Insert, nil
+// pointers and empty collections clear their columns. With cqlgen.WithTTL the
+// row expires after that time instead of the table's default.
+func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, false))
+	})
+}
+
+// Delete removes the row with e's key from watchers.
+func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.Begin(e, watcherCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+		return cqlgen.Query{
+			Stmt:   watcherWatchers.Delete,
+			Values: []any{ts, e.TicketID, e.Watcher},
+		}
+	})
+}
+
+// Get reads the Watcher with the given key from watchers, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (_ *Watcher, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "watchers",
+		}
+	}
+	var e Watcher
+	e.TicketID = ticketID
+	e.Watcher = watcher
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   watcherWatchers.Get,
+		Values: []any{e.TicketID, e.Watcher},
+	}, watcherWatchersScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// WatchersOptions are the optional parts of a Watchers read.
+type WatchersOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// WatcherFrom and WatcherTo bound watcher, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	WatcherFrom, WatcherTo *string
+}
+
+// Watchers reads a ticket's watchers, by name, from watchers, in pages: one
+// partition, in clustering order.
+func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *WatchersOptions) (_ cqlgen.Page[Watcher], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Watchers")
+	defer func() {
+		call.End(err)
+	}()
+	if cqlgenimpl.IsZeroUUID(ticketID) {
+		return cqlgen.Page[Watcher]{}, &cqlgen.EmptyKeyError{
+			Column: "ticket_id",
+			Table:  "watchers",
+		}
+	}
+	if o == nil {
+		o = &WatchersOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Watcher]{
+		Compare:   watcherWatchersCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       watcherWatchersClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{ticketID},
+		Scan:      watcherWatchersScan,
+		Table:     watcherWatchers,
+	}
+	if o.WatcherFrom != nil {
+		spec.From = *o.WatcherFrom
+	}
+	if o.WatcherTo != nil {
+		spec.To = *o.WatcherTo
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -9,7 +9,8 @@
 // protocol's fan-out over plain, hash-bucketed, time-bucketed, sparse and
 // unique tables, key changes, GetMany, Modify and IfVersion, cursors over
 // a v2 UUID clustering column, counters, an immutable entity and a
-// user-defined type read through the runtime's scanners.
+// user-defined type read through the runtime's scanners, and an entity
+// stored in one table (InsertIfAbsent, WithTTL).
 package v2model
 
 //go:generate go run github.com/cqlgen/cqlgen/cmd/cqlgen generate .
@@ -99,4 +100,17 @@ type Event struct {
 	EventID  gocql.UUID `db:"event_id" cql:"timeuuid,unique"`
 	Actor    string     `db:"actor"`
 	Kind     string     `db:"kind"`
+}
+
+// Watcher is someone who follows a ticket: an entity stored in one table,
+// with the plain writes, InsertIfAbsent and WithTTL of such entities. Its
+// topics are a set, which a conditional insert sent again compares with
+// the row it finds.
+type Watcher struct {
+	_ cqlgen.Pattern `table:"watchers" pk:"ticket_id" ck:"watcher" ttl:"30d" doc:"a ticket's watchers, by name"`
+
+	TicketID gocql.UUID          `db:"ticket_id"`
+	Watcher  string              `db:"watcher"`
+	Since    time.Time           `db:"since"`
+	Topics   map[string]struct{} `db:"topics"`
 }
