@@ -2,6 +2,7 @@ package v2
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -105,7 +106,6 @@ func TestObservers(t *testing.T) {
 	must(t, loads.Add(ctx, &v2model.QueueLoad{QueueID: gocql.MustRandomUUID(), Opened: 1}))
 
 	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	for _, m := range rec.mismatch {
 		t.Error(m)
 	}
@@ -115,6 +115,7 @@ func TestObservers(t *testing.T) {
 	}
 	want := "Ticket.Insert Ticket.Insert Ticket.Insert Ticket.Update Ticket.TicketsByQueue Ticket.TicketsByBoard Ticket.Get QueueLoad.Add"
 	if got := strings.Join(names, " "); got != want {
+		rec.mu.Unlock()
 		t.Fatalf("calls observed: %q, want %q", got, want)
 	}
 	if c := rec.calls[4]; c.Err != nil || c.Rows != 3 || len(page.Rows) != 3 || c.Attempts != 1 || c.Latency <= 0 {
@@ -197,4 +198,30 @@ func TestObservers(t *testing.T) {
 			t.Errorf("the driver's QueryObserver saw %q on %v in %q", q.Statement, q.Host, q.Keyspace)
 		}
 	}
+	rec.mu.Unlock()
+
+	// An unlogged batch across the tables' partitions is refused before
+	// it is sent, from the routing keys the adapter computes: observed at
+	// attempt 0, on no node; the write then goes out statement by
+	// statement, and succeeds.
+	rec.reset()
+	must(t, repo.Insert(ctx, ticket(9), cqlgen.WithStrategy(cqlgen.UnloggedBatch)))
+	rec.mu.Lock()
+	var refused, single []cqlgen.Observation
+	for _, o := range rec.obs {
+		var cross *cqlgen.CrossPartitionError
+		switch {
+		case o.Attempt == 0 && errors.As(o.Err, &cross):
+			refused = append(refused, o)
+		case o.Kind == cqlgen.Write && o.Batch == 0 && o.Err == nil:
+			single = append(single, o)
+		}
+	}
+	if len(refused) == 0 || refused[0].Host != "" || len(single) != len(refused) {
+		t.Errorf("an Insert under the unlogged strategy: %d statements refused at attempt 0 (%+v), %d sent alone; want the batch refused, then each of its statements sent alone", len(refused), refused, len(single))
+	}
+	if len(rec.calls) != 1 || rec.calls[0].Err != nil {
+		t.Errorf("the Insert's call: %+v", rec.calls)
+	}
+	rec.mu.Unlock()
 }
