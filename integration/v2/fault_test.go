@@ -203,7 +203,8 @@ func of(kind cqlgen.StatementKind, table string) func(cqlgen.Observation) bool {
 // claim, or the write of its source of truth) applied but lost its reply
 // fails as the adapter classifies it (no response, never retried) and,
 // sent again, completes the write: every table then holds the ticket
-// once, and Verify finds no drift.
+// once, and Verify finds no drift. A counter update whose reply is lost
+// is never sent again.
 func TestLostReplies(t *testing.T) {
 	t.Parallel()
 	raw, ks := cassandratest.Keyspace(t)
@@ -229,7 +230,11 @@ func TestLostReplies(t *testing.T) {
 	tk := ticket(11)
 	must(t, repo.Insert(ctx, tk))
 
-	// A read: its first attempt's reply is lost, the second answers.
+	// A read: its first attempt's reply is lost, the second answers. (A
+	// Get first prepares its statement, so that the reply held is the
+	// read's, not the prepare's.)
+	_, err := repo.Get(ctx, tk.TicketID)
+	must(t, err)
 	plan.arm("Get", nil)
 	got, err := repo.Get(ctx, tk.TicketID)
 	if err != nil || got.TicketID != tk.TicketID {
@@ -281,5 +286,30 @@ func TestLostReplies(t *testing.T) {
 	must(t, err)
 	if rep.Drift() != 0 || rep.Rows != int64(len(live)) {
 		t.Errorf("verify: %d rows, drift %d: %+v", rep.Rows, rep.Drift(), rep.Tables)
+	}
+
+	// A counter update whose reply is lost is not retried, whatever the
+	// retry budget: the error says its outcome is unknown, and it counted
+	// once.
+	loads := v2model.NewQueueLoadRepo(s)
+	q := gocql.MustRandomUUID()
+	must(t, loads.Add(ctx, &v2model.QueueLoad{QueueID: q, Opened: 1})) // prepares the update
+	plan.arm("Add", nil)
+	err = loads.Add(ctx, &v2model.QueueLoad{QueueID: q, Opened: 1})
+	var ce *cqlgen.CounterError
+	if !errors.As(err, &ce) || !ce.Unknown || !errors.Is(err, cqlgen.ErrOutcomeUnknown) || !errors.Is(err, cqlgen.ErrNoResponse) {
+		t.Errorf("Add with its reply lost: %v; want a *cqlgen.CounterError, outcome unknown, no response", err)
+	}
+	if len(plan.calls) != 1 || plan.calls[0].Attempts != 1 {
+		t.Errorf("Add with its reply lost: %+v; want one attempt, never retried", plan.calls)
+	}
+	var opened int64
+	for deadline := time.Now().Add(5 * time.Second); opened < 2 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		must(t, raw.Query("SELECT opened FROM queue_load WHERE queue_id = ?", q.String()).Scan(&opened))
+	}
+	time.Sleep(200 * time.Millisecond) // anything more would have landed by now
+	must(t, raw.Query("SELECT opened FROM queue_load WHERE queue_id = ?", q.String()).Scan(&opened))
+	if opened != 2 {
+		t.Errorf("after two Adds of 1, the second with its reply lost: opened %d, want 2", opened)
 	}
 }

@@ -15,7 +15,9 @@ import (
 // exactly the drift made by hand with plain gocql (a row missing from a
 // plain table, a stale value in a hash-bucketed one, a row no ticket
 // implies in a time-bucketed one, a claim no ticket holds); Repair
-// leaves none, and every table holds what the tickets imply.
+// leaves none, and every table holds what the tickets imply; a backfill
+// fills a table emptied by hand, and run again under its job does
+// nothing.
 func TestVerifyAndRepair(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
@@ -81,6 +83,26 @@ func TestVerifyAndRepair(t *testing.T) {
 		t.Errorf("verify after repair: drift %d: %+v", rep.Drift(), rep.Tables)
 	}
 	checkTables(t, e.raw, live, "after repair")
+
+	// A table emptied by hand is written again by a backfill, which
+	// records its progress under the job's name.
+	must(t, e.raw.Query("TRUNCATE tickets_by_board").Exec())
+	rep, err = repo.Backfill(ctx, "tickets_by_board", &cqlgen.MaintainOptions{Job: "board-again", Ranges: 8})
+	must(t, err)
+	if len(rep.Tables) != 1 || rep.Tables[0].Inserted != n {
+		t.Errorf("backfill of tickets_by_board: %+v, want %d rows written", rep.Tables, n)
+	}
+	checkTables(t, e.raw, live, "after the backfill")
+	if done := rows(t, e.raw, "SELECT job, range_index FROM cqlgen_progress"); len(done) != 8 {
+		t.Errorf("the backfill recorded %d of 8 ranges done: %v", len(done), done)
+	}
+	// Run again under its job, it finds every range done and writes
+	// nothing.
+	rep, err = repo.Backfill(ctx, "tickets_by_board", &cqlgen.MaintainOptions{Job: "board-again", Ranges: 8})
+	must(t, err)
+	if len(rep.Tables) != 1 || rep.Tables[0].Inserted != 0 {
+		t.Errorf("the backfill run again: %+v, want nothing written", rep.Tables)
+	}
 }
 
 // The immutable entity on v2: Insert writes both tables (the second
