@@ -28,12 +28,12 @@ vet:
 # `go tool cqlgen generate .` in each example package.
 generate:
 	$(GO) generate $(EXAMPLES)
-	cd integration && $(GO) generate ./testmodel ./typemodel
+	cd integration && $(GO) generate ./testmodel ./typemodel ./v2model
 
 # Fail when a committed generated file is stale, missing or orphaned.
 check:
 	$(GO) run ./cmd/cqlgen check $(EXAMPLES)
-	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel
+	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel ./v2model
 
 # Every test: vet, the staleness check, unit and golden tests, and the
 # integration tests against a real Cassandra. A Cassandra is started (and

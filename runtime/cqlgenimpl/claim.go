@@ -168,7 +168,8 @@ func readClaim(ctx context.Context, s cqlgen.Session, t *Table, key []any) (*cla
 	return r, nil
 }
 
-// sameOwner reports whether values (Go values) encode as the cells read.
+// sameOwner reports whether values (Go values) encode as the cells read,
+// a frozen set or map (which Cassandra sorts) in Cassandra's order.
 func sameOwner(t *Table, values []any, cells [][]byte) bool {
 	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
 	if len(values) != len(cells) {
@@ -179,7 +180,7 @@ func sameOwner(t *Table, values []any, cells [][]byte) bool {
 		if err != nil {
 			return false
 		}
-		b, err := cqlgen.Marshal(typ, v)
+		b, err := marshalSorted(typ, v)
 		if err != nil || !bytes.Equal(b, cells[i]) {
 			return false
 		}

@@ -137,8 +137,8 @@ func sameRowValues(a, b []any, cols []Column) bool {
 		if err != nil {
 			return false
 		}
-		bx, err1 := cqlgen.Marshal(typ, x)
-		by, err2 := cqlgen.Marshal(typ, y)
+		bx, err1 := marshalSorted(typ, x)
+		by, err2 := marshalSorted(typ, y)
 		if err1 != nil || err2 != nil || !bytes.Equal(bx, by) {
 			return false
 		}

@@ -196,11 +196,17 @@ func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ct
 // cell is a column's value as Cassandra sent it.
 type cell []byte
 
-// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it keeps the bytes.
+// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it keeps the
+// bytes. An empty value (an empty string or blob) stays empty, not nil:
+// nil is a null, which the row Verify expects would not hold.
 func (c *cell) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
-	*c = append((*c)[:0], data...)
 	if data == nil {
 		*c = nil
+		return nil
+	}
+	*c = append((*c)[:0], data...)
+	if *c == nil {
+		*c = cell{}
 	}
 	return nil
 }
@@ -304,7 +310,8 @@ func renderEncoded(cqlType string, b []byte) string {
 }
 
 // encodeRow encodes the values an Insert binds (its timestamp left off),
-// as Cassandra stores them: an empty collection is no value.
+// as Cassandra stores them: an empty collection is no value, and sets and
+// maps are in Cassandra's order (see marshalSorted).
 func encodeRow(t *Table, values []any) (*row, error) {
 	cols := t.Spec.Row
 	if len(values) != len(cols)+1 {
@@ -316,7 +323,7 @@ func encodeRow(t *Table, values []any) (*row, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := cqlgen.Marshal(typ, values[i])
+		b, err := marshalSorted(typ, values[i])
 		if err != nil {
 			return nil, fmt.Errorf("cqlgen: %s: column %s: %w", t.Spec.Name, c.Name, err)
 		}
@@ -326,6 +333,16 @@ func encodeRow(t *Table, values []any) (*row, error) {
 		r.cols = append(r.cols, b)
 	}
 	return r, nil
+}
+
+// sortedCell is sortedEncoding for a column's value as read; a type that
+// does not parse leaves it as it is.
+func sortedCell(cqlType string, c []byte) []byte {
+	t, err := cqlgen.ParseType(cqlType)
+	if err != nil {
+		return c
+	}
+	return sortedEncoding(t, c)
 }
 
 func isCollection(cqlType string) bool {
@@ -451,7 +468,10 @@ func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetimes 
 		}
 		for i, c := range cells {
 			if c != nil {
-				r.cols[i] = c
+				// A set or map inside a frozen user-defined type is
+				// stored in the order it was sent in; compared in
+				// Cassandra's, as encodeRow encodes the expected row.
+				r.cols[i] = sortedCell(p.Spec.Row[i].Type, c)
 			}
 			if isCollection(p.Spec.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
 				r.cols[i] = nil

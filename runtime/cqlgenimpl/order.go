@@ -346,6 +346,89 @@ func (n normalized) MarshalCQLValue(*cqlgen.Type) ([]byte, error) {
 	return out, nil
 }
 
+// marshalSorted encodes v as a value of type t with the elements of
+// every set, and the entries of every map, in Cassandra's order, at any
+// depth: what the runtime compares when it asks whether two values are
+// the same as Cassandra stores them. A driver writes a Go map's elements
+// in the map's iteration order, which is random, so one value has many
+// encodings; and Cassandra sorts a set or map column, but not a set or
+// map inside a frozen user-defined type, which it keeps as it was sent.
+func marshalSorted(t *cqlgen.Type, v any) ([]byte, error) {
+	b, err := cqlgen.Marshal(t, v)
+	if err != nil {
+		return nil, err
+	}
+	return sortedEncoding(t, b), nil
+}
+
+// sortedEncoding is b, a value of type t as CQL encodes it, with its sets
+// and maps in Cassandra's order (see marshalSorted). A value without any,
+// or one it cannot parse, is returned as it is.
+func sortedEncoding(t *cqlgen.Type, b []byte) []byte {
+	if b == nil || !unordered(t) {
+		return b
+	}
+	switch t.Kind {
+	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+		es, ok := collectionElements(b, t.Kind == cqlgen.TypeMap)
+		if !ok {
+			return b
+		}
+		for i, e := range es {
+			sub := t.Elem
+			if t.Kind == cqlgen.TypeMap && i%2 == 0 {
+				sub = t.Key
+			}
+			es[i] = sortedEncoding(sub, e)
+		}
+		if t.Kind != cqlgen.TypeList {
+			sortElements(t, es)
+		}
+		out := append([]byte(nil), b[:4]...)
+		for _, e := range es {
+			out = binary.BigEndian.AppendUint32(out, uint32(len(e)))
+			out = append(out, e...)
+		}
+		return out
+	case cqlgen.TypeUDT:
+		fs, ok := udtFields(b)
+		if !ok {
+			return b
+		}
+		var out []byte
+		for i, f := range fs {
+			if f == nil {
+				out = binary.BigEndian.AppendUint32(out, math.MaxUint32) // null: length -1
+				continue
+			}
+			if i < len(t.Fields) {
+				f = sortedEncoding(t.Fields[i].Type, f)
+			}
+			out = binary.BigEndian.AppendUint32(out, uint32(len(f)))
+			out = append(out, f...)
+		}
+		return out
+	}
+	return b
+}
+
+// unordered reports whether a value of type t may hold a set or a map.
+func unordered(t *cqlgen.Type) bool {
+	switch t.Kind {
+	case cqlgen.TypeSet, cqlgen.TypeMap:
+		return true
+	case cqlgen.TypeList:
+		return t.Elem != nil && unordered(t.Elem)
+	case cqlgen.TypeUDT:
+		for _, f := range t.Fields {
+			if unordered(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // validEncoding reports whether b is a value of type t as Cassandra
 // validates one: the size of a fixed-size type, UTF-8 text, ASCII ascii,
 // a decimal's scale, an inet's 4 or 16 bytes, a timeuuid's version, and a

@@ -23,8 +23,9 @@ func SameKey(t *Table, a, b []any) bool {
 }
 
 // sameEncoded reports whether a and b, value by value, encode to the same
-// bytes with the CQL type typeOf(i) of each: equal as Cassandra stores
-// them. Values it cannot encode count as different.
+// bytes with the CQL type typeOf(i) of each, sets and maps in Cassandra's
+// order: equal as Cassandra stores them. Values it cannot encode count as
+// different.
 func sameEncoded(a, b []any, typeOf func(i int) string) bool {
 	if len(a) != len(b) {
 		return false
@@ -34,8 +35,8 @@ func sameEncoded(a, b []any, typeOf func(i int) string) bool {
 		if err != nil {
 			return false
 		}
-		x, err1 := cqlgen.Marshal(typ, a[i])
-		y, err2 := cqlgen.Marshal(typ, b[i])
+		x, err1 := marshalSorted(typ, a[i])
+		y, err2 := marshalSorted(typ, b[i])
 		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
 			return false
 		}
