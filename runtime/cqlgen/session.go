@@ -128,6 +128,20 @@ type session struct {
 	calls CallObserver // opts.Observer, when it observes calls too
 }
 
+// checkSerial refuses, before anything is sent, a conditional statement
+// whose serial level is not one (Levels.Serial, SessionOptions,
+// WithSerialConsistency): gocql v1 would send it for Cassandra to refuse,
+// the v2 driver panics.
+func (g *session) checkSerial(ctx context.Context, q Query, kind StatementKind) error {
+	if kind != Conditional {
+		return nil
+	}
+	if l := g.levels(ctx, q); !l.Serial.IsSerial() {
+		return &OptionError{Option: "Levels.Serial", Reason: fmt.Sprintf("%v is not a serial consistency level; use Serial or LocalSerial", l.Serial)}
+	}
+	return nil
+}
+
 // request builds the driver request of one pass of q.
 func (g *session) request(ctx context.Context, q Query, e *execution) *Request {
 	e.pass()
@@ -149,6 +163,9 @@ func (g *session) request(ctx context.Context, q Query, e *execution) *Request {
 }
 
 func (g *session) Exec(ctx context.Context, q Query) error {
+	if err := g.checkSerial(ctx, q, q.Stmt.Kind); err != nil {
+		return err
+	}
 	e := g.start(ctx, q.Stmt, nil)
 	for {
 		err := g.d.Exec(ctx, g.request(ctx, q, e))
@@ -185,6 +202,9 @@ func (errIter) PageState() []byte { return nil }
 func (it errIter) Close() error   { return it.err }
 
 func (g *session) ExecCAS(ctx context.Context, q Query, dest ...any) (bool, error) {
+	if err := g.checkSerial(ctx, q, q.Stmt.Kind); err != nil {
+		return false, err
+	}
 	e := g.start(ctx, q.Stmt, nil)
 	for {
 		applied, err := g.d.ScanCAS(ctx, g.request(ctx, q, e), dest...)
@@ -197,6 +217,9 @@ func (g *session) ExecCAS(ctx context.Context, q Query, dest ...any) (bool, erro
 // ExecCASMap runs a conditional write and, when it did not apply, puts the
 // row's current values in current, by column name. See CAS.
 func (g *session) ExecCASMap(ctx context.Context, q Query, current map[string]any) (bool, error) {
+	if err := g.checkSerial(ctx, q, q.Stmt.Kind); err != nil {
+		return false, err
+	}
 	e := g.start(ctx, q.Stmt, nil)
 	for {
 		clear(current)
@@ -224,6 +247,11 @@ func (g *session) Batch(ctx context.Context, kind BatchKind, qs []Query) error {
 	size := EstimateBatchBytes(qs)
 	if g.opts.BatchFailBytes > 0 && size > g.opts.BatchFailBytes {
 		return g.refuse(ctx, qs, size, &BatchTooLargeError{Statements: len(qs), Bytes: size, Limit: g.opts.BatchFailBytes})
+	}
+	for _, q := range qs {
+		if err := g.checkSerial(ctx, q, q.Stmt.Kind); err != nil {
+			return err
+		}
 	}
 	if kind == Unlogged {
 		if err := g.samePartition(ctx, qs); err != nil {

@@ -46,3 +46,30 @@ func TestBatchTooLargeIsRefusedBeforeSending(t *testing.T) {
 		t.Errorf("observations %+v", seen)
 	}
 }
+
+// A serial level that is no serial level is refused before the driver
+// sees it (this session has none: sending would panic), whichever way it
+// was set, and only for conditional statements.
+func TestSerialLevelMustBeSerial(t *testing.T) {
+	cas := &Statement{CQL: "UPDATE t SET v = ? WHERE k = ? IF v = ?", Table: "t", Pattern: "Set", Kind: Conditional}
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		s   Session
+		ctx context.Context
+		q   Query
+	}{
+		"session":    {NewSession(nil, &SessionOptions{SerialConsistency: Quorum}), ctx, Query{Stmt: cas}},
+		"call":       {NewSession(nil, nil), WithLevels(ctx, Levels{Serial: One}), Query{Stmt: cas}},
+		"repository": {NewSession(nil, nil), ctx, Query{Stmt: cas, SerialConsistency: LocalQuorum}},
+	} {
+		if _, err := c.s.ExecCAS(c.ctx, c.q); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%s: ExecCAS: %v, want an option error", name, err)
+		}
+		if err := c.s.Exec(c.ctx, c.q); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%s: Exec: %v, want an option error", name, err)
+		}
+		if err := c.s.Batch(c.ctx, Logged, []Query{c.q}); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%s: Batch: %v, want an option error", name, err)
+		}
+	}
+}
