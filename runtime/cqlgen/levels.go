@@ -4,7 +4,7 @@ import "context"
 
 // Levels are the consistency levels of statements, by what they do. A zero
 // field keeps the level set further out, so a Levels names only what it
-// changes. (gocql.Any, whose value is 0, cannot be chosen: a write at ANY
+// changes. (Any, whose value is 0, cannot be chosen: a write at ANY
 // may live in a hint alone, readable nowhere, which no repository wants.)
 //
 // A statement's level is decided, most specific first, by
