@@ -97,15 +97,17 @@ func (d *driver) Iter(ctx context.Context, r *cqlgen.Request) cqlgen.DriverIter 
 	q, p := d.query(ctx, r)
 	it := q.Iter()
 	release(q, p) // the page is fetched; the Iter no longer needs it
-	return &iter{it: it}
+	return iter{it: it}
 }
 
+// iter is a value of one pointer, which an interface holds without an
+// allocation.
 type iter struct{ it *gocql.Iter }
 
-func (i *iter) Columns() int          { return len(i.it.Columns()) }
-func (i *iter) Scan(dest ...any) bool { return i.it.Scan(dests(dest)...) }
-func (i *iter) PageState() []byte     { return i.it.PageState() }
-func (i *iter) Close() error          { return classify(i.it.Close()) }
+func (i iter) Columns() int          { return len(i.it.Columns()) }
+func (i iter) Scan(dest ...any) bool { return i.it.Scan(dests(dest)...) }
+func (i iter) PageState() []byte     { return i.it.PageState() }
+func (i iter) Close() error          { return classify(i.it.Close()) }
 
 func (d *driver) ScanCAS(ctx context.Context, r *cqlgen.Request, dest ...any) (bool, error) {
 	q, p := d.query(ctx, r)

@@ -90,15 +90,17 @@ func (d *driver) Exec(ctx context.Context, r *cqlgen.Request) error {
 }
 
 func (d *driver) Iter(ctx context.Context, r *cqlgen.Request) cqlgen.DriverIter {
-	return &iter{it: d.query(r).IterContext(ctx)}
+	return iter{it: d.query(r).IterContext(ctx)}
 }
 
+// iter is a value of one pointer, which an interface holds without an
+// allocation.
 type iter struct{ it *gocql.Iter }
 
-func (i *iter) Columns() int          { return len(i.it.Columns()) }
-func (i *iter) Scan(dest ...any) bool { return i.it.Scan(dests(dest)...) }
-func (i *iter) PageState() []byte     { return i.it.PageState() }
-func (i *iter) Close() error          { return classify(i.it.Close()) }
+func (i iter) Columns() int          { return len(i.it.Columns()) }
+func (i iter) Scan(dest ...any) bool { return i.it.Scan(dests(dest)...) }
+func (i iter) PageState() []byte     { return i.it.PageState() }
+func (i iter) Close() error          { return classify(i.it.Close()) }
 
 func (d *driver) ScanCAS(ctx context.Context, r *cqlgen.Request, dest ...any) (bool, error) {
 	applied, err := d.query(r).ScanCASContext(ctx, dests(dest)...)
