@@ -151,3 +151,54 @@ var Unset any = unset{}
 
 // IsUnset reports whether v is Unset.
 func IsUnset(v any) bool { _, ok := v.(unset); return ok }
+
+// IsOwnValue reports the values the runtime binds that no driver knows:
+// Unset, Encoded and ValueMarshalers. Adapters convert them to their
+// driver's own (ConvertValues).
+func IsOwnValue(v any) bool {
+	switch v.(type) {
+	case Encoded, ValueMarshaler:
+		return true
+	}
+	return IsUnset(v)
+}
+
+// ConvertValues returns vs with convert applied to each of the runtime's
+// own values (IsOwnValue), for an adapter to bind. It copies the slice
+// only when there is one: most statements' values go to the driver as
+// they are, without an allocation.
+func ConvertValues(vs []any, convert func(any) any) []any {
+	var out []any
+	for i, v := range vs {
+		if !IsOwnValue(v) {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), vs...)
+		}
+		out[i] = convert(v)
+	}
+	if out == nil {
+		return vs
+	}
+	return out
+}
+
+// ConvertDests returns ds with convert applied to each scan destination
+// that is a ValueUnmarshaler, copying the slice only when there is one.
+func ConvertDests(ds []any, convert func(any) any) []any {
+	var out []any
+	for i, d := range ds {
+		if _, ok := d.(ValueUnmarshaler); !ok {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), ds...)
+		}
+		out[i] = convert(d)
+	}
+	if out == nil {
+		return ds
+	}
+	return out
+}

@@ -219,31 +219,7 @@ func Value(v any) any {
 
 // values converts vs with Value, copying the slice only when a value
 // changes.
-func values(vs []any) []any {
-	var out []any
-	for i, v := range vs {
-		if !own(v) {
-			continue
-		}
-		if out == nil {
-			out = append([]any(nil), vs...)
-		}
-		out[i] = Value(v)
-	}
-	if out == nil {
-		return vs
-	}
-	return out
-}
-
-// own reports the runtime's own values, which Value converts.
-func own(v any) bool {
-	switch v.(type) {
-	case cqlgen.Encoded, cqlgen.ValueMarshaler:
-		return true
-	}
-	return cqlgen.IsUnset(v)
-}
+func values(vs []any) []any { return cqlgen.ConvertValues(vs, Value) }
 
 // Dest is dst as the v2 driver scans into it: a cqlgen.ValueUnmarshaler
 // becomes a gocql.Unmarshaler.
@@ -255,21 +231,7 @@ func Dest(dst any) any {
 }
 
 // dests converts ds with Dest, copying the slice only when one changes.
-func dests(ds []any) []any {
-	var out []any
-	for i, d := range ds {
-		if u, ok := d.(cqlgen.ValueUnmarshaler); ok {
-			if out == nil {
-				out = append([]any(nil), ds...)
-			}
-			out[i] = unmarshaler{u}
-		}
-	}
-	if out == nil {
-		return ds
-	}
-	return out
-}
+func dests(ds []any) []any { return cqlgen.ConvertDests(ds, Dest) }
 
 type encoded []byte
 
