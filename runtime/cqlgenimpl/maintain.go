@@ -366,9 +366,97 @@ func (d *digests) add(o *digests) {
 	}
 }
 
+// The maintenance path is compiled once for all entity types. Every
+// entity struct is a GC shape of its own, so a generic body is stenciled
+// again for each entity: a generated package of fifty entities carried
+// fifty copies of Verify, Repair and Backfill, a megabyte of machine code
+// its every build compiled. Maintain and Backfill, which generated code
+// calls, are thin generic wrappers instead: they take a type-erased view
+// of the entity (entityView), built once per call, and run the
+// non-generic code below on it. An entity there is an any holding a *T,
+// which the view's closures convert back; the conversions cost a type
+// assertion per call and an allocation per canonical row scanned, which a
+// batch job reading whole tables over the network does not notice.
+
+// entityView is an *Entity[T] with T erased, as the maintenance path uses
+// it. Its closures take an entity as an any holding a *T, and a
+// projection by its index in Entity.Projections.
+type entityView struct {
+	canonical   *Table
+	immutable   bool
+	projections []projectionView
+	// scanState reads a canonical row, as Entity.ScanState does.
+	scanState func(cqlgen.Iter) (stateView, bool)
+	// holds, key and row are Projection's holds, Key and Row (never
+	// unset).
+	holds func(p int, e any) bool
+	key   func(p int, e any) []any
+	row   func(p int, e any, ts int64) []any
+	// touch writes a live entity again, unchanged, through the write
+	// protocol (opTouch), under default options.
+	touch func(ctx context.Context, s cqlgen.Session, e any) error
+	// claim claims e's key in unique projection p for its change at
+	// version, under default options, as the protocol does.
+	claim func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error
+	// fence is Entity.fence on a state read by scanState.
+	fence func(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *stateView, found bool) (bool, error)
+}
+
+// projectionView is what the maintenance path reads of a Projection
+// without calling it.
+type projectionView struct {
+	table      *Table
+	unique     bool
+	writetimes int
+	owner      []int
+}
+
+// stateView is a State[T] with T erased: state holds the *State[T] read
+// (nil for none), row its *T, for the closures, and the fields the
+// maintenance path reads are copied out.
+type stateView struct {
+	state   any
+	row     any
+	version int64
+	deleted bool
+}
+
+// view builds ent's type-erased view, once per Maintain or Backfill.
+func (ent *Entity[T]) view() *entityView {
+	v := &entityView{canonical: ent.Canonical, immutable: ent.Immutable}
+	for _, p := range ent.Projections {
+		v.projections = append(v.projections, projectionView{table: p.Table, unique: p.Unique, writetimes: p.Writetimes, owner: p.Owner})
+	}
+	v.scanState = func(it cqlgen.Iter) (stateView, bool) {
+		st, ok := ent.ScanState(it)
+		if !ok {
+			return stateView{}, false
+		}
+		return stateView{state: &st, row: &st.Row, version: st.Version, deleted: st.Deleted}, true
+	}
+	v.holds = func(p int, e any) bool { return ent.Projections[p].holds(e.(*T)) }
+	v.key = func(p int, e any) []any { return ent.Projections[p].Key(e.(*T)) }
+	v.row = func(p int, e any, ts int64) []any { return ent.Projections[p].Row(e.(*T), ts, false) }
+	v.touch = func(ctx context.Context, s cqlgen.Session, e any) error {
+		return write(ctx, s, NewOptions(), ent, opTouch, e.(*T))
+	}
+	v.claim = func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error {
+		return ent.claim(ctx, s, NewOptions(), &ent.Projections[p], e.(*T), version)
+	}
+	v.fence = func(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, sv *stateView, found bool) (bool, error) {
+		st, _ := sv.state.(*State[T])
+		if st == nil {
+			// None read: the zero State, as GetRow returns it.
+			st = new(State[T])
+		}
+		return ent.fence(ctx, s, o, owner, st, found)
+	}
+	return v
+}
+
 // verification is the state of one Verify or Repair.
-type verification[T any] struct {
-	ent    *Entity[T]
+type verification struct {
+	ent    *entityView
 	s      cqlgen.Session
 	m      *maintain
 	tables []int // the projections under check
@@ -378,13 +466,17 @@ type verification[T any] struct {
 
 // Maintain runs Verify (repair false) or Repair (repair true).
 func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
-	v := &verification[T]{ent: ent, s: s, m: newMaintain(o), rep: &cqlgen.Report{Entity: entity, Source: ent.Canonical.Spec.Name}}
+	return maintainView(ctx, s, ent.view(), entity, repair, o)
+}
+
+func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	v := &verification{ent: ent, s: s, m: newMaintain(o), rep: &cqlgen.Report{Entity: entity, Source: ent.canonical.Spec.Name}}
 	var err error
 	if v.tables, err = ent.selectTables(v.m.Tables); err != nil {
 		return nil, err
 	}
 	for _, i := range v.tables {
-		v.rep.Tables = append(v.rep.Tables, cqlgen.TableReport{Table: ent.Projections[i].Table.Spec.Name})
+		v.rep.Tables = append(v.rep.Tables, cqlgen.TableReport{Table: ent.projections[i].table.Spec.Name})
 	}
 	err = v.run(ctx, repair)
 	v.rep.Elapsed = time.Since(v.m.start)
@@ -392,16 +484,16 @@ func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], enti
 	return v.rep, err
 }
 
-func (ent *Entity[T]) selectTables(names []string) ([]int, error) {
+func (ent *entityView) selectTables(names []string) ([]int, error) {
 	var out []int
-	for i, p := range ent.Projections {
-		if len(names) == 0 || slices.Contains(names, p.Table.Spec.Name) {
+	for i, p := range ent.projections {
+		if len(names) == 0 || slices.Contains(names, p.table.Spec.Name) {
 			out = append(out, i)
 		}
 	}
 	for _, n := range names {
-		if !slices.ContainsFunc(ent.Projections, func(p Projection[T]) bool { return p.Table.Spec.Name == n }) {
-			return nil, fmt.Errorf("cqlgen: %s is not a table %s writes besides its source of truth", n, ent.Canonical.Spec.Name)
+		if !slices.ContainsFunc(ent.projections, func(p projectionView) bool { return p.table.Spec.Name == n }) {
+			return nil, fmt.Errorf("cqlgen: %s is not a table %s writes besides its source of truth", n, ent.canonical.Spec.Name)
 		}
 	}
 	return out, nil
@@ -409,21 +501,21 @@ func (ent *Entity[T]) selectTables(names []string) ([]int, error) {
 
 // expected derives the row of projection p that a canonical row implies;
 // callers first ask whether p holds the entity at all.
-func (ent *Entity[T]) expected(p Projection[T], st *State[T]) (*row, []any, error) {
-	values := p.Row(&st.Row, st.Version+1, false)
-	r, err := encodeRow(p.Table, values)
+func (ent *entityView) expected(p int, st *stateView) (*row, []any, error) {
+	values := ent.row(p, st.row, st.version+1)
+	r, err := encodeRow(ent.projections[p].table, values)
 	return r, values, err
 }
 
 // scanCanonical reads the live rows of the source of truth in a range.
-func (v *verification[T]) scanCanonical(ctx context.Context, lo, hi int64, f func(*State[T]) error) error {
+func (v *verification) scanCanonical(ctx context.Context, lo, hi int64, f func(*stateView) error) error {
 	var ferr error
-	err := scanRange(ctx, v.s, v.ent.Canonical.Scan, lo, hi, func(it cqlgen.Iter) bool {
-		st, ok := v.ent.ScanState(it)
+	err := scanRange(ctx, v.s, v.ent.canonical.Scan, lo, hi, func(it cqlgen.Iter) bool {
+		st, ok := v.ent.scanState(it)
 		if !ok {
 			return false
 		}
-		if st.Deleted {
+		if st.deleted {
 			return true
 		}
 		if ferr = f(&st); ferr != nil {
@@ -483,29 +575,29 @@ func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetimes 
 	})
 }
 
-func (v *verification[T]) run(ctx context.Context, repair bool) error {
+func (v *verification) run(ctx context.Context, repair bool) error {
 	m, ent := v.m, v.ent
 	// Pass 1: digests of what the source of truth implies, and of what
 	// every table holds.
-	want := make([]*digests, len(ent.Projections))
-	have := make([]*digests, len(ent.Projections))
+	want := make([]*digests, len(ent.projections))
+	have := make([]*digests, len(ent.projections))
 	for _, i := range v.tables {
 		want[i], have[i] = newDigests(m.Buckets), newDigests(m.Buckets)
 	}
 	var canonRows int64
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		local := make([]*digests, len(ent.Projections))
+		local := make([]*digests, len(ent.projections))
 		for _, i := range v.tables {
 			local[i] = newDigests(m.Buckets)
 		}
 		var n int64
-		err := v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
+		err := v.scanCanonical(ctx, lo, hi, func(st *stateView) error {
 			n++
 			for _, i := range v.tables {
-				if !ent.Projections[i].holds(&st.Row) {
+				if !ent.holds(i, st.row) {
 					continue
 				}
-				r, _, err := ent.expected(ent.Projections[i], st)
+				r, _, err := ent.expected(i, st)
 				if err != nil {
 					return err
 				}
@@ -529,11 +621,11 @@ func (v *verification[T]) run(ctx context.Context, repair bool) error {
 	}
 	v.rep.Rows = canonRows
 	for k, i := range v.tables {
-		p := ent.Projections[i]
+		p := ent.projections[i]
 		err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 			local := newDigests(m.Buckets)
 			var n int64
-			err := scanProjection(ctx, v.s, p.Table, p.Writetimes, lo, hi, func(r *row) {
+			err := scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
 				b := r.bucket(m.Buckets)
 				local.sum[b] += r.hash()
 				local.count[b]++
@@ -571,8 +663,8 @@ func (v *verification[T]) run(ctx context.Context, repair bool) error {
 
 // compare finds the drift of projection i in its mismatched buckets and,
 // with repair, writes it away.
-func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *digests, repair bool) error {
-	m, ent, p := v.m, v.ent, v.ent.Projections[i]
+func (v *verification) compare(ctx context.Context, k, i int, want, have *digests, repair bool) error {
+	m, ent, p := v.m, v.ent, v.ent.projections[i]
 	tr := &v.rep.Tables[k]
 	mismatched := make([]bool, m.Buckets)
 	for b := range mismatched {
@@ -580,7 +672,7 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 	}
 	present := map[string]*row{}
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		return scanProjection(ctx, v.s, p.Table, p.Writetimes, lo, hi, func(r *row) {
+		return scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
 			if mismatched[r.bucket(m.Buckets)] {
 				v.mu.Lock()
 				present[r.key()] = r
@@ -593,15 +685,15 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 	}
 	sample := func(keys *[]string, r *row) {
 		if len(*keys) < m.Samples {
-			*keys = append(*keys, r.keyWords(p.Table))
+			*keys = append(*keys, r.keyWords(p.table))
 		}
 	}
 	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		return v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
-			if !p.holds(&st.Row) {
+		return v.scanCanonical(ctx, lo, hi, func(st *stateView) error {
+			if !ent.holds(i, st.row) {
 				return nil
 			}
-			r, _, err := ent.expected(p, st)
+			r, _, err := ent.expected(i, st)
 			if err != nil || !mismatched[r.bucket(m.Buckets)] {
 				return err
 			}
@@ -623,18 +715,18 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 				if err := m.limiter.wait(ctx); err != nil {
 					return err
 				}
-				if ent.Immutable {
+				if ent.immutable {
 					// The row as the entity's Insert wrote it, at its
 					// timestamp, or just after a stale row's, which the
 					// entity's Delete, later still, wins over.
-					ts := st.Version + 1
+					ts := st.version + 1
 					if ok && got.writetime >= ts {
 						ts = got.writetime + 1
 					}
-					if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, ts, false)}); err != nil {
+					if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.table.Insert, Values: ent.row(i, st.row, ts)}); err != nil {
 						return err
 					}
-				} else if err := write(ctx, v.s, NewOptions(), ent, opTouch, &st.Row); err != nil {
+				} else if err := ent.touch(ctx, v.s, st.row); err != nil {
 					// Through the write protocol: the entity, unchanged, at a
 					// new version, which every table then gets.
 					return err
@@ -659,7 +751,7 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 		return nil
 	}
 	for _, r := range present {
-		deleted, err := v.deleteOrphan(ctx, p, r)
+		deleted, err := v.deleteOrphan(ctx, i, r)
 		if err != nil {
 			return err
 		}
@@ -674,25 +766,26 @@ func (v *verification[T]) compare(ctx context.Context, k, i int, want, have *dig
 // after reading its entity's canonical row again: if that row now implies
 // it (a change since), it stays. The delete goes at the orphan's own
 // write timestamp, which any later write of the key wins over.
-func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *row) (bool, error) {
+func (v *verification) deleteOrphan(ctx context.Context, i int, r *row) (bool, error) {
+	p := v.ent.projections[i]
 	if err := v.m.limiter.wait(ctx); err != nil {
 		return false, err
 	}
-	if p.Unique {
-		return v.deleteClaim(ctx, p, r)
+	if p.unique {
+		return v.deleteClaim(ctx, i, r)
 	}
-	if p.Owner != nil {
-		owner := make([]any, len(p.Owner))
-		for j, c := range p.Owner {
+	if p.owner != nil {
+		owner := make([]any, len(p.owner))
+		for j, c := range p.owner {
 			owner[j] = cqlgen.Encoded(r.cols[c])
 		}
-		st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.Canonical.State, Values: owner}, v.ent.ScanState)
+		st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
 		switch {
 		case errors.Is(err, cqlgen.ErrNotFound):
 		case err != nil:
 			return false, err
-		case !st.Deleted && p.holds(&st.Row):
-			want, _, err := v.ent.expected(p, &st)
+		case !st.deleted && v.ent.holds(i, st.row):
+			want, _, err := v.ent.expected(i, &st)
 			if err != nil {
 				return false, err
 			}
@@ -710,7 +803,7 @@ func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *
 	for _, c := range r.cols[:r.nkey] {
 		key = append(key, cqlgen.Encoded(c))
 	}
-	if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Delete, Values: key}); err != nil {
+	if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.table.Delete, Values: key}); err != nil {
 		return false, err
 	}
 	v.m.report("repair", v.m.Ranges, 0, 1, false)
@@ -720,8 +813,9 @@ func (v *verification[T]) deleteOrphan(ctx context.Context, p Projection[T], r *
 // deleteClaim deletes a claim no entity holds, unless its owner now holds
 // it: after fencing an owner whose change may be in flight, by the same
 // conditional delete as a release, on the owner and version read.
-func (v *verification[T]) deleteClaim(ctx context.Context, p Projection[T], r *row) (bool, error) {
-	t := p.Table
+func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, error) {
+	p := v.ent.projections[i]
+	t := p.table
 	key := make([]any, r.nkey)
 	for i, c := range r.cols[:r.nkey] {
 		key[i] = cqlgen.Encoded(c)
@@ -733,20 +827,20 @@ func (v *verification[T]) deleteClaim(ctx context.Context, p Projection[T], r *r
 	if err != nil {
 		return false, err
 	}
-	owner := make([]any, len(p.Owner))
-	for j, c := range p.Owner {
+	owner := make([]any, len(p.owner))
+	for j, c := range p.owner {
 		owner[j] = cqlgen.Encoded(cur.cols[c])
 	}
 	o := NewOptions()
-	st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.Canonical.State, Values: owner}, v.ent.ScanState)
+	st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
 	found := err == nil
 	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 		return false, err
 	}
-	if found && !st.Deleted && p.holds(&st.Row) && SameKey(t, p.Key(&st.Row), key) {
+	if found && !st.deleted && v.ent.holds(i, st.row) && SameKey(t, v.ent.key(i, st.row), key) {
 		return false, nil
 	}
-	if !found || st.Version < cur.version {
+	if !found || st.version < cur.version {
 		if ok, err := v.ent.fence(ctx, v.s, o, owner, &st, found); !ok || err != nil {
 			return false, err
 		}
@@ -774,13 +868,18 @@ func rawCells(cells [][]byte) []any {
 // it: a backfill stopped (its context cancelled, its process killed)
 // resumes where it was.
 func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return backfill(ctx, s, ent.view(), entity, table, o)
+}
+
+func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	m := newMaintain(o)
 	idx, err := ent.selectTables([]string{table})
 	if err != nil {
 		return nil, err
 	}
-	p := ent.Projections[idx[0]]
-	rep := &cqlgen.Report{Entity: entity, Source: ent.Canonical.Spec.Name, Tables: []cqlgen.TableReport{{Table: table}}}
+	pi := idx[0]
+	p := ent.projections[pi]
+	rep := &cqlgen.Report{Entity: entity, Source: ent.canonical.Spec.Name, Tables: []cqlgen.TableReport{{Table: table}}}
 	tr := &rep.Tables[0]
 	job := ""
 	done := map[int]bool{}
@@ -798,23 +897,23 @@ func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], enti
 	m.progress.Done = len(done)
 	var mu sync.Mutex
 	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
-		v := &verification[T]{ent: ent, s: s, m: m}
+		v := &verification{ent: ent, s: s, m: m}
 		var n int64
-		err := v.scanCanonical(ctx, lo, hi, func(st *State[T]) error {
-			if !p.holds(&st.Row) {
+		err := v.scanCanonical(ctx, lo, hi, func(st *stateView) error {
+			if !ent.holds(pi, st.row) {
 				return nil
 			}
 			if err := m.limiter.wait(ctx); err != nil {
 				return err
 			}
-			if p.Unique {
+			if p.unique {
 				// A claim, at the version of the entity's last change: a
 				// key two entities hold stops the backfill with a
 				// *cqlgen.UniqueConflictError, for a person to settle.
-				if err := ent.claim(ctx, s, NewOptions(), &p, &st.Row, st.Version); err != nil {
+				if err := ent.claim(ctx, s, pi, st.row, st.version); err != nil {
 					return err
 				}
-			} else if err := s.Exec(ctx, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)}); err != nil {
+			} else if err := s.Exec(ctx, cqlgen.Query{Stmt: p.table.Insert, Values: ent.row(pi, st.row, st.version+1)}); err != nil {
 				return err
 			}
 			n++
