@@ -23,8 +23,8 @@ import (
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 func main() {
