@@ -57,14 +57,19 @@ func NewClusterDC(localDC string, hosts ...string) *gocql.ClusterConfig {
 	return c
 }
 
-// policies remembers how to make a fresh host selection policy for the
-// configurations NewCluster and NewClusterDC made.
-var policies sync.Map // *gocql.ClusterConfig → func() gocql.HostSelectionPolicy
+// made remembers, for the configurations NewCluster and NewClusterDC
+// made, the policy they were given and how to make another.
+var made sync.Map // *gocql.ClusterConfig → madePolicy
+
+type madePolicy struct {
+	first gocql.HostSelectionPolicy
+	make  func() gocql.HostSelectionPolicy
+}
 
 func newCluster(policy func() gocql.HostSelectionPolicy, hosts []string) *gocql.ClusterConfig {
 	c := gocql.NewCluster(hosts...)
 	c.PoolConfig.HostSelectionPolicy = policy()
-	policies.Store(c, policy)
+	made.Store(c, madePolicy{c.PoolConfig.HostSelectionPolicy, policy})
 	c.WriteCoalesceWaitTime = 0
 	c.Timeout = 11 * time.Second
 	c.ConnectTimeout = 5 * time.Second
@@ -75,18 +80,28 @@ func newCluster(policy func() gocql.HostSelectionPolicy, hosts []string) *gocql.
 
 // CreateSession creates a gocql session from cluster, which may serve any
 // number of sessions: a configuration made by NewCluster or NewClusterDC
-// gets a host selection policy of its own for each. gocql panics when one
-// policy serves two sessions; with any other configuration that panic
-// comes back as an error.
+// gets a host selection policy of its own for each, unless the caller put
+// another policy in it, which is then used as it is. gocql panics when one
+// policy serves two sessions; that panic comes back as an error.
 func CreateSession(cluster *gocql.ClusterConfig) (s *gocql.Session, err error) {
 	c := *cluster
-	if mk, ok := policies.Load(cluster); ok {
-		c.PoolConfig.HostSelectionPolicy = mk.(func() gocql.HostSelectionPolicy)()
-	}
+	c.PoolConfig.HostSelectionPolicy = sessionPolicy(cluster)
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = nil, fmt.Errorf("cqlgen: creating a session: %v (give each session its own host selection policy)", r)
 		}
 	}()
 	return c.CreateSession()
+}
+
+// sessionPolicy is the host selection policy CreateSession gives a
+// session of cluster: a fresh one of cqlgen's while cluster still holds
+// the one NewCluster or NewClusterDC put in it, and otherwise the
+// cluster's own, so that a policy the caller chose is never replaced.
+func sessionPolicy(cluster *gocql.ClusterConfig) gocql.HostSelectionPolicy {
+	p := cluster.PoolConfig.HostSelectionPolicy
+	if m, ok := made.Load(cluster); ok && p == m.(madePolicy).first {
+		return m.(madePolicy).make()
+	}
+	return p
 }

@@ -202,3 +202,24 @@ func mustType(t *testing.T, s string) *cqlgen.Type {
 	}
 	return ty
 }
+
+// Each session of a NewCluster configuration gets a fresh policy of
+// cqlgen's, and a policy the caller put in the configuration is kept.
+func TestSessionPolicyKeepsTheCallersOwn(t *testing.T) {
+	c := NewCluster("127.0.0.1:9042")
+	first := c.PoolConfig.HostSelectionPolicy
+	a, b := sessionPolicy(c), sessionPolicy(c)
+	if a == nil || a == first || a == b {
+		t.Errorf("sessions of a NewCluster configuration share a policy: %p %p %p", first, a, b)
+	}
+	mine := gocql.RoundRobinHostPolicy()
+	c.PoolConfig.HostSelectionPolicy = mine
+	if got := sessionPolicy(c); got != mine {
+		t.Error("the caller's policy was replaced")
+	}
+	other := gocql.NewCluster("127.0.0.1:9042")
+	other.PoolConfig.HostSelectionPolicy = mine
+	if got := sessionPolicy(other); got != mine {
+		t.Error("a configuration cqlgen did not make got another policy")
+	}
+}
