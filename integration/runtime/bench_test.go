@@ -29,7 +29,7 @@ func BenchmarkExecOverhead(b *testing.B) {
 	session, vals := benchSession(b)
 	ctx := context.Background()
 
-	// As cqlgen.NewCluster sets them; gocql's 200µs write coalescing
+	// As gocqlv1.NewCluster sets them; gocql's 200µs write coalescing
 	// would otherwise dominate both sides.
 	b.Run("gocql", func(b *testing.B) {
 		b.ReportAllocs()
@@ -108,7 +108,7 @@ func median(ds []time.Duration) time.Duration {
 }
 
 // benchSession is a keyspace with the bench table, its INSERT prepared,
-// on a session configured as cqlgen.NewCluster does.
+// on a session configured as gocqlv1.NewCluster does.
 func benchSession(b *testing.B) (*gocql.Session, []any) {
 	session, _ := cassandratest.Keyspace(b, func(c *gocql.ClusterConfig) {
 		// gocql's 200µs write coalescing would otherwise dominate both

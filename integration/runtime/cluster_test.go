@@ -9,7 +9,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
-// One configuration serves several sessions through cqlgen.CreateSession,
+// One configuration serves several sessions through gocqlv1.CreateSession,
 // where gocql's own CreateSession would panic on the second: each gets a
 // host selection policy of its own. A configuration whose shared policy
 // cannot be renewed gets an error, not a panic.

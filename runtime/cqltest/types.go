@@ -23,7 +23,7 @@ type cqlType struct {
 }
 
 // protoVersion is the native protocol version of every TypeInfo, as the
-// runtime's clusters use (cqlgen.NewCluster).
+// runtime's clusters use (gocqlv1.NewCluster).
 const protoVersion = 4
 
 var nativeTypes = map[string]gocql.Type{

@@ -37,7 +37,7 @@ type Coalesce struct {
 }
 
 // Coalescing is every setting the benchmarks run under: 0, as
-// cqlgen.NewCluster sets it, and gocql's default of 200µs, which holds
+// gocqlv1.NewCluster sets it, and gocql's default of 200µs, which holds
 // each request on an idle connection until a timer fires, so that later
 // ones share its write.
 var Coalescing = []Coalesce{
@@ -61,7 +61,7 @@ func Hosts() []string {
 }
 
 // NewCluster returns the cluster configuration every peer runs on: that of
-// cqlgen.NewCluster (token-aware routing over round robin, protocol 4,
+// gocqlv1.NewCluster (token-aware routing over round robin, protocol 4,
 // LocalQuorum, an 11 s timeout), with the given write coalescing. It is
 // spelled out here rather than taken from cqlgen so that the gocassa
 // benchmarks, built against an older gocql, get the same.

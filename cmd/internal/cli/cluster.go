@@ -118,7 +118,7 @@ func (c *clusterEnv) cluster() *gocql.ClusterConfig {
 		// gocql's DC-aware policy lists the other datacenters' nodes after
 		// the local ones, and a retry goes on to them: a LOCAL_QUORUM
 		// then answered from another datacenter's quorum. The filter keeps
-		// the session in its datacenter, as cqlgen.NewClusterDC does.
+		// the session in its datacenter, as gocqlv1.NewClusterDC does.
 		cluster.HostFilter = gocql.DataCentreHostFilter(c.LocalDC)
 		cluster.Consistency = gocql.LocalQuorum
 	}
