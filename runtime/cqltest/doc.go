@@ -28,10 +28,11 @@
 // TIMESTAMP ?]]; UPDATE t [USING ...] SET c = ?, ... WHERE k = ? AND ...
 // [IF EXISTS | IF c = ? AND ...]; DELETE [c, ...] FROM t [USING TIMESTAMP
 // ?] WHERE ... [IF ...]; SELECT c, ..., writetime(c), ttl(c) | * FROM t
-// WHERE pk = ? AND ... [AND ck = ? ...] [AND ck op ? ...]; and scans,
-// SELECT c, ..., writetime(c), ttl(c) | * FROM t [WHERE token(pk, ...) > ?
-// AND token(pk, ...) <= ?]. Values are ? markers, or literals: strings,
-// numbers, booleans and null. A SELECT must restrict the whole partition
+// WHERE pk = ? AND ... [AND ck = ? ...] [AND ck op ? ...] [PER PARTITION
+// LIMIT ?]; and scans, SELECT c, ..., writetime(c), ttl(c) | * FROM t
+// [WHERE token(pk, ...) > ? AND token(pk, ...) <= ?] [PER PARTITION LIMIT
+// ?]. Values are ? markers, or literals: strings, numbers, booleans and
+// null. A SELECT must restrict the whole partition
 // key with =, or its token, or nothing; its last partition key column may
 // take IN ? instead, one marker bound to a list (a multi-get: each
 // partition in the list's order, in one page); clustering columns take = on a
@@ -41,7 +42,11 @@
 // values column by column whatever the clustering orders, as Cassandra's
 // does. A scan's token() names the partition key
 // columns in order and takes at most one lower (>, >=) and one upper (<,
-// <=) bound, bigint tokens, with nothing else in the WHERE clause. A
+// <=) bound, bigint tokens, with nothing else in the WHERE clause. PER
+// PARTITION LIMIT takes an int marker, [per_partition_limit], or an
+// integer: each partition returns at most that many of the rows the
+// SELECT matches, in clustering order; as in Cassandra, an unset value is
+// no limit, and null or a value below 1 is refused with LIMIT's messages. A
 // DELETE may name a clustering prefix (a range deletion) or none (a
 // partition deletion). Not supported: IN elsewhere, ALLOW FILTERING, LIMIT, ORDER
 // BY, token(...) = ?, counters, collection element updates (c = c + ?),
@@ -83,7 +88,9 @@
 // A SELECT returns at most Query.PageSize rows (DefaultPageSize when 0) of
 // the bound partition in clustering order, and a paging state to pass
 // back in Query.PageState to continue after the last row. As Cassandra's,
-// the state is returned whenever a page is full, even if nothing follows.
+// the state is returned whenever a page is full, even if nothing follows,
+// unless the page reaches the PER PARTITION LIMIT; the limit holds across
+// pages, the rows before the state's position counting towards it.
 //
 // A scan returns the rows of the partitions whose tokens are in range, in
 // token order, then in clustering order within each partition, and pages

@@ -93,12 +93,43 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 			return err
 		}
 	}
-	for _, kws := range [][]string{{"order", "by"}, {"limit"}, {"per", "partition", "limit"}, {"group", "by"}, {"allow", "filtering"}} {
+	for _, kws := range [][]string{{"order", "by"}, {"group", "by"}} {
+		if p.keywords(kws...) {
+			return unsupportedf("%s in a SELECT", strings.ToUpper(strings.Join(kws, " ")))
+		}
+	}
+	if p.keywords("per", "partition", "limit") {
+		if err := parsePerPartitionLimit(p, st); err != nil {
+			return err
+		}
+	}
+	for _, kws := range [][]string{{"limit"}, {"allow", "filtering"}} {
 		if p.keywords(kws...) {
 			return unsupportedf("%s in a SELECT", strings.ToUpper(strings.Join(kws, " ")))
 		}
 	}
 	return keyRestrictions(st, rels, toks)
+}
+
+// parsePerPartitionLimit reads the value of PER PARTITION LIMIT: a marker,
+// bound to an int named [per_partition_limit] as in Cassandra, or an
+// integer, which Cassandra's grammar takes with a sign. Its value is
+// checked when the statement runs (perPartitionLimit).
+func parsePerPartitionLimit(p *parser, st *prepared) error {
+	t := p.peek()
+	if t.kind == tPunct && t.text == "-" {
+		t = p.toks[p.i+1]
+	}
+	integer := t.kind == tNumber && strings.Trim(t.text, "0123456789") == ""
+	if t.kind != tMark && !integer && !(t.kind == tPunct && t.text == ":") {
+		return p.errorf("expecting an integer or a bind marker")
+	}
+	v, err := parseTerm(p, st, intType, "[per_partition_limit]")
+	if err != nil {
+		return err
+	}
+	st.perPartition = &v
+	return nil
 }
 
 func parseInsert(p *parser, tables map[string]*table, st *prepared) error {

@@ -93,18 +93,52 @@ func (st *prepared) matches(key, eq [][]byte, lower, upper [][]byte) bool {
 	return true
 }
 
+// perPartitionLimit resolves the PER PARTITION LIMIT of a SELECT: the
+// most rows a partition returns, 0 for no limit. As Cassandra's
+// (SelectStatement.getLimit), it takes an unset value for no limit, and
+// its messages are those of LIMIT. An empty value, on which Cassandra
+// fails with a server error, is refused as a malformed one.
+func (st *prepared) perPartitionLimit(vals []value) (int, error) {
+	if st.perPartition == nil {
+		return 0, nil
+	}
+	switch v := st.perPartition.get(vals); {
+	case v.unset:
+		return 0, nil
+	case v.b == nil:
+		return 0, invalidf("Invalid null value of limit")
+	case len(v.b) != 4:
+		return 0, invalidf("Invalid limit value")
+	default:
+		n := int32(binary.BigEndian.Uint32(v.b))
+		if n <= 0 {
+			return 0, invalidf("LIMIT must be strictly positive")
+		}
+		return int(n), nil
+	}
+}
+
 // selectPage runs a SELECT at now (seconds): up to pageSize rows of the
 // bound partition, in clustering order, after the paging state's row.
 //
 // As Cassandra's pager, it returns a paging state whenever the page is
 // full, even if no row follows (the next page is then empty), except for
-// a table without clustering columns, whose partition holds one row; and
-// a partition with static values but no rows matching a query without
-// clustering restrictions reads as one row of its static values, with
-// nulls elsewhere (SelectStatement.processPartition).
+// a table without clustering columns, whose partition holds one row, and
+// for a page that reaches the PER PARTITION LIMIT, after which nothing
+// follows; and a partition with static values but no rows matching a
+// query without clustering restrictions reads as one row of its static
+// values, with nulls elsewhere (SelectStatement.processPartition).
+//
+// Cassandra's paging state keeps how many rows the partition may still
+// return; this package's counts again, after a paging state, the rows
+// that match up to the state's, included.
 func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []byte) (*result, error) {
+	limit, err := st.perPartitionLimit(vals)
+	if err != nil {
+		return nil, err
+	}
 	if st.scan {
-		return st.scanPage(vals, now, pageSize, state)
+		return st.scanPage(vals, now, pageSize, limit, state)
 	}
 	if st.pkIn {
 		return st.selectIn(vals, now, pageSize, state)
@@ -143,14 +177,24 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 	if p == nil {
 		return res, nil
 	}
-	start := 0
+	start, count := 0, 0
 	if after != nil {
 		start = p.search(t, after)
 		if start < len(p.rows) && t.compareClustering(p.rows[start].key, after) == 0 {
 			start++
 		}
+		if limit > 0 {
+			for _, r := range p.rows[:start] {
+				if st.matches(r.key, eq, lower, upper) && r.live(p.deletion(t, r), now) {
+					count++
+				}
+			}
+		}
 	}
 	for _, r := range p.rows[start:] {
+		if limit > 0 && count >= limit {
+			return res, nil
+		}
 		if !st.matches(r.key, eq, lower, upper) {
 			continue
 		}
@@ -159,7 +203,8 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 			continue
 		}
 		res.rows = append(res.rows, st.project(p, r, del, now))
-		if len(res.rows) == pageSize {
+		count++
+		if len(res.rows) == pageSize && count != limit {
 			if len(t.ck) > 0 {
 				res.state = encodeState(t.name, pk, r.key)
 			}
@@ -174,8 +219,9 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 }
 
 // selectIn runs a SELECT with IN ? on the last partition key column: each
-// distinct value's partition in turn, in the order of the list. It does
-// not page: a page size the rows do not fit in is refused.
+// distinct value's partition in turn, in the order of the list, each up
+// to the PER PARTITION LIMIT. It does not page: a page size the rows do
+// not fit in is refused.
 func (st *prepared) selectIn(vals []value, now int64, pageSize int, state []byte) (*result, error) {
 	last := len(st.pkEq) - 1
 	v := st.pkEq[last].get(vals)

@@ -74,8 +74,10 @@ func (st *prepared) tokenRange(vals []value) (first, last int64, ok bool, err er
 // right after it: in the same partition, or at the next one. A partition
 // with static values but no live rows reads as one row of its static
 // values, with nulls elsewhere, as a partition read without clustering
-// restrictions does.
-func (st *prepared) scanPage(vals []value, now int64, pageSize int, state []byte) (*result, error) {
+// restrictions does. Each partition returns at most limit rows (0: no
+// limit); as a partition read does, the scan counts again, in the
+// partition it resumes in, the rows up to the state's, included.
+func (st *prepared) scanPage(vals []value, now int64, pageSize, limit int, state []byte) (*result, error) {
 	t := st.table
 	res := &result{}
 	for _, s := range st.sel {
@@ -119,20 +121,31 @@ func (st *prepared) scanPage(vals []value, now int64, pageSize int, state []byte
 	}
 	for ; i < len(t.ring) && t.ring[i].token <= last; i++ {
 		p := t.ring[i]
-		start := 0
+		start, count := 0, 0
 		if p == resume {
 			start = p.search(t, after)
 			if start < len(p.rows) && t.compareClustering(p.rows[start].key, after) == 0 {
 				start++
 			}
+			if limit > 0 {
+				for _, r := range p.rows[:start] {
+					if r.live(p.deletion(t, r), now) {
+						count++
+					}
+				}
+			}
 		}
 		n := len(res.rows)
 		for _, r := range p.rows[start:] {
+			if limit > 0 && count >= limit {
+				break
+			}
 			del := p.deletion(t, r)
 			if !r.live(del, now) {
 				continue
 			}
 			res.rows = append(res.rows, st.project(p, r, del, now))
+			count++
 			if len(res.rows) == pageSize {
 				res.state = encodeState(t.name, p.key, r.key)
 				return res, nil

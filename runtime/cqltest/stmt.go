@@ -27,7 +27,7 @@ type term struct {
 }
 
 // marker is what a bind marker is bound to: its type, and a name for
-// messages (a column, or [ttl] and [timestamp]).
+// messages (a column, or [ttl], [timestamp] and [per_partition_limit]).
 type marker struct {
 	typ  *cqlType
 	name string
@@ -88,6 +88,9 @@ type prepared struct {
 
 	// SELECT
 	sel []selector
+	// perPartition is the value of PER PARTITION LIMIT, if any: the most
+	// rows each partition returns.
+	perPartition *term
 
 	// INSERT, UPDATE, DELETE
 	sets                  []assignment // INSERT values, UPDATE SET
