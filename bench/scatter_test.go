@@ -65,14 +65,25 @@ func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
 	repo := model.NewScoreRepo(p.cq)
 	stmt := fmt.Sprintf(selectBucket, buckets)
 	limit := benchenv.PageRows
-	read := map[int]func() (cqlgen.Page[model.Score], error){
-		16: func() (cqlgen.Page[model.Score], error) {
-			return repo.Board16(ctx, Board, &model.Board16Options{Limit: limit})
-		},
-		100: func() (cqlgen.Page[model.Score], error) {
-			return repo.Board100(ctx, Board, &model.Board100Options{Limit: limit})
-		},
-	}[buckets]
+	reader := func(repo *model.ScoreRepo) func() (cqlgen.Page[model.Score], error) {
+		return map[int]func() (cqlgen.Page[model.Score], error){
+			16: func() (cqlgen.Page[model.Score], error) {
+				return repo.Board16(ctx, Board, &model.Board16Options{Limit: limit})
+			},
+			100: func() (cqlgen.Page[model.Score], error) {
+				return repo.Board100(ctx, Board, &model.Board100Options{Limit: limit})
+			},
+		}[buckets]
+	}
+	// read is the default, one request naming every bucket for the
+	// coordinator to gather; readEach sends one request per bucket.
+	read := reader(repo)
+	readEach := reader(model.NewScoreRepo(p.cq, cqlgen.WithScatter(cqlgen.ScatterClient)))
+	if each, err := readEach(); err != nil {
+		b.Fatal(err)
+	} else if got, err := read(); err != nil || !slices.Equal(got.Rows, each.Rows) {
+		b.Fatalf("over %d buckets, one request for all and one a bucket read other rows (%v)", buckets, err)
+	}
 	// The prototype must return what the generated read returns.
 	want, err := read()
 	if err != nil {
@@ -138,6 +149,10 @@ func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
 		}},
 		{Name: "cqlgen", Op: func(int) error {
 			page, err := read()
+			return topPage(page.Rows, err)
+		}},
+		{Name: "cqlgen-client", Op: func(int) error {
+			page, err := readEach()
 			return topPage(page.Rows, err)
 		}},
 		{Name: "proto-adaptive", Op: func(int) error {

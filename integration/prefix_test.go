@@ -249,24 +249,29 @@ func TestPrefixReads(t *testing.T) {
 			{get: func(r *testmodel.DeskTrade) any { return r.Seq }, cmp: cmpInt64, desc: true},
 		}
 		cases := prefixCases(rng, rows, cols, 2, []any{"none", day0.AddDate(0, 0, 100)})
-		checkPrefixReads(t, "trades_by_desk", rows, cols, func(*testmodel.DeskTrade) int64 { return 0 }, cases,
-			func(c prefixCase, cursor string) (cqlgen.Page[testmodel.DeskTrade], error) {
-				o := &testmodel.TradesByDeskOptions{Limit: c.limit, Cursor: cursor}
-				switch c.depth {
-				case 0:
-					o.KindFrom, o.KindTo = ptrOf[string](c.from), ptrOf[string](c.to)
-				case 1:
-					o.KindEq = ptrOf[string](c.prefix[0])
-					o.DayFrom, o.DayTo = ptrOf[time.Time](c.from), ptrOf[time.Time](c.to)
-				case 2:
-					o.KindEq, o.DayEq = ptrOf[string](c.prefix[0]), ptrOf[time.Time](c.prefix[1])
-					o.SeqFrom, o.SeqTo = ptrOf[int64](c.from), ptrOf[int64](c.to)
-				}
-				return repo.TradesByDesk(ctx, "d1", o)
-			},
-			func(r *testmodel.DeskTrade) string {
-				return fmt.Sprintf("%s/%s/%d", r.Kind, r.Day.Format("01-02"), r.Seq)
-			})
+		// Both ways of reaching the buckets, one request for all or one
+		// each, read the same rows.
+		for _, mode := range []cqlgen.Scatter{cqlgen.ScatterCoordinator, cqlgen.ScatterClient} {
+			repo := testmodel.NewDeskTradeRepo(s, cqlgen.WithScatter(mode))
+			checkPrefixReads(t, fmt.Sprintf("trades_by_desk, scatter mode %d", mode), rows, cols, func(*testmodel.DeskTrade) int64 { return 0 }, cases,
+				func(c prefixCase, cursor string) (cqlgen.Page[testmodel.DeskTrade], error) {
+					o := &testmodel.TradesByDeskOptions{Limit: c.limit, Cursor: cursor}
+					switch c.depth {
+					case 0:
+						o.KindFrom, o.KindTo = ptrOf[string](c.from), ptrOf[string](c.to)
+					case 1:
+						o.KindEq = ptrOf[string](c.prefix[0])
+						o.DayFrom, o.DayTo = ptrOf[time.Time](c.from), ptrOf[time.Time](c.to)
+					case 2:
+						o.KindEq, o.DayEq = ptrOf[string](c.prefix[0]), ptrOf[time.Time](c.prefix[1])
+						o.SeqFrom, o.SeqTo = ptrOf[int64](c.from), ptrOf[int64](c.to)
+					}
+					return repo.TradesByDesk(ctx, "d1", o)
+				},
+				func(r *testmodel.DeskTrade) string {
+					return fmt.Sprintf("%s/%s/%d", r.Kind, r.Day.Format("01-02"), r.Seq)
+				})
+		}
 	})
 
 	t.Run("time buckets", func(t *testing.T) {

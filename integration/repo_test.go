@@ -321,14 +321,17 @@ func TestRepoBucketPaging(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", ids(got), ids(all))
 			}
 		})
-		t.Run(fmt.Sprint("16 hash buckets, limit ", limit), func(t *testing.T) {
-			got := pageAll(t, func(c string) (cqlgen.Page[testmodel.Reading], error) {
-				return repo.Readings16(ctx, "s1", &testmodel.Readings16Options{Limit: limit, Cursor: c})
-			}, limit)
-			if ids(got) != ids(all) {
-				t.Errorf("got\n%s\nwant\n%s", ids(got), ids(all))
-			}
-		})
+		for _, mode := range []cqlgen.Scatter{cqlgen.ScatterCoordinator, cqlgen.ScatterClient} {
+			t.Run(fmt.Sprintf("16 hash buckets, scatter mode %d, limit %d", mode, limit), func(t *testing.T) {
+				repo := testmodel.NewReadingRepo(s, cqlgen.WithScatter(mode))
+				got := pageAll(t, func(c string) (cqlgen.Page[testmodel.Reading], error) {
+					return repo.Readings16(ctx, "s1", &testmodel.Readings16Options{Limit: limit, Cursor: c})
+				}, limit)
+				if ids(got) != ids(all) {
+					t.Errorf("got\n%s\nwant\n%s", ids(got), ids(all))
+				}
+			})
+		}
 	}
 	// The look-back bounds the walk: three days from the newest.
 	got := pageAll(t, func(c string) (cqlgen.Page[testmodel.Reading], error) {
@@ -365,16 +368,21 @@ func TestRepoHashMerge100(t *testing.T) {
 		}
 		return strings.Compare(a.TrackID, b.TrackID)
 	})
-	page, err := repo.DailyCharts(ctx, day, &music.DailyChartsOptions{Limit: 100})
-	must(t, err)
-	if ids(page.Rows) != ids(all[:100]) {
-		t.Errorf("first merged page over 100 buckets:\n%s\nwant\n%s", ids(page.Rows), ids(all[:100]))
-	}
-	got := pageAll(t, func(c string) (cqlgen.Page[music.ChartEntry], error) {
-		return repo.DailyCharts(ctx, day, &music.DailyChartsOptions{Limit: 37, Cursor: c})
-	}, 37)
-	if ids(got) != ids(all) {
-		t.Errorf("paging over 100 buckets:\n%s\nwant\n%s", ids(got), ids(all))
+	for _, mode := range []cqlgen.Scatter{cqlgen.ScatterCoordinator, cqlgen.ScatterClient} {
+		repo := music.NewChartEntryRepo(s, cqlgen.WithScatter(mode))
+		page, err := repo.DailyCharts(ctx, day, &music.DailyChartsOptions{Limit: 100})
+		must(t, err)
+		if ids(page.Rows) != ids(all[:100]) {
+			t.Errorf("scatter mode %d: first merged page over 100 buckets:\n%s\nwant\n%s", mode, ids(page.Rows), ids(all[:100]))
+		}
+		for _, limit := range []int{1, 37, 401} {
+			got := pageAll(t, func(c string) (cqlgen.Page[music.ChartEntry], error) {
+				return repo.DailyCharts(ctx, day, &music.DailyChartsOptions{Limit: limit, Cursor: c})
+			}, limit)
+			if ids(got) != ids(all) {
+				t.Errorf("scatter mode %d: paging over 100 buckets by %d:\n%s\nwant\n%s", mode, limit, ids(got), ids(all))
+			}
+		}
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // userUsers: the statements of table users, which is the source of truth of
 // User.
@@ -1840,6 +1840,20 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   scoreBoard16AfterToCQL,
 		AtOrAfter: scoreBoard16AtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       scoreBoard16ScatterFirstCQL,
+				FirstFrom:   scoreBoard16ScatterFirstFromCQL,
+				FirstTo:     scoreBoard16ScatterFirstToCQL,
+				FirstFromTo: scoreBoard16ScatterFirstFromToCQL,
+				After: []string{
+					scoreBoard16ScatterAfter0CQL,
+					scoreBoard16ScatterAfter1CQL,
+				},
+				AfterTo:   scoreBoard16ScatterAfterToCQL,
+				AtOrAfter: scoreBoard16ScatterAtOrAfterCQL,
+			},
+		},
 	},
 })
 
@@ -1923,6 +1937,78 @@ const scoreBoard16AtOrAfterCQL = `SELECT board, points, player_id, name
 	FROM board_16
 	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
 
+// scoreBoard16ScatterFirstCQL reads a partition of board_16 from its first
+// row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
+// bucket.
+const scoreBoard16ScatterFirstCQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard16ScatterFirstFromCQL reads a partition of board_16 from the From
+// bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, From, the most
+// rows per bucket.
+const scoreBoard16ScatterFirstFromCQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ? AND points <= ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard16ScatterFirstToCQL reads a partition of board_16 from its first
+// row up to the To bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, To, the most rows
+// per bucket.
+const scoreBoard16ScatterFirstToCQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ? AND points > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard16ScatterFirstFromToCQL reads a partition of board_16 between the
+// bounds, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, From, To, the
+// most rows per bucket.
+const scoreBoard16ScatterFirstFromToCQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ? AND points <= ? AND points > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard16ScatterAfter0CQL continues a read of board_16 after a row, at
+// one run of clustering columns of one direction, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
+// shard values, points, the most rows per bucket.
+const scoreBoard16ScatterAfter0CQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ? AND points < ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard16ScatterAfter1CQL continues a read of board_16 after a row, at
+// one run of clustering columns of one direction, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
+// shard values, points, player_id, the most rows per bucket.
+const scoreBoard16ScatterAfter1CQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ? AND points = ? AND player_id > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard16ScatterAfterToCQL continues a read of board_16 after a row, up
+// to the To bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, points, To, the
+// most rows per bucket.
+const scoreBoard16ScatterAfterToCQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ? AND points < ? AND points > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard16ScatterAtOrAfterCQL continues a read of board_16 at or after a
+// row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, points,
+// player_id, the most rows per bucket.
+const scoreBoard16ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, shard
+	FROM board_16
+	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
+	PER PARTITION LIMIT ?`
+
 // scoreBoard16Scan reads one row of board_16.
 func scoreBoard16Scan(it cqlgen.Iter) (e Score, ok bool) {
 	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
@@ -1978,6 +2064,20 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   scoreBoard100AfterToCQL,
 		AtOrAfter: scoreBoard100AtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       scoreBoard100ScatterFirstCQL,
+				FirstFrom:   scoreBoard100ScatterFirstFromCQL,
+				FirstTo:     scoreBoard100ScatterFirstToCQL,
+				FirstFromTo: scoreBoard100ScatterFirstFromToCQL,
+				After: []string{
+					scoreBoard100ScatterAfter0CQL,
+					scoreBoard100ScatterAfter1CQL,
+				},
+				AfterTo:   scoreBoard100ScatterAfterToCQL,
+				AtOrAfter: scoreBoard100ScatterAtOrAfterCQL,
+			},
+		},
 	},
 })
 
@@ -2060,6 +2160,78 @@ const scoreBoard100AfterToCQL = `SELECT board, points, player_id, name
 const scoreBoard100AtOrAfterCQL = `SELECT board, points, player_id, name
 	FROM board_100
 	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
+
+// scoreBoard100ScatterFirstCQL reads a partition of board_100 from its first
+// row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
+// bucket.
+const scoreBoard100ScatterFirstCQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard100ScatterFirstFromCQL reads a partition of board_100 from the
+// From bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, From, the most
+// rows per bucket.
+const scoreBoard100ScatterFirstFromCQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ? AND points <= ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard100ScatterFirstToCQL reads a partition of board_100 from its first
+// row up to the To bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, To, the most rows
+// per bucket.
+const scoreBoard100ScatterFirstToCQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ? AND points > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard100ScatterFirstFromToCQL reads a partition of board_100 between
+// the bounds, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, From, To, the
+// most rows per bucket.
+const scoreBoard100ScatterFirstFromToCQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ? AND points <= ? AND points > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard100ScatterAfter0CQL continues a read of board_100 after a row, at
+// one run of clustering columns of one direction, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
+// shard values, points, the most rows per bucket.
+const scoreBoard100ScatterAfter0CQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ? AND points < ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard100ScatterAfter1CQL continues a read of board_100 after a row, at
+// one run of clustering columns of one direction, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
+// shard values, points, player_id, the most rows per bucket.
+const scoreBoard100ScatterAfter1CQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ? AND points = ? AND player_id > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard100ScatterAfterToCQL continues a read of board_100 after a row, up
+// to the To bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, points, To, the
+// most rows per bucket.
+const scoreBoard100ScatterAfterToCQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ? AND points < ? AND points > ?
+	PER PARTITION LIMIT ?`
+
+// scoreBoard100ScatterAtOrAfterCQL continues a read of board_100 at or after a
+// row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, points,
+// player_id, the most rows per bucket.
+const scoreBoard100ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, shard
+	FROM board_100
+	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
+	PER PARTITION LIMIT ?`
 
 // scoreBoard100Scan reads one row of board_100.
 func scoreBoard100Scan(it cqlgen.Iter) (e Score, ok bool) {
@@ -2483,6 +2655,7 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{board},
 		Scan:        scoreBoard16Scan,
+		Scatter:     r.opts.Scatter,
 		Table:       scoreBoard16,
 	}
 	if o.PointsFrom != nil {
@@ -2535,6 +2708,7 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{board},
 		Scan:        scoreBoard100Scan,
+		Scatter:     r.opts.Scatter,
 		Table:       scoreBoard100,
 	}
 	if o.PointsFrom != nil {

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // playListeningHistory: the statements of table listening_history, which is
 // the source of truth of Play.
@@ -1495,6 +1495,20 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   chartEntryDailyChartsAfterToCQL,
 		AtOrAfter: chartEntryDailyChartsAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       chartEntryDailyChartsScatterFirstCQL,
+				FirstFrom:   chartEntryDailyChartsScatterFirstFromCQL,
+				FirstTo:     chartEntryDailyChartsScatterFirstToCQL,
+				FirstFromTo: chartEntryDailyChartsScatterFirstFromToCQL,
+				After: []string{
+					chartEntryDailyChartsScatterAfter0CQL,
+					chartEntryDailyChartsScatterAfter1CQL,
+				},
+				AfterTo:   chartEntryDailyChartsScatterAfterToCQL,
+				AtOrAfter: chartEntryDailyChartsScatterAtOrAfterCQL,
+			},
+		},
 	},
 })
 
@@ -1586,6 +1600,80 @@ const chartEntryDailyChartsAfterToCQL = `SELECT chart_date, play_count, track_id
 const chartEntryDailyChartsAtOrAfterCQL = `SELECT chart_date, play_count, track_id, track_name, artist
 	FROM daily_charts
 	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id >= ?`
+
+// chartEntryDailyChartsScatterFirstCQL reads a partition of daily_charts from
+// its first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds chart_date, the list of shard values, the most
+// rows per bucket.
+const chartEntryDailyChartsScatterFirstCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// chartEntryDailyChartsScatterFirstFromCQL reads a partition of daily_charts
+// from the From bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, the
+// most rows per bucket.
+const chartEntryDailyChartsScatterFirstFromCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
+	PER PARTITION LIMIT ?`
+
+// chartEntryDailyChartsScatterFirstToCQL reads a partition of daily_charts
+// from its first row up to the To bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds chart_date, the list of shard
+// values, To, the most rows per bucket.
+const chartEntryDailyChartsScatterFirstToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ? AND play_count > ?
+	PER PARTITION LIMIT ?`
+
+// chartEntryDailyChartsScatterFirstFromToCQL reads a partition of daily_charts
+// between the bounds, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, To,
+// the most rows per bucket.
+const chartEntryDailyChartsScatterFirstFromToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
+		AND play_count > ?
+	PER PARTITION LIMIT ?`
+
+// chartEntryDailyChartsScatterAfter0CQL continues a read of daily_charts after
+// a row, at one run of clustering columns of one direction, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
+// the list of shard values, play_count, the most rows per bucket.
+const chartEntryDailyChartsScatterAfter0CQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ? AND play_count < ?
+	PER PARTITION LIMIT ?`
+
+// chartEntryDailyChartsScatterAfter1CQL continues a read of daily_charts after
+// a row, at one run of clustering columns of one direction, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
+// the list of shard values, play_count, track_id, the most rows per bucket.
+const chartEntryDailyChartsScatterAfter1CQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id > ?
+	PER PARTITION LIMIT ?`
+
+// chartEntryDailyChartsScatterAfterToCQL continues a read of daily_charts
+// after a row, up to the To bound, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds chart_date, the list of shard values,
+// play_count, To, the most rows per bucket.
+const chartEntryDailyChartsScatterAfterToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ? AND play_count < ?
+		AND play_count > ?
+	PER PARTITION LIMIT ?`
+
+// chartEntryDailyChartsScatterAtOrAfterCQL continues a read of daily_charts at
+// or after a row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds chart_date, the list of shard values, play_count,
+// track_id, the most rows per bucket.
+const chartEntryDailyChartsScatterAtOrAfterCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
+	FROM daily_charts
+	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id >= ?
+	PER PARTITION LIMIT ?`
 
 // chartEntryDailyChartsScan reads one row of daily_charts.
 func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
@@ -1953,6 +2041,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{chartDate},
 		Scan:        chartEntryDailyChartsScan,
+		Scatter:     r.opts.Scatter,
 		Table:       chartEntryDailyCharts,
 	}
 	if o.PlayCountFrom != nil {

@@ -199,6 +199,7 @@ func readPage(f *jen.File, t *model.Table) {
 		if b.Kind == model.HashBucket {
 			spec[jen.Id("HashBuckets")] = jen.Lit(int(b.N))
 			spec[jen.Id("Concurrency")] = jen.Id("r").Dot("opts").Dot("Concurrency")
+			spec[jen.Id("Scatter")] = jen.Id("r").Dot("opts").Dot("Scatter")
 		} else {
 			// The caller's options are read, never written: a reused or
 			// shared options value stays as the caller left it.

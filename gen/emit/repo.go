@@ -118,6 +118,9 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 		}
 		words += ", in the rows of one " + strings.Join(fixed, ", ")
 	}
+	if s.Scatter {
+		words += ", in every hash bucket at once, the bucket named last"
+	}
 	doc(f, "%s %s. %s %s.", s.Const, words, who, strings.Join(binds, ", "))
 	f.Const().Id(s.Const).Op("=").Op("`" + s.CQL() + "`")
 }
@@ -210,8 +213,14 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 	}
 	var top []*model.Statement
 	prefix := make([][]*model.Statement, t.PrefixDepth())
+	var scatter [][]*model.Statement
+	if t.Scatters() {
+		scatter = make([][]*model.Statement, t.PrefixDepth()+1)
+	}
 	for _, s := range stmts {
-		if s.Depth > 0 {
+		if s.Scatter {
+			scatter[s.Depth] = append(scatter[s.Depth], s)
+		} else if s.Depth > 0 {
 			prefix[s.Depth-1] = append(prefix[s.Depth-1], s)
 		} else {
 			top = append(top, s)
@@ -224,6 +233,13 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 			pages = append(pages, keyed(slotFields(ps)...))
 		}
 		cql = append(cql, jen.Id("Prefix"), jen.Index().Qual(impl, "PageCQL").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, pages...))
+	}
+	if len(scatter) > 0 {
+		var pages []jen.Code
+		for _, ps := range scatter {
+			pages = append(pages, keyed(slotFields(ps)...))
+		}
+		cql = append(cql, jen.Id("Scatter"), jen.Index().Qual(impl, "PageCQL").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, pages...))
 	}
 	var unique jen.Code
 	if t.Unique {

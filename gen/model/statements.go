@@ -11,7 +11,12 @@ type Statement struct {
 	// Depth is, for a page statement, how many clustering columns, from
 	// the first, it fixes by equality: 0, or up to the table's
 	// PrefixDepth.
-	Depth   int
+	Depth int
+	// Scatter marks the form of a page statement that reads every hash
+	// bucket of a partition at once: the bucket column IN ?, the bucket
+	// column selected last, at most a bound number of rows per bucket
+	// (PER PARTITION LIMIT ?).
+	Scatter bool
 	Const   string   // the Go constant that holds the text
 	Clauses []string // the statement, one clause per line
 	Binds   []Bind   // one per placeholder, in order
@@ -121,19 +126,20 @@ const (
 type BindKind int
 
 const (
-	BindColumn     BindKind = iota // the column's value (a version column: the write timestamp)
-	BindTimestamp                  // the write timestamp (USING TIMESTAMP)
-	BindOldVersion                 // the version the row had when read (null: no row)
-	BindPending                    // the record of the change's rows to delete elsewhere
-	BindFrom                       // the read's From bound
-	BindTo                         // the read's To bound
-	BindTokenLo                    // a scan's lower token, excluded
-	BindTokenHi                    // a scan's upper token, included
-	BindHeld                       // a unique table's owner column, as read
-	BindChange                     // the version of the change that gives a claim up
-	BindDelta                      // the amount a counter update adds to Column
-	BindKeys                       // the list of Column's values a multi-get reads (IN ?)
-	BindTTL                        // the time to live of the write, in seconds (USING TTL)
+	BindColumn       BindKind = iota // the column's value (a version column: the write timestamp)
+	BindTimestamp                    // the write timestamp (USING TIMESTAMP)
+	BindOldVersion                   // the version the row had when read (null: no row)
+	BindPending                      // the record of the change's rows to delete elsewhere
+	BindFrom                         // the read's From bound
+	BindTo                           // the read's To bound
+	BindTokenLo                      // a scan's lower token, excluded
+	BindTokenHi                      // a scan's upper token, included
+	BindHeld                         // a unique table's owner column, as read
+	BindChange                       // the version of the change that gives a claim up
+	BindDelta                        // the amount a counter update adds to Column
+	BindKeys                         // the list of Column's values a multi-get reads (IN ?)
+	BindTTL                          // the time to live of the write, in seconds (USING TTL)
+	BindPerPartition                 // the most rows a scatter read takes of each bucket (PER PARTITION LIMIT ?)
 )
 
 // Bind is one placeholder.
@@ -173,6 +179,8 @@ func (b Bind) Words() string {
 		return "the list of " + b.Column.Name + " values"
 	case BindLimit:
 		return "the limit"
+	case BindPerPartition:
+		return "the most rows per bucket"
 	}
 	if b.Column.Kind == Claim {
 		return b.Column.Name + " (the version of the change)"
@@ -225,9 +233,13 @@ func (t *Table) statements() []*Statement {
 	// 16: the constants of a read that fixes the first k clustering
 	// columns are named ...Eq<k>First, ...Eq<k>After<level>.
 	add := func(slot Slot, level int, clauses []string, binds []Bind) {
-		depth := level >> 16
+		scatter := level&scatterLevel != 0
+		depth := level &^ scatterLevel >> 16
 		level &= 1<<16 - 1
 		name := t.Names.Var
+		if scatter {
+			name += "Scatter"
+		}
 		if depth > 0 {
 			name += "Eq" + itoa(int64(depth))
 		}
@@ -235,7 +247,7 @@ func (t *Table) statements() []*Statement {
 		if slot == SlotAfter {
 			name += itoa(int64(level))
 		}
-		out = append(out, &Statement{Slot: slot, Depth: depth, Const: name + "CQL", Clauses: clauses, Binds: binds})
+		out = append(out, &Statement{Slot: slot, Depth: depth, Scatter: scatter, Const: name + "CQL", Clauses: clauses, Binds: binds})
 	}
 	keyCols := append(t.PartitionKey(), t.Clustering()...)
 	where, keyBinds := t.equal(keyCols)
@@ -299,21 +311,49 @@ func (t *Table) statements() []*Statement {
 		return out
 	}
 	for depth := 0; depth <= t.PrefixDepth(); depth++ {
-		t.pageStatements(add, sel, depth)
+		t.pageStatements(add, sel, depth, false)
+	}
+	if t.Scatters() {
+		for depth := 0; depth <= t.PrefixDepth(); depth++ {
+			t.pageStatements(add, sel+", "+t.Bucket.Column, depth, true)
+		}
 	}
 	return out
+}
+
+// scatterLevel marks, in the level add is given, a statement's scatter
+// form (see Statement.Scatter).
+const scatterLevel = 1 << 24
+
+// Scatters reports whether the table's reads get the scatter form of their
+// page statements: it is split over hash buckets.
+func (t *Table) Scatters() bool {
+	return t.Bucket != nil && t.Bucket.Kind == HashBucket && t.Bucket.N > 1 && t.HasRead() && !t.ReadsOne()
 }
 
 // pageStatements are the statements of a read in pages that fixes the
 // first depth clustering columns by equality (none at depth 0): from the
 // first row, unbounded or bounded on the next clustering column, and the
-// continuations after a row.
-func (t *Table) pageStatements(add func(Slot, int, []string, []Bind), sel string, depth int) {
+// continuations after a row. Their scatter form (see Statement.Scatter)
+// reads every hash bucket at once: sel then names the bucket column last.
+func (t *Table) pageStatements(add func(Slot, int, []string, []Bind), sel string, depth int, scatter bool) {
 	read := func(slot Slot, level int, conds []string, binds []Bind) {
-		add(slot, level+depth<<16, []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}, binds)
+		clauses := []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}
+		if scatter {
+			level |= scatterLevel
+			clauses = append(clauses, "PER PARTITION LIMIT ?")
+			binds = append(binds[:len(binds):len(binds)], Bind{Kind: BindPerPartition})
+		}
+		add(slot, level+depth<<16, clauses, binds)
 	}
 	all := t.Clustering()
 	pconds, pbinds := t.conds(append(t.PartitionKey(), all[:depth]...))
+	if scatter {
+		// The bucket column is the partition key's last.
+		b := len(t.PartitionKey()) - 1
+		pconds[b] = t.Bucket.Column + " IN ?"
+		pbinds[b] = Bind{Kind: BindKeys, Column: pbinds[b].Column}
+	}
 	ck := all[depth:]
 	if len(ck) == 0 {
 		read(SlotFirst, 0, pconds, pbinds)

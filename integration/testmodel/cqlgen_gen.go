@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // noteNotes: the statements of table notes, which is the source of truth of
 // Note.
@@ -1223,6 +1223,45 @@ var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 				AtOrAfterTo: deskTradeTradesByDeskEq2AtOrAfterToCQL,
 			},
 		},
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       deskTradeTradesByDeskScatterFirstCQL,
+				FirstFrom:   deskTradeTradesByDeskScatterFirstFromCQL,
+				FirstTo:     deskTradeTradesByDeskScatterFirstToCQL,
+				FirstFromTo: deskTradeTradesByDeskScatterFirstFromToCQL,
+				After: []string{
+					deskTradeTradesByDeskScatterAfter0CQL,
+					deskTradeTradesByDeskScatterAfter1CQL,
+					deskTradeTradesByDeskScatterAfter2CQL,
+				},
+				AfterTo:   deskTradeTradesByDeskScatterAfterToCQL,
+				AtOrAfter: deskTradeTradesByDeskScatterAtOrAfterCQL,
+			},
+			{
+				First:       deskTradeTradesByDeskScatterEq1FirstCQL,
+				FirstFrom:   deskTradeTradesByDeskScatterEq1FirstFromCQL,
+				FirstTo:     deskTradeTradesByDeskScatterEq1FirstToCQL,
+				FirstFromTo: deskTradeTradesByDeskScatterEq1FirstFromToCQL,
+				After: []string{
+					deskTradeTradesByDeskScatterEq1After1CQL,
+					deskTradeTradesByDeskScatterEq1After2CQL,
+				},
+				AfterTo:   deskTradeTradesByDeskScatterEq1AfterToCQL,
+				AtOrAfter: deskTradeTradesByDeskScatterEq1AtOrAfterCQL,
+			},
+			{
+				First:       deskTradeTradesByDeskScatterEq2FirstCQL,
+				FirstFrom:   deskTradeTradesByDeskScatterEq2FirstFromCQL,
+				FirstTo:     deskTradeTradesByDeskScatterEq2FirstToCQL,
+				FirstFromTo: deskTradeTradesByDeskScatterEq2FirstFromToCQL,
+				After: []string{
+					deskTradeTradesByDeskScatterEq2After2CQL,
+				},
+				AfterTo:     deskTradeTradesByDeskScatterEq2AfterToCQL,
+				AtOrAfter:   deskTradeTradesByDeskScatterEq2AtOrAfterCQL,
+				AtOrAfterTo: deskTradeTradesByDeskScatterEq2AtOrAfterToCQL,
+			},
+		},
 	},
 })
 
@@ -1445,6 +1484,240 @@ const deskTradeTradesByDeskEq2AtOrAfterToCQL = `SELECT desk, kind, day, seq, sha
 	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?
 		AND seq > ?`
 
+// deskTradeTradesByDeskScatterFirstCQL reads a partition of trades_by_desk
+// from its first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, the most rows per
+// bucket.
+const deskTradeTradesByDeskScatterFirstCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterFirstFromCQL reads a partition of trades_by_desk
+// from the From bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, From, the most
+// rows per bucket.
+const deskTradeTradesByDeskScatterFirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind <= ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterFirstToCQL reads a partition of trades_by_desk
+// from its first row up to the To bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds desk, the list of bucket
+// values, To, the most rows per bucket.
+const deskTradeTradesByDeskScatterFirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterFirstFromToCQL reads a partition of
+// trades_by_desk between the bounds, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds desk, the list of bucket values, From,
+// To, the most rows per bucket.
+const deskTradeTradesByDeskScatterFirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind <= ? AND kind > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterAfter0CQL continues a read of trades_by_desk
+// after a row, at one run of clustering columns of one direction, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
+// the list of bucket values, kind, the most rows per bucket.
+const deskTradeTradesByDeskScatterAfter0CQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind < ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterAfter1CQL continues a read of trades_by_desk
+// after a row, at one run of clustering columns of one direction, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
+// the list of bucket values, kind, day, the most rows per bucket.
+const deskTradeTradesByDeskScatterAfter1CQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterAfter2CQL continues a read of trades_by_desk
+// after a row, at one run of clustering columns of one direction, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
+// the list of bucket values, kind, day, seq, the most rows per bucket.
+const deskTradeTradesByDeskScatterAfter2CQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterAfterToCQL continues a read of trades_by_desk
+// after a row, up to the To bound, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds desk, the list of bucket values, kind,
+// To, the most rows per bucket.
+const deskTradeTradesByDeskScatterAfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind < ? AND kind > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterAtOrAfterCQL continues a read of trades_by_desk
+// at or after a row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
+// the most rows per bucket.
+const deskTradeTradesByDeskScatterAtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1FirstCQL reads a partition of trades_by_desk
+// from its first row, in the rows of one kind, in every hash bucket at once,
+// the bucket named last. cqlgenimpl.ReadPage binds desk, the list of bucket
+// values, kind, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq1FirstCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1FirstFromCQL reads a partition of
+// trades_by_desk from the From bound, in the rows of one kind, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
+// list of bucket values, kind, From, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq1FirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day >= ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1FirstToCQL reads a partition of
+// trades_by_desk from its first row up to the To bound, in the rows of one
+// kind, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, To, the
+// most rows per bucket.
+const deskTradeTradesByDeskScatterEq1FirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day < ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1FirstFromToCQL reads a partition of
+// trades_by_desk between the bounds, in the rows of one kind, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
+// list of bucket values, kind, From, To, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq1FirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day >= ? AND day < ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1After1CQL continues a read of trades_by_desk
+// after a row, at one run of clustering columns of one direction, in the rows
+// of one kind, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, the
+// most rows per bucket.
+const deskTradeTradesByDeskScatterEq1After1CQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1After2CQL continues a read of trades_by_desk
+// after a row, at one run of clustering columns of one direction, in the rows
+// of one kind, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
+// the most rows per bucket.
+const deskTradeTradesByDeskScatterEq1After2CQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1AfterToCQL continues a read of trades_by_desk
+// after a row, up to the To bound, in the rows of one kind, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
+// list of bucket values, kind, day, To, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq1AfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ? AND day < ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq1AtOrAfterCQL continues a read of
+// trades_by_desk at or after a row, in the rows of one kind, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
+// list of bucket values, kind, day, seq, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq1AtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2FirstCQL reads a partition of trades_by_desk
+// from its first row, in the rows of one kind, day, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds desk, the list of
+// bucket values, kind, day, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2FirstCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2FirstFromCQL reads a partition of
+// trades_by_desk from the From bound, in the rows of one kind, day, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
+// the list of bucket values, kind, day, From, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2FirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2FirstToCQL reads a partition of
+// trades_by_desk from its first row up to the To bound, in the rows of one
+// kind, day, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, To,
+// the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2FirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2FirstFromToCQL reads a partition of
+// trades_by_desk between the bounds, in the rows of one kind, day, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
+// the list of bucket values, kind, day, From, To, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2FirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
+		AND seq > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2After2CQL continues a read of trades_by_desk
+// after a row, at one run of clustering columns of one direction, in the rows
+// of one kind, day, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
+// the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2After2CQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2AfterToCQL continues a read of trades_by_desk
+// after a row, up to the To bound, in the rows of one kind, day, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
+// list of bucket values, kind, day, seq, To, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2AfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
+		AND seq > ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2AtOrAfterCQL continues a read of
+// trades_by_desk at or after a row, in the rows of one kind, day, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
+// the list of bucket values, kind, day, seq, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2AtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
+	PER PARTITION LIMIT ?`
+
+// deskTradeTradesByDeskScatterEq2AtOrAfterToCQL continues a read of
+// trades_by_desk at or after a row, up to the To bound, in the rows of one
+// kind, day, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
+// To, the most rows per bucket.
+const deskTradeTradesByDeskScatterEq2AtOrAfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
+	FROM trades_by_desk
+	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
+		AND seq > ?
+	PER PARTITION LIMIT ?`
+
 // deskTradeTradesByDeskClustering is the clustering key of e in
 // trades_by_desk, in order.
 func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
@@ -1663,6 +1936,7 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{desk},
 		Scan:        deskTradeTradesByDeskScan,
+		Scatter:     r.opts.Scatter,
 		Table:       deskTradeTradesByDesk,
 	}
 	if o.KindEq != nil {
@@ -2556,6 +2830,20 @@ var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   readingReadings16AfterToCQL,
 		AtOrAfter: readingReadings16AtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadings16ScatterFirstCQL,
+				FirstFrom:   readingReadings16ScatterFirstFromCQL,
+				FirstTo:     readingReadings16ScatterFirstToCQL,
+				FirstFromTo: readingReadings16ScatterFirstFromToCQL,
+				After: []string{
+					readingReadings16ScatterAfter0CQL,
+					readingReadings16ScatterAfter1CQL,
+				},
+				AfterTo:   readingReadings16ScatterAfterToCQL,
+				AtOrAfter: readingReadings16ScatterAtOrAfterCQL,
+			},
+		},
 	},
 })
 
@@ -2642,6 +2930,78 @@ const readingReadings16AfterToCQL = `SELECT sensor_id, at, seq, value, note, tag
 const readingReadings16AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
 	FROM readings_16
 	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
+
+// readingReadings16ScatterFirstCQL reads a partition of readings_16 from its
+// first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, the most rows
+// per bucket.
+const readingReadings16ScatterFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadings16ScatterFirstFromCQL reads a partition of readings_16 from
+// the From bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, From, the
+// most rows per bucket.
+const readingReadings16ScatterFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadings16ScatterFirstToCQL reads a partition of readings_16 from its
+// first row up to the To bound, in every hash bucket at once, the bucket named
+// last. cqlgenimpl.ReadPage binds sensor_id, the list of shard values, To, the
+// most rows per bucket.
+const readingReadings16ScatterFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadings16ScatterFirstFromToCQL reads a partition of readings_16
+// between the bounds, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, From, To, the
+// most rows per bucket.
+const readingReadings16ScatterFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadings16ScatterAfter0CQL continues a read of readings_16 after a
+// row, at one run of clustering columns of one direction, in every hash bucket
+// at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the
+// list of shard values, at, the most rows per bucket.
+const readingReadings16ScatterAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ? AND at < ?
+	PER PARTITION LIMIT ?`
+
+// readingReadings16ScatterAfter1CQL continues a read of readings_16 after a
+// row, at one run of clustering columns of one direction, in every hash bucket
+// at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the
+// list of shard values, at, seq, the most rows per bucket.
+const readingReadings16ScatterAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ? AND at = ? AND seq > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadings16ScatterAfterToCQL continues a read of readings_16 after a
+// row, up to the To bound, in every hash bucket at once, the bucket named
+// last. cqlgenimpl.ReadPage binds sensor_id, the list of shard values, at, To,
+// the most rows per bucket.
+const readingReadings16ScatterAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ? AND at < ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadings16ScatterAtOrAfterCQL continues a read of readings_16 at or
+// after a row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, at, seq, the
+// most rows per bucket.
+const readingReadings16ScatterAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
+	FROM readings_16
+	WHERE sensor_id = ? AND shard IN ? AND at = ? AND seq >= ?
+	PER PARTITION LIMIT ?`
 
 // readingReadings16Scan reads one row of readings_16.
 func readingReadings16Scan(it cqlgen.Iter) (e Reading, ok bool) {
@@ -3023,6 +3383,7 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadings1Scan,
+		Scatter:     r.opts.Scatter,
 		Table:       readingReadings1,
 	}
 	if o.AtFrom != nil {
@@ -3075,6 +3436,7 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadings16Scan,
+		Scatter:     r.opts.Scatter,
 		Table:       readingReadings16,
 	}
 	if o.AtFrom != nil {
@@ -3396,6 +3758,20 @@ var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   visitVisitsBySiteAfterToCQL,
 		AtOrAfter: visitVisitsBySiteAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       visitVisitsBySiteScatterFirstCQL,
+				FirstFrom:   visitVisitsBySiteScatterFirstFromCQL,
+				FirstTo:     visitVisitsBySiteScatterFirstToCQL,
+				FirstFromTo: visitVisitsBySiteScatterFirstFromToCQL,
+				After: []string{
+					visitVisitsBySiteScatterAfter0CQL,
+					visitVisitsBySiteScatterAfter1CQL,
+				},
+				AfterTo:   visitVisitsBySiteScatterAfterToCQL,
+				AtOrAfter: visitVisitsBySiteScatterAtOrAfterCQL,
+			},
+		},
 	},
 })
 
@@ -3482,6 +3858,78 @@ const visitVisitsBySiteAfterToCQL = `SELECT site, at, visit_id, user_id, page, m
 const visitVisitsBySiteAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
 	FROM visits_by_site
 	WHERE site = ? AND shard = ? AND at = ? AND visit_id >= ?`
+
+// visitVisitsBySiteScatterFirstCQL reads a partition of visits_by_site from
+// its first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds site, the list of shard values, the most rows per
+// bucket.
+const visitVisitsBySiteScatterFirstCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteScatterFirstFromCQL reads a partition of visits_by_site
+// from the From bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds site, the list of shard values, From, the most
+// rows per bucket.
+const visitVisitsBySiteScatterFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteScatterFirstToCQL reads a partition of visits_by_site from
+// its first row up to the To bound, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds site, the list of shard values, To,
+// the most rows per bucket.
+const visitVisitsBySiteScatterFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteScatterFirstFromToCQL reads a partition of visits_by_site
+// between the bounds, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds site, the list of shard values, From, To, the most
+// rows per bucket.
+const visitVisitsBySiteScatterFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteScatterAfter0CQL continues a read of visits_by_site after a
+// row, at one run of clustering columns of one direction, in every hash bucket
+// at once, the bucket named last. cqlgenimpl.ReadPage binds site, the list of
+// shard values, at, the most rows per bucket.
+const visitVisitsBySiteScatterAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ? AND at < ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteScatterAfter1CQL continues a read of visits_by_site after a
+// row, at one run of clustering columns of one direction, in every hash bucket
+// at once, the bucket named last. cqlgenimpl.ReadPage binds site, the list of
+// shard values, at, visit_id, the most rows per bucket.
+const visitVisitsBySiteScatterAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ? AND at = ? AND visit_id > ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteScatterAfterToCQL continues a read of visits_by_site after
+// a row, up to the To bound, in every hash bucket at once, the bucket named
+// last. cqlgenimpl.ReadPage binds site, the list of shard values, at, To, the
+// most rows per bucket.
+const visitVisitsBySiteScatterAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ? AND at < ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteScatterAtOrAfterCQL continues a read of visits_by_site at
+// or after a row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds site, the list of shard values, at, visit_id, the
+// most rows per bucket.
+const visitVisitsBySiteScatterAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
+	FROM visits_by_site
+	WHERE site = ? AND shard IN ? AND at = ? AND visit_id >= ?
+	PER PARTITION LIMIT ?`
 
 // visitVisitsBySiteScan reads one row of visits_by_site.
 func visitVisitsBySiteScan(it cqlgen.Iter) (e Visit, ok bool) {
@@ -4187,6 +4635,7 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{site},
 		Scan:        visitVisitsBySiteScan,
+		Scatter:     r.opts.Scatter,
 		Table:       visitVisitsBySite,
 	}
 	if o.AtFrom != nil {

@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // ticketTickets: the statements of table tickets, which is the source of truth
 // of Ticket.
@@ -533,6 +533,20 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   ticketTicketsByBoardAfterToCQL,
 		AtOrAfter: ticketTicketsByBoardAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       ticketTicketsByBoardScatterFirstCQL,
+				FirstFrom:   ticketTicketsByBoardScatterFirstFromCQL,
+				FirstTo:     ticketTicketsByBoardScatterFirstToCQL,
+				FirstFromTo: ticketTicketsByBoardScatterFirstFromToCQL,
+				After: []string{
+					ticketTicketsByBoardScatterAfter0CQL,
+					ticketTicketsByBoardScatterAfter1CQL,
+				},
+				AfterTo:   ticketTicketsByBoardScatterAfterToCQL,
+				AtOrAfter: ticketTicketsByBoardScatterAtOrAfterCQL,
+			},
+		},
 	},
 })
 
@@ -633,6 +647,86 @@ const ticketTicketsByBoardAtOrAfterCQL = `SELECT board, opened_at, ticket_id, qu
 		status, subject, sla, policy, edits
 	FROM tickets_by_board
 	WHERE board = ? AND shard = ? AND opened_at = ? AND ticket_id >= ?`
+
+// ticketTicketsByBoardScatterFirstCQL reads a partition of tickets_by_board
+// from its first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
+// bucket.
+const ticketTicketsByBoardScatterFirstCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByBoardScatterFirstFromCQL reads a partition of
+// tickets_by_board from the From bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
+// values, From, the most rows per bucket.
+const ticketTicketsByBoardScatterFirstFromCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ? AND opened_at <= ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByBoardScatterFirstToCQL reads a partition of tickets_by_board
+// from its first row up to the To bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
+// values, To, the most rows per bucket.
+const ticketTicketsByBoardScatterFirstToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ? AND opened_at > ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByBoardScatterFirstFromToCQL reads a partition of
+// tickets_by_board between the bounds, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
+// values, From, To, the most rows per bucket.
+const ticketTicketsByBoardScatterFirstFromToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ? AND opened_at <= ? AND opened_at > ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByBoardScatterAfter0CQL continues a read of tickets_by_board
+// after a row, at one run of clustering columns of one direction, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds board,
+// the list of shard values, opened_at, the most rows per bucket.
+const ticketTicketsByBoardScatterAfter0CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ? AND opened_at < ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByBoardScatterAfter1CQL continues a read of tickets_by_board
+// after a row, at one run of clustering columns of one direction, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds board,
+// the list of shard values, opened_at, ticket_id, the most rows per bucket.
+const ticketTicketsByBoardScatterAfter1CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ? AND opened_at = ? AND ticket_id > ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByBoardScatterAfterToCQL continues a read of tickets_by_board
+// after a row, up to the To bound, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds board, the list of shard values,
+// opened_at, To, the most rows per bucket.
+const ticketTicketsByBoardScatterAfterToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ? AND opened_at < ? AND opened_at > ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByBoardScatterAtOrAfterCQL continues a read of tickets_by_board
+// at or after a row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds board, the list of shard values, opened_at,
+// ticket_id, the most rows per bucket.
+const ticketTicketsByBoardScatterAtOrAfterCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
+		status, subject, sla, policy, edits, shard
+	FROM tickets_by_board
+	WHERE board = ? AND shard IN ? AND opened_at = ? AND ticket_id >= ?
+	PER PARTITION LIMIT ?`
 
 // ticketTicketsByBoardScan reads one row of tickets_by_board.
 func ticketTicketsByBoardScan(it cqlgen.Iter) (e Ticket, ok bool) {
@@ -1527,6 +1621,7 @@ func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *Ticket
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{board},
 		Scan:        ticketTicketsByBoardScan,
+		Scatter:     r.opts.Scatter,
 		Table:       ticketTicketsByBoard,
 	}
 	if o.OpenedAtFrom != nil {

@@ -92,7 +92,7 @@ type Request struct {
 	// level of its Paxos phase, 0 unless it is conditional.
 	Consistency, SerialConsistency Consistency
 	// Paged marks a read: PageSize rows at most (0: the driver's
-	// default) from PageState (nil: the first page), and no automatic
+	// default; Unpaged: every row, in one reply) from PageState (nil: the first page), and no automatic
 	// paging: the page is all Iter returns.
 	Paged     bool
 	PageSize  int

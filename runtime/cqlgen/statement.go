@@ -49,12 +49,18 @@ type Statement struct {
 	Idempotent bool          // safe to retry: same effect however often it runs
 }
 
+// Unpaged, as a Query's PageSize, turns paging off: the reply holds every
+// row the read selects. Only a read whose rows are bounded otherwise (a
+// LIMIT, a PER PARTITION LIMIT over a known number of partitions) asks
+// for it.
+const Unpaged = -1
+
 // Query is a statement with its bound values and paging state.
 type Query struct {
 	// Stmt is the statement to run; it must not be nil.
 	Stmt      *Statement
 	Values    []any  // bound to the statement's placeholders, in order
-	PageSize  int    // rows per page for reads; 0 leaves the session default
+	PageSize  int    // rows per page for reads; 0 leaves the session default, Unpaged reads every row in one reply
 	PageState []byte // where the previous page ended; nil for the first page
 	// SerialConsistency overrides the session's for a conditional
 	// statement; 0 keeps the session's (SessionOptions).

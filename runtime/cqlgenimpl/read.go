@@ -39,6 +39,10 @@ type ReadSpec[T any] struct {
 	// Concurrency bounds the buckets read at once, hash or time; 0 means
 	// 16.
 	Concurrency int
+	// Scatter is how a read over hash buckets reaches them: one request
+	// for all (the default, where the table has the statements), or one
+	// per bucket.
+	Scatter cqlgen.Scatter
 
 	// TimeBuckets is set for a pattern bucketed by time; Start is the
 	// bucket to start at (zero: now) and LookBack how many buckets, the
@@ -150,32 +154,8 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 		}
 		return rows, run(pg.first[mask], values)
 	}
-	if len(pos) != n {
-		return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
-	}
-	// The key comes from the cursor, the client's to forge: each value must
-	// decode as its column's type before it is sent, and hold the values
-	// the read fixes.
-	for i, k := range pos {
-		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
-		if err != nil {
-			return nil, err
-		}
-		if !validEncoding(typ, k) {
-			return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
-		}
-		if i < len(r.Prefix) {
-			b, err := cqlgen.Marshal(typ, r.Prefix[i])
-			if err != nil {
-				return nil, err
-			}
-			if CompareEncoded(typ, b, k) != 0 {
-				return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
-			}
-		}
-	}
-	if len(pg.after) != len(pg.runs) {
-		return nil, fmt.Errorf("cqlgen: %s: %d continuation statements for %d runs of clustering order: regenerate the package", t.Spec.Name, len(pg.after), len(pg.runs))
+	if err := checkPosition(r, pg, pos); err != nil {
+		return nil, err
 	}
 	key := rawKey(pos)
 	last := len(pg.runs) - 1
@@ -201,6 +181,39 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 		}
 	}
 	return rows, nil
+}
+
+// checkPosition checks the clustering key a read continues after, which
+// comes from a cursor, the client's to forge: each value must decode as
+// its column's type before it is sent, and hold the values the read
+// fixes. It also checks pg has a continuation for every run.
+func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
+	t := r.Table
+	if len(pos) != len(t.Spec.Clustering) {
+		return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
+	}
+	for i, k := range pos {
+		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
+		if err != nil {
+			return err
+		}
+		if !validEncoding(typ, k) {
+			return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
+		}
+		if i < len(r.Prefix) {
+			b, err := cqlgen.Marshal(typ, r.Prefix[i])
+			if err != nil {
+				return err
+			}
+			if CompareEncoded(typ, b, k) != 0 {
+				return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
+			}
+		}
+	}
+	if len(pg.after) != len(pg.runs) {
+		return fmt.Errorf("cqlgen: %s: %d continuation statements for %d runs of clustering order: regenerate the package", t.Spec.Name, len(pg.after), len(pg.runs))
+	}
+	return nil
 }
 
 // fetch appends to rows those q reads, page after page, until rows holds
@@ -353,29 +366,17 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	// asked again (see mergeRefill). The rows are the same as asking each
 	// bucket for want rows; far fewer are fetched.
 	per := min(want, 2*((want+n-1)/n)+2)
-	lists := make([][]T, n)
-	errs := make([]error, n)
-	limit := r.Concurrency
-	if limit <= 0 {
-		limit = 16
+	if r.Scatter > cqlgen.ScatterClient {
+		return cqlgen.Page[T]{}, &cqlgen.OptionError{Option: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
 	}
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for b := range n {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			lists[b], errs[b] = readPartition(bctx, s, r, withBucket(r.Partition, int32(b)), c.key, c.key != nil && b > c.bucket, per)
-			if errs[b] != nil {
-				cancel()
-			}
-		}()
+	var lists [][]T
+	var err error
+	if r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
+		lists, err = scatterBuckets(ctx, s, r, c.key, c.bucket, per)
+	} else {
+		lists, err = eachBucket(ctx, s, r, c.key, c.bucket, per)
 	}
-	wg.Wait()
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return cqlgen.Page[T]{}, err
 	}
 	more := make([]bool, n)
@@ -393,6 +394,197 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 		return cqlgen.Page[T]{}, err
 	}
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
+}
+
+// eachBucket reads the first per rows of every hash bucket, one request
+// per bucket, at most Concurrency at once. With a position, buckets up
+// to last continue after it, later ones at it (see readHash).
+func eachBucket[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos [][]byte, last, per int) ([][]T, error) {
+	n := r.HashBuckets
+	lists := make([][]T, n)
+	errs := make([]error, n)
+	limit := r.Concurrency
+	if limit <= 0 {
+		limit = 16
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for b := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			lists[b], errs[b] = readPartition(bctx, s, r, withBucket(r.Partition, int32(b)), pos, pos != nil && b > last, per)
+			if errs[b] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return lists, firstError(errs)
+}
+
+// scatterBuckets reads the first per rows of every hash bucket with the
+// scatter form of the page statements (see CQL.Scatter): one request
+// that names every bucket, and the coordinator gathers them. A position
+// is continued as readPartition continues it in one bucket, one request
+// per run of clustering order for every bucket at once, and two for the
+// deepest run: buckets up to last continue after the row, later ones at
+// it (see readHash). The requests go at once; each bucket's rows are
+// those of the deepest run first, as in readPartition, up to per.
+func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos [][]byte, last, per int) ([][]T, error) {
+	n := r.HashBuckets
+	pg := &r.Table.scatter[len(r.Prefix)]
+	buckets := func(from, to int) []int32 {
+		bs := make([]int32, 0, to-from)
+		for b := from; b < to; b++ {
+			bs = append(bs, int32(b))
+		}
+		return bs
+	}
+	var qs []cqlgen.Query
+	if pos == nil {
+		mask := 0
+		values := append(append(append(make([]any, 0, len(r.Partition)+len(r.Prefix)+4), r.Partition...), buckets(0, n)), r.Prefix...)
+		if r.From != nil {
+			mask |= 1
+			values = append(values, r.From)
+		}
+		if r.To != nil {
+			mask |= 2
+			values = append(values, r.To)
+		}
+		qs = append(qs, cqlgen.Query{Stmt: pg.first[mask], Values: append(values, per)})
+	} else {
+		if err := checkPosition(r, pg, pos); err != nil {
+			return nil, err
+		}
+		key := rawKey(pos)
+		deepest := len(pg.runs) - 1
+		for k := deepest; k >= 0; k-- {
+			end := len(pos)
+			if k < deepest {
+				end = pg.runs[k+1]
+			}
+			add := func(bs []int32, incl bool) {
+				if len(bs) == 0 {
+					return
+				}
+				values := append(append(append(make([]any, 0, len(r.Partition)+end+3), r.Partition...), bs), key[:end]...)
+				stmt := pg.after[k]
+				if incl {
+					stmt = pg.atOrAfter
+				}
+				if k == 0 && r.To != nil {
+					stmt = pg.afterTo
+					if incl {
+						stmt = pg.atOrAfterTo
+					}
+					values = append(values, r.To)
+				}
+				qs = append(qs, cqlgen.Query{Stmt: stmt, Values: append(values, per)})
+			}
+			if k == deepest {
+				add(buckets(0, last+1), false)
+				add(buckets(last+1, n), true)
+			} else {
+				add(buckets(0, n), false)
+			}
+		}
+	}
+	got := make([]bucketRows[T], len(qs))
+	if len(qs) == 1 {
+		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, n)
+	} else {
+		var wg sync.WaitGroup
+		for i, q := range qs {
+			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, n) })
+		}
+		wg.Wait()
+	}
+	for _, g := range got {
+		if g.err != nil {
+			return nil, g.err
+		}
+	}
+	// Each bucket's rows, in request order, as many as per: counted,
+	// then placed in one array.
+	counts := make([]int, n)
+	total := 0
+	for _, g := range got {
+		for _, b := range g.bucket {
+			if counts[b] < per {
+				counts[b]++
+				total++
+			}
+		}
+	}
+	all := make([]T, total)
+	lists := make([][]T, n)
+	at := 0
+	for b, c := range counts {
+		lists[b] = all[at : at : at+c]
+		at += c
+	}
+	for _, g := range got {
+		for i, b := range g.bucket {
+			if len(lists[b]) < per {
+				lists[b] = append(lists[b], g.rows[i])
+			}
+		}
+	}
+	return lists, nil
+}
+
+// bucketRows are the rows of a scatter request, each with its bucket.
+type bucketRows[T any] struct {
+	rows   []T
+	bucket []int32
+	err    error
+}
+
+// fetchBuckets runs a scatter request, unpaged: its rows are bounded by
+// the buckets and PER PARTITION LIMIT. Should a driver page it all the
+// same, the pages are read to the end. A row of a bucket outside the
+// n is an error, not a row put aside.
+func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool), n int) (out bucketRows[T]) {
+	q.PageSize = cqlgen.Unpaged
+	for {
+		it := &bucketIter{Iter: s.Iter(ctx, q)}
+		for {
+			row, ok := scan(it)
+			if !ok {
+				break
+			}
+			if it.bucket < 0 || int(it.bucket) >= n {
+				it.Close()
+				out.err = fmt.Errorf("cqlgen: %s: a row of bucket %d, outside the %d buckets read", q.Stmt.Table, it.bucket, n)
+				return out
+			}
+			out.rows = append(out.rows, row)
+			out.bucket = append(out.bucket, it.bucket)
+		}
+		state := it.PageState()
+		if out.err = it.Close(); out.err != nil || len(state) == 0 {
+			return out
+		}
+		q.PageState = state
+	}
+}
+
+// bucketIter scans each row of a scatter request as the pattern's Scan
+// does, and its bucket, selected last, into bucket.
+type bucketIter struct {
+	cqlgen.Iter
+	bucket int32
+	dest   []any
+}
+
+func (it *bucketIter) Scan(dest ...any) bool {
+	it.dest = append(append(it.dest[:0], dest...), &it.bucket)
+	return it.Iter.Scan(it.dest...)
 }
 
 // mergeRefill merges lists, each sorted by cmp, into one sorted list of at

@@ -227,27 +227,41 @@ func TestContinuationQueries(t *testing.T) {
 // continue after the row and later ones at it. Letting the bucket of the
 // last row itself continue "at" the row repeats it.
 func TestPagingHashBuckets(t *testing.T) {
-	s := session(t)
-	repo := fixture.NewReadingRepo(s)
-	rows := readings(150, 2, 2)
-	insertAll(t, repo.Insert, rows)
-	want := slices.Clone(rows)
-	slices.SortFunc(want, byTimeDesc)
-	for _, limit := range []int{1, 2, 5, 16, 17, 149, 150, 151} {
-		got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
-			return repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: c})
-		})
-		if !slices.Equal(seqs(got), seqs(want)) {
-			t.Errorf("limit %d: got %v\nwant %v", limit, seqs(got), seqs(want))
+	for _, mode := range scatterModes {
+		s := session(t)
+		repo := fixture.NewReadingRepo(s, cqlgen.WithScatter(mode))
+		rows := readings(150, 2, 2)
+		insertAll(t, repo.Insert, rows)
+		want := slices.Clone(rows)
+		slices.SortFunc(want, byTimeDesc)
+		for _, limit := range []int{1, 2, 5, 16, 17, 149, 150, 151} {
+			got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+				return repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: c})
+			})
+			if !slices.Equal(seqs(got), seqs(want)) {
+				t.Errorf("%s, limit %d: got %v\nwant %v", scatterName[mode], limit, seqs(got), seqs(want))
+			}
 		}
 	}
 }
 
+// scatterModes are the two ways a read reaches hash buckets; the tests of
+// hash reads run under both.
+var scatterModes = []cqlgen.Scatter{cqlgen.ScatterCoordinator, cqlgen.ScatterClient}
+
+var scatterName = map[cqlgen.Scatter]string{cqlgen.ScatterCoordinator: "coordinator", cqlgen.ScatterClient: "client"}
+
 // One clustering column over hash buckets, bounded: the at-or-after
 // statements with and without the To bound (AtOrAfter, AtOrAfterTo).
 func TestPagingHashBucketsOneColumnBounded(t *testing.T) {
+	for _, mode := range scatterModes {
+		t.Run(scatterName[mode], func(t *testing.T) { pagingHashBucketsOneColumnBounded(t, mode) })
+	}
+}
+
+func pagingHashBucketsOneColumnBounded(t *testing.T, mode cqlgen.Scatter) {
 	s := session(t)
-	repo := fixture.NewTickRepo(s)
+	repo := fixture.NewTickRepo(s, cqlgen.WithScatter(mode))
 	var ticks []fixture.Tick
 	for i := range 60 {
 		ticks = append(ticks, fixture.Tick{Stream: "x", Seq: int64(i)})
@@ -671,49 +685,79 @@ func TestHashMergeRefills(t *testing.T) {
 		"one row a few":  func(i int) bool { return bucketOf(int32(i)) == 7 || i%97 == 0 },
 	}
 	for name, keep := range spreads {
-		s := session(t)
-		repo := fixture.NewReadingRepo(s)
-		var rows []fixture.Reading
-		for _, r := range readings(3000, 3, 7) {
-			if keep(int(r.Seq)) {
-				rows = append(rows, r)
-			}
-			if len(rows) == 400 {
-				break
-			}
-		}
-		insertAll(t, repo.Insert, rows)
-		want := slices.Clone(rows)
-		slices.SortFunc(want, byTimeDesc)
-		for _, limit := range []int{1, 2, 7, 16, 50, 100, 399, 400, 401} {
-			got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
-				return repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: c})
-			})
-			if !slices.Equal(seqs(got), seqs(want)) {
-				t.Errorf("%s, limit %d: got %v\nwant %v", name, limit, seqs(got), seqs(want))
-			}
+		for _, mode := range scatterModes {
+			hashMergeRefills(t, name+", "+scatterName[mode], keep, mode)
 		}
 	}
 	// An even spread: a page of 100 of 1,600 rows over 16 buckets asks for
-	// about 16 × 15 rows, in about one query a bucket.
-	var queries, asked atomic.Int64
-	s := session(t, cqltest.WithHook(func(_ context.Context, c cqltest.Call) error {
-		if c.Op == cqltest.OpIter {
-			queries.Add(1)
-			asked.Add(int64(c.Queries[0].PageSize))
+	// about 16 × 15 rows: in about one query a bucket, or in one query
+	// naming every bucket.
+	for _, mode := range scatterModes {
+		var queries, asked atomic.Int64
+		s := session(t, cqltest.WithHook(func(_ context.Context, c cqltest.Call) error {
+			if c.Op == cqltest.OpIter {
+				queries.Add(1)
+				q := c.Queries[0]
+				if q.PageSize == cqlgen.Unpaged {
+					// A scatter: the rows per bucket, bound last, times
+					// the buckets, bound after the partition key.
+					asked.Add(int64(q.Values[len(q.Values)-1].(int) * len(q.Values[1].([]int32))))
+				} else {
+					asked.Add(int64(q.PageSize))
+				}
+			}
+			return nil
+		}))
+		repo := fixture.NewReadingRepo(s, cqlgen.WithScatter(mode))
+		insertAll(t, repo.Insert, readings(1600, 3, 9))
+		queries.Store(0)
+		asked.Store(0)
+		p, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: 100})
+		if err != nil || len(p.Rows) != 100 {
+			t.Fatalf("%s: a page of 100: %d rows, %v", scatterName[mode], len(p.Rows), err)
 		}
-		return nil
-	}))
-	repo := fixture.NewReadingRepo(s)
-	insertAll(t, repo.Insert, readings(1600, 3, 9))
-	queries.Store(0)
-	asked.Store(0)
-	p, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: 100})
-	if err != nil || len(p.Rows) != 100 {
-		t.Fatalf("a page of 100: %d rows, %v", len(p.Rows), err)
+		t.Logf("%s: a page of 100 over 16 buckets: %d queries asking for %d rows (asking each bucket for 101: 16 queries, 1,616 rows)", scatterName[mode], queries.Load(), asked.Load())
+		most := int64(20)
+		if mode == cqlgen.ScatterCoordinator {
+			most = 3
+		}
+		if queries.Load() > most || asked.Load() > 400 {
+			t.Errorf("%s: a page of 100 over 16 evenly filled buckets took %d queries asking for %d rows", scatterName[mode], queries.Load(), asked.Load())
+		}
 	}
-	t.Logf("a page of 100 over 16 buckets: %d queries asking for %d rows (asking each bucket for 101: 16 queries, 1,616 rows)", queries.Load(), asked.Load())
-	if queries.Load() > 20 || asked.Load() > 400 {
-		t.Errorf("a page of 100 over 16 evenly filled buckets took %d queries asking for %d rows", queries.Load(), asked.Load())
+}
+
+func hashMergeRefills(t *testing.T, name string, keep func(int) bool, mode cqlgen.Scatter) {
+	s := session(t)
+	repo := fixture.NewReadingRepo(s, cqlgen.WithScatter(mode))
+	var rows []fixture.Reading
+	for _, r := range readings(3000, 3, 7) {
+		if keep(int(r.Seq)) {
+			rows = append(rows, r)
+		}
+		if len(rows) == 400 {
+			break
+		}
+	}
+	insertAll(t, repo.Insert, rows)
+	want := slices.Clone(rows)
+	slices.SortFunc(want, byTimeDesc)
+	for _, limit := range []int{1, 2, 7, 16, 50, 100, 399, 400, 401} {
+		got := pages(t, func(c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: c})
+		})
+		if !slices.Equal(seqs(got), seqs(want)) {
+			t.Errorf("%s, limit %d: got %v\nwant %v", name, limit, seqs(got), seqs(want))
+		}
+	}
+}
+
+// A Scatter that names no way of reading buckets is refused, not read
+// one way or the other.
+func TestScatterUnknown(t *testing.T) {
+	repo := fixture.NewReadingRepo(session(t), cqlgen.WithScatter(cqlgen.ScatterClient+1))
+	_, err := repo.Readings16(context.Background(), "s1", nil)
+	if oe := (*cqlgen.OptionError)(nil); !errors.As(err, &oe) || oe.Option != "Scatter" {
+		t.Errorf("Scatter %d: %v, want an *OptionError on Scatter", cqlgen.ScatterClient+1, err)
 	}
 }

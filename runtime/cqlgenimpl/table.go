@@ -122,6 +122,15 @@ type CQL struct {
 	// counted from column k. ReadPage binds the k values after the
 	// partition key.
 	Prefix []PageCQL
+
+	// Scatter[k], on a table split over hash buckets, holds the page
+	// statements of depth k (0: those above, k: Prefix[k-1]'s) in the
+	// form that reads every bucket in one request: the bucket column IN
+	// ? (bound to the list of buckets, in place of the bucket), the bucket
+	// column selected after the others, and PER PARTITION LIMIT ? bound
+	// last. A table without them reads one bucket per request (see
+	// cqlgen.ScatterClient).
+	Scatter []PageCQL
 }
 
 // PageCQL is the text of the page statements of a read at one depth of
@@ -149,7 +158,9 @@ type Table struct {
 
 	// pages[k] are the page statements of a read that fixes the first k
 	// clustering columns: pages[0] those of CQL, the others Prefix's.
-	pages   []pages
+	pages []pages
+	// scatter[k] are the scatter forms of pages[k] (see CQL.Scatter).
+	scatter []pages
 	next    *cqlgen.Statement
 	nearest *cqlgen.Statement
 }
@@ -221,6 +232,9 @@ func NewTable(spec TableSpec) *Table {
 	}, 0))
 	for k, p := range c.Prefix {
 		t.pages = append(t.pages, t.newPages(p, k+1))
+	}
+	for k, p := range c.Scatter {
+		t.scatter = append(t.scatter, t.newPages(p, k))
 	}
 	t.next = t.stmt(c.Next, cqlgen.Read)
 	t.nearest = t.stmt(c.Nearest, cqlgen.Read)

@@ -61,8 +61,8 @@ func (d *driver) query(ctx context.Context, r *cqlgen.Request) (*gocql.Query, *r
 		q.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
 	}
 	if r.Paged {
-		if r.PageSize > 0 {
-			q.PageSize(r.PageSize)
+		if r.PageSize > 0 || r.PageSize == cqlgen.Unpaged {
+			q.PageSize(max(r.PageSize, 0)) // 0 turns paging off
 		}
 		// Also turns gocql's automatic paging off.
 		q.PageState(r.PageState)

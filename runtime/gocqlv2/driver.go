@@ -64,8 +64,8 @@ func (d *driver) query(r *cqlgen.Request) *gocql.Query {
 		q.SerialConsistency(gocql.Consistency(r.SerialConsistency))
 	}
 	if r.Paged {
-		if r.PageSize > 0 {
-			q.PageSize(r.PageSize)
+		if r.PageSize > 0 || r.PageSize == cqlgen.Unpaged {
+			q.PageSize(max(r.PageSize, 0)) // 0 turns paging off
 		}
 		// Also turns the driver's automatic paging off: the page is all
 		// the iterator returns.

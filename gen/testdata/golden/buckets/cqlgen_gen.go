@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // readingReadings: the statements of table readings, which is the source of
 // truth of Reading.
@@ -976,6 +976,20 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsByShardAfterToCQL,
 		AtOrAfter:   readingReadingsByShardAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsByShardAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByShardScatterFirstCQL,
+				FirstFrom:   readingReadingsByShardScatterFirstFromCQL,
+				FirstTo:     readingReadingsByShardScatterFirstToCQL,
+				FirstFromTo: readingReadingsByShardScatterFirstFromToCQL,
+				After: []string{
+					readingReadingsByShardScatterAfter0CQL,
+				},
+				AfterTo:     readingReadingsByShardScatterAfterToCQL,
+				AtOrAfter:   readingReadingsByShardScatterAtOrAfterCQL,
+				AtOrAfterTo: readingReadingsByShardScatterAtOrAfterToCQL,
+			},
+		},
 	},
 })
 
@@ -1065,6 +1079,78 @@ const readingReadingsByShardAtOrAfterCQL = `SELECT sensor_id, read_at, event_id,
 const readingReadingsByShardAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_shard
 	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByShardScatterFirstCQL reads a partition of readings_by_shard
+// from its first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, the most rows
+// per bucket.
+const readingReadingsByShardScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByShardScatterFirstFromCQL reads a partition of
+// readings_by_shard from the From bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
+// values, From, the most rows per bucket.
+const readingReadingsByShardScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByShardScatterFirstToCQL reads a partition of
+// readings_by_shard from its first row up to the To bound, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
+// the list of shard values, To, the most rows per bucket.
+const readingReadingsByShardScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByShardScatterFirstFromToCQL reads a partition of
+// readings_by_shard between the bounds, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
+// values, From, To, the most rows per bucket.
+const readingReadingsByShardScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByShardScatterAfter0CQL continues a read of readings_by_shard
+// after a row, at one run of clustering columns of one direction, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
+// sensor_id, the list of shard values, read_at, the most rows per bucket.
+const readingReadingsByShardScatterAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ? AND read_at < ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByShardScatterAfterToCQL continues a read of
+// readings_by_shard after a row, up to the To bound, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
+// of shard values, read_at, To, the most rows per bucket.
+const readingReadingsByShardScatterAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ? AND read_at < ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByShardScatterAtOrAfterCQL continues a read of
+// readings_by_shard at or after a row, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
+// values, read_at, the most rows per bucket.
+const readingReadingsByShardScatterAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByShardScatterAtOrAfterToCQL continues a read of
+// readings_by_shard at or after a row, up to the To bound, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
+// the list of shard values, read_at, To, the most rows per bucket.
+const readingReadingsByShardScatterAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
+	FROM readings_by_shard
+	WHERE sensor_id = ? AND shard IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
 
 // readingReadingsByShardScan reads one row of readings_by_shard.
 func readingReadingsByShardScan(it cqlgen.Iter) (e Reading, ok bool) {
@@ -2409,6 +2495,7 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByShardScan,
+		Scatter:     r.opts.Scatter,
 		Table:       readingReadingsByShard,
 	}
 	if o.ReadAtFrom != nil {

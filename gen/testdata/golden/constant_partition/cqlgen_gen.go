@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // settingSettings: the statements of table settings, which is the source of
 // truth of Setting.

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -585,6 +585,20 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     orderOrdersByDayShardedAfterToCQL,
 		AtOrAfter:   orderOrdersByDayShardedAtOrAfterCQL,
 		AtOrAfterTo: orderOrdersByDayShardedAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       orderOrdersByDayShardedScatterFirstCQL,
+				FirstFrom:   orderOrdersByDayShardedScatterFirstFromCQL,
+				FirstTo:     orderOrdersByDayShardedScatterFirstToCQL,
+				FirstFromTo: orderOrdersByDayShardedScatterFirstFromToCQL,
+				After: []string{
+					orderOrdersByDayShardedScatterAfter0CQL,
+				},
+				AfterTo:     orderOrdersByDayShardedScatterAfterToCQL,
+				AtOrAfter:   orderOrdersByDayShardedScatterAtOrAfterCQL,
+				AtOrAfterTo: orderOrdersByDayShardedScatterAtOrAfterToCQL,
+			},
+		},
 	},
 })
 
@@ -676,6 +690,79 @@ const orderOrdersByDayShardedAtOrAfterCQL = `SELECT day, order_id, status, urgen
 const orderOrdersByDayShardedAtOrAfterToCQL = `SELECT day, order_id, status, urgent
 	FROM orders_by_day_sharded
 	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
+
+// orderOrdersByDayShardedScatterFirstCQL reads a partition of
+// orders_by_day_sharded from its first row, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
+// the most rows per bucket.
+const orderOrdersByDayShardedScatterFirstCQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayShardedScatterFirstFromCQL reads a partition of
+// orders_by_day_sharded from the From bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
+// From, the most rows per bucket.
+const orderOrdersByDayShardedScatterFirstFromCQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ? AND order_id >= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayShardedScatterFirstToCQL reads a partition of
+// orders_by_day_sharded from its first row up to the To bound, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
+// list of bucket values, To, the most rows per bucket.
+const orderOrdersByDayShardedScatterFirstToCQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ? AND order_id < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayShardedScatterFirstFromToCQL reads a partition of
+// orders_by_day_sharded between the bounds, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
+// From, To, the most rows per bucket.
+const orderOrdersByDayShardedScatterFirstFromToCQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ? AND order_id >= ? AND order_id < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayShardedScatterAfter0CQL continues a read of
+// orders_by_day_sharded after a row, at one run of clustering columns of one
+// direction, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds day, the list of bucket values, order_id, the most
+// rows per bucket.
+const orderOrdersByDayShardedScatterAfter0CQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ? AND order_id > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayShardedScatterAfterToCQL continues a read of
+// orders_by_day_sharded after a row, up to the To bound, in every hash bucket
+// at once, the bucket named last. cqlgenimpl.ReadPage binds day, the list of
+// bucket values, order_id, To, the most rows per bucket.
+const orderOrdersByDayShardedScatterAfterToCQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ? AND order_id > ? AND order_id < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayShardedScatterAtOrAfterCQL continues a read of
+// orders_by_day_sharded at or after a row, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
+// order_id, the most rows per bucket.
+const orderOrdersByDayShardedScatterAtOrAfterCQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ? AND order_id >= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayShardedScatterAtOrAfterToCQL continues a read of
+// orders_by_day_sharded at or after a row, up to the To bound, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
+// list of bucket values, order_id, To, the most rows per bucket.
+const orderOrdersByDayShardedScatterAtOrAfterToCQL = `SELECT day, order_id, status, urgent, bucket
+	FROM orders_by_day_sharded
+	WHERE day = ? AND bucket IN ? AND order_id >= ? AND order_id < ?
+	PER PARTITION LIMIT ?`
 
 // orderOrdersByDayShardedScan reads one row of orders_by_day_sharded.
 func orderOrdersByDayShardedScan(it cqlgen.Iter) (e Order, ok bool) {
@@ -1173,6 +1260,7 @@ func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *Or
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{day},
 		Scan:        orderOrdersByDayShardedScan,
+		Scatter:     r.opts.Scatter,
 		Table:       orderOrdersByDaySharded,
 	}
 	if o.OrderIDFrom != nil {

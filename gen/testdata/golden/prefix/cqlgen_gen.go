@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // tradeTradesByAccount: the statements of table trades_by_account, which is
 // the source of truth of Trade.
@@ -391,6 +391,44 @@ var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 				AtOrAfterTo: tradeTradesBySymbolEq2AtOrAfterToCQL,
 			},
 		},
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       tradeTradesBySymbolScatterFirstCQL,
+				FirstFrom:   tradeTradesBySymbolScatterFirstFromCQL,
+				FirstTo:     tradeTradesBySymbolScatterFirstToCQL,
+				FirstFromTo: tradeTradesBySymbolScatterFirstFromToCQL,
+				After: []string{
+					tradeTradesBySymbolScatterAfter0CQL,
+				},
+				AfterTo:     tradeTradesBySymbolScatterAfterToCQL,
+				AtOrAfter:   tradeTradesBySymbolScatterAtOrAfterCQL,
+				AtOrAfterTo: tradeTradesBySymbolScatterAtOrAfterToCQL,
+			},
+			{
+				First:       tradeTradesBySymbolScatterEq1FirstCQL,
+				FirstFrom:   tradeTradesBySymbolScatterEq1FirstFromCQL,
+				FirstTo:     tradeTradesBySymbolScatterEq1FirstToCQL,
+				FirstFromTo: tradeTradesBySymbolScatterEq1FirstFromToCQL,
+				After: []string{
+					tradeTradesBySymbolScatterEq1After1CQL,
+				},
+				AfterTo:     tradeTradesBySymbolScatterEq1AfterToCQL,
+				AtOrAfter:   tradeTradesBySymbolScatterEq1AtOrAfterCQL,
+				AtOrAfterTo: tradeTradesBySymbolScatterEq1AtOrAfterToCQL,
+			},
+			{
+				First:       tradeTradesBySymbolScatterEq2FirstCQL,
+				FirstFrom:   tradeTradesBySymbolScatterEq2FirstFromCQL,
+				FirstTo:     tradeTradesBySymbolScatterEq2FirstToCQL,
+				FirstFromTo: tradeTradesBySymbolScatterEq2FirstFromToCQL,
+				After: []string{
+					tradeTradesBySymbolScatterEq2After2CQL,
+				},
+				AfterTo:     tradeTradesBySymbolScatterEq2AfterToCQL,
+				AtOrAfter:   tradeTradesBySymbolScatterEq2AtOrAfterCQL,
+				AtOrAfterTo: tradeTradesBySymbolScatterEq2AtOrAfterToCQL,
+			},
+		},
 	},
 })
 
@@ -614,6 +652,252 @@ const tradeTradesBySymbolEq2AtOrAfterToCQL = `SELECT symbol, type, trade_date, a
 	FROM trades_by_symbol
 	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
 		AND (account, trade_id) >= (?, ?) AND account < ?`
+
+// tradeTradesBySymbolScatterFirstCQL reads a partition of trades_by_symbol
+// from its first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, the most rows
+// per bucket.
+const tradeTradesBySymbolScatterFirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterFirstFromCQL reads a partition of trades_by_symbol
+// from the From bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, the most
+// rows per bucket.
+const tradeTradesBySymbolScatterFirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type >= ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterFirstToCQL reads a partition of trades_by_symbol
+// from its first row up to the To bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
+// values, To, the most rows per bucket.
+const tradeTradesBySymbolScatterFirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterFirstFromToCQL reads a partition of
+// trades_by_symbol between the bounds, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
+// values, From, To, the most rows per bucket.
+const tradeTradesBySymbolScatterFirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type >= ? AND type < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterAfter0CQL continues a read of trades_by_symbol
+// after a row, at one run of clustering columns of one direction, in every
+// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
+// symbol, the list of bucket values, type, trade_date, account, trade_id, the
+// most rows per bucket.
+const tradeTradesBySymbolScatterAfter0CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ?
+		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?)
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterAfterToCQL continues a read of trades_by_symbol
+// after a row, up to the To bound, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds symbol, the list of bucket values,
+// type, trade_date, account, trade_id, To, the most rows per bucket.
+const tradeTradesBySymbolScatterAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ?
+		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?) AND type < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterAtOrAfterCQL continues a read of trades_by_symbol
+// at or after a row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
+// trade_date, account, trade_id, the most rows per bucket.
+const tradeTradesBySymbolScatterAtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ?
+		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?)
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterAtOrAfterToCQL continues a read of
+// trades_by_symbol at or after a row, up to the To bound, in every hash bucket
+// at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list
+// of bucket values, type, trade_date, account, trade_id, To, the most rows per
+// bucket.
+const tradeTradesBySymbolScatterAtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ?
+		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?) AND type < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1FirstCQL reads a partition of trades_by_symbol
+// from its first row, in the rows of one type, in every hash bucket at once,
+// the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
+// values, type, the most rows per bucket.
+const tradeTradesBySymbolScatterEq1FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1FirstFromCQL reads a partition of
+// trades_by_symbol from the From bound, in the rows of one type, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
+// list of bucket values, type, From, the most rows per bucket.
+const tradeTradesBySymbolScatterEq1FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date >= ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1FirstToCQL reads a partition of
+// trades_by_symbol from its first row up to the To bound, in the rows of one
+// type, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type, To, the
+// most rows per bucket.
+const tradeTradesBySymbolScatterEq1FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1FirstFromToCQL reads a partition of
+// trades_by_symbol between the bounds, in the rows of one type, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
+// list of bucket values, type, From, To, the most rows per bucket.
+const tradeTradesBySymbolScatterEq1FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date >= ?
+		AND trade_date < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1After1CQL continues a read of trades_by_symbol
+// after a row, at one run of clustering columns of one direction, in the rows
+// of one type, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
+// trade_date, account, trade_id, the most rows per bucket.
+const tradeTradesBySymbolScatterEq1After1CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ?
+		AND (trade_date, account, trade_id) > (?, ?, ?)
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1AfterToCQL continues a read of trades_by_symbol
+// after a row, up to the To bound, in the rows of one type, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
+// list of bucket values, type, trade_date, account, trade_id, To, the most
+// rows per bucket.
+const tradeTradesBySymbolScatterEq1AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ?
+		AND (trade_date, account, trade_id) > (?, ?, ?) AND trade_date < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1AtOrAfterCQL continues a read of
+// trades_by_symbol at or after a row, in the rows of one type, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
+// list of bucket values, type, trade_date, account, trade_id, the most rows
+// per bucket.
+const tradeTradesBySymbolScatterEq1AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ?
+		AND (trade_date, account, trade_id) >= (?, ?, ?)
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq1AtOrAfterToCQL continues a read of
+// trades_by_symbol at or after a row, up to the To bound, in the rows of one
+// type, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
+// trade_date, account, trade_id, To, the most rows per bucket.
+const tradeTradesBySymbolScatterEq1AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ?
+		AND (trade_date, account, trade_id) >= (?, ?, ?) AND trade_date < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2FirstCQL reads a partition of trades_by_symbol
+// from its first row, in the rows of one type, trade_date, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
+// list of bucket values, type, trade_date, the most rows per bucket.
+const tradeTradesBySymbolScatterEq2FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2FirstFromCQL reads a partition of
+// trades_by_symbol from the From bound, in the rows of one type, trade_date,
+// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
+// binds symbol, the list of bucket values, type, trade_date, From, the most
+// rows per bucket.
+const tradeTradesBySymbolScatterEq2FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+		AND account >= ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2FirstToCQL reads a partition of
+// trades_by_symbol from its first row up to the To bound, in the rows of one
+// type, trade_date, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
+// trade_date, To, the most rows per bucket.
+const tradeTradesBySymbolScatterEq2FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+		AND account < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2FirstFromToCQL reads a partition of
+// trades_by_symbol between the bounds, in the rows of one type, trade_date, in
+// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
+// symbol, the list of bucket values, type, trade_date, From, To, the most rows
+// per bucket.
+const tradeTradesBySymbolScatterEq2FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+		AND account >= ? AND account < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2After2CQL continues a read of trades_by_symbol
+// after a row, at one run of clustering columns of one direction, in the rows
+// of one type, trade_date, in every hash bucket at once, the bucket named
+// last. cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
+// trade_date, account, trade_id, the most rows per bucket.
+const tradeTradesBySymbolScatterEq2After2CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+		AND (account, trade_id) > (?, ?)
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2AfterToCQL continues a read of trades_by_symbol
+// after a row, up to the To bound, in the rows of one type, trade_date, in
+// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
+// symbol, the list of bucket values, type, trade_date, account, trade_id, To,
+// the most rows per bucket.
+const tradeTradesBySymbolScatterEq2AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+		AND (account, trade_id) > (?, ?) AND account < ?
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2AtOrAfterCQL continues a read of
+// trades_by_symbol at or after a row, in the rows of one type, trade_date, in
+// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
+// symbol, the list of bucket values, type, trade_date, account, trade_id, the
+// most rows per bucket.
+const tradeTradesBySymbolScatterEq2AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+		AND (account, trade_id) >= (?, ?)
+	PER PARTITION LIMIT ?`
+
+// tradeTradesBySymbolScatterEq2AtOrAfterToCQL continues a read of
+// trades_by_symbol at or after a row, up to the To bound, in the rows of one
+// type, trade_date, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
+// trade_date, account, trade_id, To, the most rows per bucket.
+const tradeTradesBySymbolScatterEq2AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
+	FROM trades_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
+		AND (account, trade_id) >= (?, ?) AND account < ?
+	PER PARTITION LIMIT ?`
 
 // tradeTradesBySymbolScan reads one row of trades_by_symbol.
 func tradeTradesBySymbolScan(it cqlgen.Iter) (e Trade, ok bool) {
@@ -1031,6 +1315,7 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{symbol},
 		Scan:        tradeTradesBySymbolScan,
+		Scatter:     r.opts.Scatter,
 		Table:       tradeTradesBySymbol,
 	}
 	if o.TypeEq != nil {

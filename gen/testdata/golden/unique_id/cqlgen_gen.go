@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion3, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion3
+// SupportPackageIsVersion4, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion4
 
 // eventEvents: the statements of table events, which is the source of truth of
 // Event.
@@ -830,6 +830,20 @@ var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     uploadUploadsByDayAfterToCQL,
 		AtOrAfter:   uploadUploadsByDayAtOrAfterCQL,
 		AtOrAfterTo: uploadUploadsByDayAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       uploadUploadsByDayScatterFirstCQL,
+				FirstFrom:   uploadUploadsByDayScatterFirstFromCQL,
+				FirstTo:     uploadUploadsByDayScatterFirstToCQL,
+				FirstFromTo: uploadUploadsByDayScatterFirstFromToCQL,
+				After: []string{
+					uploadUploadsByDayScatterAfter0CQL,
+				},
+				AfterTo:     uploadUploadsByDayScatterAfterToCQL,
+				AtOrAfter:   uploadUploadsByDayScatterAtOrAfterCQL,
+				AtOrAfterTo: uploadUploadsByDayScatterAtOrAfterToCQL,
+			},
+		},
 	},
 })
 
@@ -914,6 +928,78 @@ const uploadUploadsByDayAtOrAfterCQL = `SELECT day, upload_id, owner, size
 const uploadUploadsByDayAtOrAfterToCQL = `SELECT day, upload_id, owner, size
 	FROM uploads_by_day
 	WHERE day = ? AND shard = ? AND upload_id >= ? AND upload_id < ?`
+
+// uploadUploadsByDayScatterFirstCQL reads a partition of uploads_by_day from
+// its first row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds day, the list of shard values, the most rows per
+// bucket.
+const uploadUploadsByDayScatterFirstCQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// uploadUploadsByDayScatterFirstFromCQL reads a partition of uploads_by_day
+// from the From bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds day, the list of shard values, From, the most rows
+// per bucket.
+const uploadUploadsByDayScatterFirstFromCQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ? AND upload_id >= ?
+	PER PARTITION LIMIT ?`
+
+// uploadUploadsByDayScatterFirstToCQL reads a partition of uploads_by_day from
+// its first row up to the To bound, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds day, the list of shard values, To, the
+// most rows per bucket.
+const uploadUploadsByDayScatterFirstToCQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ? AND upload_id < ?
+	PER PARTITION LIMIT ?`
+
+// uploadUploadsByDayScatterFirstFromToCQL reads a partition of uploads_by_day
+// between the bounds, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds day, the list of shard values, From, To, the most
+// rows per bucket.
+const uploadUploadsByDayScatterFirstFromToCQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ? AND upload_id >= ? AND upload_id < ?
+	PER PARTITION LIMIT ?`
+
+// uploadUploadsByDayScatterAfter0CQL continues a read of uploads_by_day after
+// a row, at one run of clustering columns of one direction, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
+// list of shard values, upload_id, the most rows per bucket.
+const uploadUploadsByDayScatterAfter0CQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ? AND upload_id > ?
+	PER PARTITION LIMIT ?`
+
+// uploadUploadsByDayScatterAfterToCQL continues a read of uploads_by_day after
+// a row, up to the To bound, in every hash bucket at once, the bucket named
+// last. cqlgenimpl.ReadPage binds day, the list of shard values, upload_id,
+// To, the most rows per bucket.
+const uploadUploadsByDayScatterAfterToCQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ? AND upload_id > ? AND upload_id < ?
+	PER PARTITION LIMIT ?`
+
+// uploadUploadsByDayScatterAtOrAfterCQL continues a read of uploads_by_day at
+// or after a row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds day, the list of shard values, upload_id, the most
+// rows per bucket.
+const uploadUploadsByDayScatterAtOrAfterCQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ? AND upload_id >= ?
+	PER PARTITION LIMIT ?`
+
+// uploadUploadsByDayScatterAtOrAfterToCQL continues a read of uploads_by_day
+// at or after a row, up to the To bound, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds day, the list of shard values,
+// upload_id, To, the most rows per bucket.
+const uploadUploadsByDayScatterAtOrAfterToCQL = `SELECT day, upload_id, owner, size, shard
+	FROM uploads_by_day
+	WHERE day = ? AND shard IN ? AND upload_id >= ? AND upload_id < ?
+	PER PARTITION LIMIT ?`
 
 // uploadUploadsByDayScan reads one row of uploads_by_day.
 func uploadUploadsByDayScan(it cqlgen.Iter) (e Upload, ok bool) {
@@ -1271,6 +1357,7 @@ func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *Uploads
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{day},
 		Scan:        uploadUploadsByDayScan,
+		Scatter:     r.opts.Scatter,
 		Table:       uploadUploadsByDay,
 	}
 	if o.UploadIDFrom != nil {
