@@ -26,6 +26,8 @@ const (
 	// bucket with IN, ordered by the coordinator. Cassandra refuses to page
 	// it (ORDER BY with IN on the partition key), so it runs unpaged.
 	inBuckets = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard IN ? ORDER BY points DESC, player_id ASC LIMIT ?"
+	// floorBuckets reads the first row of every bucket in one request.
+	floorBuckets = "SELECT board, points, player_id, name, shard FROM board_%d WHERE board = ? AND shard IN ? PER PARTITION LIMIT 1"
 	// pageBucket pages through a bucket, for adaptiveRead.
 	pageBucket = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard = ?"
 	// scatterConcurrency is cqlgen's default bound on buckets read at once;
@@ -101,6 +103,7 @@ func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
 		shards[i] = int32(i)
 	}
 	inStmt := fmt.Sprintf(inBuckets, buckets)
+	floorIn := fmt.Sprintf(floorBuckets, buckets)
 	serverIn := func() ([]model.Score, error) {
 		return scanBoard(p.s.Query(inStmt, Board, shards, limit).PageSize(0), limit)
 	}
@@ -175,6 +178,22 @@ func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
 			}
 			wg.Wait()
 			return errors.Join(errs...)
+		}},
+		// floor-in is the floor of the default read: one row from every
+		// bucket, in one request naming them all.
+		{Name: "floor-in", Op: func(int) error {
+			it := p.s.Query(floorIn, Board, shards).PageSize(0).Iter()
+			var rows int
+			for it.Scan(nil, nil, nil, nil, nil) {
+				rows++
+			}
+			if err := it.Close(); err != nil {
+				return err
+			}
+			if rows != buckets {
+				return fmt.Errorf("%d rows from %d buckets", rows, buckets)
+			}
+			return nil
 		}},
 		{Name: "gocql-1partition", Op: func(int) error {
 			return topPage(scanBoard(p.s.Query(selectBoard, Board, limit), limit))

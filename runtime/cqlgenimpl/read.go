@@ -496,11 +496,25 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 	}
 	got := make([]bucketRows[T], len(qs))
 	if len(qs) == 1 {
-		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, n)
+		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, n, per)
+		if g := got[0]; g.err == nil && g.grouped {
+			// One request, each bucket's rows together, as a coordinator
+			// returns them: the lists are slices of its rows.
+			lists := make([][]T, n)
+			for i := 0; i < len(g.rows); {
+				j := i + 1
+				for j < len(g.rows) && g.bucket[j] == g.bucket[i] {
+					j++
+				}
+				lists[g.bucket[i]] = g.rows[i:min(j, i+per):min(j, i+per)]
+				i = j
+			}
+			return lists, nil
+		}
 	} else {
 		var wg sync.WaitGroup
 		for i, q := range qs {
-			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, n) })
+			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, n, per) })
 		}
 		wg.Wait()
 	}
@@ -538,19 +552,26 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 	return lists, nil
 }
 
-// bucketRows are the rows of a scatter request, each with its bucket.
+// bucketRows are the rows of a scatter request, each with its bucket;
+// grouped when the rows of each bucket came together.
 type bucketRows[T any] struct {
-	rows   []T
-	bucket []int32
-	err    error
+	rows    []T
+	bucket  []int32
+	grouped bool
+	err     error
 }
 
 // fetchBuckets runs a scatter request, unpaged: its rows are bounded by
 // the buckets and PER PARTITION LIMIT. Should a driver page it all the
 // same, the pages are read to the end. A row of a bucket outside the
 // n is an error, not a row put aside.
-func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool), n int) (out bucketRows[T]) {
+func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool), n, per int) (out bucketRows[T]) {
 	q.PageSize = cqlgen.Unpaged
+	// Room for every bucket's share of the page, as hashing spreads it.
+	room := min(n*per, 4096)
+	out.rows, out.bucket = make([]T, 0, room), make([]int32, 0, room)
+	seen := make([]bool, n)
+	out.grouped = true
 	for {
 		it := &bucketIter{Iter: s.Iter(ctx, q)}
 		for {
@@ -562,6 +583,10 @@ func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, 
 				it.Close()
 				out.err = fmt.Errorf("cqlgen: %s: a row of bucket %d, outside the %d buckets read", q.Stmt.Table, it.bucket, n)
 				return out
+			}
+			if k := len(out.bucket); k == 0 || out.bucket[k-1] != it.bucket {
+				out.grouped = out.grouped && !seen[it.bucket]
+				seen[it.bucket] = true
 			}
 			out.rows = append(out.rows, row)
 			out.bucket = append(out.bucket, it.bucket)

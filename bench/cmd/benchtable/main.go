@@ -247,7 +247,7 @@ func signed(v float64, ok bool) string {
 	return fmt.Sprintf("%+.0f", v)
 }
 
-var scatterImpls = []string{"gocql-concurrent", "gocql-sequential", "cqlgen", "cqlgen-client", "proto-adaptive", "server-in", "floor", "gocql-1partition", "cqlgen-1partition"}
+var scatterImpls = []string{"gocql-concurrent", "gocql-sequential", "cqlgen", "cqlgen-client", "proto-adaptive", "server-in", "floor", "floor-in", "gocql-1partition", "cqlgen-1partition"}
 
 func scatter(w io.Writer, r results) {
 	fmt.Fprintln(w, "### 5. Scatter-gather: the best 100 rows over 16 and 100 hash buckets")

@@ -1,0 +1,123 @@
+package cqlgenimpl
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// scatterRow is a row of a table keyed by a bucket and k; only k is
+// scanned into it (the bucket goes to the read), so k tells its bucket:
+// 100 times it, plus the row's place.
+type scatterRow struct {
+	bucket int32
+	k      int64
+}
+
+// replay is a session whose every read returns rows, in the order given,
+// each scanned as k and then its bucket, as a scatter statement selects
+// them.
+type replay struct {
+	rows  []scatterRow
+	reads int
+}
+
+func (r *replay) Exec(context.Context, cqlgen.Query) error { return nil }
+func (r *replay) ExecCAS(context.Context, cqlgen.Query, ...any) (bool, error) {
+	return true, nil
+}
+func (r *replay) Batch(context.Context, cqlgen.BatchKind, []cqlgen.Query) error { return nil }
+func (r *replay) Iter(_ context.Context, q cqlgen.Query) cqlgen.Iter {
+	r.reads++
+	return &replayIter{rows: r.rows}
+}
+
+type replayIter struct {
+	rows []scatterRow
+	next int
+}
+
+func (it *replayIter) Scan(dest ...any) bool {
+	if it.next == len(it.rows) {
+		return false
+	}
+	row := it.rows[it.next]
+	it.next++
+	*dest[0].(*int64), *dest[1].(*int32) = row.k, row.bucket
+	return true
+}
+func (it *replayIter) PageState() []byte { return nil }
+func (it *replayIter) Close() error      { return nil }
+
+func scatterSpec(n int) ReadSpec[scatterRow] {
+	page := PageCQL{First: "first", FirstFrom: "from", FirstTo: "to", FirstFromTo: "from to", After: []string{"after"}, AfterTo: "after to", AtOrAfter: "at", AtOrAfterTo: "at to"}
+	table := NewTable(TableSpec{
+		Name:         "t",
+		PartitionKey: []Column{{Name: "p", Type: "text"}, {Name: "bucket", Type: "int"}},
+		Clustering:   []Column{{Name: "k", Type: "bigint"}},
+		CQL:          CQL{First: "first", Scatter: []PageCQL{page}},
+	})
+	return ReadSpec[scatterRow]{
+		Table:       table,
+		Partition:   []any{"p"},
+		HashBuckets: n,
+		Scan: func(it cqlgen.Iter) (r scatterRow, ok bool) {
+			ok = it.Scan(&r.k)
+			return
+		},
+	}
+}
+
+// However a coordinator orders the buckets' rows in its reply, grouped
+// or interleaved, each bucket's list holds its rows in the order they
+// came, up to per; a row of a bucket outside the read is an error.
+func TestScatterBucketsOrderOfReply(t *testing.T) {
+	const n, per = 4, 3
+	var grouped, interleaved []scatterRow
+	for b := range int32(n) {
+		for k := range int64(b) + 1 { // bucket b holds b+1 rows
+			grouped = append(grouped, scatterRow{b, 100*int64(b) + k})
+		}
+	}
+	for k := range int64(n) {
+		for b := range int32(n) {
+			if k <= int64(b) {
+				interleaved = append(interleaved, scatterRow{b, 100*int64(b) + k})
+			}
+		}
+	}
+	reversed := slices.Clone(grouped)
+	slices.Reverse(reversed)
+	for name, rows := range map[string][]scatterRow{"grouped": grouped, "interleaved": interleaved, "reversed": reversed} {
+		lists, err := scatterBuckets(context.Background(), &replay{rows: rows}, scatterSpec(n), nil, 0, per)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for b, l := range lists {
+			var want []int64 // the rows of bucket b in the order sent
+			for _, r := range rows {
+				if r.bucket == int32(b) && len(want) < per {
+					want = append(want, r.k)
+				}
+			}
+			var got []int64
+			for _, r := range l {
+				if r.k/100 != int64(b) {
+					t.Errorf("%s: bucket %d's list holds a row of bucket %d", name, b, r.k/100)
+				}
+				got = append(got, r.k)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: bucket %d: %v, want %v", name, b, got, want)
+			}
+		}
+	}
+	_, err := scatterBuckets(context.Background(), &replay{rows: append(slices.Clone(grouped), scatterRow{n, 0})}, scatterSpec(n), nil, 0, per)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("bucket %d, outside", n)) {
+		t.Errorf("a row of bucket %d of %d: %v, want an error", n, n, err)
+	}
+}
