@@ -11,9 +11,11 @@ import (
 )
 
 // Workload 8: a page of 10 pings that crosses 1, 5 or 30 day buckets,
-// all but the last empty, which holds more than a page: the walk back with its parallel rounds
-// (concurrency 16), against the same walk one bucket at a time
-// (concurrency 1, how it read before).
+// all but the last empty, which holds more than a page: the walk back in
+// rounds of 1, 2, 4 ... buckets, each round one request naming its
+// buckets (coordinator, the default) or a request per bucket at once
+// (parallel), against the same walk one bucket at a time (sequential,
+// how it read first).
 func BenchmarkWalkPaired(b *testing.B) {
 	eachCoalescing(b, func(b *testing.B, p peers) {
 		start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -27,8 +29,8 @@ func BenchmarkWalkPaired(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			read := func(concurrency int) func(int) error {
-				repo := model.NewPingRepo(p.cq, cqlgen.WithConcurrency(concurrency))
+			read := func(concurrency int, mode cqlgen.Scatter) func(int) error {
+				repo := model.NewPingRepo(p.cq, cqlgen.WithConcurrency(concurrency), cqlgen.WithScatter(mode))
 				return func(int) error {
 					page, err := repo.PingsByDay(ctx, device, &model.PingsByDayOptions{Start: start, Limit: 10, LookBack: 30})
 					if err == nil && len(page.Rows) != 10 {
@@ -38,7 +40,10 @@ func BenchmarkWalkPaired(b *testing.B) {
 				}
 			}
 			b.Run(fmt.Sprintf("crosses=%d", crosses), func(b *testing.B) {
-				benchenv.Paired(b, warmCalls(), benchenv.Impl{Name: "sequential", Op: read(1)}, benchenv.Impl{Name: "parallel", Op: read(16)})
+				benchenv.Paired(b, warmCalls(),
+					benchenv.Impl{Name: "sequential", Op: read(1, cqlgen.ScatterClient)},
+					benchenv.Impl{Name: "parallel", Op: read(16, cqlgen.ScatterClient)},
+					benchenv.Impl{Name: "coordinator", Op: read(16, cqlgen.ScatterCoordinator)})
 			})
 		}
 	})

@@ -300,19 +300,22 @@ func TestPrefixReads(t *testing.T) {
 		}
 		day := func(r *testmodel.Tick) int64 { return r.At.Unix() / 86400 }
 		cases := prefixCases(rng, rows, cols, 1, []any{"none"})
-		checkPrefixReads(t, "ticks_by_symbol", rows, cols, day, cases,
-			func(c prefixCase, cursor string) (cqlgen.Page[testmodel.Tick], error) {
-				o := &testmodel.TicksBySymbolOptions{Limit: c.limit, Cursor: cursor, Start: start, LookBack: back}
-				switch c.depth {
-				case 0:
-					o.KindFrom, o.KindTo = ptrOf[string](c.from), ptrOf[string](c.to)
-				case 1:
-					o.KindEq = ptrOf[string](c.prefix[0])
-					o.AtFrom, o.AtTo = ptrOf[time.Time](c.from), ptrOf[time.Time](c.to)
-				}
-				return repo.TicksBySymbol(ctx, "XYZ", o)
-			},
-			func(r *testmodel.Tick) string { return fmt.Sprintf("%s/%s/%d", r.Kind, r.At.Format("02T15:04"), r.Seq) })
+		for _, mode := range []cqlgen.Scatter{cqlgen.ScatterCoordinator, cqlgen.ScatterClient} {
+			repo := testmodel.NewTickRepo(s, cqlgen.WithScatter(mode))
+			checkPrefixReads(t, fmt.Sprintf("ticks_by_symbol, scatter mode %d", mode), rows, cols, day, cases,
+				func(c prefixCase, cursor string) (cqlgen.Page[testmodel.Tick], error) {
+					o := &testmodel.TicksBySymbolOptions{Limit: c.limit, Cursor: cursor, Start: start, LookBack: back}
+					switch c.depth {
+					case 0:
+						o.KindFrom, o.KindTo = ptrOf[string](c.from), ptrOf[string](c.to)
+					case 1:
+						o.KindEq = ptrOf[string](c.prefix[0])
+						o.AtFrom, o.AtTo = ptrOf[time.Time](c.from), ptrOf[time.Time](c.to)
+					}
+					return repo.TicksBySymbol(ctx, "XYZ", o)
+				},
+				func(r *testmodel.Tick) string { return fmt.Sprintf("%s/%s/%d", r.Kind, r.At.Format("02T15:04"), r.Seq) })
+		}
 	})
 
 	t.Run("misuse", func(t *testing.T) {

@@ -305,14 +305,17 @@ func TestRepoBucketPaging(t *testing.T) {
 		return int(a.Seq - b.Seq)
 	})
 	for _, limit := range []int{1, 8, 100} {
-		t.Run(fmt.Sprint("day buckets, limit ", limit), func(t *testing.T) {
-			got := pageAll(t, func(c string) (cqlgen.Page[testmodel.Reading], error) {
-				return repo.ReadingsByDay(ctx, "s1", &testmodel.ReadingsByDayOptions{Limit: limit, Cursor: c})
-			}, limit)
-			if ids(got) != ids(all) {
-				t.Errorf("got\n%s\nwant\n%s", ids(got), ids(all))
-			}
-		})
+		for _, mode := range []cqlgen.Scatter{cqlgen.ScatterCoordinator, cqlgen.ScatterClient} {
+			t.Run(fmt.Sprintf("day buckets, scatter mode %d, limit %d", mode, limit), func(t *testing.T) {
+				repo := testmodel.NewReadingRepo(s, cqlgen.WithClock(func() time.Time { return now }), cqlgen.WithScatter(mode))
+				got := pageAll(t, func(c string) (cqlgen.Page[testmodel.Reading], error) {
+					return repo.ReadingsByDay(ctx, "s1", &testmodel.ReadingsByDayOptions{Limit: limit, Cursor: c})
+				}, limit)
+				if ids(got) != ids(all) {
+					t.Errorf("got\n%s\nwant\n%s", ids(got), ids(all))
+				}
+			})
+		}
 		t.Run(fmt.Sprint("1 hash bucket, limit ", limit), func(t *testing.T) {
 			got := pageAll(t, func(c string) (cqlgen.Page[testmodel.Reading], error) {
 				return repo.Readings1(ctx, "s1", &testmodel.Readings1Options{Limit: limit, Cursor: c})

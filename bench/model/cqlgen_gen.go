@@ -4355,6 +4355,14 @@ var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   pingPingsByDayAfterToCQL,
 		AtOrAfter: pingPingsByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       pingPingsByDayScatterFirstCQL,
+				FirstFrom:   pingPingsByDayScatterFirstFromCQL,
+				FirstTo:     pingPingsByDayScatterFirstToCQL,
+				FirstFromTo: pingPingsByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -4451,6 +4459,42 @@ const pingPingsByDayAfterToCQL = `SELECT device, at, seq
 const pingPingsByDayAtOrAfterCQL = `SELECT device, at, seq
 	FROM pings_by_day
 	WHERE device = ? AND bucket = ? AND at = ? AND seq >= ?`
+
+// pingPingsByDayScatterFirstCQL reads a partition of pings_by_day from its
+// first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds device, the list of bucket values, the most rows
+// per bucket.
+const pingPingsByDayScatterFirstCQL = `SELECT device, at, seq, bucket
+	FROM pings_by_day
+	WHERE device = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// pingPingsByDayScatterFirstFromCQL reads a partition of pings_by_day from the
+// From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds device, the list of bucket values, From, the most
+// rows per bucket.
+const pingPingsByDayScatterFirstFromCQL = `SELECT device, at, seq, bucket
+	FROM pings_by_day
+	WHERE device = ? AND bucket IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// pingPingsByDayScatterFirstToCQL reads a partition of pings_by_day from its
+// first row up to the To bound, in several time buckets at once, the bucket
+// named last. cqlgenimpl.ReadPage binds device, the list of bucket values, To,
+// the most rows per bucket.
+const pingPingsByDayScatterFirstToCQL = `SELECT device, at, seq, bucket
+	FROM pings_by_day
+	WHERE device = ? AND bucket IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// pingPingsByDayScatterFirstFromToCQL reads a partition of pings_by_day
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds device, the list of bucket values, From, To, the
+// most rows per bucket.
+const pingPingsByDayScatterFirstFromToCQL = `SELECT device, at, seq, bucket
+	FROM pings_by_day
+	WHERE device = ? AND bucket IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // pingPingsByDayClustering is the clustering key of e in pings_by_day, in
 // order.
@@ -4657,6 +4701,7 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{device},
 		Scan:        pingPingsByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       pingPingsByDay,
 		TimeBuckets: &tb,

@@ -1620,6 +1620,14 @@ var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     ticketEventEventsByAgentAfterToCQL,
 		AtOrAfter:   ticketEventEventsByAgentAtOrAfterCQL,
 		AtOrAfterTo: ticketEventEventsByAgentAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       ticketEventEventsByAgentScatterFirstCQL,
+				FirstFrom:   ticketEventEventsByAgentScatterFirstFromCQL,
+				FirstTo:     ticketEventEventsByAgentScatterFirstToCQL,
+				FirstFromTo: ticketEventEventsByAgentScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1710,6 +1718,43 @@ const ticketEventEventsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, event_i
 	FROM events_by_agent
 	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?
 		AND event_id > ?`
+
+// ticketEventEventsByAgentScatterFirstCQL reads a partition of events_by_agent
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds org_id, agent_id, the list of bucket values, the
+// most rows per bucket.
+const ticketEventEventsByAgentScatterFirstCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// ticketEventEventsByAgentScatterFirstFromCQL reads a partition of
+// events_by_agent from the From bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
+// bucket values, From, the most rows per bucket.
+const ticketEventEventsByAgentScatterFirstFromCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id <= ?
+	PER PARTITION LIMIT ?`
+
+// ticketEventEventsByAgentScatterFirstToCQL reads a partition of
+// events_by_agent from its first row up to the To bound, in several time
+// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds org_id,
+// agent_id, the list of bucket values, To, the most rows per bucket.
+const ticketEventEventsByAgentScatterFirstToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id > ?
+	PER PARTITION LIMIT ?`
+
+// ticketEventEventsByAgentScatterFirstFromToCQL reads a partition of
+// events_by_agent between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
+// bucket values, From, To, the most rows per bucket.
+const ticketEventEventsByAgentScatterFirstFromToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
+	FROM events_by_agent
+	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id <= ?
+		AND event_id > ?
+	PER PARTITION LIMIT ?`
 
 // ticketEventEventsByAgentScan reads one row of events_by_agent.
 func ticketEventEventsByAgentScan(it cqlgen.Iter) (e TicketEvent, ok bool) {
@@ -2050,6 +2095,7 @@ func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agent
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{orgID, agentID},
 		Scan:        ticketEventEventsByAgentScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       ticketEventEventsByAgent,
 		TimeBuckets: &tb,
@@ -3516,6 +3562,14 @@ var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   auditEventAuditLogAfterToCQL,
 		AtOrAfter: auditEventAuditLogAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       auditEventAuditLogScatterFirstCQL,
+				FirstFrom:   auditEventAuditLogScatterFirstFromCQL,
+				FirstTo:     auditEventAuditLogScatterFirstToCQL,
+				FirstFromTo: auditEventAuditLogScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -3615,6 +3669,42 @@ const auditEventAuditLogAfterToCQL = `SELECT org_id, at, event_id, actor, action
 const auditEventAuditLogAtOrAfterCQL = `SELECT org_id, at, event_id, actor, action
 	FROM audit_log
 	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id >= ?`
+
+// auditEventAuditLogScatterFirstCQL reads a partition of audit_log from its
+// first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds org_id, the list of bucket values, the most rows
+// per bucket.
+const auditEventAuditLogScatterFirstCQL = `SELECT org_id, at, event_id, actor, action, bucket
+	FROM audit_log
+	WHERE org_id = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// auditEventAuditLogScatterFirstFromCQL reads a partition of audit_log from
+// the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds org_id, the list of bucket values, From, the most
+// rows per bucket.
+const auditEventAuditLogScatterFirstFromCQL = `SELECT org_id, at, event_id, actor, action, bucket
+	FROM audit_log
+	WHERE org_id = ? AND bucket IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// auditEventAuditLogScatterFirstToCQL reads a partition of audit_log from its
+// first row up to the To bound, in several time buckets at once, the bucket
+// named last. cqlgenimpl.ReadPage binds org_id, the list of bucket values, To,
+// the most rows per bucket.
+const auditEventAuditLogScatterFirstToCQL = `SELECT org_id, at, event_id, actor, action, bucket
+	FROM audit_log
+	WHERE org_id = ? AND bucket IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// auditEventAuditLogScatterFirstFromToCQL reads a partition of audit_log
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds org_id, the list of bucket values, From, To, the
+// most rows per bucket.
+const auditEventAuditLogScatterFirstFromToCQL = `SELECT org_id, at, event_id, actor, action, bucket
+	FROM audit_log
+	WHERE org_id = ? AND bucket IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // auditEventAuditLogClustering is the clustering key of e in audit_log, in
 // order.
@@ -3810,6 +3900,7 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{orgID},
 		Scan:        auditEventAuditLogScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       auditEventAuditLog,
 		TimeBuckets: &tb,
@@ -5669,6 +5760,14 @@ var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   timeEntryTimeEntriesAfterToCQL,
 		AtOrAfter: timeEntryTimeEntriesAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       timeEntryTimeEntriesScatterFirstCQL,
+				FirstFrom:   timeEntryTimeEntriesScatterFirstFromCQL,
+				FirstTo:     timeEntryTimeEntriesScatterFirstToCQL,
+				FirstFromTo: timeEntryTimeEntriesScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -5798,6 +5897,47 @@ const timeEntryTimeEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, en
 	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
 		AND entry_id >= ?`
 
+// timeEntryTimeEntriesScatterFirstCQL reads a partition of time_entries from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
+// the most rows per bucket.
+const timeEntryTimeEntriesScatterFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		week_start
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start IN ?
+	PER PARTITION LIMIT ?`
+
+// timeEntryTimeEntriesScatterFirstFromCQL reads a partition of time_entries
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
+// From, the most rows per bucket.
+const timeEntryTimeEntriesScatterFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		week_start
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at <= ?
+	PER PARTITION LIMIT ?`
+
+// timeEntryTimeEntriesScatterFirstToCQL reads a partition of time_entries from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
+// week_start values, To, the most rows per bucket.
+const timeEntryTimeEntriesScatterFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		week_start
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at > ?
+	PER PARTITION LIMIT ?`
+
+// timeEntryTimeEntriesScatterFirstFromToCQL reads a partition of time_entries
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
+// From, To, the most rows per bucket.
+const timeEntryTimeEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		week_start
+	FROM time_entries
+	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at <= ?
+		AND logged_at > ?
+	PER PARTITION LIMIT ?`
+
 // timeEntryTimeEntriesClustering is the clustering key of e in time_entries,
 // in order.
 func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
@@ -5853,6 +5993,14 @@ var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     timeEntryPayPeriodEntriesAfterToCQL,
 		AtOrAfter:   timeEntryPayPeriodEntriesAtOrAfterCQL,
 		AtOrAfterTo: timeEntryPayPeriodEntriesAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       timeEntryPayPeriodEntriesScatterFirstCQL,
+				FirstFrom:   timeEntryPayPeriodEntriesScatterFirstFromCQL,
+				FirstTo:     timeEntryPayPeriodEntriesScatterFirstToCQL,
+				FirstFromTo: timeEntryPayPeriodEntriesScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -5951,6 +6099,50 @@ const timeEntryPayPeriodEntriesAtOrAfterToCQL = `SELECT org_id, agent_id, logged
 	FROM time_entries_by_pay_period
 	WHERE org_id = ? AND agent_id = ? AND period_start = ?
 		AND (logged_at, entry_id) >= (?, ?) AND logged_at < ?`
+
+// timeEntryPayPeriodEntriesScatterFirstCQL reads a partition of
+// time_entries_by_pay_period from its first row, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
+// list of period_start values, the most rows per bucket.
+const timeEntryPayPeriodEntriesScatterFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		period_start
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
+	PER PARTITION LIMIT ?`
+
+// timeEntryPayPeriodEntriesScatterFirstFromCQL reads a partition of
+// time_entries_by_pay_period from the From bound, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
+// list of period_start values, From, the most rows per bucket.
+const timeEntryPayPeriodEntriesScatterFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		period_start
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
+		AND logged_at >= ?
+	PER PARTITION LIMIT ?`
+
+// timeEntryPayPeriodEntriesScatterFirstToCQL reads a partition of
+// time_entries_by_pay_period from its first row up to the To bound, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// org_id, agent_id, the list of period_start values, To, the most rows per
+// bucket.
+const timeEntryPayPeriodEntriesScatterFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		period_start
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
+		AND logged_at < ?
+	PER PARTITION LIMIT ?`
+
+// timeEntryPayPeriodEntriesScatterFirstFromToCQL reads a partition of
+// time_entries_by_pay_period between the bounds, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
+// list of period_start values, From, To, the most rows per bucket.
+const timeEntryPayPeriodEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
+		period_start
+	FROM time_entries_by_pay_period
+	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
+		AND logged_at >= ? AND logged_at < ?
+	PER PARTITION LIMIT ?`
 
 // timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period.
 func timeEntryPayPeriodEntriesScan(it cqlgen.Iter) (e TimeEntry, ok bool) {
@@ -6233,6 +6425,7 @@ func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID s
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{orgID, agentID},
 		Scan:        timeEntryTimeEntriesScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       timeEntryTimeEntries,
 		TimeBuckets: &tb,
@@ -6304,6 +6497,7 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{orgID, agentID},
 		Scan:        timeEntryPayPeriodEntriesScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       timeEntryPayPeriodEntries,
 		TimeBuckets: &tb,

@@ -2216,6 +2216,14 @@ var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   releaseNewReleasesAfterToCQL,
 		AtOrAfter: releaseNewReleasesAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       releaseNewReleasesScatterFirstCQL,
+				FirstFrom:   releaseNewReleasesScatterFirstFromCQL,
+				FirstTo:     releaseNewReleasesScatterFirstToCQL,
+				FirstFromTo: releaseNewReleasesScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -2303,6 +2311,42 @@ const releaseNewReleasesAfterToCQL = `SELECT released_at, release_id, artist_id,
 const releaseNewReleasesAtOrAfterCQL = `SELECT released_at, release_id, artist_id, title
 	FROM new_releases
 	WHERE bucket = ? AND released_at = ? AND release_id >= ?`
+
+// releaseNewReleasesScatterFirstCQL reads a partition of new_releases from its
+// first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
+// bucket.
+const releaseNewReleasesScatterFirstCQL = `SELECT released_at, release_id, artist_id, title, bucket
+	FROM new_releases
+	WHERE bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// releaseNewReleasesScatterFirstFromCQL reads a partition of new_releases from
+// the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
+// bucket.
+const releaseNewReleasesScatterFirstFromCQL = `SELECT released_at, release_id, artist_id, title, bucket
+	FROM new_releases
+	WHERE bucket IN ? AND released_at <= ?
+	PER PARTITION LIMIT ?`
+
+// releaseNewReleasesScatterFirstToCQL reads a partition of new_releases from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
+// the most rows per bucket.
+const releaseNewReleasesScatterFirstToCQL = `SELECT released_at, release_id, artist_id, title, bucket
+	FROM new_releases
+	WHERE bucket IN ? AND released_at > ?
+	PER PARTITION LIMIT ?`
+
+// releaseNewReleasesScatterFirstFromToCQL reads a partition of new_releases
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
+// per bucket.
+const releaseNewReleasesScatterFirstFromToCQL = `SELECT released_at, release_id, artist_id, title, bucket
+	FROM new_releases
+	WHERE bucket IN ? AND released_at <= ? AND released_at > ?
+	PER PARTITION LIMIT ?`
 
 // releaseNewReleasesScan reads one row of new_releases.
 func releaseNewReleasesScan(it cqlgen.Iter) (e Release, ok bool) {
@@ -2633,6 +2677,7 @@ func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{},
 		Scan:        releaseNewReleasesScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       releaseNewReleases,
 		TimeBuckets: &tb,

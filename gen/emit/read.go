@@ -210,6 +210,7 @@ func readPage(f *jen.File, t *model.Table) {
 			)
 			spec[jen.Id("TimeBuckets")] = jen.Op("&").Id("tb")
 			spec[jen.Id("Concurrency")] = jen.Id("r").Dot("opts").Dot("Concurrency")
+			spec[jen.Id("Scatter")] = jen.Id("r").Dot("opts").Dot("Scatter")
 			spec[jen.Id("Start")] = jen.Id("start")
 			spec[jen.Id("LookBack")] = jen.Id("o").Dot("LookBack")
 		}

@@ -118,7 +118,9 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 		}
 		words += ", in the rows of one " + strings.Join(fixed, ", ")
 	}
-	if s.Scatter {
+	if s.Scatter && t.Bucket.Kind.IsTime() {
+		words += ", in several time buckets at once, the bucket named last"
+	} else if s.Scatter {
 		words += ", in every hash bucket at once, the bucket named last"
 	}
 	doc(f, "%s %s. %s %s.", s.Const, words, who, strings.Join(binds, ", "))

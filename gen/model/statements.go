@@ -326,9 +326,15 @@ func (t *Table) statements() []*Statement {
 const scatterLevel = 1 << 24
 
 // Scatters reports whether the table's reads get the scatter form of their
-// page statements: it is split over hash buckets.
+// page statements: it is split over hash buckets (every page statement),
+// or over time buckets (those from a first row: a walk reads several
+// older buckets at once from their first rows, and continues a cursor
+// in its bucket alone).
 func (t *Table) Scatters() bool {
-	return t.Bucket != nil && t.Bucket.Kind == HashBucket && t.Bucket.N > 1 && t.HasRead() && !t.ReadsOne()
+	if t.Bucket == nil || !t.HasRead() || t.ReadsOne() {
+		return false
+	}
+	return t.Bucket.Kind.IsTime() || t.Bucket.N > 1
 }
 
 // pageStatements are the statements of a read in pages that fixes the
@@ -382,6 +388,9 @@ func (t *Table) pageStatements(add func(Slot, int, []string, []Bind), sel string
 	read(SlotFirstTo, 0, cs, bs)
 	cs, bs = with(pconds, pbinds, fc, fb, tc, tb)
 	read(SlotFirstFromTo, 0, cs, bs)
+	if scatter && t.Bucket.Kind.IsTime() {
+		return
+	}
 	// A continuation after a row: for each run of clustering columns of
 	// one direction, equal on the columns before the run, after the row
 	// on the run's columns as one multi-column slice. Cassandra compares

@@ -2019,6 +2019,20 @@ var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 				AtOrAfter: tickTicksBySymbolEq1AtOrAfterCQL,
 			},
 		},
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       tickTicksBySymbolScatterFirstCQL,
+				FirstFrom:   tickTicksBySymbolScatterFirstFromCQL,
+				FirstTo:     tickTicksBySymbolScatterFirstToCQL,
+				FirstFromTo: tickTicksBySymbolScatterFirstFromToCQL,
+			},
+			{
+				First:       tickTicksBySymbolScatterEq1FirstCQL,
+				FirstFrom:   tickTicksBySymbolScatterEq1FirstFromCQL,
+				FirstTo:     tickTicksBySymbolScatterEq1FirstToCQL,
+				FirstFromTo: tickTicksBySymbolScatterEq1FirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -2180,6 +2194,78 @@ const tickTicksBySymbolEq1AfterToCQL = `SELECT symbol, kind, at, seq, price
 const tickTicksBySymbolEq1AtOrAfterCQL = `SELECT symbol, kind, at, seq, price
 	FROM ticks_by_symbol
 	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq >= ?`
+
+// tickTicksBySymbolScatterFirstCQL reads a partition of ticks_by_symbol from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, the most rows
+// per bucket.
+const tickTicksBySymbolScatterFirstCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// tickTicksBySymbolScatterFirstFromCQL reads a partition of ticks_by_symbol
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, the most
+// rows per bucket.
+const tickTicksBySymbolScatterFirstFromCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND kind >= ?
+	PER PARTITION LIMIT ?`
+
+// tickTicksBySymbolScatterFirstToCQL reads a partition of ticks_by_symbol from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
+// values, To, the most rows per bucket.
+const tickTicksBySymbolScatterFirstToCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND kind < ?
+	PER PARTITION LIMIT ?`
+
+// tickTicksBySymbolScatterFirstFromToCQL reads a partition of ticks_by_symbol
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, To, the
+// most rows per bucket.
+const tickTicksBySymbolScatterFirstFromToCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND kind >= ? AND kind < ?
+	PER PARTITION LIMIT ?`
+
+// tickTicksBySymbolScatterEq1FirstCQL reads a partition of ticks_by_symbol
+// from its first row, in the rows of one kind, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of
+// bucket values, kind, the most rows per bucket.
+const tickTicksBySymbolScatterEq1FirstCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND kind = ?
+	PER PARTITION LIMIT ?`
+
+// tickTicksBySymbolScatterEq1FirstFromCQL reads a partition of ticks_by_symbol
+// from the From bound, in the rows of one kind, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of
+// bucket values, kind, From, the most rows per bucket.
+const tickTicksBySymbolScatterEq1FirstFromCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// tickTicksBySymbolScatterEq1FirstToCQL reads a partition of ticks_by_symbol
+// from its first row up to the To bound, in the rows of one kind, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// symbol, the list of bucket values, kind, To, the most rows per bucket.
+const tickTicksBySymbolScatterEq1FirstToCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// tickTicksBySymbolScatterEq1FirstFromToCQL reads a partition of
+// ticks_by_symbol between the bounds, in the rows of one kind, in several time
+// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds symbol,
+// the list of bucket values, kind, From, To, the most rows per bucket.
+const tickTicksBySymbolScatterEq1FirstFromToCQL = `SELECT symbol, kind, at, seq, price, bucket
+	FROM ticks_by_symbol
+	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // tickTicksBySymbolClustering is the clustering key of e in ticks_by_symbol,
 // in order.
@@ -2402,6 +2488,7 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{symbol},
 		Scan:        tickTicksBySymbolScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       tickTicksBySymbol,
 		TimeBuckets: &tb,
@@ -2462,6 +2549,14 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   readingReadingsByDayAfterToCQL,
 		AtOrAfter: readingReadingsByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByDayScatterFirstCQL,
+				FirstFrom:   readingReadingsByDayScatterFirstFromCQL,
+				FirstTo:     readingReadingsByDayScatterFirstToCQL,
+				FirstFromTo: readingReadingsByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -2629,6 +2724,42 @@ const readingReadingsByDayAfterToCQL = `SELECT sensor_id, at, seq, value, note, 
 const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq >= ?`
+
+// readingReadingsByDayScatterFirstCQL reads a partition of readings_by_day
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of day values, the most rows
+// per bucket.
+const readingReadingsByDayScatterFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByDayScatterFirstFromCQL reads a partition of readings_by_day
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of day values, From, the most
+// rows per bucket.
+const readingReadingsByDayScatterFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByDayScatterFirstToCQL reads a partition of readings_by_day
+// from its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
+// values, To, the most rows per bucket.
+const readingReadingsByDayScatterFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByDayScatterFirstFromToCQL reads a partition of
+// readings_by_day between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
+// values, From, To, the most rows per bucket.
+const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // readingReadingsByDayClustering is the clustering key of e in
 // readings_by_day, in order.
@@ -3330,6 +3461,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByDay,
 		TimeBuckets: &tb,
@@ -3991,6 +4123,14 @@ var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   visitVisitsBySiteDayAfterToCQL,
 		AtOrAfter: visitVisitsBySiteDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       visitVisitsBySiteDayScatterFirstCQL,
+				FirstFrom:   visitVisitsBySiteDayScatterFirstFromCQL,
+				FirstTo:     visitVisitsBySiteDayScatterFirstToCQL,
+				FirstFromTo: visitVisitsBySiteDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -4078,6 +4218,42 @@ const visitVisitsBySiteDayAfterToCQL = `SELECT site, at, visit_id, user_id, page
 const visitVisitsBySiteDayAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
 	FROM visits_by_site_day
 	WHERE site = ? AND day = ? AND at = ? AND visit_id >= ?`
+
+// visitVisitsBySiteDayScatterFirstCQL reads a partition of visits_by_site_day
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds site, the list of day values, the most rows per
+// bucket.
+const visitVisitsBySiteDayScatterFirstCQL = `SELECT site, at, visit_id, user_id, page, millis, day
+	FROM visits_by_site_day
+	WHERE site = ? AND day IN ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteDayScatterFirstFromCQL reads a partition of
+// visits_by_site_day from the From bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds site, the list of day values,
+// From, the most rows per bucket.
+const visitVisitsBySiteDayScatterFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis, day
+	FROM visits_by_site_day
+	WHERE site = ? AND day IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteDayScatterFirstToCQL reads a partition of
+// visits_by_site_day from its first row up to the To bound, in several time
+// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds site, the
+// list of day values, To, the most rows per bucket.
+const visitVisitsBySiteDayScatterFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis, day
+	FROM visits_by_site_day
+	WHERE site = ? AND day IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// visitVisitsBySiteDayScatterFirstFromToCQL reads a partition of
+// visits_by_site_day between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds site, the list of day values,
+// From, To, the most rows per bucket.
+const visitVisitsBySiteDayScatterFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis, day
+	FROM visits_by_site_day
+	WHERE site = ? AND day IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // visitVisitsBySiteDayScan reads one row of visits_by_site_day.
 func visitVisitsBySiteDayScan(it cqlgen.Iter) (e Visit, ok bool) {
@@ -4699,6 +4875,7 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{site},
 		Scan:        visitVisitsBySiteDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       visitVisitsBySiteDay,
 		TimeBuckets: &tb,

@@ -794,6 +794,14 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   ticketTicketsByDayAfterToCQL,
 		AtOrAfter: ticketTicketsByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       ticketTicketsByDayScatterFirstCQL,
+				FirstFrom:   ticketTicketsByDayScatterFirstFromCQL,
+				FirstTo:     ticketTicketsByDayScatterFirstToCQL,
+				FirstFromTo: ticketTicketsByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -892,6 +900,46 @@ const ticketTicketsByDayAtOrAfterCQL = `SELECT queue, opened_at, ticket_id, owne
 		status, subject, sla, policy, edits
 	FROM tickets_by_day
 	WHERE queue = ? AND day = ? AND opened_at = ? AND ticket_id >= ?`
+
+// ticketTicketsByDayScatterFirstCQL reads a partition of tickets_by_day from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds queue, the list of day values, the most rows per
+// bucket.
+const ticketTicketsByDayScatterFirstCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
+		status, subject, sla, policy, edits, day
+	FROM tickets_by_day
+	WHERE queue = ? AND day IN ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByDayScatterFirstFromCQL reads a partition of tickets_by_day
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds queue, the list of day values, From, the most rows
+// per bucket.
+const ticketTicketsByDayScatterFirstFromCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
+		status, subject, sla, policy, edits, day
+	FROM tickets_by_day
+	WHERE queue = ? AND day IN ? AND opened_at <= ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByDayScatterFirstToCQL reads a partition of tickets_by_day from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds queue, the list of day values,
+// To, the most rows per bucket.
+const ticketTicketsByDayScatterFirstToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
+		status, subject, sla, policy, edits, day
+	FROM tickets_by_day
+	WHERE queue = ? AND day IN ? AND opened_at > ?
+	PER PARTITION LIMIT ?`
+
+// ticketTicketsByDayScatterFirstFromToCQL reads a partition of tickets_by_day
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds queue, the list of day values, From, To, the most
+// rows per bucket.
+const ticketTicketsByDayScatterFirstFromToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
+		status, subject, sla, policy, edits, day
+	FROM tickets_by_day
+	WHERE queue = ? AND day IN ? AND opened_at <= ? AND opened_at > ?
+	PER PARTITION LIMIT ?`
 
 // ticketTicketsByDayScan reads one row of tickets_by_day.
 func ticketTicketsByDayScan(it cqlgen.Iter) (e Ticket, ok bool) {
@@ -1685,6 +1733,7 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{queue},
 		Scan:        ticketTicketsByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       ticketTicketsByDay,
 		TimeBuckets: &tb,
@@ -2112,6 +2161,14 @@ var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     eventEventsByActorAfterToCQL,
 		AtOrAfter:   eventEventsByActorAtOrAfterCQL,
 		AtOrAfterTo: eventEventsByActorAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       eventEventsByActorScatterFirstCQL,
+				FirstFrom:   eventEventsByActorScatterFirstFromCQL,
+				FirstTo:     eventEventsByActorScatterFirstToCQL,
+				FirstFromTo: eventEventsByActorScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -2192,6 +2249,42 @@ const eventEventsByActorAtOrAfterCQL = `SELECT actor, event_id, ticket_id, kind
 const eventEventsByActorAtOrAfterToCQL = `SELECT actor, event_id, ticket_id, kind
 	FROM events_by_actor
 	WHERE actor = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
+
+// eventEventsByActorScatterFirstCQL reads a partition of events_by_actor from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds actor, the list of bucket values, the most rows
+// per bucket.
+const eventEventsByActorScatterFirstCQL = `SELECT actor, event_id, ticket_id, kind, bucket
+	FROM events_by_actor
+	WHERE actor = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByActorScatterFirstFromCQL reads a partition of events_by_actor
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds actor, the list of bucket values, From, the most
+// rows per bucket.
+const eventEventsByActorScatterFirstFromCQL = `SELECT actor, event_id, ticket_id, kind, bucket
+	FROM events_by_actor
+	WHERE actor = ? AND bucket IN ? AND event_id <= ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByActorScatterFirstToCQL reads a partition of events_by_actor
+// from its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds actor, the list of bucket
+// values, To, the most rows per bucket.
+const eventEventsByActorScatterFirstToCQL = `SELECT actor, event_id, ticket_id, kind, bucket
+	FROM events_by_actor
+	WHERE actor = ? AND bucket IN ? AND event_id > ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByActorScatterFirstFromToCQL reads a partition of events_by_actor
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds actor, the list of bucket values, From, To, the
+// most rows per bucket.
+const eventEventsByActorScatterFirstFromToCQL = `SELECT actor, event_id, ticket_id, kind, bucket
+	FROM events_by_actor
+	WHERE actor = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
+	PER PARTITION LIMIT ?`
 
 // eventEventsByActorScan reads one row of events_by_actor.
 func eventEventsByActorScan(it cqlgen.Iter) (e Event, ok bool) {
@@ -2498,6 +2591,7 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{actor},
 		Scan:        eventEventsByActorScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       eventEventsByActor,
 		TimeBuckets: &tb,

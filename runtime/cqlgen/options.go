@@ -15,8 +15,9 @@ type Options struct {
 	// Concurrency bounds the hash buckets a read queries at once; default
 	// DefaultReadConcurrency.
 	Concurrency int
-	// Scatter is how a read of a pattern split over hash buckets reaches
-	// them; default ScatterCoordinator.
+	// Scatter is how a read of a pattern split over hash buckets, or a
+	// walk back over time buckets, reaches several buckets at once;
+	// default ScatterCoordinator.
 	Scatter Scatter
 	// MaxLimit bounds the page size a read may ask for; default
 	// DefaultMaxLimit. A larger Limit gets a *LimitError.
@@ -109,7 +110,9 @@ func WithSerialConsistency(c Consistency) Option {
 func WithMaxLimit(n int) Option { return func(o *Options) { o.MaxLimit = n } }
 
 // Scatter is how a read of a pattern split over hash buckets asks every
-// bucket for its first rows, before it merges them.
+// bucket for its first rows, before it merges them, and how a walk back
+// over time buckets reads the older buckets of a round (1, 2, 4 ... up to
+// Concurrency buckets at once).
 type Scatter uint8
 
 const (
@@ -117,7 +120,7 @@ const (
 	// (bucket IN ?, PER PARTITION LIMIT ?, unpaged), and the coordinator
 	// gathers them: one round trip from the client, however many
 	// buckets. A bucket the merge drains while it may hold more is read
-	// again on its own. This is the default: on one node it reads a page
+	// again on its own, as is a cursor's time bucket. This is the default: on one node it reads a page
 	// over 16 buckets in about half the time of 16 requests, over 100
 	// in about a third (bench/README.md).
 	ScatterCoordinator Scatter = iota

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -39,9 +40,9 @@ type ReadSpec[T any] struct {
 	// Concurrency bounds the buckets read at once, hash or time; 0 means
 	// 16.
 	Concurrency int
-	// Scatter is how a read over hash buckets reaches them: one request
-	// for all (the default, where the table has the statements), or one
-	// per bucket.
+	// Scatter is how a read over hash buckets, or a walk's round over
+	// time buckets, reaches them: one request for all (the default, where
+	// the table has the statements), or one per bucket.
 	Scatter cqlgen.Scatter
 
 	// TimeBuckets is set for a pattern bucketed by time; Start is the
@@ -58,6 +59,9 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 	var err error
 	if r.Limit, err = pageLimit(r.Limit, r.MaxLimit); err != nil {
 		return cqlgen.Page[T]{}, err
+	}
+	if r.Scatter > cqlgen.ScatterClient {
+		return cqlgen.Page[T]{}, &cqlgen.OptionError{Option: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
 	}
 	r.sealer = sealerFor(r.CursorKey)
 	if len(r.Prefix) >= len(r.Table.pages) {
@@ -313,19 +317,28 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 			at = tb.Prev(at)
 		}
 		got := make([][]T, len(round))
-		errs := make([]error, len(round))
 		remaining := need - len(rows)
-		var wg sync.WaitGroup
-		for i, b := range round {
-			var pos [][]byte
-			if first {
-				pos = c.key // the cursor's bucket (the first round's one) continues after its row
+		if len(round) > 1 && !first && r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
+			// Several buckets from their first rows: one request names
+			// them all (see CQL.Scatter).
+			var err error
+			if got, err = scatterRound(ctx, s, r, round, remaining); err != nil {
+				return cqlgen.Page[T]{}, err
 			}
-			wg.Go(func() { got[i], errs[i] = readPartition(ctx, s, r, withBucket(r.Partition, b), pos, false, remaining) })
-		}
-		wg.Wait()
-		if err := firstError(errs); err != nil {
-			return cqlgen.Page[T]{}, err
+		} else {
+			errs := make([]error, len(round))
+			var wg sync.WaitGroup
+			for i, b := range round {
+				var pos [][]byte
+				if first {
+					pos = c.key // the cursor's bucket (the first round's one) continues after its row
+				}
+				wg.Go(func() { got[i], errs[i] = readPartition(ctx, s, r, withBucket(r.Partition, b), pos, false, remaining) })
+			}
+			wg.Wait()
+			if err := firstError(errs); err != nil {
+				return cqlgen.Page[T]{}, err
+			}
 		}
 		for i, b := range round {
 			for _, row := range got[i] {
@@ -366,9 +379,6 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	// asked again (see mergeRefill). The rows are the same as asking each
 	// bucket for want rows; far fewer are fetched.
 	per := min(want, 2*((want+n-1)/n)+2)
-	if r.Scatter > cqlgen.ScatterClient {
-		return cqlgen.Page[T]{}, &cqlgen.OptionError{Option: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
-	}
 	var lists [][]T
 	var err error
 	if r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
@@ -446,17 +456,7 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 	}
 	var qs []cqlgen.Query
 	if pos == nil {
-		mask := 0
-		values := append(append(append(make([]any, 0, len(r.Partition)+len(r.Prefix)+4), r.Partition...), buckets(0, n)), r.Prefix...)
-		if r.From != nil {
-			mask |= 1
-			values = append(values, r.From)
-		}
-		if r.To != nil {
-			mask |= 2
-			values = append(values, r.To)
-		}
-		qs = append(qs, cqlgen.Query{Stmt: pg.first[mask], Values: append(values, per)})
+		qs = append(qs, scatterFirst(r, pg, buckets(0, n), per))
 	} else {
 		if err := checkPosition(r, pg, pos); err != nil {
 			return nil, err
@@ -550,6 +550,68 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 		}
 	}
 	return lists, nil
+}
+
+// scatterFirst is the scatter request for the first per rows of each of
+// the buckets (a list of their values), within the read's bounds.
+func scatterFirst[T any](r ReadSpec[T], pg *pages, buckets any, per int) cqlgen.Query {
+	mask := 0
+	values := append(append(append(make([]any, 0, len(r.Partition)+len(r.Prefix)+4), r.Partition...), buckets), r.Prefix...)
+	if r.From != nil {
+		mask |= 1
+		values = append(values, r.From)
+	}
+	if r.To != nil {
+		mask |= 2
+		values = append(values, r.To)
+	}
+	return cqlgen.Query{Stmt: pg.first[mask], Values: append(values, per)}
+}
+
+// scatterRound reads the first limit rows of each time bucket of a
+// walk's round in one request, the scatter form of the first page
+// statement; got[i] are round[i]'s rows. Should a driver page the reply
+// all the same, the pages are read to the end; a row of a bucket outside
+// the round is an error.
+func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], round []time.Time, limit int) ([][]T, error) {
+	q := scatterFirst(r, &r.Table.scatter[len(r.Prefix)], round, limit)
+	q.PageSize = cqlgen.Unpaged
+	got := make([][]T, len(round))
+	for {
+		it := &timeBucketIter{Iter: s.Iter(ctx, q)}
+		for {
+			row, ok := r.Scan(it)
+			if !ok {
+				break
+			}
+			i := slices.IndexFunc(round, it.bucket.Equal)
+			if i < 0 {
+				it.Close()
+				return nil, fmt.Errorf("cqlgen: %s: a row of bucket %s, outside the %d buckets read", q.Stmt.Table, it.bucket.UTC().Format(time.RFC3339), len(round))
+			}
+			got[i] = append(got[i], row)
+		}
+		state := it.PageState()
+		if err := it.Close(); err != nil {
+			return nil, err
+		}
+		if len(state) == 0 {
+			return got, nil
+		}
+		q.PageState = state
+	}
+}
+
+// timeBucketIter is bucketIter for a time bucket.
+type timeBucketIter struct {
+	cqlgen.Iter
+	bucket time.Time
+	dest   []any
+}
+
+func (it *timeBucketIter) Scan(dest ...any) bool {
+	it.dest = append(append(it.dest[:0], dest...), &it.bucket)
+	return it.Iter.Scan(it.dest...)
 }
 
 // bucketRows are the rows of a scatter request, each with its bucket;

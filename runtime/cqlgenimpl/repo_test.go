@@ -304,10 +304,18 @@ func deref(p *int64) any {
 }
 
 // The walk back over day buckets: newest first, skipping empty days,
-// stopping at the look-back, and later pages keep the first page's bound.
+// stopping at the look-back, and later pages keep the first page's bound;
+// the same whether a round's buckets are read in one request or one
+// each.
 func TestTimeBucketWalkBack(t *testing.T) {
+	for _, mode := range scatterModes {
+		t.Run(scatterName[mode], func(t *testing.T) { timeBucketWalkBack(t, mode) })
+	}
+}
+
+func timeBucketWalkBack(t *testing.T, mode cqlgen.Scatter) {
 	s := session(t)
-	repo := fixture.NewReadingRepo(s)
+	repo := fixture.NewReadingRepo(s, cqlgen.WithScatter(mode))
 	var rows []fixture.Reading
 	for i, d := range []int{0, 0, 1, 4, 4, 4, 9} { // days 2, 3 and 5 to 8 are empty
 		rows = append(rows, fixture.Reading{SensorID: "s1", At: day0.AddDate(0, 0, d).Add(time.Hour), Seq: int32(i), Kind: "a"})
@@ -329,13 +337,15 @@ func TestTimeBucketWalkBack(t *testing.T) {
 			t.Errorf("look back 6, limit %d: %v, want %v", limit, got, want)
 		}
 	}
-	// One query a bucket on the first page when nothing stops the walk.
+	// When nothing stops the walk, its rounds of 1, 2 and 4 buckets read
+	// every bucket of the look-back: a request each, or one a round.
 	before := len(s.Calls())
 	if _, err := repo.ReadingsByDay(context.Background(), "s2", &fixture.ReadingsByDayOptions{Start: start, LookBack: 7}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.Calls()) - before; n != 7 {
-		t.Errorf("an empty walk over 7 buckets sent %d queries, want 7", n)
+	want := map[cqlgen.Scatter]int{cqlgen.ScatterClient: 7, cqlgen.ScatterCoordinator: 3}[mode]
+	if n := len(s.Calls()) - before; n != want {
+		t.Errorf("an empty walk over 7 buckets sent %d queries, want %d", n, want)
 	}
 }
 
@@ -619,7 +629,7 @@ func TestTimeWalkMatchesAReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 20 {
 		s := session(t)
-		repo := fixture.NewReadingRepo(s, cqlgen.WithConcurrency(1+rng.IntN(8)))
+		repo := fixture.NewReadingRepo(s, cqlgen.WithConcurrency(1+rng.IntN(8)), cqlgen.WithScatter(scatterModes[round%2]))
 		var rows []fixture.Reading
 		for i := range rng.IntN(40) {
 			day := rng.IntN(45)
@@ -646,19 +656,26 @@ func TestTimeWalkMatchesAReference(t *testing.T) {
 }
 
 // On sparse data the walk reads buckets at once: a page over 30 empty
-// days has several queries in flight, not one at a time.
+// days has several queries in flight, not one at a time, or names
+// several days in each of its 5 queries.
 func TestTimeWalkPrefetches(t *testing.T) {
 	var inflight, peak atomic.Int32
-	s := session(t, cqltest.WithHook(func(context.Context, cqltest.Call) error {
+	var named atomic.Int64
+	s := session(t, cqltest.WithHook(func(_ context.Context, c cqltest.Call) error {
 		n := inflight.Add(1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		if days, ok := c.Queries[0].Values[1].([]time.Time); ok {
+			named.Add(int64(len(days)))
+		} else {
+			named.Add(1)
 		}
 		time.Sleep(2 * time.Millisecond)
 		inflight.Add(-1)
 		return nil
 	}))
-	repo := fixture.NewReadingRepo(s)
-	if _, err := repo.ReadingsByDay(context.Background(), "s9", &fixture.ReadingsByDayOptions{Start: day0, LookBack: 30}); err != nil {
+	client := fixture.NewReadingRepo(s, cqlgen.WithScatter(cqlgen.ScatterClient))
+	if _, err := client.ReadingsByDay(context.Background(), "s9", &fixture.ReadingsByDayOptions{Start: day0, LookBack: 30}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(s.Calls()); n != 30 {
@@ -666,6 +683,15 @@ func TestTimeWalkPrefetches(t *testing.T) {
 	}
 	if p := peak.Load(); p < 4 {
 		t.Errorf("at most %d queries in flight: the walk is sequential", p)
+	}
+	before := len(s.Calls())
+	named.Store(0)
+	coordinator := fixture.NewReadingRepo(s)
+	if _, err := coordinator.ReadingsByDay(context.Background(), "s9", &fixture.ReadingsByDayOptions{Start: day0, LookBack: 30}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Calls()) - before; n != 5 || named.Load() != 30 {
+		t.Errorf("%d queries naming %d buckets for 30 empty buckets, want rounds of 1, 2, 4, 8 and 15", n, named.Load())
 	}
 }
 

@@ -177,6 +177,14 @@ var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   postNewPostsAfterToCQL,
 		AtOrAfter: postNewPostsAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       postNewPostsScatterFirstCQL,
+				FirstFrom:   postNewPostsScatterFirstFromCQL,
+				FirstTo:     postNewPostsScatterFirstToCQL,
+				FirstFromTo: postNewPostsScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -260,6 +268,42 @@ const postNewPostsAfterToCQL = `SELECT posted_at, post_id, author, title
 const postNewPostsAtOrAfterCQL = `SELECT posted_at, post_id, author, title
 	FROM new_posts
 	WHERE bucket = ? AND posted_at = ? AND post_id >= ?`
+
+// postNewPostsScatterFirstCQL reads a partition of new_posts from its first
+// row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
+// bucket.
+const postNewPostsScatterFirstCQL = `SELECT posted_at, post_id, author, title, bucket
+	FROM new_posts
+	WHERE bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// postNewPostsScatterFirstFromCQL reads a partition of new_posts from the From
+// bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
+// bucket.
+const postNewPostsScatterFirstFromCQL = `SELECT posted_at, post_id, author, title, bucket
+	FROM new_posts
+	WHERE bucket IN ? AND posted_at <= ?
+	PER PARTITION LIMIT ?`
+
+// postNewPostsScatterFirstToCQL reads a partition of new_posts from its first
+// row up to the To bound, in several time buckets at once, the bucket named
+// last. cqlgenimpl.ReadPage binds the list of bucket values, To, the most rows
+// per bucket.
+const postNewPostsScatterFirstToCQL = `SELECT posted_at, post_id, author, title, bucket
+	FROM new_posts
+	WHERE bucket IN ? AND posted_at > ?
+	PER PARTITION LIMIT ?`
+
+// postNewPostsScatterFirstFromToCQL reads a partition of new_posts between the
+// bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
+// per bucket.
+const postNewPostsScatterFirstFromToCQL = `SELECT posted_at, post_id, author, title, bucket
+	FROM new_posts
+	WHERE bucket IN ? AND posted_at <= ? AND posted_at > ?
+	PER PARTITION LIMIT ?`
 
 // postNewPostsScan reads one row of new_posts.
 func postNewPostsScan(it cqlgen.Iter) (e Post, ok bool) {
@@ -587,6 +631,7 @@ func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.P
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{},
 		Scan:        postNewPostsScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       postNewPosts,
 		TimeBuckets: &tb,
@@ -633,6 +678,14 @@ var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   clickClicksByHourAfterToCQL,
 		AtOrAfter: clickClicksByHourAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       clickClicksByHourScatterFirstCQL,
+				FirstFrom:   clickClicksByHourScatterFirstFromCQL,
+				FirstTo:     clickClicksByHourScatterFirstToCQL,
+				FirstFromTo: clickClicksByHourScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -730,6 +783,42 @@ const clickClicksByHourAfterToCQL = `SELECT at, click_id
 const clickClicksByHourAtOrAfterCQL = `SELECT at, click_id
 	FROM clicks_by_hour
 	WHERE bucket = ? AND at = ? AND click_id >= ?`
+
+// clickClicksByHourScatterFirstCQL reads a partition of clicks_by_hour from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
+// bucket.
+const clickClicksByHourScatterFirstCQL = `SELECT at, click_id, bucket
+	FROM clicks_by_hour
+	WHERE bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// clickClicksByHourScatterFirstFromCQL reads a partition of clicks_by_hour
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
+// bucket.
+const clickClicksByHourScatterFirstFromCQL = `SELECT at, click_id, bucket
+	FROM clicks_by_hour
+	WHERE bucket IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// clickClicksByHourScatterFirstToCQL reads a partition of clicks_by_hour from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
+// the most rows per bucket.
+const clickClicksByHourScatterFirstToCQL = `SELECT at, click_id, bucket
+	FROM clicks_by_hour
+	WHERE bucket IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// clickClicksByHourScatterFirstFromToCQL reads a partition of clicks_by_hour
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
+// per bucket.
+const clickClicksByHourScatterFirstFromToCQL = `SELECT at, click_id, bucket
+	FROM clicks_by_hour
+	WHERE bucket IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // clickClicksByHourClustering is the clustering key of e in clicks_by_hour, in
 // order.
@@ -918,6 +1007,7 @@ func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{},
 		Scan:        clickClicksByHourScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       clickClicksByHour,
 		TimeBuckets: &tb,
@@ -964,6 +1054,14 @@ var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   loginLoginsByDayAfterToCQL,
 		AtOrAfter: loginLoginsByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       loginLoginsByDayScatterFirstCQL,
+				FirstFrom:   loginLoginsByDayScatterFirstFromCQL,
+				FirstTo:     loginLoginsByDayScatterFirstToCQL,
+				FirstFromTo: loginLoginsByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1061,6 +1159,42 @@ const loginLoginsByDayAfterToCQL = `SELECT at, user_id
 const loginLoginsByDayAtOrAfterCQL = `SELECT at, user_id
 	FROM logins_by_day
 	WHERE bucket = ? AND at = ? AND user_id >= ?`
+
+// loginLoginsByDayScatterFirstCQL reads a partition of logins_by_day from its
+// first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
+// bucket.
+const loginLoginsByDayScatterFirstCQL = `SELECT at, user_id, bucket
+	FROM logins_by_day
+	WHERE bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// loginLoginsByDayScatterFirstFromCQL reads a partition of logins_by_day from
+// the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
+// bucket.
+const loginLoginsByDayScatterFirstFromCQL = `SELECT at, user_id, bucket
+	FROM logins_by_day
+	WHERE bucket IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// loginLoginsByDayScatterFirstToCQL reads a partition of logins_by_day from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
+// the most rows per bucket.
+const loginLoginsByDayScatterFirstToCQL = `SELECT at, user_id, bucket
+	FROM logins_by_day
+	WHERE bucket IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// loginLoginsByDayScatterFirstFromToCQL reads a partition of logins_by_day
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
+// per bucket.
+const loginLoginsByDayScatterFirstFromToCQL = `SELECT at, user_id, bucket
+	FROM logins_by_day
+	WHERE bucket IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // loginLoginsByDayClustering is the clustering key of e in logins_by_day, in
 // order.
@@ -1249,6 +1383,7 @@ func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ c
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{},
 		Scan:        loginLoginsByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       loginLoginsByDay,
 		TimeBuckets: &tb,
@@ -1295,6 +1430,14 @@ var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   likeLikesByDayAfterToCQL,
 		AtOrAfter: likeLikesByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       likeLikesByDayScatterFirstCQL,
+				FirstFrom:   likeLikesByDayScatterFirstFromCQL,
+				FirstTo:     likeLikesByDayScatterFirstToCQL,
+				FirstFromTo: likeLikesByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1391,6 +1534,42 @@ const likeLikesByDayAfterToCQL = `SELECT at, like_id
 const likeLikesByDayAtOrAfterCQL = `SELECT at, like_id
 	FROM likes_by_day
 	WHERE bucket = ? AND at = ? AND like_id >= ?`
+
+// likeLikesByDayScatterFirstCQL reads a partition of likes_by_day from its
+// first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
+// bucket.
+const likeLikesByDayScatterFirstCQL = `SELECT at, like_id, bucket
+	FROM likes_by_day
+	WHERE bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// likeLikesByDayScatterFirstFromCQL reads a partition of likes_by_day from the
+// From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
+// bucket.
+const likeLikesByDayScatterFirstFromCQL = `SELECT at, like_id, bucket
+	FROM likes_by_day
+	WHERE bucket IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// likeLikesByDayScatterFirstToCQL reads a partition of likes_by_day from its
+// first row up to the To bound, in several time buckets at once, the bucket
+// named last. cqlgenimpl.ReadPage binds the list of bucket values, To, the
+// most rows per bucket.
+const likeLikesByDayScatterFirstToCQL = `SELECT at, like_id, bucket
+	FROM likes_by_day
+	WHERE bucket IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// likeLikesByDayScatterFirstFromToCQL reads a partition of likes_by_day
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
+// per bucket.
+const likeLikesByDayScatterFirstFromToCQL = `SELECT at, like_id, bucket
+	FROM likes_by_day
+	WHERE bucket IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // likeLikesByDayClustering is the clustering key of e in likes_by_day, in
 // order.
@@ -1579,6 +1758,7 @@ func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlg
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{},
 		Scan:        likeLikesByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       likeLikesByDay,
 		TimeBuckets: &tb,

@@ -249,6 +249,14 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsByHourAfterToCQL,
 		AtOrAfter:   readingReadingsByHourAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsByHourAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByHourScatterFirstCQL,
+				FirstFrom:   readingReadingsByHourScatterFirstFromCQL,
+				FirstTo:     readingReadingsByHourScatterFirstToCQL,
+				FirstFromTo: readingReadingsByHourScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -339,6 +347,42 @@ const readingReadingsByHourAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id
 	FROM readings_by_hour
 	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
 
+// readingReadingsByHourScatterFirstCQL reads a partition of readings_by_hour
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of bucket values, the most
+// rows per bucket.
+const readingReadingsByHourScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByHourScatterFirstFromCQL reads a partition of
+// readings_by_hour from the From bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
+// values, From, the most rows per bucket.
+const readingReadingsByHourScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByHourScatterFirstToCQL reads a partition of readings_by_hour
+// from its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
+// values, To, the most rows per bucket.
+const readingReadingsByHourScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByHourScatterFirstFromToCQL reads a partition of
+// readings_by_hour between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
+// values, From, To, the most rows per bucket.
+const readingReadingsByHourScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
+	FROM readings_by_hour
+	WHERE sensor_id = ? AND bucket IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
 // readingReadingsByHourScan reads one row of readings_by_hour.
 func readingReadingsByHourScan(it cqlgen.Iter) (e Reading, ok bool) {
 	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
@@ -394,6 +438,14 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsByDayAfterToCQL,
 		AtOrAfter:   readingReadingsByDayAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsByDayAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByDayScatterFirstCQL,
+				FirstFrom:   readingReadingsByDayScatterFirstFromCQL,
+				FirstTo:     readingReadingsByDayScatterFirstToCQL,
+				FirstFromTo: readingReadingsByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -483,6 +535,42 @@ const readingReadingsByDayAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id,
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
 
+// readingReadingsByDayScatterFirstCQL reads a partition of readings_by_day
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of day values, the most rows
+// per bucket.
+const readingReadingsByDayScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByDayScatterFirstFromCQL reads a partition of readings_by_day
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of day values, From, the most
+// rows per bucket.
+const readingReadingsByDayScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByDayScatterFirstToCQL reads a partition of readings_by_day
+// from its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
+// values, To, the most rows per bucket.
+const readingReadingsByDayScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByDayScatterFirstFromToCQL reads a partition of
+// readings_by_day between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
+// values, From, To, the most rows per bucket.
+const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
+	FROM readings_by_day
+	WHERE sensor_id = ? AND day IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
 // readingReadingsByDayScan reads one row of readings_by_day.
 func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
 	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
@@ -538,6 +626,14 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsByWeekAfterToCQL,
 		AtOrAfter:   readingReadingsByWeekAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsByWeekAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByWeekScatterFirstCQL,
+				FirstFrom:   readingReadingsByWeekScatterFirstFromCQL,
+				FirstTo:     readingReadingsByWeekScatterFirstToCQL,
+				FirstFromTo: readingReadingsByWeekScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -628,6 +724,42 @@ const readingReadingsByWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id
 	FROM readings_by_week
 	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
 
+// readingReadingsByWeekScatterFirstCQL reads a partition of readings_by_week
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of week values, the most rows
+// per bucket.
+const readingReadingsByWeekScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByWeekScatterFirstFromCQL reads a partition of
+// readings_by_week from the From bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
+// values, From, the most rows per bucket.
+const readingReadingsByWeekScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByWeekScatterFirstToCQL reads a partition of readings_by_week
+// from its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
+// values, To, the most rows per bucket.
+const readingReadingsByWeekScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByWeekScatterFirstFromToCQL reads a partition of
+// readings_by_week between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
+// values, From, To, the most rows per bucket.
+const readingReadingsByWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
+	FROM readings_by_week
+	WHERE sensor_id = ? AND week IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
 // readingReadingsByWeekScan reads one row of readings_by_week.
 func readingReadingsByWeekScan(it cqlgen.Iter) (e Reading, ok bool) {
 	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
@@ -683,6 +815,14 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsByMonthAfterToCQL,
 		AtOrAfter:   readingReadingsByMonthAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsByMonthAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByMonthScatterFirstCQL,
+				FirstFrom:   readingReadingsByMonthScatterFirstFromCQL,
+				FirstTo:     readingReadingsByMonthScatterFirstToCQL,
+				FirstFromTo: readingReadingsByMonthScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -773,6 +913,42 @@ const readingReadingsByMonthAtOrAfterToCQL = `SELECT sensor_id, read_at, event_i
 	FROM readings_by_month
 	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
 
+// readingReadingsByMonthScatterFirstCQL reads a partition of readings_by_month
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor_id, the list of month values, the most rows
+// per bucket.
+const readingReadingsByMonthScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByMonthScatterFirstFromCQL reads a partition of
+// readings_by_month from the From bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of month
+// values, From, the most rows per bucket.
+const readingReadingsByMonthScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByMonthScatterFirstToCQL reads a partition of
+// readings_by_month from its first row up to the To bound, in several time
+// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
+// the list of month values, To, the most rows per bucket.
+const readingReadingsByMonthScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByMonthScatterFirstFromToCQL reads a partition of
+// readings_by_month between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of month
+// values, From, To, the most rows per bucket.
+const readingReadingsByMonthScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
+	FROM readings_by_month
+	WHERE sensor_id = ? AND month IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
 // readingReadingsByMonthScan reads one row of readings_by_month.
 func readingReadingsByMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
 	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
@@ -828,6 +1004,14 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsBy10DaysAfterToCQL,
 		AtOrAfter:   readingReadingsBy10DaysAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsBy10DaysAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsBy10DaysScatterFirstCQL,
+				FirstFrom:   readingReadingsBy10DaysScatterFirstFromCQL,
+				FirstTo:     readingReadingsBy10DaysScatterFirstToCQL,
+				FirstFromTo: readingReadingsBy10DaysScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -920,6 +1104,43 @@ const readingReadingsBy10DaysAtOrAfterCQL = `SELECT sensor_id, read_at, event_id
 const readingReadingsBy10DaysAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_10_days
 	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsBy10DaysScatterFirstCQL reads a partition of
+// readings_by_10_days from its first row, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// range_start values, the most rows per bucket.
+const readingReadingsBy10DaysScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsBy10DaysScatterFirstFromCQL reads a partition of
+// readings_by_10_days from the From bound, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// range_start values, From, the most rows per bucket.
+const readingReadingsBy10DaysScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsBy10DaysScatterFirstToCQL reads a partition of
+// readings_by_10_days from its first row up to the To bound, in several time
+// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
+// the list of range_start values, To, the most rows per bucket.
+const readingReadingsBy10DaysScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsBy10DaysScatterFirstFromToCQL reads a partition of
+// readings_by_10_days between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// range_start values, From, To, the most rows per bucket.
+const readingReadingsBy10DaysScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
+	FROM readings_by_10_days
+	WHERE sensor_id = ? AND range_start IN ? AND read_at <= ?
+		AND read_at > ?
+	PER PARTITION LIMIT ?`
 
 // readingReadingsBy10DaysScan reads one row of readings_by_10_days.
 func readingReadingsBy10DaysScan(it cqlgen.Iter) (e Reading, ok bool) {
@@ -1208,6 +1429,14 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   readingReadingsByEventMonthAfterToCQL,
 		AtOrAfter: readingReadingsByEventMonthAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByEventMonthScatterFirstCQL,
+				FirstFrom:   readingReadingsByEventMonthScatterFirstFromCQL,
+				FirstTo:     readingReadingsByEventMonthScatterFirstToCQL,
+				FirstFromTo: readingReadingsByEventMonthScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1302,6 +1531,42 @@ const readingReadingsByEventMonthAtOrAfterCQL = `SELECT sensor_id, event_id, rea
 	FROM readings_by_event_month
 	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at >= ?`
 
+// readingReadingsByEventMonthScatterFirstCQL reads a partition of
+// readings_by_event_month from its first row, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// bucket values, the most rows per bucket.
+const readingReadingsByEventMonthScatterFirstCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByEventMonthScatterFirstFromCQL reads a partition of
+// readings_by_event_month from the From bound, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
+// of bucket values, From, the most rows per bucket.
+const readingReadingsByEventMonthScatterFirstFromCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket IN ? AND event_id <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByEventMonthScatterFirstToCQL reads a partition of
+// readings_by_event_month from its first row up to the To bound, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// sensor_id, the list of bucket values, To, the most rows per bucket.
+const readingReadingsByEventMonthScatterFirstToCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket IN ? AND event_id > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByEventMonthScatterFirstFromToCQL reads a partition of
+// readings_by_event_month between the bounds, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// bucket values, From, To, the most rows per bucket.
+const readingReadingsByEventMonthScatterFirstFromToCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
+	FROM readings_by_event_month
+	WHERE sensor_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
+	PER PARTITION LIMIT ?`
+
 // readingReadingsByEventMonthScan reads one row of readings_by_event_month.
 func readingReadingsByEventMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
 	ok = it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
@@ -1360,6 +1625,14 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsByLocalDayAfterToCQL,
 		AtOrAfter:   readingReadingsByLocalDayAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsByLocalDayAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByLocalDayScatterFirstCQL,
+				FirstFrom:   readingReadingsByLocalDayScatterFirstFromCQL,
+				FirstTo:     readingReadingsByLocalDayScatterFirstToCQL,
+				FirstFromTo: readingReadingsByLocalDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1454,6 +1727,42 @@ const readingReadingsByLocalDayAtOrAfterToCQL = `SELECT sensor_id, read_at, even
 	FROM readings_by_local_day
 	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
 
+// readingReadingsByLocalDayScatterFirstCQL reads a partition of
+// readings_by_local_day from its first row, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// week_start values, the most rows per bucket.
+const readingReadingsByLocalDayScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByLocalDayScatterFirstFromCQL reads a partition of
+// readings_by_local_day from the From bound, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// week_start values, From, the most rows per bucket.
+const readingReadingsByLocalDayScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByLocalDayScatterFirstToCQL reads a partition of
+// readings_by_local_day from its first row up to the To bound, in several time
+// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
+// the list of week_start values, To, the most rows per bucket.
+const readingReadingsByLocalDayScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByLocalDayScatterFirstFromToCQL reads a partition of
+// readings_by_local_day between the bounds, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// week_start values, From, To, the most rows per bucket.
+const readingReadingsByLocalDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_local_day
+	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
 // readingReadingsByLocalDayScan reads one row of readings_by_local_day.
 func readingReadingsByLocalDayScan(it cqlgen.Iter) (e Reading, ok bool) {
 	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
@@ -1509,6 +1818,14 @@ var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsBySundayWeekAfterToCQL,
 		AtOrAfter:   readingReadingsBySundayWeekAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsBySundayWeekAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsBySundayWeekScatterFirstCQL,
+				FirstFrom:   readingReadingsBySundayWeekScatterFirstFromCQL,
+				FirstTo:     readingReadingsBySundayWeekScatterFirstToCQL,
+				FirstFromTo: readingReadingsBySundayWeekScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1604,6 +1921,42 @@ const readingReadingsBySundayWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, ev
 	FROM readings_by_sunday_week
 	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
 
+// readingReadingsBySundayWeekScatterFirstCQL reads a partition of
+// readings_by_sunday_week from its first row, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// week_start values, the most rows per bucket.
+const readingReadingsBySundayWeekScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsBySundayWeekScatterFirstFromCQL reads a partition of
+// readings_by_sunday_week from the From bound, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
+// of week_start values, From, the most rows per bucket.
+const readingReadingsBySundayWeekScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsBySundayWeekScatterFirstToCQL reads a partition of
+// readings_by_sunday_week from its first row up to the To bound, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// sensor_id, the list of week_start values, To, the most rows per bucket.
+const readingReadingsBySundayWeekScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsBySundayWeekScatterFirstFromToCQL reads a partition of
+// readings_by_sunday_week between the bounds, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// week_start values, From, To, the most rows per bucket.
+const readingReadingsBySundayWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
+	FROM readings_by_sunday_week
+	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
 // readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week.
 func readingReadingsBySundayWeekScan(it cqlgen.Iter) (e Reading, ok bool) {
 	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
@@ -1659,6 +2012,14 @@ var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     readingReadingsByFortnightAfterToCQL,
 		AtOrAfter:   readingReadingsByFortnightAtOrAfterCQL,
 		AtOrAfterTo: readingReadingsByFortnightAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByFortnightScatterFirstCQL,
+				FirstFrom:   readingReadingsByFortnightScatterFirstFromCQL,
+				FirstTo:     readingReadingsByFortnightScatterFirstToCQL,
+				FirstFromTo: readingReadingsByFortnightScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1753,6 +2114,42 @@ const readingReadingsByFortnightAtOrAfterCQL = `SELECT sensor_id, read_at, event
 const readingReadingsByFortnightAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
 	FROM readings_by_fortnight
 	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ? AND read_at > ?`
+
+// readingReadingsByFortnightScatterFirstCQL reads a partition of
+// readings_by_fortnight from its first row, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// fortnight values, the most rows per bucket.
+const readingReadingsByFortnightScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByFortnightScatterFirstFromCQL reads a partition of
+// readings_by_fortnight from the From bound, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// fortnight values, From, the most rows per bucket.
+const readingReadingsByFortnightScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight IN ? AND read_at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByFortnightScatterFirstToCQL reads a partition of
+// readings_by_fortnight from its first row up to the To bound, in several time
+// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
+// the list of fortnight values, To, the most rows per bucket.
+const readingReadingsByFortnightScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight IN ? AND read_at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByFortnightScatterFirstFromToCQL reads a partition of
+// readings_by_fortnight between the bounds, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
+// fortnight values, From, To, the most rows per bucket.
+const readingReadingsByFortnightScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
+	FROM readings_by_fortnight
+	WHERE sensor_id = ? AND fortnight IN ? AND read_at <= ? AND read_at > ?
+	PER PARTITION LIMIT ?`
 
 // readingReadingsByFortnightScan reads one row of readings_by_fortnight.
 func readingReadingsByFortnightScan(it cqlgen.Iter) (e Reading, ok bool) {
@@ -2181,6 +2578,7 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByHourScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByHour,
 		TimeBuckets: &tb,
@@ -2246,6 +2644,7 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByDay,
 		TimeBuckets: &tb,
@@ -2311,6 +2710,7 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByWeekScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByWeek,
 		TimeBuckets: &tb,
@@ -2376,6 +2776,7 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByMonthScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByMonth,
 		TimeBuckets: &tb,
@@ -2441,6 +2842,7 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsBy10DaysScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsBy10Days,
 		TimeBuckets: &tb,
@@ -2560,6 +2962,7 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByEventMonthScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByEventMonth,
 		TimeBuckets: &tb,
@@ -2626,6 +3029,7 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByLocalDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByLocalDay,
 		TimeBuckets: &tb,
@@ -2692,6 +3096,7 @@ func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string,
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsBySundayWeekScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsBySundayWeek,
 		TimeBuckets: &tb,
@@ -2758,6 +3163,7 @@ func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, 
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensorID},
 		Scan:        readingReadingsByFortnightScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByFortnight,
 		TimeBuckets: &tb,

@@ -376,6 +376,14 @@ var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   changeChangesByDayAfterToCQL,
 		AtOrAfter: changeChangesByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       changeChangesByDayScatterFirstCQL,
+				FirstFrom:   changeChangesByDayScatterFirstFromCQL,
+				FirstTo:     changeChangesByDayScatterFirstToCQL,
+				FirstFromTo: changeChangesByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -474,6 +482,42 @@ const changeChangesByDayAfterToCQL = `SELECT scope, at, name
 const changeChangesByDayAtOrAfterCQL = `SELECT scope, at, name
 	FROM changes_by_day
 	WHERE scope = ? AND bucket = ? AND at = ? AND name >= ?`
+
+// changeChangesByDayScatterFirstCQL reads a partition of changes_by_day from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds scope, the list of bucket values, the most rows
+// per bucket.
+const changeChangesByDayScatterFirstCQL = `SELECT scope, at, name, bucket
+	FROM changes_by_day
+	WHERE scope = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// changeChangesByDayScatterFirstFromCQL reads a partition of changes_by_day
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds scope, the list of bucket values, From, the most
+// rows per bucket.
+const changeChangesByDayScatterFirstFromCQL = `SELECT scope, at, name, bucket
+	FROM changes_by_day
+	WHERE scope = ? AND bucket IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// changeChangesByDayScatterFirstToCQL reads a partition of changes_by_day from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds scope, the list of bucket
+// values, To, the most rows per bucket.
+const changeChangesByDayScatterFirstToCQL = `SELECT scope, at, name, bucket
+	FROM changes_by_day
+	WHERE scope = ? AND bucket IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// changeChangesByDayScatterFirstFromToCQL reads a partition of changes_by_day
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds scope, the list of bucket values, From, To, the
+// most rows per bucket.
+const changeChangesByDayScatterFirstFromToCQL = `SELECT scope, at, name, bucket
+	FROM changes_by_day
+	WHERE scope = ? AND bucket IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // changeChangesByDayClustering is the clustering key of e in changes_by_day,
 // in order.
@@ -681,6 +725,7 @@ func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesBy
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{scope},
 		Scan:        changeChangesByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       changeChangesByDay,
 		TimeBuckets: &tb,

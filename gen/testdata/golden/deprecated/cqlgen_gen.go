@@ -180,6 +180,14 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   orderOrdersByDayAfterToCQL,
 		AtOrAfter: orderOrdersByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       orderOrdersByDayScatterFirstCQL,
+				FirstFrom:   orderOrdersByDayScatterFirstFromCQL,
+				FirstTo:     orderOrdersByDayScatterFirstToCQL,
+				FirstFromTo: orderOrdersByDayScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -272,6 +280,43 @@ const orderOrdersByDayAtOrAfterCQL = `SELECT customer_id, placed_at, order_id, s
 	FROM orders_by_customer_day
 	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id >= ?`
 
+// orderOrdersByDayScatterFirstCQL reads a partition of orders_by_customer_day
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds customer_id, the list of bucket values, the most
+// rows per bucket.
+const orderOrdersByDayScatterFirstCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_day
+	WHERE customer_id = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayScatterFirstFromCQL reads a partition of
+// orders_by_customer_day from the From bound, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list of
+// bucket values, From, the most rows per bucket.
+const orderOrdersByDayScatterFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_day
+	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayScatterFirstToCQL reads a partition of
+// orders_by_customer_day from its first row up to the To bound, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// customer_id, the list of bucket values, To, the most rows per bucket.
+const orderOrdersByDayScatterFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_day
+	WHERE customer_id = ? AND bucket IN ? AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayScatterFirstFromToCQL reads a partition of
+// orders_by_customer_day between the bounds, in several time buckets at once,
+// the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list of
+// bucket values, From, To, the most rows per bucket.
+const orderOrdersByDayScatterFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_day
+	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
+		AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
 // orderOrdersByDayScan reads one row of orders_by_customer_day.
 func orderOrdersByDayScan(it cqlgen.Iter) (e Order, ok bool) {
 	ok = it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
@@ -331,6 +376,14 @@ var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   orderOrdersByMonthAfterToCQL,
 		AtOrAfter: orderOrdersByMonthAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       orderOrdersByMonthScatterFirstCQL,
+				FirstFrom:   orderOrdersByMonthScatterFirstFromCQL,
+				FirstTo:     orderOrdersByMonthScatterFirstToCQL,
+				FirstFromTo: orderOrdersByMonthScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -423,6 +476,43 @@ const orderOrdersByMonthAfterToCQL = `SELECT customer_id, placed_at, order_id, s
 const orderOrdersByMonthAtOrAfterCQL = `SELECT customer_id, placed_at, order_id, status, total
 	FROM orders_by_customer_month
 	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id >= ?`
+
+// orderOrdersByMonthScatterFirstCQL reads a partition of
+// orders_by_customer_month from its first row, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
+// of bucket values, the most rows per bucket.
+const orderOrdersByMonthScatterFirstCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_month
+	WHERE customer_id = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByMonthScatterFirstFromCQL reads a partition of
+// orders_by_customer_month from the From bound, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
+// of bucket values, From, the most rows per bucket.
+const orderOrdersByMonthScatterFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_month
+	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByMonthScatterFirstToCQL reads a partition of
+// orders_by_customer_month from its first row up to the To bound, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// customer_id, the list of bucket values, To, the most rows per bucket.
+const orderOrdersByMonthScatterFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_month
+	WHERE customer_id = ? AND bucket IN ? AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByMonthScatterFirstFromToCQL reads a partition of
+// orders_by_customer_month between the bounds, in several time buckets at
+// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
+// of bucket values, From, To, the most rows per bucket.
+const orderOrdersByMonthScatterFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
+	FROM orders_by_customer_month
+	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
+		AND placed_at > ?
+	PER PARTITION LIMIT ?`
 
 // orderOrdersByMonthScan reads one row of orders_by_customer_month.
 func orderOrdersByMonthScan(it cqlgen.Iter) (e Order, ok bool) {
@@ -928,6 +1018,7 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *Order
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{customerID},
 		Scan:        orderOrdersByDayScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       orderOrdersByDay,
 		TimeBuckets: &tb,
@@ -993,6 +1084,7 @@ func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *Ord
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{customerID},
 		Scan:        orderOrdersByMonthScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       orderOrdersByMonth,
 		TimeBuckets: &tb,

@@ -818,6 +818,14 @@ var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		},
 		AfterTo:   eventEventsByKindAfterToCQL,
 		AtOrAfter: eventEventsByKindAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       eventEventsByKindScatterFirstCQL,
+				FirstFrom:   eventEventsByKindScatterFirstFromCQL,
+				FirstTo:     eventEventsByKindScatterFirstToCQL,
+				FirstFromTo: eventEventsByKindScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -895,6 +903,42 @@ const eventEventsByKindAfterToCQL = `SELECT kind, at, id, source
 const eventEventsByKindAtOrAfterCQL = `SELECT kind, at, id, source
 	FROM events_by_kind
 	WHERE kind = ? AND bucket = ? AND at = ? AND id >= ?`
+
+// eventEventsByKindScatterFirstCQL reads a partition of events_by_kind from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds kind, the list of bucket values, the most rows per
+// bucket.
+const eventEventsByKindScatterFirstCQL = `SELECT kind, at, id, source, bucket
+	FROM events_by_kind
+	WHERE kind = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByKindScatterFirstFromCQL reads a partition of events_by_kind
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds kind, the list of bucket values, From, the most
+// rows per bucket.
+const eventEventsByKindScatterFirstFromCQL = `SELECT kind, at, id, source, bucket
+	FROM events_by_kind
+	WHERE kind = ? AND bucket IN ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByKindScatterFirstToCQL reads a partition of events_by_kind from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds kind, the list of bucket
+// values, To, the most rows per bucket.
+const eventEventsByKindScatterFirstToCQL = `SELECT kind, at, id, source, bucket
+	FROM events_by_kind
+	WHERE kind = ? AND bucket IN ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByKindScatterFirstFromToCQL reads a partition of events_by_kind
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds kind, the list of bucket values, From, To, the
+// most rows per bucket.
+const eventEventsByKindScatterFirstFromToCQL = `SELECT kind, at, id, source, bucket
+	FROM events_by_kind
+	WHERE kind = ? AND bucket IN ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // eventEventsByKindScan reads one row of events_by_kind.
 func eventEventsByKindScan(it cqlgen.Iter) (e Event, ok bool) {
@@ -1205,6 +1249,7 @@ func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKi
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{kind},
 		Scan:        eventEventsByKindScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       eventEventsByKind,
 		TimeBuckets: &tb,

@@ -1395,6 +1395,20 @@ var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 				AtOrAfterTo: readingReadingsByKindEq1AtOrAfterToCQL,
 			},
 		},
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       readingReadingsByKindScatterFirstCQL,
+				FirstFrom:   readingReadingsByKindScatterFirstFromCQL,
+				FirstTo:     readingReadingsByKindScatterFirstToCQL,
+				FirstFromTo: readingReadingsByKindScatterFirstFromToCQL,
+			},
+			{
+				First:       readingReadingsByKindScatterEq1FirstCQL,
+				FirstFrom:   readingReadingsByKindScatterEq1FirstFromCQL,
+				FirstTo:     readingReadingsByKindScatterEq1FirstToCQL,
+				FirstFromTo: readingReadingsByKindScatterEq1FirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -1551,6 +1565,79 @@ const readingReadingsByKindEq1AtOrAfterCQL = `SELECT sensor, kind, at, value
 const readingReadingsByKindEq1AtOrAfterToCQL = `SELECT sensor, kind, at, value
 	FROM readings_by_kind
 	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
+
+// readingReadingsByKindScatterFirstCQL reads a partition of readings_by_kind
+// from its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor, the list of bucket values, the most rows
+// per bucket.
+const readingReadingsByKindScatterFirstCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByKindScatterFirstFromCQL reads a partition of
+// readings_by_kind from the From bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
+// values, From, the most rows per bucket.
+const readingReadingsByKindScatterFirstFromCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ? AND kind >= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByKindScatterFirstToCQL reads a partition of readings_by_kind
+// from its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
+// values, To, the most rows per bucket.
+const readingReadingsByKindScatterFirstToCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ? AND kind < ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByKindScatterFirstFromToCQL reads a partition of
+// readings_by_kind between the bounds, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
+// values, From, To, the most rows per bucket.
+const readingReadingsByKindScatterFirstFromToCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ? AND kind >= ? AND kind < ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByKindScatterEq1FirstCQL reads a partition of
+// readings_by_kind from its first row, in the rows of one kind, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// sensor, the list of bucket values, kind, the most rows per bucket.
+const readingReadingsByKindScatterEq1FirstCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ? AND kind = ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByKindScatterEq1FirstFromCQL reads a partition of
+// readings_by_kind from the From bound, in the rows of one kind, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// sensor, the list of bucket values, kind, From, the most rows per bucket.
+const readingReadingsByKindScatterEq1FirstFromCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at <= ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByKindScatterEq1FirstToCQL reads a partition of
+// readings_by_kind from its first row up to the To bound, in the rows of one
+// kind, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds sensor, the list of bucket values, kind, To, the
+// most rows per bucket.
+const readingReadingsByKindScatterEq1FirstToCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at > ?
+	PER PARTITION LIMIT ?`
+
+// readingReadingsByKindScatterEq1FirstFromToCQL reads a partition of
+// readings_by_kind between the bounds, in the rows of one kind, in several
+// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
+// sensor, the list of bucket values, kind, From, To, the most rows per bucket.
+const readingReadingsByKindScatterEq1FirstFromToCQL = `SELECT sensor, kind, at, value, bucket
+	FROM readings_by_kind
+	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at <= ? AND at > ?
+	PER PARTITION LIMIT ?`
 
 // readingReadingsByKindClustering is the clustering key of e in
 // readings_by_kind, in order.
@@ -1770,6 +1857,7 @@ func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *Read
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{sensor},
 		Scan:        readingReadingsByKindScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       readingReadingsByKind,
 		TimeBuckets: &tb,

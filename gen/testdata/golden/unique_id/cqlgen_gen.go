@@ -199,6 +199,14 @@ var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		AfterTo:     eventEventsByAgentAfterToCQL,
 		AtOrAfter:   eventEventsByAgentAtOrAfterCQL,
 		AtOrAfterTo: eventEventsByAgentAtOrAfterToCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       eventEventsByAgentScatterFirstCQL,
+				FirstFrom:   eventEventsByAgentScatterFirstFromCQL,
+				FirstTo:     eventEventsByAgentScatterFirstToCQL,
+				FirstFromTo: eventEventsByAgentScatterFirstFromToCQL,
+			},
+		},
 	},
 })
 
@@ -281,6 +289,42 @@ const eventEventsByAgentAtOrAfterCQL = `SELECT agent_id, event_id, ticket_id, no
 const eventEventsByAgentAtOrAfterToCQL = `SELECT agent_id, event_id, ticket_id, note
 	FROM events_by_agent
 	WHERE agent_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
+
+// eventEventsByAgentScatterFirstCQL reads a partition of events_by_agent from
+// its first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, the most rows
+// per bucket.
+const eventEventsByAgentScatterFirstCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
+	FROM events_by_agent
+	WHERE agent_id = ? AND bucket IN ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByAgentScatterFirstFromCQL reads a partition of events_by_agent
+// from the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, From, the
+// most rows per bucket.
+const eventEventsByAgentScatterFirstFromCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
+	FROM events_by_agent
+	WHERE agent_id = ? AND bucket IN ? AND event_id <= ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByAgentScatterFirstToCQL reads a partition of events_by_agent
+// from its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds agent_id, the list of bucket
+// values, To, the most rows per bucket.
+const eventEventsByAgentScatterFirstToCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
+	FROM events_by_agent
+	WHERE agent_id = ? AND bucket IN ? AND event_id > ?
+	PER PARTITION LIMIT ?`
+
+// eventEventsByAgentScatterFirstFromToCQL reads a partition of events_by_agent
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, From, To, the
+// most rows per bucket.
+const eventEventsByAgentScatterFirstFromToCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
+	FROM events_by_agent
+	WHERE agent_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
+	PER PARTITION LIMIT ?`
 
 // eventEventsByAgentScan reads one row of events_by_agent.
 func eventEventsByAgentScan(it cqlgen.Iter) (e Event, ok bool) {
@@ -587,6 +631,7 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 		MaxLimit:    r.opts.MaxLimit,
 		Partition:   []any{agentID},
 		Scan:        eventEventsByAgentScan,
+		Scatter:     r.opts.Scatter,
 		Start:       start,
 		Table:       eventEventsByAgent,
 		TimeBuckets: &tb,
