@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -373,12 +374,12 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	}
 	n := r.HashBuckets
 	want := r.Limit + 1
-	// Hashing spreads rows evenly over the buckets, so the best want rows
-	// hold about want/n of each: every bucket is asked for twice that,
-	// plus two, and a bucket the merge drains while it may have more is
-	// asked again (see mergeRefill). The rows are the same as asking each
+	// Hashing spreads rows evenly over the buckets, so each bucket is
+	// asked for about its share of the best want rows (see bucketShare),
+	// and a bucket the merge drains while it may have more is asked
+	// again (see mergeRefill). The rows are the same as asking each
 	// bucket for want rows; far fewer are fetched.
-	per := min(want, 2*((want+n-1)/n)+2)
+	per := bucketShare(want, n)
 	var lists [][]T
 	var err error
 	if r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
@@ -404,6 +405,33 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 		return cqlgen.Page[T]{}, err
 	}
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
+}
+
+// bucketShare is how many rows a read over n hash buckets first asks
+// each bucket for, of the want best rows its page needs: the fewest that
+// leave a page needing a bucket's second request at most once in a
+// hundred, were those rows spread over the buckets at random, as hashing
+// spreads them. A bucket then holds Binomial(want, 1/n) of them; the
+// buckets are taken as independent, which errs on the side of more rows.
+// For a page of 100 over 16 buckets that is 15 rows a bucket, over 4
+// buckets 38, over 100 buckets 6.
+func bucketShare(want, n int) int {
+	if n <= 1 || want <= 1 {
+		return max(want, 1)
+	}
+	// The binomial's terms in logs: exp of the first underflows for a
+	// large want over few buckets.
+	lp, lq := math.Log(1/float64(n)), math.Log1p(-1/float64(n))
+	lpmf := float64(want) * lq // P(X = 0)
+	cdf := 0.0
+	for k := 0; k < want; k++ {
+		cdf += math.Exp(lpmf)
+		if math.Pow(min(cdf, 1), float64(n)) >= 0.99 {
+			return max(k, 1)
+		}
+		lpmf += math.Log(float64(want-k)) - math.Log(float64(k+1)) + lp - lq
+	}
+	return want
 }
 
 // eachBucket reads the first per rows of every hash bucket, one request

@@ -695,7 +695,7 @@ func TestTimeWalkPrefetches(t *testing.T) {
 	}
 }
 
-// The merge over hash buckets asks each bucket for about twice its share
+// The merge over hash buckets asks each bucket for about its share
 // of a page, and again only for a bucket it drains: whatever the spread
 // of the rows (even, all in one bucket, a few in some), every limit gives
 // the rows once each in the order of a reference sort, ties included,
