@@ -1,10 +1,15 @@
 package bench_test
 
 import (
+	"errors"
 	"fmt"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -231,6 +236,63 @@ func BenchmarkEmit(b *testing.B) {
 			}
 		}
 	})
+	// The floor of the stage above: go/format alone on the code it
+	// writes, split in as many pieces as there are cores (GOMAXPROCS),
+	// formatted at once, as Repositories formats its entities.
+	code, err := emit.Repositories(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pieces, err := splitDecls(code, runtime.GOMAXPROCS(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("stage=format-only", func(b *testing.B) {
+		b.ReportAllocs()
+		b.ReportMetric(float64(len(code)), "bytes")
+		for b.Loop() {
+			var wg sync.WaitGroup
+			errs := make([]error, len(pieces))
+			for i, piece := range pieces {
+				wg.Go(func() { _, errs[i] = format.Source(piece) })
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// splitDecls splits a Go file's declarations into n pieces of about the
+// same size, each a file of its own under the same package clause.
+func splitDecls(src []byte, n int) ([][]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	body := fset.Position(f.Decls[0].Pos()).Offset
+	if doc := f.Comments; len(doc) > 0 {
+		// Start at the first comment after the package clause, if any.
+		for _, c := range doc {
+			if off := fset.Position(c.Pos()).Offset; off > fset.Position(f.Name.End()).Offset {
+				body = min(body, off)
+				break
+			}
+		}
+	}
+	head := "package " + f.Name.Name + "\n\n"
+	var pieces [][]byte
+	start, size := body, (len(src)-body)/n+1
+	for _, d := range f.Decls {
+		end := fset.Position(d.End()).Offset
+		if end-start >= size || d == f.Decls[len(f.Decls)-1] {
+			pieces = append(pieces, append([]byte(head), src[start:end]...))
+			start = end
+		}
+	}
+	return pieces, nil
 }
 
 // BenchmarkBuildGenerated times go build of a generated package of 200 and
