@@ -85,9 +85,10 @@
 //
 // # Reads and paging
 //
-// A SELECT returns at most Query.PageSize rows (DefaultPageSize when 0) of
-// the bound partition in clustering order, and a paging state to pass
-// back in Query.PageState to continue after the last row. As Cassandra's,
+// A SELECT returns at most Query.PageSize rows (DefaultPageSize when 0,
+// every row for cqlgen.Unpaged) of the bound partition in clustering
+// order, and a paging state to pass back in Query.PageState to continue
+// after the last row. As Cassandra's,
 // the state is returned whenever a page is full, even if nothing follows,
 // unless the page reaches the PER PARTITION LIMIT; the limit holds across
 // pages, the rows before the state's position counting towards it.

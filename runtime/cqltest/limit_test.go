@@ -274,3 +274,38 @@ func TestPerPartitionLimitRefusals(t *testing.T) {
 		wantErr(t, s.Iter(ctx, q(cql, 1, "x", 1, 1)).Close(), "cqltest:", "is not supported")
 	}
 }
+
+// cqlgen.Unpaged reads every row in one page: an IN over more rows than
+// DefaultPageSize, which the fake refuses to page, and a partition read
+// with no paging state.
+func TestUnpaged(t *testing.T) {
+	s := newSession(t, "CREATE TABLE wide (a int, b int, c int, PRIMARY KEY ((a, b), c));")
+	const per = 2600 // two partitions of them: more than DefaultPageSize
+	for b := range 2 {
+		for c := range per {
+			mustExec(t, s, "INSERT INTO wide (a, b, c) VALUES (?, ?, ?)", 1, b, c)
+		}
+	}
+	in := q("SELECT c FROM wide WHERE a = ? AND b IN ? PER PARTITION LIMIT ?", 1, []int{0, 1}, per)
+	in.PageSize = 0
+	it := s.Iter(ctx, in)
+	for it.Scan(new(int)) {
+	}
+	if err := it.Close(); err == nil {
+		t.Errorf("an IN of %d rows in pages of %d: no error", 2*per, DefaultPageSize)
+	}
+	for _, c := range []struct {
+		query cqlgen.Query
+		rows  int
+	}{{in, 2 * per}, {q("SELECT c FROM wide WHERE a = ? AND b = ?", 1, 0), per}} {
+		c.query.PageSize = cqlgen.Unpaged
+		it := s.Iter(ctx, c.query)
+		n := 0
+		for it.Scan(new(int)) {
+			n++
+		}
+		if err := it.Close(); err != nil || n != c.rows || len(it.PageState()) != 0 {
+			t.Errorf("%s unpaged: %d rows, state %x, %v; want %d rows, no state", c.query.Stmt.CQL, n, it.PageState(), err, c.rows)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -204,7 +205,11 @@ func (s *Session) run(st *prepared, vals []value, q cqlgen.Query) (*result, erro
 	defer s.mu.Unlock()
 	micros, secs := s.now()
 	if st.kind == selectStmt {
-		return st.selectPage(vals, secs, q.PageSize, q.PageState)
+		size := q.PageSize
+		if size == cqlgen.Unpaged {
+			size = math.MaxInt // every row in one page, as paging off
+		}
+		return st.selectPage(vals, secs, size, q.PageState)
 	}
 	ts := micros
 	if st.conditional() {
