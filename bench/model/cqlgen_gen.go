@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // userUsers: the statements of table users, which is the source of truth of
 // User.
@@ -85,10 +85,9 @@ const userUsersGetCQL = `SELECT user_id, name, email, country, age, score, creat
 	FROM users
 	WHERE user_id = ?`
 
-// userUsersScan reads one row of users.
-func userUsersScan(it cqlgen.Iter) (e User, ok bool) {
-	ok = it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
-	return
+// userUsersScan reads one row of users into e; false when there is none.
+func userUsersScan(it cqlgen.Iter, e *User) bool {
+	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
 
 // userUsersGetManyCQL reads the rows of users of several partition keys at
@@ -339,10 +338,10 @@ const eventEventsByStreamGetCQL = `SELECT stream_id, at, event_id, kind, payload
 	FROM events_by_stream
 	WHERE stream_id = ? AND at = ? AND event_id = ?`
 
-// eventEventsByStreamScan reads one row of events_by_stream.
-func eventEventsByStreamScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
-	return
+// eventEventsByStreamScan reads one row of events_by_stream into e; false when
+// there is none.
+func eventEventsByStreamScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
 
 // eventEventsByStreamFirstCQL reads a partition of events_by_stream from its
@@ -644,10 +643,10 @@ const messageMessagesGetCQL = `SELECT message_id, conversation_id, sender_id, re
 	FROM messages
 	WHERE message_id = ?`
 
-// messageMessagesScan reads one row of messages.
-func messageMessagesScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
-	return
+// messageMessagesScan reads one row of messages into e; false when there is
+// none.
+func messageMessagesScan(it cqlgen.Iter, e *Message) bool {
+	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
 
 // messageMessagesGetManyCQL reads the rows of messages of several partition
@@ -820,10 +819,10 @@ const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_
 	FROM messages_by_conversation
 	WHERE conversation_id = ? AND sent_at = ? AND message_id >= ?`
 
-// messageMessagesByConversationScan reads one row of messages_by_conversation.
-func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
-	return
+// messageMessagesByConversationScan reads one row of messages_by_conversation
+// into e; false when there is none.
+func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
+	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
 }
 
 // messageMessagesByConversationClustering is the clustering key of e in
@@ -972,10 +971,10 @@ const messageMessagesBySenderAtOrAfterCQL = `SELECT sender_id, sent_at, message_
 	FROM messages_by_sender
 	WHERE sender_id = ? AND sent_at = ? AND message_id >= ?`
 
-// messageMessagesBySenderScan reads one row of messages_by_sender.
-func messageMessagesBySenderScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
-	return
+// messageMessagesBySenderScan reads one row of messages_by_sender into e;
+// false when there is none.
+func messageMessagesBySenderScan(it cqlgen.Iter, e *Message) bool {
+	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
 }
 
 // messageMessagesBySenderClustering is the clustering key of e in
@@ -1126,10 +1125,10 @@ const messageMessagesByRecipientAtOrAfterCQL = `SELECT recipient_id, sent_at, me
 	FROM messages_by_recipient
 	WHERE recipient_id = ? AND sent_at = ? AND message_id >= ?`
 
-// messageMessagesByRecipientScan reads one row of messages_by_recipient.
-func messageMessagesByRecipientScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
-	return
+// messageMessagesByRecipientScan reads one row of messages_by_recipient into
+// e; false when there is none.
+func messageMessagesByRecipientScan(it cqlgen.Iter, e *Message) bool {
+	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
 }
 
 // messageMessagesByRecipientClustering is the clustering key of e in
@@ -1575,17 +1574,17 @@ const scoreScoresGetCQL = `SELECT board, player_id, points, name, cqlgen_deleted
 	WHERE board = ? AND player_id = ?`
 
 // scoreScoresScan reads the next row of scores that is no grave of a deleted
-// Score.
-func scoreScoresScan(it cqlgen.Iter) (e Score, ok bool) {
+// Score into e; false when there is none.
+func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Score{}
+		*e = Score{}
 	}
 }
 
@@ -1785,10 +1784,9 @@ const scoreBoardAtOrAfterCQL = `SELECT board, points, player_id, name
 	FROM board
 	WHERE board = ? AND points = ? AND player_id >= ?`
 
-// scoreBoardScan reads one row of board.
-func scoreBoardScan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-	return
+// scoreBoardScan reads one row of board into e; false when there is none.
+func scoreBoardScan(it cqlgen.Iter, e *Score) bool {
+	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
 // scoreBoardClustering is the clustering key of e in board, in order.
@@ -2009,10 +2007,9 @@ const scoreBoard16ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, 
 	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
 	PER PARTITION LIMIT ?`
 
-// scoreBoard16Scan reads one row of board_16.
-func scoreBoard16Scan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-	return
+// scoreBoard16Scan reads one row of board_16 into e; false when there is none.
+func scoreBoard16Scan(it cqlgen.Iter, e *Score) bool {
+	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
 // scoreBoard16Clustering is the clustering key of e in board_16, in order.
@@ -2233,10 +2230,10 @@ const scoreBoard100ScatterAtOrAfterCQL = `SELECT board, points, player_id, name,
 	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
 	PER PARTITION LIMIT ?`
 
-// scoreBoard100Scan reads one row of board_100.
-func scoreBoard100Scan(it cqlgen.Iter) (e Score, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-	return
+// scoreBoard100Scan reads one row of board_100 into e; false when there is
+// none.
+func scoreBoard100Scan(it cqlgen.Iter, e *Score) bool {
+	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
 // scoreBoard100Clustering is the clustering key of e in board_100, in order.
@@ -2752,17 +2749,17 @@ const tallyTalliesGetCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
 	WHERE tally_id = ?`
 
 // tallyTalliesScan reads the next row of tallies that is no grave of a deleted
-// Tally.
-func tallyTalliesScan(it cqlgen.Iter) (e Tally, ok bool) {
+// Tally into e; false when there is none.
+func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TallyID, &e.Board, &e.Points, &e.Name, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Tally{}
+		*e = Tally{}
 	}
 }
 
@@ -2965,10 +2962,10 @@ const tallyTalliesByBoardAtOrAfterCQL = `SELECT board, points, tally_id, name
 	FROM tallies_by_board
 	WHERE board = ? AND points = ? AND tally_id >= ?`
 
-// tallyTalliesByBoardScan reads one row of tallies_by_board.
-func tallyTalliesByBoardScan(it cqlgen.Iter) (e Tally, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
-	return
+// tallyTalliesByBoardScan reads one row of tallies_by_board into e; false when
+// there is none.
+func tallyTalliesByBoardScan(it cqlgen.Iter, e *Tally) bool {
+	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
 }
 
 // tallyTalliesByBoardClustering is the clustering key of e in
@@ -3336,17 +3333,17 @@ const standingStandingsGetCQL = `SELECT standing_id, board, team, region, points
 	WHERE standing_id = ?`
 
 // standingStandingsScan reads the next row of standings that is no grave of a
-// deleted Standing.
-func standingStandingsScan(it cqlgen.Iter) (e Standing, ok bool) {
+// deleted Standing into e; false when there is none.
+func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Standing{}
+		*e = Standing{}
 	}
 }
 
@@ -3561,10 +3558,10 @@ const standingStandingsByBoardAtOrAfterCQL = `SELECT board, points, standing_id,
 	FROM standings_by_board
 	WHERE board = ? AND points = ? AND standing_id >= ?`
 
-// standingStandingsByBoardScan reads one row of standings_by_board.
-func standingStandingsByBoardScan(it cqlgen.Iter) (e Standing, ok bool) {
-	ok = it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
-	return
+// standingStandingsByBoardScan reads one row of standings_by_board into e;
+// false when there is none.
+func standingStandingsByBoardScan(it cqlgen.Iter, e *Standing) bool {
+	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
 }
 
 // standingStandingsByBoardClustering is the clustering key of e in
@@ -3707,10 +3704,10 @@ const standingStandingsByTeamAtOrAfterCQL = `SELECT team, points, standing_id, b
 	FROM standings_by_team
 	WHERE team = ? AND points = ? AND standing_id >= ?`
 
-// standingStandingsByTeamScan reads one row of standings_by_team.
-func standingStandingsByTeamScan(it cqlgen.Iter) (e Standing, ok bool) {
-	ok = it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
-	return
+// standingStandingsByTeamScan reads one row of standings_by_team into e; false
+// when there is none.
+func standingStandingsByTeamScan(it cqlgen.Iter, e *Standing) bool {
+	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
 }
 
 // standingStandingsByTeamClustering is the clustering key of e in
@@ -3857,10 +3854,10 @@ const standingStandingsByRegionAtOrAfterCQL = `SELECT region, points, standing_i
 	FROM standings_by_region
 	WHERE region = ? AND points = ? AND standing_id >= ?`
 
-// standingStandingsByRegionScan reads one row of standings_by_region.
-func standingStandingsByRegionScan(it cqlgen.Iter) (e Standing, ok bool) {
-	ok = it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
-	return
+// standingStandingsByRegionScan reads one row of standings_by_region into e;
+// false when there is none.
+func standingStandingsByRegionScan(it cqlgen.Iter, e *Standing) bool {
+	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
 }
 
 // standingStandingsByRegionClustering is the clustering key of e in
@@ -4404,10 +4401,10 @@ const pingPingsByDayGetCQL = `SELECT device, at, seq
 	FROM pings_by_day
 	WHERE device = ? AND bucket = ? AND at = ? AND seq = ?`
 
-// pingPingsByDayScan reads one row of pings_by_day.
-func pingPingsByDayScan(it cqlgen.Iter) (e Ping, ok bool) {
-	ok = it.Scan(&e.Device, &e.At, &e.Seq)
-	return
+// pingPingsByDayScan reads one row of pings_by_day into e; false when there is
+// none.
+func pingPingsByDayScan(it cqlgen.Iter, e *Ping) bool {
+	return it.Scan(&e.Device, &e.At, &e.Seq)
 }
 
 // pingPingsByDayFirstCQL reads a partition of pings_by_day from its first row.
@@ -4790,10 +4787,10 @@ const entryLogEntriesGetCQL = `SELECT log, at, seq, text
 	FROM log_entries
 	WHERE log = ? AND at = ? AND seq = ?`
 
-// entryLogEntriesScan reads one row of log_entries.
-func entryLogEntriesScan(it cqlgen.Iter) (e Entry, ok bool) {
-	ok = it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
-	return
+// entryLogEntriesScan reads one row of log_entries into e; false when there is
+// none.
+func entryLogEntriesScan(it cqlgen.Iter, e *Entry) bool {
+	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
 // entryLogEntriesFirstCQL reads a partition of log_entries from its first row.
@@ -5127,10 +5124,10 @@ const recentEntryRecentLogEntriesGetCQL = `SELECT log, at, seq, text
 	FROM recent_log_entries
 	WHERE log = ? AND at = ? AND seq = ?`
 
-// recentEntryRecentLogEntriesScan reads one row of recent_log_entries.
-func recentEntryRecentLogEntriesScan(it cqlgen.Iter) (e RecentEntry, ok bool) {
-	ok = it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
-	return
+// recentEntryRecentLogEntriesScan reads one row of recent_log_entries into e;
+// false when there is none.
+func recentEntryRecentLogEntriesScan(it cqlgen.Iter, e *RecentEntry) bool {
+	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
 // recentEntryRecentLogEntriesFirstCQL reads a partition of recent_log_entries

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // agentAgents: the statements of table agents, which is the source of truth of
 // Agent.
@@ -52,17 +52,17 @@ const agentAgentsGetCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
 	WHERE org_id = ? AND agent_id = ?`
 
 // agentAgentsScan reads the next row of agents that is no grave of a deleted
-// Agent.
-func agentAgentsScan(it cqlgen.Iter) (e Agent, ok bool) {
+// Agent into e; false when there is none.
+func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.AgentID, &e.Email, &e.Name, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Agent{}
+		*e = Agent{}
 	}
 }
 
@@ -607,10 +607,10 @@ const agentLoadAgentLoadGetCQL = `SELECT org_id, agent_id, opened, closed
 	FROM agent_load
 	WHERE org_id = ? AND agent_id = ?`
 
-// agentLoadAgentLoadScan reads one row of agent_load.
-func agentLoadAgentLoadScan(it cqlgen.Iter) (e AgentLoad, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
-	return
+// agentLoadAgentLoadScan reads one row of agent_load into e; false when there
+// is none.
+func agentLoadAgentLoadScan(it cqlgen.Iter, e *AgentLoad) bool {
+	return it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 }
 
 // agentLoadAgentLoadGetManyCQL reads the rows of agent_load of several
@@ -794,17 +794,17 @@ const customerCustomersGetCQL = `SELECT org_id, email, name, company, postal, bi
 	WHERE org_id = ? AND email = ?`
 
 // customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer.
-func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
+// deleted Customer into e; false when there is none.
+func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Customer{}
+		*e = Customer{}
 	}
 }
 
@@ -1048,10 +1048,10 @@ const customerCustomersNewestFirstAtOrAfterCQL = `SELECT org_id, created_at, ema
 	FROM customers_newest_first
 	WHERE org_id = ? AND created_at = ? AND email >= ?`
 
-// customerCustomersNewestFirstScan reads one row of customers_newest_first.
-func customerCustomersNewestFirstScan(it cqlgen.Iter) (e CustomersNewestFirstRow, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
-	return
+// customerCustomersNewestFirstScan reads one row of customers_newest_first
+// into e; false when there is none.
+func customerCustomersNewestFirstScan(it cqlgen.Iter, e *CustomersNewestFirstRow) bool {
+	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
 }
 
 // customerCustomersNewestFirstClustering is the clustering key of e in
@@ -1480,10 +1480,10 @@ const ticketEventTicketEventsGetCQL = `SELECT org_id, ticket_id, event_id, agent
 	FROM ticket_events
 	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
 
-// ticketEventTicketEventsScan reads one row of ticket_events.
-func ticketEventTicketEventsScan(it cqlgen.Iter) (e TicketEvent, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
-	return
+// ticketEventTicketEventsScan reads one row of ticket_events into e; false
+// when there is none.
+func ticketEventTicketEventsScan(it cqlgen.Iter, e *TicketEvent) bool {
+	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
 
 // ticketEventTicketEventsScanCQL reads a token range of ticket_events for
@@ -1756,10 +1756,10 @@ const ticketEventEventsByAgentScatterFirstFromToCQL = `SELECT org_id, agent_id, 
 		AND event_id > ?
 	PER PARTITION LIMIT ?`
 
-// ticketEventEventsByAgentScan reads one row of events_by_agent.
-func ticketEventEventsByAgentScan(it cqlgen.Iter) (e TicketEvent, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
-	return
+// ticketEventEventsByAgentScan reads one row of events_by_agent into e; false
+// when there is none.
+func ticketEventEventsByAgentScan(it cqlgen.Iter, e *TicketEvent) bool {
+	return it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
 }
 
 // ticketEventEventsByAgentClustering is the clustering key of e in
@@ -2148,17 +2148,17 @@ const ticketTicketsGetCQL = `SELECT org_id, ticket_id, requester, subject, statu
 	WHERE org_id = ? AND ticket_id = ?`
 
 // ticketTicketsScan reads the next row of tickets that is no grave of a
-// deleted Ticket.
-func ticketTicketsScan(it cqlgen.Iter) (e Ticket, ok bool) {
+// deleted Ticket into e; false when there is none.
+func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Ticket{}
+		*e = Ticket{}
 	}
 }
 
@@ -2388,10 +2388,10 @@ const ticketTicketsByRequesterAtOrAfterCQL = `SELECT org_id, requester, opened_a
 	FROM tickets_by_requester
 	WHERE org_id = ? AND requester = ? AND opened_at = ? AND ticket_id >= ?`
 
-// ticketTicketsByRequesterScan reads one row of tickets_by_requester.
-func ticketTicketsByRequesterScan(it cqlgen.Iter) (e TicketsByRequesterRow, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
-	return
+// ticketTicketsByRequesterScan reads one row of tickets_by_requester into e;
+// false when there is none.
+func ticketTicketsByRequesterScan(it cqlgen.Iter, e *TicketsByRequesterRow) bool {
+	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
 }
 
 // ticketTicketsByRequesterClustering is the clustering key of e in
@@ -2571,10 +2571,10 @@ const ticketOpenTicketsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, opened_
 	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) >= (?, ?)
 		AND opened_at < ?`
 
-// ticketOpenTicketsByAgentScan reads one row of open_tickets_by_agent.
-func ticketOpenTicketsByAgentScan(it cqlgen.Iter) (e OpenTicketsByAgentRow, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
-	return
+// ticketOpenTicketsByAgentScan reads one row of open_tickets_by_agent into e;
+// false when there is none.
+func ticketOpenTicketsByAgentScan(it cqlgen.Iter, e *OpenTicketsByAgentRow) bool {
+	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
 }
 
 // ticketOpenTicketsByAgentClustering is the clustering key of e in
@@ -3105,10 +3105,10 @@ const articleArticlesGetCQL = `SELECT org_id, article_id, title, tags, views, up
 	FROM articles
 	WHERE org_id = ? AND article_id = ?`
 
-// articleArticlesScan reads one row of articles.
-func articleArticlesScan(it cqlgen.Iter) (e Article, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
-	return
+// articleArticlesScan reads one row of articles into e; false when there is
+// none.
+func articleArticlesScan(it cqlgen.Iter, e *Article) bool {
+	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
 
 // articleArticlesFirstCQL reads a partition of articles from its first row.
@@ -3614,10 +3614,10 @@ const auditEventAuditLogGetCQL = `SELECT org_id, at, event_id, actor, action
 	FROM audit_log
 	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id = ?`
 
-// auditEventAuditLogScan reads one row of audit_log.
-func auditEventAuditLogScan(it cqlgen.Iter) (e AuditEvent, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
-	return
+// auditEventAuditLogScan reads one row of audit_log into e; false when there
+// is none.
+func auditEventAuditLogScan(it cqlgen.Iter, e *AuditEvent) bool {
+	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
 
 // auditEventAuditLogFirstCQL reads a partition of audit_log from its first
@@ -3948,17 +3948,17 @@ const macroMacrosGetCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_de
 	WHERE org_id = ? AND macro_id = ?`
 
 // macroMacrosScan reads the next row of macros that is no grave of a deleted
-// Macro.
-func macroMacrosScan(it cqlgen.Iter) (e Macro, ok bool) {
+// Macro into e; false when there is none.
+func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Macro{}
+		*e = Macro{}
 	}
 }
 
@@ -4164,10 +4164,10 @@ const macroMacrosByTitleAtOrAfterToCQL = `SELECT org_id, title, macro_id, team, 
 	FROM macros_by_title
 	WHERE org_id = ? AND (title, macro_id) >= (?, ?) AND title < ?`
 
-// macroMacrosByTitleScan reads one row of macros_by_title.
-func macroMacrosByTitleScan(it cqlgen.Iter) (e Macro, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
-	return
+// macroMacrosByTitleScan reads one row of macros_by_title into e; false when
+// there is none.
+func macroMacrosByTitleScan(it cqlgen.Iter, e *Macro) bool {
+	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
 }
 
 // macroMacrosByTitleClustering is the clustering key of e in macros_by_title,
@@ -4310,10 +4310,10 @@ const macroMacrosByTeamAtOrAfterToCQL = `SELECT org_id, team, title, macro_id, b
 	WHERE org_id = ? AND team = ? AND (title, macro_id) >= (?, ?)
 		AND title < ?`
 
-// macroMacrosByTeamScan reads one row of macros_by_team.
-func macroMacrosByTeamScan(it cqlgen.Iter) (e Macro, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
-	return
+// macroMacrosByTeamScan reads one row of macros_by_team into e; false when
+// there is none.
+func macroMacrosByTeamScan(it cqlgen.Iter, e *Macro) bool {
+	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
 }
 
 // macroMacrosByTeamClustering is the clustering key of e in macros_by_team, in
@@ -4856,10 +4856,10 @@ const replyRepliesByTicketGetCQL = `SELECT org_id, ticket_id, channel, sent_at, 
 	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
 		AND reply_id = ?`
 
-// replyRepliesByTicketScan reads one row of replies_by_ticket.
-func replyRepliesByTicketScan(it cqlgen.Iter) (e Reply, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
-	return
+// replyRepliesByTicketScan reads one row of replies_by_ticket into e; false
+// when there is none.
+func replyRepliesByTicketScan(it cqlgen.Iter, e *Reply) bool {
+	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
 
 // replyRepliesByTicketFirstCQL reads a partition of replies_by_ticket from its
@@ -5304,10 +5304,10 @@ const agentSessionAgentSessionsGetCQL = `SELECT org_id, session_id, agent_id, si
 	FROM agent_sessions
 	WHERE org_id = ? AND session_id = ?`
 
-// agentSessionAgentSessionsScan reads one row of agent_sessions.
-func agentSessionAgentSessionsScan(it cqlgen.Iter) (e AgentSession, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
-	return
+// agentSessionAgentSessionsScan reads one row of agent_sessions into e; false
+// when there is none.
+func agentSessionAgentSessionsScan(it cqlgen.Iter, e *AgentSession) bool {
+	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
 
 // agentSessionAgentSessionsGetManyCQL reads the rows of agent_sessions of
@@ -5559,10 +5559,10 @@ const organisationOrganisationsGetCQL = `SELECT org_id, owner, plan, signed_up
 	FROM organisations
 	WHERE org_id = ?`
 
-// organisationOrganisationsScan reads one row of organisations.
-func organisationOrganisationsScan(it cqlgen.Iter) (e Organisation, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
-	return
+// organisationOrganisationsScan reads one row of organisations into e; false
+// when there is none.
+func organisationOrganisationsScan(it cqlgen.Iter, e *Organisation) bool {
+	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
 
 // organisationOrganisationsGetManyCQL reads the rows of organisations of
@@ -5800,10 +5800,10 @@ const timeEntryTimeEntriesGetCQL = `SELECT org_id, agent_id, logged_at, entry_id
 	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
 		AND entry_id = ?`
 
-// timeEntryTimeEntriesScan reads one row of time_entries.
-func timeEntryTimeEntriesScan(it cqlgen.Iter) (e TimeEntry, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
-	return
+// timeEntryTimeEntriesScan reads one row of time_entries into e; false when
+// there is none.
+func timeEntryTimeEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
+	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
 // timeEntryTimeEntriesScanCQL reads a token range of time_entries for verify,
@@ -6144,10 +6144,10 @@ const timeEntryPayPeriodEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id,
 		AND logged_at >= ? AND logged_at < ?
 	PER PARTITION LIMIT ?`
 
-// timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period.
-func timeEntryPayPeriodEntriesScan(it cqlgen.Iter) (e TimeEntry, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
-	return
+// timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period
+// into e; false when there is none.
+func timeEntryPayPeriodEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
+	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
 // timeEntryPayPeriodEntriesClustering is the clustering key of e in
@@ -6590,10 +6590,10 @@ const cannedReplyCannedRepliesGetCQL = `SELECT org_id, reply_id, title, body, em
 	FROM canned_replies
 	WHERE org_id = ? AND reply_id = ?`
 
-// cannedReplyCannedRepliesScan reads one row of canned_replies.
-func cannedReplyCannedRepliesScan(it cqlgen.Iter) (e CannedReply, ok bool) {
-	ok = it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
-	return
+// cannedReplyCannedRepliesScan reads one row of canned_replies into e; false
+// when there is none.
+func cannedReplyCannedRepliesScan(it cqlgen.Iter, e *CannedReply) bool {
+	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
 
 // cannedReplyCannedRepliesFirstCQL reads a partition of canned_replies from

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // messageMessagesByConversation: the statements of table
 // messages_by_conversation, which is the source of truth of Message.
@@ -76,10 +76,10 @@ const messageMessagesByConversationGetCQL = `SELECT conversation_id, sent_at, me
 	FROM messages_by_conversation
 	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
 
-// messageMessagesByConversationScan reads one row of messages_by_conversation.
-func messageMessagesByConversationScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
-	return
+// messageMessagesByConversationScan reads one row of messages_by_conversation
+// into e; false when there is none.
+func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
+	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
 
 // messageMessagesByConversationScanCQL reads a token range of
@@ -304,10 +304,10 @@ const messageMessagesByUserAtOrAfterCQL = `SELECT user_id, sent_at, message_id, 
 	FROM messages_by_user
 	WHERE user_id = ? AND sent_at = ? AND message_id >= ?`
 
-// messageMessagesByUserScan reads one row of messages_by_user.
-func messageMessagesByUserScan(it cqlgen.Iter) (e Message, ok bool) {
-	ok = it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
-	return
+// messageMessagesByUserScan reads one row of messages_by_user into e; false
+// when there is none.
+func messageMessagesByUserScan(it cqlgen.Iter, e *Message) bool {
+	return it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
 }
 
 // messageMessagesByUserClustering is the clustering key of e in

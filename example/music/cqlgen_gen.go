@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // playListeningHistory: the statements of table listening_history, which is
 // the source of truth of Play.
@@ -102,10 +102,10 @@ const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id, track_n
 	FROM listening_history
 	WHERE user_id = ? AND played_at = ? AND track_id = ?`
 
-// playListeningHistoryScan reads one row of listening_history.
-func playListeningHistoryScan(it cqlgen.Iter) (e Play, ok bool) {
-	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
-	return
+// playListeningHistoryScan reads one row of listening_history into e; false
+// when there is none.
+func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
+	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
 
 // playListeningHistoryFirstCQL reads a partition of listening_history from its
@@ -397,17 +397,17 @@ const trackTracksGetCQL = `SELECT track_id, artist_id, play_count, track_name, a
 	WHERE track_id = ?`
 
 // trackTracksScan reads the next row of tracks that is no grave of a deleted
-// Track.
-func trackTracksScan(it cqlgen.Iter) (e Track, ok bool) {
+// Track into e; false when there is none.
+func trackTracksScan(it cqlgen.Iter, e *Track) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Track{}
+		*e = Track{}
 	}
 }
 
@@ -622,10 +622,10 @@ const trackTopTracksByArtistAtOrAfterCQL = `SELECT artist_id, play_count, track_
 	FROM top_tracks_by_artist
 	WHERE artist_id = ? AND play_count = ? AND track_id >= ?`
 
-// trackTopTracksByArtistScan reads one row of top_tracks_by_artist.
-func trackTopTracksByArtistScan(it cqlgen.Iter) (e Track, ok bool) {
-	ok = it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
-	return
+// trackTopTracksByArtistScan reads one row of top_tracks_by_artist into e;
+// false when there is none.
+func trackTopTracksByArtistScan(it cqlgen.Iter, e *Track) bool {
+	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
 }
 
 // trackTopTracksByArtistClustering is the clustering key of e in
@@ -1048,10 +1048,10 @@ const playlistTrackPlaylistTracksGetCQL = `SELECT playlist_id, position, track_i
 	FROM playlist_tracks
 	WHERE playlist_id = ? AND position = ? AND track_id = ?`
 
-// playlistTrackPlaylistTracksScan reads one row of playlist_tracks.
-func playlistTrackPlaylistTracksScan(it cqlgen.Iter) (e PlaylistTrack, ok bool) {
-	ok = it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
-	return
+// playlistTrackPlaylistTracksScan reads one row of playlist_tracks into e;
+// false when there is none.
+func playlistTrackPlaylistTracksScan(it cqlgen.Iter, e *PlaylistTrack) bool {
+	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
 
 // playlistTrackPlaylistTracksFirstCQL reads a partition of playlist_tracks
@@ -1356,17 +1356,17 @@ const chartEntryDailyTrackPlaysGetCQL = `SELECT chart_date, track_id, play_count
 	WHERE chart_date = ? AND track_id = ?`
 
 // chartEntryDailyTrackPlaysScan reads the next row of daily_track_plays that
-// is no grave of a deleted ChartEntry.
-func chartEntryDailyTrackPlaysScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
+// is no grave of a deleted ChartEntry into e; false when there is none.
+func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = ChartEntry{}
+		*e = ChartEntry{}
 	}
 }
 
@@ -1675,10 +1675,10 @@ const chartEntryDailyChartsScatterAtOrAfterCQL = `SELECT chart_date, play_count,
 	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id >= ?
 	PER PARTITION LIMIT ?`
 
-// chartEntryDailyChartsScan reads one row of daily_charts.
-func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
-	return
+// chartEntryDailyChartsScan reads one row of daily_charts into e; false when
+// there is none.
+func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
+	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
 }
 
 // chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
@@ -2085,17 +2085,17 @@ const releaseReleasesGetCQL = `SELECT release_id, artist_id, title, released_at,
 	WHERE release_id = ?`
 
 // releaseReleasesScan reads the next row of releases that is no grave of a
-// deleted Release.
-func releaseReleasesScan(it cqlgen.Iter) (e Release, ok bool) {
+// deleted Release into e; false when there is none.
+func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Release{}
+		*e = Release{}
 	}
 }
 
@@ -2348,10 +2348,10 @@ const releaseNewReleasesScatterFirstFromToCQL = `SELECT released_at, release_id,
 	WHERE bucket IN ? AND released_at <= ? AND released_at > ?
 	PER PARTITION LIMIT ?`
 
-// releaseNewReleasesScan reads one row of new_releases.
-func releaseNewReleasesScan(it cqlgen.Iter) (e Release, ok bool) {
-	ok = it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
-	return
+// releaseNewReleasesScan reads one row of new_releases into e; false when
+// there is none.
+func releaseNewReleasesScan(it cqlgen.Iter, e *Release) bool {
+	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
 }
 
 // releaseNewReleasesClustering is the clustering key of e in new_releases, in

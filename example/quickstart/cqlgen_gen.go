@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // noteNotesByUser: the statements of table notes_by_user, which is the source
 // of truth of Note.
@@ -92,10 +92,10 @@ const noteNotesByUserGetCQL = `SELECT user_id, created_at, note_id, text
 	FROM notes_by_user
 	WHERE user_id = ? AND created_at = ? AND note_id = ?`
 
-// noteNotesByUserScan reads one row of notes_by_user.
-func noteNotesByUserScan(it cqlgen.Iter) (e Note, ok bool) {
-	ok = it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
-	return
+// noteNotesByUserScan reads one row of notes_by_user into e; false when there
+// is none.
+func noteNotesByUserScan(it cqlgen.Iter, e *Note) bool {
+	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
 // noteNotesByUserFirstCQL reads a partition of notes_by_user from its first

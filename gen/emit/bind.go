@@ -220,21 +220,20 @@ func usesScanner(f *model.Field, t *model.Type) bool {
 func scanFunc(f *jen.File, t *model.Table) {
 	e := t.Entity
 	if e.Versioned() && t == e.Canonical {
-		doc(f, "%s reads the next row of %s that is no grave of a deleted %s.", t.Names.Scan, t.Name, e.GoName)
-		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("e").Id(e.GoName), jen.Id("ok").Bool()).Block(
+		doc(f, "%s reads the next row of %s that is no grave of a deleted %s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName)
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(e.GoName)).Bool().Block(
 			jen.For().Block(
 				jen.Var().Id("deleted").Bool(),
-				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.Id("e"), jen.False())),
-				jen.If(jen.Op("!").Id("deleted")).Block(jen.Return(jen.Id("e"), jen.True())),
-				jen.Id("e").Op("=").Id(e.GoName).Values(),
+				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
+				jen.If(jen.Op("!").Id("deleted")).Block(jen.Return(jen.True())),
+				jen.Op("*").Id("e").Op("=").Id(e.GoName).Values(),
 			),
 		)
 		return
 	}
-	doc(f, "%s reads one row of %s.", t.Names.Scan, t.Name)
-	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("e").Id(t.Names.RowType), jen.Id("ok").Bool()).Block(
-		jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...),
-		jen.Return(),
+	doc(f, "%s reads one row of %s into e; false when there is none.", t.Names.Scan, t.Name)
+	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
+		jen.Return(jen.Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)),
 	)
 }
 

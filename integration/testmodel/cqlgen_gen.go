@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // noteNotes: the statements of table notes, which is the source of truth of
 // Note.
@@ -95,10 +95,9 @@ const noteNotesGetCQL = `SELECT space, at, seq, author, tags, size
 	FROM notes
 	WHERE space = ? AND at = ? AND seq = ?`
 
-// noteNotesScan reads one row of notes.
-func noteNotesScan(it cqlgen.Iter) (e Note, ok bool) {
-	ok = it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
-	return
+// noteNotesScan reads one row of notes into e; false when there is none.
+func noteNotesScan(it cqlgen.Iter, e *Note) bool {
+	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
 
 // noteNotesFirstCQL reads a partition of notes from its first row.
@@ -738,10 +737,10 @@ const tradeTradesByAccountGetCQL = `SELECT account, kind, day, seq, shares
 	FROM trades_by_account
 	WHERE account = ? AND kind = ? AND day = ? AND seq = ?`
 
-// tradeTradesByAccountScan reads one row of trades_by_account.
-func tradeTradesByAccountScan(it cqlgen.Iter) (e Trade, ok bool) {
-	ok = it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
-	return
+// tradeTradesByAccountScan reads one row of trades_by_account into e; false
+// when there is none.
+func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
+	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
 // tradeTradesByAccountFirstCQL reads a partition of trades_by_account from its
@@ -1306,10 +1305,10 @@ const deskTradeTradesByDeskGetCQL = `SELECT desk, kind, day, seq, shares
 	FROM trades_by_desk
 	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq = ?`
 
-// deskTradeTradesByDeskScan reads one row of trades_by_desk.
-func deskTradeTradesByDeskScan(it cqlgen.Iter) (e DeskTrade, ok bool) {
-	ok = it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
-	return
+// deskTradeTradesByDeskScan reads one row of trades_by_desk into e; false when
+// there is none.
+func deskTradeTradesByDeskScan(it cqlgen.Iter, e *DeskTrade) bool {
+	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
 // deskTradeTradesByDeskFirstCQL reads a partition of trades_by_desk from its
@@ -2076,10 +2075,10 @@ const tickTicksBySymbolGetCQL = `SELECT symbol, kind, at, seq, price
 	FROM ticks_by_symbol
 	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq = ?`
 
-// tickTicksBySymbolScan reads one row of ticks_by_symbol.
-func tickTicksBySymbolScan(it cqlgen.Iter) (e Tick, ok bool) {
-	ok = it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
-	return
+// tickTicksBySymbolScan reads one row of ticks_by_symbol into e; false when
+// there is none.
+func tickTicksBySymbolScan(it cqlgen.Iter, e *Tick) bool {
+	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
 
 // tickTicksBySymbolFirstCQL reads a partition of ticks_by_symbol from its
@@ -2567,17 +2566,17 @@ const readingReadingsByDayGetCQL = `SELECT sensor_id, at, seq, value, note, tags
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
 
 // readingReadingsByDayScan reads the next row of readings_by_day that is no
-// grave of a deleted Reading.
-func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
+// grave of a deleted Reading into e; false when there is none.
+func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Reading{}
+		*e = Reading{}
 	}
 }
 
@@ -2901,10 +2900,10 @@ const readingReadings1AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, ta
 	FROM readings_1
 	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
 
-// readingReadings1Scan reads one row of readings_1.
-func readingReadings1Scan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
-	return
+// readingReadings1Scan reads one row of readings_1 into e; false when there is
+// none.
+func readingReadings1Scan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
 // readingReadings1Clustering is the clustering key of e in readings_1, in
@@ -3134,10 +3133,10 @@ const readingReadings16ScatterAtOrAfterCQL = `SELECT sensor_id, at, seq, value, 
 	WHERE sensor_id = ? AND shard IN ? AND at = ? AND seq >= ?
 	PER PARTITION LIMIT ?`
 
-// readingReadings16Scan reads one row of readings_16.
-func readingReadings16Scan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
-	return
+// readingReadings16Scan reads one row of readings_16 into e; false when there
+// is none.
+func readingReadings16Scan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
 // readingReadings16Clustering is the clustering key of e in readings_16, in
@@ -3614,17 +3613,17 @@ const visitVisitsGetCQL = `SELECT visit_id, user_id, site, at, page, millis, cql
 	WHERE visit_id = ?`
 
 // visitVisitsScan reads the next row of visits that is no grave of a deleted
-// Visit.
-func visitVisitsScan(it cqlgen.Iter) (e Visit, ok bool) {
+// Visit into e; false when there is none.
+func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Visit{}
+		*e = Visit{}
 	}
 }
 
@@ -3830,10 +3829,10 @@ const visitVisitsByUserAtOrAfterCQL = `SELECT user_id, at, visit_id, site, page,
 	FROM visits_by_user
 	WHERE user_id = ? AND at = ? AND visit_id >= ?`
 
-// visitVisitsByUserScan reads one row of visits_by_user.
-func visitVisitsByUserScan(it cqlgen.Iter) (e Visit, ok bool) {
-	ok = it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
-	return
+// visitVisitsByUserScan reads one row of visits_by_user into e; false when
+// there is none.
+func visitVisitsByUserScan(it cqlgen.Iter, e *Visit) bool {
+	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
 }
 
 // visitVisitsByUserClustering is the clustering key of e in visits_by_user, in
@@ -4063,10 +4062,10 @@ const visitVisitsBySiteScatterAtOrAfterCQL = `SELECT site, at, visit_id, user_id
 	WHERE site = ? AND shard IN ? AND at = ? AND visit_id >= ?
 	PER PARTITION LIMIT ?`
 
-// visitVisitsBySiteScan reads one row of visits_by_site.
-func visitVisitsBySiteScan(it cqlgen.Iter) (e Visit, ok bool) {
-	ok = it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
-	return
+// visitVisitsBySiteScan reads one row of visits_by_site into e; false when
+// there is none.
+func visitVisitsBySiteScan(it cqlgen.Iter, e *Visit) bool {
+	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
 // visitVisitsBySiteClustering is the clustering key of e in visits_by_site, in
@@ -4255,10 +4254,10 @@ const visitVisitsBySiteDayScatterFirstFromToCQL = `SELECT site, at, visit_id, us
 	WHERE site = ? AND day IN ? AND at <= ? AND at > ?
 	PER PARTITION LIMIT ?`
 
-// visitVisitsBySiteDayScan reads one row of visits_by_site_day.
-func visitVisitsBySiteDayScan(it cqlgen.Iter) (e Visit, ok bool) {
-	ok = it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
-	return
+// visitVisitsBySiteDayScan reads one row of visits_by_site_day into e; false
+// when there is none.
+func visitVisitsBySiteDayScan(it cqlgen.Iter, e *Visit) bool {
+	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
 // visitVisitsBySiteDayClustering is the clustering key of e in
@@ -4402,10 +4401,10 @@ const visitVisitsByPageAtOrAfterToCQL = `SELECT page, visit_id, site
 	FROM visits_by_page
 	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
 
-// visitVisitsByPageScan reads one row of visits_by_page.
-func visitVisitsByPageScan(it cqlgen.Iter) (e VisitsByPageRow, ok bool) {
-	ok = it.Scan(&e.Page, &e.VisitID, &e.Site)
-	return
+// visitVisitsByPageScan reads one row of visits_by_page into e; false when
+// there is none.
+func visitVisitsByPageScan(it cqlgen.Iter, e *VisitsByPageRow) bool {
+	return it.Scan(&e.Page, &e.VisitID, &e.Site)
 }
 
 // visitVisitsByPageClustering is the clustering key of e in visits_by_page, in

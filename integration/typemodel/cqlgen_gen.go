@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // everythingEverything: the statements of table everything, which is the
 // source of truth of Everything.
@@ -104,17 +104,17 @@ const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a
 	WHERE id = ? AND tags_key = ? AND day = ?`
 
 // everythingEverythingScan reads the next row of everything that is no grave
-// of a deleted Everything.
-func everythingEverythingScan(it cqlgen.Iter) (e Everything, ok bool) {
+// of a deleted Everything into e; false when there is none.
+func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Everything{}
+		*e = Everything{}
 	}
 }
 
@@ -564,10 +564,10 @@ const everythingEverythingBySAtOrAfterToCQL = `SELECT s, id, tags_key, day, even
 	FROM everything_by_s
 	WHERE s = ? AND (id, tags_key, day) >= (?, ?, ?) AND id < ?`
 
-// everythingEverythingBySScan reads one row of everything_by_s.
-func everythingEverythingBySScan(it cqlgen.Iter) (e Everything, ok bool) {
-	ok = it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
-	return
+// everythingEverythingBySScan reads one row of everything_by_s into e; false
+// when there is none.
+func everythingEverythingBySScan(it cqlgen.Iter, e *Everything) bool {
+	return it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
 
 // everythingEverythingBySClustering is the clustering key of e in
@@ -981,17 +981,17 @@ const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, 
 	WHERE customer_id = ?`
 
 // customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer.
-func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
+// deleted Customer into e; false when there is none.
+func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Customer{}
+		*e = Customer{}
 	}
 }
 
@@ -1243,10 +1243,10 @@ const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, custom
 	FROM customers_by_region
 	WHERE region = ? AND created_at = ? AND customer_id >= ?`
 
-// customerCustomersByRegionScan reads one row of customers_by_region.
-func customerCustomersByRegionScan(it cqlgen.Iter) (e Customer, ok bool) {
-	ok = it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
-	return
+// customerCustomersByRegionScan reads one row of customers_by_region into e;
+// false when there is none.
+func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
+	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
 }
 
 // customerCustomersByRegionClustering is the clustering key of e in
@@ -1645,10 +1645,9 @@ const visitVisitsGetCQL = `SELECT customer_id, spot, note
 	FROM visits
 	WHERE customer_id = ? AND spot = ?`
 
-// visitVisitsScan reads one row of visits.
-func visitVisitsScan(it cqlgen.Iter) (e Visit, ok bool) {
-	ok = it.Scan(&e.CustomerID, &e.Spot, &e.Note)
-	return
+// visitVisitsScan reads one row of visits into e; false when there is none.
+func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
+	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
 }
 
 // visitVisitsFirstCQL reads a partition of visits from its first row.

@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // ticketTickets: the statements of table tickets, which is the source of truth
 // of Ticket.
@@ -61,17 +61,17 @@ const ticketTicketsGetCQL = `SELECT ticket_id, queue, owner, board, assignee, re
 	WHERE ticket_id = ?`
 
 // ticketTicketsScan reads the next row of tickets that is no grave of a
-// deleted Ticket.
-func ticketTicketsScan(it cqlgen.Iter) (e Ticket, ok bool) {
+// deleted Ticket into e; false when there is none.
+func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TicketID, &e.Queue, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.OpenedAt, &e.Subject, &e.Sla, &e.Policy, &e.Edits, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Ticket{}
+		*e = Ticket{}
 	}
 }
 
@@ -320,10 +320,10 @@ const ticketTicketsByQueueAtOrAfterCQL = `SELECT queue, opened_at, ticket_id, ow
 	FROM tickets_by_queue
 	WHERE queue = ? AND opened_at = ? AND ticket_id >= ?`
 
-// ticketTicketsByQueueScan reads one row of tickets_by_queue.
-func ticketTicketsByQueueScan(it cqlgen.Iter) (e Ticket, ok bool) {
-	ok = it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
-	return
+// ticketTicketsByQueueScan reads one row of tickets_by_queue into e; false
+// when there is none.
+func ticketTicketsByQueueScan(it cqlgen.Iter, e *Ticket) bool {
+	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
 // ticketTicketsByQueueClustering is the clustering key of e in
@@ -470,10 +470,10 @@ const ticketTicketsByOwnerAtOrAfterToCQL = `SELECT owner, ticket_id, queue, subj
 	FROM tickets_by_owner
 	WHERE owner = ? AND ticket_id >= ? AND ticket_id < ?`
 
-// ticketTicketsByOwnerScan reads one row of tickets_by_owner.
-func ticketTicketsByOwnerScan(it cqlgen.Iter) (e TicketsByOwnerRow, ok bool) {
-	ok = it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
-	return
+// ticketTicketsByOwnerScan reads one row of tickets_by_owner into e; false
+// when there is none.
+func ticketTicketsByOwnerScan(it cqlgen.Iter, e *TicketsByOwnerRow) bool {
+	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
 }
 
 // ticketTicketsByOwnerClustering is the clustering key of e in
@@ -728,10 +728,10 @@ const ticketTicketsByBoardScatterAtOrAfterCQL = `SELECT board, opened_at, ticket
 	WHERE board = ? AND shard IN ? AND opened_at = ? AND ticket_id >= ?
 	PER PARTITION LIMIT ?`
 
-// ticketTicketsByBoardScan reads one row of tickets_by_board.
-func ticketTicketsByBoardScan(it cqlgen.Iter) (e Ticket, ok bool) {
-	ok = it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
-	return
+// ticketTicketsByBoardScan reads one row of tickets_by_board into e; false
+// when there is none.
+func ticketTicketsByBoardScan(it cqlgen.Iter, e *Ticket) bool {
+	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
 // ticketTicketsByBoardClustering is the clustering key of e in
@@ -941,10 +941,10 @@ const ticketTicketsByDayScatterFirstFromToCQL = `SELECT queue, opened_at, ticket
 	WHERE queue = ? AND day IN ? AND opened_at <= ? AND opened_at > ?
 	PER PARTITION LIMIT ?`
 
-// ticketTicketsByDayScan reads one row of tickets_by_day.
-func ticketTicketsByDayScan(it cqlgen.Iter) (e Ticket, ok bool) {
-	ok = it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
-	return
+// ticketTicketsByDayScan reads one row of tickets_by_day into e; false when
+// there is none.
+func ticketTicketsByDayScan(it cqlgen.Iter, e *Ticket) bool {
+	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
 // ticketTicketsByDayClustering is the clustering key of e in tickets_by_day,
@@ -1109,10 +1109,10 @@ const ticketOpenTicketsByAssigneeAtOrAfterToCQL = `SELECT assignee, ticket_id, q
 	FROM open_tickets_by_assignee
 	WHERE assignee = ? AND ticket_id >= ? AND ticket_id < ?`
 
-// ticketOpenTicketsByAssigneeScan reads one row of open_tickets_by_assignee.
-func ticketOpenTicketsByAssigneeScan(it cqlgen.Iter) (e OpenTicketsByAssigneeRow, ok bool) {
-	ok = it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
-	return
+// ticketOpenTicketsByAssigneeScan reads one row of open_tickets_by_assignee
+// into e; false when there is none.
+func ticketOpenTicketsByAssigneeScan(it cqlgen.Iter, e *OpenTicketsByAssigneeRow) bool {
+	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
 }
 
 // ticketOpenTicketsByAssigneeClustering is the clustering key of e in
@@ -1849,10 +1849,10 @@ const queueLoadQueueLoadGetCQL = `SELECT queue_id, opened, closed
 	FROM queue_load
 	WHERE queue_id = ?`
 
-// queueLoadQueueLoadScan reads one row of queue_load.
-func queueLoadQueueLoadScan(it cqlgen.Iter) (e QueueLoad, ok bool) {
-	ok = it.Scan(&e.QueueID, &e.Opened, &e.Closed)
-	return
+// queueLoadQueueLoadScan reads one row of queue_load into e; false when there
+// is none.
+func queueLoadQueueLoadScan(it cqlgen.Iter, e *QueueLoad) bool {
+	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
 }
 
 // queueLoadQueueLoadGetManyCQL reads the rows of queue_load of several
@@ -2032,10 +2032,9 @@ const eventEventsGetCQL = `SELECT ticket_id, event_id, actor, kind
 	FROM events
 	WHERE ticket_id = ? AND event_id = ?`
 
-// eventEventsScan reads one row of events.
-func eventEventsScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
-	return
+// eventEventsScan reads one row of events into e; false when there is none.
+func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
 
 // eventEventsScanCQL reads a token range of events for verify, repair and
@@ -2286,10 +2285,10 @@ const eventEventsByActorScatterFirstFromToCQL = `SELECT actor, event_id, ticket_
 	WHERE actor = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
 	PER PARTITION LIMIT ?`
 
-// eventEventsByActorScan reads one row of events_by_actor.
-func eventEventsByActorScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
-	return
+// eventEventsByActorScan reads one row of events_by_actor into e; false when
+// there is none.
+func eventEventsByActorScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
 }
 
 // eventEventsByActorClustering is the clustering key of e in events_by_actor,
@@ -2682,10 +2681,10 @@ const watcherWatchersGetCQL = `SELECT ticket_id, watcher, since, topics
 	FROM watchers
 	WHERE ticket_id = ? AND watcher = ?`
 
-// watcherWatchersScan reads one row of watchers.
-func watcherWatchersScan(it cqlgen.Iter) (e Watcher, ok bool) {
-	ok = it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
-	return
+// watcherWatchersScan reads one row of watchers into e; false when there is
+// none.
+func watcherWatchersScan(it cqlgen.Iter, e *Watcher) bool {
+	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
 
 // watcherWatchersFirstCQL reads a partition of watchers from its first row.

@@ -61,7 +61,7 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 			for j, c := range p.Owner {
 				owner[j] = cqlgen.Encoded(cur.cols[c])
 			}
-			st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
+			st, err := getValue(ctx, s, cqlgen.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
 			found := err == nil
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return err
@@ -220,7 +220,7 @@ func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int
 	for j, c := range p.Owner {
 		owner[j] = cqlgen.Encoded(cur.cols[c])
 	}
-	st, err := GetRow(ctx, s, cqlgen.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
+	st, err := getValue(ctx, s, cqlgen.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func ttlSeconds(ttl time.Duration) any {
 // outcome is recorded, and a call sent again with the key gets it back.
 // A row that goes away between the conditional write and the read is
 // tried again, up to o.Attempts times.
-func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqlgen.Iter) (T, bool)) (cqlgen.Inserted[T], error) {
+func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqlgen.Iter, *T) bool) (cqlgen.Inserted[T], error) {
 	values := row(e, true)
 	values = append(values[:len(values)-1:len(values)-1], ttlSeconds(o.TTL))
 	q := cqlgen.Query{Stmt: t.Create, Values: values, SerialConsistency: o.SerialConsistency}
@@ -93,7 +93,7 @@ func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 
 // create runs the conditional insert q and, when a row is there, reads
 // it and compares it with e.
-func create[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, q cqlgen.Query, e *T, key []any, row func(*T, bool) []any, scan func(cqlgen.Iter) (T, bool)) (cqlgen.Inserted[T], error) {
+func create[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, q cqlgen.Query, e *T, key []any, row func(*T, bool) []any, scan func(cqlgen.Iter, *T) bool) (cqlgen.Inserted[T], error) {
 	for attempt := 1; ; attempt++ {
 		cas, err := cqlgen.CAS(ctx, s, q)
 		if err != nil {
@@ -150,7 +150,7 @@ func sameRowValues(a, b []any, cols []Column) bool {
 // nil when it applied, and a *cqlgen.VersionConflictError when another
 // row has the key (Actual 0: an entity stored in one table has no
 // versions).
-func InsertAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqlgen.Iter) (T, bool)) error {
+func InsertAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqlgen.Iter, *T) bool) error {
 	res, err := InsertIfAbsent(ctx, s, o, t, e, key, row, scan)
 	if err != nil || res.Applied {
 		return err

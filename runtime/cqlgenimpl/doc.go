@@ -10,18 +10,14 @@
 // back), encodes cursors, derives buckets, orders rows as Cassandra does,
 // and keeps the tables of an entity in step on Update and Delete.
 //
-// A generated file asserts SupportPackageIsVersion4 at compile time: built
+// A generated file asserts SupportPackageIsVersion5 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
 
-// SupportPackageIsVersion4 is referenced by generated code. The number
+// SupportPackageIsVersion5 is referenced by generated code. The number
 // changes whenever generated code and this package stop fitting together.
-// Version 4 added the scatter form of the page statements over hash
-// buckets (CQL.Scatter, ReadSpec.Scatter).
-const SupportPackageIsVersion4 = true
-
-// SupportPackageIsVersion3 is referenced by code generated before
-// version 4, which this package still runs: without scatter statements,
-// its reads over hash buckets send one request per bucket.
-const SupportPackageIsVersion3 = true
+// Version 4 added the scatter form of the page statements over buckets
+// (CQL.Scatter, ReadSpec.Scatter); version 5 scans each row into its
+// place (a scan is func(cqlgen.Iter, *T) bool).
+const SupportPackageIsVersion5 = true

@@ -31,7 +31,7 @@ type IndexRead[T any] struct {
 	MaxLimit  int
 	CursorKey []byte
 	Cursor    string
-	Scan      func(cqlgen.Iter) (T, bool)
+	Scan      func(cqlgen.Iter, *T) bool
 	// Key is a row's cursor key: its clustering values, and for a
 	// scatter its partition key values before them.
 	Key func(*T) []any

@@ -779,7 +779,7 @@ func (v *verification) deleteOrphan(ctx context.Context, i int, r *row) (bool, e
 		for j, c := range p.owner {
 			owner[j] = cqlgen.Encoded(r.cols[c])
 		}
-		st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
+		st, err := getValue(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
 		switch {
 		case errors.Is(err, cqlgen.ErrNotFound):
 		case err != nil:
@@ -832,7 +832,7 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 		owner[j] = cqlgen.Encoded(cur.cols[c])
 	}
 	o := NewOptions()
-	st, err := GetRow(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
+	st, err := getValue(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
 	found := err == nil
 	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 		return false, err

@@ -20,7 +20,7 @@ import (
 // reads ahead at 10 keys, the runs split at 100), and the IN query
 // allocated a quarter to a seventh as much, in one request
 // (bench/README.md, Multi-get).
-func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqlgen.Iter) (T, bool), key func(*T) K) (cqlgen.Found[T], error) {
+func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqlgen.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
 	if maxKeys <= 0 {
 		maxKeys = cqlgen.DefaultMaxKeys
 	}
@@ -56,17 +56,17 @@ func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 	for {
 		it := s.Iter(ctx, q)
 		for {
-			row, ok := scan(it)
-			if !ok {
+			row := new(T)
+			if !scan(it, row) {
 				break
 			}
-			e, err := encode(key(&row))
+			e, err := encode(key(row))
 			if err != nil {
 				it.Close()
 				return cqlgen.Found[T]{}, err
 			}
 			for _, i := range at[e] {
-				found.Rows[i] = &row
+				found.Rows[i] = row
 			}
 		}
 		state := it.PageState()

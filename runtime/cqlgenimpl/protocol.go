@@ -141,7 +141,7 @@ func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
 	t := ent.Canonical
 	for attempt := 1; ; attempt++ {
-		st, err := GetRow(ctx, s, cqlgen.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+		st, err := getValue(ctx, s, cqlgen.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			return err
@@ -360,7 +360,7 @@ func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *
 // versioned is Versioned with the statement to read with: State, or
 // PreRead for a write's own read.
 func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statement, ent *Entity[T], e *T) (*T, int64, error) {
-	st, err := GetRow(ctx, s, cqlgen.Query{Stmt: stmt, Values: ent.State(e)}, ent.ScanState)
+	st, err := getValue(ctx, s, cqlgen.Query{Stmt: stmt, Values: ent.State(e)}, ent.ScanState)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -587,7 +587,7 @@ func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, []move
 // them all in one logical write, under the strategy and the idempotency
 // key of the options, as cqlgen.Apply runs them. A missing entity is no
 // error.
-func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqlgen.Query, scan func(cqlgen.Iter) (T, bool), deletes func(cur *T, ts int64) []cqlgen.Query) error {
+func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqlgen.Query, scan func(cqlgen.Iter, *T) bool, deletes func(cur *T, ts int64) []cqlgen.Query) error {
 	cur, err := GetRow(ctx, s, get, scan)
 	if errors.Is(err, cqlgen.ErrNotFound) {
 		return nil

@@ -30,7 +30,7 @@ type ReadSpec[T any] struct {
 	Cursor    string
 
 	// Scan reads one row.
-	Scan func(cqlgen.Iter) (T, bool)
+	Scan func(cqlgen.Iter, *T) bool
 	// Key returns a row's clustering values, in order.
 	Key func(*T) []any
 	// Compare orders rows as the table's clustering order does.
@@ -223,16 +223,18 @@ func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 
 // fetch appends to rows those q reads, page after page, until rows holds
 // limit or q has no more, each page asking for no more than is missing.
-func fetch[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool), rows []T, limit int) ([]T, error) {
+func fetch[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool, rows []T, limit int) ([]T, error) {
 	for len(rows) < limit {
 		q.PageSize = limit - len(rows)
 		it := s.Iter(ctx, q)
 		for len(rows) < limit {
-			row, ok := scan(it)
-			if !ok {
+			// Each row is scanned into its slot of rows: no copy of it
+			// escapes to the heap on its own.
+			rows = append(rows, *new(T))
+			if !scan(it, &rows[len(rows)-1]) {
+				rows = rows[:len(rows)-1]
 				break
 			}
-			rows = append(rows, row)
 		}
 		state := it.PageState()
 		if err := it.Close(); err != nil {
@@ -605,19 +607,17 @@ func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], r
 	q := scatterFirst(r, &r.Table.scatter[len(r.Prefix)], round, limit)
 	q.PageSize = cqlgen.Unpaged
 	got := make([][]T, len(round))
+	var row T
 	for {
 		it := &timeBucketIter{Iter: s.Iter(ctx, q)}
-		for {
-			row, ok := r.Scan(it)
-			if !ok {
-				break
-			}
+		for r.Scan(it, &row) {
 			i := slices.IndexFunc(round, it.bucket.Equal)
 			if i < 0 {
 				it.Close()
 				return nil, fmt.Errorf("cqlgen: %s: a row of bucket %s, outside the %d buckets read", q.Stmt.Table, it.bucket.UTC().Format(time.RFC3339), len(round))
 			}
 			got[i] = append(got[i], row)
+			row = *new(T)
 		}
 		state := it.PageState()
 		if err := it.Close(); err != nil {
@@ -655,7 +655,7 @@ type bucketRows[T any] struct {
 // the buckets and PER PARTITION LIMIT. Should a driver page it all the
 // same, the pages are read to the end. A row of a bucket outside the
 // n is an error, not a row put aside.
-func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool), n, per int) (out bucketRows[T]) {
+func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool, n, per int) (out bucketRows[T]) {
 	q.PageSize = cqlgen.Unpaged
 	// Room for every bucket's share of the page, as hashing spreads it.
 	room := min(n*per, 4096)
@@ -665,8 +665,9 @@ func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, 
 	for {
 		it := &bucketIter{Iter: s.Iter(ctx, q)}
 		for {
-			row, ok := scan(it)
-			if !ok {
+			out.rows = append(out.rows, *new(T))
+			if !scan(it, &out.rows[len(out.rows)-1]) {
+				out.rows = out.rows[:len(out.rows)-1]
 				break
 			}
 			if it.bucket < 0 || int(it.bucket) >= n {
@@ -678,7 +679,6 @@ func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, 
 				out.grouped = out.grouped && !seen[it.bucket]
 				seen[it.bucket] = true
 			}
-			out.rows = append(out.rows, row)
 			out.bucket = append(out.bucket, it.bucket)
 		}
 		state := it.PageState()

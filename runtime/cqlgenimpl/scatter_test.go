@@ -66,10 +66,7 @@ func scatterSpec(n int) ReadSpec[scatterRow] {
 		Table:       table,
 		Partition:   []any{"p"},
 		HashBuckets: n,
-		Scan: func(it cqlgen.Iter) (r scatterRow, ok bool) {
-			ok = it.Scan(&r.k)
-			return
-		},
+		Scan:        func(it cqlgen.Iter, r *scatterRow) bool { return it.Scan(&r.k) },
 	}
 }
 

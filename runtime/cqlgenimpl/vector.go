@@ -80,7 +80,7 @@ type NearestRead[T any] struct {
 	Vector    []float32
 	Limit     int // 0: cqlgen.DefaultLimit
 	MaxLimit  int
-	Scan      func(cqlgen.Iter) (T, bool)
+	Scan      func(cqlgen.Iter, *T) bool
 }
 
 // ReadNearest runs an ANN read: the Limit rows whose vector is nearest
@@ -105,11 +105,11 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 	it := s.Iter(ctx, cqlgen.Query{Stmt: t.nearest, Values: values, PageSize: limit})
 	rows := make([]T, 0, limit)
 	for len(rows) < limit {
-		row, ok := r.Scan(it)
-		if !ok {
+		rows = append(rows, *new(T))
+		if !r.Scan(it, &rows[len(rows)-1]) {
+			rows = rows[:len(rows)-1]
 			break
 		}
-		rows = append(rows, row)
 	}
 	if err := it.Close(); err != nil {
 		return nil, err

@@ -138,7 +138,23 @@ func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
 }
 
 // GetRow reads at most one row; cqlgen.ErrNotFound when there is none.
-func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool)) (T, error) {
+func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool) (T, error) {
+	it := s.Iter(ctx, q)
+	var row T
+	ok := scan(it, &row)
+	if err := it.Close(); err != nil {
+		var zero T
+		return zero, err
+	}
+	if !ok {
+		var zero T
+		return zero, cqlgen.ErrNotFound
+	}
+	return row, nil
+}
+
+// getValue is GetRow for a scan that returns the row it reads.
+func getValue[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool)) (T, error) {
 	it := s.Iter(ctx, q)
 	row, ok := scan(it)
 	if err := it.Close(); err != nil {

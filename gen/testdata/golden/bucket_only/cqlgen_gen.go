@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // postPosts: the statements of table posts, which is the source of truth of
 // Post.
@@ -48,18 +48,18 @@ const postPostsGetCQL = `SELECT post_id, author, posted_at, title, cqlgen_delete
 	FROM posts
 	WHERE post_id = ?`
 
-// postPostsScan reads the next row of posts that is no grave of a deleted
-// Post.
-func postPostsScan(it cqlgen.Iter) (e Post, ok bool) {
+// postPostsScan reads the next row of posts that is no grave of a deleted Post
+// into e; false when there is none.
+func postPostsScan(it cqlgen.Iter, e *Post) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.PostID, &e.Author, &e.PostedAt, &e.Title, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Post{}
+		*e = Post{}
 	}
 }
 
@@ -305,10 +305,10 @@ const postNewPostsScatterFirstFromToCQL = `SELECT posted_at, post_id, author, ti
 	WHERE bucket IN ? AND posted_at <= ? AND posted_at > ?
 	PER PARTITION LIMIT ?`
 
-// postNewPostsScan reads one row of new_posts.
-func postNewPostsScan(it cqlgen.Iter) (e Post, ok bool) {
-	ok = it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
-	return
+// postNewPostsScan reads one row of new_posts into e; false when there is
+// none.
+func postNewPostsScan(it cqlgen.Iter, e *Post) bool {
+	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
 }
 
 // postNewPostsClustering is the clustering key of e in new_posts, in order.
@@ -728,10 +728,10 @@ const clickClicksByHourGetCQL = `SELECT at, click_id
 	FROM clicks_by_hour
 	WHERE bucket = ? AND at = ? AND click_id = ?`
 
-// clickClicksByHourScan reads one row of clicks_by_hour.
-func clickClicksByHourScan(it cqlgen.Iter) (e Click, ok bool) {
-	ok = it.Scan(&e.At, &e.ClickID)
-	return
+// clickClicksByHourScan reads one row of clicks_by_hour into e; false when
+// there is none.
+func clickClicksByHourScan(it cqlgen.Iter, e *Click) bool {
+	return it.Scan(&e.At, &e.ClickID)
 }
 
 // clickClicksByHourFirstCQL reads a partition of clicks_by_hour from its first
@@ -1104,10 +1104,10 @@ const loginLoginsByDayGetCQL = `SELECT at, user_id
 	FROM logins_by_day
 	WHERE bucket = ? AND at = ? AND user_id = ?`
 
-// loginLoginsByDayScan reads one row of logins_by_day.
-func loginLoginsByDayScan(it cqlgen.Iter) (e Login, ok bool) {
-	ok = it.Scan(&e.At, &e.UserID)
-	return
+// loginLoginsByDayScan reads one row of logins_by_day into e; false when there
+// is none.
+func loginLoginsByDayScan(it cqlgen.Iter, e *Login) bool {
+	return it.Scan(&e.At, &e.UserID)
 }
 
 // loginLoginsByDayFirstCQL reads a partition of logins_by_day from its first
@@ -1479,10 +1479,10 @@ const likeLikesByDayGetCQL = `SELECT at, like_id
 	FROM likes_by_day
 	WHERE bucket = ? AND at = ? AND like_id = ?`
 
-// likeLikesByDayScan reads one row of likes_by_day.
-func likeLikesByDayScan(it cqlgen.Iter) (e Like, ok bool) {
-	ok = it.Scan(&e.At, &e.LikeID)
-	return
+// likeLikesByDayScan reads one row of likes_by_day into e; false when there is
+// none.
+func likeLikesByDayScan(it cqlgen.Iter, e *Like) bool {
+	return it.Scan(&e.At, &e.LikeID)
 }
 
 // likeLikesByDayFirstCQL reads a partition of likes_by_day from its first row.

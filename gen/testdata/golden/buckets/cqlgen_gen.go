@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // readingReadings: the statements of table readings, which is the source of
 // truth of Reading.
@@ -61,17 +61,17 @@ const readingReadingsGetCQL = `SELECT sensor_id, read_at, event_id, local_day, v
 	WHERE sensor_id = ? AND read_at = ?`
 
 // readingReadingsScan reads the next row of readings that is no grave of a
-// deleted Reading.
-func readingReadingsScan(it cqlgen.Iter) (e Reading, ok bool) {
+// deleted Reading into e; false when there is none.
+func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Reading{}
+		*e = Reading{}
 	}
 }
 
@@ -383,10 +383,10 @@ const readingReadingsByHourScatterFirstFromToCQL = `SELECT sensor_id, read_at, e
 	WHERE sensor_id = ? AND bucket IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByHourScan reads one row of readings_by_hour.
-func readingReadingsByHourScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByHourScan reads one row of readings_by_hour into e; false
+// when there is none.
+func readingReadingsByHourScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByHourClustering is the clustering key of e in
@@ -571,10 +571,10 @@ const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, ev
 	WHERE sensor_id = ? AND day IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByDayScan reads one row of readings_by_day.
-func readingReadingsByDayScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByDayScan reads one row of readings_by_day into e; false when
+// there is none.
+func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByDayClustering is the clustering key of e in
@@ -760,10 +760,10 @@ const readingReadingsByWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, e
 	WHERE sensor_id = ? AND week IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByWeekScan reads one row of readings_by_week.
-func readingReadingsByWeekScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByWeekScan reads one row of readings_by_week into e; false
+// when there is none.
+func readingReadingsByWeekScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByWeekClustering is the clustering key of e in
@@ -949,10 +949,10 @@ const readingReadingsByMonthScatterFirstFromToCQL = `SELECT sensor_id, read_at, 
 	WHERE sensor_id = ? AND month IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByMonthScan reads one row of readings_by_month.
-func readingReadingsByMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByMonthScan reads one row of readings_by_month into e; false
+// when there is none.
+func readingReadingsByMonthScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByMonthClustering is the clustering key of e in
@@ -1142,10 +1142,10 @@ const readingReadingsBy10DaysScatterFirstFromToCQL = `SELECT sensor_id, read_at,
 		AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsBy10DaysScan reads one row of readings_by_10_days.
-func readingReadingsBy10DaysScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsBy10DaysScan reads one row of readings_by_10_days into e;
+// false when there is none.
+func readingReadingsBy10DaysScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsBy10DaysClustering is the clustering key of e in
@@ -1373,10 +1373,10 @@ const readingReadingsByShardScatterAtOrAfterToCQL = `SELECT sensor_id, read_at, 
 	WHERE sensor_id = ? AND shard IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByShardScan reads one row of readings_by_shard.
-func readingReadingsByShardScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByShardScan reads one row of readings_by_shard into e; false
+// when there is none.
+func readingReadingsByShardScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByShardClustering is the clustering key of e in
@@ -1567,10 +1567,10 @@ const readingReadingsByEventMonthScatterFirstFromToCQL = `SELECT sensor_id, even
 	WHERE sensor_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByEventMonthScan reads one row of readings_by_event_month.
-func readingReadingsByEventMonthScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByEventMonthScan reads one row of readings_by_event_month
+// into e; false when there is none.
+func readingReadingsByEventMonthScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByEventMonthClustering is the clustering key of e in
@@ -1763,10 +1763,10 @@ const readingReadingsByLocalDayScatterFirstFromToCQL = `SELECT sensor_id, read_a
 	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByLocalDayScan reads one row of readings_by_local_day.
-func readingReadingsByLocalDayScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByLocalDayScan reads one row of readings_by_local_day into e;
+// false when there is none.
+func readingReadingsByLocalDayScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByLocalDayClustering is the clustering key of e in
@@ -1957,10 +1957,10 @@ const readingReadingsBySundayWeekScatterFirstFromToCQL = `SELECT sensor_id, read
 	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week.
-func readingReadingsBySundayWeekScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week
+// into e; false when there is none.
+func readingReadingsBySundayWeekScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsBySundayWeekClustering is the clustering key of e in
@@ -2151,10 +2151,10 @@ const readingReadingsByFortnightScatterFirstFromToCQL = `SELECT sensor_id, read_
 	WHERE sensor_id = ? AND fortnight IN ? AND read_at <= ? AND read_at > ?
 	PER PARTITION LIMIT ?`
 
-// readingReadingsByFortnightScan reads one row of readings_by_fortnight.
-func readingReadingsByFortnightScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-	return
+// readingReadingsByFortnightScan reads one row of readings_by_fortnight into
+// e; false when there is none.
+func readingReadingsByFortnightScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByFortnightClustering is the clustering key of e in

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // settingSettings: the statements of table settings, which is the source of
 // truth of Setting.
@@ -89,10 +89,10 @@ const settingSettingsGetCQL = `SELECT scope, name, value
 	FROM settings
 	WHERE scope = ? AND name = ?`
 
-// settingSettingsScan reads one row of settings.
-func settingSettingsScan(it cqlgen.Iter) (e Setting, ok bool) {
-	ok = it.Scan(&e.Scope, &e.Name, &e.Value)
-	return
+// settingSettingsScan reads one row of settings into e; false when there is
+// none.
+func settingSettingsScan(it cqlgen.Iter, e *Setting) bool {
+	return it.Scan(&e.Scope, &e.Name, &e.Value)
 }
 
 // settingSettingsFirstCQL reads a partition of settings from its first row.
@@ -427,10 +427,10 @@ const changeChangesByDayGetCQL = `SELECT scope, at, name
 	FROM changes_by_day
 	WHERE scope = ? AND bucket = ? AND at = ? AND name = ?`
 
-// changeChangesByDayScan reads one row of changes_by_day.
-func changeChangesByDayScan(it cqlgen.Iter) (e Change, ok bool) {
-	ok = it.Scan(&e.Scope, &e.At, &e.Name)
-	return
+// changeChangesByDayScan reads one row of changes_by_day into e; false when
+// there is none.
+func changeChangesByDayScan(it cqlgen.Iter, e *Change) bool {
+	return it.Scan(&e.Scope, &e.At, &e.Name)
 }
 
 // changeChangesByDayFirstCQL reads a partition of changes_by_day from its

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // pageStatsPageStats: the statements of table page_stats, which is the source
 // of truth of PageStats.
@@ -50,10 +50,10 @@ const pageStatsPageStatsGetCQL = `SELECT site, page, views, likes
 	FROM page_stats
 	WHERE site = ? AND page = ?`
 
-// pageStatsPageStatsScan reads one row of page_stats.
-func pageStatsPageStatsScan(it cqlgen.Iter) (e PageStats, ok bool) {
-	ok = it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
-	return
+// pageStatsPageStatsScan reads one row of page_stats into e; false when there
+// is none.
+func pageStatsPageStatsScan(it cqlgen.Iter, e *PageStats) bool {
+	return it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
 }
 
 // pageStatsPageStatsGetManyCQL reads the rows of page_stats of several
@@ -244,10 +244,10 @@ const dailyHitsDailyHitsGetCQL = `SELECT site, day, hits
 	FROM daily_hits
 	WHERE site = ? AND day = ?`
 
-// dailyHitsDailyHitsScan reads one row of daily_hits.
-func dailyHitsDailyHitsScan(it cqlgen.Iter) (e DailyHits, ok bool) {
-	ok = it.Scan(&e.Site, &e.Day, &e.Hits)
-	return
+// dailyHitsDailyHitsScan reads one row of daily_hits into e; false when there
+// is none.
+func dailyHitsDailyHitsScan(it cqlgen.Iter, e *DailyHits) bool {
+	return it.Scan(&e.Site, &e.Day, &e.Hits)
 }
 
 // dailyHitsDailyHitsFirstCQL reads a partition of daily_hits from its first

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -49,17 +49,17 @@ const orderOrdersGetCQL = `SELECT order_id, customer_id, status, placed_at, tota
 	WHERE order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order.
-func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
+// Order into e; false when there is none.
+func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrderID, &e.CustomerID, &e.Status, &e.PlacedAt, &e.Total, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Order{}
+		*e = Order{}
 	}
 }
 
@@ -317,10 +317,10 @@ const orderOrdersByDayScatterFirstFromToCQL = `SELECT customer_id, placed_at, or
 		AND placed_at > ?
 	PER PARTITION LIMIT ?`
 
-// orderOrdersByDayScan reads one row of orders_by_customer_day.
-func orderOrdersByDayScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
-	return
+// orderOrdersByDayScan reads one row of orders_by_customer_day into e; false
+// when there is none.
+func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
 // orderOrdersByDayClustering is the clustering key of e in
@@ -514,10 +514,10 @@ const orderOrdersByMonthScatterFirstFromToCQL = `SELECT customer_id, placed_at, 
 		AND placed_at > ?
 	PER PARTITION LIMIT ?`
 
-// orderOrdersByMonthScan reads one row of orders_by_customer_month.
-func orderOrdersByMonthScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
-	return
+// orderOrdersByMonthScan reads one row of orders_by_customer_month into e;
+// false when there is none.
+func orderOrdersByMonthScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
 // orderOrdersByMonthClustering is the clustering key of e in
@@ -657,10 +657,10 @@ const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, customer_id,
 	FROM orders_by_status
 	WHERE status = ? AND order_id >= ? AND order_id < ?`
 
-// orderOrdersByStatusScan reads one row of orders_by_status.
-func orderOrdersByStatusScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
-	return
+// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
+// there is none.
+func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
 }
 
 // orderOrdersByStatusClustering is the clustering key of e in

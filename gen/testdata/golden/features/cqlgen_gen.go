@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -53,17 +53,17 @@ const orderOrdersGetCQL = `SELECT tenant_id, order_id, customer_id, customer_nam
 	WHERE tenant_id = ? AND order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order.
-func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
+// Order into e; false when there is none.
+func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Order{}
+		*e = Order{}
 	}
 }
 
@@ -306,10 +306,10 @@ const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
 		AND order_id >= ?`
 
-// orderOrdersByCustomerScan reads one row of orders_by_customer.
-func orderOrdersByCustomerScan(it cqlgen.Iter) (e OrdersByCustomerRow, ok bool) {
-	ok = it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.CustomerName, &e.TotalCents)
-	return
+// orderOrdersByCustomerScan reads one row of orders_by_customer into e; false
+// when there is none.
+func orderOrdersByCustomerScan(it cqlgen.Iter, e *OrdersByCustomerRow) bool {
+	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.CustomerName, &e.TotalCents)
 }
 
 // orderOrdersByCustomerClustering is the clustering key of e in
@@ -468,10 +468,10 @@ const orderOrdersInStatusAtOrAfterToCQL = `SELECT tenant_id, status, placed_at, 
 	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) >= (?, ?)
 		AND placed_at < ?`
 
-// orderOrdersInStatusScan reads one row of orders_by_status.
-func orderOrdersInStatusScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
-	return
+// orderOrdersInStatusScan reads one row of orders_by_status into e; false when
+// there is none.
+func orderOrdersInStatusScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
 }
 
 // orderOrdersInStatusClustering is the clustering key of e in

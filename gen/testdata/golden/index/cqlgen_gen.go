@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // docDocs: the statements of table docs, which is the source of truth of Doc.
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -95,10 +95,9 @@ const docDocsGetCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
 	FROM docs
 	WHERE space = ? AND updated_at = ? AND doc_id = ?`
 
-// docDocsScan reads one row of docs.
-func docDocsScan(it cqlgen.Iter) (e Doc, ok bool) {
-	ok = it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
-	return
+// docDocsScan reads one row of docs into e; false when there is none.
+func docDocsScan(it cqlgen.Iter, e *Doc) bool {
+	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
 
 // docDocsFirstCQL reads a partition of docs from its first row.
@@ -687,10 +686,9 @@ const eventEventsGetCQL = `SELECT source, at, id, kind
 	FROM events
 	WHERE source = ? AND at = ? AND id = ?`
 
-// eventEventsScan reads one row of events.
-func eventEventsScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
-	return
+// eventEventsScan reads one row of events into e; false when there is none.
+func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
 }
 
 // eventEventsScanCQL reads a token range of events for verify, repair and
@@ -940,10 +938,10 @@ const eventEventsByKindScatterFirstFromToCQL = `SELECT kind, at, id, source, buc
 	WHERE kind = ? AND bucket IN ? AND at <= ? AND at > ?
 	PER PARTITION LIMIT ?`
 
-// eventEventsByKindScan reads one row of events_by_kind.
-func eventEventsByKindScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
-	return
+// eventEventsByKindScan reads one row of events_by_kind into e; false when
+// there is none.
+func eventEventsByKindScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
 }
 
 // eventEventsByKindClustering is the clustering key of e in events_by_kind, in

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -48,17 +48,17 @@ const orderOrdersGetCQL = `SELECT order_id, status, urgent, day, cqlgen_deleted
 	WHERE order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order.
-func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
+// Order into e; false when there is none.
+func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrderID, &e.Status, &e.Urgent, &e.Day, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Order{}
+		*e = Order{}
 	}
 }
 
@@ -259,10 +259,10 @@ const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, urgent, day
 	FROM orders_by_status
 	WHERE status = ? AND order_id >= ? AND order_id < ?`
 
-// orderOrdersByStatusScan reads one row of orders_by_status.
-func orderOrdersByStatusScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
-	return
+// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
+// there is none.
+func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
 }
 
 // orderOrdersByStatusClustering is the clustering key of e in
@@ -395,10 +395,10 @@ const orderOrdersByFlagAtOrAfterToCQL = `SELECT urgent, order_id, status, day
 	FROM orders_by_flag
 	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
 
-// orderOrdersByFlagScan reads one row of orders_by_flag.
-func orderOrdersByFlagScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
-	return
+// orderOrdersByFlagScan reads one row of orders_by_flag into e; false when
+// there is none.
+func orderOrdersByFlagScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
 }
 
 // orderOrdersByFlagClustering is the clustering key of e in orders_by_flag, in
@@ -531,10 +531,10 @@ const orderOrdersByDayAtOrAfterToCQL = `SELECT day, order_id, status, urgent
 	FROM orders_by_day
 	WHERE day = ? AND order_id >= ? AND order_id < ?`
 
-// orderOrdersByDayScan reads one row of orders_by_day.
-func orderOrdersByDayScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
-	return
+// orderOrdersByDayScan reads one row of orders_by_day into e; false when there
+// is none.
+func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
 // orderOrdersByDayClustering is the clustering key of e in orders_by_day, in
@@ -764,10 +764,10 @@ const orderOrdersByDayShardedScatterAtOrAfterToCQL = `SELECT day, order_id, stat
 	WHERE day = ? AND bucket IN ? AND order_id >= ? AND order_id < ?
 	PER PARTITION LIMIT ?`
 
-// orderOrdersByDayShardedScan reads one row of orders_by_day_sharded.
-func orderOrdersByDayShardedScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
-	return
+// orderOrdersByDayShardedScan reads one row of orders_by_day_sharded into e;
+// false when there is none.
+func orderOrdersByDayShardedScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
 // orderOrdersByDayShardedClustering is the clustering key of e in

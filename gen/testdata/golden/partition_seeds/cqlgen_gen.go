@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // unshardedChartEntryDailyChartsUnsharded: the statements of table
 // daily_charts_unsharded, which is the source of truth of UnshardedChartEntry.
@@ -97,10 +97,9 @@ const unshardedChartEntryDailyChartsUnshardedGetCQL = `SELECT chart_date, play_c
 	WHERE chart_date = ? AND play_count = ? AND track_id = ?`
 
 // unshardedChartEntryDailyChartsUnshardedScan reads one row of
-// daily_charts_unsharded.
-func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter) (e UnshardedChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
-	return
+// daily_charts_unsharded into e; false when there is none.
+func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter, e *UnshardedChartEntry) bool {
+	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
 // unshardedChartEntryDailyChartsUnshardedFirstCQL reads a partition of
@@ -462,10 +461,10 @@ const chartEntryDailyChartsGetCQL = `SELECT chart_date, play_count, track_id
 	FROM daily_charts
 	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
 
-// chartEntryDailyChartsScan reads one row of daily_charts.
-func chartEntryDailyChartsScan(it cqlgen.Iter) (e ChartEntry, ok bool) {
-	ok = it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
-	return
+// chartEntryDailyChartsScan reads one row of daily_charts into e; false when
+// there is none.
+func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
+	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
 // chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
@@ -880,10 +879,10 @@ const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id
 	FROM listening_history
 	WHERE user_id = ? AND played_at = ? AND track_id = ?`
 
-// playListeningHistoryScan reads one row of listening_history.
-func playListeningHistoryScan(it cqlgen.Iter) (e Play, ok bool) {
-	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
-	return
+// playListeningHistoryScan reads one row of listening_history into e; false
+// when there is none.
+func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
+	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
 // playListeningHistoryFirstCQL reads a partition of listening_history from its
@@ -1222,10 +1221,9 @@ const playForeverListeningHistoryForeverGetCQL = `SELECT user_id, played_at, tra
 	WHERE user_id = ? AND played_at = ? AND track_id = ?`
 
 // playForeverListeningHistoryForeverScan reads one row of
-// listening_history_forever.
-func playForeverListeningHistoryForeverScan(it cqlgen.Iter) (e PlayForever, ok bool) {
-	ok = it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
-	return
+// listening_history_forever into e; false when there is none.
+func playForeverListeningHistoryForeverScan(it cqlgen.Iter, e *PlayForever) bool {
+	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
 // playForeverListeningHistoryForeverFirstCQL reads a partition of

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // tradeTradesByAccount: the statements of table trades_by_account, which is
 // the source of truth of Trade.
@@ -80,17 +80,17 @@ const tradeTradesByAccountGetCQL = `SELECT account, type, trade_date, trade_id, 
 	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?`
 
 // tradeTradesByAccountScan reads the next row of trades_by_account that is no
-// grave of a deleted Trade.
-func tradeTradesByAccountScan(it cqlgen.Iter) (e Trade, ok bool) {
+// grave of a deleted Trade into e; false when there is none.
+func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Trade{}
+		*e = Trade{}
 	}
 }
 
@@ -899,10 +899,10 @@ const tradeTradesBySymbolScatterEq2AtOrAfterToCQL = `SELECT symbol, type, trade_
 		AND (account, trade_id) >= (?, ?) AND account < ?
 	PER PARTITION LIMIT ?`
 
-// tradeTradesBySymbolScan reads one row of trades_by_symbol.
-func tradeTradesBySymbolScan(it cqlgen.Iter) (e Trade, ok bool) {
-	ok = it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
-	return
+// tradeTradesBySymbolScan reads one row of trades_by_symbol into e; false when
+// there is none.
+func tradeTradesBySymbolScan(it cqlgen.Iter, e *Trade) bool {
+	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
 }
 
 // tradeTradesBySymbolClustering is the clustering key of e in
@@ -1453,10 +1453,10 @@ const readingReadingsByKindGetCQL = `SELECT sensor, kind, at, value
 	FROM readings_by_kind
 	WHERE sensor = ? AND bucket = ? AND kind = ? AND at = ?`
 
-// readingReadingsByKindScan reads one row of readings_by_kind.
-func readingReadingsByKindScan(it cqlgen.Iter) (e Reading, ok bool) {
-	ok = it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
-	return
+// readingReadingsByKindScan reads one row of readings_by_kind into e; false
+// when there is none.
+func readingReadingsByKindScan(it cqlgen.Iter, e *Reading) bool {
+	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
 }
 
 // readingReadingsByKindFirstCQL reads a partition of readings_by_kind from its

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // noteEnd: the statements of table end, which is the source of truth of Note.
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -44,17 +44,18 @@ const noteEndGetCQL = `SELECT id, owner, tag, cqlgen_deleted
 	FROM end
 	WHERE id = ?`
 
-// noteEndScan reads the next row of end that is no grave of a deleted Note.
-func noteEndScan(it cqlgen.Iter) (e Note, ok bool) {
+// noteEndScan reads the next row of end that is no grave of a deleted Note
+// into e; false when there is none.
+func noteEndScan(it cqlgen.Iter, e *Note) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ID, &e.Owner, &e.Tag, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Note{}
+		*e = Note{}
 	}
 }
 
@@ -254,10 +255,9 @@ const noteSubgraphAtOrAfterToCQL = `SELECT owner, id, tag
 	FROM subgraph
 	WHERE owner = ? AND id >= ? AND id < ?`
 
-// noteSubgraphScan reads one row of subgraph.
-func noteSubgraphScan(it cqlgen.Iter) (e Note, ok bool) {
-	ok = it.Scan(&e.Owner, &e.ID, &e.Tag)
-	return
+// noteSubgraphScan reads one row of subgraph into e; false when there is none.
+func noteSubgraphScan(it cqlgen.Iter, e *Note) bool {
+	return it.Scan(&e.Owner, &e.ID, &e.Tag)
 }
 
 // noteSubgraphClustering is the clustering key of e in subgraph, in order.

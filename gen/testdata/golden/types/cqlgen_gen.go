@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // everythingEverything: the statements of table everything, which is the
 // source of truth of Everything.
@@ -161,10 +161,10 @@ const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a
 	FROM everything
 	WHERE id = ? AND tags_key = ? AND day = ?`
 
-// everythingEverythingScan reads one row of everything.
-func everythingEverythingScan(it cqlgen.Iter) (e Everything, ok bool) {
-	ok = it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
-	return
+// everythingEverythingScan reads one row of everything into e; false when
+// there is none.
+func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
+	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
 
 // everythingEverythingFirstCQL reads a partition of everything from its first

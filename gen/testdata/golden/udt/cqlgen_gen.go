@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
@@ -56,17 +56,17 @@ const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, 
 	WHERE customer_id = ?`
 
 // customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer.
-func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
+// deleted Customer into e; false when there is none.
+func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &e.Revision, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Customer{}
+		*e = Customer{}
 	}
 }
 
@@ -324,10 +324,10 @@ const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, custom
 	FROM customers_by_region
 	WHERE region = ? AND created_at = ? AND customer_id >= ?`
 
-// customerCustomersByRegionScan reads one row of customers_by_region.
-func customerCustomersByRegionScan(it cqlgen.Iter) (e Customer, ok bool) {
-	ok = it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
-	return
+// customerCustomersByRegionScan reads one row of customers_by_region into e;
+// false when there is none.
+func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
+	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
 }
 
 // customerCustomersByRegionClustering is the clustering key of e in
@@ -735,10 +735,9 @@ const visitVisitsGetCQL = `SELECT customer_id, at, spot, created_at, created_by,
 	FROM visits
 	WHERE customer_id = ? AND at = ? AND spot = ?`
 
-// visitVisitsScan reads one row of visits.
-func visitVisitsScan(it cqlgen.Iter) (e Visit, ok bool) {
-	ok = it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
-	return
+// visitVisitsScan reads one row of visits into e; false when there is none.
+func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
+	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
 // visitVisitsFirstCQL reads a partition of visits from its first row.

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
@@ -81,10 +81,10 @@ const customerCustomersGetCQL = `SELECT customer_id, name, billing, others, spot
 	FROM customers
 	WHERE customer_id = ?`
 
-// customerCustomersScan reads one row of customers.
-func customerCustomersScan(it cqlgen.Iter) (e Customer, ok bool) {
-	ok = it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
-	return
+// customerCustomersScan reads one row of customers into e; false when there is
+// none.
+func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
+	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
 
 // customerCustomersGetManyCQL reads the rows of customers of several partition
@@ -326,10 +326,9 @@ const visitVisitsGetCQL = `SELECT customer_id, visit_id, spot, at
 	FROM visits
 	WHERE customer_id = ? AND visit_id = ? AND spot = ?`
 
-// visitVisitsScan reads one row of visits.
-func visitVisitsScan(it cqlgen.Iter) (e Visit, ok bool) {
-	ok = it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
-	return
+// visitVisitsScan reads one row of visits into e; false when there is none.
+func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
+	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
 
 // visitVisitsFirstCQL reads a partition of visits from its first row.

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // eventEvents: the statements of table events, which is the source of truth of
 // Event.
@@ -70,10 +70,9 @@ const eventEventsGetCQL = `SELECT ticket_id, event_id, agent_id, note
 	FROM events
 	WHERE ticket_id = ? AND event_id = ?`
 
-// eventEventsScan reads one row of events.
-func eventEventsScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
-	return
+// eventEventsScan reads one row of events into e; false when there is none.
+func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
 // eventEventsScanCQL reads a token range of events for verify, repair and
@@ -326,10 +325,10 @@ const eventEventsByAgentScatterFirstFromToCQL = `SELECT agent_id, event_id, tick
 	WHERE agent_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
 	PER PARTITION LIMIT ?`
 
-// eventEventsByAgentScan reads one row of events_by_agent.
-func eventEventsByAgentScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
-	return
+// eventEventsByAgentScan reads one row of events_by_agent into e; false when
+// there is none.
+func eventEventsByAgentScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
 }
 
 // eventEventsByAgentClustering is the clustering key of e in events_by_agent,
@@ -689,17 +688,17 @@ const uploadUploadsGetCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
 	WHERE owner = ? AND upload_id = ?`
 
 // uploadUploadsScan reads the next row of uploads that is no grave of a
-// deleted Upload.
-func uploadUploadsScan(it cqlgen.Iter) (e Upload, ok bool) {
+// deleted Upload into e; false when there is none.
+func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.Owner, &e.UploadID, &e.Day, &e.Size, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Upload{}
+		*e = Upload{}
 	}
 }
 
@@ -1046,10 +1045,10 @@ const uploadUploadsByDayScatterAtOrAfterToCQL = `SELECT day, upload_id, owner, s
 	WHERE day = ? AND shard IN ? AND upload_id >= ? AND upload_id < ?
 	PER PARTITION LIMIT ?`
 
-// uploadUploadsByDayScan reads one row of uploads_by_day.
-func uploadUploadsByDayScan(it cqlgen.Iter) (e Upload, ok bool) {
-	ok = it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
-	return
+// uploadUploadsByDayScan reads one row of uploads_by_day into e; false when
+// there is none.
+func uploadUploadsByDayScan(it cqlgen.Iter, e *Upload) bool {
+	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
 }
 
 // uploadUploadsByDayClustering is the clustering key of e in uploads_by_day,

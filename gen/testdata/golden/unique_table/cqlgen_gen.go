@@ -11,8 +11,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // accountAccounts: the statements of table accounts, which is the source of
 // truth of Account.
@@ -49,17 +49,17 @@ const accountAccountsGetCQL = `SELECT account_id, tenant_id, email, handle, name
 	WHERE account_id = ?`
 
 // accountAccountsScan reads the next row of accounts that is no grave of a
-// deleted Account.
-func accountAccountsScan(it cqlgen.Iter) (e Account, ok bool) {
+// deleted Account into e; false when there is none.
+func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.AccountID, &e.TenantID, &e.Email, &e.Handle, &e.Name, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Account{}
+		*e = Account{}
 	}
 }
 

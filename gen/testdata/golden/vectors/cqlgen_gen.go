@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // videoVideos: the statements of table videos, which is the source of truth of
 // Video.
@@ -66,17 +66,17 @@ const videoVideosGetCQL = `SELECT channel_id, video_id, user_id, added_at, title
 	WHERE channel_id = ? AND video_id = ?`
 
 // videoVideosScan reads the next row of videos that is no grave of a deleted
-// Video.
-func videoVideosScan(it cqlgen.Iter) (e Video, ok bool) {
+// Video into e; false when there is none.
+func videoVideosScan(it cqlgen.Iter, e *Video) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Video{}
+		*e = Video{}
 	}
 }
 
@@ -378,10 +378,10 @@ const videoVideosByUserAtOrAfterCQL = `SELECT user_id, added_at, channel_id, vid
 	FROM videos_by_user
 	WHERE user_id = ? AND added_at = ? AND (channel_id, video_id) >= (?, ?)`
 
-// videoVideosByUserScan reads one row of videos_by_user.
-func videoVideosByUserScan(it cqlgen.Iter) (e Video, ok bool) {
-	ok = it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
-	return
+// videoVideosByUserScan reads one row of videos_by_user into e; false when
+// there is none.
+func videoVideosByUserScan(it cqlgen.Iter, e *Video) bool {
+	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
 
 // videoVideosByUserClustering is the clustering key of e in videos_by_user, in
@@ -958,10 +958,10 @@ const accountAccountsGetCQL = `SELECT account_id, email, phone, balance, notes, 
 	FROM accounts
 	WHERE account_id = ?`
 
-// accountAccountsScan reads one row of accounts.
-func accountAccountsScan(it cqlgen.Iter) (e Account, ok bool) {
-	ok = it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
-	return
+// accountAccountsScan reads one row of accounts into e; false when there is
+// none.
+func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
+	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
 
 // accountAccountsGetManyCQL reads the rows of accounts of several partition

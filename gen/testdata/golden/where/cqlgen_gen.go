@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion4, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion4
+// SupportPackageIsVersion5, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion5
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -55,17 +55,17 @@ const orderOrdersGetCQL = `SELECT order_id, region, stage, courier, placed_at, f
 	WHERE order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order.
-func orderOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
+// Order into e; false when there is none.
+func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote, &deleted) {
-			return e, false
+			return false
 		}
 		if !deleted {
-			return e, true
+			return true
 		}
-		e = Order{}
+		*e = Order{}
 	}
 }
 
@@ -313,10 +313,10 @@ const orderDeliveriesByCourierAtOrAfterToCQL = `SELECT courier, placed_at, order
 	FROM deliveries_by_courier
 	WHERE courier = ? AND (placed_at, order_id) >= (?, ?) AND placed_at < ?`
 
-// orderDeliveriesByCourierScan reads one row of deliveries_by_courier.
-func orderDeliveriesByCourierScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
-	return
+// orderDeliveriesByCourierScan reads one row of deliveries_by_courier into e;
+// false when there is none.
+func orderDeliveriesByCourierScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
 // orderDeliveriesByCourierClustering is the clustering key of e in
@@ -478,10 +478,10 @@ const orderFlaggedOrdersAtOrAfterToCQL = `SELECT region, order_id, stage, courie
 	FROM flagged_orders
 	WHERE region = ? AND order_id >= ? AND order_id < ?`
 
-// orderFlaggedOrdersScan reads one row of flagged_orders.
-func orderFlaggedOrdersScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
-	return
+// orderFlaggedOrdersScan reads one row of flagged_orders into e; false when
+// there is none.
+func orderFlaggedOrdersScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
 // orderFlaggedOrdersClustering is the clustering key of e in flagged_orders,
@@ -640,10 +640,10 @@ const orderOrdersWithCouponAtOrAfterToCQL = `SELECT coupon, order_id, region, st
 	FROM orders_with_coupon
 	WHERE coupon = ? AND order_id >= ? AND order_id < ?`
 
-// orderOrdersWithCouponScan reads one row of orders_with_coupon.
-func orderOrdersWithCouponScan(it cqlgen.Iter) (e Order, ok bool) {
-	ok = it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
-	return
+// orderOrdersWithCouponScan reads one row of orders_with_coupon into e; false
+// when there is none.
+func orderOrdersWithCouponScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
 }
 
 // orderOrdersWithCouponClustering is the clustering key of e in
@@ -791,10 +791,10 @@ const orderGiftOrdersAtOrAfterToCQL = `SELECT region, order_id, gift_note
 	FROM gift_orders
 	WHERE region = ? AND order_id >= ? AND order_id < ?`
 
-// orderGiftOrdersScan reads one row of gift_orders.
-func orderGiftOrdersScan(it cqlgen.Iter) (e GiftOrdersRow, ok bool) {
-	ok = it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
-	return
+// orderGiftOrdersScan reads one row of gift_orders into e; false when there is
+// none.
+func orderGiftOrdersScan(it cqlgen.Iter, e *GiftOrdersRow) bool {
+	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
 }
 
 // orderGiftOrdersClustering is the clustering key of e in gift_orders, in
@@ -1367,10 +1367,9 @@ const eventEventsGetCQL = `SELECT device, at, seq, level, text
 	FROM events
 	WHERE device = ? AND at = ? AND seq = ?`
 
-// eventEventsScan reads one row of events.
-func eventEventsScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
-	return
+// eventEventsScan reads one row of events into e; false when there is none.
+func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
 // eventEventsScanCQL reads a token range of events for verify, repair and
@@ -1582,10 +1581,10 @@ const eventAlertsByDeviceAtOrAfterCQL = `SELECT device, at, seq, level, text
 	FROM alerts_by_device
 	WHERE device = ? AND at = ? AND seq >= ?`
 
-// eventAlertsByDeviceScan reads one row of alerts_by_device.
-func eventAlertsByDeviceScan(it cqlgen.Iter) (e Event, ok bool) {
-	ok = it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
-	return
+// eventAlertsByDeviceScan reads one row of alerts_by_device into e; false when
+// there is none.
+func eventAlertsByDeviceScan(it cqlgen.Iter, e *Event) bool {
+	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
 // eventAlertsByDeviceClustering is the clustering key of e in
