@@ -151,7 +151,7 @@ func (o *Observer) Observe(ctx context.Context, a cqlgen.Observation) {
 	if a.Attempt > 1 {
 		o.retries.Add(ctx, 1, set)
 	}
-	if (a.Kind == cqlgen.Read || a.Kind == cqlgen.PreRead) && a.Err == nil && a.Attempt > 0 {
+	if (a.Kind == cqlgen.Read || a.Kind == cqlgen.PreRead || a.Kind == cqlgen.SerialRead) && a.Err == nil && a.Attempt > 0 {
 		o.rows.Record(ctx, int64(a.Rows), set)
 	}
 

@@ -117,7 +117,7 @@ func (o *Observer) Observe(_ context.Context, a cqlgen.Observation) {
 	if a.Attempt > 1 {
 		o.retries.WithLabelValues(a.Table, a.Pattern, kind).Inc()
 	}
-	if (a.Kind == cqlgen.Read || a.Kind == cqlgen.PreRead) && a.Err == nil {
+	if (a.Kind == cqlgen.Read || a.Kind == cqlgen.PreRead || a.Kind == cqlgen.SerialRead) && a.Err == nil {
 		o.rows.WithLabelValues(a.Table, a.Pattern, kind).Observe(float64(a.Rows))
 	}
 	if a.BatchWarn {

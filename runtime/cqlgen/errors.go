@@ -36,9 +36,12 @@ var (
 	// out meanwhile and another call took the key over, which may run the
 	// command again. A *FencedError says which key.
 	ErrFenced = errors.New("cqlgen: idempotency key taken over")
-	// ErrOutcomeUnknown: the caller's deadline passed before the outcome
-	// of a command with an idempotency key was known or recorded. An
-	// *OutcomeUnknownError says which key.
+	// ErrOutcomeUnknown: whether a write applied cannot be known. An
+	// *OutcomeUnknownError says which idempotency key (the caller's
+	// deadline passed before the outcome was known or recorded, or the
+	// command itself ended so); a *WriteUnknownError which entity's write
+	// (its conditional write lost its reply and a serial read could not
+	// settle it); a *CounterError which counter update.
 	ErrOutcomeUnknown = errors.New("cqlgen: outcome unknown")
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
 	// nothing was sent. A *LimitError gives both.
@@ -261,6 +264,30 @@ func (e *VectorDimensionError) Error() string {
 
 // Is makes errors.Is(err, ErrVectorDimension) true.
 func (e *VectorDimensionError) Is(target error) bool { return target == ErrVectorDimension }
+
+// WriteUnknownError reports a write of an entity kept by the write
+// protocol whose conditional write on the source of truth lost its reply
+// (a timeout, say) and whose outcome a read at the serial level could not
+// settle: another writer changed the entity in between, or the read
+// failed too. The change may have applied. errors.Is(err,
+// ErrOutcomeUnknown) is true of it. Every table still converges (a later
+// write or Repair finishes what the change left pending); what is unknown
+// is whether this change is among them.
+type WriteUnknownError struct {
+	Table string // the source of truth
+	Err   error  // the conditional write's error
+}
+
+// Error names the table and the cause.
+func (e *WriteUnknownError) Error() string {
+	return fmt.Sprintf("cqlgen: %s: the conditional write's reply was lost and its outcome is unknown: %v", e.Table, e.Err)
+}
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true.
+func (e *WriteUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+// Unwrap gives the conditional write's error.
+func (e *WriteUnknownError) Unwrap() error { return e.Err }
 
 // OutcomeUnknownError reports a command with an idempotency key whose
 // outcome the caller cannot know within its deadline: this call ran it

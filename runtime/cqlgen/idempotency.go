@@ -147,9 +147,13 @@ func ApplyOne(ctx context.Context, s Session, st Strategy, id Idempotency, ts in
 //     write made since by someone else, with a later timestamp, still
 //     wins over the completed command.
 //
-// When fn fails with any other error, the owner releases its lease, so
-// that the next call with the key completes the command at once, and
-// returns the error; nothing is recorded.
+// When fn fails with an *OutcomeUnknownError (it cannot tell whether it
+// applied, and running it again could apply it twice, as a Modify's
+// relative change would), that is recorded as the outcome: this call and
+// every later one with the key get an *OutcomeUnknownError, and fn never
+// runs again. When fn fails with any other error, the owner releases its
+// lease, so that the next call with the key completes the command at
+// once, and returns the error; nothing is recorded.
 //
 // The guarantee, precisely: within the TTL, fn runs to success at most
 // once per key, and every call that returns nil, or the recorded
@@ -207,7 +211,7 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 			// Not written by this runtime: no step could move it.
 			return fmt.Errorf("cqlgen: idempotency key %q: record in %s has unknown state %q", id.Key, IdempotencyTable, r.state)
 		case r.state == stateDone:
-			return r.outcome()
+			return r.outcome(id.Key)
 		case r.owner == owner:
 			// Our own claim (or takeover) applied, but its reply was
 			// lost and we asked again.
@@ -250,6 +254,7 @@ const (
 	statePending = "pending"
 	stateDone    = "done"
 	notApplied   = "not_applied:" // outcome prefix; the table follows
+	unknown      = "unknown"      // the command ended with its outcome unknown
 )
 
 var (
@@ -355,11 +360,16 @@ func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error 
 // a conditional write that did not apply. Anything else means "unknown".
 func outcomeOf(err error) (outcome string, final bool) {
 	var na *NotAppliedError
+	var ou *OutcomeUnknownError
 	switch {
 	case err == nil:
 		return "", true
 	case errors.As(err, &na):
 		return notApplied + na.Table, true
+	case errors.As(err, &ou):
+		// The command cannot tell whether it applied, and running it
+		// again could apply it twice: every later call is told so.
+		return unknown, true
 	}
 	return "", false
 }
@@ -385,9 +395,12 @@ func readRecord(m map[string]any) record {
 }
 
 // outcome replays a recorded outcome.
-func (r record) outcome() error {
+func (r record) outcome(key string) error {
 	if table, ok := strings.CutPrefix(r.outcomeText, notApplied); ok {
 		return &NotAppliedError{Table: table}
+	}
+	if r.outcomeText == unknown {
+		return &OutcomeUnknownError{Key: key, Err: errors.New("the call that ran the command could not tell whether it applied")}
 	}
 	return nil
 }

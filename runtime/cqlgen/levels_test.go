@@ -2,6 +2,7 @@ package cqlgen
 
 import (
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -109,3 +110,37 @@ func (c *countingCalls) StartCall(ctx context.Context, _ Call) context.Context {
 }
 
 func (c *countingCalls) EndCall(context.Context, CallObservation) {}
+
+// A serial read runs at the serial level, whichever set it (the session,
+// the repository through the query, the call), and is refused before it
+// is sent when that level is no serial one; a read and a pre-read run at
+// the read level.
+func TestSerialReadLevel(t *testing.T) {
+	g := NewSession(nil, nil).(*session)
+	ctx := context.Background()
+	consistency := func(ctx context.Context, q Query) Consistency {
+		var e execution
+		return g.request(ctx, q, &e).Consistency
+	}
+	serial := &Statement{CQL: "SELECT v FROM t WHERE k = ?", Table: "t", Kind: SerialRead}
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		q    Query
+		want Consistency
+	}{
+		{"session", ctx, Query{Stmt: serial}, LocalSerial},
+		{"repository", ctx, Query{Stmt: serial, SerialConsistency: Serial}, Serial},
+		{"call", WithLevels(ctx, Levels{Serial: Serial, Read: One}), Query{Stmt: serial}, Serial},
+		{"read", ctx, Query{Stmt: &Statement{Kind: Read}}, LocalQuorum},
+		{"pre-read", WithLevels(ctx, Levels{Read: One}), Query{Stmt: &Statement{Kind: PreRead}}, One},
+	} {
+		if got := consistency(c.ctx, c.q); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	it := g.Iter(WithLevels(ctx, Levels{Serial: Quorum}), Query{Stmt: serial})
+	if err := it.Close(); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("a serial read at QUORUM: %v, want an option error", err)
+	}
+}

@@ -81,7 +81,7 @@ func TestCallCountsItsAttempts(t *testing.T) {
 }
 
 func TestStatementKindString(t *testing.T) {
-	for k, want := range map[StatementKind]string{Read: "read", Write: "write", Conditional: "conditional", PreRead: "pre-read", 9: "kind(9)"} {
+	for k, want := range map[StatementKind]string{Read: "read", Write: "write", Conditional: "conditional", PreRead: "pre-read", SerialRead: "serial-read", 9: "kind(9)"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}

@@ -129,11 +129,11 @@ type session struct {
 }
 
 // checkSerial refuses, before anything is sent, a conditional statement
-// whose serial level is not one (Levels.Serial, SessionOptions,
+// or a serial read whose serial level is not one (Levels.Serial, SessionOptions,
 // WithSerialConsistency): gocql v1 would send it for Cassandra to refuse,
 // the v2 driver panics.
 func (g *session) checkSerial(ctx context.Context, q Query, kind StatementKind) error {
-	if kind != Conditional {
+	if kind != Conditional && kind != SerialRead {
 		return nil
 	}
 	if l := g.levels(ctx, q); !l.Serial.IsSerial() {
@@ -149,8 +149,11 @@ func (g *session) request(ctx context.Context, q Query, e *execution) *Request {
 	*r = Request{CQL: q.Stmt.CQL, Values: q.Values, Idempotent: q.Stmt.Idempotent, Hooks: e}
 	l := g.levels(ctx, q)
 	switch q.Stmt.Kind {
-	case Read, PreRead:
+	case Read, PreRead, SerialRead:
 		r.Consistency = l.Read
+		if q.Stmt.Kind == SerialRead {
+			r.Consistency = l.Serial
+		}
 		// A read is one page: nothing runs the query again after Iter
 		// returns.
 		r.Paged, r.PageSize, r.PageState = true, q.PageSize, q.PageState
@@ -176,6 +179,9 @@ func (g *session) Exec(ctx context.Context, q Query) error {
 }
 
 func (g *session) Iter(ctx context.Context, q Query) Iter {
+	if err := g.checkSerial(ctx, q, q.Stmt.Kind); err != nil {
+		return errIter{err}
+	}
 	e := g.start(ctx, q.Stmt, nil)
 	for {
 		it := g.d.Iter(ctx, g.request(ctx, q, e))

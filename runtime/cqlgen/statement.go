@@ -20,9 +20,16 @@ const (
 	// a Read; observers see it apart, so that a pattern's read latency and
 	// rows are its readers' alone.
 	PreRead
+	// SerialRead is a SELECT at the serial consistency level (the Paxos
+	// phase's): it completes any Paxos round in flight on its row, or
+	// fences it off, before it reads, so what it sees of a conditional
+	// write is final. A write reads its canonical row so when its
+	// conditional write's reply was lost. Observers see it apart.
+	SerialRead
 )
 
-// String is the kind's name: read, write, conditional or pre-read.
+// String is the kind's name: read, write, conditional, pre-read or
+// serial-read.
 func (k StatementKind) String() string {
 	switch k {
 	case Read:
@@ -33,6 +40,8 @@ func (k StatementKind) String() string {
 		return "conditional"
 	case PreRead:
 		return "pre-read"
+	case SerialRead:
+		return "serial-read"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

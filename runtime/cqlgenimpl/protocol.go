@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -237,7 +238,19 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		var ignored int64
 		applied, err := s.ExecCAS(ctx, q, &ignored)
 		if err != nil {
-			return err
+			if !maybeApplied(err) {
+				return err
+			}
+			// The reply was lost, or the round timed out: it may have
+			// applied. Learn which, or say it is unknown; a caller that
+			// sends the call again must not apply it twice.
+			var known bool
+			if applied, known = ent.settle(ctx, s, o, e, next, found, oldVersion, ts); !known {
+				return &cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err}
+			}
+			if !applied {
+				return err
+			}
 		}
 		if !applied {
 			if attempt >= o.Attempts {
@@ -281,6 +294,56 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		}
 		return nil
 	}
+}
+
+// maybeApplied reports whether a conditional write that returned err may
+// have applied: anything but an error that says the statement never ran
+// (refused as invalid, or never sent).
+func maybeApplied(err error) bool {
+	if errors.Is(err, cqlgen.ErrNoConnections) {
+		return false
+	}
+	if code, ok := cqlgen.ServerCode(err); ok {
+		switch code {
+		case cqlgen.CodeSyntax, cqlgen.CodeInvalid, cqlgen.CodeUnauthorized, cqlgen.CodeConfig,
+			cqlgen.CodeCredentials, cqlgen.CodeProtocol, cqlgen.CodeBootstrapping, cqlgen.CodeUnprepared:
+			return false
+		}
+	}
+	var opt *cqlgen.OptionError
+	return !errors.As(err, &opt)
+}
+
+// settleWait bounds the serial read of settle, which runs even when the
+// caller's context has ended: its answer is what the caller, or the
+// idempotency key that ran it, is told.
+const settleWait = 10 * time.Second
+
+// settle learns whether the conditional write of version ts, whose
+// reply was lost, applied. A read at the serial level completes any Paxos
+// round in flight on the row, or fences it off, so what it sees is final:
+// the row at ts holding next (a grave for a delete) means applied; the
+// row still at the version the write expected (no row, if none was
+// found) means not applied. Anything else, or no answer, is unknown:
+// another writer changed the row since, before or after this write.
+func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e, next *T, found bool, old, ts int64) (applied, known bool) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleWait)
+	defer cancel()
+	if o.SerialConsistency != 0 {
+		rctx = cqlgen.WithLevels(rctx, cqlgen.Levels{Serial: o.SerialConsistency})
+	}
+	st, err := getValue(rctx, s, cqlgen.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)}, ent.ScanState)
+	switch {
+	case errors.Is(err, cqlgen.ErrNotFound):
+		return false, !found
+	case err != nil:
+		return false, false
+	case st.Version == ts && (next == nil && st.Deleted || next != nil && !st.Deleted && ent.same(&st.Row, next)):
+		return true, true
+	case found && st.Version == old:
+		return false, true
+	}
+	return false, false
 }
 
 // carryOut carries out what a pending record of the change at version
@@ -380,7 +443,11 @@ func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statem
 //
 // With an idempotency key, the whole of it applies at most once per key:
 // a Modify run again after its reply was lost returns the entity as it
-// is, without calling change again.
+// is, without calling change again. When its conditional write lost its
+// reply and a serial read cannot settle whether it applied (see settle),
+// it returns an error matching cqlgen.ErrOutcomeUnknown, and so does
+// every later call with the key: running change again could apply it
+// twice.
 //
 // Change gets a copy of the entity read, but a shallow one: its slices
 // and maps are the read's own, which nothing else holds.
@@ -400,6 +467,11 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 	err := cqlgen.Idempotent(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64) error {
 		var err error
 		out, err = modify(ctx, s, inner, ent, key, check, change)
+		if errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+			// A change made relative to the entity read may apply twice if
+			// run again: the key records that the outcome is unknown.
+			return &cqlgen.OutcomeUnknownError{Key: o.Idempotency.Key, Outcome: err, Err: err}
+		}
 		return err
 	})
 	if err != nil {

@@ -148,7 +148,10 @@ type Table struct {
 	Insert, Delete, Get, Scan *cqlgen.Statement
 	// PreRead is State as a write reads it before writing: the same text,
 	// of kind cqlgen.PreRead, so that observers tell it from reads.
-	PreRead                       *cqlgen.Statement
+	PreRead *cqlgen.Statement
+	// SerialRead is State at the serial level, which settles a
+	// conditional write whose reply was lost (see settle).
+	SerialRead                    *cqlgen.Statement
 	GetMany                       *cqlgen.Statement
 	InsertTTL, Create             *cqlgen.Statement
 	Add                           *cqlgen.Statement
@@ -213,6 +216,7 @@ func NewTable(spec TableSpec) *Table {
 	t.GetMany = t.stmt(c.GetMany, cqlgen.Read)
 	t.State = t.stmt(c.State, cqlgen.Read)
 	t.PreRead = t.stmt(c.State, cqlgen.PreRead)
+	t.SerialRead = t.stmt(c.State, cqlgen.SerialRead)
 	t.Change = t.stmt(c.Change, cqlgen.Conditional)
 	t.Remove = t.stmt(c.Remove, cqlgen.Conditional)
 	t.Settle = t.stmt(c.Settle, cqlgen.Conditional)
