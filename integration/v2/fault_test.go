@@ -282,6 +282,38 @@ func TestLostReplies(t *testing.T) {
 		live[lost.TicketID] = lost
 		checkTables(t, raw, live, "after an Insert that lost "+c.lost+" reply")
 	}
+	// A Modify whose conditional write applied and lost its reply: the
+	// read at the serial level that follows settles it as applied, so the
+	// call succeeds; sent again with its idempotency key, it does not
+	// edit twice. (Before, the call failed and the key let the resend
+	// edit again.)
+	edits := func() int32 {
+		var n int32
+		must(t, raw.Query("SELECT edits FROM tickets WHERE ticket_id = ?", tk.TicketID.String()).Scan(&n))
+		return n
+	}
+	before := edits()
+	edit := func(e *v2model.Ticket) error { e.Edits++; return nil }
+	key := cqlgen.WithIdempotencyKey("edit-" + tk.TicketID.String())
+	// Modify reads the ticket, then the write reads it again before its
+	// conditional write: the hold starts after the second read.
+	var reads atomic.Int32
+	plan.arm("Modify", func(o cqlgen.Observation) bool {
+		return of(cqlgen.PreRead, "tickets")(o) && reads.Add(1) == 2
+	})
+	out, err := repo.Modify(ctx, tk.TicketID, edit, key)
+	if len(plan.failed) != 1 || plan.failed[0].Kind != cqlgen.Conditional || plan.failed[0].Table != "tickets" || !errors.Is(plan.failed[0].Err, cqlgen.ErrNoResponse) {
+		t.Fatalf("Modify: the failed attempts are %+v; want one conditional write to tickets, without response", plan.failed)
+	}
+	if err != nil || out.Edits != before+1 || edits() != before+1 {
+		t.Fatalf("Modify whose reply was lost: %v, edits %d (returned %v), want %d and no error", err, edits(), out, before+1)
+	}
+	again, err := repo.Modify(ctx, tk.TicketID, edit, key)
+	if err != nil || again.Edits != before+1 || edits() != before+1 {
+		t.Errorf("Modify sent again with its key: %v, edits %d; want %d", err, edits(), before+1)
+	}
+	live[tk.TicketID].Edits = before + 1
+
 	rep, err := repo.Verify(ctx, nil)
 	must(t, err)
 	if rep.Drift() != 0 || rep.Rows != int64(len(live)) {
