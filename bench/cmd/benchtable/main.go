@@ -305,11 +305,15 @@ func generator(w io.Writer, r results) {
 		q, qok := r.ratio(n, "ns/op", "Generate/impl=load", "ns/op")
 		t.add(impl.what, num(ns/1e6, ok), ratio(q, qok), num(r.get(n, "B/op")), num(r.get(n, "allocs/op")))
 	}
-	for _, st := range []struct{ name, what string }{{"schema", "emit.Schema"}, {"repositories", "emit.Repositories"}, {"format-only", "go/format alone on emit.Repositories' output, on every core (its floor)"}} {
+	for _, st := range []struct{ name, what string }{
+		{"schema", "emit.Schema (model made beforehand)"},
+		{"repositories", "emit.Repositories (model made beforehand)"},
+		{"format-only", "go/format alone on emit.Repositories' output, on every core: its floor"},
+	} {
 		n := "Emit/stage=" + st.name
 		ns, ok := r.get(n, "ns/op")
 		q, qok := r.ratio(n, "ns/op", "Generate/impl=load", "ns/op")
-		t.add(st.what+" (model made beforehand)", num(ns/1e6, ok), ratio(q, qok), num(r.get(n, "B/op")), num(r.get(n, "allocs/op")))
+		t.add(st.what, num(ns/1e6, ok), ratio(q, qok), num(r.get(n, "B/op")), num(r.get(n, "allocs/op")))
 	}
 	t.write(w)
 	q, ok := r.get("GeneratePaired", "generate/load-p50")
