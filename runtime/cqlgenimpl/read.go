@@ -147,17 +147,7 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 	}
 	pg := &t.pages[len(r.Prefix)]
 	if pos == nil {
-		mask := 0
-		values := append(append([]any(nil), part...), r.Prefix...)
-		if r.From != nil {
-			mask |= 1
-			values = append(values, r.From)
-		}
-		if r.To != nil {
-			mask |= 2
-			values = append(values, r.To)
-		}
-		return rows, run(pg.first[mask], values)
+		return rows, run(pg.firstPage(part, r.Prefix, r.From, r.To))
 	}
 	if err := checkPosition(r, pg, pos); err != nil {
 		return nil, err
@@ -585,17 +575,25 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 // scatterFirst is the scatter request for the first per rows of each of
 // the buckets (a list of their values), within the read's bounds.
 func scatterFirst[T any](r ReadSpec[T], pg *pages, buckets any, per int) cqlgen.Query {
+	stmt, values := pg.firstPage(withBucket(r.Partition, buckets), r.Prefix, r.From, r.To, per)
+	return cqlgen.Query{Stmt: stmt, Values: values}
+}
+
+// firstPage is the statement that reads from the first row within the
+// bounds (from and to, nil for none), and its values: the partition key
+// values, the prefix, the bounds set, then more.
+func (pg *pages) firstPage(part, prefix []any, from, to any, more ...any) (*cqlgen.Statement, []any) {
 	mask := 0
-	values := append(append(append(make([]any, 0, len(r.Partition)+len(r.Prefix)+4), r.Partition...), buckets), r.Prefix...)
-	if r.From != nil {
+	values := append(append(make([]any, 0, len(part)+len(prefix)+2+len(more)), part...), prefix...)
+	if from != nil {
 		mask |= 1
-		values = append(values, r.From)
+		values = append(values, from)
 	}
-	if r.To != nil {
+	if to != nil {
 		mask |= 2
-		values = append(values, r.To)
+		values = append(values, to)
 	}
-	return cqlgen.Query{Stmt: pg.first[mask], Values: append(values, per)}
+	return pg.first[mask], append(values, more...)
 }
 
 // scatterRound reads the first limit rows of each time bucket of a
@@ -609,7 +607,7 @@ func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], r
 	got := make([][]T, len(round))
 	var row T
 	for {
-		it := &timeBucketIter{Iter: s.Iter(ctx, q)}
+		it := &bucketIter[time.Time]{Iter: s.Iter(ctx, q)}
 		for r.Scan(it, &row) {
 			i := slices.IndexFunc(round, it.bucket.Equal)
 			if i < 0 {
@@ -628,18 +626,6 @@ func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], r
 		}
 		q.PageState = state
 	}
-}
-
-// timeBucketIter is bucketIter for a time bucket.
-type timeBucketIter struct {
-	cqlgen.Iter
-	bucket time.Time
-	dest   []any
-}
-
-func (it *timeBucketIter) Scan(dest ...any) bool {
-	it.dest = append(append(it.dest[:0], dest...), &it.bucket)
-	return it.Iter.Scan(it.dest...)
 }
 
 // bucketRows are the rows of a scatter request, each with its bucket;
@@ -663,7 +649,7 @@ func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, 
 	seen := make([]bool, n)
 	out.grouped = true
 	for {
-		it := &bucketIter{Iter: s.Iter(ctx, q)}
+		it := &bucketIter[int32]{Iter: s.Iter(ctx, q)}
 		for {
 			out.rows = append(out.rows, *new(T))
 			if !scan(it, &out.rows[len(out.rows)-1]) {
@@ -690,14 +676,15 @@ func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, 
 }
 
 // bucketIter scans each row of a scatter request as the pattern's Scan
-// does, and its bucket, selected last, into bucket.
-type bucketIter struct {
+// does, and its bucket (a hash bucket's int, a time bucket's time),
+// selected last, into bucket.
+type bucketIter[B any] struct {
 	cqlgen.Iter
-	bucket int32
+	bucket B
 	dest   []any
 }
 
-func (it *bucketIter) Scan(dest ...any) bool {
+func (it *bucketIter[B]) Scan(dest ...any) bool {
 	it.dest = append(append(it.dest[:0], dest...), &it.bucket)
 	return it.Iter.Scan(it.dest...)
 }
