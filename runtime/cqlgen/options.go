@@ -120,9 +120,9 @@ const (
 	// (bucket IN ?, PER PARTITION LIMIT ?, unpaged), and the coordinator
 	// gathers them: one round trip from the client, however many
 	// buckets. A bucket the merge drains while it may hold more is read
-	// again on its own, as is a cursor's time bucket. This is the default: on one node it reads a page
-	// over 16 buckets in about half the time of 16 requests, over 100
-	// in about a third (bench/README.md).
+	// again on its own, as is a cursor's time bucket. This is the
+	// default: on one node it reads a page over 16 buckets in two thirds
+	// of the time of 16 requests, over 100 in a third (bench/README.md).
 	ScatterCoordinator Scatter = iota
 	// ScatterClient sends one request per bucket, each to a replica of
 	// its bucket (token-aware), at most Concurrency at once. It spares
