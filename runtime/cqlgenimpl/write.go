@@ -141,14 +141,9 @@ func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
 func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool) (T, error) {
 	it := s.Iter(ctx, q)
 	var row T
-	ok := scan(it, &row)
-	if err := it.Close(); err != nil {
+	if err := oneRow(it, scan(it, &row)); err != nil {
 		var zero T
 		return zero, err
-	}
-	if !ok {
-		var zero T
-		return zero, cqlgen.ErrNotFound
 	}
 	return row, nil
 }
@@ -157,15 +152,23 @@ func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan f
 func getValue[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool)) (T, error) {
 	it := s.Iter(ctx, q)
 	row, ok := scan(it)
-	if err := it.Close(); err != nil {
+	if err := oneRow(it, ok); err != nil {
 		var zero T
 		return zero, err
 	}
-	if !ok {
-		var zero T
-		return zero, cqlgen.ErrNotFound
-	}
 	return row, nil
+}
+
+// oneRow closes the iterator of a read of one row, found or not: its
+// error, else cqlgen.ErrNotFound when there was no row.
+func oneRow(it cqlgen.Iter, found bool) error {
+	if err := it.Close(); err != nil {
+		return err
+	}
+	if !found {
+		return cqlgen.ErrNotFound
+	}
+	return nil
 }
 
 // casBackoff spaces out writers that lost a conditional write to each other.
