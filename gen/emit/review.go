@@ -13,6 +13,7 @@ type reviewView struct {
 	Entities []reviewEntity
 	Indexes  []reviewIndex
 	Options  []reviewOption
+	Readers  []reviewReader
 	Diagrams []reviewDiagram
 	Limit    int // DiagramLimit, which the page states when it splits
 }
@@ -52,6 +53,7 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 		v.Entities = append(v.Entities, re)
 	}
 	v.Options = reviewOptions(p)
+	v.Readers = reviewReaders(p)
 	v.Diagrams = diagrams(p, verdicts)
 	return render("schema.md.tmpl", v)
 }
@@ -139,4 +141,47 @@ func readMethod(t *model.Table) string {
 		return t.Method
 	}
 	return "Get"
+}
+
+// reviewReader is a table holding columns or rows that only the write
+// protocol gives meaning to, and what any other reader of the table (cqlsh,
+// an analytics job, another service, change data capture) must do about
+// them.
+type reviewReader struct {
+	Table, Columns, Rule string // Rule: the rows to skip
+}
+
+// reviewReaders lists the tables with bookkeeping: a canonical table's
+// graves and version columns, a unique table's claims.
+func reviewReaders(p *model.Package) []reviewReader {
+	var out []reviewReader
+	for _, e := range p.Entities {
+		for _, t := range e.Tables {
+			var cols []string
+			var grave, claim bool
+			for _, c := range t.Columns {
+				switch c.Kind {
+				case model.PartitionKey, model.Clustering, model.Static, model.Regular:
+					continue
+				case model.Deleted:
+					grave = true
+				case model.Claim:
+					claim = true
+				}
+				cols = append(cols, "`"+c.Name+"`")
+			}
+			if len(cols) == 0 {
+				continue
+			}
+			rule := "—"
+			switch {
+			case grave:
+				rule = fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, Duration(t.GraveTTL()))
+			case claim:
+				rule = fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name)
+			}
+			out = append(out, reviewReader{Table: t.Name, Columns: strings.Join(cols, ", "), Rule: rule})
+		}
+	}
+	return out
 }
