@@ -41,8 +41,13 @@ check:
 # stopped again afterwards, even when tests fail) unless CASSANDRA_HOSTS
 # names one or the managed node is already running: one node serves both
 # the integration tests and the benchmark smoke run.
+# Last, the cluster suite on three nodes of their own (about 9 minutes);
+# CLUSTER_SUITE=0 leaves it out of a local run, and says so.
+CLUSTER_SUITE ?= 1
 test: vet check test-unit
 	$(WITH_CASSANDRA) $(MAKE) --no-print-directory test-integration bench-smoke
+	@if [ "$(CLUSTER_SUITE)" = 1 ]; then $(MAKE) --no-print-directory test-cluster; \
+	else echo "make test: the cluster suite was left out (CLUSTER_SUITE=$(CLUSTER_SUITE)); CI runs it"; fi
 
 test-unit:
 	$(GO) test -count=1 ./...
@@ -82,7 +87,7 @@ cassandra-status:
 	$(CASSANDRA) status
 
 # A cluster of three nodes on 127.0.0.2-4 (two datacenters, 2 + 1), beside
-# the single node: see docs/cluster.md. make test never uses it.
+# the single node: see docs/cluster.md. make test runs its suite last.
 CLUSTER := $(CURDIR)/integration/cassandra/cluster.sh
 .PHONY: cluster-start cluster-stop cluster-status test-cluster
 
