@@ -648,6 +648,16 @@ func (t *Table) columns(kind ColumnKind) []*Column {
 	return cs
 }
 
+// ColumnOf is t's column of field f; nil when t does not store it.
+func (t *Table) ColumnOf(f *Field) *Column {
+	for _, c := range t.Columns {
+		if f != nil && c.Field == f {
+			return c
+		}
+	}
+	return nil
+}
+
 func resolved(refs []Ref) []*Field {
 	var fs []*Field
 	for _, r := range refs {
