@@ -14,6 +14,8 @@ type binding struct {
 	ts      jen.Code       // the write timestamp, and a version column's value
 	old     jen.Code       // the version read
 	pending jen.Code       // the pending record
+	static  jen.Code       // the new version of the partition's statics
+	oldStat jen.Code       // the version of the partition's statics read
 	unset   jen.Code       // when true, nil pointers and empty collections bind as unset; nil: never
 }
 
@@ -29,6 +31,10 @@ func values(s *model.Statement, b binding) []jen.Code {
 			vs = append(vs, b.old)
 		case model.BindPending:
 			vs = append(vs, b.pending)
+		case model.BindStaticVersion:
+			vs = append(vs, b.static)
+		case model.BindOldStatic:
+			vs = append(vs, b.oldStat)
 		default:
 			vs = append(vs, columnValue(bd.Column, b))
 		}
@@ -261,9 +267,14 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				dest = append(dest, jen.Op("&").Id("v").Dot("Deleted"))
 			case c.Kind == model.Pending:
 				dest = append(dest, jen.Op("&").Id("v").Dot("Pending"))
+			case c.Kind == model.StaticVersion:
+				dest = append(dest, jen.Op("&").Id("v").Dot("StaticVersion"))
 			}
 		}
 		words := "with its version, its mark of deletion and its pending record"
+		if t.HasStatics() && e.Versioned() {
+			words = "with its version, its mark of deletion, its pending record and the version of its partition's statics"
+		}
 		var before []jen.Code
 		if wts := len(t.WritetimeColumns()); !e.Versioned() && wts > 0 {
 			// An immutable entity's rows elsewhere carry its canonical
@@ -298,7 +309,8 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		mergeFunc(f, t)
 	case model.SlotChange, model.SlotRemove:
 		c := jen.Id("c")
-		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending")}
+		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending"),
+			static: c.Clone().Dot("Static"), oldStat: c.Clone().Dot("OldStatic")}
 		name, words := n.Change, "sets e's values"
 		if s.Slot == model.SlotChange {
 			if anyUnsettable(t) {
@@ -308,7 +320,14 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		} else {
 			name, words = n.Remove, "leaves a grave of e"
 		}
-		doc(f, "%s binds %s: it %s, at version c.TS, if the version is still c.Old.", name, s.Const, words)
+		cond := "the version is still c.Old"
+		if t.HasStatics() {
+			cond += " and the statics' version c.OldStatic"
+			if s.Slot == model.SlotChange {
+				words += ", and the statics' version to c.Static"
+			}
+		}
+		doc(f, "%s binds %s: it %s, at version c.TS, if %s.", name, s.Const, words, cond)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, b)...)))
 	case model.SlotSettle:

@@ -29,14 +29,15 @@ var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 		{Name: "item_id", Type: "text"},
-		{Name: "user_id", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
+		{Name: "user_id", Type: "text", Static: true},
+		{Name: "placed_at", Type: "timestamp", Static: true},
 		{Name: "status", Type: "text"},
 		{Name: "qty", Type: "bigint"},
 	},
 	CQL: cqlgenimpl.CQL{
 		Get:         lineLinesGetCQL,
 		State:       lineLinesStateCQL,
+		Partition:   lineLinesPartitionCQL,
 		Change:      lineLinesChangeCQL,
 		Remove:      lineLinesRemoveCQL,
 		Settle:      lineLinesSettleCQL,
@@ -79,7 +80,7 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 // lineLinesStateCQL reads a row of lines with the write protocol's columns.
 // Its placeholders bind order_id, item_id.
 const lineLinesStateCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_static_version
 	FROM lines
 	WHERE order_id = ? AND item_id = ?`
 
@@ -91,7 +92,7 @@ func lineLinesState(e *Line) []any {
 // lineLinesScanState reads a row of lines with its version, its mark of
 // deletion and its pending record.
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.StaticVersion)
 	return
 }
 
@@ -100,36 +101,49 @@ func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.PlacedAt, e.Status, e.Qty}
 }
 
+// lineLinesPartitionCQL reads the first row of a partition of lines with the
+// write protocol's columns, for the partition's statics and their version. Its
+// placeholders bind order_id.
+const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+	FROM lines
+	WHERE order_id = ?
+	LIMIT 1`
+
 // lineLinesChangeCQL writes a row of lines if its version is the one read
 // (null: if there is no row). Its placeholders bind user_id, placed_at,
-// status, qty, cqlgen_version (the write timestamp), the pending record,
-// order_id, item_id, the version read.
+// status, qty, cqlgen_version (the write timestamp), the pending record, the
+// statics' new version (unset: unchanged), order_id, item_id, the version
+// read, the statics' version read.
 const lineLinesChangeCQL = `UPDATE lines
 	SET user_id = ?, placed_at = ?, status = ?, qty = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_static_version = ?
 	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ?`
+	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
-// lineLinesChange binds lineLinesChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// lineLinesChange binds lineLinesChangeCQL: it sets e's values, and the
+// statics' version to c.Static, at version c.TS, if the version is still c.Old
+// and the statics' version c.OldStatic.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, e.OrderID, e.ItemID, c.Old}
+	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
 // lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, order_id, item_id, the version read.
+// pending record, order_id, item_id, the version read, the statics' version
+// read.
 const lineLinesRemoveCQL = `UPDATE lines
 	USING TTL 864000
 	SET status = null, qty = null, cqlgen_version = ?,
 		cqlgen_deleted = true, cqlgen_pending = ?
 	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ?`
+	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
 // lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old.
+// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrderID, e.ItemID, c.Old}
+	return []any{c.TS, c.Pending, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
 // lineLinesSettleCQL clears the pending record of a row of lines if its
@@ -149,7 +163,7 @@ func lineLinesSettle(e *Line, version int64) []any {
 // lineLinesScanCQL reads a token range of lines for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const lineLinesScanCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_static_version
 	FROM lines
 	WHERE token(order_id) > ? AND token(order_id) <= ?`
 
@@ -400,7 +414,7 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 		{Name: "status", Type: "text"},
 		{Name: "item_id", Type: "text"},
-		{Name: "user_id", Type: "text"},
+		{Name: "user_id", Type: "text", Static: true},
 		{Name: "qty", Type: "bigint"},
 	},
 	CQL: cqlgenimpl.CQL{
