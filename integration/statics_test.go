@@ -186,13 +186,21 @@ func TestStaticCrashPoints(t *testing.T) {
 	}
 	paths := []path{
 		{"insert changing the header", func(order string) []*testmodel.Line { return two(order)[:1] },
-			func(r *testmodel.LineRepo, order string) error { return r.Insert(ctx, orderLine(order, "b", "jen", "new", 2)) }, "b"},
+			func(r *testmodel.LineRepo, order string) error {
+				return r.Insert(ctx, orderLine(order, "b", "jen", "new", 2))
+			}, "b"},
 		{"update changing the header and moving", two,
-			func(r *testmodel.LineRepo, order string) error { return r.Update(ctx, orderLine(order, "a", "jen", "paid", 1)) }, "a"},
+			func(r *testmodel.LineRepo, order string) error {
+				return r.Update(ctx, orderLine(order, "a", "jen", "paid", 1))
+			}, "a"},
 		{"update keeping the header", two,
-			func(r *testmodel.LineRepo, order string) error { return r.Update(ctx, orderLine(order, "b", "joe", "paid", 5)) }, "b"},
+			func(r *testmodel.LineRepo, order string) error {
+				return r.Update(ctx, orderLine(order, "b", "joe", "paid", 5))
+			}, "b"},
 		{"delete", two,
-			func(r *testmodel.LineRepo, order string) error { return r.Delete(ctx, orderLine(order, "a", "", "", 0)) }, "a"},
+			func(r *testmodel.LineRepo, order string) error {
+				return r.Delete(ctx, orderLine(order, "a", "", "", 0))
+			}, "a"},
 	}
 	recoveries := map[string]func(r *testmodel.LineRepo, order, item string) error{
 		"later insert changing the header": func(r *testmodel.LineRepo, order, item string) error {

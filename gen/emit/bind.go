@@ -31,7 +31,7 @@ func values(s *model.Statement, b binding) []jen.Code {
 			vs = append(vs, b.old)
 		case model.BindPending:
 			vs = append(vs, b.pending)
-		case model.BindStaticVersion:
+		case model.BindStaticTS:
 			vs = append(vs, b.static)
 		case model.BindOldStatic:
 			vs = append(vs, b.oldStat)

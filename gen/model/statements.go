@@ -141,7 +141,7 @@ const (
 	BindKeys                         // the list of Column's values a multi-get reads (IN ?)
 	BindTTL                          // the time to live of the write, in seconds (USING TTL)
 	BindPerPartition                 // the most rows a scatter read takes of each bucket (PER PARTITION LIMIT ?)
-	BindStaticVersion                // the new version of the partition's statics (unset: unchanged)
+	BindStaticTS                     // the new version of the partition's statics (unset: unchanged)
 	BindOldStatic                    // the version of the partition's statics when read (null: none)
 )
 
@@ -184,7 +184,7 @@ func (b Bind) Words() string {
 		return "the limit"
 	case BindPerPartition:
 		return "the most rows per bucket"
-	case BindStaticVersion:
+	case BindStaticTS:
 		return "the statics' new version (unset: unchanged)"
 	case BindOldStatic:
 		return "the statics' version read"
@@ -516,7 +516,7 @@ func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where 
 	setBinds = append(setBinds, Bind{Column: version}, Bind{Kind: BindPending})
 	if statics {
 		set = append(set, StaticVersionColumn+" = ?")
-		setBinds = append(setBinds, Bind{Kind: BindStaticVersion})
+		setBinds = append(setBinds, Bind{Kind: BindStaticTS})
 	}
 	add(SlotChange, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, cond},
 		append(append(setBinds, keyBinds...), old...))

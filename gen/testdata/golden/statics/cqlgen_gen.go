@@ -90,7 +90,7 @@ func lineLinesState(e *Line) []any {
 }
 
 // lineLinesScanState reads a row of lines with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and the version of its partition's statics.
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.StaticVersion)
 	return
