@@ -180,17 +180,35 @@ func timeBuckets(b *model.Bucket) *jen.Statement {
 
 // scanTargets are the scan destinations of t's selected columns: the
 // fields of recv, and the mark of deletion into deleted where t has one.
+// On a table with statics, whether the first clustering column holds a
+// value goes to present: a partition holding its statics alone reads as
+// one row of nulls, which is no row.
 func scanTargets(t *model.Table, recv *jen.Statement) []jen.Code {
 	var dest []jen.Code
+	first := staticsAlone(t)
 	for _, c := range t.Columns {
 		if c.Kind == model.Deleted {
 			dest = append(dest, jen.Op("&").Id("deleted"))
 		}
 		if c.Field != nil {
-			dest = append(dest, scanTarget(c, recv))
+			target := scanTarget(c, recv)
+			if c == first {
+				target = jen.Qual(impl, "Present").Call(target, jen.Op("&").Id("present"))
+			}
+			dest = append(dest, target)
 		}
 	}
 	return dest
+}
+
+// staticsAlone is, on a table with static columns, its first clustering
+// column, null in the row a partition holding its statics alone reads as;
+// nil for another table.
+func staticsAlone(t *model.Table) *model.Column {
+	if ck := t.Clustering(); t.HasStatics() && len(ck) > 0 {
+		return ck[0]
+	}
+	return nil
 }
 
 // scanTarget is where a column of recv's field is scanned to.
@@ -225,14 +243,32 @@ func usesScanner(f *model.Field, t *model.Type) bool {
 
 func scanFunc(f *jen.File, t *model.Table) {
 	e := t.Entity
+	statics := staticsAlone(t) != nil
 	if e.Versioned() && t == e.Canonical {
-		doc(f, "%s reads the next row of %s that is no grave of a deleted %s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName)
+		words, decl, live := "", []jen.Code{jen.Var().Id("deleted").Bool()}, jen.Op("!").Id("deleted")
+		if statics {
+			words = " nor a partition's statics alone"
+			decl = append(decl, jen.Var().Id("present").Bool())
+			live = jen.Id("present").Op("&&").Add(live)
+		}
+		doc(f, "%s reads the next row of %s that is no grave of a deleted %s%s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName, words)
 		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(e.GoName)).Bool().Block(
-			jen.For().Block(
-				jen.Var().Id("deleted").Bool(),
+			jen.For().Block(append(decl,
 				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
-				jen.If(jen.Op("!").Id("deleted")).Block(jen.Return(jen.True())),
+				jen.If(live).Block(jen.Return(jen.True())),
 				jen.Op("*").Id("e").Op("=").Id(e.GoName).Values(),
+			)...),
+		)
+		return
+	}
+	if statics {
+		doc(f, "%s reads the next row of %s into e, skipping a partition's statics alone; false when there is none.", t.Names.Scan, t.Name)
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
+			jen.For().Block(
+				jen.Var().Id("present").Bool(),
+				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
+				jen.If(jen.Id("present")).Block(jen.Return(jen.True())),
+				jen.Op("*").Id("e").Op("=").Id(t.Names.RowType).Values(),
 			),
 		)
 		return

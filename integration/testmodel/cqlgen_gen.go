@@ -4984,14 +4984,15 @@ const lineLinesGetCQL = `SELECT order_id, item_id, user_id, edits, status, qty, 
 	WHERE order_id = ? AND item_id = ?`
 
 // lineLinesScan reads the next row of lines that is no grave of a deleted Line
-// into e; false when there is none.
+// nor a partition's statics alone into e; false when there is none.
 func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	for {
 		var deleted bool
-		if !it.Scan(&e.OrderID, &e.ItemID, &e.UserID, &e.Edits, &e.Status, &e.Qty, &deleted) {
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.ItemID, &present), &e.UserID, &e.Edits, &e.Status, &e.Qty, &deleted) {
 			return false
 		}
-		if !deleted {
+		if present && !deleted {
 			return true
 		}
 		*e = Line{}
@@ -5433,10 +5434,19 @@ const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, 
 	FROM lines_by_order_status
 	WHERE order_id = ? AND (status, item_id) >= (?, ?) AND status < ?`
 
-// lineLinesByOrderStatusScan reads one row of lines_by_order_status into e;
-// false when there is none.
+// lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
+// e, skipping a partition's statics alone; false when there is none.
 func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
-	return it.Scan(&e.OrderID, &e.Status, &e.ItemID, &e.UserID, &e.Qty)
+	for {
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.Status, &present), &e.ItemID, &e.UserID, &e.Qty) {
+			return false
+		}
+		if present {
+			return true
+		}
+		*e = LinesByOrderStatusRow{}
+	}
 }
 
 // lineLinesByOrderStatusClustering is the clustering key of e in
@@ -5903,14 +5913,15 @@ const partPartsGetCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_dele
 	WHERE order_id = ? AND part_id = ?`
 
 // partPartsScan reads the next row of parts that is no grave of a deleted Part
-// into e; false when there is none.
+// nor a partition's statics alone into e; false when there is none.
 func partPartsScan(it cqlgen.Iter, e *Part) bool {
 	for {
 		var deleted bool
-		if !it.Scan(&e.OrderID, &e.PartID, &e.Owner, &e.Kind, &e.Qty, &deleted) {
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.PartID, &present), &e.Owner, &e.Kind, &e.Qty, &deleted) {
 			return false
 		}
-		if !deleted {
+		if present && !deleted {
 			return true
 		}
 		*e = Part{}

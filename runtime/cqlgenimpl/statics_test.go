@@ -456,3 +456,40 @@ func TestStaticKeptIsNoConflict(t *testing.T) {
 		t.Errorf("verify: %v, %+v", err, rep)
 	}
 }
+
+// Once every line of an order is deleted, its statics stay: in
+// lines_by_order_status at once (a row's delete leaves them), in lines
+// when the graves expire. Cassandra reads such a partition as one row of
+// nulls beside the statics; no read, and no Verify, takes it for a line.
+func TestStaticsAloneAreNoRow(t *testing.T) {
+	ctx := context.Background()
+	now := day0
+	s := session(t, cqltest.WithClock(func() time.Time { return now }))
+	r := fixture.NewLineRepo(s, cqlgen.WithClock(func() time.Time { return now }))
+	insertLines(t, r, line("a", "joe", "new", 1), line("b", "joe", "paid", 2))
+	for _, item := range []string{"a", "b"} {
+		if err := r.Delete(ctx, line(item, "", "", 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		byStatus, err := r.LinesByOrderStatus(ctx, "o1", nil)
+		if err != nil || len(byStatus.Rows) != 0 {
+			t.Errorf("%s: LinesByOrderStatus = %+v, %v; want no row", when, byStatus.Rows, err)
+		}
+		lines, err := r.Lines(ctx, "o1", nil)
+		if err != nil || len(lines.Rows) != 0 {
+			t.Errorf("%s: Lines = %+v, %v; want no row", when, lines.Rows, err)
+		}
+		if rep, err := r.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2}); err != nil || rep.Drift() != 0 {
+			t.Errorf("%s: verify: %v, %+v", when, err, rep)
+		}
+	}
+	check("after the deletes")
+	now = now.Add(11 * 24 * time.Hour) // past the graves' TTL
+	check("once the graves expired")
+	// A line inserted again shows, with the header it brings.
+	insertLines(t, r, line("c", "kim", "new", 3))
+	checkLines(t, s, r, "kim", 0)
+}

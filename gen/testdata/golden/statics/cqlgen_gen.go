@@ -63,14 +63,15 @@ const lineLinesGetCQL = `SELECT order_id, item_id, user_id, placed_at, status, q
 	WHERE order_id = ? AND item_id = ?`
 
 // lineLinesScan reads the next row of lines that is no grave of a deleted Line
-// into e; false when there is none.
+// nor a partition's statics alone into e; false when there is none.
 func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	for {
 		var deleted bool
-		if !it.Scan(&e.OrderID, &e.ItemID, &e.UserID, &e.PlacedAt, &e.Status, &e.Qty, &deleted) {
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.ItemID, &present), &e.UserID, &e.PlacedAt, &e.Status, &e.Qty, &deleted) {
 			return false
 		}
-		if !deleted {
+		if present && !deleted {
 			return true
 		}
 		*e = Line{}
@@ -521,10 +522,19 @@ const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, 
 	FROM lines_by_order_status
 	WHERE order_id = ? AND (status, item_id) >= (?, ?) AND status < ?`
 
-// lineLinesByOrderStatusScan reads one row of lines_by_order_status into e;
-// false when there is none.
+// lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
+// e, skipping a partition's statics alone; false when there is none.
 func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
-	return it.Scan(&e.OrderID, &e.Status, &e.ItemID, &e.UserID, &e.Qty)
+	for {
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.Status, &present), &e.ItemID, &e.UserID, &e.Qty) {
+			return false
+		}
+		if present {
+			return true
+		}
+		*e = LinesByOrderStatusRow{}
+	}
 }
 
 // lineLinesByOrderStatusClustering is the clustering key of e in
