@@ -54,7 +54,7 @@ const (
 	KeyType             Code = "key-type"             // a type Cassandra refuses in a primary key (duration)
 	NullableKey         Code = "nullable-key"         // a pointer field in a primary key
 	CounterTable        Code = "counter-table"        // counters mixed with other regular columns
-	BadStatic           Code = "bad-static"           // a static column that cannot be static
+	BadStatic           Code = "bad-static"           // a static column that cannot be static, or that another table stores per row
 	BadPrefix           Code = "bad-prefix"           // a prefix that is not a leading part of the clustering key
 	NoCanonical         Code = "no-canonical"         // several patterns and no source of truth named
 	TwoCanonical        Code = "two-canonical"        // more than one source of truth

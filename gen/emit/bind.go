@@ -14,6 +14,8 @@ type binding struct {
 	ts      jen.Code       // the write timestamp, and a version column's value
 	old     jen.Code       // the version read
 	pending jen.Code       // the pending record
+	static  jen.Code       // the new version of the partition's statics
+	oldStat jen.Code       // the version of the partition's statics read
 	unset   jen.Code       // when true, nil pointers and empty collections bind as unset; nil: never
 }
 
@@ -29,6 +31,10 @@ func values(s *model.Statement, b binding) []jen.Code {
 			vs = append(vs, b.old)
 		case model.BindPending:
 			vs = append(vs, b.pending)
+		case model.BindStaticTS:
+			vs = append(vs, b.static)
+		case model.BindOldStatic:
+			vs = append(vs, b.oldStat)
 		default:
 			vs = append(vs, columnValue(bd.Column, b))
 		}
@@ -174,17 +180,35 @@ func timeBuckets(b *model.Bucket) *jen.Statement {
 
 // scanTargets are the scan destinations of t's selected columns: the
 // fields of recv, and the mark of deletion into deleted where t has one.
+// On a table with statics, whether the first clustering column holds a
+// value goes to present: a partition holding its statics alone reads as
+// one row of nulls, which is no row.
 func scanTargets(t *model.Table, recv *jen.Statement) []jen.Code {
 	var dest []jen.Code
+	first := staticsAlone(t)
 	for _, c := range t.Columns {
 		if c.Kind == model.Deleted {
 			dest = append(dest, jen.Op("&").Id("deleted"))
 		}
 		if c.Field != nil {
-			dest = append(dest, scanTarget(c, recv))
+			target := scanTarget(c, recv)
+			if c == first {
+				target = jen.Qual(impl, "Present").Call(target, jen.Op("&").Id("present"))
+			}
+			dest = append(dest, target)
 		}
 	}
 	return dest
+}
+
+// staticsAlone is, on a table with static columns, its first clustering
+// column, null in the row a partition holding its statics alone reads as;
+// nil for another table.
+func staticsAlone(t *model.Table) *model.Column {
+	if ck := t.Clustering(); t.HasStatics() && len(ck) > 0 {
+		return ck[0]
+	}
+	return nil
 }
 
 // scanTarget is where a column of recv's field is scanned to.
@@ -219,14 +243,32 @@ func usesScanner(f *model.Field, t *model.Type) bool {
 
 func scanFunc(f *jen.File, t *model.Table) {
 	e := t.Entity
+	statics := staticsAlone(t) != nil
 	if e.Versioned() && t == e.Canonical {
-		doc(f, "%s reads the next row of %s that is no grave of a deleted %s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName)
+		words, decl, live := "", []jen.Code{jen.Var().Id("deleted").Bool()}, jen.Op("!").Id("deleted")
+		if statics {
+			words = " nor a partition's statics alone"
+			decl = append(decl, jen.Var().Id("present").Bool())
+			live = jen.Id("present").Op("&&").Add(live)
+		}
+		doc(f, "%s reads the next row of %s that is no grave of a deleted %s%s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName, words)
 		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(e.GoName)).Bool().Block(
-			jen.For().Block(
-				jen.Var().Id("deleted").Bool(),
+			jen.For().Block(append(decl,
 				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
-				jen.If(jen.Op("!").Id("deleted")).Block(jen.Return(jen.True())),
+				jen.If(live).Block(jen.Return(jen.True())),
 				jen.Op("*").Id("e").Op("=").Id(e.GoName).Values(),
+			)...),
+		)
+		return
+	}
+	if statics {
+		doc(f, "%s reads the next row of %s into e, skipping a partition's statics alone; false when there is none.", t.Names.Scan, t.Name)
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
+			jen.For().Block(
+				jen.Var().Id("present").Bool(),
+				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
+				jen.If(jen.Id("present")).Block(jen.Return(jen.True())),
+				jen.Op("*").Id("e").Op("=").Id(t.Names.RowType).Values(),
 			),
 		)
 		return
@@ -261,9 +303,14 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				dest = append(dest, jen.Op("&").Id("v").Dot("Deleted"))
 			case c.Kind == model.Pending:
 				dest = append(dest, jen.Op("&").Id("v").Dot("Pending"))
+			case c.Kind == model.StaticVersion:
+				dest = append(dest, jen.Op("&").Id("v").Dot("StaticVersion"))
 			}
 		}
 		words := "with its version, its mark of deletion and its pending record"
+		if t.HasStatics() && e.Versioned() {
+			words = "with its version, its mark of deletion, its pending record and the version of its partition's statics"
+		}
 		var before []jen.Code
 		if wts := len(t.WritetimeColumns()); !e.Versioned() && wts > 0 {
 			// An immutable entity's rows elsewhere carry its canonical
@@ -298,7 +345,8 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		mergeFunc(f, t)
 	case model.SlotChange, model.SlotRemove:
 		c := jen.Id("c")
-		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending")}
+		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending"),
+			static: c.Clone().Dot("Static"), oldStat: c.Clone().Dot("OldStatic")}
 		name, words := n.Change, "sets e's values"
 		if s.Slot == model.SlotChange {
 			if anyUnsettable(t) {
@@ -308,7 +356,14 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		} else {
 			name, words = n.Remove, "leaves a grave of e"
 		}
-		doc(f, "%s binds %s: it %s, at version c.TS, if the version is still c.Old.", name, s.Const, words)
+		cond := "the version is still c.Old"
+		if t.HasStatics() {
+			cond += " and the statics' version c.OldStatic"
+			if s.Slot == model.SlotChange {
+				words += ", and the statics' version to c.Static"
+			}
+		}
+		doc(f, "%s binds %s: it %s, at version c.TS, if %s.", name, s.Const, words, cond)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, b)...)))
 	case model.SlotSettle:

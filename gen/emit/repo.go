@@ -129,7 +129,7 @@ func statement(f *jen.File, t *model.Table, s *model.Statement) {
 
 func isPage(s model.Slot) bool {
 	switch s {
-	case model.SlotInsert, model.SlotAdd, model.SlotDelete, model.SlotGet, model.SlotGetMany, model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
+	case model.SlotInsert, model.SlotAdd, model.SlotDelete, model.SlotGet, model.SlotGetMany, model.SlotState, model.SlotPartition, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
 		model.SlotFenceLive, model.SlotFenceGrave, model.SlotTake, model.SlotRelease:
 		return false
 	}
@@ -171,6 +171,8 @@ func slotWords(s model.Slot, t *model.Table) string {
 			return "reads a row of " + t.Name + " again for repair, with its write timestamp"
 		}
 		return "reads a row of " + t.Name + " with the write protocol's columns"
+	case model.SlotPartition:
+		return "reads the first row of a partition of " + t.Name + " with the write protocol's columns, for the partition's statics and their version"
 	case model.SlotChange:
 		return "writes a row of " + t.Name + " if its version is the one read (null: if there is no row)"
 	case model.SlotRemove:
@@ -208,6 +210,9 @@ func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
 			v := []jen.Code{jen.Id("Name").Op(":").Lit(c.Name), jen.Id("Type").Op(":").Lit(c.Type.Spec())}
 			if c.Desc {
 				v = append(v, jen.Id("Desc").Op(":").True())
+			}
+			if c.Kind == model.Static && t.Entity.Versioned() {
+				v = append(v, jen.Id("Static").Op(":").True())
 			}
 			vs = append(vs, jen.Values(v...))
 		}

@@ -125,7 +125,7 @@ func table(t *model.Table) tableView {
 			Name:   c.Name,
 			Pad:    strings.Repeat(" ", width-len(c.Name)),
 			Type:   c.Type.String(),
-			Static: c.Kind == model.Static,
+			Static: c.Kind == model.Static || c.Kind == model.StaticVersion,
 		})
 		if c.Field != nil {
 			tv.Columns[len(tv.Columns)-1].Mask = c.Field.Mask

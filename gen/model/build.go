@@ -399,6 +399,12 @@ func layout(e *Entity, t *Table) []*Column {
 			&Column{Name: DeletedColumn, Type: &Type{Name: "boolean"}, Kind: Deleted},
 			&Column{Name: PendingColumn, Type: &Type{Name: "blob"}, Kind: Pending},
 		)
+		for _, c := range cols {
+			if c.Kind == Static {
+				cols = append(cols, &Column{Name: StaticVersionColumn, Type: &Type{Name: "bigint"}, Kind: StaticVersion})
+				break
+			}
+		}
 	}
 	return cols
 }

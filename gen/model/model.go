@@ -543,6 +543,10 @@ const (
 	Deleted // the canonical table's mark of a deleted entity
 	Pending // the canonical table's record of a change in flight
 	Claim   // a unique table's token of the claim of its key
+	// StaticVersion is the canonical table's version of its partition's
+	// static columns, itself static: the version of the last change of
+	// them (see StaticVersionColumn).
+	StaticVersion
 )
 
 // The columns cqlgen adds to the canonical table of an entity stored in
@@ -567,6 +571,12 @@ const (
 	// claimed the row's key for its owner: how a writer tells a claim in
 	// flight (whose change may still land) from one left behind.
 	ClaimColumn = "cqlgen_claim"
+	// StaticVersionColumn is, in a source of truth with static columns,
+	// the version of the change that last set them, a static column too:
+	// a static belongs to the partition, not to the row whose write set
+	// it, so the protocol's writes condition on it beside the row's
+	// version, and the version a reader sees is the greater of the two.
+	StaticVersionColumn = "cqlgen_static_version"
 )
 
 // Maintained reports whether the entity's repository can verify, repair
@@ -646,6 +656,26 @@ func (t *Table) columns(kind ColumnKind) []*Column {
 		}
 	}
 	return cs
+}
+
+// HasStatics reports whether t has static columns of the entity's fields.
+func (t *Table) HasStatics() bool {
+	for _, c := range t.Columns {
+		if c.Kind == Static && c.Field != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ColumnOf is t's column of field f; nil when t does not store it.
+func (t *Table) ColumnOf(f *Field) *Column {
+	for _, c := range t.Columns {
+		if f != nil && c.Field == f {
+			return c
+		}
+	}
+	return nil
 }
 
 func resolved(refs []Ref) []*Field {

@@ -104,6 +104,7 @@ const (
 	SlotGet         Slot = "Get"
 	SlotGetMany     Slot = "GetMany" // the canonical rows of several keys: the last partition key column IN ?
 	SlotState       Slot = "State"
+	SlotPartition   Slot = "Partition" // State's columns from the first row of a partition, for its statics
 	SlotChange      Slot = "Change"
 	SlotRemove      Slot = "Remove"
 	SlotSettle      Slot = "Settle"
@@ -140,6 +141,8 @@ const (
 	BindKeys                         // the list of Column's values a multi-get reads (IN ?)
 	BindTTL                          // the time to live of the write, in seconds (USING TTL)
 	BindPerPartition                 // the most rows a scatter read takes of each bucket (PER PARTITION LIMIT ?)
+	BindStaticTS                     // the new version of the partition's statics (unset: unchanged)
+	BindOldStatic                    // the version of the partition's statics when read (null: none)
 )
 
 // Bind is one placeholder.
@@ -181,6 +184,10 @@ func (b Bind) Words() string {
 		return "the limit"
 	case BindPerPartition:
 		return "the most rows per bucket"
+	case BindStaticTS:
+		return "the statics' new version (unset: unchanged)"
+	case BindOldStatic:
+		return "the statics' version read"
 	}
 	if b.Column.Kind == Claim {
 		return b.Column.Name + " (the version of the change)"
@@ -485,23 +492,40 @@ func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where 
 				clear = append(clear, c.Name+" = null")
 			}
 		}
-		if c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending {
+		if c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending || c.Kind == StaticVersion {
 			state = append(state, c.Name)
 		}
 	}
 	version := t.column(Version)
 	cond := "IF " + VersionColumn + " = ?"
-	old := Bind{Kind: BindOldVersion}
+	old := []Bind{{Kind: BindOldVersion}}
+	statics := t.column(StaticVersion) != nil
+	if statics {
+		// The statics belong to the partition: a write conditions on
+		// their version too, so that another row's change of them is a
+		// conflict.
+		cond += " AND " + StaticVersionColumn + " = ?"
+		old = append(old, Bind{Kind: BindOldStatic})
+	}
 	add(SlotState, 0, []string{"SELECT " + strings.Join(state, ", "), "FROM " + t.Name, where}, keyBinds)
+	if statics {
+		pk, pkBinds := t.equal(t.PartitionKey())
+		add(SlotPartition, 0, []string{"SELECT " + strings.Join(state, ", "), "FROM " + t.Name, pk, "LIMIT 1"}, pkBinds)
+	}
 	set = append(set, VersionColumn+" = ?", DeletedColumn+" = false", PendingColumn+" = ?")
 	setBinds = append(setBinds, Bind{Column: version}, Bind{Kind: BindPending})
+	if statics {
+		set = append(set, StaticVersionColumn+" = ?")
+		setBinds = append(setBinds, Bind{Kind: BindStaticTS})
+	}
 	add(SlotChange, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, cond},
-		append(append(setBinds, keyBinds...), old))
+		append(append(setBinds, keyBinds...), old...))
 	clear = append(clear, VersionColumn+" = ?", DeletedColumn+" = true", PendingColumn+" = ?")
 	add(SlotRemove, 0, []string{"UPDATE " + t.Name, "USING TTL " + itoa(t.GraveTTL()), "SET " + strings.Join(clear, ", "), where, cond},
-		append(append([]Bind{{Column: version}, {Kind: BindPending}}, keyBinds...), old))
-	add(SlotSettle, 0, []string{"UPDATE " + t.Name, "SET " + PendingColumn + " = null", where, cond},
-		append(append([]Bind(nil), keyBinds...), old))
+		append(append([]Bind{{Column: version}, {Kind: BindPending}}, keyBinds...), old...))
+	// Settling concerns the row's own change: its version alone.
+	add(SlotSettle, 0, []string{"UPDATE " + t.Name, "SET " + PendingColumn + " = null", where, "IF " + VersionColumn + " = ?"},
+		append(append([]Bind(nil), keyBinds...), old[0]))
 }
 
 // uniqueStatements are a unique table's: the claim (an INSERT IF NOT
@@ -578,7 +602,7 @@ func (t *Table) scanStatement(add func(Slot, int, []string, []Bind), canonical b
 	versioned := canonical && t.Entity.Versioned()
 	for _, c := range t.Columns {
 		switch {
-		case versioned && (c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending):
+		case versioned && (c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending || c.Kind == StaticVersion):
 			cols = append(cols, c.Name)
 		case canonical && !versioned && c.Field != nil:
 			cols = append(cols, c.Name)

@@ -138,7 +138,72 @@ func (c *checker) entity(e *model.Entity) {
 		}
 	}
 	c.canonicalComplete(e)
+	c.sharedStatics(e)
 	c.counterEntity(e)
+}
+
+// sharedStatics refuses a static column that another table of the entity
+// stores other than static under the same partition key. A static holds
+// one value for every row of its partition, so a write of one entity that
+// changes it changes it for all the others there; a table that stores it
+// per row, or shares it among other rows, keeps the others' old value
+// (rows under the old key, or an old value shown), and re-keying them all
+// would turn one bounded write into a write of the whole partition.
+func (c *checker) sharedStatics(e *model.Entity) {
+	if len(e.Tables) < 2 {
+		return
+	}
+	for _, t := range e.Tables {
+		for _, r := range t.Static {
+			col := t.ColumnOf(r.Field)
+			if r.Field == nil || col == nil || col.Kind != model.Static {
+				continue // not a static (reported by table)
+			}
+			for _, o := range e.Tables {
+				oc := o.ColumnOf(r.Field)
+				if o == t || oc == nil || (oc.Kind == model.Static && samePartition(t, o)) {
+					continue
+				}
+				how := "per row"
+				switch {
+				case oc.Kind == model.PartitionKey:
+					how = "per row, in its partition key"
+				case oc.Kind == model.Clustering:
+					how = "per row, in its clustering key"
+				case oc.Kind == model.Static:
+					how = "static under another partition key (" + keyNames(o) + ")"
+				}
+				c.diags.Errorf(r.Pos, diag.BadStatic, "column %s is static in %s, one value for every row of a partition (%s), but %s stores it %s: a write of one %s that changed it would change it for every other %s of the partition in %s, while their rows in %s keep the old value; keep %s per row (drop it from static), so each row's copy moves with its row, or stop storing it in %s, or model what the partition shares as an entity of its own",
+					r.Name, t.Name, keyNames(t), o.Name, how, e.GoName, e.GoName, t.Name, o.Name, r.Name, o.Name)
+			}
+		}
+	}
+}
+
+// samePartition reports whether two tables group rows into partitions by
+// the same columns.
+func samePartition(a, b *model.Table) bool {
+	x, y := partitionNames(a), partitionNames(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+// keyNames is a table's partition key, in words.
+func keyNames(t *model.Table) string { return strings.Join(partitionNames(t), ", ") }
+
+// partitionNames are a table's partition key columns, the bucket by its
+// expression.
+func partitionNames(t *model.Table) []string {
+	var names []string
+	for _, c := range t.PartitionKey() {
+		if c.Bucket != nil {
+			names = append(names, c.Bucket.Expr())
+		} else {
+			names = append(names, c.Name)
+		}
+	}
+	return names
 }
 
 // counterEntity checks that an entity with a counter table is stored in

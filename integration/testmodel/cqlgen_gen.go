@@ -4936,3 +4936,1637 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
+
+// lineLines: the statements of table lines, which is the source of truth of
+// Line.
+var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "lines",
+	Pattern: "Lines",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "item_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+		{Name: "item_id", Type: "text"},
+		{Name: "user_id", Type: "text", Static: true},
+		{Name: "edits", Type: "bigint", Static: true},
+		{Name: "status", Type: "text"},
+		{Name: "qty", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:         lineLinesGetCQL,
+		State:       lineLinesStateCQL,
+		Partition:   lineLinesPartitionCQL,
+		Change:      lineLinesChangeCQL,
+		Remove:      lineLinesRemoveCQL,
+		Settle:      lineLinesSettleCQL,
+		Scan:        lineLinesScanCQL,
+		First:       lineLinesFirstCQL,
+		FirstFrom:   lineLinesFirstFromCQL,
+		FirstTo:     lineLinesFirstToCQL,
+		FirstFromTo: lineLinesFirstFromToCQL,
+		After: []string{
+			lineLinesAfter0CQL,
+		},
+		AfterTo:     lineLinesAfterToCQL,
+		AtOrAfter:   lineLinesAtOrAfterCQL,
+		AtOrAfterTo: lineLinesAtOrAfterToCQL,
+	},
+})
+
+// lineLinesGetCQL reads a row of lines by its primary key. Its placeholders
+// bind order_id, item_id.
+const lineLinesGetCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id = ?`
+
+// lineLinesScan reads the next row of lines that is no grave of a deleted Line
+// nor a partition's statics alone into e; false when there is none.
+func lineLinesScan(it cqlgen.Iter, e *Line) bool {
+	for {
+		var deleted bool
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.ItemID, &present), &e.UserID, &e.Edits, &e.Status, &e.Qty, &deleted) {
+			return false
+		}
+		if present && !deleted {
+			return true
+		}
+		*e = Line{}
+	}
+}
+
+// lineLinesStateCQL reads a row of lines with the write protocol's columns.
+// Its placeholders bind order_id, item_id.
+const lineLinesStateCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+	FROM lines
+	WHERE order_id = ? AND item_id = ?`
+
+// lineLinesState binds lineLinesStateCQL: the primary key of e.
+func lineLinesState(e *Line) []any {
+	return []any{e.OrderID, e.ItemID}
+}
+
+// lineLinesScanState reads a row of lines with its version, its mark of
+// deletion, its pending record and the version of its partition's statics.
+func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
+	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.StaticVersion)
+	return
+}
+
+// lineLinesData is every column of e's row in lines, in table order.
+func lineLinesData(e *Line) []any {
+	return []any{e.OrderID, e.ItemID, e.UserID, e.Edits, e.Status, e.Qty}
+}
+
+// lineLinesPartitionCQL reads the first row of a partition of lines with the
+// write protocol's columns, for the partition's statics and their version. Its
+// placeholders bind order_id.
+const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+	FROM lines
+	WHERE order_id = ?
+	LIMIT 1`
+
+// lineLinesChangeCQL writes a row of lines if its version is the one read
+// (null: if there is no row). Its placeholders bind user_id, edits, status,
+// qty, cqlgen_version (the write timestamp), the pending record, the statics'
+// new version (unset: unchanged), order_id, item_id, the version read, the
+// statics' version read.
+const lineLinesChangeCQL = `UPDATE lines
+	SET user_id = ?, edits = ?, status = ?, qty = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_static_version = ?
+	WHERE order_id = ? AND item_id = ?
+	IF cqlgen_version = ? AND cqlgen_static_version = ?`
+
+// lineLinesChange binds lineLinesChangeCQL: it sets e's values, and the
+// statics' version to c.Static, at version c.TS, if the version is still c.Old
+// and the statics' version c.OldStatic.
+func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
+	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
+}
+
+// lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, order_id, item_id, the version read, the statics' version
+// read.
+const lineLinesRemoveCQL = `UPDATE lines
+	USING TTL 864000
+	SET status = null, qty = null, cqlgen_version = ?,
+		cqlgen_deleted = true, cqlgen_pending = ?
+	WHERE order_id = ? AND item_id = ?
+	IF cqlgen_version = ? AND cqlgen_static_version = ?`
+
+// lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
+// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
+func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.OrderID, e.ItemID, c.Old, c.OldStatic}
+}
+
+// lineLinesSettleCQL clears the pending record of a row of lines if its
+// version is the one read. Its placeholders bind order_id, item_id, the
+// version read.
+const lineLinesSettleCQL = `UPDATE lines
+	SET cqlgen_pending = null
+	WHERE order_id = ? AND item_id = ?
+	IF cqlgen_version = ?`
+
+// lineLinesSettle binds lineLinesSettleCQL: it clears the pending record of
+// e's row if the version is still version.
+func lineLinesSettle(e *Line, version int64) []any {
+	return []any{e.OrderID, e.ItemID, version}
+}
+
+// lineLinesScanCQL reads a token range of lines for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const lineLinesScanCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+	FROM lines
+	WHERE token(order_id) > ? AND token(order_id) <= ?`
+
+// lineLinesFirstCQL reads a partition of lines from its first row.
+// cqlgenimpl.ReadPage binds order_id.
+const lineLinesFirstCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ?`
+
+// lineLinesFirstFromCQL reads a partition of lines from the From bound.
+// cqlgenimpl.ReadPage binds order_id, From.
+const lineLinesFirstFromCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id >= ?`
+
+// lineLinesFirstToCQL reads a partition of lines from its first row up to the
+// To bound. cqlgenimpl.ReadPage binds order_id, To.
+const lineLinesFirstToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id < ?`
+
+// lineLinesFirstFromToCQL reads a partition of lines between the bounds.
+// cqlgenimpl.ReadPage binds order_id, From, To.
+const lineLinesFirstFromToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
+
+// lineLinesAfter0CQL continues a read of lines after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
+// item_id.
+const lineLinesAfter0CQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id > ?`
+
+// lineLinesAfterToCQL continues a read of lines after a row, up to the To
+// bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
+const lineLinesAfterToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id > ? AND item_id < ?`
+
+// lineLinesAtOrAfterCQL continues a read of lines at or after a row.
+// cqlgenimpl.ReadPage binds order_id, item_id.
+const lineLinesAtOrAfterCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id >= ?`
+
+// lineLinesAtOrAfterToCQL continues a read of lines at or after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
+const lineLinesAtOrAfterToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
+	FROM lines
+	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
+
+// lineLinesClustering is the clustering key of e in lines, in order.
+func lineLinesClustering(e *Line) []any {
+	return []any{e.ItemID}
+}
+
+// lineLinesCompare orders rows of lines as its clustering order does.
+func lineLinesCompare(a, b *Line) int {
+	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// LinesByStatusRow is a row of lines_by_status, which stores only some columns
+// of Line. It is a type of its own so that a partial row cannot be passed
+// where a whole Line is written.
+type LinesByStatusRow struct {
+	Status  string `db:"status"`
+	OrderID string `db:"order_id"`
+	ItemID  string `db:"item_id"`
+	Qty     int64  `db:"qty"`
+}
+
+// lineLinesByStatus: the statements of table lines_by_status, which serves
+// LinesByStatus.
+var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "lines_by_status",
+	Pattern: "LinesByStatus",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "status", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+		{Name: "item_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "status", Type: "text"},
+		{Name: "order_id", Type: "text"},
+		{Name: "item_id", Type: "text"},
+		{Name: "qty", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      lineLinesByStatusInsertCQL,
+		Delete:      lineLinesByStatusDeleteCQL,
+		Scan:        lineLinesByStatusScanCQL,
+		First:       lineLinesByStatusFirstCQL,
+		FirstFrom:   lineLinesByStatusFirstFromCQL,
+		FirstTo:     lineLinesByStatusFirstToCQL,
+		FirstFromTo: lineLinesByStatusFirstFromToCQL,
+		After: []string{
+			lineLinesByStatusAfter0CQL,
+		},
+		AfterTo:     lineLinesByStatusAfterToCQL,
+		AtOrAfter:   lineLinesByStatusAtOrAfterCQL,
+		AtOrAfterTo: lineLinesByStatusAtOrAfterToCQL,
+	},
+})
+
+// lineLinesByStatusInsertCQL writes a whole row of lines_by_status. Its
+// placeholders bind status, order_id, item_id, qty, the write timestamp.
+const lineLinesByStatusInsertCQL = `INSERT INTO lines_by_status (status, order_id, item_id, qty)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// lineLinesByStatusRow binds lineLinesByStatusInsertCQL for e, written at ts;
+// lines_by_status has no column to leave unset.
+func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
+	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
+}
+
+// lineLinesByStatusKey is the primary key of e in lines_by_status, in order,
+// bucket included.
+func lineLinesByStatusKey(e *Line) []any {
+	return []any{e.Status, e.OrderID, e.ItemID}
+}
+
+// lineLinesByStatusDeleteCQL deletes a row of lines_by_status by its primary
+// key. Its placeholders bind the write timestamp, status, order_id, item_id.
+const lineLinesByStatusDeleteCQL = `DELETE FROM lines_by_status
+	USING TIMESTAMP ?
+	WHERE status = ? AND order_id = ? AND item_id = ?`
+
+// lineLinesByStatusScanCQL reads a token range of lines_by_status for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const lineLinesByStatusScanCQL = `SELECT status, order_id, item_id, qty, writetime(qty)
+	FROM lines_by_status
+	WHERE token(status) > ? AND token(status) <= ?`
+
+// lineLinesByStatusFirstCQL reads a partition of lines_by_status from its
+// first row. cqlgenimpl.ReadPage binds status.
+const lineLinesByStatusFirstCQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ?`
+
+// lineLinesByStatusFirstFromCQL reads a partition of lines_by_status from the
+// From bound. cqlgenimpl.ReadPage binds status, From.
+const lineLinesByStatusFirstFromCQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ? AND order_id >= ?`
+
+// lineLinesByStatusFirstToCQL reads a partition of lines_by_status from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
+const lineLinesByStatusFirstToCQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ? AND order_id < ?`
+
+// lineLinesByStatusFirstFromToCQL reads a partition of lines_by_status between
+// the bounds. cqlgenimpl.ReadPage binds status, From, To.
+const lineLinesByStatusFirstFromToCQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ? AND order_id >= ? AND order_id < ?`
+
+// lineLinesByStatusAfter0CQL continues a read of lines_by_status after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// status, order_id, item_id.
+const lineLinesByStatusAfter0CQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ? AND (order_id, item_id) > (?, ?)`
+
+// lineLinesByStatusAfterToCQL continues a read of lines_by_status after a row,
+// up to the To bound. cqlgenimpl.ReadPage binds status, order_id, item_id, To.
+const lineLinesByStatusAfterToCQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ? AND (order_id, item_id) > (?, ?) AND order_id < ?`
+
+// lineLinesByStatusAtOrAfterCQL continues a read of lines_by_status at or
+// after a row. cqlgenimpl.ReadPage binds status, order_id, item_id.
+const lineLinesByStatusAtOrAfterCQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ? AND (order_id, item_id) >= (?, ?)`
+
+// lineLinesByStatusAtOrAfterToCQL continues a read of lines_by_status at or
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
+// item_id, To.
+const lineLinesByStatusAtOrAfterToCQL = `SELECT status, order_id, item_id, qty
+	FROM lines_by_status
+	WHERE status = ? AND (order_id, item_id) >= (?, ?) AND order_id < ?`
+
+// lineLinesByStatusScan reads one row of lines_by_status into e; false when
+// there is none.
+func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
+	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
+}
+
+// lineLinesByStatusClustering is the clustering key of e in lines_by_status,
+// in order.
+func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
+	return []any{e.OrderID, e.ItemID}
+}
+
+// lineLinesByStatusCompare orders rows of lines_by_status as its clustering
+// order does.
+func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// LinesByOrderStatusRow is a row of lines_by_order_status, which stores only
+// some columns of Line. It is a type of its own so that a partial row cannot
+// be passed where a whole Line is written.
+type LinesByOrderStatusRow struct {
+	OrderID string `db:"order_id"`
+	Status  string `db:"status"`
+	ItemID  string `db:"item_id"`
+	UserID  string `db:"user_id"`
+	Qty     int64  `db:"qty"`
+}
+
+// lineLinesByOrderStatus: the statements of table lines_by_order_status, which
+// serves LinesByOrderStatus.
+var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "lines_by_order_status",
+	Pattern: "LinesByOrderStatus",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "status", Type: "text"},
+		{Name: "item_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+		{Name: "status", Type: "text"},
+		{Name: "item_id", Type: "text"},
+		{Name: "user_id", Type: "text", Static: true},
+		{Name: "qty", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      lineLinesByOrderStatusInsertCQL,
+		Delete:      lineLinesByOrderStatusDeleteCQL,
+		Scan:        lineLinesByOrderStatusScanCQL,
+		First:       lineLinesByOrderStatusFirstCQL,
+		FirstFrom:   lineLinesByOrderStatusFirstFromCQL,
+		FirstTo:     lineLinesByOrderStatusFirstToCQL,
+		FirstFromTo: lineLinesByOrderStatusFirstFromToCQL,
+		After: []string{
+			lineLinesByOrderStatusAfter0CQL,
+		},
+		AfterTo:     lineLinesByOrderStatusAfterToCQL,
+		AtOrAfter:   lineLinesByOrderStatusAtOrAfterCQL,
+		AtOrAfterTo: lineLinesByOrderStatusAtOrAfterToCQL,
+	},
+})
+
+// lineLinesByOrderStatusInsertCQL writes a whole row of lines_by_order_status.
+// Its placeholders bind order_id, status, item_id, user_id, qty, the write
+// timestamp.
+const lineLinesByOrderStatusInsertCQL = `INSERT INTO lines_by_order_status (order_id, status, item_id, user_id, qty)
+	VALUES (?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// lineLinesByOrderStatusRow binds lineLinesByOrderStatusInsertCQL for e,
+// written at ts; lines_by_order_status has no column to leave unset.
+func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
+	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
+}
+
+// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status,
+// in order, bucket included.
+func lineLinesByOrderStatusKey(e *Line) []any {
+	return []any{e.OrderID, e.Status, e.ItemID}
+}
+
+// lineLinesByOrderStatusDeleteCQL deletes a row of lines_by_order_status by
+// its primary key. Its placeholders bind the write timestamp, order_id,
+// status, item_id.
+const lineLinesByOrderStatusDeleteCQL = `DELETE FROM lines_by_order_status
+	USING TIMESTAMP ?
+	WHERE order_id = ? AND status = ? AND item_id = ?`
+
+// lineLinesByOrderStatusScanCQL reads a token range of lines_by_order_status
+// for verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const lineLinesByOrderStatusScanCQL = `SELECT order_id, status, item_id, user_id, qty, writetime(qty)
+	FROM lines_by_order_status
+	WHERE token(order_id) > ? AND token(order_id) <= ?`
+
+// lineLinesByOrderStatusFirstCQL reads a partition of lines_by_order_status
+// from its first row. cqlgenimpl.ReadPage binds order_id.
+const lineLinesByOrderStatusFirstCQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ?`
+
+// lineLinesByOrderStatusFirstFromCQL reads a partition of
+// lines_by_order_status from the From bound. cqlgenimpl.ReadPage binds
+// order_id, From.
+const lineLinesByOrderStatusFirstFromCQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ? AND status >= ?`
+
+// lineLinesByOrderStatusFirstToCQL reads a partition of lines_by_order_status
+// from its first row up to the To bound. cqlgenimpl.ReadPage binds order_id,
+// To.
+const lineLinesByOrderStatusFirstToCQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ? AND status < ?`
+
+// lineLinesByOrderStatusFirstFromToCQL reads a partition of
+// lines_by_order_status between the bounds. cqlgenimpl.ReadPage binds
+// order_id, From, To.
+const lineLinesByOrderStatusFirstFromToCQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ? AND status >= ? AND status < ?`
+
+// lineLinesByOrderStatusAfter0CQL continues a read of lines_by_order_status
+// after a row, at one run of clustering columns of one direction.
+// cqlgenimpl.ReadPage binds order_id, status, item_id.
+const lineLinesByOrderStatusAfter0CQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ? AND (status, item_id) > (?, ?)`
+
+// lineLinesByOrderStatusAfterToCQL continues a read of lines_by_order_status
+// after a row, up to the To bound. cqlgenimpl.ReadPage binds order_id, status,
+// item_id, To.
+const lineLinesByOrderStatusAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ? AND (status, item_id) > (?, ?) AND status < ?`
+
+// lineLinesByOrderStatusAtOrAfterCQL continues a read of lines_by_order_status
+// at or after a row. cqlgenimpl.ReadPage binds order_id, status, item_id.
+const lineLinesByOrderStatusAtOrAfterCQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ? AND (status, item_id) >= (?, ?)`
+
+// lineLinesByOrderStatusAtOrAfterToCQL continues a read of
+// lines_by_order_status at or after a row, up to the To bound.
+// cqlgenimpl.ReadPage binds order_id, status, item_id, To.
+const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
+	FROM lines_by_order_status
+	WHERE order_id = ? AND (status, item_id) >= (?, ?) AND status < ?`
+
+// lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
+// e, skipping a partition's statics alone; false when there is none.
+func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
+	for {
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.Status, &present), &e.ItemID, &e.UserID, &e.Qty) {
+			return false
+		}
+		if present {
+			return true
+		}
+		*e = LinesByOrderStatusRow{}
+	}
+}
+
+// lineLinesByOrderStatusClustering is the clustering key of e in
+// lines_by_order_status, in order.
+func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
+	return []any{e.Status, e.ItemID}
+}
+
+// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as its
+// clustering order does.
+func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
+	if c := cmp.Compare(a.Status, b.Status); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// LineRepo reads and writes Line in its tables (lines, lines_by_status,
+// lines_by_order_status), keeping every copy in step; lines is the source of
+// truth.
+type LineRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewLineRepo returns a repository of Line on s. The default strategy is a
+// logged batch.
+func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
+	return &LineRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// lineCheck rejects a Line whose partition key values are empty.
+func lineCheck(e *Line) error {
+	if e.OrderID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "lines",
+		}
+	}
+	if e.Status == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "status",
+			Table:  "lines_by_status",
+		}
+	}
+	return nil
+}
+
+// lineCheckKey rejects a Line whose partition key value in lines, the source
+// of truth, is empty.
+func lineCheckKey(e *Line) error {
+	if e.OrderID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "lines",
+		}
+	}
+	return nil
+}
+
+// lineWrites is the write protocol of Line: its source of truth, lines, and
+// the tables the protocol keeps in step with it.
+var lineWrites = &cqlgenimpl.Entity[Line]{
+	Canonical: lineLines,
+	State:     lineLinesState,
+	ScanState: lineLinesScanState,
+	Data:      lineLinesData,
+	Change:    lineLinesChange,
+	Remove:    lineLinesRemove,
+	Settle:    lineLinesSettle,
+	Projections: []cqlgenimpl.Projection[Line]{
+		{
+			Table:      lineLinesByStatus,
+			Key:        lineLinesByStatusKey,
+			Row:        lineLinesByStatusRow,
+			Writetimes: 1,
+			Owner:      []int{1, 2},
+		},
+		{
+			Table:      lineLinesByOrderStatus,
+			Key:        lineLinesByOrderStatusKey,
+			Row:        lineLinesByOrderStatusRow,
+			Writetimes: 1,
+			Owner:      []int{0, 2},
+		},
+	},
+}
+
+// Insert writes e to every table of Line, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on lines, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
+func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Line whose key in lines is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on lines's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Line whose key in lines is e's from every table; the rows
+// of the other tables are found from lines's values, so e needs only its key.
+// Deleting what does not exist is not an error. If it returns an error, it may
+// have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Line with the given key from lines, with its version:
+// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
+// only if no one changed the Line since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "lines",
+		}
+	}
+	e := &Line{}
+	e.OrderID = orderID
+	e.ItemID = itemID
+	return cqlgenimpl.Versioned(ctx, r.s, lineWrites, e)
+}
+
+// Modify reads the Line with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Line since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// lines (cqlgen.ErrKeyChanged). It returns the Line written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
+func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Modify")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "lines",
+		}
+	}
+	e := &Line{}
+	e.OrderID = orderID
+	e.ItemID = itemID
+	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, lineWrites, e, lineCheck, change)
+}
+
+// Entity names the entity LineRepo keeps: Line.
+func (r *LineRepo) Entity() string {
+	return "Line"
+}
+
+// Tables lists the tables of Line that Repair and Backfill write: every one
+// but lines, the source of truth.
+func (r *LineRepo) Tables() []string {
+	return []string{"lines_by_status", "lines_by_order_status"}
+}
+
+// Verify compares every table of Line with what lines, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Verify")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Line wins over; it is
+// safe while the application writes.
+func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Repair")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
+}
+
+// Backfill writes every row lines implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
+}
+
+// Get reads the Line with the given key from lines, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "lines",
+		}
+	}
+	var e Line
+	e.OrderID = orderID
+	e.ItemID = itemID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   lineLines.Get,
+		Values: []any{e.OrderID, e.ItemID},
+	}, lineLinesScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// LinesOptions are the optional parts of a Lines read.
+type LinesOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ItemIDFrom and ItemIDTo bound item_id, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	ItemIDFrom, ItemIDTo *string
+}
+
+// Lines reads an order's lines, from lines, in pages: one partition, in
+// clustering order.
+func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Lines")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return cqlgen.Page[Line]{}, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "lines",
+		}
+	}
+	if o == nil {
+		o = &LinesOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Line]{
+		Compare:   lineLinesCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       lineLinesClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orderID},
+		Scan:      lineLinesScan,
+		Table:     lineLines,
+	}
+	if o.ItemIDFrom != nil {
+		spec.From = *o.ItemIDFrom
+	}
+	if o.ItemIDTo != nil {
+		spec.To = *o.ItemIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// LinesByStatusOptions are the optional parts of a LinesByStatus read.
+type LinesByStatusOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	OrderIDFrom, OrderIDTo *string
+}
+
+// LinesByStatus reads lines by status, from lines_by_status, in pages: one
+// partition, in clustering order.
+func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByStatus")
+	defer func() {
+		call.End(err)
+	}()
+	if status == "" {
+		return cqlgen.Page[LinesByStatusRow]{}, &cqlgen.EmptyKeyError{
+			Column: "status",
+			Table:  "lines_by_status",
+		}
+	}
+	if o == nil {
+		o = &LinesByStatusOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[LinesByStatusRow]{
+		Compare:   lineLinesByStatusCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       lineLinesByStatusClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{status},
+		Scan:      lineLinesByStatusScan,
+		Table:     lineLinesByStatus,
+	}
+	if o.OrderIDFrom != nil {
+		spec.From = *o.OrderIDFrom
+	}
+	if o.OrderIDTo != nil {
+		spec.To = *o.OrderIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
+// read.
+type LinesByOrderStatusOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// StatusFrom and StatusTo bound status, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	StatusFrom, StatusTo *string
+}
+
+// LinesByOrderStatus reads an order's lines by status, with its user, from
+// lines_by_order_status, in pages: one partition, in clustering order.
+func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return cqlgen.Page[LinesByOrderStatusRow]{}, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "lines_by_order_status",
+		}
+	}
+	if o == nil {
+		o = &LinesByOrderStatusOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
+		Compare:   lineLinesByOrderStatusCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       lineLinesByOrderStatusClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orderID},
+		Scan:      lineLinesByOrderStatusScan,
+		Table:     lineLinesByOrderStatus,
+	}
+	if o.StatusFrom != nil {
+		spec.From = *o.StatusFrom
+	}
+	if o.StatusTo != nil {
+		spec.To = *o.StatusTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// partParts: the statements of table parts, which is the source of truth of
+// Part.
+var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "parts",
+	Pattern: "Parts",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "part_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+		{Name: "part_id", Type: "text"},
+		{Name: "owner", Type: "text", Static: true},
+		{Name: "kind", Type: "text"},
+		{Name: "qty", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:         partPartsGetCQL,
+		State:       partPartsStateCQL,
+		Partition:   partPartsPartitionCQL,
+		Change:      partPartsChangeCQL,
+		Remove:      partPartsRemoveCQL,
+		Settle:      partPartsSettleCQL,
+		Scan:        partPartsScanCQL,
+		First:       partPartsFirstCQL,
+		FirstFrom:   partPartsFirstFromCQL,
+		FirstTo:     partPartsFirstToCQL,
+		FirstFromTo: partPartsFirstFromToCQL,
+		After: []string{
+			partPartsAfter0CQL,
+		},
+		AfterTo:     partPartsAfterToCQL,
+		AtOrAfter:   partPartsAtOrAfterCQL,
+		AtOrAfterTo: partPartsAtOrAfterToCQL,
+	},
+})
+
+// partPartsGetCQL reads a row of parts by its primary key. Its placeholders
+// bind order_id, part_id.
+const partPartsGetCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id = ?`
+
+// partPartsScan reads the next row of parts that is no grave of a deleted Part
+// nor a partition's statics alone into e; false when there is none.
+func partPartsScan(it cqlgen.Iter, e *Part) bool {
+	for {
+		var deleted bool
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.PartID, &present), &e.Owner, &e.Kind, &e.Qty, &deleted) {
+			return false
+		}
+		if present && !deleted {
+			return true
+		}
+		*e = Part{}
+	}
+}
+
+// partPartsStateCQL reads a row of parts with the write protocol's columns.
+// Its placeholders bind order_id, part_id.
+const partPartsStateCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+	FROM parts
+	WHERE order_id = ? AND part_id = ?`
+
+// partPartsState binds partPartsStateCQL: the primary key of e.
+func partPartsState(e *Part) []any {
+	return []any{e.OrderID, e.PartID}
+}
+
+// partPartsScanState reads a row of parts with its version, its mark of
+// deletion, its pending record and the version of its partition's statics.
+func partPartsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Part], ok bool) {
+	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.StaticVersion)
+	return
+}
+
+// partPartsData is every column of e's row in parts, in table order.
+func partPartsData(e *Part) []any {
+	return []any{e.OrderID, e.PartID, e.Owner, e.Kind, e.Qty}
+}
+
+// partPartsPartitionCQL reads the first row of a partition of parts with the
+// write protocol's columns, for the partition's statics and their version. Its
+// placeholders bind order_id.
+const partPartsPartitionCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+	FROM parts
+	WHERE order_id = ?
+	LIMIT 1`
+
+// partPartsChangeCQL writes a row of parts if its version is the one read
+// (null: if there is no row). Its placeholders bind owner, kind, qty,
+// cqlgen_version (the write timestamp), the pending record, the statics' new
+// version (unset: unchanged), order_id, part_id, the version read, the
+// statics' version read.
+const partPartsChangeCQL = `UPDATE parts
+	SET owner = ?, kind = ?, qty = ?, cqlgen_version = ?,
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_static_version = ?
+	WHERE order_id = ? AND part_id = ?
+	IF cqlgen_version = ? AND cqlgen_static_version = ?`
+
+// partPartsChange binds partPartsChangeCQL: it sets e's values, and the
+// statics' version to c.Static, at version c.TS, if the version is still c.Old
+// and the statics' version c.OldStatic.
+func partPartsChange(e *Part, c cqlgenimpl.Change) []any {
+	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
+}
+
+// partPartsRemoveCQL leaves a grave of a row of parts if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, order_id, part_id, the version read, the statics' version
+// read.
+const partPartsRemoveCQL = `UPDATE parts
+	USING TTL 864000
+	SET kind = null, qty = null, cqlgen_version = ?, cqlgen_deleted = true,
+		cqlgen_pending = ?
+	WHERE order_id = ? AND part_id = ?
+	IF cqlgen_version = ? AND cqlgen_static_version = ?`
+
+// partPartsRemove binds partPartsRemoveCQL: it leaves a grave of e, at version
+// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
+func partPartsRemove(e *Part, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.OrderID, e.PartID, c.Old, c.OldStatic}
+}
+
+// partPartsSettleCQL clears the pending record of a row of parts if its
+// version is the one read. Its placeholders bind order_id, part_id, the
+// version read.
+const partPartsSettleCQL = `UPDATE parts
+	SET cqlgen_pending = null
+	WHERE order_id = ? AND part_id = ?
+	IF cqlgen_version = ?`
+
+// partPartsSettle binds partPartsSettleCQL: it clears the pending record of
+// e's row if the version is still version.
+func partPartsSettle(e *Part, version int64) []any {
+	return []any{e.OrderID, e.PartID, version}
+}
+
+// partPartsScanCQL reads a token range of parts for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const partPartsScanCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
+		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+	FROM parts
+	WHERE token(order_id) > ? AND token(order_id) <= ?`
+
+// partPartsFirstCQL reads a partition of parts from its first row.
+// cqlgenimpl.ReadPage binds order_id.
+const partPartsFirstCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ?`
+
+// partPartsFirstFromCQL reads a partition of parts from the From bound.
+// cqlgenimpl.ReadPage binds order_id, From.
+const partPartsFirstFromCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id >= ?`
+
+// partPartsFirstToCQL reads a partition of parts from its first row up to the
+// To bound. cqlgenimpl.ReadPage binds order_id, To.
+const partPartsFirstToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id < ?`
+
+// partPartsFirstFromToCQL reads a partition of parts between the bounds.
+// cqlgenimpl.ReadPage binds order_id, From, To.
+const partPartsFirstFromToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id >= ? AND part_id < ?`
+
+// partPartsAfter0CQL continues a read of parts after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
+// part_id.
+const partPartsAfter0CQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id > ?`
+
+// partPartsAfterToCQL continues a read of parts after a row, up to the To
+// bound. cqlgenimpl.ReadPage binds order_id, part_id, To.
+const partPartsAfterToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id > ? AND part_id < ?`
+
+// partPartsAtOrAfterCQL continues a read of parts at or after a row.
+// cqlgenimpl.ReadPage binds order_id, part_id.
+const partPartsAtOrAfterCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id >= ?`
+
+// partPartsAtOrAfterToCQL continues a read of parts at or after a row, up to
+// the To bound. cqlgenimpl.ReadPage binds order_id, part_id, To.
+const partPartsAtOrAfterToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
+	FROM parts
+	WHERE order_id = ? AND part_id >= ? AND part_id < ?`
+
+// partPartsClustering is the clustering key of e in parts, in order.
+func partPartsClustering(e *Part) []any {
+	return []any{e.PartID}
+}
+
+// partPartsCompare orders rows of parts as its clustering order does.
+func partPartsCompare(a, b *Part) int {
+	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// PartsByKindRow is a row of parts_by_kind, which stores only some columns of
+// Part. It is a type of its own so that a partial row cannot be passed where a
+// whole Part is written.
+type PartsByKindRow struct {
+	Kind    string `db:"kind"`
+	OrderID string `db:"order_id"`
+	PartID  string `db:"part_id"`
+	Qty     int64  `db:"qty"`
+}
+
+// partPartsByKind: the statements of table parts_by_kind, which serves
+// PartsByKind.
+var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "parts_by_kind",
+	Pattern: "PartsByKind",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "kind", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "order_id", Type: "text"},
+		{Name: "part_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "kind", Type: "text"},
+		{Name: "order_id", Type: "text"},
+		{Name: "part_id", Type: "text"},
+		{Name: "qty", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      partPartsByKindInsertCQL,
+		Delete:      partPartsByKindDeleteCQL,
+		Scan:        partPartsByKindScanCQL,
+		First:       partPartsByKindFirstCQL,
+		FirstFrom:   partPartsByKindFirstFromCQL,
+		FirstTo:     partPartsByKindFirstToCQL,
+		FirstFromTo: partPartsByKindFirstFromToCQL,
+		After: []string{
+			partPartsByKindAfter0CQL,
+		},
+		AfterTo:     partPartsByKindAfterToCQL,
+		AtOrAfter:   partPartsByKindAtOrAfterCQL,
+		AtOrAfterTo: partPartsByKindAtOrAfterToCQL,
+	},
+})
+
+// partPartsByKindInsertCQL writes a whole row of parts_by_kind. Its
+// placeholders bind kind, order_id, part_id, qty, the write timestamp.
+const partPartsByKindInsertCQL = `INSERT INTO parts_by_kind (kind, order_id, part_id, qty)
+	VALUES (?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// partPartsByKindRow binds partPartsByKindInsertCQL for e, written at ts;
+// parts_by_kind has no column to leave unset.
+func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
+	return []any{e.Kind, e.OrderID, e.PartID, e.Qty, ts}
+}
+
+// partPartsByKindKey is the primary key of e in parts_by_kind, in order,
+// bucket included.
+func partPartsByKindKey(e *Part) []any {
+	return []any{e.Kind, e.OrderID, e.PartID}
+}
+
+// partPartsByKindDeleteCQL deletes a row of parts_by_kind by its primary key.
+// Its placeholders bind the write timestamp, kind, order_id, part_id.
+const partPartsByKindDeleteCQL = `DELETE FROM parts_by_kind
+	USING TIMESTAMP ?
+	WHERE kind = ? AND order_id = ? AND part_id = ?`
+
+// partPartsByKindScanCQL reads a token range of parts_by_kind for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const partPartsByKindScanCQL = `SELECT kind, order_id, part_id, qty, writetime(qty)
+	FROM parts_by_kind
+	WHERE token(kind) > ? AND token(kind) <= ?`
+
+// partPartsByKindFirstCQL reads a partition of parts_by_kind from its first
+// row. cqlgenimpl.ReadPage binds kind.
+const partPartsByKindFirstCQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ?`
+
+// partPartsByKindFirstFromCQL reads a partition of parts_by_kind from the From
+// bound. cqlgenimpl.ReadPage binds kind, From.
+const partPartsByKindFirstFromCQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ? AND order_id >= ?`
+
+// partPartsByKindFirstToCQL reads a partition of parts_by_kind from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds kind, To.
+const partPartsByKindFirstToCQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ? AND order_id < ?`
+
+// partPartsByKindFirstFromToCQL reads a partition of parts_by_kind between the
+// bounds. cqlgenimpl.ReadPage binds kind, From, To.
+const partPartsByKindFirstFromToCQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ? AND order_id >= ? AND order_id < ?`
+
+// partPartsByKindAfter0CQL continues a read of parts_by_kind after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// kind, order_id, part_id.
+const partPartsByKindAfter0CQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ? AND (order_id, part_id) > (?, ?)`
+
+// partPartsByKindAfterToCQL continues a read of parts_by_kind after a row, up
+// to the To bound. cqlgenimpl.ReadPage binds kind, order_id, part_id, To.
+const partPartsByKindAfterToCQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ? AND (order_id, part_id) > (?, ?) AND order_id < ?`
+
+// partPartsByKindAtOrAfterCQL continues a read of parts_by_kind at or after a
+// row. cqlgenimpl.ReadPage binds kind, order_id, part_id.
+const partPartsByKindAtOrAfterCQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ? AND (order_id, part_id) >= (?, ?)`
+
+// partPartsByKindAtOrAfterToCQL continues a read of parts_by_kind at or after
+// a row, up to the To bound. cqlgenimpl.ReadPage binds kind, order_id,
+// part_id, To.
+const partPartsByKindAtOrAfterToCQL = `SELECT kind, order_id, part_id, qty
+	FROM parts_by_kind
+	WHERE kind = ? AND (order_id, part_id) >= (?, ?) AND order_id < ?`
+
+// partPartsByKindScan reads one row of parts_by_kind into e; false when there
+// is none.
+func partPartsByKindScan(it cqlgen.Iter, e *PartsByKindRow) bool {
+	return it.Scan(&e.Kind, &e.OrderID, &e.PartID, &e.Qty)
+}
+
+// partPartsByKindClustering is the clustering key of e in parts_by_kind, in
+// order.
+func partPartsByKindClustering(e *PartsByKindRow) []any {
+	return []any{e.OrderID, e.PartID}
+}
+
+// partPartsByKindCompare orders rows of parts_by_kind as its clustering order
+// does.
+func partPartsByKindCompare(a, b *PartsByKindRow) int {
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// PartRepo reads and writes Part in its tables (parts, parts_by_kind), keeping
+// every copy in step; parts is the source of truth.
+type PartRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewPartRepo returns a repository of Part on s. The default strategy is a
+// logged batch.
+func NewPartRepo(s cqlgen.Session, opts ...cqlgen.Option) *PartRepo {
+	return &PartRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// partCheck rejects a Part whose partition key values are empty.
+func partCheck(e *Part) error {
+	if e.OrderID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "parts",
+		}
+	}
+	if e.Kind == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "kind",
+			Table:  "parts_by_kind",
+		}
+	}
+	return nil
+}
+
+// partCheckKey rejects a Part whose partition key value in parts, the source
+// of truth, is empty.
+func partCheckKey(e *Part) error {
+	if e.OrderID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "parts",
+		}
+	}
+	return nil
+}
+
+// partWrites is the write protocol of Part: its source of truth, parts, and
+// the tables the protocol keeps in step with it.
+var partWrites = &cqlgenimpl.Entity[Part]{
+	Canonical: partParts,
+	State:     partPartsState,
+	ScanState: partPartsScanState,
+	Data:      partPartsData,
+	Change:    partPartsChange,
+	Remove:    partPartsRemove,
+	Settle:    partPartsSettle,
+	Projections: []cqlgenimpl.Projection[Part]{
+		{
+			Table:      partPartsByKind,
+			Key:        partPartsByKindKey,
+			Row:        partPartsByKindRow,
+			Writetimes: 1,
+			Owner:      []int{1, 2},
+		},
+	},
+}
+
+// Insert writes e to every table of Part, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on parts, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
+func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Part whose key in parts is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on parts's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Part whose key in parts is e's from every table; the rows
+// of the other tables are found from parts's values, so e needs only its key.
+// Deleting what does not exist is not an error. If it returns an error, it may
+// have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, partCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Part with the given key from parts, with its version:
+// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
+// only if no one changed the Part since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (_ *Part, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "parts",
+		}
+	}
+	e := &Part{}
+	e.OrderID = orderID
+	e.PartID = partID
+	return cqlgenimpl.Versioned(ctx, r.s, partWrites, e)
+}
+
+// Modify reads the Part with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Part since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// parts (cqlgen.ErrKeyChanged). It returns the Part written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
+func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (_ *Part, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Modify")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "parts",
+		}
+	}
+	e := &Part{}
+	e.OrderID = orderID
+	e.PartID = partID
+	o, err := cqlgenimpl.BeginVersioned(e, partCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, partWrites, e, partCheck, change)
+}
+
+// Entity names the entity PartRepo keeps: Part.
+func (r *PartRepo) Entity() string {
+	return "Part"
+}
+
+// Tables lists the tables of Part that Repair and Backfill write: every one
+// but parts, the source of truth.
+func (r *PartRepo) Tables() []string {
+	return []string{"parts_by_kind"}
+}
+
+// Verify compares every table of Part with what parts, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Verify")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Part wins over; it is
+// safe while the application writes.
+func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Repair")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", true, o)
+}
+
+// Backfill writes every row parts implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Backfill(ctx, r.s, partWrites, "Part", table, o)
+}
+
+// Get reads the Part with the given key from parts, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *Part, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "parts",
+		}
+	}
+	var e Part
+	e.OrderID = orderID
+	e.PartID = partID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   partParts.Get,
+		Values: []any{e.OrderID, e.PartID},
+	}, partPartsScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// PartsOptions are the optional parts of a Parts read.
+type PartsOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// PartIDFrom and PartIDTo bound part_id, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	PartIDFrom, PartIDTo *string
+}
+
+// Parts reads an order's parts, from parts, in pages: one partition, in
+// clustering order.
+func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (_ cqlgen.Page[Part], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Parts")
+	defer func() {
+		call.End(err)
+	}()
+	if orderID == "" {
+		return cqlgen.Page[Part]{}, &cqlgen.EmptyKeyError{
+			Column: "order_id",
+			Table:  "parts",
+		}
+	}
+	if o == nil {
+		o = &PartsOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Part]{
+		Compare:   partPartsCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       partPartsClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{orderID},
+		Scan:      partPartsScan,
+		Table:     partParts,
+	}
+	if o.PartIDFrom != nil {
+		spec.From = *o.PartIDFrom
+	}
+	if o.PartIDTo != nil {
+		spec.To = *o.PartIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// PartsByKindOptions are the optional parts of a PartsByKind read.
+type PartsByKindOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
+	// From is inclusive, To exclusive; nil leaves that end open.
+	OrderIDFrom, OrderIDTo *string
+}
+
+// PartsByKind reads parts by kind, from parts_by_kind, in pages: one
+// partition, in clustering order.
+func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindOptions) (_ cqlgen.Page[PartsByKindRow], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "PartsByKind")
+	defer func() {
+		call.End(err)
+	}()
+	if kind == "" {
+		return cqlgen.Page[PartsByKindRow]{}, &cqlgen.EmptyKeyError{
+			Column: "kind",
+			Table:  "parts_by_kind",
+		}
+	}
+	if o == nil {
+		o = &PartsByKindOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[PartsByKindRow]{
+		Compare:   partPartsByKindCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       partPartsByKindClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{kind},
+		Scan:      partPartsByKindScan,
+		Table:     partPartsByKind,
+	}
+	if o.OrderIDFrom != nil {
+		spec.From = *o.OrderIDFrom
+	}
+	if o.OrderIDTo != nil {
+		spec.To = *o.OrderIDTo
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}

@@ -49,3 +49,32 @@ type Visit struct {
 	Page    string    `db:"page"`
 	Millis  int32     `db:"millis"`
 }
+
+// Line is a line of an order. The order's header (who placed it, how
+// many edits it had) is static: one value for every line of the order.
+// lines_by_status stores no header column; lines_by_order_status shares
+// the user, static under the same partition key.
+type Line struct {
+	_ cqlgen.Pattern `table:"lines,canonical" pk:"order_id" ck:"item_id" static:"user_id, edits" doc:"an order's lines" size:"rows=100"`
+	_ cqlgen.Pattern `table:"lines_by_status" pk:"status" ck:"order_id, item_id" cols:"qty" doc:"lines by status" size:"rows=10000"`
+	_ cqlgen.Pattern `table:"lines_by_order_status" pk:"order_id" ck:"status, item_id" static:"user_id" cols:"qty" doc:"an order's lines by status, with its user" size:"rows=100"`
+
+	OrderID string `db:"order_id"`
+	ItemID  string `db:"item_id"`
+	UserID  string `db:"user_id"`
+	Edits   int64  `db:"edits"`
+	Status  string `db:"status"`
+	Qty     int64  `db:"qty"`
+}
+
+// Part is a part of an order whose owner is static in parts alone.
+type Part struct {
+	_ cqlgen.Pattern `table:"parts,canonical" pk:"order_id" ck:"part_id" static:"owner" doc:"an order's parts" size:"rows=100"`
+	_ cqlgen.Pattern `table:"parts_by_kind" pk:"kind" ck:"order_id, part_id" cols:"qty" doc:"parts by kind" size:"rows=10000"`
+
+	OrderID string `db:"order_id"`
+	PartID  string `db:"part_id"`
+	Owner   string `db:"owner"`
+	Kind    string `db:"kind"`
+	Qty     int64  `db:"qty"`
+}

@@ -117,7 +117,7 @@ func (ent *Entity[T]) fence(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 	if found && !st.Deleted {
 		stmt = ent.Canonical.FenceLive
 	}
-	values := append([]any{nextVersion(oldVersion, Now(o))}, owner...)
+	values := append([]any{nextVersion(max(oldVersion, st.StaticVersion), Now(o))}, owner...)
 	values = append(values, old)
 	return s.ExecCAS(ctx, cqlgen.Query{Stmt: stmt, Values: values, SerialConsistency: o.SerialConsistency}, sinks(1)...)
 }

@@ -515,7 +515,9 @@ func (v *verification) scanCanonical(ctx context.Context, lo, hi int64, f func(*
 		if !ok {
 			return false
 		}
-		if st.deleted {
+		if st.deleted || (!v.ent.immutable && st.version == 0) {
+			// A grave; or no row, only a partition's statics, which a
+			// scan returns as a row of nulls once its rows are gone.
 			return true
 		}
 		if ferr = f(&st); ferr != nil {
@@ -570,6 +572,12 @@ func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetimes 
 			}
 		}
 		r.writetime = Latest(wt...)
+		if len(p.Spec.Clustering) > 0 && r.cols[len(p.Spec.PartitionKey)] == nil {
+			// No row: a partition's static values, which a scan returns
+			// as a row with null clustering columns once its rows are
+			// gone.
+			return true
+		}
 		f(r)
 		return true
 	})

@@ -60,7 +60,16 @@ type State[T any] struct {
 	Version int64
 	Deleted bool
 	Pending []byte
+	// StaticVersion is, where the canonical table has static columns, the
+	// version of the change that last set them (cqlgen_static_version);
+	// 0 for none. The version the entity is seen at is the greater of it
+	// and Version: a change of the partition's statics by another row's
+	// write is a change of this entity too.
+	StaticVersion int64
 }
+
+// seen is the version of a live entity as readers and IfVersion see it.
+func (st *State[T]) seen() int64 { return max(st.Version, st.StaticVersion) }
 
 // Change is what a conditional write of the canonical row binds beside
 // the entity's values.
@@ -69,6 +78,11 @@ type Change struct {
 	Old     any    // the version read: an int64, or nil where there is no row
 	Pending []byte // the record of the change in flight (see encodePending)
 	Unset   bool   // bind nil pointers and empty collections as unset (creating)
+	// Where the canonical table has static columns: the statics' new
+	// version (TS when the change sets them, else cqlgen.Unset), and
+	// their version read (an int64, or nil where there is none), which
+	// the write conditions on beside Old.
+	Static, OldStatic any
 }
 
 // Projection is a table other than the canonical one, as the protocol
@@ -148,10 +162,14 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			return err
 		}
 		live := found && !st.Deleted
+		part, err := ent.statics(ctx, s, e, &st, found)
+		if err != nil {
+			return err
+		}
 		if o.Expect != 0 {
 			actual := cqlgen.Absent
 			if live {
-				actual = st.Version
+				actual = st.seen()
 			}
 			if actual != o.Expect && !ent.reapplied(op, e, &st, live) {
 				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
@@ -186,8 +204,16 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		}
 		if found && len(st.Pending) > 0 {
 			// This change replaces the pending record: carry out its
-			// deletes first. Its inserts are superseded by this change's.
-			if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version); err != nil {
+			// deletes first. Its inserts are superseded by this change's,
+			// but for the rows of tables sharing the statics, whose static
+			// cells hold other entities' values too.
+			var shared []cqlgen.Query
+			for _, p := range ent.Projections {
+				if !st.Deleted && p.sharesStatics() && p.holds(&st.Row) {
+					shared = append(shared, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+				}
+			}
+			if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version, shared...); err != nil {
 				return err
 			}
 		}
@@ -196,7 +222,9 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		if found {
 			old, oldVersion = st.Version, st.Version
 		}
-		ts := nextVersion(oldVersion, Now(o))
+		// Past the statics' version too: the rows of other tables that
+		// share them are written at versions in the order of the changes.
+		ts := nextVersion(max(oldVersion, part.version), Now(o))
 		if next != nil {
 			// Claim the unique keys the change gives the entity, first.
 			for i := range ent.Projections {
@@ -227,7 +255,14 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		if err != nil {
 			return err
 		}
-		c := Change{TS: ts, Old: old, Pending: pending, Unset: !live}
+		qs, releases := ent.fanOutOf(op, &st, live, next, moved, ts)
+		c := Change{TS: ts, Old: old, Pending: pending, Unset: !live, Static: cqlgen.Unset}
+		if part.version != 0 {
+			c.OldStatic = part.version
+		}
+		if part.on && (part.changedBy(ent, next) || ent.sharesStatics(qs)) {
+			c.Static = ts
+		}
 		q := cqlgen.Query{Stmt: t.Remove}
 		if next == nil {
 			q.Values = ent.Remove(e, c)
@@ -235,8 +270,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			q.Stmt, q.Values = t.Change, ent.Change(next, c)
 		}
 		q.SerialConsistency = o.SerialConsistency
-		var ignored int64
-		applied, err := s.ExecCAS(ctx, q, &ignored)
+		applied, err := s.ExecCAS(ctx, q, sinks(ent.conditions())...)
 		if err != nil {
 			if !maybeApplied(err) {
 				return err
@@ -261,29 +295,6 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			}
 			continue
 		}
-		var qs []cqlgen.Query
-		var releases []movedRow
-		for _, m := range moved {
-			p := ent.Projections[m.projection]
-			if p.Unique {
-				releases = append(releases, m)
-				continue
-			}
-			qs = append(qs, cqlgen.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
-		}
-		if next != nil {
-			for i, p := range ent.Projections {
-				if p.Unique || !p.holds(next) {
-					continue
-				}
-				if op != opTouch && live && !movedHas(moved, i) && p.holds(&st.Row) && p.sameRow(&st.Row, next) {
-					// The row is what it was: a change of fields the table
-					// does not store touches only the tables that do.
-					continue
-				}
-				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
-			}
-		}
 		if err := fanOut(ctx, s, o, qs); err != nil {
 			return err
 		}
@@ -294,6 +305,121 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		}
 		return nil
 	}
+}
+
+// fanOutOf is what a change at ts writes after its conditional write:
+// the deletes of the rows it moves and the inserts of its new rows, and
+// the claims of unique tables it gives up.
+func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []movedRow, ts int64) ([]cqlgen.Query, []movedRow) {
+	var qs []cqlgen.Query
+	var releases []movedRow
+	for _, m := range moved {
+		p := ent.Projections[m.projection]
+		if p.Unique {
+			releases = append(releases, m)
+			continue
+		}
+		qs = append(qs, cqlgen.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
+	}
+	if next != nil {
+		for i, p := range ent.Projections {
+			if p.Unique || !p.holds(next) {
+				continue
+			}
+			if op != opTouch && live && !movedHas(moved, i) && p.holds(&st.Row) && !p.sharesStatics() && p.sameRow(&st.Row, next) {
+				// The row is what it was: a change of fields the table
+				// does not store touches only the tables that do. (A
+				// table sharing the statics gets the row all the same: its
+				// static cells may lag behind another entity's change.)
+				continue
+			}
+			qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
+		}
+	}
+	return qs, releases
+}
+
+// partStatics is what a write knows of the statics of its row's
+// partition, where the canonical table has static columns.
+type partStatics[T any] struct {
+	on      bool  // the canonical table has static columns
+	row     *T    // a row of the partition, which holds its statics; nil for none
+	version int64 // their version; 0 for none
+}
+
+// statics reads the statics of e's partition: the row's own, read with
+// it, or, when the row is not there, the partition's first row's.
+func (ent *Entity[T]) statics(ctx context.Context, s cqlgen.Session, e *T, st *State[T], found bool) (partStatics[T], error) {
+	t := ent.Canonical
+	switch {
+	case t.Partition == nil:
+		return partStatics[T]{}, nil
+	case found:
+		return partStatics[T]{on: true, row: &st.Row, version: st.StaticVersion}, nil
+	}
+	p, err := getValue(ctx, s, cqlgen.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]}, ent.ScanState)
+	if errors.Is(err, cqlgen.ErrNotFound) {
+		return partStatics[T]{on: true}, nil
+	}
+	if err != nil {
+		return partStatics[T]{}, err
+	}
+	return partStatics[T]{on: true, row: &p.Row, version: p.StaticVersion}, nil
+}
+
+// changedBy reports whether writing next sets the partition's statics
+// to other values, or to values they had without a version.
+func (p *partStatics[T]) changedBy(ent *Entity[T], next *T) bool {
+	if next == nil {
+		return false
+	}
+	if p.row == nil || p.version == 0 {
+		return true
+	}
+	var x, y []any
+	var types []string
+	a, b := ent.Data(p.row), ent.Data(next)
+	for i, c := range ent.Canonical.Spec.Columns {
+		if c.Static {
+			x, y, types = append(x, a[i]), append(y, b[i]), append(types, c.Type)
+		}
+	}
+	return !sameEncoded(x, y, func(i int) string { return types[i] })
+}
+
+// sharesStatics reports whether qs write a row of a table that stores the
+// statics too: its static cells are written at the change's timestamp,
+// so the change moves the statics' version on, and the next change of
+// the partition writes after it.
+func (ent *Entity[T]) sharesStatics(qs []cqlgen.Query) bool {
+	for _, q := range qs {
+		for _, p := range ent.Projections {
+			if q.Stmt == p.Table.Insert && p.sharesStatics() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sharesStatics reports whether p stores static columns of the canonical
+// table's, static there too under the same partition key.
+func (p *Projection[T]) sharesStatics() bool {
+	for _, c := range p.Table.Spec.Row {
+		if c.Static {
+			return true
+		}
+	}
+	return false
+}
+
+// conditions is how many columns the canonical table's conditional
+// writes compare: the version, and the statics' where there are some.
+func (ent *Entity[T]) conditions() int {
+	if ent.Canonical.Partition != nil {
+		return 2
+	}
+	return 1
 }
 
 // maybeApplied reports whether a conditional write that returned err may
@@ -430,7 +556,7 @@ func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statem
 	if st.Deleted {
 		return nil, 0, cqlgen.ErrNotFound
 	}
-	return &st.Row, st.Version, nil
+	return &st.Row, st.seen(), nil
 }
 
 // Modify reads the entity with key's key, lets change edit it, and writes

@@ -11,6 +11,9 @@ type Column struct {
 	Name string
 	Type string
 	Desc bool
+	// Static marks a static column of an entity under the write
+	// protocol: one value for every row of the partition.
+	Static bool
 }
 
 // TableSpec is one table of an access pattern as generated code declares
@@ -74,6 +77,11 @@ type CQL struct {
 	// conditional writes that change it, remove it (leaving a grave) and
 	// clear its pending record.
 	State, Change, Remove, Settle string
+	// Partition, on a canonical table with static columns, reads State's
+	// columns from the first row of a partition (WHERE the partition key,
+	// LIMIT 1): the partition's statics and their version, which a write
+	// of a row not there yet conditions on.
+	Partition string
 	// FenceLive and FenceGrave, on the canonical table of an entity with
 	// unique tables, move on the version of an entity (live, or a grave or
 	// no row at all) whose claim another writer takes over, so that a
@@ -151,7 +159,10 @@ type Table struct {
 	PreRead *cqlgen.Statement
 	// SerialRead is State at the serial level, which settles a
 	// conditional write whose reply was lost (see settle).
-	SerialRead                    *cqlgen.Statement
+	SerialRead *cqlgen.Statement
+	// Partition reads the statics of a partition (see CQL.Partition), of
+	// kind cqlgen.PreRead.
+	Partition                     *cqlgen.Statement
 	GetMany                       *cqlgen.Statement
 	InsertTTL, Create             *cqlgen.Statement
 	Add                           *cqlgen.Statement
@@ -217,6 +228,7 @@ func NewTable(spec TableSpec) *Table {
 	t.State = t.stmt(c.State, cqlgen.Read)
 	t.PreRead = t.stmt(c.State, cqlgen.PreRead)
 	t.SerialRead = t.stmt(c.State, cqlgen.SerialRead)
+	t.Partition = t.stmt(c.Partition, cqlgen.PreRead)
 	t.Change = t.stmt(c.Change, cqlgen.Conditional)
 	t.Remove = t.stmt(c.Remove, cqlgen.Conditional)
 	t.Settle = t.stmt(c.Settle, cqlgen.Conditional)

@@ -208,3 +208,22 @@ func (s setScanner[K]) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
 	*s.m = m
 	return nil
 }
+
+// Present wraps dst, the scan target of the first clustering column of a
+// table with static columns, recording in ok whether the row held a
+// value: a partition holding its statics alone, with no row, reads as one
+// row whose clustering columns are null, which generated scans skip.
+func Present(dst any, ok *bool) any { return presence{dst, ok} }
+
+type presence struct {
+	dst any
+	ok  *bool
+}
+
+// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler.
+func (p presence) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
+	if *p.ok = data != nil; !*p.ok {
+		return nil
+	}
+	return cqlgen.Unmarshal(t, data, p.dst)
+}

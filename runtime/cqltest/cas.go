@@ -12,7 +12,8 @@ var appliedColumn = resultColumn{name: "[applied]", info: gocql.NewNativeType(pr
 // the write at ts, the ballot's timestamp, only if it holds.
 //
 // The result is Cassandra's: [applied] alone when the write applied, or
-// when it did not and the row does not exist; otherwise [applied] and the
+// when it did not and the row does not exist (unless the condition names
+// a static column and the partition has static values); otherwise [applied] and the
 // row's current values, of the columns of the condition in the order of
 // the IF clause, or, for IF EXISTS and IF NOT EXISTS, of every column, as
 // SELECT * orders them (ModificationStatement.buildCasResultSet).
@@ -74,6 +75,15 @@ func (w *write) cas(now int64, nextPath func() []byte) (*result, error) {
 		return res, nil
 	}
 	res.rows = [][][]byte{{{0}}}
+	if !exists && !st.ifNotExists && !st.ifExists && p != nil && p.static != nil && p.static.anyCell(p.deleted, now) {
+		// No row, but the partition's static values: Cassandra returns
+		// the condition's columns all the same, nulls for the row's.
+		for _, c := range st.conds {
+			if c.col.kind == staticCol {
+				exists = true
+			}
+		}
+	}
 	if !exists {
 		return res, nil
 	}

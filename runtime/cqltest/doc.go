@@ -29,7 +29,7 @@
 // [IF EXISTS | IF c = ? AND ...]; DELETE [c, ...] FROM t [USING TIMESTAMP
 // ?] WHERE ... [IF ...]; SELECT c, ..., writetime(c), ttl(c) | * FROM t
 // WHERE pk = ? AND ... [AND ck = ? ...] [AND ck op ? ...] [PER PARTITION
-// LIMIT ?]; and scans, SELECT c, ..., writetime(c), ttl(c) | * FROM t
+// LIMIT ?] [LIMIT ?]; and scans, SELECT c, ..., writetime(c), ttl(c) | * FROM t
 // [WHERE token(pk, ...) > ? AND token(pk, ...) <= ?] [PER PARTITION LIMIT
 // ?]. Values are ? markers, or literals: strings, numbers, booleans and
 // null. A SELECT must restrict the whole partition
@@ -46,9 +46,11 @@
 // PARTITION LIMIT takes an int marker, [per_partition_limit], or an
 // integer: each partition returns at most that many of the rows the
 // SELECT matches, in clustering order; as in Cassandra, an unset value is
-// no limit, and null or a value below 1 is refused with LIMIT's messages. A
-// DELETE may name a clustering prefix (a range deletion) or none (a
-// partition deletion). Not supported: IN elsewhere, ALLOW FILTERING, LIMIT, ORDER
+// no limit, and null or a value below 1 is refused with LIMIT's messages.
+// LIMIT, alike, bounds a SELECT of one partition (not a scan nor a
+// multi-get). A DELETE may name a clustering prefix (a range deletion) or
+// none (a partition deletion). Not supported: IN elsewhere, ALLOW
+// FILTERING, LIMIT over several partitions, ORDER
 // BY, token(...) = ?, counters, collection element updates (c = c + ?),
 // user-defined types and tuples, conditional batches.
 //

@@ -1,6 +1,7 @@
 package cqltest
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -261,18 +262,18 @@ func TestPerPartitionLimitRefusals(t *testing.T) {
 			t.Errorf("%s: %v is no RequestError", cql, err)
 		}
 	}
-	// LIMIT, ALLOW FILTERING, ORDER BY and GROUP BY are still refused as
-	// not implemented.
+	// LIMIT over several partitions, ALLOW FILTERING, ORDER BY and GROUP
+	// BY are still refused as not implemented.
 	for _, cql := range []string{
-		sel + " PER PARTITION LIMIT ? LIMIT ?",
 		sel + " PER PARTITION LIMIT 2 ALLOW FILTERING",
-		sel + " LIMIT ?",
 		sel + " ORDER BY c PER PARTITION LIMIT ?",
 		sel + " GROUP BY c",
 		sel + " ALLOW FILTERING",
 	} {
 		wantErr(t, s.Iter(ctx, q(cql, 1, "x", 1, 1)).Close(), "cqltest:", "is not supported")
 	}
+	wantErr(t, s.Iter(ctx, q("SELECT c FROM ppl WHERE a = ? AND b IN ? LIMIT ?", 1, []string{"x"}, 1)).Close(), "cqltest:", "is not supported")
+	wantErr(t, s.Iter(ctx, q("SELECT c FROM ppl LIMIT 1")).Close(), "cqltest:", "is not supported")
 }
 
 // cqlgen.Unpaged reads every row in one page: an IN over more rows than
@@ -307,5 +308,58 @@ func TestUnpaged(t *testing.T) {
 		if err := it.Close(); err != nil || n != c.rows || len(it.PageState()) != 0 {
 			t.Errorf("%s unpaged: %d rows, state %x, %v; want %d rows, no state", c.query.Stmt.CQL, n, it.PageState(), err, c.rows)
 		}
+	}
+}
+
+// LIMIT on a SELECT of one partition returns at most that many rows, the
+// lower of it and PER PARTITION LIMIT; a partition holding static values
+// alone reads as one row of them, as in Cassandra.
+func TestLimitOnePartition(t *testing.T) {
+	s := newSession(t, limitSchema)
+	fillLimits(t, s)
+	count := func(cql string, vals ...any) int {
+		t.Helper()
+		it := s.Iter(context.Background(), q(cql, vals...))
+		n := 0
+		var c int
+		for it.Scan(&c) {
+			n++
+		}
+		if err := it.Close(); err != nil {
+			t.Fatalf("%s: %v", cql, err)
+		}
+		return n
+	}
+	const sel = "SELECT c FROM ppl WHERE a = ? AND b = ?"
+	all := count(sel, 1, "x")
+	if all < 3 {
+		t.Fatalf("the fixture's partition holds %d rows; want at least 3", all)
+	}
+	for _, tc := range []struct {
+		cql  string
+		vals []any
+		want int
+	}{
+		{sel + " LIMIT 1", []any{1, "x"}, 1},
+		{sel + " LIMIT ?", []any{1, "x", 2}, 2},
+		{sel + " LIMIT ?", []any{1, "x", 1000}, all},
+		{sel + " PER PARTITION LIMIT ? LIMIT ?", []any{1, "x", 3, 2}, 2},
+		{sel + " PER PARTITION LIMIT ? LIMIT ?", []any{1, "x", 1, 2}, 1},
+	} {
+		if got := count(tc.cql, tc.vals...); got != tc.want {
+			t.Errorf("%s %v: %d rows, want %d", tc.cql, tc.vals, got, tc.want)
+		}
+	}
+	wantInvalid(t, s.Iter(context.Background(), q(sel+" LIMIT ?", 1, "x", 0)).Close(), "LIMIT must be strictly positive")
+
+	st := newSession(t, "CREATE TABLE h (p text, c text, u text STATIC, v int, PRIMARY KEY (p, c));")
+	mustExec(t, st, "UPDATE h SET u = ? WHERE p = ?", "joe", "o1")
+	it := st.Iter(context.Background(), q("SELECT c, u FROM h WHERE p = ? LIMIT 1", "o1"))
+	var c, u *string
+	if !it.Scan(&c, &u) || c != nil || u == nil || *u != "joe" {
+		t.Errorf("a partition of statics alone: c %v, u %v; want a row of its statics", c, u)
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

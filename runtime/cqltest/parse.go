@@ -103,7 +103,12 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 			return err
 		}
 	}
-	for _, kws := range [][]string{{"limit"}, {"allow", "filtering"}} {
+	if p.keywords("limit") {
+		if err := parseLimit(p, st, &st.limit, "[limit]"); err != nil {
+			return err
+		}
+	}
+	for _, kws := range [][]string{{"allow", "filtering"}} {
 		if p.keywords(kws...) {
 			return unsupportedf("%s in a SELECT", strings.ToUpper(strings.Join(kws, " ")))
 		}
@@ -116,6 +121,12 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 // integer, which Cassandra's grammar takes with a sign. Its value is
 // checked when the statement runs (perPartitionLimit).
 func parsePerPartitionLimit(p *parser, st *prepared) error {
+	return parseLimit(p, st, &st.perPartition, "[per_partition_limit]")
+}
+
+// parseLimit reads the value of a limit into dst: a marker, bound to an
+// int of the given name, or an integer.
+func parseLimit(p *parser, st *prepared, dst **term, name string) error {
 	t := p.peek()
 	if t.kind == tPunct && t.text == "-" {
 		t = p.toks[p.i+1]
@@ -124,11 +135,11 @@ func parsePerPartitionLimit(p *parser, st *prepared) error {
 	if t.kind != tMark && !integer && !(t.kind == tPunct && t.text == ":") {
 		return p.errorf("expecting an integer or a bind marker")
 	}
-	v, err := parseTerm(p, st, intType, "[per_partition_limit]")
+	v, err := parseTerm(p, st, intType, name)
 	if err != nil {
 		return err
 	}
-	st.perPartition = &v
+	*dst = &v
 	return nil
 }
 

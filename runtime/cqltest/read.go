@@ -99,10 +99,28 @@ func (st *prepared) matches(key, eq [][]byte, lower, upper [][]byte) bool {
 // its messages are those of LIMIT. An empty value, on which Cassandra
 // fails with a server error, is refused as a malformed one.
 func (st *prepared) perPartitionLimit(vals []value) (int, error) {
-	if st.perPartition == nil {
+	n, err := limitOf(st.perPartition, vals)
+	if err != nil || st.limit == nil {
+		return n, err
+	}
+	// LIMIT, on the one partition a SELECT reads, bounds it alike.
+	if st.scan || st.pkIn {
+		return 0, unsupportedf("LIMIT in a SELECT of several partitions")
+	}
+	m, err := limitOf(st.limit, vals)
+	if n == 0 || (m > 0 && m < n) {
+		n = m
+	}
+	return n, err
+}
+
+// limitOf resolves the value of a LIMIT or PER PARTITION LIMIT: 0 for
+// none.
+func limitOf(t *term, vals []value) (int, error) {
+	if t == nil {
 		return 0, nil
 	}
-	switch v := st.perPartition.get(vals); {
+	switch v := t.get(vals); {
 	case v.unset:
 		return 0, nil
 	case v.b == nil:

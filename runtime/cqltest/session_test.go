@@ -98,7 +98,7 @@ func TestStatementErrors(t *testing.T) {
 	}
 	// Not supported here, and said so.
 	for _, cql := range []string{
-		"SELECT a FROM kv WHERE k = ? LIMIT 1",
+		"SELECT a FROM kv LIMIT 1",
 		"SELECT a FROM kv WHERE k = ? AND c IN ?",
 		"SELECT a FROM kv WHERE k IN (?, ?)",
 		"DELETE FROM kv WHERE k IN ?",

@@ -91,6 +91,9 @@ type prepared struct {
 	// perPartition is the value of PER PARTITION LIMIT, if any: the most
 	// rows each partition returns.
 	perPartition *term
+	// limit is the value of LIMIT, if any, on a SELECT of one partition:
+	// the most rows it returns.
+	limit *term
 
 	// INSERT, UPDATE, DELETE
 	sets                  []assignment // INSERT values, UPDATE SET

@@ -1,6 +1,7 @@
 package cqltest
 
 import (
+	"context"
 	"reflect"
 	"testing"
 	"time"
@@ -355,5 +356,40 @@ func TestConcurrentClaims(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d claims applied, want 1", n)
+	}
+}
+
+// A conditional write on a row's column and a static one, as the write
+// protocol runs on a table with statics: null matches a column never
+// written, the static is the partition's, and when it does not apply on
+// a row not there yet, the partition's static comes back, as Cassandra
+// returns it.
+func TestCASOnStaticAndRow(t *testing.T) {
+	ctx := context.Background()
+	s := newSession(t, "CREATE TABLE h (p text, c text, u text STATIC, v bigint, sv bigint STATIC, PRIMARY KEY (p, c));")
+	const upd = "UPDATE h SET u = ?, v = ?, sv = ? WHERE p = ? AND c = ? IF v = ? AND sv = ?"
+	cas := func(vals ...any) (bool, map[string]any) {
+		t.Helper()
+		cur := map[string]any{}
+		applied, err := s.ExecCASMap(ctx, q(upd, vals...), cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return applied, cur
+	}
+	if ok, cur := cas("joe", int64(10), int64(10), "o1", "a", nil, nil); !ok {
+		t.Fatalf("first row of an empty partition, both null: not applied, %v", cur)
+	}
+	// Another row, the static version expected null: the partition has one.
+	ok, cur := cas("jen", int64(11), int64(11), "o1", "b", nil, nil)
+	if ok || cur["sv"] != int64(10) {
+		t.Errorf("row b on a stale static version: applied %v, current %v; want not applied, sv 10", ok, cur)
+	}
+	if ok, cur := cas("jen", int64(11), cqlgen.Unset, "o1", "b", nil, int64(10)); !ok {
+		t.Errorf("row b on the static version read, leaving it unset: not applied, %v", cur)
+	}
+	// Row a's condition on its own version holds, the static's no longer.
+	if ok, _ := cas("kim", int64(12), int64(12), "o1", "a", int64(10), int64(9)); ok {
+		t.Error("applied on a static version that is not the partition's")
 	}
 }

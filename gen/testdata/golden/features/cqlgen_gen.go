@@ -157,12 +157,11 @@ const orderOrdersScanCQL = `SELECT tenant_id, order_id, customer_id, customer_na
 // columns of Order. It is a type of its own so that a partial row cannot be
 // passed where a whole Order is written.
 type OrdersByCustomerRow struct {
-	TenantID     string    `db:"tenant_id"`
-	CustomerID   string    `db:"customer_id"`
-	PlacedAt     time.Time `db:"placed_at"`
-	OrderID      string    `db:"order_id"`
-	CustomerName string    `db:"customer_name"`
-	TotalCents   int64     `db:"total_cents"`
+	TenantID   string    `db:"tenant_id"`
+	CustomerID string    `db:"customer_id"`
+	PlacedAt   time.Time `db:"placed_at"`
+	OrderID    string    `db:"order_id"`
+	TotalCents int64     `db:"total_cents"`
 }
 
 // orderOrdersByCustomer: the statements of table orders_by_customer, which
@@ -183,7 +182,6 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "customer_id", Type: "text"},
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
-		{Name: "customer_name", Type: "text"},
 		{Name: "total_cents", Type: "bigint"},
 	},
 	CQL: cqlgenimpl.CQL{
@@ -204,17 +202,17 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // orderOrdersByCustomerInsertCQL writes a whole row of orders_by_customer. Its
-// placeholders bind tenant_id, customer_id, placed_at, order_id,
-// customer_name, total_cents, the write timestamp.
+// placeholders bind tenant_id, customer_id, placed_at, order_id, total_cents,
+// the write timestamp.
 const orderOrdersByCustomerInsertCQL = `INSERT INTO orders_by_customer (tenant_id, customer_id, placed_at,
-		order_id, customer_name, total_cents)
-	VALUES (?, ?, ?, ?, ?, ?)
+		order_id, total_cents)
+	VALUES (?, ?, ?, ?, ?)
 	USING TIMESTAMP ?`
 
 // orderOrdersByCustomerRow binds orderOrdersByCustomerInsertCQL for e, written
 // at ts; orders_by_customer has no column to leave unset.
 func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.CustomerName, e.TotalCents, ts}
+	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
 }
 
 // orderOrdersByCustomerKey is the primary key of e in orders_by_customer, in
@@ -234,39 +232,35 @@ const orderOrdersByCustomerDeleteCQL = `DELETE FROM orders_by_customer
 // orderOrdersByCustomerScanCQL reads a token range of orders_by_customer for
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
-const orderOrdersByCustomerScanCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents, writetime(total_cents)
+const orderOrdersByCustomerScanCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents,
+		writetime(total_cents)
 	FROM orders_by_customer
 	WHERE token(tenant_id, customer_id) > ?
 		AND token(tenant_id, customer_id) <= ?`
 
 // orderOrdersByCustomerFirstCQL reads a partition of orders_by_customer from
 // its first row. cqlgenimpl.ReadPage binds tenant_id, customer_id.
-const orderOrdersByCustomerFirstCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerFirstCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ?`
 
 // orderOrdersByCustomerFirstFromCQL reads a partition of orders_by_customer
 // from the From bound. cqlgenimpl.ReadPage binds tenant_id, customer_id, From.
-const orderOrdersByCustomerFirstFromCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerFirstFromCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?`
 
 // orderOrdersByCustomerFirstToCQL reads a partition of orders_by_customer from
 // its first row up to the To bound. cqlgenimpl.ReadPage binds tenant_id,
 // customer_id, To.
-const orderOrdersByCustomerFirstToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerFirstToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at > ?`
 
 // orderOrdersByCustomerFirstFromToCQL reads a partition of orders_by_customer
 // between the bounds. cqlgenimpl.ReadPage binds tenant_id, customer_id, From,
 // To.
-const orderOrdersByCustomerFirstFromToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerFirstFromToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?
 		AND placed_at > ?`
@@ -274,16 +268,14 @@ const orderOrdersByCustomerFirstFromToCQL = `SELECT tenant_id, customer_id, plac
 // orderOrdersByCustomerAfter0CQL continues a read of orders_by_customer after
 // a row, at one run of clustering columns of one direction.
 // cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at.
-const orderOrdersByCustomerAfter0CQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerAfter0CQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?`
 
 // orderOrdersByCustomerAfter1CQL continues a read of orders_by_customer after
 // a row, at one run of clustering columns of one direction.
 // cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at, order_id.
-const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
 		AND order_id > ?`
@@ -291,8 +283,7 @@ const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at
 // orderOrdersByCustomerAfterToCQL continues a read of orders_by_customer after
 // a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, customer_id,
 // placed_at, To.
-const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?
 		AND placed_at > ?`
@@ -300,8 +291,7 @@ const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_a
 // orderOrdersByCustomerAtOrAfterCQL continues a read of orders_by_customer at
 // or after a row. cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at,
 // order_id.
-const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed_at, order_id, customer_name,
-		total_cents
+const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
 	FROM orders_by_customer
 	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
 		AND order_id >= ?`
@@ -309,7 +299,7 @@ const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed
 // orderOrdersByCustomerScan reads one row of orders_by_customer into e; false
 // when there is none.
 func orderOrdersByCustomerScan(it cqlgen.Iter, e *OrdersByCustomerRow) bool {
-	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.CustomerName, &e.TotalCents)
+	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
 }
 
 // orderOrdersByCustomerClustering is the clustering key of e in

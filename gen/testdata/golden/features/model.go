@@ -13,7 +13,7 @@ import (
 // Order is a customer's order.
 type Order struct {
 	_ cqlgen.Pattern `table:"orders,canonical" pk:"tenant_id, order_id" doc:"an order by its id, within a tenant."`
-	_ cqlgen.Pattern `table:"orders_by_customer" pk:"tenant_id, customer_id" ck:"placed_at desc, order_id" cols:"total_cents" static:"customer_name" ttl:"1w2d" size:"rows=5k, rowbytes=120"`
+	_ cqlgen.Pattern `table:"orders_by_customer" pk:"tenant_id, customer_id" ck:"placed_at desc, order_id" cols:"total_cents" ttl:"1w2d" size:"rows=5k, rowbytes=120"`
 	_ cqlgen.Pattern "table:\"orders_by_status\" pk:\"tenant_id, status\" ck:\"placed_at, order_id asc\" name:\"OrdersInStatus\" ttl:\"0\""
 
 	TenantID     string    `db:"tenant_id"`
