@@ -14,6 +14,7 @@ type reviewView struct {
 	Indexes  []reviewIndex
 	Options  []reviewOption
 	Readers  []reviewReader
+	Statics  bool // some table of Readers has static columns
 	Diagrams []reviewDiagram
 	Limit    int // DiagramLimit, which the page states when it splits
 }
@@ -54,6 +55,9 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 	}
 	v.Options = reviewOptions(p)
 	v.Readers = reviewReaders(p)
+	for _, r := range v.Readers {
+		v.Statics = v.Statics || r.static
+	}
 	v.Diagrams = diagrams(p, verdicts)
 	return render("schema.md.tmpl", v)
 }
@@ -149,6 +153,7 @@ func readMethod(t *model.Table) string {
 // them.
 type reviewReader struct {
 	Table, Columns, Rule string // Rule: the rows to skip
+	static               bool
 }
 
 // reviewReaders lists the tables with bookkeeping: a canonical table's
@@ -158,10 +163,13 @@ func reviewReaders(p *model.Package) []reviewReader {
 	for _, e := range p.Entities {
 		for _, t := range e.Tables {
 			var cols []string
-			var grave, claim bool
+			var grave, claim, static bool
 			for _, c := range t.Columns {
 				switch c.Kind {
-				case model.PartitionKey, model.Clustering, model.Static, model.Regular:
+				case model.Static:
+					static = true
+					continue
+				case model.PartitionKey, model.Clustering, model.Regular:
 					continue
 				case model.Deleted:
 					grave = true
@@ -173,14 +181,23 @@ func reviewReaders(p *model.Package) []reviewReader {
 			if len(cols) == 0 {
 				continue
 			}
-			rule := "—"
+			var rules []string
 			switch {
 			case grave:
-				rule = fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, Duration(t.GraveTTL()))
+				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, Duration(t.GraveTTL())))
 			case claim:
-				rule = fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name)
+				rules = append(rules, fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name))
 			}
-			out = append(out, reviewReader{Table: t.Name, Columns: strings.Join(cols, ", "), Rule: rule})
+			if static {
+				// Once its rows are gone (the graves expired), a partition's
+				// statics read as one row, its clustering columns null.
+				rules = append(rules, fmt.Sprintf("a partition's statics alone: `%s` null", t.Clustering()[0].Name))
+			}
+			rule := strings.Join(rules, "; ")
+			if rule == "" {
+				rule = "—"
+			}
+			out = append(out, reviewReader{Table: t.Name, Columns: strings.Join(cols, ", "), Rule: rule, static: static})
 		}
 	}
 	return out
