@@ -312,6 +312,9 @@ type NotesOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Notes reads Note rows by space, ordered by at descending, then seq
@@ -342,10 +345,10 @@ func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ 
 		Table:     noteNotes,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -501,13 +504,16 @@ type NotesBySizeOptions struct {
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
 	Cursor string
+	// SizeFromExclusive leaves out the rows whose size is the From value,
+	// SizeToInclusive takes in those whose size is the To value.
+	SizeFromExclusive, SizeToInclusive bool
 }
 
 // NotesBySize reads a space's notes of a size between two bounds: the rows of
-// notes whose size is at least the From value and less than the To value,
-// through the storage-attached index notes_by_size, in pages, within one
-// partition, in clustering order; the index makes this a cheap read of one
-// partition's replicas.
+// notes whose size is at least the From value and less than the To value (or
+// above From, or at most To, as the options say), through the storage-attached
+// index notes_by_size, in pages, within one partition, in clustering order;
+// the index makes this a cheap read of one partition's replicas.
 func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (_ cqlgen.Page[Note], err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesBySize")
 	defer func() {
@@ -523,15 +529,17 @@ func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32
 		o = &NotesBySizeOptions{}
 	}
 	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Note]{
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteNotesBySizeKey,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{space},
-		Scan:      noteNotesScan,
-		Table:     noteNotesBySize,
-		Values:    []any{sizeFrom, sizeTo},
+		Cursor:        o.Cursor,
+		CursorKey:     r.opts.CursorKey,
+		FromExclusive: o.SizeFromExclusive,
+		Key:           noteNotesBySizeKey,
+		Limit:         o.Limit,
+		MaxLimit:      r.opts.MaxLimit,
+		Partition:     []any{space},
+		Scan:          noteNotesScan,
+		Table:         noteNotesBySize,
+		ToInclusive:   o.SizeToInclusive,
+		Values:        []any{sizeFrom, sizeTo},
 	})
 }
 
@@ -1082,6 +1090,9 @@ type TradesByAccountOptions struct {
 	// KindFrom and KindTo bound kind, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	KindFrom, KindTo *string
+	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
+	// in those at KindTo; each is ignored without its bound.
+	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets DayFrom and DayTo
 	// bound day within them; no bound on an earlier column is allowed then.
@@ -1090,6 +1101,9 @@ type TradesByAccountOptions struct {
 	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	DayFrom, DayTo *time.Time
+	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
+	// those at DayTo; each is ignored without its bound.
+	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
 	// bound seq within them; no bound on an earlier column is allowed then.
@@ -1098,6 +1112,9 @@ type TradesByAccountOptions struct {
 	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	SeqFrom, SeqTo *int64
+	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
+	// those at SeqTo; each is ignored without its bound.
+	SeqFromExclusive, SeqToInclusive bool
 }
 
 // TradesByAccount reads an account's trades by kind, newest day first, from
@@ -1137,22 +1154,22 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
 	if o.KindFrom != nil {
-		spec.From = *o.KindFrom
+		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
 	}
 	if o.KindTo != nil {
-		spec.To = *o.KindTo
+		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
 	}
 	if o.DayFrom != nil {
-		spec.From = *o.DayFrom
+		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
 	}
 	if o.DayTo != nil {
-		spec.To = *o.DayTo
+		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
 	}
 	if o.SeqFrom != nil {
-		spec.From = *o.SeqFrom
+		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
 	}
 	if o.SeqTo != nil {
-		spec.To = *o.SeqTo
+		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1886,6 +1903,9 @@ type TradesByDeskOptions struct {
 	// KindFrom and KindTo bound kind, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	KindFrom, KindTo *string
+	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
+	// in those at KindTo; each is ignored without its bound.
+	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets DayFrom and DayTo
 	// bound day within them; no bound on an earlier column is allowed then.
@@ -1894,6 +1914,9 @@ type TradesByDeskOptions struct {
 	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	DayFrom, DayTo *time.Time
+	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
+	// those at DayTo; each is ignored without its bound.
+	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
 	// bound seq within them; no bound on an earlier column is allowed then.
@@ -1902,6 +1925,9 @@ type TradesByDeskOptions struct {
 	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	SeqFrom, SeqTo *int64
+	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
+	// those at SeqTo; each is ignored without its bound.
+	SeqFromExclusive, SeqToInclusive bool
 }
 
 // TradesByDesk reads a desk's trades by kind, over 4 hash buckets, from
@@ -1945,22 +1971,22 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
 	if o.KindFrom != nil {
-		spec.From = *o.KindFrom
+		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
 	}
 	if o.KindTo != nil {
-		spec.To = *o.KindTo
+		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
 	}
 	if o.DayFrom != nil {
-		spec.From = *o.DayFrom
+		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
 	}
 	if o.DayTo != nil {
-		spec.To = *o.DayTo
+		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
 	}
 	if o.SeqFrom != nil {
-		spec.From = *o.SeqFrom
+		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
 	}
 	if o.SeqTo != nil {
-		spec.To = *o.SeqTo
+		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2435,6 +2461,9 @@ type TicksBySymbolOptions struct {
 	// KindFrom and KindTo bound kind, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	KindFrom, KindTo *string
+	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
+	// in those at KindTo; each is ignored without its bound.
+	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
 	// at within them; no bound on an earlier column is allowed then.
@@ -2443,6 +2472,9 @@ type TicksBySymbolOptions struct {
 	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2496,16 +2528,16 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
 	if o.KindFrom != nil {
-		spec.From = *o.KindFrom
+		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
 	}
 	if o.KindTo != nil {
-		spec.To = *o.KindTo
+		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3419,6 +3451,9 @@ type ReadingsByDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -3466,10 +3501,10 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3485,6 +3520,9 @@ type Readings1Options struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
@@ -3518,10 +3556,10 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 		Table:       readingReadings1,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3537,6 +3575,9 @@ type Readings16Options struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
@@ -3571,10 +3612,10 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 		Table:       readingReadings16,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4731,6 +4772,9 @@ type VisitsByUserOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // VisitsByUser reads a user's visits, newest first, from visits_by_user, in
@@ -4761,10 +4805,10 @@ func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsBy
 		Table:     visitVisitsByUser,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4780,6 +4824,9 @@ type VisitsBySiteOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
@@ -4814,10 +4861,10 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 		Table:       visitVisitsBySite,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4833,6 +4880,9 @@ type VisitsBySiteDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -4880,10 +4930,10 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4899,6 +4949,10 @@ type VisitsByPageOptions struct {
 	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	VisitIDFrom, VisitIDTo *string
+	// VisitIDFromExclusive leaves out the rows at VisitIDFrom,
+	// VisitIDToInclusive takes in those at VisitIDTo; each is ignored without
+	// its bound.
+	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
 // VisitsByPage reads the visits of a page, storing only their site, from
@@ -4929,10 +4983,10 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 		Table:     visitVisitsByPage,
 	}
 	if o.VisitIDFrom != nil {
-		spec.From = *o.VisitIDFrom
+		spec.From, spec.FromExclusive = *o.VisitIDFrom, o.VisitIDFromExclusive
 	}
 	if o.VisitIDTo != nil {
-		spec.To = *o.VisitIDTo
+		spec.To, spec.ToInclusive = *o.VisitIDTo, o.VisitIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
