@@ -13,8 +13,8 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/testmodel"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // Range bounds on the live node, each end inclusive or exclusive
