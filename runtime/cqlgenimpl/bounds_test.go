@@ -384,7 +384,9 @@ func TestEveryBoundChoiceMatchesAReference(t *testing.T) {
 		for i, o := range everyRow {
 			position[o.UserID+"/"+o.OrderID] = i
 		}
-		byScatter := func(a, b fixture.Order) int { return cmp.Compare(position[a.UserID+"/"+a.OrderID], position[b.UserID+"/"+b.OrderID]) }
+		byScatter := func(a, b fixture.Order) int {
+			return cmp.Compare(position[a.UserID+"/"+a.OrderID], position[b.UserID+"/"+b.OrderID])
+		}
 		checkBounds(t, "orders_by_items (an index range over every partition), "+m, everyRow, byScatter, func(o fixture.Order) int32 { return o.Items }, cmp.Compare[int32],
 			func(o fixture.Order) string { return o.UserID + "/" + o.OrderID }, []int32{0, 1, 2}, limits,
 			func(b bounds[int32], limit int, c string) (cqlgen.Page[fixture.Order], error) {
