@@ -560,6 +560,9 @@ type EventsByStreamOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // EventsByStream reads a stream's events, newest first, from events_by_stream,
@@ -590,10 +593,10 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 		Table:     eventEventsByStream,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1404,6 +1407,9 @@ type MessagesByConversationOptions struct {
 	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
+	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
+	// takes in those at SentAtTo; each is ignored without its bound.
+	SentAtFromExclusive, SentAtToInclusive bool
 }
 
 // MessagesByConversation reads a conversation's messages, newest first, from
@@ -1434,10 +1440,10 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 		Table:     messageMessagesByConversation,
 	}
 	if o.SentAtFrom != nil {
-		spec.From = *o.SentAtFrom
+		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
 	}
 	if o.SentAtTo != nil {
-		spec.To = *o.SentAtTo
+		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1453,6 +1459,9 @@ type MessagesBySenderOptions struct {
 	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
+	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
+	// takes in those at SentAtTo; each is ignored without its bound.
+	SentAtFromExclusive, SentAtToInclusive bool
 }
 
 // MessagesBySender reads the messages a user sent, newest first, from
@@ -1483,10 +1492,10 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 		Table:     messageMessagesBySender,
 	}
 	if o.SentAtFrom != nil {
-		spec.From = *o.SentAtFrom
+		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
 	}
 	if o.SentAtTo != nil {
-		spec.To = *o.SentAtTo
+		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1503,6 +1512,9 @@ type MessagesByRecipientOptions struct {
 	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
+	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
+	// takes in those at SentAtTo; each is ignored without its bound.
+	SentAtFromExclusive, SentAtToInclusive bool
 }
 
 // MessagesByRecipient reads the messages a user received, newest first, from
@@ -1533,10 +1545,10 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 		Table:     messageMessagesByRecipient,
 	}
 	if o.SentAtFrom != nil {
-		spec.From = *o.SentAtFrom
+		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
 	}
 	if o.SentAtTo != nil {
-		spec.To = *o.SentAtTo
+		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2574,6 +2586,9 @@ type BoardOptions struct {
 	// PointsFrom and PointsTo bound points, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
+	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
+	// takes in those at PointsTo; each is ignored without its bound.
+	PointsFromExclusive, PointsToInclusive bool
 }
 
 // Board reads a board, best first, in one partition, from board, in pages: one
@@ -2604,10 +2619,10 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (_
 		Table:     scoreBoard,
 	}
 	if o.PointsFrom != nil {
-		spec.From = *o.PointsFrom
+		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
 	}
 	if o.PointsTo != nil {
-		spec.To = *o.PointsTo
+		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2623,6 +2638,9 @@ type Board16Options struct {
 	// PointsFrom and PointsTo bound points, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
+	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
+	// takes in those at PointsTo; each is ignored without its bound.
+	PointsFromExclusive, PointsToInclusive bool
 }
 
 // Board16 reads a board, best first, over 16 hash buckets, from board_16, in
@@ -2656,10 +2674,10 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 		Table:       scoreBoard16,
 	}
 	if o.PointsFrom != nil {
-		spec.From = *o.PointsFrom
+		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
 	}
 	if o.PointsTo != nil {
-		spec.To = *o.PointsTo
+		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2675,6 +2693,9 @@ type Board100Options struct {
 	// PointsFrom and PointsTo bound points, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
+	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
+	// takes in those at PointsTo; each is ignored without its bound.
+	PointsFromExclusive, PointsToInclusive bool
 }
 
 // Board100 reads a board, best first, over 100 hash buckets, from board_100,
@@ -2709,10 +2730,10 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 		Table:       scoreBoard100,
 	}
 	if o.PointsFrom != nil {
-		spec.From = *o.PointsFrom
+		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
 	}
 	if o.PointsTo != nil {
-		spec.To = *o.PointsTo
+		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3261,6 +3282,9 @@ type TalliesByBoardOptions struct {
 	// PointsFrom and PointsTo bound points, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
+	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
+	// takes in those at PointsTo; each is ignored without its bound.
+	PointsFromExclusive, PointsToInclusive bool
 }
 
 // TalliesByBoard reads a board's tallies, most points first, from
@@ -3291,10 +3315,10 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 		Table:     tallyTalliesByBoard,
 	}
 	if o.PointsFrom != nil {
-		spec.From = *o.PointsFrom
+		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
 	}
 	if o.PointsTo != nil {
-		spec.To = *o.PointsTo
+		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4181,6 +4205,9 @@ type StandingsByBoardOptions struct {
 	// PointsFrom and PointsTo bound points, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
+	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
+	// takes in those at PointsTo; each is ignored without its bound.
+	PointsFromExclusive, PointsToInclusive bool
 }
 
 // StandingsByBoard reads a board's standings, most points first, from
@@ -4211,10 +4238,10 @@ func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *St
 		Table:     standingStandingsByBoard,
 	}
 	if o.PointsFrom != nil {
-		spec.From = *o.PointsFrom
+		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
 	}
 	if o.PointsTo != nil {
-		spec.To = *o.PointsTo
+		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4230,6 +4257,9 @@ type StandingsByTeamOptions struct {
 	// PointsFrom and PointsTo bound points, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
+	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
+	// takes in those at PointsTo; each is ignored without its bound.
+	PointsFromExclusive, PointsToInclusive bool
 }
 
 // StandingsByTeam reads a team's standings, most points first, from
@@ -4260,10 +4290,10 @@ func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *Stan
 		Table:     standingStandingsByTeam,
 	}
 	if o.PointsFrom != nil {
-		spec.From = *o.PointsFrom
+		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
 	}
 	if o.PointsTo != nil {
-		spec.To = *o.PointsTo
+		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4279,6 +4309,9 @@ type StandingsByRegionOptions struct {
 	// PointsFrom and PointsTo bound points, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PointsFrom, PointsTo *int64
+	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
+	// takes in those at PointsTo; each is ignored without its bound.
+	PointsFromExclusive, PointsToInclusive bool
 }
 
 // StandingsByRegion reads a region's standings, most points first, from
@@ -4309,10 +4342,10 @@ func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *
 		Table:     standingStandingsByRegion,
 	}
 	if o.PointsFrom != nil {
-		spec.From = *o.PointsFrom
+		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
 	}
 	if o.PointsTo != nil {
-		spec.To = *o.PointsTo
+		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4658,6 +4691,9 @@ type PingsByDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -4704,10 +4740,10 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -5007,6 +5043,9 @@ type LogEntriesOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // LogEntries reads a log's entries, oldest first, from log_entries, in pages:
@@ -5037,10 +5076,10 @@ func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOpt
 		Table:     entryLogEntries,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -5349,6 +5388,9 @@ type RecentLogEntriesOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // RecentLogEntries reads a log's entries, newest first, from
@@ -5379,10 +5421,10 @@ func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *R
 		Table:     recentEntryRecentLogEntries,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

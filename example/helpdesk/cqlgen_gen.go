@@ -1384,6 +1384,10 @@ type CustomersNewestFirstOptions struct {
 	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	CreatedAtFrom, CreatedAtTo *time.Time
+	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
+	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
+	// without its bound.
+	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
 // CustomersNewestFirst reads a tenant's customers, newest first, from
@@ -1414,10 +1418,10 @@ func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o
 		Table:     customerCustomersNewestFirst,
 	}
 	if o.CreatedAtFrom != nil {
-		spec.From = *o.CreatedAtFrom
+		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
 	}
 	if o.CreatedAtTo != nil {
-		spec.To = *o.CreatedAtTo
+		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1993,6 +1997,10 @@ type TicketEventsOptions struct {
 	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
+	// EventIDFromExclusive leaves out the rows at EventIDFrom,
+	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
+	// its bound.
+	EventIDFromExclusive, EventIDToInclusive bool
 }
 
 // TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
@@ -2029,10 +2037,10 @@ func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticket
 		Table:     ticketEventTicketEvents,
 	}
 	if o.EventIDFrom != nil {
-		spec.From = *o.EventIDFrom
+		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
 	}
 	if o.EventIDTo != nil {
-		spec.To = *o.EventIDTo
+		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2048,6 +2056,10 @@ type EventsByAgentOptions struct {
 	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
+	// EventIDFromExclusive leaves out the rows at EventIDFrom,
+	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
+	// its bound.
+	EventIDFromExclusive, EventIDToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2101,10 +2113,10 @@ func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agent
 		TimeBuckets: &tb,
 	}
 	if o.EventIDFrom != nil {
-		spec.From = *o.EventIDFrom
+		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
 	}
 	if o.EventIDTo != nil {
-		spec.To = *o.EventIDTo
+		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2921,6 +2933,10 @@ type TicketsByRequesterOptions struct {
 	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	OpenedAtFrom, OpenedAtTo *time.Time
+	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
+	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
+	// without its bound.
+	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
 // TicketsByRequester reads a requester's tickets, newest first, from
@@ -2957,10 +2973,10 @@ func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, reque
 		Table:     ticketTicketsByRequester,
 	}
 	if o.OpenedAtFrom != nil {
-		spec.From = *o.OpenedAtFrom
+		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
 	}
 	if o.OpenedAtTo != nil {
-		spec.To = *o.OpenedAtTo
+		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2977,6 +2993,10 @@ type OpenTicketsByAgentOptions struct {
 	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	OpenedAtFrom, OpenedAtTo *time.Time
+	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
+	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
+	// without its bound.
+	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
 // OpenTicketsByAgent reads an agent's open tickets, oldest first, from
@@ -3013,10 +3033,10 @@ func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agent
 		Table:     ticketOpenTicketsByAgent,
 	}
 	if o.OpenedAtFrom != nil {
-		spec.From = *o.OpenedAtFrom
+		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
 	}
 	if o.OpenedAtTo != nil {
-		spec.To = *o.OpenedAtTo
+		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3319,6 +3339,10 @@ type ArticlesOptions struct {
 	// ArticleIDFrom and ArticleIDTo bound article_id, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	ArticleIDFrom, ArticleIDTo *gocql.UUID
+	// ArticleIDFromExclusive leaves out the rows at ArticleIDFrom,
+	// ArticleIDToInclusive takes in those at ArticleIDTo; each is ignored
+	// without its bound.
+	ArticleIDFromExclusive, ArticleIDToInclusive bool
 }
 
 // Articles reads an organisation's knowledge-base articles, from articles, in
@@ -3349,10 +3373,10 @@ func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOpt
 		Table:     articleArticles,
 	}
 	if o.ArticleIDFrom != nil {
-		spec.From = *o.ArticleIDFrom
+		spec.From, spec.FromExclusive = *o.ArticleIDFrom, o.ArticleIDFromExclusive
 	}
 	if o.ArticleIDTo != nil {
-		spec.To = *o.ArticleIDTo
+		spec.To, spec.ToInclusive = *o.ArticleIDTo, o.ArticleIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3491,13 +3515,17 @@ type ArticlesByViewsOptions struct {
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
 	Cursor string
+	// ViewsFromExclusive leaves out the rows whose views is the From value,
+	// ViewsToInclusive takes in those whose views is the To value.
+	ViewsFromExclusive, ViewsToInclusive bool
 }
 
 // ArticlesByViews reads an organisation's articles read between two counts of
 // views: the rows of articles whose views is at least the From value and less
-// than the To value, through the storage-attached index articles_by_views, in
-// pages, within one partition, in clustering order; the index makes this a
-// cheap read of one partition's replicas.
+// than the To value (or above From, or at most To, as the options say),
+// through the storage-attached index articles_by_views, in pages, within one
+// partition, in clustering order; the index makes this a cheap read of one
+// partition's replicas.
 func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFrom int64, viewsTo int64, o *ArticlesByViewsOptions) (_ cqlgen.Page[Article], err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "ArticlesByViews")
 	defer func() {
@@ -3513,15 +3541,17 @@ func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFr
 		o = &ArticlesByViewsOptions{}
 	}
 	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Article]{
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       articleArticlesByViewsKey,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      articleArticlesScan,
-		Table:     articleArticlesByViews,
-		Values:    []any{viewsFrom, viewsTo},
+		Cursor:        o.Cursor,
+		CursorKey:     r.opts.CursorKey,
+		FromExclusive: o.ViewsFromExclusive,
+		Key:           articleArticlesByViewsKey,
+		Limit:         o.Limit,
+		MaxLimit:      r.opts.MaxLimit,
+		Partition:     []any{orgID},
+		Scan:          articleArticlesScan,
+		Table:         articleArticlesByViews,
+		ToInclusive:   o.ViewsToInclusive,
+		Values:        []any{viewsFrom, viewsTo},
 	})
 }
 
@@ -3859,6 +3889,9 @@ type AuditLogOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -3906,10 +3939,10 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4655,6 +4688,9 @@ type MacrosByTitleOptions struct {
 	// TitleFrom and TitleTo bound title, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	TitleFrom, TitleTo *string
+	// TitleFromExclusive leaves out the rows at TitleFrom, TitleToInclusive
+	// takes in those at TitleTo; each is ignored without its bound.
+	TitleFromExclusive, TitleToInclusive bool
 }
 
 // MacrosByTitle reads an organisation's macros by title, from macros_by_title,
@@ -4688,10 +4724,10 @@ func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosBy
 		Table:     macroMacrosByTitle,
 	}
 	if o.TitleFrom != nil {
-		spec.From = *o.TitleFrom
+		spec.From, spec.FromExclusive = *o.TitleFrom, o.TitleFromExclusive
 	}
 	if o.TitleTo != nil {
-		spec.To = *o.TitleTo
+		spec.To, spec.ToInclusive = *o.TitleTo, o.TitleToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4707,6 +4743,9 @@ type MacrosByTeamOptions struct {
 	// TitleFrom and TitleTo bound title, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	TitleFrom, TitleTo *string
+	// TitleFromExclusive leaves out the rows at TitleFrom, TitleToInclusive
+	// takes in those at TitleTo; each is ignored without its bound.
+	TitleFromExclusive, TitleToInclusive bool
 }
 
 // MacrosByTeam reads a team's macros by title, from macros_by_team, in pages:
@@ -4743,10 +4782,10 @@ func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string,
 		Table:     macroMacrosByTeam,
 	}
 	if o.TitleFrom != nil {
-		spec.From = *o.TitleFrom
+		spec.From, spec.FromExclusive = *o.TitleFrom, o.TitleFromExclusive
 	}
 	if o.TitleTo != nil {
-		spec.To = *o.TitleTo
+		spec.To, spec.ToInclusive = *o.TitleTo, o.TitleToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -5168,6 +5207,10 @@ type RepliesByTicketOptions struct {
 	// ChannelFrom and ChannelTo bound channel, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	ChannelFrom, ChannelTo *string
+	// ChannelFromExclusive leaves out the rows at ChannelFrom,
+	// ChannelToInclusive takes in those at ChannelTo; each is ignored without
+	// its bound.
+	ChannelFromExclusive, ChannelToInclusive bool
 	// ChannelEq fixes channel: the read returns only the rows with this value
 	// (nil: every value). Set with every Eq before it, it lets SentAtFrom and
 	// SentAtTo bound sent_at within them; no bound on an earlier column is
@@ -5177,6 +5220,9 @@ type RepliesByTicketOptions struct {
 	// the rows ChannelEq (and every Eq before it) fixes: From is inclusive, To
 	// exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
+	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
+	// takes in those at SentAtTo; each is ignored without its bound.
+	SentAtFromExclusive, SentAtToInclusive bool
 }
 
 // RepliesByTicket reads a ticket's replies by channel, newest first, from
@@ -5219,16 +5265,16 @@ func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID 
 		spec.Prefix = append(spec.Prefix, *o.ChannelEq)
 	}
 	if o.ChannelFrom != nil {
-		spec.From = *o.ChannelFrom
+		spec.From, spec.FromExclusive = *o.ChannelFrom, o.ChannelFromExclusive
 	}
 	if o.ChannelTo != nil {
-		spec.To = *o.ChannelTo
+		spec.To, spec.ToInclusive = *o.ChannelTo, o.ChannelToInclusive
 	}
 	if o.SentAtFrom != nil {
-		spec.From = *o.SentAtFrom
+		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
 	}
 	if o.SentAtTo != nil {
-		spec.To = *o.SentAtTo
+		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -6378,6 +6424,10 @@ type TimeEntriesOptions struct {
 	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	LoggedAtFrom, LoggedAtTo *time.Time
+	// LoggedAtFromExclusive leaves out the rows at LoggedAtFrom,
+	// LoggedAtToInclusive takes in those at LoggedAtTo; each is ignored
+	// without its bound.
+	LoggedAtFromExclusive, LoggedAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -6431,10 +6481,10 @@ func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID s
 		TimeBuckets: &tb,
 	}
 	if o.LoggedAtFrom != nil {
-		spec.From = *o.LoggedAtFrom
+		spec.From, spec.FromExclusive = *o.LoggedAtFrom, o.LoggedAtFromExclusive
 	}
 	if o.LoggedAtTo != nil {
-		spec.To = *o.LoggedAtTo
+		spec.To, spec.ToInclusive = *o.LoggedAtTo, o.LoggedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -6450,6 +6500,10 @@ type PayPeriodEntriesOptions struct {
 	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	LoggedAtFrom, LoggedAtTo *time.Time
+	// LoggedAtFromExclusive leaves out the rows at LoggedAtFrom,
+	// LoggedAtToInclusive takes in those at LoggedAtTo; each is ignored
+	// without its bound.
+	LoggedAtFromExclusive, LoggedAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -6503,10 +6557,10 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 		TimeBuckets: &tb,
 	}
 	if o.LoggedAtFrom != nil {
-		spec.From = *o.LoggedAtFrom
+		spec.From, spec.FromExclusive = *o.LoggedAtFrom, o.LoggedAtFromExclusive
 	}
 	if o.LoggedAtTo != nil {
-		spec.To = *o.LoggedAtTo
+		spec.To, spec.ToInclusive = *o.LoggedAtTo, o.LoggedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -6811,6 +6865,10 @@ type CannedRepliesOptions struct {
 	// ReplyIDFrom and ReplyIDTo bound reply_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	ReplyIDFrom, ReplyIDTo *gocql.UUID
+	// ReplyIDFromExclusive leaves out the rows at ReplyIDFrom,
+	// ReplyIDToInclusive takes in those at ReplyIDTo; each is ignored without
+	// its bound.
+	ReplyIDFromExclusive, ReplyIDToInclusive bool
 }
 
 // CannedReplies reads an organisation's canned replies, from canned_replies,
@@ -6841,10 +6899,10 @@ func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *Ca
 		Table:     cannedReplyCannedReplies,
 	}
 	if o.ReplyIDFrom != nil {
-		spec.From = *o.ReplyIDFrom
+		spec.From, spec.FromExclusive = *o.ReplyIDFrom, o.ReplyIDFromExclusive
 	}
 	if o.ReplyIDTo != nil {
-		spec.To = *o.ReplyIDTo
+		spec.To, spec.ToInclusive = *o.ReplyIDTo, o.ReplyIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

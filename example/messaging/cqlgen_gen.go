@@ -528,6 +528,9 @@ type MessagesByConversationOptions struct {
 	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
+	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
+	// takes in those at SentAtTo; each is ignored without its bound.
+	SentAtFromExclusive, SentAtToInclusive bool
 }
 
 // MessagesByConversation reads the messages of a conversation, newest first,
@@ -558,10 +561,10 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 		Table:     messageMessagesByConversation,
 	}
 	if o.SentAtFrom != nil {
-		spec.From = *o.SentAtFrom
+		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
 	}
 	if o.SentAtTo != nil {
-		spec.To = *o.SentAtTo
+		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -577,6 +580,9 @@ type MessagesByUserOptions struct {
 	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	SentAtFrom, SentAtTo *time.Time
+	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
+	// takes in those at SentAtTo; each is ignored without its bound.
+	SentAtFromExclusive, SentAtToInclusive bool
 }
 
 // MessagesByUser reads the messages a user sent, newest first, from
@@ -607,10 +613,10 @@ func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *Mess
 		Table:     messageMessagesByUser,
 	}
 	if o.SentAtFrom != nil {
-		spec.From = *o.SentAtFrom
+		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
 	}
 	if o.SentAtTo != nil {
-		spec.To = *o.SentAtTo
+		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

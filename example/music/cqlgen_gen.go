@@ -324,6 +324,10 @@ type ListeningHistoryOptions struct {
 	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayedAtFrom, PlayedAtTo *time.Time
+	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
+	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
+	// without its bound.
+	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
 // ListeningHistory reads a user's listening history, newest first, from
@@ -354,10 +358,10 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 		Table:     playListeningHistory,
 	}
 	if o.PlayedAtFrom != nil {
-		spec.From = *o.PlayedAtFrom
+		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
 	}
 	if o.PlayedAtTo != nil {
-		spec.To = *o.PlayedAtTo
+		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -922,6 +926,10 @@ type TopTracksByArtistOptions struct {
 	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
+	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
+	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
+	// without its bound.
+	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first, from
@@ -952,10 +960,10 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 		Table:     trackTopTracksByArtist,
 	}
 	if o.PlayCountFrom != nil {
-		spec.From = *o.PlayCountFrom
+		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
 	}
 	if o.PlayCountTo != nil {
-		spec.To = *o.PlayCountTo
+		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1283,6 +1291,10 @@ type PlaylistTracksOptions struct {
 	// PositionFrom and PositionTo bound position, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	PositionFrom, PositionTo *int32
+	// PositionFromExclusive leaves out the rows at PositionFrom,
+	// PositionToInclusive takes in those at PositionTo; each is ignored
+	// without its bound.
+	PositionFromExclusive, PositionToInclusive bool
 }
 
 // PlaylistTracks reads the tracks of a playlist, in order, from
@@ -1313,10 +1325,10 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 		Table:     playlistTrackPlaylistTracks,
 	}
 	if o.PositionFrom != nil {
-		spec.From = *o.PositionFrom
+		spec.From, spec.FromExclusive = *o.PositionFrom, o.PositionFromExclusive
 	}
 	if o.PositionTo != nil {
-		spec.To = *o.PositionTo
+		spec.To, spec.ToInclusive = *o.PositionTo, o.PositionToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2012,6 +2024,10 @@ type DailyChartsOptions struct {
 	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
+	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
+	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
+	// without its bound.
+	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
 // DailyCharts reads a day's chart, most played first, from daily_charts, in
@@ -2045,10 +2061,10 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		Table:       chartEntryDailyCharts,
 	}
 	if o.PlayCountFrom != nil {
-		spec.From = *o.PlayCountFrom
+		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
 	}
 	if o.PlayCountTo != nil {
-		spec.To = *o.PlayCountTo
+		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2642,6 +2658,10 @@ type NewReleasesOptions struct {
 	// ReleasedAtFrom and ReleasedAtTo bound released_at, in the order rows
 	// come back: From is inclusive, To exclusive; nil leaves that end open.
 	ReleasedAtFrom, ReleasedAtTo *time.Time
+	// ReleasedAtFromExclusive leaves out the rows at ReleasedAtFrom,
+	// ReleasedAtToInclusive takes in those at ReleasedAtTo; each is ignored
+	// without its bound.
+	ReleasedAtFromExclusive, ReleasedAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2683,10 +2703,10 @@ func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_
 		TimeBuckets: &tb,
 	}
 	if o.ReleasedAtFrom != nil {
-		spec.From = *o.ReleasedAtFrom
+		spec.From, spec.FromExclusive = *o.ReleasedAtFrom, o.ReleasedAtFromExclusive
 	}
 	if o.ReleasedAtTo != nil {
-		spec.To = *o.ReleasedAtTo
+		spec.To, spec.ToInclusive = *o.ReleasedAtTo, o.ReleasedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

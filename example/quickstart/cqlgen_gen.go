@@ -313,6 +313,10 @@ type NotesByUserOptions struct {
 	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	CreatedAtFrom, CreatedAtTo *time.Time
+	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
+	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
+	// without its bound.
+	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
 // NotesByUser reads a user's notes, newest first, from notes_by_user, in
@@ -343,10 +347,10 @@ func (r *NoteRepo) NotesByUser(ctx context.Context, userID string, o *NotesByUse
 		Table:     noteNotesByUser,
 	}
 	if o.CreatedAtFrom != nil {
-		spec.From = *o.CreatedAtFrom
+		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
 	}
 	if o.CreatedAtTo != nil {
-		spec.To = *o.CreatedAtTo
+		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -143,6 +143,11 @@ func indexRead(f *jen.File, ix *model.Index) {
 	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused."), jen.Id("Limit").Int())
 	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
 	opts = append(opts, jen.Id("Cursor").String())
+	if ix.Range {
+		g := ix.Column.Field.GoName
+		opts = append(opts, comments("%sFromExclusive leaves out the rows whose %s is the From value, %sToInclusive takes in those whose %s is the To value.", g, ix.Column.Name, g, ix.Column.Name)...)
+		opts = append(opts, jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
+	}
 	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
@@ -174,6 +179,11 @@ func indexRead(f *jen.File, ix *model.Index) {
 	if !ix.Scatter() {
 		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
 	}
+	if ix.Range {
+		g := ix.Column.Field.GoName
+		spec[jen.Id("FromExclusive")] = jen.Id("o").Dot(g + "FromExclusive")
+		spec[jen.Id("ToInclusive")] = jen.Id("o").Dot(g + "ToInclusive")
+	}
 	body := append(checks,
 		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
 		jen.Return(jen.Qual(impl, "ReadIndex").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "IndexRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
@@ -183,7 +193,7 @@ func indexRead(f *jen.File, ix *model.Index) {
 	case ix.Contains():
 		match = "whose " + ix.Column.Name + " contains the value"
 	case ix.Range:
-		match = "whose " + ix.Column.Name + " is at least the From value and less than the To value"
+		match = "whose " + ix.Column.Name + " is at least the From value and less than the To value (or above From, or at most To, as the options say)"
 	}
 	where := "within one partition, in clustering order; the index makes this a cheap read of one partition's replicas"
 	if ix.Scatter() {

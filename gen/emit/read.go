@@ -142,6 +142,7 @@ func readPage(f *jen.File, t *model.Table) {
 		c0 := ck[0]
 		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back: From is inclusive, To exclusive; nil leaves that end open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
 		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
+		opts = append(opts, boundFlags(c0)...)
 	}
 	for i, c := range ck[:t.PrefixDepth()] {
 		g, next := c.Field.GoName, ck[i+1]
@@ -149,6 +150,7 @@ func readPage(f *jen.File, t *model.Table) {
 		opts = append(opts, jen.Id(g+"Eq").Op("*").Add(goType(c.Field.Go)))
 		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back, in the rows %sEq (and every Eq before it) fixes: From is inclusive, To exclusive; nil leaves that end open.", next.Field.GoName, next.Field.GoName, next.Name, g)...)
 		opts = append(opts, jen.List(jen.Id(next.Field.GoName+"From"), jen.Id(next.Field.GoName+"To")).Op("*").Add(goType(next.Field.Go)))
+		opts = append(opts, boundFlags(next)...)
 	}
 	if b != nil && b.Kind.IsTime() {
 		opts = append(opts, comments("Start picks the bucket to start at (the zero time: now); the read walks back from there, newest bucket first.")...)
@@ -227,8 +229,10 @@ func readPage(f *jen.File, t *model.Table) {
 		for _, c := range ck[:t.PrefixDepth()+1] {
 			g := c.Field.GoName
 			body = append(body,
-				jen.If(jen.Id("o").Dot(g+"From").Op("!=").Nil()).Block(jen.Id("spec").Dot("From").Op("=").Op("*").Id("o").Dot(g+"From")),
-				jen.If(jen.Id("o").Dot(g+"To").Op("!=").Nil()).Block(jen.Id("spec").Dot("To").Op("=").Op("*").Id("o").Dot(g+"To")),
+				jen.If(jen.Id("o").Dot(g+"From").Op("!=").Nil()).Block(
+					jen.List(jen.Id("spec").Dot("From"), jen.Id("spec").Dot("FromExclusive")).Op("=").List(jen.Op("*").Id("o").Dot(g+"From"), jen.Id("o").Dot(g+"FromExclusive"))),
+				jen.If(jen.Id("o").Dot(g+"To").Op("!=").Nil()).Block(
+					jen.List(jen.Id("spec").Dot("To"), jen.Id("spec").Dot("ToInclusive")).Op("=").List(jen.Op("*").Id("o").Dot(g+"To"), jen.Id("o").Dot(g+"ToInclusive"))),
 			)
 		}
 	}
@@ -240,6 +244,14 @@ func readPage(f *jen.File, t *model.Table) {
 	}
 	doc(f, "%s reads %s, from %s, in pages: %s.%s", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words, deprecation(t))
 	callMethod(f, e, t.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
+}
+
+// boundFlags are the options that make c's bounds exclusive or
+// inclusive other than by default.
+func boundFlags(c *model.Column) []jen.Code {
+	g := c.Field.GoName
+	return append(comments("%sFromExclusive leaves out the rows at %sFrom, %sToInclusive takes in those at %sTo; each is ignored without its bound.", g, g, g, g),
+		jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 }
 
 // prefixValue is the value a read binds for a clustering column it fixes,

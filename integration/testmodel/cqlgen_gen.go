@@ -9,12 +9,2265 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	gocql "github.com/gocql/gocql"
 )
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
 // SupportPackageIsVersion5, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion5
+
+// orderOrders: the statements of table orders, which is the source of truth of
+// Order.
+var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders",
+	Pattern: "Orders",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+	},
+	Columns: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+		{Name: "ref", Type: "text"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "status", Type: "text"},
+		{Name: "total", Type: "bigint"},
+		{Name: "items", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Get:         orderOrdersGetCQL,
+		State:       orderOrdersStateCQL,
+		Change:      orderOrdersChangeCQL,
+		Remove:      orderOrdersRemoveCQL,
+		Settle:      orderOrdersSettleCQL,
+		Scan:        orderOrdersScanCQL,
+		First:       orderOrdersFirstCQL,
+		FirstFrom:   orderOrdersFirstFromCQL,
+		FirstTo:     orderOrdersFirstToCQL,
+		FirstFromTo: orderOrdersFirstFromToCQL,
+		After: []string{
+			orderOrdersAfter0CQL,
+			orderOrdersAfter1CQL,
+		},
+		AfterTo:   orderOrdersAfterToCQL,
+		AtOrAfter: orderOrdersAtOrAfterCQL,
+	},
+})
+
+// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
+// bind user_id, placed_at, order_id.
+const orderOrdersGetCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersScan reads the next row of orders that is no grave of a deleted
+// Order into e; false when there is none.
+func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
+	for {
+		var deleted bool
+		if !it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items, &deleted) {
+			return false
+		}
+		if !deleted {
+			return true
+		}
+		*e = Order{}
+	}
+}
+
+// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
+// Its placeholders bind user_id, placed_at, order_id.
+const orderOrdersStateCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM orders
+	WHERE user_id = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+func orderOrdersState(e *Order) []any {
+	return []any{e.UserID, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersScanState reads a row of orders with its version, its mark of
+// deletion and its pending record.
+func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending)
+	return
+}
+
+// orderOrdersData is every column of e's row in orders, in table order.
+func orderOrdersData(e *Order) []any {
+	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
+}
+
+// orderOrdersChangeCQL writes a row of orders if its version is the one read
+// (null: if there is no row). Its placeholders bind ref, event, status, total,
+// items, cqlgen_version (the write timestamp), the pending record, user_id,
+// placed_at, order_id, the version read.
+const orderOrdersChangeCQL = `UPDATE orders
+	SET ref = ?, event = ?, status = ?, total = ?, items = ?,
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+	WHERE user_id = ? AND placed_at = ? AND order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
+// c.TS, if the version is still c.Old.
+func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
+	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, e.UserID, e.PlacedAt, e.OrderID, c.Old}
+}
+
+// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
+// one read. Its placeholders bind cqlgen_version (the write timestamp), the
+// pending record, user_id, placed_at, order_id, the version read.
+const orderOrdersRemoveCQL = `UPDATE orders
+	USING TTL 864000
+	SET ref = null, event = null, status = null, total = null,
+		items = null, cqlgen_version = ?, cqlgen_deleted = true,
+		cqlgen_pending = ?
+	WHERE user_id = ? AND placed_at = ? AND order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
+func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
+	return []any{c.TS, c.Pending, e.UserID, e.PlacedAt, e.OrderID, c.Old}
+}
+
+// orderOrdersSettleCQL clears the pending record of a row of orders if its
+// version is the one read. Its placeholders bind user_id, placed_at, order_id,
+// the version read.
+const orderOrdersSettleCQL = `UPDATE orders
+	SET cqlgen_pending = null
+	WHERE user_id = ? AND placed_at = ? AND order_id = ?
+	IF cqlgen_version = ?`
+
+// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
+// of e's row if the version is still version.
+func orderOrdersSettle(e *Order, version int64) []any {
+	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
+}
+
+// orderOrdersScanCQL reads a token range of orders for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const orderOrdersScanCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_version, cqlgen_deleted, cqlgen_pending
+	FROM orders
+	WHERE token(user_id) > ? AND token(user_id) <= ?`
+
+// orderOrdersFirstCQL reads a partition of orders from its first row.
+// cqlgenimpl.ReadPage binds user_id.
+const orderOrdersFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ?`
+
+// orderOrdersFirstFromCQL reads a partition of orders from the From bound.
+// cqlgenimpl.ReadPage binds user_id, From.
+const orderOrdersFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at <= ?`
+
+// orderOrdersFirstToCQL reads a partition of orders from its first row up to
+// the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const orderOrdersFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at > ?`
+
+// orderOrdersFirstFromToCQL reads a partition of orders between the bounds.
+// cqlgenimpl.ReadPage binds user_id, From, To.
+const orderOrdersFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at <= ? AND placed_at > ?`
+
+// orderOrdersAfter0CQL continues a read of orders after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
+// placed_at.
+const orderOrdersAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at < ?`
+
+// orderOrdersAfter1CQL continues a read of orders after a row, at one run of
+// clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
+// placed_at, order_id.
+const orderOrdersAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at = ? AND order_id > ?`
+
+// orderOrdersAfterToCQL continues a read of orders after a row, up to the To
+// bound. cqlgenimpl.ReadPage binds user_id, placed_at, To.
+const orderOrdersAfterToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at < ? AND placed_at > ?`
+
+// orderOrdersAtOrAfterCQL continues a read of orders at or after a row.
+// cqlgenimpl.ReadPage binds user_id, placed_at, order_id.
+const orderOrdersAtOrAfterCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND placed_at = ? AND order_id >= ?`
+
+// orderOrdersClustering is the clustering key of e in orders, in order.
+func orderOrdersClustering(e *Order) []any {
+	return []any{e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersCompare orders rows of orders as its clustering order does.
+func orderOrdersCompare(a, b *Order) int {
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersByRef: the statements of table orders_by_ref, which serves
+// OrdersByRef.
+var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_ref",
+	Pattern: "OrdersByRef",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "ref", Type: "text", Desc: true},
+		{Name: "placed_at", Type: "timestamp"},
+		{Name: "order_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "ref", Type: "text", Desc: true},
+		{Name: "placed_at", Type: "timestamp"},
+		{Name: "order_id", Type: "text"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "status", Type: "text"},
+		{Name: "total", Type: "bigint"},
+		{Name: "items", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByRefInsertCQL,
+		Delete:      orderOrdersByRefDeleteCQL,
+		Scan:        orderOrdersByRefScanCQL,
+		First:       orderOrdersByRefFirstCQL,
+		FirstFrom:   orderOrdersByRefFirstFromCQL,
+		FirstTo:     orderOrdersByRefFirstToCQL,
+		FirstFromTo: orderOrdersByRefFirstFromToCQL,
+		After: []string{
+			orderOrdersByRefAfter0CQL,
+			orderOrdersByRefAfter1CQL,
+		},
+		AfterTo:   orderOrdersByRefAfterToCQL,
+		AtOrAfter: orderOrdersByRefAtOrAfterCQL,
+	},
+})
+
+// orderOrdersByRefInsertCQL writes a whole row of orders_by_ref. Its
+// placeholders bind user_id, ref, placed_at, order_id, event, status, total,
+// items, the write timestamp.
+const orderOrdersByRefInsertCQL = `INSERT INTO orders_by_ref (user_id, ref, placed_at, order_id, event,
+		status, total, items)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByRefRow binds orderOrdersByRefInsertCQL for e, written at ts;
+// orders_by_ref has no column to leave unset.
+func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
+	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
+}
+
+// orderOrdersByRefKey is the primary key of e in orders_by_ref, in order,
+// bucket included.
+func orderOrdersByRefKey(e *Order) []any {
+	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByRefDeleteCQL deletes a row of orders_by_ref by its primary key.
+// Its placeholders bind the write timestamp, user_id, ref, placed_at,
+// order_id.
+const orderOrdersByRefDeleteCQL = `DELETE FROM orders_by_ref
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND ref = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersByRefScanCQL reads a token range of orders_by_ref for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const orderOrdersByRefScanCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items,
+		writetime(event), writetime(status), writetime(total), writetime(items)
+	FROM orders_by_ref
+	WHERE token(user_id) > ? AND token(user_id) <= ?`
+
+// orderOrdersByRefFirstCQL reads a partition of orders_by_ref from its first
+// row. cqlgenimpl.ReadPage binds user_id.
+const orderOrdersByRefFirstCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ?`
+
+// orderOrdersByRefFirstFromCQL reads a partition of orders_by_ref from the
+// From bound. cqlgenimpl.ReadPage binds user_id, From.
+const orderOrdersByRefFirstFromCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ? AND ref <= ?`
+
+// orderOrdersByRefFirstToCQL reads a partition of orders_by_ref from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const orderOrdersByRefFirstToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ? AND ref > ?`
+
+// orderOrdersByRefFirstFromToCQL reads a partition of orders_by_ref between
+// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
+const orderOrdersByRefFirstFromToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ? AND ref <= ? AND ref > ?`
+
+// orderOrdersByRefAfter0CQL continues a read of orders_by_ref after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, ref.
+const orderOrdersByRefAfter0CQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ? AND ref < ?`
+
+// orderOrdersByRefAfter1CQL continues a read of orders_by_ref after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, ref, placed_at, order_id.
+const orderOrdersByRefAfter1CQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ? AND ref = ? AND (placed_at, order_id) > (?, ?)`
+
+// orderOrdersByRefAfterToCQL continues a read of orders_by_ref after a row, up
+// to the To bound. cqlgenimpl.ReadPage binds user_id, ref, To.
+const orderOrdersByRefAfterToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ? AND ref < ? AND ref > ?`
+
+// orderOrdersByRefAtOrAfterCQL continues a read of orders_by_ref at or after a
+// row. cqlgenimpl.ReadPage binds user_id, ref, placed_at, order_id.
+const orderOrdersByRefAtOrAfterCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
+	FROM orders_by_ref
+	WHERE user_id = ? AND ref = ? AND (placed_at, order_id) >= (?, ?)`
+
+// orderOrdersByRefScan reads one row of orders_by_ref into e; false when there
+// is none.
+func orderOrdersByRefScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
+}
+
+// orderOrdersByRefClustering is the clustering key of e in orders_by_ref, in
+// order.
+func orderOrdersByRefClustering(e *Order) []any {
+	return []any{e.Ref, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByRefCompare orders rows of orders_by_ref as its clustering order
+// does.
+func orderOrdersByRefCompare(a, b *Order) int {
+	if c := cmp.Compare(a.Ref, b.Ref); c != 0 {
+		return -c
+	}
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersByEvent: the statements of table orders_by_event, which serves
+// OrdersByEvent.
+var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_event",
+	Pattern: "OrdersByEvent",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "event", Type: "timeuuid", Desc: true},
+		{Name: "placed_at", Type: "timestamp"},
+		{Name: "order_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "event", Type: "timeuuid", Desc: true},
+		{Name: "placed_at", Type: "timestamp"},
+		{Name: "order_id", Type: "text"},
+		{Name: "ref", Type: "text"},
+		{Name: "status", Type: "text"},
+		{Name: "total", Type: "bigint"},
+		{Name: "items", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByEventInsertCQL,
+		Delete:      orderOrdersByEventDeleteCQL,
+		Scan:        orderOrdersByEventScanCQL,
+		First:       orderOrdersByEventFirstCQL,
+		FirstFrom:   orderOrdersByEventFirstFromCQL,
+		FirstTo:     orderOrdersByEventFirstToCQL,
+		FirstFromTo: orderOrdersByEventFirstFromToCQL,
+		After: []string{
+			orderOrdersByEventAfter0CQL,
+			orderOrdersByEventAfter1CQL,
+		},
+		AfterTo:   orderOrdersByEventAfterToCQL,
+		AtOrAfter: orderOrdersByEventAtOrAfterCQL,
+	},
+})
+
+// orderOrdersByEventInsertCQL writes a whole row of orders_by_event. Its
+// placeholders bind user_id, event, placed_at, order_id, ref, status, total,
+// items, the write timestamp.
+const orderOrdersByEventInsertCQL = `INSERT INTO orders_by_event (user_id, event, placed_at, order_id, ref,
+		status, total, items)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByEventRow binds orderOrdersByEventInsertCQL for e, written at
+// ts; orders_by_event has no column to leave unset.
+func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
+	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
+}
+
+// orderOrdersByEventKey is the primary key of e in orders_by_event, in order,
+// bucket included.
+func orderOrdersByEventKey(e *Order) []any {
+	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByEventDeleteCQL deletes a row of orders_by_event by its primary
+// key. Its placeholders bind the write timestamp, user_id, event, placed_at,
+// order_id.
+const orderOrdersByEventDeleteCQL = `DELETE FROM orders_by_event
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND event = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersByEventScanCQL reads a token range of orders_by_event for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const orderOrdersByEventScanCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items,
+		writetime(ref), writetime(status), writetime(total), writetime(items)
+	FROM orders_by_event
+	WHERE token(user_id) > ? AND token(user_id) <= ?`
+
+// orderOrdersByEventFirstCQL reads a partition of orders_by_event from its
+// first row. cqlgenimpl.ReadPage binds user_id.
+const orderOrdersByEventFirstCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ?`
+
+// orderOrdersByEventFirstFromCQL reads a partition of orders_by_event from the
+// From bound. cqlgenimpl.ReadPage binds user_id, From.
+const orderOrdersByEventFirstFromCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ? AND event <= ?`
+
+// orderOrdersByEventFirstToCQL reads a partition of orders_by_event from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const orderOrdersByEventFirstToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ? AND event > ?`
+
+// orderOrdersByEventFirstFromToCQL reads a partition of orders_by_event
+// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
+const orderOrdersByEventFirstFromToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ? AND event <= ? AND event > ?`
+
+// orderOrdersByEventAfter0CQL continues a read of orders_by_event after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, event.
+const orderOrdersByEventAfter0CQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ? AND event < ?`
+
+// orderOrdersByEventAfter1CQL continues a read of orders_by_event after a row,
+// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, event, placed_at, order_id.
+const orderOrdersByEventAfter1CQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ? AND event = ? AND (placed_at, order_id) > (?, ?)`
+
+// orderOrdersByEventAfterToCQL continues a read of orders_by_event after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, event, To.
+const orderOrdersByEventAfterToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ? AND event < ? AND event > ?`
+
+// orderOrdersByEventAtOrAfterCQL continues a read of orders_by_event at or
+// after a row. cqlgenimpl.ReadPage binds user_id, event, placed_at, order_id.
+const orderOrdersByEventAtOrAfterCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
+	FROM orders_by_event
+	WHERE user_id = ? AND event = ? AND (placed_at, order_id) >= (?, ?)`
+
+// orderOrdersByEventScan reads one row of orders_by_event into e; false when
+// there is none.
+func orderOrdersByEventScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
+}
+
+// orderOrdersByEventClustering is the clustering key of e in orders_by_event,
+// in order.
+func orderOrdersByEventClustering(e *Order) []any {
+	return []any{e.Event, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByEventCompare orders rows of orders_by_event as its clustering
+// order does.
+func orderOrdersByEventCompare(a, b *Order) int {
+	if c := cqlgenimpl.CompareTimeUUID(a.Event, b.Event); c != 0 {
+		return -c
+	}
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersByStatus: the statements of table orders_by_status, which serves
+// OrdersByStatus.
+var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_status",
+	Pattern: "OrdersByStatus",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "status", Type: "text"},
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "status", Type: "text"},
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+		{Name: "ref", Type: "text"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "total", Type: "bigint"},
+		{Name: "items", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByStatusInsertCQL,
+		Delete:      orderOrdersByStatusDeleteCQL,
+		Scan:        orderOrdersByStatusScanCQL,
+		First:       orderOrdersByStatusFirstCQL,
+		FirstFrom:   orderOrdersByStatusFirstFromCQL,
+		FirstTo:     orderOrdersByStatusFirstToCQL,
+		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
+		After: []string{
+			orderOrdersByStatusAfter0CQL,
+			orderOrdersByStatusAfter1CQL,
+			orderOrdersByStatusAfter2CQL,
+		},
+		AfterTo:   orderOrdersByStatusAfterToCQL,
+		AtOrAfter: orderOrdersByStatusAtOrAfterCQL,
+		Prefix: []cqlgenimpl.PageCQL{
+			{
+				First:       orderOrdersByStatusEq1FirstCQL,
+				FirstFrom:   orderOrdersByStatusEq1FirstFromCQL,
+				FirstTo:     orderOrdersByStatusEq1FirstToCQL,
+				FirstFromTo: orderOrdersByStatusEq1FirstFromToCQL,
+				After: []string{
+					orderOrdersByStatusEq1After1CQL,
+					orderOrdersByStatusEq1After2CQL,
+				},
+				AfterTo:   orderOrdersByStatusEq1AfterToCQL,
+				AtOrAfter: orderOrdersByStatusEq1AtOrAfterCQL,
+			},
+		},
+	},
+})
+
+// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
+// placeholders bind user_id, status, placed_at, order_id, ref, event, total,
+// items, the write timestamp.
+const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (user_id, status, placed_at, order_id,
+		ref, event, total, items)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
+// ts; orders_by_status has no column to leave unset.
+func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
+	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
+}
+
+// orderOrdersByStatusKey is the primary key of e in orders_by_status, in
+// order, bucket included.
+func orderOrdersByStatusKey(e *Order) []any {
+	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
+// primary key. Its placeholders bind the write timestamp, user_id, status,
+// placed_at, order_id.
+const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
+// verify, repair and backfill. Its placeholders bind the lower token
+// (excluded), the upper token.
+const orderOrdersByStatusScanCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		writetime(ref), writetime(event), writetime(total), writetime(items)
+	FROM orders_by_status
+	WHERE token(user_id) > ? AND token(user_id) <= ?`
+
+// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
+// first row. cqlgenimpl.ReadPage binds user_id.
+const orderOrdersByStatusFirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ?`
+
+// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
+// the From bound. cqlgenimpl.ReadPage binds user_id, From.
+const orderOrdersByStatusFirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status >= ?`
+
+// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
+// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
+const orderOrdersByStatusFirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status < ?`
+
+// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
+// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
+const orderOrdersByStatusFirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status >= ? AND status < ?`
+
+// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, status.
+const orderOrdersByStatusAfter0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status > ?`
+
+// orderOrdersByStatusAfter1CQL continues a read of orders_by_status after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, status, placed_at.
+const orderOrdersByStatusAfter1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at < ?`
+
+// orderOrdersByStatusAfter2CQL continues a read of orders_by_status after a
+// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
+// binds user_id, status, placed_at, order_id.
+const orderOrdersByStatusAfter2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
+
+// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
+// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, status, To.
+const orderOrdersByStatusAfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status > ? AND status < ?`
+
+// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
+// after a row. cqlgenimpl.ReadPage binds user_id, status, placed_at, order_id.
+const orderOrdersByStatusAtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
+
+// orderOrdersByStatusEq1FirstCQL reads a partition of orders_by_status from
+// its first row, in the rows of one status. cqlgenimpl.ReadPage binds user_id,
+// status.
+const orderOrdersByStatusEq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ?`
+
+// orderOrdersByStatusEq1FirstFromCQL reads a partition of orders_by_status
+// from the From bound, in the rows of one status. cqlgenimpl.ReadPage binds
+// user_id, status, From.
+const orderOrdersByStatusEq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at <= ?`
+
+// orderOrdersByStatusEq1FirstToCQL reads a partition of orders_by_status from
+// its first row up to the To bound, in the rows of one status.
+// cqlgenimpl.ReadPage binds user_id, status, To.
+const orderOrdersByStatusEq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at > ?`
+
+// orderOrdersByStatusEq1FirstFromToCQL reads a partition of orders_by_status
+// between the bounds, in the rows of one status. cqlgenimpl.ReadPage binds
+// user_id, status, From, To.
+const orderOrdersByStatusEq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at <= ? AND placed_at > ?`
+
+// orderOrdersByStatusEq1After1CQL continues a read of orders_by_status after a
+// row, at one run of clustering columns of one direction, in the rows of one
+// status. cqlgenimpl.ReadPage binds user_id, status, placed_at.
+const orderOrdersByStatusEq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at < ?`
+
+// orderOrdersByStatusEq1After2CQL continues a read of orders_by_status after a
+// row, at one run of clustering columns of one direction, in the rows of one
+// status. cqlgenimpl.ReadPage binds user_id, status, placed_at, order_id.
+const orderOrdersByStatusEq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
+
+// orderOrdersByStatusEq1AfterToCQL continues a read of orders_by_status after
+// a row, up to the To bound, in the rows of one status. cqlgenimpl.ReadPage
+// binds user_id, status, placed_at, To.
+const orderOrdersByStatusEq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at < ? AND placed_at > ?`
+
+// orderOrdersByStatusEq1AtOrAfterCQL continues a read of orders_by_status at
+// or after a row, in the rows of one status. cqlgenimpl.ReadPage binds
+// user_id, status, placed_at, order_id.
+const orderOrdersByStatusEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_by_status
+	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
+
+// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
+// there is none.
+func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
+}
+
+// orderOrdersByStatusClustering is the clustering key of e in
+// orders_by_status, in order.
+func orderOrdersByStatusClustering(e *Order) []any {
+	return []any{e.Status, e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering
+// order does.
+func orderOrdersByStatusCompare(a, b *Order) int {
+	if c := cmp.Compare(a.Status, b.Status); c != 0 {
+		return c
+	}
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrders4: the statements of table orders_4, which serves Orders4.
+var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_4",
+	Pattern: "Orders4",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "status", Type: "text"},
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "shard", Type: "int"},
+		{Name: "status", Type: "text"},
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+		{Name: "ref", Type: "text"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "total", Type: "bigint"},
+		{Name: "items", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrders4InsertCQL,
+		Delete:      orderOrders4DeleteCQL,
+		Scan:        orderOrders4ScanCQL,
+		First:       orderOrders4FirstCQL,
+		FirstFrom:   orderOrders4FirstFromCQL,
+		FirstTo:     orderOrders4FirstToCQL,
+		FirstFromTo: orderOrders4FirstFromToCQL,
+		After: []string{
+			orderOrders4After0CQL,
+			orderOrders4After1CQL,
+			orderOrders4After2CQL,
+		},
+		AfterTo:   orderOrders4AfterToCQL,
+		AtOrAfter: orderOrders4AtOrAfterCQL,
+		Prefix: []cqlgenimpl.PageCQL{
+			{
+				First:       orderOrders4Eq1FirstCQL,
+				FirstFrom:   orderOrders4Eq1FirstFromCQL,
+				FirstTo:     orderOrders4Eq1FirstToCQL,
+				FirstFromTo: orderOrders4Eq1FirstFromToCQL,
+				After: []string{
+					orderOrders4Eq1After1CQL,
+					orderOrders4Eq1After2CQL,
+				},
+				AfterTo:   orderOrders4Eq1AfterToCQL,
+				AtOrAfter: orderOrders4Eq1AtOrAfterCQL,
+			},
+		},
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       orderOrders4ScatterFirstCQL,
+				FirstFrom:   orderOrders4ScatterFirstFromCQL,
+				FirstTo:     orderOrders4ScatterFirstToCQL,
+				FirstFromTo: orderOrders4ScatterFirstFromToCQL,
+				After: []string{
+					orderOrders4ScatterAfter0CQL,
+					orderOrders4ScatterAfter1CQL,
+					orderOrders4ScatterAfter2CQL,
+				},
+				AfterTo:   orderOrders4ScatterAfterToCQL,
+				AtOrAfter: orderOrders4ScatterAtOrAfterCQL,
+			},
+			{
+				First:       orderOrders4ScatterEq1FirstCQL,
+				FirstFrom:   orderOrders4ScatterEq1FirstFromCQL,
+				FirstTo:     orderOrders4ScatterEq1FirstToCQL,
+				FirstFromTo: orderOrders4ScatterEq1FirstFromToCQL,
+				After: []string{
+					orderOrders4ScatterEq1After1CQL,
+					orderOrders4ScatterEq1After2CQL,
+				},
+				AfterTo:   orderOrders4ScatterEq1AfterToCQL,
+				AtOrAfter: orderOrders4ScatterEq1AtOrAfterCQL,
+			},
+		},
+	},
+})
+
+// orderOrders4InsertCQL writes a whole row of orders_4. Its placeholders bind
+// user_id, shard, status, placed_at, order_id, ref, event, total, items, the
+// write timestamp.
+const orderOrders4InsertCQL = `INSERT INTO orders_4 (user_id, shard, status, placed_at, order_id, ref,
+		event, total, items)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrders4Row binds orderOrders4InsertCQL for e, written at ts; orders_4
+// has no column to leave unset.
+func orderOrders4Row(e *Order, ts int64, _ bool) []any {
+	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
+}
+
+// orderOrders4Key is the primary key of e in orders_4, in order, bucket
+// included.
+func orderOrders4Key(e *Order) []any {
+	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID}
+}
+
+// orderOrders4DeleteCQL deletes a row of orders_4 by its primary key. Its
+// placeholders bind the write timestamp, user_id, shard, status, placed_at,
+// order_id.
+const orderOrders4DeleteCQL = `DELETE FROM orders_4
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
+		AND order_id = ?`
+
+// orderOrders4ScanCQL reads a token range of orders_4 for verify, repair and
+// backfill. Its placeholders bind the lower token (excluded), the upper token.
+const orderOrders4ScanCQL = `SELECT user_id, shard, status, placed_at, order_id, ref, event, total,
+		items, writetime(ref), writetime(event), writetime(total),
+		writetime(items)
+	FROM orders_4
+	WHERE token(user_id, shard) > ? AND token(user_id, shard) <= ?`
+
+// orderOrders4FirstCQL reads a partition of orders_4 from its first row.
+// cqlgenimpl.ReadPage binds user_id, shard.
+const orderOrders4FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ?`
+
+// orderOrders4FirstFromCQL reads a partition of orders_4 from the From bound.
+// cqlgenimpl.ReadPage binds user_id, shard, From.
+const orderOrders4FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status >= ?`
+
+// orderOrders4FirstToCQL reads a partition of orders_4 from its first row up
+// to the To bound. cqlgenimpl.ReadPage binds user_id, shard, To.
+const orderOrders4FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status < ?`
+
+// orderOrders4FirstFromToCQL reads a partition of orders_4 between the bounds.
+// cqlgenimpl.ReadPage binds user_id, shard, From, To.
+const orderOrders4FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status >= ? AND status < ?`
+
+// orderOrders4After0CQL continues a read of orders_4 after a row, at one run
+// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
+// shard, status.
+const orderOrders4After0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status > ?`
+
+// orderOrders4After1CQL continues a read of orders_4 after a row, at one run
+// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
+// shard, status, placed_at.
+const orderOrders4After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?`
+
+// orderOrders4After2CQL continues a read of orders_4 after a row, at one run
+// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
+// shard, status, placed_at, order_id.
+const orderOrders4After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
+		AND order_id > ?`
+
+// orderOrders4AfterToCQL continues a read of orders_4 after a row, up to the
+// To bound. cqlgenimpl.ReadPage binds user_id, shard, status, To.
+const orderOrders4AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status > ? AND status < ?`
+
+// orderOrders4AtOrAfterCQL continues a read of orders_4 at or after a row.
+// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at, order_id.
+const orderOrders4AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
+		AND order_id >= ?`
+
+// orderOrders4Eq1FirstCQL reads a partition of orders_4 from its first row, in
+// the rows of one status. cqlgenimpl.ReadPage binds user_id, shard, status.
+const orderOrders4Eq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ?`
+
+// orderOrders4Eq1FirstFromCQL reads a partition of orders_4 from the From
+// bound, in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard,
+// status, From.
+const orderOrders4Eq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at <= ?`
+
+// orderOrders4Eq1FirstToCQL reads a partition of orders_4 from its first row
+// up to the To bound, in the rows of one status. cqlgenimpl.ReadPage binds
+// user_id, shard, status, To.
+const orderOrders4Eq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at > ?`
+
+// orderOrders4Eq1FirstFromToCQL reads a partition of orders_4 between the
+// bounds, in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard,
+// status, From, To.
+const orderOrders4Eq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at <= ?
+		AND placed_at > ?`
+
+// orderOrders4Eq1After1CQL continues a read of orders_4 after a row, at one
+// run of clustering columns of one direction, in the rows of one status.
+// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at.
+const orderOrders4Eq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?`
+
+// orderOrders4Eq1After2CQL continues a read of orders_4 after a row, at one
+// run of clustering columns of one direction, in the rows of one status.
+// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at, order_id.
+const orderOrders4Eq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
+		AND order_id > ?`
+
+// orderOrders4Eq1AfterToCQL continues a read of orders_4 after a row, up to
+// the To bound, in the rows of one status. cqlgenimpl.ReadPage binds user_id,
+// shard, status, placed_at, To.
+const orderOrders4Eq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?
+		AND placed_at > ?`
+
+// orderOrders4Eq1AtOrAfterCQL continues a read of orders_4 at or after a row,
+// in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard, status,
+// placed_at, order_id.
+const orderOrders4Eq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
+	FROM orders_4
+	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
+		AND order_id >= ?`
+
+// orderOrders4ScatterFirstCQL reads a partition of orders_4 from its first
+// row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of shard values, the most rows
+// per bucket.
+const orderOrders4ScatterFirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterFirstFromCQL reads a partition of orders_4 from the From
+// bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of shard values, From, the most
+// rows per bucket.
+const orderOrders4ScatterFirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status >= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterFirstToCQL reads a partition of orders_4 from its first
+// row up to the To bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of shard values, To, the most
+// rows per bucket.
+const orderOrders4ScatterFirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterFirstFromToCQL reads a partition of orders_4 between the
+// bounds, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of shard values, From, To, the
+// most rows per bucket.
+const orderOrders4ScatterFirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status >= ? AND status < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterAfter0CQL continues a read of orders_4 after a row, at
+// one run of clustering columns of one direction, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
+// shard values, status, the most rows per bucket.
+const orderOrders4ScatterAfter0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterAfter1CQL continues a read of orders_4 after a row, at
+// one run of clustering columns of one direction, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
+// shard values, status, placed_at, the most rows per bucket.
+const orderOrders4ScatterAfter1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterAfter2CQL continues a read of orders_4 after a row, at
+// one run of clustering columns of one direction, in every hash bucket at
+// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
+// shard values, status, placed_at, order_id, the most rows per bucket.
+const orderOrders4ScatterAfter2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
+		AND order_id > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterAfterToCQL continues a read of orders_4 after a row, up
+// to the To bound, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of shard values, status, To, the
+// most rows per bucket.
+const orderOrders4ScatterAfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status > ? AND status < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterAtOrAfterCQL continues a read of orders_4 at or after a
+// row, in every hash bucket at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of shard values, status,
+// placed_at, order_id, the most rows per bucket.
+const orderOrders4ScatterAtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
+		AND order_id >= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1FirstCQL reads a partition of orders_4 from its first
+// row, in the rows of one status, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds user_id, the list of shard values,
+// status, the most rows per bucket.
+const orderOrders4ScatterEq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1FirstFromCQL reads a partition of orders_4 from the
+// From bound, in the rows of one status, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
+// values, status, From, the most rows per bucket.
+const orderOrders4ScatterEq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at <= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1FirstToCQL reads a partition of orders_4 from its
+// first row up to the To bound, in the rows of one status, in every hash
+// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds user_id,
+// the list of shard values, status, To, the most rows per bucket.
+const orderOrders4ScatterEq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1FirstFromToCQL reads a partition of orders_4 between
+// the bounds, in the rows of one status, in every hash bucket at once, the
+// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
+// values, status, From, To, the most rows per bucket.
+const orderOrders4ScatterEq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at <= ?
+		AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1After1CQL continues a read of orders_4 after a row, at
+// one run of clustering columns of one direction, in the rows of one status,
+// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
+// binds user_id, the list of shard values, status, placed_at, the most rows
+// per bucket.
+const orderOrders4ScatterEq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1After2CQL continues a read of orders_4 after a row, at
+// one run of clustering columns of one direction, in the rows of one status,
+// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
+// binds user_id, the list of shard values, status, placed_at, order_id, the
+// most rows per bucket.
+const orderOrders4ScatterEq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
+		AND order_id > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1AfterToCQL continues a read of orders_4 after a row,
+// up to the To bound, in the rows of one status, in every hash bucket at once,
+// the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
+// values, status, placed_at, To, the most rows per bucket.
+const orderOrders4ScatterEq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
+		AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4ScatterEq1AtOrAfterCQL continues a read of orders_4 at or after
+// a row, in the rows of one status, in every hash bucket at once, the bucket
+// named last. cqlgenimpl.ReadPage binds user_id, the list of shard values,
+// status, placed_at, order_id, the most rows per bucket.
+const orderOrders4ScatterEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
+		shard
+	FROM orders_4
+	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
+		AND order_id >= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrders4Scan reads one row of orders_4 into e; false when there is none.
+func orderOrders4Scan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
+}
+
+// orderOrders4Clustering is the clustering key of e in orders_4, in order.
+func orderOrders4Clustering(e *Order) []any {
+	return []any{e.Status, e.PlacedAt, e.OrderID}
+}
+
+// orderOrders4Compare orders rows of orders_4 as its clustering order does.
+func orderOrders4Compare(a, b *Order) int {
+	if c := cmp.Compare(a.Status, b.Status); c != 0 {
+		return c
+	}
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// orderOrdersByDay: the statements of table orders_by_day, which serves
+// OrdersByDay.
+var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders_by_day",
+	Pattern: "OrdersByDay",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "day", Type: "date"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+	},
+	Row: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "day", Type: "date"},
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+		{Name: "ref", Type: "text"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "status", Type: "text"},
+		{Name: "total", Type: "bigint"},
+		{Name: "items", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		Insert:      orderOrdersByDayInsertCQL,
+		Delete:      orderOrdersByDayDeleteCQL,
+		Scan:        orderOrdersByDayScanCQL,
+		First:       orderOrdersByDayFirstCQL,
+		FirstFrom:   orderOrdersByDayFirstFromCQL,
+		FirstTo:     orderOrdersByDayFirstToCQL,
+		FirstFromTo: orderOrdersByDayFirstFromToCQL,
+		After: []string{
+			orderOrdersByDayAfter0CQL,
+			orderOrdersByDayAfter1CQL,
+		},
+		AfterTo:   orderOrdersByDayAfterToCQL,
+		AtOrAfter: orderOrdersByDayAtOrAfterCQL,
+		Scatter: []cqlgenimpl.PageCQL{
+			{
+				First:       orderOrdersByDayScatterFirstCQL,
+				FirstFrom:   orderOrdersByDayScatterFirstFromCQL,
+				FirstTo:     orderOrdersByDayScatterFirstToCQL,
+				FirstFromTo: orderOrdersByDayScatterFirstFromToCQL,
+			},
+		},
+	},
+})
+
+// orderOrdersByDayInsertCQL writes a whole row of orders_by_day. Its
+// placeholders bind user_id, day, placed_at, order_id, ref, event, status,
+// total, items, the write timestamp.
+const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_day (user_id, day, placed_at, order_id, ref,
+		event, status, total, items)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+	USING TIMESTAMP ?`
+
+// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
+// orders_by_day has no column to leave unset.
+func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
+	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items, ts}
+}
+
+// orderOrdersByDayKey is the primary key of e in orders_by_day, in order,
+// bucket included.
+func orderOrdersByDayKey(e *Order) []any {
+	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByDayDeleteCQL deletes a row of orders_by_day by its primary key.
+// Its placeholders bind the write timestamp, user_id, day, placed_at,
+// order_id.
+const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
+	USING TIMESTAMP ?
+	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id = ?`
+
+// orderOrdersByDayScanCQL reads a token range of orders_by_day for verify,
+// repair and backfill. Its placeholders bind the lower token (excluded), the
+// upper token.
+const orderOrdersByDayScanCQL = `SELECT user_id, day, placed_at, order_id, ref, event, status, total,
+		items, writetime(ref), writetime(event), writetime(status),
+		writetime(total), writetime(items)
+	FROM orders_by_day
+	WHERE token(user_id, day) > ? AND token(user_id, day) <= ?`
+
+// orderOrdersByDayFirstCQL reads a partition of orders_by_day from its first
+// row. cqlgenimpl.ReadPage binds user_id, day.
+const orderOrdersByDayFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ?`
+
+// orderOrdersByDayFirstFromCQL reads a partition of orders_by_day from the
+// From bound. cqlgenimpl.ReadPage binds user_id, day, From.
+const orderOrdersByDayFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ? AND placed_at <= ?`
+
+// orderOrdersByDayFirstToCQL reads a partition of orders_by_day from its first
+// row up to the To bound. cqlgenimpl.ReadPage binds user_id, day, To.
+const orderOrdersByDayFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ? AND placed_at > ?`
+
+// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_day between
+// the bounds. cqlgenimpl.ReadPage binds user_id, day, From, To.
+const orderOrdersByDayFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ? AND placed_at <= ? AND placed_at > ?`
+
+// orderOrdersByDayAfter0CQL continues a read of orders_by_day after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, day, placed_at.
+const orderOrdersByDayAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ? AND placed_at < ?`
+
+// orderOrdersByDayAfter1CQL continues a read of orders_by_day after a row, at
+// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
+// user_id, day, placed_at, order_id.
+const orderOrdersByDayAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id > ?`
+
+// orderOrdersByDayAfterToCQL continues a read of orders_by_day after a row, up
+// to the To bound. cqlgenimpl.ReadPage binds user_id, day, placed_at, To.
+const orderOrdersByDayAfterToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ? AND placed_at < ? AND placed_at > ?`
+
+// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_day at or after a
+// row. cqlgenimpl.ReadPage binds user_id, day, placed_at, order_id.
+const orderOrdersByDayAtOrAfterCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
+	FROM orders_by_day
+	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id >= ?`
+
+// orderOrdersByDayScatterFirstCQL reads a partition of orders_by_day from its
+// first row, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of day values, the most rows per
+// bucket.
+const orderOrdersByDayScatterFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		day
+	FROM orders_by_day
+	WHERE user_id = ? AND day IN ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayScatterFirstFromCQL reads a partition of orders_by_day from
+// the From bound, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of day values, From, the most
+// rows per bucket.
+const orderOrdersByDayScatterFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		day
+	FROM orders_by_day
+	WHERE user_id = ? AND day IN ? AND placed_at <= ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayScatterFirstToCQL reads a partition of orders_by_day from
+// its first row up to the To bound, in several time buckets at once, the
+// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of day
+// values, To, the most rows per bucket.
+const orderOrdersByDayScatterFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		day
+	FROM orders_by_day
+	WHERE user_id = ? AND day IN ? AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayScatterFirstFromToCQL reads a partition of orders_by_day
+// between the bounds, in several time buckets at once, the bucket named last.
+// cqlgenimpl.ReadPage binds user_id, the list of day values, From, To, the
+// most rows per bucket.
+const orderOrdersByDayScatterFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		day
+	FROM orders_by_day
+	WHERE user_id = ? AND day IN ? AND placed_at <= ? AND placed_at > ?
+	PER PARTITION LIMIT ?`
+
+// orderOrdersByDayScan reads one row of orders_by_day into e; false when there
+// is none.
+func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
+	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
+}
+
+// orderOrdersByDayClustering is the clustering key of e in orders_by_day, in
+// order.
+func orderOrdersByDayClustering(e *Order) []any {
+	return []any{e.PlacedAt, e.OrderID}
+}
+
+// orderOrdersByDayCompare orders rows of orders_by_day as its clustering order
+// does.
+func orderOrdersByDayCompare(a, b *Order) int {
+	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
+		return -c
+	}
+	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
+		return c
+	}
+	return 0
+}
+
+// OrderRepo reads and writes Order in its tables (orders, orders_by_ref,
+// orders_by_event, orders_by_status, orders_4, orders_by_day), keeping every
+// copy in step; orders is the source of truth.
+type OrderRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewOrderRepo returns a repository of Order on s. The default strategy is a
+// logged batch.
+func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
+	return &OrderRepo{
+		opts: cqlgenimpl.NewOptions(opts...),
+		s:    s,
+	}
+}
+
+// orderCheck rejects a Order whose partition key values are empty.
+func orderCheck(e *Order) error {
+	if e.UserID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders",
+		}
+	}
+	return nil
+}
+
+// orderCheckKey rejects a Order whose partition key value in orders, the
+// source of truth, is empty.
+func orderCheckKey(e *Order) error {
+	if e.UserID == "" {
+		return &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders",
+		}
+	}
+	return nil
+}
+
+// orderWrites is the write protocol of Order: its source of truth, orders, and
+// the tables the protocol keeps in step with it.
+var orderWrites = &cqlgenimpl.Entity[Order]{
+	Canonical: orderOrders,
+	State:     orderOrdersState,
+	ScanState: orderOrdersScanState,
+	Data:      orderOrdersData,
+	Change:    orderOrdersChange,
+	Remove:    orderOrdersRemove,
+	Settle:    orderOrdersSettle,
+	Projections: []cqlgenimpl.Projection[Order]{
+		{
+			Table:      orderOrdersByRef,
+			Key:        orderOrdersByRefKey,
+			Row:        orderOrdersByRefRow,
+			Writetimes: 4,
+			Owner:      []int{0, 2, 3},
+		},
+		{
+			Table:      orderOrdersByEvent,
+			Key:        orderOrdersByEventKey,
+			Row:        orderOrdersByEventRow,
+			Writetimes: 4,
+			Owner:      []int{0, 2, 3},
+		},
+		{
+			Table:      orderOrdersByStatus,
+			Key:        orderOrdersByStatusKey,
+			Row:        orderOrdersByStatusRow,
+			Writetimes: 4,
+			Owner:      []int{0, 2, 3},
+		},
+		{
+			Table:      orderOrders4,
+			Key:        orderOrders4Key,
+			Row:        orderOrders4Row,
+			Writetimes: 4,
+			Owner:      []int{0, 3, 4},
+		},
+		{
+			Table:      orderOrdersByDay,
+			Key:        orderOrdersByDayKey,
+			Row:        orderOrdersByDayRow,
+			Writetimes: 5,
+			Owner:      []int{0, 2, 3},
+		},
+	},
+}
+
+// Insert writes e to every table of Order, creating it, or replacing it where
+// it exists; nil pointers and empty collections are left unset, so they keep
+// what the entity had and write no tombstones. It takes its turn with other
+// writers of the entity through a conditional write on orders, the source of
+// truth. If it returns an error, it may have applied in part: run it again,
+// from any client, and every table converges on the result; the next write of
+// the entity finishes it too.
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+}
+
+// Update replaces the Order whose key in orders is e's, in every table: rows
+// whose key changed (a new sort key, say) move, and nil pointers and empty
+// collections clear their columns. It takes its turn with other writers
+// through a conditional write on orders's version; a writer that loses retries
+// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
+// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
+// may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+}
+
+// Delete removes the Order whose key in orders is e's from every table; the
+// rows of the other tables are found from orders's values, so e needs only its
+// key. Deleting what does not exist is not an error. If it returns an error,
+// it may have applied in part: run it again, from any client, and every table
+// converges on the result; the next write of the entity finishes it too.
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	defer func() {
+		call.End(err)
+	}()
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+}
+
+// GetVersioned reads the Order with the given key from orders, with its
+// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
+// they apply only if no one changed the Order since (a compare-and-set).
+// cqlgen.ErrNotFound if there is none.
+func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, _ int64, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return nil, 0, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders",
+		}
+	}
+	e := &Order{}
+	e.UserID = userID
+	e.PlacedAt = placedAt
+	e.OrderID = orderID
+	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
+}
+
+// Modify reads the Order with the given key, lets change edit it (set a field,
+// add to a collection), and writes the result to every table that stores what
+// changed, if no one changed the Order since it was read; when someone did, it
+// reads it again and calls change again, up to Options.Attempts times, then
+// returns a *cqlgen.VersionConflictError. Nothing is written when change
+// returns an error, which Modify returns; change must not edit the key in
+// orders (cqlgen.ErrKeyChanged). It returns the Order written;
+// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
+// which overwrites whatever a concurrent writer did. Run again after its reply
+// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
+// which makes the whole of it apply at most once.
+func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders",
+		}
+	}
+	e := &Order{}
+	e.UserID = userID
+	e.PlacedAt = placedAt
+	e.OrderID = orderID
+	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+}
+
+// Entity names the entity OrderRepo keeps: Order.
+func (r *OrderRepo) Entity() string {
+	return "Order"
+}
+
+// Tables lists the tables of Order that Repair and Backfill write: every one
+// but orders, the source of truth.
+func (r *OrderRepo) Tables() []string {
+	return []string{"orders_by_ref", "orders_by_event", "orders_by_status", "orders_4", "orders_by_day"}
+}
+
+// Verify compares every table of Order with what orders, the source of truth,
+// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+}
+
+// Repair verifies, then writes the rows missing or stale and deletes the
+// orphans, each at a timestamp that any later write of Order wins over; it is
+// safe while the application writes.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+}
+
+// Backfill writes every row orders implies into table, a new one say, token
+// range by token range; with o.Job it records the ranges done and, run again,
+// resumes.
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	defer func() {
+		call.End(err)
+	}()
+	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+}
+
+// Get reads the Order with the given key from orders, the source of truth;
+// cqlgen.ErrNotFound if there is none.
+func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return nil, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders",
+		}
+	}
+	var e Order
+	e.UserID = userID
+	e.PlacedAt = placedAt
+	e.OrderID = orderID
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+		Stmt:   orderOrders.Get,
+		Values: []any{e.UserID, e.PlacedAt, e.OrderID},
+	}, orderOrdersScan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}
+
+// OrdersOptions are the optional parts of a Orders read.
+type OrdersOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+// Orders reads a user's orders, newest first, from orders, in pages: one
+// partition, in clustering order.
+func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Orders")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders",
+		}
+	}
+	if o == nil {
+		o = &OrdersOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Order]{
+		Compare:   orderOrdersCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       orderOrdersClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{userID},
+		Scan:      orderOrdersScan,
+		Table:     orderOrders,
+	}
+	if o.PlacedAtFrom != nil {
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
+	}
+	if o.PlacedAtTo != nil {
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// OrdersByRefOptions are the optional parts of a OrdersByRef read.
+type OrdersByRefOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// RefFrom and RefTo bound ref, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	RefFrom, RefTo *string
+	// RefFromExclusive leaves out the rows at RefFrom, RefToInclusive takes in
+	// those at RefTo; each is ignored without its bound.
+	RefFromExclusive, RefToInclusive bool
+}
+
+// OrdersByRef reads a user's orders by reference, last first, from
+// orders_by_ref, in pages: one partition, in clustering order.
+func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByRefOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByRef")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders_by_ref",
+		}
+	}
+	if o == nil {
+		o = &OrdersByRefOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Order]{
+		Compare:   orderOrdersByRefCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       orderOrdersByRefClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{userID},
+		Scan:      orderOrdersByRefScan,
+		Table:     orderOrdersByRef,
+	}
+	if o.RefFrom != nil {
+		spec.From, spec.FromExclusive = *o.RefFrom, o.RefFromExclusive
+	}
+	if o.RefTo != nil {
+		spec.To, spec.ToInclusive = *o.RefTo, o.RefToInclusive
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// OrdersByEventOptions are the optional parts of a OrdersByEvent read.
+type OrdersByEventOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// EventFrom and EventTo bound event, in the order rows come back: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	EventFrom, EventTo *gocql.UUID
+	// EventFromExclusive leaves out the rows at EventFrom, EventToInclusive
+	// takes in those at EventTo; each is ignored without its bound.
+	EventFromExclusive, EventToInclusive bool
+}
+
+// OrdersByEvent reads a user's orders by event, newest first, from
+// orders_by_event, in pages: one partition, in clustering order.
+func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersByEventOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByEvent")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders_by_event",
+		}
+	}
+	if o == nil {
+		o = &OrdersByEventOptions{}
+	}
+	spec := cqlgenimpl.ReadSpec[Order]{
+		Compare:   orderOrdersByEventCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       orderOrdersByEventClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{userID},
+		Scan:      orderOrdersByEventScan,
+		Table:     orderOrdersByEvent,
+	}
+	if o.EventFrom != nil {
+		spec.From, spec.FromExclusive = *o.EventFrom, o.EventFromExclusive
+	}
+	if o.EventTo != nil {
+		spec.To, spec.ToInclusive = *o.EventTo, o.EventToInclusive
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
+type OrdersByStatusOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// StatusFrom and StatusTo bound status, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	StatusFrom, StatusTo *string
+	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
+	// takes in those at StatusTo; each is ignored without its bound.
+	StatusFromExclusive, StatusToInclusive bool
+	// StatusEq fixes status: the read returns only the rows with this value
+	// (nil: every value). Set with every Eq before it, it lets PlacedAtFrom
+	// and PlacedAtTo bound placed_at within them; no bound on an earlier
+	// column is allowed then.
+	StatusEq *string
+	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
+	// back, in the rows StatusEq (and every Eq before it) fixes: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+// OrdersByStatus reads a user's orders by status, newest first, from
+// orders_by_status, in pages: one partition, in clustering order.
+func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByStatus")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders_by_status",
+		}
+	}
+	if o == nil {
+		o = &OrdersByStatusOptions{}
+	}
+	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
+		return cqlgen.Page[Order]{}, err
+	}
+	spec := cqlgenimpl.ReadSpec[Order]{
+		Compare:   orderOrdersByStatusCompare,
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       orderOrdersByStatusClustering,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{userID},
+		Scan:      orderOrdersByStatusScan,
+		Table:     orderOrdersByStatus,
+	}
+	if o.StatusEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.StatusEq)
+	}
+	if o.StatusFrom != nil {
+		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
+	}
+	if o.StatusTo != nil {
+		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
+	}
+	if o.PlacedAtFrom != nil {
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
+	}
+	if o.PlacedAtTo != nil {
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// Orders4Options are the optional parts of a Orders4 read.
+type Orders4Options struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// StatusFrom and StatusTo bound status, in the order rows come back: From
+	// is inclusive, To exclusive; nil leaves that end open.
+	StatusFrom, StatusTo *string
+	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
+	// takes in those at StatusTo; each is ignored without its bound.
+	StatusFromExclusive, StatusToInclusive bool
+	// StatusEq fixes status: the read returns only the rows with this value
+	// (nil: every value). Set with every Eq before it, it lets PlacedAtFrom
+	// and PlacedAtTo bound placed_at within them; no bound on an earlier
+	// column is allowed then.
+	StatusEq *string
+	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
+	// back, in the rows StatusEq (and every Eq before it) fixes: From is
+	// inclusive, To exclusive; nil leaves that end open.
+	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+// Orders4 reads a user's orders by status over 4 hash buckets, from orders_4,
+// in pages: all 4 hash buckets read in parallel and merged in clustering
+// order.
+func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Options) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Orders4")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders_4",
+		}
+	}
+	if o == nil {
+		o = &Orders4Options{}
+	}
+	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
+		return cqlgen.Page[Order]{}, err
+	}
+	spec := cqlgenimpl.ReadSpec[Order]{
+		Compare:     orderOrders4Compare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		HashBuckets: 4,
+		Key:         orderOrders4Clustering,
+		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{userID},
+		Scan:        orderOrders4Scan,
+		Scatter:     r.opts.Scatter,
+		Table:       orderOrders4,
+	}
+	if o.StatusEq != nil {
+		spec.Prefix = append(spec.Prefix, *o.StatusEq)
+	}
+	if o.StatusFrom != nil {
+		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
+	}
+	if o.StatusTo != nil {
+		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
+	}
+	if o.PlacedAtFrom != nil {
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
+	}
+	if o.PlacedAtTo != nil {
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// OrdersByDayOptions are the optional parts of a OrdersByDay read.
+type OrdersByDayOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
+	// back: From is inclusive, To exclusive; nil leaves that end open.
+	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
+	// Start picks the bucket to start at (the zero time: now); the read walks
+	// back from there, newest bucket first.
+	Start time.Time
+	// LookBack is how many buckets, the first included, the read may reach; 0
+	// means cqlgen.DefaultLookBack.
+	LookBack int
+}
+
+// OrdersByDay reads a user's orders, a partition a day, from orders_by_day, in
+// pages: time buckets from the newest back, each in clustering order.
+func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDay")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders_by_day",
+		}
+	}
+	if o == nil {
+		o = &OrdersByDayOptions{}
+	}
+	start := o.Start
+	if start.IsZero() {
+		start = r.opts.Clock()
+	}
+	tb := cqlgenimpl.DayBuckets
+	spec := cqlgenimpl.ReadSpec[Order]{
+		Compare:     orderOrdersByDayCompare,
+		Concurrency: r.opts.Concurrency,
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         orderOrdersByDayClustering,
+		Limit:       o.Limit,
+		LookBack:    o.LookBack,
+		MaxLimit:    r.opts.MaxLimit,
+		Partition:   []any{userID},
+		Scan:        orderOrdersByDayScan,
+		Scatter:     r.opts.Scatter,
+		Start:       start,
+		Table:       orderOrdersByDay,
+		TimeBuckets: &tb,
+	}
+	if o.PlacedAtFrom != nil {
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
+	}
+	if o.PlacedAtTo != nil {
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
+	}
+	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+}
+
+// orderOrdersByTotal: the statements of index orders_by_total on table orders,
+// which serve OrdersByTotal.
+var orderOrdersByTotal = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders",
+	Pattern: "OrdersByTotal",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "total", Type: "bigint"},
+		{Name: "total", Type: "bigint"},
+	},
+	CQL: cqlgenimpl.CQL{
+		First: orderOrdersByTotalFirstCQL,
+		After: []string{
+			orderOrdersByTotalAfter0CQL,
+			orderOrdersByTotalAfter1CQL,
+		},
+	},
+})
+
+// orderOrdersByTotalFirstCQL reads a partition of orders through index
+// orders_by_total. cqlgenimpl.ReadIndex binds user_id, From, To.
+const orderOrdersByTotalFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND total >= ? AND total < ?`
+
+// orderOrdersByTotalAfter0CQL continues a read through orders_by_total after a
+// row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at.
+const orderOrdersByTotalAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND total >= ? AND total < ? AND placed_at < ?`
+
+// orderOrdersByTotalAfter1CQL continues a read through orders_by_total after a
+// row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at,
+// order_id.
+const orderOrdersByTotalAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND total >= ? AND total < ? AND placed_at = ?
+		AND order_id > ?`
+
+// orderOrdersByTotalKey is the cursor key of a row read through
+// orders_by_total: its clustering key.
+func orderOrdersByTotalKey(e *Order) []any {
+	return []any{e.PlacedAt, e.OrderID}
+}
+
+// OrdersByTotalOptions are the optional parts of a OrdersByTotal read.
+type OrdersByTotalOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// TotalFromExclusive leaves out the rows whose total is the From value,
+	// TotalToInclusive takes in those whose total is the To value.
+	TotalFromExclusive, TotalToInclusive bool
+}
+
+// OrdersByTotal reads a user's orders of a total between two bounds: the rows
+// of orders whose total is at least the From value and less than the To value
+// (or above From, or at most To, as the options say), through the
+// storage-attached index orders_by_total, in pages, within one partition, in
+// clustering order; the index makes this a cheap read of one partition's
+// replicas.
+func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom int64, totalTo int64, o *OrdersByTotalOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByTotal")
+	defer func() {
+		call.End(err)
+	}()
+	if userID == "" {
+		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
+			Column: "user_id",
+			Table:  "orders",
+		}
+	}
+	if o == nil {
+		o = &OrdersByTotalOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Order]{
+		Cursor:        o.Cursor,
+		CursorKey:     r.opts.CursorKey,
+		FromExclusive: o.TotalFromExclusive,
+		Key:           orderOrdersByTotalKey,
+		Limit:         o.Limit,
+		MaxLimit:      r.opts.MaxLimit,
+		Partition:     []any{userID},
+		Scan:          orderOrdersScan,
+		Table:         orderOrdersByTotal,
+		ToInclusive:   o.TotalToInclusive,
+		Values:        []any{totalFrom, totalTo},
+	})
+}
+
+// orderOrdersByItems: the statements of index orders_by_items on table orders,
+// which serve OrdersByItems.
+var orderOrdersByItems = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:    "orders",
+	Pattern: "OrdersByItems",
+	PartitionKey: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+	},
+	Clustering: []cqlgenimpl.Column{
+		{Name: "placed_at", Type: "timestamp", Desc: true},
+		{Name: "order_id", Type: "text"},
+	},
+	Index: []cqlgenimpl.Column{
+		{Name: "items", Type: "int"},
+		{Name: "items", Type: "int"},
+	},
+	CQL: cqlgenimpl.CQL{
+		First: orderOrdersByItemsFirstCQL,
+		Next:  orderOrdersByItemsNextCQL,
+		After: []string{
+			orderOrdersByItemsAfter0CQL,
+			orderOrdersByItemsAfter1CQL,
+		},
+	},
+})
+
+// orderOrdersByItemsFirstCQL reads orders through index orders_by_items, over
+// every token range. cqlgenimpl.ReadIndex binds From, To.
+const orderOrdersByItemsFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE items >= ? AND items < ?`
+
+// orderOrdersByItemsAfter0CQL continues a read through orders_by_items after a
+// row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at.
+const orderOrdersByItemsAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND items >= ? AND items < ? AND placed_at < ?`
+
+// orderOrdersByItemsAfter1CQL continues a read through orders_by_items after a
+// row, within its partition, at one run of clustering columns of one
+// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at,
+// order_id.
+const orderOrdersByItemsAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE user_id = ? AND items >= ? AND items < ? AND placed_at = ?
+		AND order_id > ?`
+
+// orderOrdersByItemsNextCQL continues a scatter read through orders_by_items
+// with the partitions after a row's, in token order. cqlgenimpl.ReadIndex
+// binds user_id, From, To.
+const orderOrdersByItemsNextCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
+		cqlgen_deleted
+	FROM orders
+	WHERE token(user_id) > token(?) AND items >= ? AND items < ?`
+
+// orderOrdersByItemsKey is the cursor key of a row read through
+// orders_by_items: its partition key, then its clustering key.
+func orderOrdersByItemsKey(e *Order) []any {
+	return []any{e.UserID, e.PlacedAt, e.OrderID}
+}
+
+// OrdersByItemsOptions are the optional parts of a OrdersByItems read.
+type OrdersByItemsOptions struct {
+	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
+	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	Limit int
+	// Cursor continues after the last row of the previous page; "" starts at
+	// the first.
+	Cursor string
+	// ItemsFromExclusive leaves out the rows whose items is the From value,
+	// ItemsToInclusive takes in those whose items is the To value.
+	ItemsFromExclusive, ItemsToInclusive bool
+}
+
+// OrdersByItems reads orders of a number of items between two bounds, of every
+// user: the rows of orders whose items is at least the From value and less
+// than the To value (or above From, or at most To, as the options say),
+// through the storage-attached index orders_by_items, in pages, in token
+// order: a scatter that visits every token range of the cluster on each page,
+// so keep it for rare or ad hoc reads.
+func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo int32, o *OrdersByItemsOptions) (_ cqlgen.Page[Order], err error) {
+	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByItems")
+	defer func() {
+		call.End(err)
+	}()
+	if o == nil {
+		o = &OrdersByItemsOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Order]{
+		Cursor:        o.Cursor,
+		CursorKey:     r.opts.CursorKey,
+		FromExclusive: o.ItemsFromExclusive,
+		Key:           orderOrdersByItemsKey,
+		Limit:         o.Limit,
+		MaxLimit:      r.opts.MaxLimit,
+		Scan:          orderOrdersScan,
+		Table:         orderOrdersByItems,
+		ToInclusive:   o.ItemsToInclusive,
+		Values:        []any{itemsFrom, itemsTo},
+	})
+}
 
 // noteNotes: the statements of table notes, which is the source of truth of
 // Note.
@@ -312,6 +2565,9 @@ type NotesOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Notes reads Note rows by space, ordered by at descending, then seq
@@ -342,10 +2598,10 @@ func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ 
 		Table:     noteNotes,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -501,13 +2757,16 @@ type NotesBySizeOptions struct {
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
 	Cursor string
+	// SizeFromExclusive leaves out the rows whose size is the From value,
+	// SizeToInclusive takes in those whose size is the To value.
+	SizeFromExclusive, SizeToInclusive bool
 }
 
 // NotesBySize reads a space's notes of a size between two bounds: the rows of
-// notes whose size is at least the From value and less than the To value,
-// through the storage-attached index notes_by_size, in pages, within one
-// partition, in clustering order; the index makes this a cheap read of one
-// partition's replicas.
+// notes whose size is at least the From value and less than the To value (or
+// above From, or at most To, as the options say), through the storage-attached
+// index notes_by_size, in pages, within one partition, in clustering order;
+// the index makes this a cheap read of one partition's replicas.
 func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (_ cqlgen.Page[Note], err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesBySize")
 	defer func() {
@@ -523,15 +2782,17 @@ func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32
 		o = &NotesBySizeOptions{}
 	}
 	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Note]{
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteNotesBySizeKey,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{space},
-		Scan:      noteNotesScan,
-		Table:     noteNotesBySize,
-		Values:    []any{sizeFrom, sizeTo},
+		Cursor:        o.Cursor,
+		CursorKey:     r.opts.CursorKey,
+		FromExclusive: o.SizeFromExclusive,
+		Key:           noteNotesBySizeKey,
+		Limit:         o.Limit,
+		MaxLimit:      r.opts.MaxLimit,
+		Partition:     []any{space},
+		Scan:          noteNotesScan,
+		Table:         noteNotesBySize,
+		ToInclusive:   o.SizeToInclusive,
+		Values:        []any{sizeFrom, sizeTo},
 	})
 }
 
@@ -1082,6 +3343,9 @@ type TradesByAccountOptions struct {
 	// KindFrom and KindTo bound kind, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	KindFrom, KindTo *string
+	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
+	// in those at KindTo; each is ignored without its bound.
+	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets DayFrom and DayTo
 	// bound day within them; no bound on an earlier column is allowed then.
@@ -1090,6 +3354,9 @@ type TradesByAccountOptions struct {
 	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	DayFrom, DayTo *time.Time
+	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
+	// those at DayTo; each is ignored without its bound.
+	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
 	// bound seq within them; no bound on an earlier column is allowed then.
@@ -1098,6 +3365,9 @@ type TradesByAccountOptions struct {
 	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	SeqFrom, SeqTo *int64
+	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
+	// those at SeqTo; each is ignored without its bound.
+	SeqFromExclusive, SeqToInclusive bool
 }
 
 // TradesByAccount reads an account's trades by kind, newest day first, from
@@ -1137,22 +3407,22 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
 	if o.KindFrom != nil {
-		spec.From = *o.KindFrom
+		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
 	}
 	if o.KindTo != nil {
-		spec.To = *o.KindTo
+		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
 	}
 	if o.DayFrom != nil {
-		spec.From = *o.DayFrom
+		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
 	}
 	if o.DayTo != nil {
-		spec.To = *o.DayTo
+		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
 	}
 	if o.SeqFrom != nil {
-		spec.From = *o.SeqFrom
+		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
 	}
 	if o.SeqTo != nil {
-		spec.To = *o.SeqTo
+		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1886,6 +4156,9 @@ type TradesByDeskOptions struct {
 	// KindFrom and KindTo bound kind, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	KindFrom, KindTo *string
+	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
+	// in those at KindTo; each is ignored without its bound.
+	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets DayFrom and DayTo
 	// bound day within them; no bound on an earlier column is allowed then.
@@ -1894,6 +4167,9 @@ type TradesByDeskOptions struct {
 	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	DayFrom, DayTo *time.Time
+	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
+	// those at DayTo; each is ignored without its bound.
+	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
 	// bound seq within them; no bound on an earlier column is allowed then.
@@ -1902,6 +4178,9 @@ type TradesByDeskOptions struct {
 	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	SeqFrom, SeqTo *int64
+	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
+	// those at SeqTo; each is ignored without its bound.
+	SeqFromExclusive, SeqToInclusive bool
 }
 
 // TradesByDesk reads a desk's trades by kind, over 4 hash buckets, from
@@ -1945,22 +4224,22 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
 	if o.KindFrom != nil {
-		spec.From = *o.KindFrom
+		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
 	}
 	if o.KindTo != nil {
-		spec.To = *o.KindTo
+		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
 	}
 	if o.DayFrom != nil {
-		spec.From = *o.DayFrom
+		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
 	}
 	if o.DayTo != nil {
-		spec.To = *o.DayTo
+		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
 	}
 	if o.SeqFrom != nil {
-		spec.From = *o.SeqFrom
+		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
 	}
 	if o.SeqTo != nil {
-		spec.To = *o.SeqTo
+		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2435,6 +4714,9 @@ type TicksBySymbolOptions struct {
 	// KindFrom and KindTo bound kind, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	KindFrom, KindTo *string
+	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
+	// in those at KindTo; each is ignored without its bound.
+	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
 	// at within them; no bound on an earlier column is allowed then.
@@ -2443,6 +4725,9 @@ type TicksBySymbolOptions struct {
 	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2496,16 +4781,16 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
 	if o.KindFrom != nil {
-		spec.From = *o.KindFrom
+		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
 	}
 	if o.KindTo != nil {
-		spec.To = *o.KindTo
+		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3419,6 +5704,9 @@ type ReadingsByDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -3466,10 +5754,10 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3485,6 +5773,9 @@ type Readings1Options struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
@@ -3518,10 +5809,10 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 		Table:       readingReadings1,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3537,6 +5828,9 @@ type Readings16Options struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
@@ -3571,10 +5865,10 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 		Table:       readingReadings16,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4731,6 +7025,9 @@ type VisitsByUserOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // VisitsByUser reads a user's visits, newest first, from visits_by_user, in
@@ -4761,10 +7058,10 @@ func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsBy
 		Table:     visitVisitsByUser,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4780,6 +7077,9 @@ type VisitsBySiteOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
@@ -4814,10 +7114,10 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 		Table:       visitVisitsBySite,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4833,6 +7133,9 @@ type VisitsBySiteDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -4880,10 +7183,10 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -4899,6 +7202,10 @@ type VisitsByPageOptions struct {
 	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	VisitIDFrom, VisitIDTo *string
+	// VisitIDFromExclusive leaves out the rows at VisitIDFrom,
+	// VisitIDToInclusive takes in those at VisitIDTo; each is ignored without
+	// its bound.
+	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
 // VisitsByPage reads the visits of a page, storing only their site, from
@@ -4929,10 +7236,10 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 		Table:     visitVisitsByPage,
 	}
 	if o.VisitIDFrom != nil {
-		spec.From = *o.VisitIDFrom
+		spec.From, spec.FromExclusive = *o.VisitIDFrom, o.VisitIDFromExclusive
 	}
 	if o.VisitIDTo != nil {
-		spec.To = *o.VisitIDTo
+		spec.To, spec.ToInclusive = *o.VisitIDTo, o.VisitIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -5730,6 +8037,9 @@ type LinesOptions struct {
 	// ItemIDFrom and ItemIDTo bound item_id, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ItemIDFrom, ItemIDTo *string
+	// ItemIDFromExclusive leaves out the rows at ItemIDFrom, ItemIDToInclusive
+	// takes in those at ItemIDTo; each is ignored without its bound.
+	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
 // Lines reads an order's lines, from lines, in pages: one partition, in
@@ -5760,10 +8070,10 @@ func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (
 		Table:     lineLines,
 	}
 	if o.ItemIDFrom != nil {
-		spec.From = *o.ItemIDFrom
+		spec.From, spec.FromExclusive = *o.ItemIDFrom, o.ItemIDFromExclusive
 	}
 	if o.ItemIDTo != nil {
-		spec.To = *o.ItemIDTo
+		spec.To, spec.ToInclusive = *o.ItemIDTo, o.ItemIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -5779,6 +8089,10 @@ type LinesByStatusOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // LinesByStatus reads lines by status, from lines_by_status, in pages: one
@@ -5809,10 +8123,10 @@ func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByS
 		Table:     lineLinesByStatus,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -5829,6 +8143,9 @@ type LinesByOrderStatusOptions struct {
 	// StatusFrom and StatusTo bound status, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	StatusFrom, StatusTo *string
+	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
+	// takes in those at StatusTo; each is ignored without its bound.
+	StatusFromExclusive, StatusToInclusive bool
 }
 
 // LinesByOrderStatus reads an order's lines by status, with its user, from
@@ -5859,10 +8176,10 @@ func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *Li
 		Table:     lineLinesByOrderStatus,
 	}
 	if o.StatusFrom != nil {
-		spec.From = *o.StatusFrom
+		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
 	}
 	if o.StatusTo != nil {
-		spec.To = *o.StatusTo
+		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -6484,6 +8801,9 @@ type PartsOptions struct {
 	// PartIDFrom and PartIDTo bound part_id, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	PartIDFrom, PartIDTo *string
+	// PartIDFromExclusive leaves out the rows at PartIDFrom, PartIDToInclusive
+	// takes in those at PartIDTo; each is ignored without its bound.
+	PartIDFromExclusive, PartIDToInclusive bool
 }
 
 // Parts reads an order's parts, from parts, in pages: one partition, in
@@ -6514,10 +8834,10 @@ func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (
 		Table:     partParts,
 	}
 	if o.PartIDFrom != nil {
-		spec.From = *o.PartIDFrom
+		spec.From, spec.FromExclusive = *o.PartIDFrom, o.PartIDFromExclusive
 	}
 	if o.PartIDTo != nil {
-		spec.To = *o.PartIDTo
+		spec.To, spec.ToInclusive = *o.PartIDTo, o.PartIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -6533,6 +8853,10 @@ type PartsByKindOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // PartsByKind reads parts by kind, from parts_by_kind, in pages: one
@@ -6563,10 +8887,10 @@ func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindO
 		Table:     partPartsByKind,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

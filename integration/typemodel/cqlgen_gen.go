@@ -854,6 +854,10 @@ type EverythingOptions struct {
 	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	TagsKeyFrom, TagsKeyTo *[]string
+	// TagsKeyFromExclusive leaves out the rows at TagsKeyFrom,
+	// TagsKeyToInclusive takes in those at TagsKeyTo; each is ignored without
+	// its bound.
+	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
@@ -885,10 +889,10 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 		Table:     everythingEverything,
 	}
 	if o.TagsKeyFrom != nil {
-		spec.From = *o.TagsKeyFrom
+		spec.From, spec.FromExclusive = *o.TagsKeyFrom, o.TagsKeyFromExclusive
 	}
 	if o.TagsKeyTo != nil {
-		spec.To = *o.TagsKeyTo
+		spec.To, spec.ToInclusive = *o.TagsKeyTo, o.TagsKeyToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -904,6 +908,9 @@ type EverythingBySOptions struct {
 	// IDFrom and IDTo bound id, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	IDFrom, IDTo *gocql.UUID
+	// IDFromExclusive leaves out the rows at IDFrom, IDToInclusive takes in
+	// those at IDTo; each is ignored without its bound.
+	IDFromExclusive, IDToInclusive bool
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
@@ -935,10 +942,10 @@ func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *Everyth
 		Table:     everythingEverythingByS,
 	}
 	if o.IDFrom != nil {
-		spec.From = *o.IDFrom
+		spec.From, spec.FromExclusive = *o.IDFrom, o.IDFromExclusive
 	}
 	if o.IDTo != nil {
-		spec.To = *o.IDTo
+		spec.To, spec.ToInclusive = *o.IDTo, o.IDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1539,6 +1546,10 @@ type CustomersByRegionOptions struct {
 	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	CreatedAtFrom, CreatedAtTo *time.Time
+	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
+	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
+	// without its bound.
+	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -1564,10 +1575,10 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 		Table:     customerCustomersByRegion,
 	}
 	if o.CreatedAtFrom != nil {
-		spec.From = *o.CreatedAtFrom
+		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
 	}
 	if o.CreatedAtTo != nil {
-		spec.To = *o.CreatedAtTo
+		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1858,6 +1869,9 @@ type VisitsOptions struct {
 	// SpotFrom and SpotTo bound spot, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	SpotFrom, SpotTo *Geo
+	// SpotFromExclusive leaves out the rows at SpotFrom, SpotToInclusive takes
+	// in those at SpotTo; each is ignored without its bound.
+	SpotFromExclusive, SpotToInclusive bool
 }
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending, from
@@ -1888,10 +1902,10 @@ func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *Visits
 		Table:     visitVisits,
 	}
 	if o.SpotFrom != nil {
-		spec.From = *o.SpotFrom
+		spec.From, spec.FromExclusive = *o.SpotFrom, o.SpotFromExclusive
 	}
 	if o.SpotTo != nil {
-		spec.To = *o.SpotTo
+		spec.To, spec.ToInclusive = *o.SpotTo, o.SpotToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

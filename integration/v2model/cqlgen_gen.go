@@ -1541,6 +1541,10 @@ type TicketsByQueueOptions struct {
 	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	OpenedAtFrom, OpenedAtTo *time.Time
+	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
+	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
+	// without its bound.
+	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
 // TicketsByQueue reads a queue's tickets, newest first, from tickets_by_queue,
@@ -1571,10 +1575,10 @@ func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *Ticket
 		Table:     ticketTicketsByQueue,
 	}
 	if o.OpenedAtFrom != nil {
-		spec.From = *o.OpenedAtFrom
+		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
 	}
 	if o.OpenedAtTo != nil {
-		spec.To = *o.OpenedAtTo
+		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1590,6 +1594,10 @@ type TicketsByOwnerOptions struct {
 	// TicketIDFrom and TicketIDTo bound ticket_id, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
+	// TicketIDFromExclusive leaves out the rows at TicketIDFrom,
+	// TicketIDToInclusive takes in those at TicketIDTo; each is ignored
+	// without its bound.
+	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
 // TicketsByOwner reads an owner's tickets by id, from tickets_by_owner, in
@@ -1620,10 +1628,10 @@ func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *Ticket
 		Table:     ticketTicketsByOwner,
 	}
 	if o.TicketIDFrom != nil {
-		spec.From = *o.TicketIDFrom
+		spec.From, spec.FromExclusive = *o.TicketIDFrom, o.TicketIDFromExclusive
 	}
 	if o.TicketIDTo != nil {
-		spec.To = *o.TicketIDTo
+		spec.To, spec.ToInclusive = *o.TicketIDTo, o.TicketIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1639,6 +1647,10 @@ type TicketsByBoardOptions struct {
 	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	OpenedAtFrom, OpenedAtTo *time.Time
+	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
+	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
+	// without its bound.
+	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
 // TicketsByBoard reads a board's tickets over 8 hash buckets, newest first,
@@ -1673,10 +1685,10 @@ func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *Ticket
 		Table:       ticketTicketsByBoard,
 	}
 	if o.OpenedAtFrom != nil {
-		spec.From = *o.OpenedAtFrom
+		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
 	}
 	if o.OpenedAtTo != nil {
-		spec.To = *o.OpenedAtTo
+		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1692,6 +1704,10 @@ type TicketsByDayOptions struct {
 	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	OpenedAtFrom, OpenedAtTo *time.Time
+	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
+	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
+	// without its bound.
+	OpenedAtFromExclusive, OpenedAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1739,10 +1755,10 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 		TimeBuckets: &tb,
 	}
 	if o.OpenedAtFrom != nil {
-		spec.From = *o.OpenedAtFrom
+		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
 	}
 	if o.OpenedAtTo != nil {
-		spec.To = *o.OpenedAtTo
+		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1759,6 +1775,10 @@ type OpenTicketsByAssigneeOptions struct {
 	// TicketIDFrom and TicketIDTo bound ticket_id, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
+	// TicketIDFromExclusive leaves out the rows at TicketIDFrom,
+	// TicketIDToInclusive takes in those at TicketIDTo; each is ignored
+	// without its bound.
+	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
 // OpenTicketsByAssignee reads an assignee's open tickets, from
@@ -1789,10 +1809,10 @@ func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string,
 		Table:     ticketOpenTicketsByAssignee,
 	}
 	if o.TicketIDFrom != nil {
-		spec.From = *o.TicketIDFrom
+		spec.From, spec.FromExclusive = *o.TicketIDFrom, o.TicketIDFromExclusive
 	}
 	if o.TicketIDTo != nil {
-		spec.To = *o.TicketIDTo
+		spec.To, spec.ToInclusive = *o.TicketIDTo, o.TicketIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2500,6 +2520,10 @@ type EventsOptions struct {
 	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
+	// EventIDFromExclusive leaves out the rows at EventIDFrom,
+	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
+	// its bound.
+	EventIDFromExclusive, EventIDToInclusive bool
 }
 
 // Events reads a ticket's events, newest first, from events, in pages: one
@@ -2530,10 +2554,10 @@ func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOp
 		Table:     eventEvents,
 	}
 	if o.EventIDFrom != nil {
-		spec.From = *o.EventIDFrom
+		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
 	}
 	if o.EventIDTo != nil {
-		spec.To = *o.EventIDTo
+		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2549,6 +2573,10 @@ type EventsByActorOptions struct {
 	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
+	// EventIDFromExclusive leaves out the rows at EventIDFrom,
+	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
+	// its bound.
+	EventIDFromExclusive, EventIDToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2596,10 +2624,10 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 		TimeBuckets: &tb,
 	}
 	if o.EventIDFrom != nil {
-		spec.From = *o.EventIDFrom
+		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
 	}
 	if o.EventIDTo != nil {
-		spec.To = *o.EventIDTo
+		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2895,6 +2923,10 @@ type WatchersOptions struct {
 	// WatcherFrom and WatcherTo bound watcher, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	WatcherFrom, WatcherTo *string
+	// WatcherFromExclusive leaves out the rows at WatcherFrom,
+	// WatcherToInclusive takes in those at WatcherTo; each is ignored without
+	// its bound.
+	WatcherFromExclusive, WatcherToInclusive bool
 }
 
 // Watchers reads a ticket's watchers, by name, from watchers, in pages: one
@@ -2925,10 +2957,10 @@ func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *Watc
 		Table:     watcherWatchers,
 	}
 	if o.WatcherFrom != nil {
-		spec.From = *o.WatcherFrom
+		spec.From, spec.FromExclusive = *o.WatcherFrom, o.WatcherFromExclusive
 	}
 	if o.WatcherTo != nil {
-		spec.To = *o.WatcherTo
+		spec.To, spec.ToInclusive = *o.WatcherTo, o.WatcherToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -27,6 +27,11 @@ type IndexRead[T any] struct {
 	Table     *Table
 	Partition []any // nil for a scatter
 	Values    []any // the value looked for, or a range's two bounds
+	// FromExclusive and ToInclusive make a range's bounds (Values) leave
+	// out rows at the first, and take in rows at the second: by default
+	// a range is From inclusive, To exclusive.
+	FromExclusive, ToInclusive bool
+
 	Limit     int
 	MaxLimit  int
 	CursorKey []byte
@@ -42,6 +47,12 @@ type IndexRead[T any] struct {
 // and values, sealed with the repository's cursor key when it has one.
 func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
 	t := r.Table
+	if len(t.Spec.Index) == 2 {
+		var err error
+		if t, err = t.withBounds(r.FromExclusive, r.ToInclusive); err != nil {
+			return cqlgen.Page[T]{}, err
+		}
+	}
 	scatter := r.Partition == nil
 	spec := ReadSpec[T]{Table: t, Limit: r.Limit, MaxLimit: r.MaxLimit, CursorKey: r.CursorKey, Cursor: r.Cursor, Scan: r.Scan, Key: r.Key}
 	var err error

@@ -22,6 +22,10 @@ type ReadSpec[T any] struct {
 	// values (a pattern's prefix key); From and To then bound the next.
 	Prefix   []any
 	From, To any // bounds on the first clustering column not fixed, in clustering order: From inclusive, To exclusive; nil for none
+	// FromExclusive leaves the rows at From out, ToInclusive takes the
+	// rows at To in; each is ignored without its bound.
+	FromExclusive, ToInclusive bool
+
 	Limit    int
 	MaxLimit int // the largest Limit allowed; 0 means cqlgen.DefaultMaxLimit
 	// CursorKey, when set, seals cursors (cqlgen.WithCursorKey).
@@ -65,6 +69,9 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 		return cqlgen.Page[T]{}, &cqlgen.OptionError{Option: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
 	}
 	r.sealer = sealerFor(r.CursorKey)
+	if r.Table, err = r.Table.withBounds(r.From != nil && r.FromExclusive, r.To != nil && r.ToInclusive); err != nil {
+		return cqlgen.Page[T]{}, err
+	}
 	if len(r.Prefix) >= len(r.Table.pages) {
 		return cqlgen.Page[T]{}, fmt.Errorf("cqlgen: %s: a read that fixes %d clustering columns, and statements for %d: regenerate the package", r.Table.Spec.Name, len(r.Prefix), len(r.Table.pages)-1)
 	}

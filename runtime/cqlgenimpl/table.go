@@ -100,7 +100,9 @@ type CQL struct {
 	Scan string
 
 	// A partition from its first row, unbounded or bounded on the first
-	// clustering column: From inclusive, To exclusive, in clustering order.
+	// clustering column: From inclusive, To exclusive, in clustering order
+	// (a read that asks for other bounds runs them with the bound's
+	// operator changed, see withBounds).
 	First, FirstFrom, FirstTo, FirstFromTo string
 	// After[k] continues after a row, for the k-th run of clustering
 	// columns of one direction (Clustering's Desc): equal on the columns
@@ -177,6 +179,9 @@ type Table struct {
 	scatter []pages
 	next    *cqlgen.Statement
 	nearest *cqlgen.Statement
+	// bounds are the variants of the statements for bounds other than
+	// From inclusive and To exclusive (see withBounds).
+	bounds *boundVariants
 }
 
 // pages are the page statements of one depth of a prefix key.
@@ -213,7 +218,7 @@ func (t *Table) newPages(c PageCQL, depth int) pages {
 // NewTable wraps the statements of spec: each keeps its text, and gets
 // the table, the pattern, and the kind and idempotence of its slot.
 func NewTable(spec TableSpec) *Table {
-	t := &Table{Spec: spec}
+	t := &Table{Spec: spec, bounds: &boundVariants{}}
 	c := spec.CQL
 	insert := cqlgen.Write
 	if spec.Unique {

@@ -42,7 +42,14 @@
 // values column by column whatever the clustering orders, as Cassandra's
 // does. A scan's token() names the partition key
 // columns in order and takes at most one lower (>, >=) and one upper (<,
-// <=) bound, bigint tokens, with nothing else in the WHERE clause. PER
+// <=) bound, bigint tokens or token(?, ...) of a partition key's values,
+// with nothing else in the WHERE clause but restrictions on indexed
+// columns. A column with an index (CREATE [CUSTOM] INDEX, taken as a
+// storage-attached index) may be restricted in a SELECT as SAI allows,
+// whether the partition key is restricted or not: =, <, <=, >, >=, and
+// CONTAINS on a set or list; a row without a value never matches, and the
+// rows are filtered before the page size and PER PARTITION LIMIT count
+// them. PER
 // PARTITION LIMIT takes an int marker, [per_partition_limit], or an
 // integer: each partition returns at most that many of the rows the
 // SELECT matches, in clustering order; as in Cassandra, an unset value is

@@ -31,7 +31,8 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.column(col); err != nil {
+	c, err := t.column(col)
+	if err != nil {
 		return err
 	}
 	if err := p.expectPunct(")"); err != nil {
@@ -42,5 +43,9 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 			return p.errorf("expecting the index class as a string")
 		}
 	}
+	if t.indexed == nil {
+		t.indexed = map[*column]bool{}
+	}
+	t.indexed[c] = true
 	return nil
 }

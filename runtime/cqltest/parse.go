@@ -549,6 +549,7 @@ type tokenRelation struct {
 	cols []*column
 	op   string
 	val  term
+	args []term // token(?, ...): the partition key's values, in place of val
 }
 
 func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
@@ -596,11 +597,15 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 				}
 				continue
 			}
-			op, err := parseOperator(p, "relation")
-			if err != nil {
+			typ := col.typ
+			var op string
+			if st.table.indexed[col] && (typ.kind == gocql.TypeSet || typ.kind == gocql.TypeList) && !typ.frozen && p.keyword("contains") {
+				// col CONTAINS ?, through an index: an element's value.
+				op, typ = "contains", typ.elem
+			} else if op, err = parseOperator(p, "relation"); err != nil {
 				return nil, nil, err
 			}
-			val, err := parseTerm(p, st, col.typ, col.name)
+			val, err := parseTerm(p, st, typ, col.name)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -702,6 +707,24 @@ func parseTokenRelation(p *parser, st *prepared) (tokenRelation, error) {
 		return tr, err
 	}
 	tr.op = op
+	if isCall(p, "token") {
+		// token(?, ...): the token of a partition key bound column by
+		// column, as a scatter continues after a partition.
+		p.i += 2
+		for i, c := range st.table.pk {
+			if i > 0 {
+				if err := p.expectPunct(","); err != nil {
+					return tr, err
+				}
+			}
+			arg, err := parseTerm(p, st, c.typ, c.name)
+			if err != nil {
+				return tr, err
+			}
+			tr.args = append(tr.args, arg)
+		}
+		return tr, p.expectPunct(")")
+	}
 	if t := p.peek(); (t.kind == tIdent || t.kind == tQuoted) && p.toks[p.i+1].kind == tPunct && p.toks[p.i+1].text == "(" {
 		return tr, unsupportedf("function calls as values (%s(...))", t.text)
 	}

@@ -3,6 +3,7 @@ package cqltest
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"github.com/gocql/gocql"
 )
@@ -174,6 +175,10 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 	if err != nil {
 		return nil, err
 	}
+	fv, err := st.filterValues(vals)
+	if err != nil {
+		return nil, err
+	}
 	var after [][]byte
 	if len(state) > 0 {
 		spk, sck, err := decodeState(state, t.name)
@@ -203,7 +208,7 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 		}
 		if limit > 0 {
 			for _, r := range p.rows[:start] {
-				if st.matches(r.key, eq, lower, upper) && r.live(p.deletion(t, r), now) {
+				if st.matches(r.key, eq, lower, upper) && r.live(p.deletion(t, r), now) && st.passes(p, r, fv, now) {
 					count++
 				}
 			}
@@ -217,7 +222,7 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 			continue
 		}
 		del := p.deletion(t, r)
-		if !r.live(del, now) {
+		if !r.live(del, now) || !st.passes(p, r, fv, now) {
 			continue
 		}
 		res.rows = append(res.rows, st.project(p, r, del, now))
@@ -229,7 +234,7 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 			return res, nil
 		}
 	}
-	if len(res.rows) == 0 && after == nil && len(eq) == 0 && lower == nil && upper == nil &&
+	if len(res.rows) == 0 && after == nil && len(eq) == 0 && lower == nil && upper == nil && len(st.filters) == 0 &&
 		t.hasStatic && p.static.anyCell(p.deleted, now) {
 		res.rows = append(res.rows, st.project(p, nil, none, now))
 	}
@@ -408,4 +413,63 @@ func decodeState(b []byte, table string) (pk, ck [][]byte, err error) {
 		return nil, nil, bad
 	}
 	return lists[0], lists[1], nil
+}
+
+// filterValues resolves the values of a SELECT's restrictions on indexed
+// columns; as Cassandra, it refuses a null or unset one.
+func (st *prepared) filterValues(vals []value) ([][]byte, error) {
+	var out [][]byte
+	for _, f := range st.filters {
+		v := f.val.get(vals)
+		switch {
+		case v.unset:
+			return nil, invalidf("Invalid unset value for column %s", f.col.name)
+		case v.b == nil:
+			return nil, invalidf("Invalid null value for column %s", f.col.name)
+		}
+		out = append(out, v.b)
+	}
+	return out, nil
+}
+
+// passes reports whether row r of p satisfies the restrictions on indexed
+// columns, whose values are fv: a row without a value in such a column
+// never does.
+func (st *prepared) passes(p *partition, r *row, fv [][]byte, now int64) bool {
+	for i, f := range st.filters {
+		var v []byte
+		if f.col.kind == staticCol {
+			v, _ = p.static.value(f.col, p.deleted, now)
+		} else {
+			v, _ = r.value(f.col, p.deletion(st.table, r), now)
+		}
+		if v == nil {
+			return false
+		}
+		if f.op == "contains" {
+			es, _ := listElements(v)
+			if !slices.ContainsFunc(es, func(e []byte) bool { return compareValues(f.col.typ.elem, e, fv[i]) == 0 }) {
+				return false
+			}
+			continue
+		}
+		c := compareValues(f.col.typ, v, fv[i])
+		var ok bool
+		switch f.op {
+		case "=":
+			ok = c == 0
+		case "<":
+			ok = c < 0
+		case "<=":
+			ok = c <= 0
+		case ">":
+			ok = c > 0
+		case ">=":
+			ok = c >= 0
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

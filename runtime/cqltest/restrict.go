@@ -20,6 +20,23 @@ func keyRestrictions(st *prepared, rels []relation, toks []tokenRelation) error 
 	if err != nil {
 		return err
 	}
+	// Restrictions on indexed columns outside the key filter the rows the
+	// key selects, as a storage-attached index does; the key's rules
+	// apply to the rest.
+	if st.kind == selectStmt && len(t.indexed) > 0 {
+		var keyRels []relation
+		for _, r := range rels {
+			if t.indexed[r.col] && !r.col.isKey() && r.tuple == nil {
+				if r.op == "in" {
+					return unsupportedf("IN on an indexed column")
+				}
+				st.filters = append(st.filters, condition{col: r.col, op: r.op, val: r.val})
+				continue
+			}
+			keyRels = append(keyRels, r)
+		}
+		rels = keyRels
+	}
 	byCol := map[*column][]relation{}
 	var order []*column
 	for _, r := range rels {
@@ -198,7 +215,7 @@ func tokenBounds(st *prepared, toks []tokenRelation) (eq bool, err error) {
 		case i > 0 && tr.op == "=":
 			return false, invalidf("Columns \"%s\" cannot be restricted by both an equality and an inequality relation", pk)
 		}
-		b := &bound{val: tr.val, inclusive: tr.op == "<=" || tr.op == ">="}
+		b := &bound{val: tr.val, args: tr.args, inclusive: tr.op == "<=" || tr.op == ">="}
 		switch tr.op {
 		case "=":
 			eq = true

@@ -22,6 +22,17 @@ func (st *prepared) tokenRange(vals []value) (first, last int64, ok bool, err er
 		if b == nil {
 			return 0, false, nil
 		}
+		if b.args != nil {
+			parts := make([][]byte, len(b.args))
+			for i, a := range b.args {
+				v := a.get(vals)
+				if v.unset || v.b == nil {
+					return 0, false, invalidf("Invalid null value for partition key part %s", st.table.pk[i].name)
+				}
+				parts[i] = v.b
+			}
+			return murmur3Token(serializePartitionKey(parts)), true, nil
+		}
 		switch v := b.val.get(vals); {
 		case v.unset:
 			// Cassandra fails on an unset or empty token while decoding it,
@@ -87,6 +98,10 @@ func (st *prepared) scanPage(vals []value, now int64, pageSize, limit int, state
 	if err != nil {
 		return nil, err
 	}
+	fv, err := st.filterValues(vals)
+	if err != nil {
+		return nil, err
+	}
 	if pageSize <= 0 {
 		pageSize = DefaultPageSize
 	}
@@ -129,7 +144,7 @@ func (st *prepared) scanPage(vals []value, now int64, pageSize, limit int, state
 			}
 			if limit > 0 {
 				for _, r := range p.rows[:start] {
-					if r.live(p.deletion(t, r), now) {
+					if r.live(p.deletion(t, r), now) && st.passes(p, r, fv, now) {
 						count++
 					}
 				}
@@ -141,7 +156,7 @@ func (st *prepared) scanPage(vals []value, now int64, pageSize, limit int, state
 				break
 			}
 			del := p.deletion(t, r)
-			if !r.live(del, now) {
+			if !r.live(del, now) || !st.passes(p, r, fv, now) {
 				continue
 			}
 			res.rows = append(res.rows, st.project(p, r, del, now))
@@ -151,7 +166,7 @@ func (st *prepared) scanPage(vals []value, now int64, pageSize, limit int, state
 				return res, nil
 			}
 		}
-		if len(res.rows) == n && p != resume && t.hasStatic && p.static.anyCell(p.deleted, now) {
+		if len(res.rows) == n && p != resume && len(st.filters) == 0 && t.hasStatic && p.static.anyCell(p.deleted, now) {
 			res.rows = append(res.rows, st.project(p, nil, none, now))
 			if len(res.rows) == pageSize {
 				res.state = encodeState(t.name, p.key, nil)

@@ -436,7 +436,6 @@ func TestScanRestrictionsAsCassandra(t *testing.T) {
 	}{
 		{"SELECT v FROM items WHERE " + tok + " = ?", []any{int64(0)}},
 		{"SELECT v FROM items WHERE " + tok + " > ? AND tenant = ? AND bucket = ?", []any{int64(0), "a", 1}},
-		{"SELECT v FROM items WHERE " + tok + " > token(?, ?)", []any{"a", 1}},
 		{"SELECT v FROM items WHERE " + tok + " > ? ALLOW FILTERING", []any{int64(0)}},
 		{"SELECT v FROM items WHERE " + tok + " > ? LIMIT 10", []any{int64(0)}},
 		{"SELECT v FROM items WHERE " + tok + " IN ?", []any{[]int64{0}}},

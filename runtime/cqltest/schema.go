@@ -36,6 +36,10 @@ type table struct {
 	selectAll  []*column // SELECT * order: partition key, clustering, then the rest by name
 	defaultTTL int32     // seconds; 0 for none
 	hasStatic  bool
+	// indexed are the columns with a secondary index (CREATE INDEX,
+	// CREATE CUSTOM INDEX): a SELECT may restrict them as a
+	// storage-attached index does (see filter).
+	indexed map[*column]bool
 
 	partitions map[string]*partition // by encoded partition key
 	ring       []*partition          // the same, in token order (see ringSearch)

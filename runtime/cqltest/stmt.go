@@ -50,6 +50,9 @@ type bound struct {
 	// more are a multi-column bound's values after the first, one for
 	// each clustering column that follows: (a, b) > (?, ?).
 	more []term
+	// args are, for a bound on the token, the partition key values of
+	// token(?, ...) in place of val.
+	args []term
 }
 
 // selector is one selected expression: a column, or writetime(column) or
@@ -80,6 +83,9 @@ type prepared struct {
 	pkIn         bool
 	ckEq         []term
 	lower, upper *bound
+	// filters are the restrictions on indexed columns that are not in
+	// the key (a SELECT through an index): each row must satisfy them.
+	filters []condition
 
 	// A scan of the table (SELECT only), in token order: no key, and at
 	// most one bound on each side of token(partition key).

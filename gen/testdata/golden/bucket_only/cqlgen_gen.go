@@ -596,6 +596,10 @@ type NewPostsOptions struct {
 	// PostedAtFrom and PostedAtTo bound posted_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PostedAtFrom, PostedAtTo *time.Time
+	// PostedAtFromExclusive leaves out the rows at PostedAtFrom,
+	// PostedAtToInclusive takes in those at PostedAtTo; each is ignored
+	// without its bound.
+	PostedAtFromExclusive, PostedAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -637,10 +641,10 @@ func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.P
 		TimeBuckets: &tb,
 	}
 	if o.PostedAtFrom != nil {
-		spec.From = *o.PostedAtFrom
+		spec.From, spec.FromExclusive = *o.PostedAtFrom, o.PostedAtFromExclusive
 	}
 	if o.PostedAtTo != nil {
-		spec.To = *o.PostedAtTo
+		spec.To, spec.ToInclusive = *o.PostedAtTo, o.PostedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -972,6 +976,9 @@ type ClicksByHourOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1013,10 +1020,10 @@ func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1348,6 +1355,9 @@ type LoginsByDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1389,10 +1399,10 @@ func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ c
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1723,6 +1733,9 @@ type LikesByDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1764,10 +1777,10 @@ func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlg
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

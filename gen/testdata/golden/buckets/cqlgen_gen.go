@@ -2488,6 +2488,9 @@ type ReadingsOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
 // Readings reads Reading rows by sensor_id, ordered by read_at descending,
@@ -2518,10 +2521,10 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 		Table:     readingReadings,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2537,6 +2540,9 @@ type ReadingsByHourOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2584,10 +2590,10 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2603,6 +2609,9 @@ type ReadingsByDayOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2650,10 +2659,10 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2669,6 +2678,9 @@ type ReadingsByWeekOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2716,10 +2728,10 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2735,6 +2747,9 @@ type ReadingsByMonthOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2782,10 +2797,10 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2801,6 +2816,9 @@ type ReadingsBy10DaysOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2848,10 +2866,10 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2867,6 +2885,9 @@ type ReadingsByShardOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
 // ReadingsByShard reads Reading rows by sensor_id, ordered by read_at
@@ -2901,10 +2922,10 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 		Table:       readingReadingsByShard,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2921,6 +2942,10 @@ type ReadingsByEventMonthOptions struct {
 	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
+	// EventIDFromExclusive leaves out the rows at EventIDFrom,
+	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
+	// its bound.
+	EventIDFromExclusive, EventIDToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -2968,10 +2993,10 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 		TimeBuckets: &tb,
 	}
 	if o.EventIDFrom != nil {
-		spec.From = *o.EventIDFrom
+		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
 	}
 	if o.EventIDTo != nil {
-		spec.To = *o.EventIDTo
+		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -2988,6 +3013,9 @@ type ReadingsByLocalDayOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -3035,10 +3063,10 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3055,6 +3083,9 @@ type ReadingsBySundayWeekOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -3102,10 +3133,10 @@ func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string,
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -3122,6 +3153,9 @@ type ReadingsByFortnightOptions struct {
 	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ReadAtFrom, ReadAtTo *time.Time
+	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
+	// takes in those at ReadAtTo; each is ignored without its bound.
+	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -3169,10 +3203,10 @@ func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, 
 		TimeBuckets: &tb,
 	}
 	if o.ReadAtFrom != nil {
-		spec.From = *o.ReadAtFrom
+		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
 	}
 	if o.ReadAtTo != nil {
-		spec.To = *o.ReadAtTo
+		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -303,6 +303,9 @@ type SettingsOptions struct {
 	// NameFrom and NameTo bound name, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	NameFrom, NameTo *string
+	// NameFromExclusive leaves out the rows at NameFrom, NameToInclusive takes
+	// in those at NameTo; each is ignored without its bound.
+	NameFromExclusive, NameToInclusive bool
 }
 
 // Settings reads Setting rows by scope, ordered by name ascending, from
@@ -333,10 +336,10 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 		Table:     settingSettings,
 	}
 	if o.NameFrom != nil {
-		spec.From = *o.NameFrom
+		spec.From, spec.FromExclusive = *o.NameFrom, o.NameFromExclusive
 	}
 	if o.NameTo != nil {
-		spec.To = *o.NameTo
+		spec.To, spec.ToInclusive = *o.NameTo, o.NameToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -684,6 +687,9 @@ type ChangesByDayOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -731,10 +737,10 @@ func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesBy
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -419,6 +419,9 @@ type DailyHitsOptions struct {
 	// DayFrom and DayTo bound day, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	DayFrom, DayTo *time.Time
+	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
+	// those at DayTo; each is ignored without its bound.
+	DayFromExclusive, DayToInclusive bool
 }
 
 // DailyHits reads DailyHits rows by site, ordered by day descending, from
@@ -449,10 +452,10 @@ func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHits
 		Table:     dailyHitsDailyHits,
 	}
 	if o.DayFrom != nil {
-		spec.From = *o.DayFrom
+		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
 	}
 	if o.DayTo != nil {
-		spec.To = *o.DayTo
+		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

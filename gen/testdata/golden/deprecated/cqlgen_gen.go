@@ -974,6 +974,10 @@ type OrdersByDayOptions struct {
 	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1024,10 +1028,10 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *Order
 		TimeBuckets: &tb,
 	}
 	if o.PlacedAtFrom != nil {
-		spec.From = *o.PlacedAtFrom
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
 	}
 	if o.PlacedAtTo != nil {
-		spec.To = *o.PlacedAtTo
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1043,6 +1047,10 @@ type OrdersByMonthOptions struct {
 	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1090,10 +1098,10 @@ func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *Ord
 		TimeBuckets: &tb,
 	}
 	if o.PlacedAtFrom != nil {
-		spec.From = *o.PlacedAtFrom
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
 	}
 	if o.PlacedAtTo != nil {
-		spec.To = *o.PlacedAtTo
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1109,6 +1117,10 @@ type OrdersByStatusOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
@@ -1141,10 +1153,10 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *Orders
 		Table:     orderOrdersByStatus,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

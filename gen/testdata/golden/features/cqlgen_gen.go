@@ -810,6 +810,10 @@ type OrdersByCustomerOptions struct {
 	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
@@ -847,10 +851,10 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 		Table:     orderOrdersByCustomer,
 	}
 	if o.PlacedAtFrom != nil {
-		spec.From = *o.PlacedAtFrom
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
 	}
 	if o.PlacedAtTo != nil {
-		spec.To = *o.PlacedAtTo
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -866,6 +870,10 @@ type OrdersInStatusOptions struct {
 	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by
@@ -903,10 +911,10 @@ func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status 
 		Table:     orderOrdersInStatus,
 	}
 	if o.PlacedAtFrom != nil {
-		spec.From = *o.PlacedAtFrom
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
 	}
 	if o.PlacedAtTo != nil {
-		spec.To = *o.PlacedAtTo
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -313,6 +313,10 @@ type DocsOptions struct {
 	// UpdatedAtFrom and UpdatedAtTo bound updated_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	UpdatedAtFrom, UpdatedAtTo *time.Time
+	// UpdatedAtFromExclusive leaves out the rows at UpdatedAtFrom,
+	// UpdatedAtToInclusive takes in those at UpdatedAtTo; each is ignored
+	// without its bound.
+	UpdatedAtFromExclusive, UpdatedAtToInclusive bool
 }
 
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
@@ -343,10 +347,10 @@ func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cql
 		Table:     docDocs,
 	}
 	if o.UpdatedAtFrom != nil {
-		spec.From = *o.UpdatedAtFrom
+		spec.From, spec.FromExclusive = *o.UpdatedAtFrom, o.UpdatedAtFromExclusive
 	}
 	if o.UpdatedAtTo != nil {
-		spec.To = *o.UpdatedAtTo
+		spec.To, spec.ToInclusive = *o.UpdatedAtTo, o.UpdatedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -503,13 +507,17 @@ type DocsSizedOptions struct {
 	// Cursor continues after the last row of the previous page; "" starts at
 	// the first.
 	Cursor string
+	// BytesFromExclusive leaves out the rows whose bytes is the From value,
+	// BytesToInclusive takes in those whose bytes is the To value.
+	BytesFromExclusive, BytesToInclusive bool
 }
 
 // DocsSized reads Doc rows whose bytes lies in a range, within one partition:
 // the rows of docs whose bytes is at least the From value and less than the To
-// value, through the storage-attached index docs_by_size, in pages, within one
-// partition, in clustering order; the index makes this a cheap read of one
-// partition's replicas.
+// value (or above From, or at most To, as the options say), through the
+// storage-attached index docs_by_size, in pages, within one partition, in
+// clustering order; the index makes this a cheap read of one partition's
+// replicas.
 func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, bytesTo int32, o *DocsSizedOptions) (_ cqlgen.Page[Doc], err error) {
 	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsSized")
 	defer func() {
@@ -525,15 +533,17 @@ func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, 
 		o = &DocsSizedOptions{}
 	}
 	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Doc]{
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       docDocsSizedKey,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{space},
-		Scan:      docDocsScan,
-		Table:     docDocsSized,
-		Values:    []any{bytesFrom, bytesTo},
+		Cursor:        o.Cursor,
+		CursorKey:     r.opts.CursorKey,
+		FromExclusive: o.BytesFromExclusive,
+		Key:           docDocsSizedKey,
+		Limit:         o.Limit,
+		MaxLimit:      r.opts.MaxLimit,
+		Partition:     []any{space},
+		Scan:          docDocsScan,
+		Table:         docDocsSized,
+		ToInclusive:   o.BytesToInclusive,
+		Values:        []any{bytesFrom, bytesTo},
 	})
 }
 
@@ -1157,6 +1167,9 @@ type EventsOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Events reads a source's events, newest first, from events, in pages: one
@@ -1187,10 +1200,10 @@ func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions)
 		Table:     eventEvents,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1206,6 +1219,9 @@ type EventsByKindOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1253,10 +1269,10 @@ func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKi
 		TimeBuckets: &tb,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

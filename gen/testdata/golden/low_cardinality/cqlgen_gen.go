@@ -1088,6 +1088,10 @@ type OrdersByStatusOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
@@ -1118,10 +1122,10 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 		Table:     orderOrdersByStatus,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1137,6 +1141,10 @@ type OrdersByFlagOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
@@ -1161,10 +1169,10 @@ func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFl
 		Table:     orderOrdersByFlag,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1180,6 +1188,10 @@ type OrdersByDayOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // OrdersByDay reads Order rows by day, ordered by order_id ascending, from
@@ -1210,10 +1222,10 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 		Table:     orderOrdersByDay,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1230,6 +1242,10 @@ type OrdersByDayShardedOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
@@ -1264,10 +1280,10 @@ func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *Or
 		Table:       orderOrdersByDaySharded,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

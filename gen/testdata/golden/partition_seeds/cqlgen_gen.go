@@ -328,6 +328,10 @@ type DailyChartsUnshardedOptions struct {
 	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
+	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
+	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
+	// without its bound.
+	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
@@ -359,10 +363,10 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 		Table:     unshardedChartEntryDailyChartsUnsharded,
 	}
 	if o.PlayCountFrom != nil {
-		spec.From = *o.PlayCountFrom
+		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
 	}
 	if o.PlayCountTo != nil {
-		spec.To = *o.PlayCountTo
+		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -760,6 +764,10 @@ type DailyChartsOptions struct {
 	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayCountFrom, PlayCountTo *int64
+	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
+	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
+	// without its bound.
+	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
 // DailyCharts reads ChartEntry rows by chart_date, ordered by play_count
@@ -794,10 +802,10 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 		Table:       chartEntryDailyCharts,
 	}
 	if o.PlayCountFrom != nil {
-		spec.From = *o.PlayCountFrom
+		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
 	}
 	if o.PlayCountTo != nil {
-		spec.To = *o.PlayCountTo
+		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1101,6 +1109,10 @@ type ListeningHistoryOptions struct {
 	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayedAtFrom, PlayedAtTo *time.Time
+	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
+	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
+	// without its bound.
+	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
@@ -1132,10 +1144,10 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 		Table:     playListeningHistory,
 	}
 	if o.PlayedAtFrom != nil {
-		spec.From = *o.PlayedAtFrom
+		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
 	}
 	if o.PlayedAtTo != nil {
-		spec.To = *o.PlayedAtTo
+		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1450,6 +1462,10 @@ type ListeningHistoryForeverOptions struct {
 	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlayedAtFrom, PlayedAtTo *time.Time
+	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
+	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
+	// without its bound.
+	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by
@@ -1481,10 +1497,10 @@ func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID st
 		Table:     playForeverListeningHistoryForever,
 	}
 	if o.PlayedAtFrom != nil {
-		spec.From = *o.PlayedAtFrom
+		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
 	}
 	if o.PlayedAtTo != nil {
-		spec.To = *o.PlayedAtTo
+		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

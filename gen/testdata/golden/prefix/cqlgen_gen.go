@@ -1194,6 +1194,9 @@ type TradesByAccountOptions struct {
 	// TypeFrom and TypeTo bound type, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	TypeFrom, TypeTo *string
+	// TypeFromExclusive leaves out the rows at TypeFrom, TypeToInclusive takes
+	// in those at TypeTo; each is ignored without its bound.
+	TypeFromExclusive, TypeToInclusive bool
 	// TypeEq fixes type: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets TradeDateFrom and
 	// TradeDateTo bound trade_date within them; no bound on an earlier column
@@ -1203,6 +1206,10 @@ type TradesByAccountOptions struct {
 	// back, in the rows TypeEq (and every Eq before it) fixes: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	TradeDateFrom, TradeDateTo *time.Time
+	// TradeDateFromExclusive leaves out the rows at TradeDateFrom,
+	// TradeDateToInclusive takes in those at TradeDateTo; each is ignored
+	// without its bound.
+	TradeDateFromExclusive, TradeDateToInclusive bool
 }
 
 // TradesByAccount reads an account's trades, by type, newest first, from
@@ -1239,16 +1246,16 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 		spec.Prefix = append(spec.Prefix, *o.TypeEq)
 	}
 	if o.TypeFrom != nil {
-		spec.From = *o.TypeFrom
+		spec.From, spec.FromExclusive = *o.TypeFrom, o.TypeFromExclusive
 	}
 	if o.TypeTo != nil {
-		spec.To = *o.TypeTo
+		spec.To, spec.ToInclusive = *o.TypeTo, o.TypeToInclusive
 	}
 	if o.TradeDateFrom != nil {
-		spec.From = *o.TradeDateFrom
+		spec.From, spec.FromExclusive = *o.TradeDateFrom, o.TradeDateFromExclusive
 	}
 	if o.TradeDateTo != nil {
-		spec.To = *o.TradeDateTo
+		spec.To, spec.ToInclusive = *o.TradeDateTo, o.TradeDateToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1264,6 +1271,9 @@ type TradesBySymbolOptions struct {
 	// TypeFrom and TypeTo bound type, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	TypeFrom, TypeTo *string
+	// TypeFromExclusive leaves out the rows at TypeFrom, TypeToInclusive takes
+	// in those at TypeTo; each is ignored without its bound.
+	TypeFromExclusive, TypeToInclusive bool
 	// TypeEq fixes type: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets TradeDateFrom and
 	// TradeDateTo bound trade_date within them; no bound on an earlier column
@@ -1273,6 +1283,10 @@ type TradesBySymbolOptions struct {
 	// back, in the rows TypeEq (and every Eq before it) fixes: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	TradeDateFrom, TradeDateTo *time.Time
+	// TradeDateFromExclusive leaves out the rows at TradeDateFrom,
+	// TradeDateToInclusive takes in those at TradeDateTo; each is ignored
+	// without its bound.
+	TradeDateFromExclusive, TradeDateToInclusive bool
 	// TradeDateEq fixes trade_date: the read returns only the rows with this
 	// value (nil: every value). Set with every Eq before it, it lets
 	// AccountFrom and AccountTo bound account within them; no bound on an
@@ -1282,6 +1296,10 @@ type TradesBySymbolOptions struct {
 	// the rows TradeDateEq (and every Eq before it) fixes: From is inclusive,
 	// To exclusive; nil leaves that end open.
 	AccountFrom, AccountTo *string
+	// AccountFromExclusive leaves out the rows at AccountFrom,
+	// AccountToInclusive takes in those at AccountTo; each is ignored without
+	// its bound.
+	AccountFromExclusive, AccountToInclusive bool
 }
 
 // TradesBySymbol reads a symbol's trades, by type and date, from
@@ -1325,22 +1343,22 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 		spec.Prefix = append(spec.Prefix, *o.TradeDateEq)
 	}
 	if o.TypeFrom != nil {
-		spec.From = *o.TypeFrom
+		spec.From, spec.FromExclusive = *o.TypeFrom, o.TypeFromExclusive
 	}
 	if o.TypeTo != nil {
-		spec.To = *o.TypeTo
+		spec.To, spec.ToInclusive = *o.TypeTo, o.TypeToInclusive
 	}
 	if o.TradeDateFrom != nil {
-		spec.From = *o.TradeDateFrom
+		spec.From, spec.FromExclusive = *o.TradeDateFrom, o.TradeDateFromExclusive
 	}
 	if o.TradeDateTo != nil {
-		spec.To = *o.TradeDateTo
+		spec.To, spec.ToInclusive = *o.TradeDateTo, o.TradeDateToInclusive
 	}
 	if o.AccountFrom != nil {
-		spec.From = *o.AccountFrom
+		spec.From, spec.FromExclusive = *o.AccountFrom, o.AccountFromExclusive
 	}
 	if o.AccountTo != nil {
-		spec.To = *o.AccountTo
+		spec.To, spec.ToInclusive = *o.AccountTo, o.AccountToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1805,6 +1823,9 @@ type ReadingsByKindOptions struct {
 	// KindFrom and KindTo bound kind, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	KindFrom, KindTo *string
+	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
+	// in those at KindTo; each is ignored without its bound.
+	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind: the read returns only the rows with this value (nil:
 	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
 	// at within them; no bound on an earlier column is allowed then.
@@ -1813,6 +1834,9 @@ type ReadingsByKindOptions struct {
 	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
 	// nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -1866,16 +1890,16 @@ func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *Read
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
 	if o.KindFrom != nil {
-		spec.From = *o.KindFrom
+		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
 	}
 	if o.KindTo != nil {
-		spec.To = *o.KindTo
+		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

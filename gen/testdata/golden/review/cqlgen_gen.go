@@ -552,6 +552,9 @@ type SubgraphOptions struct {
 	// IDFrom and IDTo bound id, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	IDFrom, IDTo *string
+	// IDFromExclusive leaves out the rows at IDFrom, IDToInclusive takes in
+	// those at IDTo; each is ignored without its bound.
+	IDFromExclusive, IDToInclusive bool
 }
 
 // Subgraph reads Note rows by owner, ordered by id ascending, from subgraph,
@@ -582,10 +585,10 @@ func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOption
 		Table:     noteSubgraph,
 	}
 	if o.IDFrom != nil {
-		spec.From = *o.IDFrom
+		spec.From, spec.FromExclusive = *o.IDFrom, o.IDFromExclusive
 	}
 	if o.IDTo != nil {
-		spec.To = *o.IDTo
+		spec.To, spec.ToInclusive = *o.IDTo, o.IDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

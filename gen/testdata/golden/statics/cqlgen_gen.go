@@ -818,6 +818,9 @@ type LinesOptions struct {
 	// ItemIDFrom and ItemIDTo bound item_id, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	ItemIDFrom, ItemIDTo *string
+	// ItemIDFromExclusive leaves out the rows at ItemIDFrom, ItemIDToInclusive
+	// takes in those at ItemIDTo; each is ignored without its bound.
+	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
 // Lines reads Line rows by order_id, ordered by item_id ascending, from lines,
@@ -848,10 +851,10 @@ func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (
 		Table:     lineLines,
 	}
 	if o.ItemIDFrom != nil {
-		spec.From = *o.ItemIDFrom
+		spec.From, spec.FromExclusive = *o.ItemIDFrom, o.ItemIDFromExclusive
 	}
 	if o.ItemIDTo != nil {
-		spec.To = *o.ItemIDTo
+		spec.To, spec.ToInclusive = *o.ItemIDTo, o.ItemIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -867,6 +870,10 @@ type LinesByStatusOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *string
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // LinesByStatus reads Line rows by status, ordered by order_id ascending, then
@@ -898,10 +905,10 @@ func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByS
 		Table:     lineLinesByStatus,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -918,6 +925,9 @@ type LinesByOrderStatusOptions struct {
 	// StatusFrom and StatusTo bound status, in the order rows come back: From
 	// is inclusive, To exclusive; nil leaves that end open.
 	StatusFrom, StatusTo *string
+	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
+	// takes in those at StatusTo; each is ignored without its bound.
+	StatusFromExclusive, StatusToInclusive bool
 }
 
 // LinesByOrderStatus reads Line rows by order_id, ordered by status ascending,
@@ -949,10 +959,10 @@ func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *Li
 		Table:     lineLinesByOrderStatus,
 	}
 	if o.StatusFrom != nil {
-		spec.From = *o.StatusFrom
+		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
 	}
 	if o.StatusTo != nil {
-		spec.To = *o.StatusTo
+		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

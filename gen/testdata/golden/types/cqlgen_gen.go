@@ -406,6 +406,10 @@ type EverythingOptions struct {
 	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	TagsKeyFrom, TagsKeyTo *[]string
+	// TagsKeyFromExclusive leaves out the rows at TagsKeyFrom,
+	// TagsKeyToInclusive takes in those at TagsKeyTo; each is ignored without
+	// its bound.
+	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
@@ -437,10 +441,10 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 		Table:     everythingEverything,
 	}
 	if o.TagsKeyFrom != nil {
-		spec.From = *o.TagsKeyFrom
+		spec.From, spec.FromExclusive = *o.TagsKeyFrom, o.TagsKeyFromExclusive
 	}
 	if o.TagsKeyTo != nil {
-		spec.To = *o.TagsKeyTo
+		spec.To, spec.ToInclusive = *o.TagsKeyTo, o.TagsKeyToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -620,6 +620,10 @@ type CustomersByRegionOptions struct {
 	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	CreatedAtFrom, CreatedAtTo *time.Time
+	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
+	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
+	// without its bound.
+	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -645,10 +649,10 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 		Table:     customerCustomersByRegion,
 	}
 	if o.CreatedAtFrom != nil {
-		spec.From = *o.CreatedAtFrom
+		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
 	}
 	if o.CreatedAtTo != nil {
-		spec.To = *o.CreatedAtTo
+		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -952,6 +956,9 @@ type VisitsOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot
@@ -982,10 +989,10 @@ func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *Visits
 		Table:     visitVisits,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -544,6 +544,10 @@ type VisitsOptions struct {
 	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	VisitIDFrom, VisitIDTo *gocql.UUID
+	// VisitIDFromExclusive leaves out the rows at VisitIDFrom,
+	// VisitIDToInclusive takes in those at VisitIDTo; each is ignored without
+	// its bound.
+	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then
@@ -574,10 +578,10 @@ func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *Visits
 		Table:     visitVisits,
 	}
 	if o.VisitIDFrom != nil {
-		spec.From = *o.VisitIDFrom
+		spec.From, spec.FromExclusive = *o.VisitIDFrom, o.VisitIDFromExclusive
 	}
 	if o.VisitIDTo != nil {
-		spec.To = *o.VisitIDTo
+		spec.To, spec.ToInclusive = *o.VisitIDTo, o.VisitIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -540,6 +540,10 @@ type EventsOptions struct {
 	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
+	// EventIDFromExclusive leaves out the rows at EventIDFrom,
+	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
+	// its bound.
+	EventIDFromExclusive, EventIDToInclusive bool
 }
 
 // Events reads Event rows by ticket_id, ordered by event_id descending, from
@@ -570,10 +574,10 @@ func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOption
 		Table:     eventEvents,
 	}
 	if o.EventIDFrom != nil {
-		spec.From = *o.EventIDFrom
+		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
 	}
 	if o.EventIDTo != nil {
-		spec.To = *o.EventIDTo
+		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -589,6 +593,10 @@ type EventsByAgentOptions struct {
 	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	EventIDFrom, EventIDTo *gocql.UUID
+	// EventIDFromExclusive leaves out the rows at EventIDFrom,
+	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
+	// its bound.
+	EventIDFromExclusive, EventIDToInclusive bool
 	// Start picks the bucket to start at (the zero time: now); the read walks
 	// back from there, newest bucket first.
 	Start time.Time
@@ -636,10 +644,10 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 		TimeBuckets: &tb,
 	}
 	if o.EventIDFrom != nil {
-		spec.From = *o.EventIDFrom
+		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
 	}
 	if o.EventIDTo != nil {
-		spec.To = *o.EventIDTo
+		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1322,6 +1330,10 @@ type UploadsOptions struct {
 	// UploadIDFrom and UploadIDTo bound upload_id, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
+	// UploadIDFromExclusive leaves out the rows at UploadIDFrom,
+	// UploadIDToInclusive takes in those at UploadIDTo; each is ignored
+	// without its bound.
+	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
 // Uploads reads Upload rows by owner, ordered by upload_id ascending, from
@@ -1352,10 +1364,10 @@ func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOption
 		Table:     uploadUploads,
 	}
 	if o.UploadIDFrom != nil {
-		spec.From = *o.UploadIDFrom
+		spec.From, spec.FromExclusive = *o.UploadIDFrom, o.UploadIDFromExclusive
 	}
 	if o.UploadIDTo != nil {
-		spec.To = *o.UploadIDTo
+		spec.To, spec.ToInclusive = *o.UploadIDTo, o.UploadIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1371,6 +1383,10 @@ type UploadsByDayOptions struct {
 	// UploadIDFrom and UploadIDTo bound upload_id, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
+	// UploadIDFromExclusive leaves out the rows at UploadIDFrom,
+	// UploadIDToInclusive takes in those at UploadIDTo; each is ignored
+	// without its bound.
+	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
 // UploadsByDay reads Upload rows by day, ordered by upload_id ascending, from
@@ -1405,10 +1421,10 @@ func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *Uploads
 		Table:       uploadUploadsByDay,
 	}
 	if o.UploadIDFrom != nil {
-		spec.From = *o.UploadIDFrom
+		spec.From, spec.FromExclusive = *o.UploadIDFrom, o.UploadIDFromExclusive
 	}
 	if o.UploadIDTo != nil {
-		spec.To = *o.UploadIDTo
+		spec.To, spec.ToInclusive = *o.UploadIDTo, o.UploadIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -668,6 +668,10 @@ type VideosOptions struct {
 	// VideoIDFrom and VideoIDTo bound video_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	VideoIDFrom, VideoIDTo *gocql.UUID
+	// VideoIDFromExclusive leaves out the rows at VideoIDFrom,
+	// VideoIDToInclusive takes in those at VideoIDTo; each is ignored without
+	// its bound.
+	VideoIDFromExclusive, VideoIDToInclusive bool
 }
 
 // Videos reads Video rows by channel_id, ordered by video_id ascending, from
@@ -698,10 +702,10 @@ func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptio
 		Table:     videoVideos,
 	}
 	if o.VideoIDFrom != nil {
-		spec.From = *o.VideoIDFrom
+		spec.From, spec.FromExclusive = *o.VideoIDFrom, o.VideoIDFromExclusive
 	}
 	if o.VideoIDTo != nil {
-		spec.To = *o.VideoIDTo
+		spec.To, spec.ToInclusive = *o.VideoIDTo, o.VideoIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -717,6 +721,10 @@ type VideosByUserOptions struct {
 	// AddedAtFrom and AddedAtTo bound added_at, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	AddedAtFrom, AddedAtTo *time.Time
+	// AddedAtFromExclusive leaves out the rows at AddedAtFrom,
+	// AddedAtToInclusive takes in those at AddedAtTo; each is ignored without
+	// its bound.
+	AddedAtFromExclusive, AddedAtToInclusive bool
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
@@ -748,10 +756,10 @@ func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosBy
 		Table:     videoVideosByUser,
 	}
 	if o.AddedAtFrom != nil {
-		spec.From = *o.AddedAtFrom
+		spec.From, spec.FromExclusive = *o.AddedAtFrom, o.AddedAtFromExclusive
 	}
 	if o.AddedAtTo != nil {
-		spec.To = *o.AddedAtTo
+		spec.To, spec.ToInclusive = *o.AddedAtTo, o.AddedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

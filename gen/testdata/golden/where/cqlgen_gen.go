@@ -1126,6 +1126,10 @@ type DeliveriesByCourierOptions struct {
 	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
 	// back: From is inclusive, To exclusive; nil leaves that end open.
 	PlacedAtFrom, PlacedAtTo *time.Time
+	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
+	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
+	// without its bound.
+	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
@@ -1157,10 +1161,10 @@ func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *
 		Table:     orderDeliveriesByCourier,
 	}
 	if o.PlacedAtFrom != nil {
-		spec.From = *o.PlacedAtFrom
+		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
 	}
 	if o.PlacedAtTo != nil {
-		spec.To = *o.PlacedAtTo
+		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1176,6 +1180,10 @@ type FlaggedOrdersOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending,
@@ -1206,10 +1214,10 @@ func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *Flagged
 		Table:     orderFlaggedOrders,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1225,6 +1233,10 @@ type OrdersWithCouponOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
@@ -1255,10 +1267,10 @@ func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *Orde
 		Table:     orderOrdersWithCoupon,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1274,6 +1286,10 @@ type GiftOrdersOptions struct {
 	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
 	// From is inclusive, To exclusive; nil leaves that end open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
+	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
+	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
+	// its bound.
+	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
 // GiftOrders reads Order rows by region, ordered by order_id ascending, from
@@ -1304,10 +1320,10 @@ func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrders
 		Table:     orderGiftOrders,
 	}
 	if o.OrderIDFrom != nil {
-		spec.From = *o.OrderIDFrom
+		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
 	}
 	if o.OrderIDTo != nil {
-		spec.To = *o.OrderIDTo
+		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1804,6 +1820,9 @@ type EventsOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
@@ -1834,10 +1853,10 @@ func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions)
 		Table:     eventEvents,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
@@ -1853,6 +1872,9 @@ type AlertsByDeviceOptions struct {
 	// AtFrom and AtTo bound at, in the order rows come back: From is
 	// inclusive, To exclusive; nil leaves that end open.
 	AtFrom, AtTo *time.Time
+	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
+	// those at AtTo; each is ignored without its bound.
+	AtFromExclusive, AtToInclusive bool
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
@@ -1884,10 +1906,10 @@ func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *Alerts
 		Table:     eventAlertsByDevice,
 	}
 	if o.AtFrom != nil {
-		spec.From = *o.AtFrom
+		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
 	}
 	if o.AtTo != nil {
-		spec.To = *o.AtTo
+		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
 	}
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
