@@ -14,6 +14,7 @@ type binding struct {
 	ts      jen.Code       // the write timestamp, and a version column's value
 	old     jen.Code       // the version read
 	pending jen.Code       // the pending record
+	writes  jen.Code       // the record of the last changes
 	unset   jen.Code       // when true, nil pointers and empty collections bind as unset; nil: never
 }
 
@@ -29,6 +30,8 @@ func values(s *model.Statement, b binding) []jen.Code {
 			vs = append(vs, b.old)
 		case model.BindPending:
 			vs = append(vs, b.pending)
+		case model.BindWrites:
+			vs = append(vs, b.writes)
 		default:
 			vs = append(vs, columnValue(bd.Column, b))
 		}
@@ -261,9 +264,11 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				dest = append(dest, jen.Op("&").Id("v").Dot("Deleted"))
 			case c.Kind == model.Pending:
 				dest = append(dest, jen.Op("&").Id("v").Dot("Pending"))
+			case c.Kind == model.Writes:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Writes"))
 			}
 		}
-		words := "with its version, its mark of deletion and its pending record"
+		words := "with its version, its mark of deletion, its pending record and its last changes"
 		var before []jen.Code
 		if wts := len(t.WritetimeColumns()); !e.Versioned() && wts > 0 {
 			// An immutable entity's rows elsewhere carry its canonical
@@ -298,7 +303,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		mergeFunc(f, t)
 	case model.SlotChange, model.SlotRemove:
 		c := jen.Id("c")
-		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending")}
+		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending"), writes: c.Clone().Dot("Writes")}
 		name, words := n.Change, "sets e's values"
 		if s.Slot == model.SlotChange {
 			if anyUnsettable(t) {

@@ -543,6 +543,7 @@ const (
 	Deleted // the canonical table's mark of a deleted entity
 	Pending // the canonical table's record of a change in flight
 	Claim   // a unique table's token of the claim of its key
+	Writes  // the canonical table's record of the last changes
 )
 
 // The columns cqlgen adds to the canonical table of an entity stored in
@@ -563,6 +564,11 @@ const (
 	// change must delete, written in the same conditional write as the
 	// change: whoever writes the entity next finishes that work first.
 	PendingColumn = "cqlgen_pending"
+	// WritesColumn records the last few changes of the entity (each one's
+	// version, the version it replaced and a random id), written by each
+	// change in the same conditional write: how a writer whose reply was
+	// lost learns later whether its change applied, even after others.
+	WritesColumn = "cqlgen_writes"
 	// ClaimColumn is, in a unique table, the version of the change that
 	// claimed the row's key for its owner: how a writer tells a claim in
 	// flight (whose change may still land) from one left behind.

@@ -2583,7 +2583,7 @@ func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 // readingReadingsByDayStateCQL reads a row of readings_by_day with the write
 // protocol's columns. Its placeholders bind sensor_id, day, at, seq.
 const readingReadingsByDayStateCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
 
@@ -2594,9 +2594,9 @@ func readingReadingsByDayState(e *Reading) []any {
 }
 
 // readingReadingsByDayScanState reads a row of readings_by_day with its
-// version, its mark of deletion and its pending record.
+// version, its mark of deletion, its pending record and its last changes.
 func readingReadingsByDayScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -2621,11 +2621,11 @@ func readingMerge(cur, e *Reading) Reading {
 
 // readingReadingsByDayChangeCQL writes a row of readings_by_day if its version
 // is the one read (null: if there is no row). Its placeholders bind value,
-// note, tags, cqlgen_version (the write timestamp), the pending record,
-// sensor_id, day, at, seq, the version read.
+// note, tags, cqlgen_version (the write timestamp), the pending record, the
+// record of the last changes, sensor_id, day, at, seq, the version read.
 const readingReadingsByDayChangeCQL = `UPDATE readings_by_day
 	SET value = ?, note = ?, tags = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
 	IF cqlgen_version = ?`
 
@@ -2633,23 +2633,24 @@ const readingReadingsByDayChangeCQL = `UPDATE readings_by_day
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
+	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
 // readingReadingsByDayRemoveCQL leaves a grave of a row of readings_by_day if
 // its version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, sensor_id, day, at, seq, the version read.
+// timestamp), the pending record, the record of the last changes, sensor_id,
+// day, at, seq, the version read.
 const readingReadingsByDayRemoveCQL = `UPDATE readings_by_day
 	USING TTL 864000
 	SET value = null, note = null, tags = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
 	IF cqlgen_version = ?`
 
 // readingReadingsByDayRemove binds readingReadingsByDayRemoveCQL: it leaves a
 // grave of e, at version c.TS, if the version is still c.Old.
 func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
 // readingReadingsByDaySettleCQL clears the pending record of a row of
@@ -2670,7 +2671,7 @@ func readingReadingsByDaySettle(e *Reading, version int64) []any {
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsByDayScanCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM readings_by_day
 	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
 
@@ -3636,7 +3637,7 @@ const visitVisitsGetManyCQL = `SELECT visit_id, user_id, site, at, page, millis,
 // visitVisitsStateCQL reads a row of visits with the write protocol's columns.
 // Its placeholders bind visit_id.
 const visitVisitsStateCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM visits
 	WHERE visit_id = ?`
 
@@ -3646,9 +3647,9 @@ func visitVisitsState(e *Visit) []any {
 }
 
 // visitVisitsScanState reads a row of visits with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func visitVisitsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Visit], ok bool) {
-	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -3659,34 +3660,36 @@ func visitVisitsData(e *Visit) []any {
 
 // visitVisitsChangeCQL writes a row of visits if its version is the one read
 // (null: if there is no row). Its placeholders bind user_id, site, at, page,
-// millis, cqlgen_version (the write timestamp), the pending record, visit_id,
-// the version read.
+// millis, cqlgen_version (the write timestamp), the pending record, the record
+// of the last changes, visit_id, the version read.
 const visitVisitsChangeCQL = `UPDATE visits
 	SET user_id = ?, site = ?, at = ?, page = ?, millis = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE visit_id = ?
 	IF cqlgen_version = ?`
 
 // visitVisitsChange binds visitVisitsChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, e.VisitID, c.Old}
+	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
 // visitVisitsRemoveCQL leaves a grave of a row of visits if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, visit_id, the version read.
+// pending record, the record of the last changes, visit_id, the version read.
 const visitVisitsRemoveCQL = `UPDATE visits
 	USING TTL 864000
 	SET user_id = null, site = null, at = null, page = null, millis = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE visit_id = ?
 	IF cqlgen_version = ?`
 
 // visitVisitsRemove binds visitVisitsRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.VisitID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
 // visitVisitsSettleCQL clears the pending record of a row of visits if its
@@ -3705,7 +3708,7 @@ func visitVisitsSettle(e *Visit, version int64) []any {
 // visitVisitsScanCQL reads a token range of visits for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const visitVisitsScanCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM visits
 	WHERE token(visit_id) > ? AND token(visit_id) <= ?`
 
