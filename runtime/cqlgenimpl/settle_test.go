@@ -193,3 +193,65 @@ func TestKeyedIncrementsSettleWhenTheSettleReadsFail(t *testing.T) {
 		})
 	}
 }
+
+// An Update under an idempotency key whose reply and settling reads were
+// lost is settled by its resend before anything is written again. When it
+// had applied and another writer changed the entity since, the resend
+// reports success and leaves the other writer's change in place (before,
+// the resend wrote the update a second time, over it); when it had not,
+// the resend applies it.
+func TestKeyedUpdateSettlesBeforeWritingAgain(t *testing.T) {
+	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
+	for _, applies := range []bool{true, false} {
+		t.Run(fmt.Sprint("applied ", applies), func(t *testing.T) {
+			s := session(t, cqltest.WithHook(func(ctx context.Context, call cqltest.Call) error {
+				plan, _ := ctx.Value(faultPlanKey{}).(*faultPlan)
+				q := call.Queries[0]
+				if plan == nil || q.Stmt.Table != "readings_by_day" {
+					return nil
+				}
+				switch {
+				case call.Op == cqltest.OpCAS && !plan.lost.Swap(true):
+					if plan.applies {
+						return cqltest.LostReply(timeout)
+					}
+					return timeout
+				case q.Stmt.Kind == cqlgen.SerialRead && plan.lost.Load():
+					return &gocql.RequestErrReadTimeout{}
+				}
+				return nil
+			}))
+			repo := fixture.NewReadingRepo(s)
+			ctx := context.Background()
+			if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
+				t.Fatal(err)
+			}
+			ours := &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a", Value: 1}
+			key := cqlgen.WithIdempotencyKey("update-1")
+			first := context.WithValue(ctx, faultPlanKey{}, &faultPlan{applies: applies})
+			if err := repo.Update(first, ours, key); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+				t.Fatalf("first call: %v, want outcome unknown", err)
+			}
+			if err := repo.Update(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "b", Value: 2}); err != nil {
+				t.Fatal(err)
+			}
+			if err := repo.Update(ctx, ours, key); err != nil {
+				t.Fatalf("resent with its key: %v", err)
+			}
+			got, err := repo.Get(ctx, "s1", day0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := int64(1) // not applied before: the resend applies it, last
+			if applies {
+				want = 2 // applied before the other writer's change, which stays
+			}
+			if got.Value != want {
+				t.Errorf("value %d, want %d", got.Value, want)
+			}
+			if rep, err := repo.Verify(ctx, nil); err != nil || rep.Drift() != 0 {
+				t.Errorf("Verify: %+v, %v", rep, err)
+			}
+		})
+	}
+}
