@@ -43,6 +43,12 @@ var (
 	// (its conditional write lost its reply and serial reads could not
 	// settle it); a *CounterError which counter update.
 	ErrOutcomeUnknown = errors.New("cqlgen: outcome unknown")
+	// ErrTooManyChanges: a write whose reply was lost cannot be settled
+	// any more, because more changes of the entity came after it than the
+	// record of its last changes keeps (see docs/repositories.md). A
+	// *WriteUnknownError's Cause matches it; the outcome stays unknown for
+	// good.
+	ErrTooManyChanges = errors.New("cqlgen: too many changes of the entity since the write to settle it")
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
 	// nothing was sent. A *LimitError gives both.
 	ErrInvalidLimit = errors.New("cqlgen: invalid limit")
@@ -301,8 +307,9 @@ func (e *WriteUnknownError) Error() string {
 // Is makes errors.Is(err, ErrOutcomeUnknown) true.
 func (e *WriteUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
 
-// Unwrap gives the conditional write's error.
-func (e *WriteUnknownError) Unwrap() error { return e.Err }
+// Unwrap gives the conditional write's error and why it could not be
+// settled.
+func (e *WriteUnknownError) Unwrap() []error { return []error{e.Err, e.Cause} }
 
 // OutcomeUnknownError reports a command with an idempotency key whose
 // outcome this call cannot tell: it ran the command and could not record

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -38,12 +39,13 @@ import (
 
 // writesKept is how many changes the record of an entity's last changes
 // lists: a lost write can be settled as long as fewer changes followed it.
-const writesKept = 16
+const writesKept = 32
 
-// The record of the last changes: a format byte, the number of changes,
-// and per change, oldest first, its version, how far it is from the
-// version it replaced (0: it replaced no row) and its id, 8 bytes: about
-// 19 bytes a change.
+// The record of the last changes, oldest first: a format byte, the number
+// of changes, the first one's version; then per change, its version less
+// the one before it (not for the first), the version it replaced (0: no
+// row; 1: the change before it; n: its own version less n-1), and its id,
+// 8 bytes. About 12 bytes a change, 400 for a full record.
 const writesFormat = 1
 
 // lostWrite describes a conditional write of the canonical row whose
@@ -63,7 +65,7 @@ func newWriteID() [8]byte {
 }
 
 type writeEntry struct {
-	version, prev int64
+	version, prev int64 // prev 0: no row
 	id            [8]byte
 }
 
@@ -74,32 +76,54 @@ func decodeWrites(b []byte) []writeEntry {
 		return nil
 	}
 	r := b[1:]
-	n, k := binary.Uvarint(r)
-	if k <= 0 || n > writesKept {
+	next := func() (uint64, bool) {
+		v, k := binary.Uvarint(r)
+		if k <= 0 {
+			return 0, false
+		}
+		r = r[k:]
+		return v, true
+	}
+	n, ok := next()
+	if !ok || n == 0 || n > writesKept {
 		return nil
 	}
-	r = r[k:]
+	first, ok := next()
+	if !ok || first > math.MaxInt64 {
+		return nil
+	}
 	out := make([]writeEntry, 0, n)
-	for range n {
-		v, k1 := binary.Uvarint(r)
-		if k1 <= 0 {
+	version := int64(first)
+	for i := range n {
+		if i > 0 {
+			d, ok := next()
+			if !ok || d == 0 || d > uint64(math.MaxInt64-version) {
+				return nil
+			}
+			version += int64(d)
+		}
+		p, ok := next()
+		if !ok || len(r) < 8 {
 			return nil
 		}
-		p, k2 := binary.Uvarint(r[k1:])
-		if k2 <= 0 || len(r) < k1+k2+8 {
+		w := writeEntry{version: version}
+		switch {
+		case p == 1 && i == 0:
 			return nil
+		case p == 1:
+			w.prev = out[i-1].version
+		case p > 1:
+			if p-1 > uint64(version) {
+				return nil
+			}
+			w.prev = version - int64(p-1)
 		}
-		if p > v {
-			return nil
-		}
-		var w writeEntry
-		w.version = int64(v)
-		if p > 0 {
-			w.prev = int64(v - p)
-		}
-		copy(w.id[:], r[k1+k2:])
+		copy(w.id[:], r)
+		r = r[8:]
 		out = append(out, w)
-		r = r[k1+k2+8:]
+	}
+	if len(r) != 0 {
+		return nil
 	}
 	return out
 }
@@ -107,6 +131,9 @@ func decodeWrites(b []byte) []writeEntry {
 // appendWrite is the record of the last changes after the change w.
 func appendWrite(record []byte, w lostWrite) []byte {
 	entries := decodeWrites(record)
+	if len(entries) > 0 && entries[len(entries)-1].version >= w.ts {
+		entries = nil // not ours to continue: start afresh
+	}
 	if len(entries) >= writesKept {
 		entries = entries[len(entries)-writesKept+1:]
 	}
@@ -115,16 +142,22 @@ func appendWrite(record []byte, w lostWrite) []byte {
 		prev = w.old
 	}
 	entries = append(entries, writeEntry{version: w.ts, prev: prev, id: w.id})
-	b := make([]byte, 0, 2+len(entries)*(2*binary.MaxVarintLen64+8))
+	b := make([]byte, 0, 12+len(entries)*14)
 	b = append(b, writesFormat)
 	b = binary.AppendUvarint(b, uint64(len(entries)))
-	for _, e := range entries {
-		b = binary.AppendUvarint(b, uint64(e.version))
-		gap := uint64(0)
-		if e.prev > 0 {
-			gap = uint64(e.version - e.prev)
+	b = binary.AppendUvarint(b, uint64(entries[0].version))
+	for i, e := range entries {
+		if i > 0 {
+			b = binary.AppendUvarint(b, uint64(e.version-entries[i-1].version))
 		}
-		b = binary.AppendUvarint(b, gap)
+		switch {
+		case e.prev == 0:
+			b = append(b, 0)
+		case i > 0 && e.prev == entries[i-1].version:
+			b = append(b, 1)
+		default:
+			b = binary.AppendUvarint(b, uint64(e.version-e.prev)+1)
+		}
 		b = append(b, e.id[:]...)
 	}
 	return b
@@ -132,7 +165,7 @@ func appendWrite(record []byte, w lostWrite) []byte {
 
 // errTooManyChanges: the record of the last changes no longer reaches
 // back to the lost write.
-var errTooManyChanges = fmt.Errorf("the entity changed more than %d times since, or outside the write protocol", writesKept)
+var errTooManyChanges = fmt.Errorf("%w: more than %d, or a change outside the write protocol", cqlgen.ErrTooManyChanges, writesKept)
 
 // settleOutcome settles w from the canonical row read at the serial
 // level: version, the record of its last changes, and whether there was
@@ -249,7 +282,11 @@ func keyed(key string, err error) error {
 	if !errors.As(err, &u) {
 		return err
 	}
-	return &cqlgen.OutcomeUnknownError{Key: key, Outcome: u.WriteUnknownError, Err: u.WriteUnknownError, Settle: u.w.encode()}
+	settle := u.w.encode()
+	if errors.Is(u.Cause, cqlgen.ErrTooManyChanges) {
+		settle = nil // it will never be known: say so for good
+	}
+	return &cqlgen.OutcomeUnknownError{Key: key, Outcome: u.WriteUnknownError, Err: u.WriteUnknownError, Settle: settle}
 }
 
 // The record of a lost write an idempotency key keeps: a format byte,
@@ -301,7 +338,7 @@ func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 	case !known:
 		we := &cqlgen.WriteUnknownError{Table: ent.Canonical.Spec.Name, Err: errors.New("by an earlier call with the key"), Reads: reads, Cause: why}
 		settle := rec
-		if errors.Is(why, errTooManyChanges) {
+		if errors.Is(why, cqlgen.ErrTooManyChanges) {
 			settle = nil // it will never be known: say so for good
 		}
 		return true, &cqlgen.OutcomeUnknownError{Key: key, Outcome: we, Err: we, Settle: settle}

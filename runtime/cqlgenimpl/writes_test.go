@@ -12,7 +12,7 @@ func TestRecordOfTheLastChangesSettles(t *testing.T) {
 	chain := func(first lostWrite, more int) (record []byte, version int64) {
 		record, version = appendWrite(nil, first), first.ts
 		for i := range more {
-			next := lostWrite{found: true, old: version, ts: version + 10, id: [8]byte{byte(10 + i)}}
+			next := lostWrite{found: true, old: version, ts: version + 1500, id: [8]byte{byte(10 + i)}}
 			record, version = appendWrite(record, next), next.ts
 		}
 		return record, version
@@ -52,6 +52,17 @@ func TestRecordOfTheLastChangesSettles(t *testing.T) {
 	other := appendWrite(nil, lostWrite{ts: 50, id: [8]byte{4}})
 	if applied, known := settleOutcome(create, true, 50, other); applied || !known {
 		t.Errorf("a row another writer created: applied %v, known %v", applied, known)
+	}
+	// A full record, changes 1.5ms apart, stays small; cut short, it lists
+	// nothing rather than something wrong.
+	full, _ := chain(lostWrite{found: true, old: 1_795_655_995_950_526, ts: 1_795_655_995_952_033, id: [8]byte{1}}, writesKept-1)
+	if len(full) > 450 {
+		t.Errorf("a full record of %d changes takes %d bytes", writesKept, len(full))
+	}
+	for n := range len(full) - 1 {
+		if got := decodeWrites(full[:n]); got != nil {
+			t.Errorf("the record cut to %d bytes decodes to %d changes", n, len(got))
+		}
 	}
 	// A record of another format lists nothing.
 	if got := decodeWrites([]byte{9, 1, 2}); got != nil {
