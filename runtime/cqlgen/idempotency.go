@@ -243,7 +243,7 @@ func IdempotentSettle(ctx context.Context, s Session, id Idempotency, ts int64, 
 		default:
 			// A lease run out, or an outcome left to settle: take it over
 			// (from the state seen, so that one caller does).
-			take := Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), id.Key, r.owner}, SerialConsistency: id.SerialConsistency}
+			take := Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), r.outcomeText, id.Key, r.owner}, SerialConsistency: id.SerialConsistency}
 			if r.state == stateUnsettled {
 				take.Stmt = resumeStmt
 			}
@@ -294,17 +294,19 @@ var (
 		Table: IdempotencyTable, Pattern: "idempotency.claim", Kind: Conditional, Idempotent: true,
 	}
 	// leaseStmt moves a pending key's lease: to a new owner (a takeover),
-	// or to the epoch (a release, by its owner).
+	// or to the epoch (a release, by its owner). Outcome carries the
+	// record of an earlier run to settle, if any, so that every cell of
+	// the row expires together.
 	leaseStmt = &Statement{
 		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
-			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?" +
+			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
 			" WHERE key = ? IF owner = ? AND state = '" + statePending + "'",
 		Table: IdempotencyTable, Pattern: "idempotency.lease", Kind: Conditional, Idempotent: true,
 	}
 	// resumeStmt takes an unsettled key over, keeping its record.
 	resumeStmt = &Statement{
 		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
-			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?" +
+			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
 			" WHERE key = ? IF owner = ? AND state = '" + stateUnsettled + "'",
 		Table: IdempotencyTable, Pattern: "idempotency.resume", Kind: Conditional, Idempotent: true,
 	}
@@ -342,7 +344,7 @@ func (c *claim) run(ctx context.Context, ts int64, settle []byte, fn func(contex
 	if !final {
 		// Best effort: if the release fails, duplicates wait for the
 		// lease to run out instead.
-		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
+		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), settleText(settle), c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
 		return err
 	}
 	var failures int
@@ -408,7 +410,7 @@ func outcomeOf(err error) (state, outcome string, final bool) {
 		return stateDone, notApplied + na.Table, true
 	case errors.As(err, &ou) && ou.Settle != nil:
 		// The next call with the key learns the outcome from the record.
-		return stateUnsettled, settlePrefix + base64.StdEncoding.EncodeToString(ou.Settle), true
+		return stateUnsettled, settleText(ou.Settle), true
 	case errors.As(err, &ou):
 		// The command cannot tell whether it applied, and running it
 		// again could apply it twice: every later call is told so.
@@ -435,6 +437,15 @@ func readRecord(m map[string]any) record {
 	r.leaseUntil, _ = m["lease_until"].(time.Time)
 	r.outcomeText, _ = m["outcome"].(string)
 	return r
+}
+
+// settleText is the outcome column that keeps settle, the record of an
+// earlier run to settle; "" for none.
+func settleText(settle []byte) string {
+	if settle == nil {
+		return ""
+	}
+	return settlePrefix + base64.StdEncoding.EncodeToString(settle)
 }
 
 // settle is the record of how to settle an earlier run's outcome, kept
