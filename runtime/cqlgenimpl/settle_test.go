@@ -255,3 +255,53 @@ func TestKeyedUpdateSettlesBeforeWritingAgain(t *testing.T) {
 		})
 	}
 }
+
+// Settling runs even when the caller's context is cancelled during the
+// call (its answer is what the caller and its key are told), bounded by a
+// fixed wait when the context has no deadline: a Modify cancelled as its
+// conditional write loses its reply still learns that the write applied,
+// and its resend with the key does not apply it again.
+func TestSettleRunsAfterTheCallersCancel(t *testing.T) {
+	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
+	var cancel context.CancelFunc
+	var armed atomic.Bool
+	s := session(t, cqltest.WithHook(func(_ context.Context, call cqltest.Call) error {
+		q := call.Queries[0]
+		if q.Stmt.Table != "readings_by_day" || !armed.Load() {
+			return nil
+		}
+		if call.Op == cqltest.OpCAS {
+			armed.Store(false)
+			cancel()
+			return cqltest.LostReply(timeout)
+		}
+		return nil
+	}))
+	repo := fixture.NewReadingRepo(s)
+	ctx := context.Background()
+	if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	inc := func(e *fixture.Reading) error { e.Value++; return nil }
+	key := cqlgen.WithIdempotencyKey("inc-cancelled")
+	cctx, c := context.WithCancel(ctx)
+	cancel = c
+	armed.Store(true)
+	_, err := repo.Modify(cctx, "s1", day0, 1, inc, key)
+	serialReads := 0
+	for _, call := range s.Calls() {
+		if call.Queries[0].Stmt.Kind == cqlgen.SerialRead {
+			serialReads++
+		}
+	}
+	if serialReads == 0 {
+		t.Fatalf("Modify: %v, and no serial read settled its lost reply after the cancel", err)
+	}
+	if _, err := repo.Modify(ctx, "s1", day0, 1, inc, key); err != nil {
+		t.Fatalf("resent with its key: %v", err)
+	}
+	got, err := repo.Get(ctx, "s1", day0, 1)
+	if err != nil || got.Value != 1 {
+		t.Errorf("value %v (%v) after a cancelled call whose write applied and its resend, want 1", got, err)
+	}
+}
