@@ -1609,7 +1609,7 @@ const scoreScoresGetManyCQL = `SELECT board, player_id, points, name, cqlgen_del
 // scoreScoresStateCQL reads a row of scores with the write protocol's columns.
 // Its placeholders bind board, player_id.
 const scoreScoresStateCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM scores
 	WHERE board = ? AND player_id = ?`
 
@@ -1619,9 +1619,9 @@ func scoreScoresState(e *Score) []any {
 }
 
 // scoreScoresScanState reads a row of scores with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func scoreScoresScanState(it cqlgen.Iter) (v cqlgenimpl.State[Score], ok bool) {
-	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -1632,34 +1632,35 @@ func scoreScoresData(e *Score) []any {
 
 // scoreScoresChangeCQL writes a row of scores if its version is the one read
 // (null: if there is no row). Its placeholders bind points, name,
-// cqlgen_version (the write timestamp), the pending record, board, player_id,
-// the version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, board, player_id, the version read.
 const scoreScoresChangeCQL = `UPDATE scores
 	SET points = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE board = ? AND player_id = ?
 	IF cqlgen_version = ?`
 
 // scoreScoresChange binds scoreScoresChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
-	return []any{e.Points, e.Name, c.TS, c.Pending, e.Board, e.PlayerID, c.Old}
+	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
 // scoreScoresRemoveCQL leaves a grave of a row of scores if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, board, player_id, the version read.
+// pending record, the record of the last changes, board, player_id, the
+// version read.
 const scoreScoresRemoveCQL = `UPDATE scores
 	USING TTL 864000
 	SET points = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE board = ? AND player_id = ?
 	IF cqlgen_version = ?`
 
 // scoreScoresRemove binds scoreScoresRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.Board, e.PlayerID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
 // scoreScoresSettleCQL clears the pending record of a row of scores if its
@@ -1679,7 +1680,7 @@ func scoreScoresSettle(e *Score, version int64) []any {
 // scoreScoresScanCQL reads a token range of scores for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const scoreScoresScanCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM scores
 	WHERE token(board, player_id) > ? AND token(board, player_id) <= ?`
 
@@ -2793,7 +2794,7 @@ const tallyTalliesGetManyCQL = `SELECT tally_id, board, points, name, cqlgen_del
 // tallyTalliesStateCQL reads a row of tallies with the write protocol's
 // columns. Its placeholders bind tally_id.
 const tallyTalliesStateCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM tallies
 	WHERE tally_id = ?`
 
@@ -2803,9 +2804,9 @@ func tallyTalliesState(e *Tally) []any {
 }
 
 // tallyTalliesScanState reads a row of tallies with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func tallyTalliesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Tally], ok bool) {
-	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -2816,34 +2817,35 @@ func tallyTalliesData(e *Tally) []any {
 
 // tallyTalliesChangeCQL writes a row of tallies if its version is the one read
 // (null: if there is no row). Its placeholders bind board, points, name,
-// cqlgen_version (the write timestamp), the pending record, tally_id, the
-// version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, tally_id, the version read.
 const tallyTalliesChangeCQL = `UPDATE tallies
 	SET board = ?, points = ?, name = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE tally_id = ?
 	IF cqlgen_version = ?`
 
 // tallyTalliesChange binds tallyTalliesChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
-	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, e.TallyID, c.Old}
+	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
 // tallyTalliesRemoveCQL leaves a grave of a row of tallies if its version is
 // the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, tally_id, the version read.
+// the pending record, the record of the last changes, tally_id, the version
+// read.
 const tallyTalliesRemoveCQL = `UPDATE tallies
 	USING TTL 864000
 	SET board = null, points = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE tally_id = ?
 	IF cqlgen_version = ?`
 
 // tallyTalliesRemove binds tallyTalliesRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.TallyID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
 // tallyTalliesSettleCQL clears the pending record of a row of tallies if its
@@ -2862,7 +2864,7 @@ func tallyTalliesSettle(e *Tally, version int64) []any {
 // tallyTalliesScanCQL reads a token range of tallies for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const tallyTalliesScanCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM tallies
 	WHERE token(tally_id) > ? AND token(tally_id) <= ?`
 
@@ -3380,7 +3382,7 @@ const standingStandingsGetManyCQL = `SELECT standing_id, board, team, region, po
 // standingStandingsStateCQL reads a row of standings with the write protocol's
 // columns. Its placeholders bind standing_id.
 const standingStandingsStateCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM standings
 	WHERE standing_id = ?`
 
@@ -3391,9 +3393,9 @@ func standingStandingsState(e *Standing) []any {
 }
 
 // standingStandingsScanState reads a row of standings with its version, its
-// mark of deletion and its pending record.
+// mark of deletion, its pending record and its last changes.
 func standingStandingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Standing], ok bool) {
-	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -3406,34 +3408,36 @@ func standingStandingsData(e *Standing) []any {
 // standingStandingsChangeCQL writes a row of standings if its version is the
 // one read (null: if there is no row). Its placeholders bind board, team,
 // region, points, name, cqlgen_version (the write timestamp), the pending
-// record, standing_id, the version read.
+// record, the record of the last changes, standing_id, the version read.
 const standingStandingsChangeCQL = `UPDATE standings
 	SET board = ?, team = ?, region = ?, points = ?, name = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE standing_id = ?
 	IF cqlgen_version = ?`
 
 // standingStandingsChange binds standingStandingsChangeCQL: it sets e's
 // values, at version c.TS, if the version is still c.Old.
 func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
-	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, e.StandingID, c.Old}
+	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
 // standingStandingsRemoveCQL leaves a grave of a row of standings if its
 // version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, standing_id, the version read.
+// timestamp), the pending record, the record of the last changes, standing_id,
+// the version read.
 const standingStandingsRemoveCQL = `UPDATE standings
 	USING TTL 864000
 	SET board = null, team = null, region = null, points = null,
 		name = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE standing_id = ?
 	IF cqlgen_version = ?`
 
 // standingStandingsRemove binds standingStandingsRemoveCQL: it leaves a grave
 // of e, at version c.TS, if the version is still c.Old.
 func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.StandingID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
 // standingStandingsSettleCQL clears the pending record of a row of standings
@@ -3454,7 +3458,7 @@ func standingStandingsSettle(e *Standing, version int64) []any {
 // and backfill. Its placeholders bind the lower token (excluded), the upper
 // token.
 const standingStandingsScanCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM standings
 	WHERE token(standing_id) > ? AND token(standing_id) <= ?`
 

@@ -75,7 +75,7 @@ const agentAgentsGetManyCQL = `SELECT org_id, agent_id, email, name, cqlgen_dele
 // agentAgentsStateCQL reads a row of agents with the write protocol's columns.
 // Its placeholders bind org_id, agent_id.
 const agentAgentsStateCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM agents
 	WHERE org_id = ? AND agent_id = ?`
 
@@ -85,9 +85,9 @@ func agentAgentsState(e *Agent) []any {
 }
 
 // agentAgentsScanState reads a row of agents with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func agentAgentsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Agent], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -98,34 +98,35 @@ func agentAgentsData(e *Agent) []any {
 
 // agentAgentsChangeCQL writes a row of agents if its version is the one read
 // (null: if there is no row). Its placeholders bind email, name,
-// cqlgen_version (the write timestamp), the pending record, org_id, agent_id,
-// the version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, org_id, agent_id, the version read.
 const agentAgentsChangeCQL = `UPDATE agents
 	SET email = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE org_id = ? AND agent_id = ?
 	IF cqlgen_version = ?`
 
 // agentAgentsChange binds agentAgentsChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
-	return []any{e.Email, e.Name, c.TS, c.Pending, e.OrgID, e.AgentID, c.Old}
+	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
 // agentAgentsRemoveCQL leaves a grave of a row of agents if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, org_id, agent_id, the version read.
+// pending record, the record of the last changes, org_id, agent_id, the
+// version read.
 const agentAgentsRemoveCQL = `UPDATE agents
 	USING TTL 864000
 	SET email = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE org_id = ? AND agent_id = ?
 	IF cqlgen_version = ?`
 
 // agentAgentsRemove binds agentAgentsRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrgID, e.AgentID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
 // agentAgentsSettleCQL clears the pending record of a row of agents if its
@@ -162,7 +163,7 @@ const agentAgentsFenceGraveCQL = `UPDATE agents
 // agentAgentsScanCQL reads a token range of agents for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const agentAgentsScanCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM agents
 	WHERE token(org_id, agent_id) > ? AND token(org_id, agent_id) <= ?`
 
@@ -818,7 +819,8 @@ const customerCustomersGetManyCQL = `SELECT org_id, email, name, company, postal
 // customerCustomersStateCQL reads a row of customers with the write protocol's
 // columns. Its placeholders bind org_id, email.
 const customerCustomersStateCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM customers
 	WHERE org_id = ? AND email = ?`
 
@@ -829,9 +831,9 @@ func customerCustomersState(e *Customer) []any {
 }
 
 // customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion and its pending record.
+// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -857,11 +859,12 @@ func customerMerge(cur, e *Customer) Customer {
 // customerCustomersChangeCQL writes a row of customers if its version is the
 // one read (null: if there is no row). Its placeholders bind name, company,
 // postal, billing, phones, created_at, created_by, cqlgen_version (the write
-// timestamp), the pending record, org_id, email, the version read.
+// timestamp), the pending record, the record of the last changes, org_id,
+// email, the version read.
 const customerCustomersChangeCQL = `UPDATE customers
 	SET name = ?, company = ?, postal = ?, billing = ?, phones = ?,
 		created_at = ?, created_by = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE org_id = ? AND email = ?
 	IF cqlgen_version = ?`
 
@@ -869,24 +872,26 @@ const customerCustomersChangeCQL = `UPDATE customers
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, e.OrgID, e.Email, c.Old}
+	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
 // customerCustomersRemoveCQL leaves a grave of a row of customers if its
 // version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, org_id, email, the version read.
+// timestamp), the pending record, the record of the last changes, org_id,
+// email, the version read.
 const customerCustomersRemoveCQL = `UPDATE customers
 	USING TTL 864000
 	SET name = null, company = null, postal = null, billing = null,
 		phones = null, created_at = null, created_by = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE org_id = ? AND email = ?
 	IF cqlgen_version = ?`
 
 // customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
 // of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrgID, e.Email, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
 // customerCustomersSettleCQL clears the pending record of a row of customers
@@ -907,7 +912,8 @@ func customerCustomersSettle(e *Customer, version int64) []any {
 // and backfill. Its placeholders bind the lower token (excluded), the upper
 // token.
 const customerCustomersScanCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM customers
 	WHERE token(org_id, email) > ? AND token(org_id, email) <= ?`
 
@@ -2184,7 +2190,8 @@ const ticketTicketsGetManyCQL = `SELECT org_id, ticket_id, requester, subject, s
 // ticketTicketsStateCQL reads a row of tickets with the write protocol's
 // columns. Its placeholders bind org_id, ticket_id.
 const ticketTicketsStateCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		opened_at, body, replies, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending, cqlgen_writes
 	FROM tickets
 	WHERE org_id = ? AND ticket_id = ?`
 
@@ -2194,9 +2201,9 @@ func ticketTicketsState(e *Ticket) []any {
 }
 
 // ticketTicketsScanState reads a row of tickets with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -2208,35 +2215,37 @@ func ticketTicketsData(e *Ticket) []any {
 // ticketTicketsChangeCQL writes a row of tickets if its version is the one
 // read (null: if there is no row). Its placeholders bind requester, subject,
 // status, agent_id, opened_at, body, replies, cqlgen_version (the write
-// timestamp), the pending record, org_id, ticket_id, the version read.
+// timestamp), the pending record, the record of the last changes, org_id,
+// ticket_id, the version read.
 const ticketTicketsChangeCQL = `UPDATE tickets
 	SET requester = ?, subject = ?, status = ?, agent_id = ?,
 		opened_at = ?, body = ?, replies = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE org_id = ? AND ticket_id = ?
 	IF cqlgen_version = ?`
 
 // ticketTicketsChange binds ticketTicketsChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, e.OrgID, e.TicketID, c.Old}
+	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
 // ticketTicketsRemoveCQL leaves a grave of a row of tickets if its version is
 // the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, org_id, ticket_id, the version read.
+// the pending record, the record of the last changes, org_id, ticket_id, the
+// version read.
 const ticketTicketsRemoveCQL = `UPDATE tickets
 	USING TTL 864000
 	SET requester = null, subject = null, status = null, agent_id = null,
 		opened_at = null, body = null, replies = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE org_id = ? AND ticket_id = ?
 	IF cqlgen_version = ?`
 
 // ticketTicketsRemove binds ticketTicketsRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrgID, e.TicketID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
 // ticketTicketsSettleCQL clears the pending record of a row of tickets if its
@@ -2256,7 +2265,8 @@ func ticketTicketsSettle(e *Ticket, version int64) []any {
 // ticketTicketsScanCQL reads a token range of tickets for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const ticketTicketsScanCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		opened_at, body, replies, cqlgen_version, cqlgen_deleted,
+		cqlgen_pending, cqlgen_writes
 	FROM tickets
 	WHERE token(org_id, ticket_id) > ? AND token(org_id, ticket_id) <= ?`
 
@@ -4004,7 +4014,7 @@ const macroMacrosGetManyCQL = `SELECT org_id, macro_id, team, title, body, cqlge
 // macroMacrosStateCQL reads a row of macros with the write protocol's columns.
 // Its placeholders bind org_id, macro_id.
 const macroMacrosStateCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM macros
 	WHERE org_id = ? AND macro_id = ?`
 
@@ -4014,9 +4024,9 @@ func macroMacrosState(e *Macro) []any {
 }
 
 // macroMacrosScanState reads a row of macros with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func macroMacrosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Macro], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -4027,34 +4037,35 @@ func macroMacrosData(e *Macro) []any {
 
 // macroMacrosChangeCQL writes a row of macros if its version is the one read
 // (null: if there is no row). Its placeholders bind team, title, body,
-// cqlgen_version (the write timestamp), the pending record, org_id, macro_id,
-// the version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, org_id, macro_id, the version read.
 const macroMacrosChangeCQL = `UPDATE macros
 	SET team = ?, title = ?, body = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE org_id = ? AND macro_id = ?
 	IF cqlgen_version = ?`
 
 // macroMacrosChange binds macroMacrosChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
-	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, e.OrgID, e.MacroID, c.Old}
+	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
 // macroMacrosRemoveCQL leaves a grave of a row of macros if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, org_id, macro_id, the version read.
+// pending record, the record of the last changes, org_id, macro_id, the
+// version read.
 const macroMacrosRemoveCQL = `UPDATE macros
 	USING TTL 864000
 	SET team = null, title = null, body = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE org_id = ? AND macro_id = ?
 	IF cqlgen_version = ?`
 
 // macroMacrosRemove binds macroMacrosRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrgID, e.MacroID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
 // macroMacrosSettleCQL clears the pending record of a row of macros if its
@@ -4074,7 +4085,7 @@ func macroMacrosSettle(e *Macro, version int64) []any {
 // macroMacrosScanCQL reads a token range of macros for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const macroMacrosScanCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM macros
 	WHERE token(org_id, macro_id) > ? AND token(org_id, macro_id) <= ?`
 

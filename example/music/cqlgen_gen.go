@@ -425,7 +425,7 @@ const trackTracksGetManyCQL = `SELECT track_id, artist_id, play_count, track_nam
 // trackTracksStateCQL reads a row of tracks with the write protocol's columns.
 // Its placeholders bind track_id.
 const trackTracksStateCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM tracks
 	WHERE track_id = ?`
 
@@ -435,9 +435,9 @@ func trackTracksState(e *Track) []any {
 }
 
 // trackTracksScanState reads a row of tracks with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func trackTracksScanState(it cqlgen.Iter) (v cqlgenimpl.State[Track], ok bool) {
-	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -449,35 +449,35 @@ func trackTracksData(e *Track) []any {
 // trackTracksChangeCQL writes a row of tracks if its version is the one read
 // (null: if there is no row). Its placeholders bind artist_id, play_count,
 // track_name, album, duration_s, cqlgen_version (the write timestamp), the
-// pending record, track_id, the version read.
+// pending record, the record of the last changes, track_id, the version read.
 const trackTracksChangeCQL = `UPDATE tracks
 	SET artist_id = ?, play_count = ?, track_name = ?, album = ?,
 		duration_s = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE track_id = ?
 	IF cqlgen_version = ?`
 
 // trackTracksChange binds trackTracksChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, e.TrackID, c.Old}
+	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
 // trackTracksRemoveCQL leaves a grave of a row of tracks if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, track_id, the version read.
+// pending record, the record of the last changes, track_id, the version read.
 const trackTracksRemoveCQL = `UPDATE tracks
 	USING TTL 864000
 	SET artist_id = null, play_count = null, track_name = null,
 		album = null, duration_s = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE track_id = ?
 	IF cqlgen_version = ?`
 
 // trackTracksRemove binds trackTracksRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.TrackID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
 // trackTracksSettleCQL clears the pending record of a row of tracks if its
@@ -496,7 +496,7 @@ func trackTracksSettle(e *Track, version int64) []any {
 // trackTracksScanCQL reads a token range of tracks for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const trackTracksScanCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM tracks
 	WHERE token(track_id) > ? AND token(track_id) <= ?`
 
@@ -1393,7 +1393,7 @@ const chartEntryDailyTrackPlaysGetManyCQL = `SELECT chart_date, track_id, play_c
 // chartEntryDailyTrackPlaysStateCQL reads a row of daily_track_plays with the
 // write protocol's columns. Its placeholders bind chart_date, track_id.
 const chartEntryDailyTrackPlaysStateCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM daily_track_plays
 	WHERE chart_date = ? AND track_id = ?`
 
@@ -1404,9 +1404,9 @@ func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
 }
 
 // chartEntryDailyTrackPlaysScanState reads a row of daily_track_plays with its
-// version, its mark of deletion and its pending record.
+// version, its mark of deletion, its pending record and its last changes.
 func chartEntryDailyTrackPlaysScanState(it cqlgen.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
-	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -1419,34 +1419,36 @@ func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
 // chartEntryDailyTrackPlaysChangeCQL writes a row of daily_track_plays if its
 // version is the one read (null: if there is no row). Its placeholders bind
 // play_count, track_name, artist, cqlgen_version (the write timestamp), the
-// pending record, chart_date, track_id, the version read.
+// pending record, the record of the last changes, chart_date, track_id, the
+// version read.
 const chartEntryDailyTrackPlaysChangeCQL = `UPDATE daily_track_plays
 	SET play_count = ?, track_name = ?, artist = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE chart_date = ? AND track_id = ?
 	IF cqlgen_version = ?`
 
 // chartEntryDailyTrackPlaysChange binds chartEntryDailyTrackPlaysChangeCQL: it
 // sets e's values, at version c.TS, if the version is still c.Old.
 func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
-	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, e.ChartDate, e.TrackID, c.Old}
+	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
 // chartEntryDailyTrackPlaysRemoveCQL leaves a grave of a row of
 // daily_track_plays if its version is the one read. Its placeholders bind
-// cqlgen_version (the write timestamp), the pending record, chart_date,
-// track_id, the version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, chart_date, track_id, the version read.
 const chartEntryDailyTrackPlaysRemoveCQL = `UPDATE daily_track_plays
 	USING TTL 864000
 	SET play_count = null, track_name = null, artist = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE chart_date = ? AND track_id = ?
 	IF cqlgen_version = ?`
 
 // chartEntryDailyTrackPlaysRemove binds chartEntryDailyTrackPlaysRemoveCQL: it
 // leaves a grave of e, at version c.TS, if the version is still c.Old.
 func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.ChartDate, e.TrackID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
 // chartEntryDailyTrackPlaysSettleCQL clears the pending record of a row of
@@ -1467,7 +1469,7 @@ func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 // for verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const chartEntryDailyTrackPlaysScanCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM daily_track_plays
 	WHERE token(chart_date, track_id) > ?
 		AND token(chart_date, track_id) <= ?`
@@ -2124,7 +2126,7 @@ const releaseReleasesGetManyCQL = `SELECT release_id, artist_id, title, released
 // releaseReleasesStateCQL reads a row of releases with the write protocol's
 // columns. Its placeholders bind release_id.
 const releaseReleasesStateCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM releases
 	WHERE release_id = ?`
 
@@ -2134,9 +2136,9 @@ func releaseReleasesState(e *Release) []any {
 }
 
 // releaseReleasesScanState reads a row of releases with its version, its mark
-// of deletion and its pending record.
+// of deletion, its pending record and its last changes.
 func releaseReleasesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Release], ok bool) {
-	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -2147,34 +2149,36 @@ func releaseReleasesData(e *Release) []any {
 
 // releaseReleasesChangeCQL writes a row of releases if its version is the one
 // read (null: if there is no row). Its placeholders bind artist_id, title,
-// released_at, cqlgen_version (the write timestamp), the pending record,
-// release_id, the version read.
+// released_at, cqlgen_version (the write timestamp), the pending record, the
+// record of the last changes, release_id, the version read.
 const releaseReleasesChangeCQL = `UPDATE releases
 	SET artist_id = ?, title = ?, released_at = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE release_id = ?
 	IF cqlgen_version = ?`
 
 // releaseReleasesChange binds releaseReleasesChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
-	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, e.ReleaseID, c.Old}
+	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
 // releaseReleasesRemoveCQL leaves a grave of a row of releases if its version
 // is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, release_id, the version read.
+// the pending record, the record of the last changes, release_id, the version
+// read.
 const releaseReleasesRemoveCQL = `UPDATE releases
 	USING TTL 864000
 	SET artist_id = null, title = null, released_at = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE release_id = ?
 	IF cqlgen_version = ?`
 
 // releaseReleasesRemove binds releaseReleasesRemoveCQL: it leaves a grave of
 // e, at version c.TS, if the version is still c.Old.
 func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.ReleaseID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
 // releaseReleasesSettleCQL clears the pending record of a row of releases if
@@ -2195,7 +2199,7 @@ func releaseReleasesSettle(e *Release, version int64) []any {
 // and backfill. Its placeholders bind the lower token (excluded), the upper
 // token.
 const releaseReleasesScanCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM releases
 	WHERE token(release_id) > ? AND token(release_id) <= ?`
 

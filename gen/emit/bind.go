@@ -16,6 +16,7 @@ type binding struct {
 	pending jen.Code       // the pending record
 	static  jen.Code       // the new version of the partition's statics
 	oldStat jen.Code       // the version of the partition's statics read
+	writes  jen.Code       // the record of the last changes
 	unset   jen.Code       // when true, nil pointers and empty collections bind as unset; nil: never
 }
 
@@ -35,6 +36,8 @@ func values(s *model.Statement, b binding) []jen.Code {
 			vs = append(vs, b.static)
 		case model.BindOldStatic:
 			vs = append(vs, b.oldStat)
+		case model.BindWrites:
+			vs = append(vs, b.writes)
 		default:
 			vs = append(vs, columnValue(bd.Column, b))
 		}
@@ -305,11 +308,13 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				dest = append(dest, jen.Op("&").Id("v").Dot("Pending"))
 			case c.Kind == model.StaticVersion:
 				dest = append(dest, jen.Op("&").Id("v").Dot("StaticVersion"))
+			case c.Kind == model.Writes:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Writes"))
 			}
 		}
-		words := "with its version, its mark of deletion and its pending record"
+		words := "with its version, its mark of deletion, its pending record and its last changes"
 		if t.HasStatics() && e.Versioned() {
-			words = "with its version, its mark of deletion, its pending record and the version of its partition's statics"
+			words = "with its version, its mark of deletion, its pending record, its last changes and the version of its partition's statics"
 		}
 		var before []jen.Code
 		if wts := len(t.WritetimeColumns()); !e.Versioned() && wts > 0 {
@@ -346,7 +351,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 	case model.SlotChange, model.SlotRemove:
 		c := jen.Id("c")
 		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending"),
-			static: c.Clone().Dot("Static"), oldStat: c.Clone().Dot("OldStatic")}
+			writes: c.Clone().Dot("Writes"), static: c.Clone().Dot("Static"), oldStat: c.Clone().Dot("OldStatic")}
 		name, words := n.Change, "sets e's values"
 		if s.Slot == model.SlotChange {
 			if anyUnsettable(t) {

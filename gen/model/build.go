@@ -398,6 +398,7 @@ func layout(e *Entity, t *Table) []*Column {
 			&Column{Name: VersionColumn, Type: &Type{Name: "bigint"}, Kind: Version},
 			&Column{Name: DeletedColumn, Type: &Type{Name: "boolean"}, Kind: Deleted},
 			&Column{Name: PendingColumn, Type: &Type{Name: "blob"}, Kind: Pending},
+			&Column{Name: WritesColumn, Type: &Type{Name: "blob"}, Kind: Writes},
 		)
 		for _, c := range cols {
 			if c.Kind == Static {

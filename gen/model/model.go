@@ -547,6 +547,7 @@ const (
 	// static columns, itself static: the version of the last change of
 	// them (see StaticVersionColumn).
 	StaticVersion
+	Writes // the canonical table's record of the last changes
 )
 
 // The columns cqlgen adds to the canonical table of an entity stored in
@@ -567,6 +568,11 @@ const (
 	// change must delete, written in the same conditional write as the
 	// change: whoever writes the entity next finishes that work first.
 	PendingColumn = "cqlgen_pending"
+	// WritesColumn records the last few changes of the entity (each one's
+	// version, the version it replaced and a random id), written by each
+	// change in the same conditional write: how a writer whose reply was
+	// lost learns later whether its change applied, even after others.
+	WritesColumn = "cqlgen_writes"
 	// ClaimColumn is, in a unique table, the version of the change that
 	// claimed the row's key for its owner: how a writer tells a claim in
 	// flight (whose change may still land) from one left behind.

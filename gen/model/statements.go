@@ -131,6 +131,7 @@ const (
 	BindTimestamp                    // the write timestamp (USING TIMESTAMP)
 	BindOldVersion                   // the version the row had when read (null: no row)
 	BindPending                      // the record of the change's rows to delete elsewhere
+	BindWrites                       // the record of the last changes, this one included
 	BindFrom                         // the read's From bound
 	BindTo                           // the read's To bound
 	BindTokenLo                      // a scan's lower token, excluded
@@ -160,6 +161,8 @@ func (b Bind) Words() string {
 		return "the version read"
 	case BindPending:
 		return "the pending record"
+	case BindWrites:
+		return "the record of the last changes"
 	case BindFrom:
 		return "From"
 	case BindTo:
@@ -492,7 +495,7 @@ func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where 
 				clear = append(clear, c.Name+" = null")
 			}
 		}
-		if c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending || c.Kind == StaticVersion {
+		if c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending || c.Kind == StaticVersion || c.Kind == Writes {
 			state = append(state, c.Name)
 		}
 	}
@@ -512,17 +515,17 @@ func (t *Table) protocolStatements(add func(Slot, int, []string, []Bind), where 
 		pk, pkBinds := t.equal(t.PartitionKey())
 		add(SlotPartition, 0, []string{"SELECT " + strings.Join(state, ", "), "FROM " + t.Name, pk, "LIMIT 1"}, pkBinds)
 	}
-	set = append(set, VersionColumn+" = ?", DeletedColumn+" = false", PendingColumn+" = ?")
-	setBinds = append(setBinds, Bind{Column: version}, Bind{Kind: BindPending})
+	set = append(set, VersionColumn+" = ?", DeletedColumn+" = false", PendingColumn+" = ?", WritesColumn+" = ?")
+	setBinds = append(setBinds, Bind{Column: version}, Bind{Kind: BindPending}, Bind{Kind: BindWrites})
 	if statics {
 		set = append(set, StaticVersionColumn+" = ?")
 		setBinds = append(setBinds, Bind{Kind: BindStaticTS})
 	}
 	add(SlotChange, 0, []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, cond},
 		append(append(setBinds, keyBinds...), old...))
-	clear = append(clear, VersionColumn+" = ?", DeletedColumn+" = true", PendingColumn+" = ?")
+	clear = append(clear, VersionColumn+" = ?", DeletedColumn+" = true", PendingColumn+" = ?", WritesColumn+" = ?")
 	add(SlotRemove, 0, []string{"UPDATE " + t.Name, "USING TTL " + itoa(t.GraveTTL()), "SET " + strings.Join(clear, ", "), where, cond},
-		append(append([]Bind{{Column: version}, {Kind: BindPending}}, keyBinds...), old...))
+		append(append([]Bind{{Column: version}, {Kind: BindPending}, {Kind: BindWrites}}, keyBinds...), old...))
 	// Settling concerns the row's own change: its version alone.
 	add(SlotSettle, 0, []string{"UPDATE " + t.Name, "SET " + PendingColumn + " = null", where, "IF " + VersionColumn + " = ?"},
 		append(append([]Bind(nil), keyBinds...), old[0]))
@@ -602,7 +605,7 @@ func (t *Table) scanStatement(add func(Slot, int, []string, []Bind), canonical b
 	versioned := canonical && t.Entity.Versioned()
 	for _, c := range t.Columns {
 		switch {
-		case versioned && (c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending || c.Kind == StaticVersion):
+		case versioned && (c.Field != nil || c.Kind == Version || c.Kind == Deleted || c.Kind == Pending || c.Kind == StaticVersion || c.Kind == Writes):
 			cols = append(cols, c.Name)
 		case canonical && !versioned && c.Field != nil:
 			cols = append(cols, c.Name)

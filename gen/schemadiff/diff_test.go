@@ -1,7 +1,9 @@
 package schemadiff
 
 import (
+	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -211,5 +213,35 @@ func TestParseMasksAndVectors(t *testing.T) {
 	}
 	if !c.column("ssn").Static {
 		t.Error("ssn: STATIC after the mask was lost")
+	}
+}
+
+// The record of the last changes that cqlgen_writes adds to every
+// canonical table is an additive change: a generated schema of before
+// migrates to today's with one ALTER TABLE ... ADD per canonical table.
+func TestCanonicalWritesColumnIsAdditive(t *testing.T) {
+	b, err := os.ReadFile("../testdata/golden/where/schema.cql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := string(b)
+	before := regexp.MustCompile(`(?m)^\s*cqlgen_writes\s+blob,\n`).ReplaceAllString(now, "")
+	if before == now {
+		t.Fatal("the golden schema has no cqlgen_writes column")
+	}
+	old, err := Parse(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := Parse(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := Compare(old, new)
+	if len(changes) != 1 || changes[0].Kind != Additive || changes[0].CQL != "ALTER TABLE orders ADD cqlgen_writes blob;" {
+		t.Fatalf("changes %+v, want one additive ALTER TABLE orders ADD cqlgen_writes blob", changes)
+	}
+	if _, ok := Migration(changes); !ok {
+		t.Error("no migration for the new bookkeeping column")
 	}
 }

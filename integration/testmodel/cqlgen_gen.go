@@ -84,7 +84,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 // orderOrdersStateCQL reads a row of orders with the write protocol's columns.
 // Its placeholders bind user_id, placed_at, order_id.
 const orderOrdersStateCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM orders
 	WHERE user_id = ? AND placed_at = ? AND order_id = ?`
 
@@ -94,9 +94,9 @@ func orderOrdersState(e *Order) []any {
 }
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -107,35 +107,37 @@ func orderOrdersData(e *Order) []any {
 
 // orderOrdersChangeCQL writes a row of orders if its version is the one read
 // (null: if there is no row). Its placeholders bind ref, event, status, total,
-// items, cqlgen_version (the write timestamp), the pending record, user_id,
-// placed_at, order_id, the version read.
+// items, cqlgen_version (the write timestamp), the pending record, the record
+// of the last changes, user_id, placed_at, order_id, the version read.
 const orderOrdersChangeCQL = `UPDATE orders
 	SET ref = ?, event = ?, status = ?, total = ?, items = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE user_id = ? AND placed_at = ? AND order_id = ?
 	IF cqlgen_version = ?`
 
 // orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, e.UserID, e.PlacedAt, e.OrderID, c.Old}
+	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
 // orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, user_id, placed_at, order_id, the version read.
+// pending record, the record of the last changes, user_id, placed_at,
+// order_id, the version read.
 const orderOrdersRemoveCQL = `UPDATE orders
 	USING TTL 864000
 	SET ref = null, event = null, status = null, total = null,
 		items = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE user_id = ? AND placed_at = ? AND order_id = ?
 	IF cqlgen_version = ?`
 
 // orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.UserID, e.PlacedAt, e.OrderID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
 // orderOrdersSettleCQL clears the pending record of a row of orders if its
@@ -155,7 +157,7 @@ func orderOrdersSettle(e *Order, version int64) []any {
 // orderOrdersScanCQL reads a token range of orders for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const orderOrdersScanCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM orders
 	WHERE token(user_id) > ? AND token(user_id) <= ?`
 
@@ -4868,7 +4870,7 @@ func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 // readingReadingsByDayStateCQL reads a row of readings_by_day with the write
 // protocol's columns. Its placeholders bind sensor_id, day, at, seq.
 const readingReadingsByDayStateCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM readings_by_day
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
 
@@ -4879,9 +4881,9 @@ func readingReadingsByDayState(e *Reading) []any {
 }
 
 // readingReadingsByDayScanState reads a row of readings_by_day with its
-// version, its mark of deletion and its pending record.
+// version, its mark of deletion, its pending record and its last changes.
 func readingReadingsByDayScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -4906,11 +4908,11 @@ func readingMerge(cur, e *Reading) Reading {
 
 // readingReadingsByDayChangeCQL writes a row of readings_by_day if its version
 // is the one read (null: if there is no row). Its placeholders bind value,
-// note, tags, cqlgen_version (the write timestamp), the pending record,
-// sensor_id, day, at, seq, the version read.
+// note, tags, cqlgen_version (the write timestamp), the pending record, the
+// record of the last changes, sensor_id, day, at, seq, the version read.
 const readingReadingsByDayChangeCQL = `UPDATE readings_by_day
 	SET value = ?, note = ?, tags = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
 	IF cqlgen_version = ?`
 
@@ -4918,23 +4920,24 @@ const readingReadingsByDayChangeCQL = `UPDATE readings_by_day
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
+	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
 // readingReadingsByDayRemoveCQL leaves a grave of a row of readings_by_day if
 // its version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, sensor_id, day, at, seq, the version read.
+// timestamp), the pending record, the record of the last changes, sensor_id,
+// day, at, seq, the version read.
 const readingReadingsByDayRemoveCQL = `UPDATE readings_by_day
 	USING TTL 864000
 	SET value = null, note = null, tags = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
 	IF cqlgen_version = ?`
 
 // readingReadingsByDayRemove binds readingReadingsByDayRemoveCQL: it leaves a
 // grave of e, at version c.TS, if the version is still c.Old.
 func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
 // readingReadingsByDaySettleCQL clears the pending record of a row of
@@ -4955,7 +4958,7 @@ func readingReadingsByDaySettle(e *Reading, version int64) []any {
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const readingReadingsByDayScanCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM readings_by_day
 	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
 
@@ -5930,7 +5933,7 @@ const visitVisitsGetManyCQL = `SELECT visit_id, user_id, site, at, page, millis,
 // visitVisitsStateCQL reads a row of visits with the write protocol's columns.
 // Its placeholders bind visit_id.
 const visitVisitsStateCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM visits
 	WHERE visit_id = ?`
 
@@ -5940,9 +5943,9 @@ func visitVisitsState(e *Visit) []any {
 }
 
 // visitVisitsScanState reads a row of visits with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func visitVisitsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Visit], ok bool) {
-	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -5953,34 +5956,36 @@ func visitVisitsData(e *Visit) []any {
 
 // visitVisitsChangeCQL writes a row of visits if its version is the one read
 // (null: if there is no row). Its placeholders bind user_id, site, at, page,
-// millis, cqlgen_version (the write timestamp), the pending record, visit_id,
-// the version read.
+// millis, cqlgen_version (the write timestamp), the pending record, the record
+// of the last changes, visit_id, the version read.
 const visitVisitsChangeCQL = `UPDATE visits
 	SET user_id = ?, site = ?, at = ?, page = ?, millis = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE visit_id = ?
 	IF cqlgen_version = ?`
 
 // visitVisitsChange binds visitVisitsChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, e.VisitID, c.Old}
+	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
 // visitVisitsRemoveCQL leaves a grave of a row of visits if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, visit_id, the version read.
+// pending record, the record of the last changes, visit_id, the version read.
 const visitVisitsRemoveCQL = `UPDATE visits
 	USING TTL 864000
 	SET user_id = null, site = null, at = null, page = null, millis = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE visit_id = ?
 	IF cqlgen_version = ?`
 
 // visitVisitsRemove binds visitVisitsRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.VisitID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
 // visitVisitsSettleCQL clears the pending record of a row of visits if its
@@ -5999,7 +6004,7 @@ func visitVisitsSettle(e *Visit, version int64) []any {
 // visitVisitsScanCQL reads a token range of visits for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const visitVisitsScanCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM visits
 	WHERE token(visit_id) > ? AND token(visit_id) <= ?`
 
@@ -7309,7 +7314,7 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 // lineLinesStateCQL reads a row of lines with the write protocol's columns.
 // Its placeholders bind order_id, item_id.
 const lineLinesStateCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
 	FROM lines
 	WHERE order_id = ? AND item_id = ?`
 
@@ -7319,9 +7324,10 @@ func lineLinesState(e *Line) []any {
 }
 
 // lineLinesScanState reads a row of lines with its version, its mark of
-// deletion, its pending record and the version of its partition's statics.
+// deletion, its pending record, its last changes and the version of its
+// partition's statics.
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.StaticVersion)
+	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
 
@@ -7334,19 +7340,20 @@ func lineLinesData(e *Line) []any {
 // write protocol's columns, for the partition's statics and their version. Its
 // placeholders bind order_id.
 const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
 	FROM lines
 	WHERE order_id = ?
 	LIMIT 1`
 
 // lineLinesChangeCQL writes a row of lines if its version is the one read
 // (null: if there is no row). Its placeholders bind user_id, edits, status,
-// qty, cqlgen_version (the write timestamp), the pending record, the statics'
-// new version (unset: unchanged), order_id, item_id, the version read, the
-// statics' version read.
+// qty, cqlgen_version (the write timestamp), the pending record, the record of
+// the last changes, the statics' new version (unset: unchanged), order_id,
+// item_id, the version read, the statics' version read.
 const lineLinesChangeCQL = `UPDATE lines
 	SET user_id = ?, edits = ?, status = ?, qty = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_static_version = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?,
+		cqlgen_static_version = ?
 	WHERE order_id = ? AND item_id = ?
 	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
@@ -7354,24 +7361,24 @@ const lineLinesChangeCQL = `UPDATE lines
 // statics' version to c.Static, at version c.TS, if the version is still c.Old
 // and the statics' version c.OldStatic.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
+	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
 // lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, order_id, item_id, the version read, the statics' version
-// read.
+// pending record, the record of the last changes, order_id, item_id, the
+// version read, the statics' version read.
 const lineLinesRemoveCQL = `UPDATE lines
 	USING TTL 864000
 	SET status = null, qty = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE order_id = ? AND item_id = ?
 	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
 // lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
 // c.TS, if the version is still c.Old and the statics' version c.OldStatic.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrderID, e.ItemID, c.Old, c.OldStatic}
+	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
 // lineLinesSettleCQL clears the pending record of a row of lines if its
@@ -7391,7 +7398,7 @@ func lineLinesSettle(e *Line, version int64) []any {
 // lineLinesScanCQL reads a token range of lines for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const lineLinesScanCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
 	FROM lines
 	WHERE token(order_id) > ? AND token(order_id) <= ?`
 
@@ -8248,7 +8255,7 @@ func partPartsScan(it cqlgen.Iter, e *Part) bool {
 // partPartsStateCQL reads a row of parts with the write protocol's columns.
 // Its placeholders bind order_id, part_id.
 const partPartsStateCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
 	FROM parts
 	WHERE order_id = ? AND part_id = ?`
 
@@ -8258,9 +8265,10 @@ func partPartsState(e *Part) []any {
 }
 
 // partPartsScanState reads a row of parts with its version, its mark of
-// deletion, its pending record and the version of its partition's statics.
+// deletion, its pending record, its last changes and the version of its
+// partition's statics.
 func partPartsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Part], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.StaticVersion)
+	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
 
@@ -8273,19 +8281,20 @@ func partPartsData(e *Part) []any {
 // write protocol's columns, for the partition's statics and their version. Its
 // placeholders bind order_id.
 const partPartsPartitionCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
 	FROM parts
 	WHERE order_id = ?
 	LIMIT 1`
 
 // partPartsChangeCQL writes a row of parts if its version is the one read
 // (null: if there is no row). Its placeholders bind owner, kind, qty,
-// cqlgen_version (the write timestamp), the pending record, the statics' new
-// version (unset: unchanged), order_id, part_id, the version read, the
-// statics' version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, the statics' new version (unset: unchanged), order_id,
+// part_id, the version read, the statics' version read.
 const partPartsChangeCQL = `UPDATE parts
 	SET owner = ?, kind = ?, qty = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_static_version = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?,
+		cqlgen_static_version = ?
 	WHERE order_id = ? AND part_id = ?
 	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
@@ -8293,24 +8302,24 @@ const partPartsChangeCQL = `UPDATE parts
 // statics' version to c.Static, at version c.TS, if the version is still c.Old
 // and the statics' version c.OldStatic.
 func partPartsChange(e *Part, c cqlgenimpl.Change) []any {
-	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
+	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
 // partPartsRemoveCQL leaves a grave of a row of parts if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, order_id, part_id, the version read, the statics' version
-// read.
+// pending record, the record of the last changes, order_id, part_id, the
+// version read, the statics' version read.
 const partPartsRemoveCQL = `UPDATE parts
 	USING TTL 864000
 	SET kind = null, qty = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE order_id = ? AND part_id = ?
 	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
 // partPartsRemove binds partPartsRemoveCQL: it leaves a grave of e, at version
 // c.TS, if the version is still c.Old and the statics' version c.OldStatic.
 func partPartsRemove(e *Part, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrderID, e.PartID, c.Old, c.OldStatic}
+	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
 // partPartsSettleCQL clears the pending record of a row of parts if its
@@ -8330,7 +8339,7 @@ func partPartsSettle(e *Part, version int64) []any {
 // partPartsScanCQL reads a token range of parts for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const partPartsScanCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
 	FROM parts
 	WHERE token(order_id) > ? AND token(order_id) <= ?`
 

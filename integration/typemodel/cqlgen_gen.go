@@ -124,7 +124,7 @@ const everythingEverythingStateCQL = `SELECT id, tags_key, day, event, raw16, s,
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM everything
 	WHERE id = ? AND tags_key = ? AND day = ?`
 
@@ -135,9 +135,9 @@ func everythingEverythingState(e *Everything) []any {
 }
 
 // everythingEverythingScanState reads a row of everything with its version,
-// its mark of deletion and its pending record.
+// its mark of deletion, its pending record and its last changes.
 func everythingEverythingScanState(it cqlgen.Iter) (v cqlgenimpl.State[Everything], ok bool) {
-	ok = it.Scan(&v.Row.ID, &v.Row.TagsKey, &v.Row.Day, &v.Row.Event, &v.Row.Raw16, &v.Row.S, &v.Row.A, &v.Row.G, &v.Row.B, &v.Row.I, &v.Row.I8, &v.Row.I16, &v.Row.I32, &v.Row.I64, &v.Row.U8, &v.Row.U16, &v.Row.U32, &v.Row.U64, &v.Row.Narrow, &v.Row.F32, &v.Row.F64, &v.Row.Blob, &v.Row.At, &v.Row.Took, &v.Row.OfDay, &v.Row.Span, &v.Row.Big, &v.Row.Dec, &v.Row.Addr, &v.Row.List, &v.Row.Set, &v.Row.SetAscii, cqlgenimpl.ScanSet(&v.Row.Members), &v.Row.Counts, &v.Row.Nested, &v.Row.Frozen, &v.Row.Maybe, &v.Row.MaybeAt, &v.Row.Price, &v.Row.Prices, &v.Row.Events, &v.Row.ByDay, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.ID, &v.Row.TagsKey, &v.Row.Day, &v.Row.Event, &v.Row.Raw16, &v.Row.S, &v.Row.A, &v.Row.G, &v.Row.B, &v.Row.I, &v.Row.I8, &v.Row.I16, &v.Row.I32, &v.Row.I64, &v.Row.U8, &v.Row.U16, &v.Row.U32, &v.Row.U64, &v.Row.Narrow, &v.Row.F32, &v.Row.F64, &v.Row.Blob, &v.Row.At, &v.Row.Took, &v.Row.OfDay, &v.Row.Span, &v.Row.Big, &v.Row.Dec, &v.Row.Addr, &v.Row.List, &v.Row.Set, &v.Row.SetAscii, cqlgenimpl.ScanSet(&v.Row.Members), &v.Row.Counts, &v.Row.Nested, &v.Row.Frozen, &v.Row.Maybe, &v.Row.MaybeAt, &v.Row.Price, &v.Row.Prices, &v.Row.Events, &v.Row.ByDay, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -195,8 +195,8 @@ func everythingMerge(cur, e *Everything) Everything {
 // s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob,
 // at, took, of_day, span, big, dec, addr, list, set_of, set_ascii, members,
 // counts, nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-// cqlgen_version (the write timestamp), the pending record, id, tags_key, day,
-// the version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, id, tags_key, day, the version read.
 const everythingEverythingChangeCQL = `UPDATE everything
 	SET event = ?, raw16 = ?, s = ?, a = ?, g = ?, b = ?, i = ?, i8 = ?,
 		i16 = ?, i32 = ?, i64 = ?, u8 = ?, u16 = ?, u32 = ?, u64 = ?,
@@ -204,7 +204,8 @@ const everythingEverythingChangeCQL = `UPDATE everything
 		span = ?, big = ?, dec = ?, addr = ?, list = ?, set_of = ?,
 		set_ascii = ?, members = ?, counts = ?, nested = ?, frozen_map = ?,
 		maybe = ?, maybe_at = ?, price = ?, prices = ?, events = ?, by_day = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE id = ? AND tags_key = ? AND day = ?
 	IF cqlgen_version = ?`
 
@@ -212,12 +213,13 @@ const everythingEverythingChangeCQL = `UPDATE everything
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func everythingEverythingChange(e *Everything, c cqlgenimpl.Change) []any {
-	return []any{e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, c.Unset), cqlgenimpl.SliceOrUnset(e.Set, c.Unset), cqlgenimpl.SliceOrUnset(e.SetAscii, c.Unset), cqlgenimpl.MapOrUnset(e.Members, c.Unset), cqlgenimpl.MapOrUnset(e.Counts, c.Unset), cqlgenimpl.MapOrUnset(e.Nested, c.Unset), cqlgenimpl.MapOrUnset(e.Frozen, c.Unset), cqlgenimpl.OrUnset(e.Maybe, c.Unset), cqlgenimpl.OrUnset(e.MaybeAt, c.Unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, c.Unset), cqlgenimpl.SliceOrUnset(e.Events, c.Unset), cqlgenimpl.MapOrUnset(e.ByDay, c.Unset), c.TS, c.Pending, e.ID, e.TagsKey, e.Day, c.Old}
+	return []any{e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, c.Unset), cqlgenimpl.SliceOrUnset(e.Set, c.Unset), cqlgenimpl.SliceOrUnset(e.SetAscii, c.Unset), cqlgenimpl.MapOrUnset(e.Members, c.Unset), cqlgenimpl.MapOrUnset(e.Counts, c.Unset), cqlgenimpl.MapOrUnset(e.Nested, c.Unset), cqlgenimpl.MapOrUnset(e.Frozen, c.Unset), cqlgenimpl.OrUnset(e.Maybe, c.Unset), cqlgenimpl.OrUnset(e.MaybeAt, c.Unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, c.Unset), cqlgenimpl.SliceOrUnset(e.Events, c.Unset), cqlgenimpl.MapOrUnset(e.ByDay, c.Unset), c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
 
 // everythingEverythingRemoveCQL leaves a grave of a row of everything if its
 // version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, id, tags_key, day, the version read.
+// timestamp), the pending record, the record of the last changes, id,
+// tags_key, day, the version read.
 const everythingEverythingRemoveCQL = `UPDATE everything
 	USING TTL 864000
 	SET event = null, raw16 = null, s = null, a = null, g = null, b = null,
@@ -228,14 +230,15 @@ const everythingEverythingRemoveCQL = `UPDATE everything
 		set_of = null, set_ascii = null, members = null, counts = null,
 		nested = null, frozen_map = null, maybe = null, maybe_at = null,
 		price = null, prices = null, events = null, by_day = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE id = ? AND tags_key = ? AND day = ?
 	IF cqlgen_version = ?`
 
 // everythingEverythingRemove binds everythingEverythingRemoveCQL: it leaves a
 // grave of e, at version c.TS, if the version is still c.Old.
 func everythingEverythingRemove(e *Everything, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.ID, e.TagsKey, e.Day, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
 
 // everythingEverythingSettleCQL clears the pending record of a row of
@@ -259,7 +262,7 @@ const everythingEverythingScanCQL = `SELECT id, tags_key, day, event, raw16, s, 
 		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
 		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
 		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM everything
 	WHERE token(id) > ? AND token(id) <= ?`
 
@@ -1012,7 +1015,8 @@ const customerCustomersGetManyCQL = `SELECT customer_id, region, billing, shippi
 // customerCustomersStateCQL reads a row of customers with the write protocol's
 // columns. Its placeholders bind customer_id.
 const customerCustomersStateCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM customers
 	WHERE customer_id = ?`
 
@@ -1023,9 +1027,9 @@ func customerCustomersState(e *Customer) []any {
 }
 
 // customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion and its pending record.
+// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -1057,11 +1061,12 @@ func customerMerge(cur, e *Customer) Customer {
 // customerCustomersChangeCQL writes a row of customers if its version is the
 // one read (null: if there is no row). Its placeholders bind region, billing,
 // shipping, others, by_label, seen, created_at, created_by, cqlgen_version
-// (the write timestamp), the pending record, customer_id, the version read.
+// (the write timestamp), the pending record, the record of the last changes,
+// customer_id, the version read.
 const customerCustomersChangeCQL = `UPDATE customers
 	SET region = ?, billing = ?, shipping = ?, others = ?, by_label = ?,
 		seen = ?, created_at = ?, created_by = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE customer_id = ?
 	IF cqlgen_version = ?`
 
@@ -1069,24 +1074,26 @@ const customerCustomersChangeCQL = `UPDATE customers
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, e.CustomerID, c.Old}
+	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
 // customerCustomersRemoveCQL leaves a grave of a row of customers if its
 // version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, customer_id, the version read.
+// timestamp), the pending record, the record of the last changes, customer_id,
+// the version read.
 const customerCustomersRemoveCQL = `UPDATE customers
 	USING TTL 864000
 	SET region = null, billing = null, shipping = null, others = null,
 		by_label = null, seen = null, created_at = null, created_by = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE customer_id = ?
 	IF cqlgen_version = ?`
 
 // customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
 // of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.CustomerID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
 // customerCustomersSettleCQL clears the pending record of a row of customers
@@ -1107,7 +1114,8 @@ func customerCustomersSettle(e *Customer, version int64) []any {
 // and backfill. Its placeholders bind the lower token (excluded), the upper
 // token.
 const customerCustomersScanCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM customers
 	WHERE token(customer_id) > ? AND token(customer_id) <= ?`
 

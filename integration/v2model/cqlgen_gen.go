@@ -86,7 +86,7 @@ const ticketTicketsGetManyCQL = `SELECT ticket_id, queue, owner, board, assignee
 // columns. Its placeholders bind ticket_id.
 const ticketTicketsStateCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
 		opened_at, subject, sla, policy, edits, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM tickets
 	WHERE ticket_id = ?`
 
@@ -96,9 +96,9 @@ func ticketTicketsState(e *Ticket) []any {
 }
 
 // ticketTicketsScanState reads a row of tickets with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
-	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -110,37 +110,39 @@ func ticketTicketsData(e *Ticket) []any {
 // ticketTicketsChangeCQL writes a row of tickets if its version is the one
 // read (null: if there is no row). Its placeholders bind queue, owner, board,
 // assignee, ref, status, opened_at, subject, sla, policy, edits,
-// cqlgen_version (the write timestamp), the pending record, ticket_id, the
-// version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, ticket_id, the version read.
 const ticketTicketsChangeCQL = `UPDATE tickets
 	SET queue = ?, owner = ?, board = ?, assignee = ?, ref = ?, status = ?,
 		opened_at = ?, subject = ?, sla = ?, policy = ?, edits = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE ticket_id = ?
 	IF cqlgen_version = ?`
 
 // ticketTicketsChange binds ticketTicketsChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, e.TicketID, c.Old}
+	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
 // ticketTicketsRemoveCQL leaves a grave of a row of tickets if its version is
 // the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, ticket_id, the version read.
+// the pending record, the record of the last changes, ticket_id, the version
+// read.
 const ticketTicketsRemoveCQL = `UPDATE tickets
 	USING TTL 864000
 	SET queue = null, owner = null, board = null, assignee = null,
 		ref = null, status = null, opened_at = null, subject = null,
 		sla = null, policy = null, edits = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE ticket_id = ?
 	IF cqlgen_version = ?`
 
 // ticketTicketsRemove binds ticketTicketsRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.TicketID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
 // ticketTicketsSettleCQL clears the pending record of a row of tickets if its
@@ -177,7 +179,7 @@ const ticketTicketsFenceGraveCQL = `UPDATE tickets
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const ticketTicketsScanCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
 		opened_at, subject, sla, policy, edits, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM tickets
 	WHERE token(ticket_id) > ? AND token(ticket_id) <= ?`
 

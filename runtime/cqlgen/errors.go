@@ -36,13 +36,19 @@ var (
 	// out meanwhile and another call took the key over, which may run the
 	// command again. A *FencedError says which key.
 	ErrFenced = errors.New("cqlgen: idempotency key taken over")
-	// ErrOutcomeUnknown: whether a write applied cannot be known. An
+	// ErrOutcomeUnknown: whether a write applied is not known. An
 	// *OutcomeUnknownError says which idempotency key (the caller's
 	// deadline passed before the outcome was known or recorded, or the
 	// command itself ended so); a *WriteUnknownError which entity's write
-	// (its conditional write lost its reply and a serial read could not
+	// (its conditional write lost its reply and serial reads could not
 	// settle it); a *CounterError which counter update.
 	ErrOutcomeUnknown = errors.New("cqlgen: outcome unknown")
+	// ErrTooManyChanges: a write whose reply was lost cannot be settled
+	// any more, because more changes of the entity came after it than the
+	// record of its last changes keeps (see docs/repositories.md). A
+	// *WriteUnknownError's Cause matches it; the outcome stays unknown for
+	// good.
+	ErrTooManyChanges = errors.New("cqlgen: too many changes of the entity since the write to settle it")
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
 	// nothing was sent. A *LimitError gives both.
 	ErrInvalidLimit = errors.New("cqlgen: invalid limit")
@@ -267,42 +273,65 @@ func (e *VectorDimensionError) Is(target error) bool { return target == ErrVecto
 
 // WriteUnknownError reports a write of an entity kept by the write
 // protocol whose conditional write on the source of truth lost its reply
-// (a timeout, say) and whose outcome a read at the serial level could not
-// settle: another writer changed the entity in between, or the read
-// failed too. The change may have applied. errors.Is(err,
+// (a timeout, say) and whose outcome reads at the serial level could not
+// settle: they failed (Reads of them, the last with Cause), or more
+// changes of the entity than its record of the last changes keeps came
+// in between. The change may have applied. errors.Is(err,
 // ErrOutcomeUnknown) is true of it. Every table still converges (a later
 // write or Repair finishes what the change left pending); what is unknown
-// is whether this change is among them.
+// is whether this change is among them. Sent again under its idempotency
+// key, the call settles it first (see docs/repositories.md).
 type WriteUnknownError struct {
 	Table string // the source of truth
 	Err   error  // the conditional write's error
+	Reads int    // the serial reads that tried to settle it
+	Cause error  // why they could not: the last read's error, or what they found
 }
 
-// Error names the table and the cause.
+// Error says what happened: the reply lost, and why the reads that
+// followed could not settle it.
 func (e *WriteUnknownError) Error() string {
-	return fmt.Sprintf("cqlgen: %s: the conditional write's reply was lost and its outcome is unknown: %v", e.Table, e.Err)
+	why := "no serial read could run"
+	switch {
+	case e.Reads == 1:
+		why = "the serial read that followed could not settle it"
+	case e.Reads > 1:
+		why = fmt.Sprintf("%d serial reads could not settle it", e.Reads)
+	}
+	if e.Cause != nil {
+		why += fmt.Sprintf(" (%v)", e.Cause)
+	}
+	return fmt.Sprintf("cqlgen: %s: the conditional write's reply was lost (%v) and %s: whether it applied is unknown", e.Table, e.Err, why)
 }
 
 // Is makes errors.Is(err, ErrOutcomeUnknown) true.
 func (e *WriteUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
 
-// Unwrap gives the conditional write's error.
-func (e *WriteUnknownError) Unwrap() error { return e.Err }
+// Unwrap gives the conditional write's error and why it could not be
+// settled.
+func (e *WriteUnknownError) Unwrap() []error { return []error{e.Err, e.Cause} }
 
 // OutcomeUnknownError reports a command with an idempotency key whose
-// outcome the caller cannot know within its deadline: this call ran it
-// but could not record it (Outcome is what it returned), or another call
-// holds the key. Calling again with the same key gives the outcome, once
-// it is recorded or the holder's lease runs out.
+// outcome this call cannot tell: it ran the command and could not record
+// its outcome before the caller's deadline (Outcome is what it returned);
+// another call held the key until the deadline; or the command itself
+// could not tell whether it applied (Err says why). Calling again with the
+// same key gives the outcome once it is known: recorded, settled from
+// what the command recorded (Settle), or the holder's lease run out.
 type OutcomeUnknownError struct {
 	Key     string
 	Outcome error // what this call's run returned, when it ran the command
 	Err     error // why the outcome is unknown
+	// Settle, set by the command, is what a later call with the key needs
+	// to learn whether it applied: Idempotent records it with the key and
+	// hands it to that call's run (IdempotentSettle). Nil: it cannot be
+	// learned, and the key answers "unknown" from then on.
+	Settle []byte
 }
 
-// Error names the key and the cause.
+// Error names the key and what happened.
 func (e *OutcomeUnknownError) Error() string {
-	return fmt.Sprintf("cqlgen: idempotency key %q: outcome unknown within the deadline: %v", e.Key, e.Err)
+	return fmt.Sprintf("cqlgen: idempotency key %q: outcome unknown: %v", e.Key, e.Err)
 }
 
 // Is makes errors.Is(err, ErrOutcomeUnknown) true.

@@ -90,3 +90,27 @@ func TestNotAppliedErrorRedactsValues(t *testing.T) {
 		t.Error("Current lost its values")
 	}
 }
+
+// An outcome unknown says what happened: the reply lost, how many serial
+// reads could not settle it and the last one's error; no deadline unless
+// one passed.
+func TestOutcomeUnknownSaysWhatHappened(t *testing.T) {
+	read := errors.New("read timed out")
+	we := &WriteUnknownError{Table: "tickets", Err: errors.New("EOF"), Reads: 5, Cause: read}
+	ou := &OutcomeUnknownError{Key: "k", Outcome: we, Err: we}
+	for _, want := range []string{`idempotency key "k"`, "tickets", "reply was lost (EOF)", "5 serial reads could not settle it", "read timed out"} {
+		if !strings.Contains(ou.Error(), want) {
+			t.Errorf("%q does not say %q", ou.Error(), want)
+		}
+	}
+	if strings.Contains(ou.Error(), "deadline") {
+		t.Errorf("%q speaks of a deadline that did not pass", ou.Error())
+	}
+	if !errors.Is(ou, ErrOutcomeUnknown) || !errors.Is(ou, read) || errors.Is(ou, ErrTooManyChanges) {
+		t.Errorf("%v: errors.Is finds the wrong causes", ou)
+	}
+	over := &WriteUnknownError{Table: "tickets", Err: errors.New("EOF"), Reads: 1, Cause: fmt.Errorf("%w: more than 32", ErrTooManyChanges)}
+	if !errors.Is(over, ErrTooManyChanges) || !strings.Contains(over.Error(), "the serial read that followed could not settle it") {
+		t.Errorf("%v: want ErrTooManyChanges, and one read said", over)
+	}
+}

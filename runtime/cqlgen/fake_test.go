@@ -80,26 +80,30 @@ func (f *fakeSession) ExecCASMap(ctx context.Context, q Query, current map[strin
 			"write_ts": v[3], "lease_until": v[4],
 		}
 		applied = true
-	case leaseStmt: // ttl, fingerprint, owner, write_ts, lease_until, key, old owner
-		row := f.rows[v[5].(string)]
-		if row == nil || row["owner"] != v[6] || row["state"] != statePending {
+	case leaseStmt, resumeStmt: // ttl, fingerprint, owner, write_ts, lease_until, outcome, key, old owner
+		from := statePending
+		if q.Stmt == resumeStmt {
+			from = stateUnsettled
+		}
+		row := f.rows[v[6].(string)]
+		if row == nil || row["owner"] != v[7] || row["state"] != from {
 			if row != nil {
 				current["owner"], current["state"] = row["owner"], row["state"]
 			}
 			break
 		}
-		row["fingerprint"], row["owner"], row["write_ts"], row["lease_until"] = v[1], v[2], v[3], v[4]
+		row["fingerprint"], row["state"], row["owner"], row["write_ts"], row["lease_until"], row["outcome"] = v[1], statePending, v[2], v[3], v[4], v[5]
 		applied = true
-	case doneStmt: // ttl, fingerprint, owner, write_ts, lease_until, outcome, key, old owner
-		row := f.rows[v[6].(string)]
-		if row == nil || row["owner"] != v[7] {
+	case doneStmt: // ttl, fingerprint, state, owner, write_ts, lease_until, outcome, key, old owner
+		row := f.rows[v[7].(string)]
+		if row == nil || row["owner"] != v[8] {
 			if row != nil {
 				current["owner"] = row["owner"]
 			}
 			break
 		}
 		row["fingerprint"], row["state"], row["owner"], row["write_ts"], row["lease_until"], row["outcome"] =
-			v[1], stateDone, v[2], v[3], v[4], v[5]
+			v[1], v[2], v[3], v[4], v[5], v[6]
 		applied = true
 	default:
 		return false, errors.New("fake: unknown conditional statement " + q.Stmt.CQL)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"reflect"
@@ -151,9 +152,10 @@ func ApplyOne(ctx context.Context, s Session, st Strategy, id Idempotency, ts in
 // applied, and running it again could apply it twice, as a Modify's
 // relative change would), that is recorded as the outcome: this call and
 // every later one with the key get an *OutcomeUnknownError, and fn never
-// runs again. When fn fails with any other error, the owner releases its
-// lease, so that the next call with the key completes the command at
-// once, and returns the error; nothing is recorded.
+// runs again. (IdempotentSettle's fn can do better: it records how to
+// settle it later.) When fn fails with any other error, the owner
+// releases its lease, so that the next call with the key completes the
+// command at once, and returns the error; nothing is recorded.
 //
 // The guarantee, precisely: within the TTL, fn runs to success at most
 // once per key, and every call that returns nil, or the recorded
@@ -170,6 +172,22 @@ func ApplyOne(ctx context.Context, s Session, st Strategy, id Idempotency, ts in
 // the owner's clock with the duplicate's: keep clocks synchronised well
 // within the lease.
 func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64) error) error {
+	return IdempotentSettle(ctx, s, id, ts, payload, func(ctx context.Context, ts int64, _ []byte) error {
+		return fn(ctx, ts)
+	})
+}
+
+// IdempotentSettle is Idempotent for a command that, when it cannot tell
+// whether it applied, can record what a later call needs to learn it:
+// fn returns an *OutcomeUnknownError whose Settle holds that record. The
+// key is then left unsettled, not done: the next call with it takes it
+// over at once and runs fn with the record as settle (nil on any other
+// run), and fn learns from it whether the earlier run applied, then
+// reports that, or runs the command, or returns another
+// *OutcomeUnknownError (the same record, or its own run's). Until then
+// every call in between is such a next call: none is told "unknown" for
+// good while the outcome can still be learned.
+func IdempotentSettle(ctx context.Context, s Session, id Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64, settle []byte) error) error {
 	if id.Key == "" {
 		return &EmptyKeyError{Table: IdempotencyTable, Column: "key"}
 	}
@@ -201,29 +219,35 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 		}
 		failures = 0
 		if res.Applied {
-			return c.run(ctx, ts, fn)
+			return c.run(ctx, ts, nil, fn)
 		}
 		r := readRecord(res.Current)
 		switch {
 		case !bytes.Equal(r.fingerprint, payload):
 			return &IdempotencyConflictError{Key: id.Key}
-		case r.state != statePending && r.state != stateDone:
+		case r.state != statePending && r.state != stateDone && r.state != stateUnsettled:
 			// Not written by this runtime: no step could move it.
 			return fmt.Errorf("cqlgen: idempotency key %q: record in %s has unknown state %q", id.Key, IdempotencyTable, r.state)
 		case r.state == stateDone:
 			return r.outcome(id.Key)
-		case r.owner == owner:
+		case r.owner == owner && r.state == statePending:
 			// Our own claim (or takeover) applied, but its reply was
 			// lost and we asked again.
-			return c.run(ctx, r.writeTS, fn)
-		case now.Before(r.leaseUntil):
+			return c.run(ctx, r.writeTS, r.settle(), fn)
+		case r.state == statePending && now.Before(r.leaseUntil):
 			polls++
 			wait := min(pollDelay.backoff(polls), time.Until(r.leaseUntil)+time.Millisecond)
 			if err := sleepCtx(ctx, wait); err != nil {
-				return &OutcomeUnknownError{Key: id.Key, Err: fmt.Errorf("waiting for the call that holds the key: %w", err)}
+				return &OutcomeUnknownError{Key: id.Key, Err: fmt.Errorf("another call held the key until this call's context ended: %w", err)}
 			}
 		default:
-			res, err := CAS(ctx, s, Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), id.Key, r.owner}, SerialConsistency: id.SerialConsistency})
+			// A lease run out, or an outcome left to settle: take it over
+			// (from the state seen, so that one caller does).
+			take := Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), r.outcomeText, id.Key, r.owner}, SerialConsistency: id.SerialConsistency}
+			if r.state == stateUnsettled {
+				take.Stmt = resumeStmt
+			}
+			res, err := CAS(ctx, s, take)
 			if err != nil {
 				if err := c.stepFailed(ctx, err, &failures); err != nil {
 					return err
@@ -231,7 +255,7 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 				continue // the claim above tells whether it applied
 			}
 			if res.Applied {
-				return c.run(ctx, r.writeTS, fn)
+				return c.run(ctx, r.writeTS, r.settle(), fn)
 			}
 			// Someone else took it over, or finished: look again, after a
 			// pause, as others may be contending for it too.
@@ -253,8 +277,14 @@ const maxStepFailures = 8
 const (
 	statePending = "pending"
 	stateDone    = "done"
-	notApplied   = "not_applied:" // outcome prefix; the table follows
-	unknown      = "unknown"      // the command ended with its outcome unknown
+	// stateUnsettled: the command ended with its outcome unknown, and
+	// recorded in outcome how to learn it (settlePrefix and the record,
+	// in base64); the next call takes the key over at once. The record
+	// stays in outcome while that call holds the key.
+	stateUnsettled = "unsettled"
+	notApplied     = "not_applied:" // outcome prefix; the table follows
+	unknown        = "unknown"      // the command ended with its outcome unknown, for good
+	settlePrefix   = "settle:"
 )
 
 var (
@@ -264,16 +294,25 @@ var (
 		Table: IdempotencyTable, Pattern: "idempotency.claim", Kind: Conditional, Idempotent: true,
 	}
 	// leaseStmt moves a pending key's lease: to a new owner (a takeover),
-	// or to the epoch (a release, by its owner).
+	// or to the epoch (a release, by its owner). Outcome carries the
+	// record of an earlier run to settle, if any, so that every cell of
+	// the row expires together.
 	leaseStmt = &Statement{
 		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
-			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?" +
+			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
 			" WHERE key = ? IF owner = ? AND state = '" + statePending + "'",
 		Table: IdempotencyTable, Pattern: "idempotency.lease", Kind: Conditional, Idempotent: true,
 	}
+	// resumeStmt takes an unsettled key over, keeping its record.
+	resumeStmt = &Statement{
+		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
+			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
+			" WHERE key = ? IF owner = ? AND state = '" + stateUnsettled + "'",
+		Table: IdempotencyTable, Pattern: "idempotency.resume", Kind: Conditional, Idempotent: true,
+	}
 	doneStmt = &Statement{
 		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
-			" SET fingerprint = ?, state = '" + stateDone + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
+			" SET fingerprint = ?, state = ?, owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
 			" WHERE key = ? IF owner = ?",
 		Table: IdempotencyTable, Pattern: "idempotency.done", Kind: Conditional, Idempotent: true,
 	}
@@ -288,10 +327,11 @@ type claim struct {
 	ttl     int // seconds
 }
 
-// run runs fn as the key's owner and records its outcome.
-func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int64) error) error {
-	err := fn(ctx, ts)
-	outcome, final := outcomeOf(err)
+// run runs fn as the key's owner, with the record of an earlier run to
+// settle, and records its outcome.
+func (c *claim) run(ctx context.Context, ts int64, settle []byte, fn func(context.Context, int64, []byte) error) error {
+	err := fn(ctx, ts, settle)
+	state, outcome, final := outcomeOf(err)
 	// The record must be written even if fn ended because the caller's
 	// context did; it is worth nothing after the lease, nor to a caller
 	// whose deadline passed.
@@ -304,12 +344,12 @@ func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int6
 	if !final {
 		// Best effort: if the release fails, duplicates wait for the
 		// lease to run out instead.
-		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
+		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), settleText(settle), c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
 		return err
 	}
 	var failures int
 	for {
-		res, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
+		res, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, state, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
 		switch {
 		case rerr == nil && res.Applied:
 			return err
@@ -321,7 +361,7 @@ func (c *claim) run(ctx context.Context, ts int64, fn func(context.Context, int6
 			if rctx.Err() != nil && ctx.Err() != nil {
 				// The caller's deadline passed before the outcome was
 				// recorded.
-				return &OutcomeUnknownError{Key: c.id.Key, Outcome: err, Err: rerr}
+				return &OutcomeUnknownError{Key: c.id.Key, Outcome: err, Err: fmt.Errorf("the deadline passed before the outcome was recorded: %w", rerr)}
 			}
 			return err // the cluster is gone: fn's outcome stands
 		}
@@ -345,7 +385,7 @@ func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error 
 	if ctx.Err() != nil {
 		// The caller's deadline ended the step: whether it applied (a
 		// claim, a takeover) is as unknown as the command's outcome.
-		return &OutcomeUnknownError{Key: c.id.Key, Err: err}
+		return &OutcomeUnknownError{Key: c.id.Key, Err: fmt.Errorf("the context ended (%v) while a step of the key failed: %w", ctx.Err(), err)}
 	}
 	if *failures >= maxStepFailures || errors.Is(err, ErrSessionClosed) {
 		return err
@@ -356,22 +396,27 @@ func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error 
 	return nil
 }
 
-// outcomeOf tells whether fn's result is a recordable outcome: success, or
-// a conditional write that did not apply. Anything else means "unknown".
-func outcomeOf(err error) (outcome string, final bool) {
+// outcomeOf tells whether fn's result is a recordable outcome, and the
+// key's state and outcome column that record it: success, a conditional
+// write that did not apply, or an outcome unknown, to settle later or for
+// good. Anything else is not recorded.
+func outcomeOf(err error) (state, outcome string, final bool) {
 	var na *NotAppliedError
 	var ou *OutcomeUnknownError
 	switch {
 	case err == nil:
-		return "", true
+		return stateDone, "", true
 	case errors.As(err, &na):
-		return notApplied + na.Table, true
+		return stateDone, notApplied + na.Table, true
+	case errors.As(err, &ou) && ou.Settle != nil:
+		// The next call with the key learns the outcome from the record.
+		return stateUnsettled, settleText(ou.Settle), true
 	case errors.As(err, &ou):
 		// The command cannot tell whether it applied, and running it
 		// again could apply it twice: every later call is told so.
-		return unknown, true
+		return stateDone, unknown, true
 	}
-	return "", false
+	return "", "", false
 }
 
 type record struct {
@@ -392,6 +437,30 @@ func readRecord(m map[string]any) record {
 	r.leaseUntil, _ = m["lease_until"].(time.Time)
 	r.outcomeText, _ = m["outcome"].(string)
 	return r
+}
+
+// settleText is the outcome column that keeps settle, the record of an
+// earlier run to settle; "" for none.
+func settleText(settle []byte) string {
+	if settle == nil {
+		return ""
+	}
+	return settlePrefix + base64.StdEncoding.EncodeToString(settle)
+}
+
+// settle is the record of how to settle an earlier run's outcome, kept
+// in outcome while the key is unsettled or taken over from there; nil
+// when there is none.
+func (r record) settle() []byte {
+	t, ok := strings.CutPrefix(r.outcomeText, settlePrefix)
+	if !ok {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(t)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // outcome replays a recorded outcome.

@@ -436,3 +436,61 @@ func TestApplyOne(t *testing.T) {
 		t.Errorf("another payload: err = %v", err)
 	}
 }
+
+// A command that cannot tell whether it applied, but records how to learn
+// it, leaves the key unsettled: the next call runs it again with that
+// record (at the first claim's timestamp), and what it then reports is
+// the key's outcome. A record-less unknown is final, as before.
+func TestIdempotentSettleHandsTheRecordToTheNextCall(t *testing.T) {
+	f := &fakeSession{}
+	ctx := context.Background()
+	id := Idempotency{Key: "k"}
+	var got [][]byte
+	var tss []int64
+	outcomes := []error{
+		&OutcomeUnknownError{Key: "k", Err: errors.New("lost"), Settle: []byte("w1")},
+		&OutcomeUnknownError{Key: "k", Err: errors.New("still lost"), Settle: []byte("w1")},
+		nil,
+	}
+	fn := func(_ context.Context, ts int64, settle []byte) error {
+		got = append(got, settle)
+		tss = append(tss, ts)
+		return outcomes[len(got)-1]
+	}
+	for i, want := range []bool{true, true, false} {
+		err := IdempotentSettle(ctx, f, id, int64(100+i), payloadA, fn)
+		if errors.Is(err, ErrOutcomeUnknown) != want {
+			t.Fatalf("call %d: %v, want outcome unknown: %v", i, err, want)
+		}
+		if i == 0 && f.row("k")["state"] != stateUnsettled {
+			t.Errorf("record %v after an unknown outcome with a record, want unsettled", f.row("k"))
+		}
+	}
+	if len(got) != 3 || got[0] != nil || string(got[1]) != "w1" || string(got[2]) != "w1" {
+		t.Errorf("fn ran with records %q, want none, then w1 twice", got)
+	}
+	if tss[1] != 100 || tss[2] != 100 {
+		t.Errorf("runs at %v, want the first claim's timestamp, 100, throughout", tss)
+	}
+	if row := f.row("k"); row["state"] != stateDone || row["outcome"] != "" {
+		t.Errorf("record %v, want done", row)
+	}
+	// Settled: later calls replay it without running fn.
+	if err := IdempotentSettle(ctx, f, id, 200, payloadA, fn); err != nil || len(got) != 3 {
+		t.Errorf("after settling: %v, %d runs", err, len(got))
+	}
+	// Without a record, "unknown" is the final word.
+	n := 0
+	final := func(context.Context, int64, []byte) error {
+		n++
+		return &OutcomeUnknownError{Key: "f", Err: errors.New("lost")}
+	}
+	for range 2 {
+		if err := IdempotentSettle(ctx, f, Idempotency{Key: "f"}, 1, payloadA, final); !errors.Is(err, ErrOutcomeUnknown) {
+			t.Errorf("a final unknown: %v", err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("fn ran %d times under a final unknown, want 1", n)
+	}
+}

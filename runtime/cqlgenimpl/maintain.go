@@ -438,7 +438,7 @@ func (ent *Entity[T]) view() *entityView {
 	v.key = func(p int, e any) []any { return ent.Projections[p].Key(e.(*T)) }
 	v.row = func(p int, e any, ts int64) []any { return ent.Projections[p].Row(e.(*T), ts, false) }
 	v.touch = func(ctx context.Context, s cqlgen.Session, e any) error {
-		return write(ctx, s, NewOptions(), ent, opTouch, e.(*T))
+		return public(write(ctx, s, NewOptions(), ent, opTouch, e.(*T)))
 	}
 	v.claim = func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error {
 		return ent.claim(ctx, s, NewOptions(), &ent.Projections[p], e.(*T), version)

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -66,6 +65,7 @@ type State[T any] struct {
 	// and Version: a change of the partition's statics by another row's
 	// write is a change of this entity too.
 	StaticVersion int64
+	Writes        []byte // the record of the last changes (see settle.go)
 }
 
 // seen is the version of a live entity as readers and IfVersion see it.
@@ -77,6 +77,7 @@ type Change struct {
 	TS      int64  // the new version
 	Old     any    // the version read: an int64, or nil where there is no row
 	Pending []byte // the record of the change in flight (see encodePending)
+	Writes  []byte // the record of the last changes, this one last (see settle.go)
 	Unset   bool   // bind nil pointers and empty collections as unset (creating)
 	// Where the canonical table has static columns: the statics' new
 	// version (TS when the change sets them, else cqlgen.Unset), and
@@ -142,14 +143,21 @@ type Entity[T any] struct {
 
 // Write runs one write of an entity through the protocol. With an
 // idempotency key (cqlgen.WithIdempotencyKey), it applies at most once
-// per key, as cqlgen.Apply does.
+// per key, as cqlgen.Apply does; a write whose outcome it could not
+// settle is settled by the next call with the key (resume) before
+// anything is written again.
 func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
 	if o.Idempotency.Key == "" {
-		return write(ctx, s, o, ent, op, e)
+		return public(write(ctx, s, o, ent, op, e))
 	}
 	payload := cqlgen.PayloadHash([]cqlgen.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
-	return cqlgen.Idempotent(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64) error {
-		return write(ctx, s, o, ent, op, e)
+	return cqlgen.IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+		if settle != nil {
+			if done, err := ent.resume(ctx, s, o, o.Idempotency.Key, e, settle); done {
+				return err
+			}
+		}
+		return keyed(o.Idempotency.Key, write(ctx, s, o, ent, op, e))
 	})
 }
 
@@ -256,7 +264,8 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			return err
 		}
 		qs, releases := ent.fanOutOf(op, &st, live, next, moved, ts)
-		c := Change{TS: ts, Old: old, Pending: pending, Unset: !live, Static: cqlgen.Unset}
+		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID()}
+		c := Change{TS: ts, Old: old, Pending: pending, Writes: appendWrite(st.Writes, lost), Unset: !live, Static: cqlgen.Unset}
 		if part.version != 0 {
 			c.OldStatic = part.version
 		}
@@ -276,11 +285,12 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 				return err
 			}
 			// The reply was lost, or the round timed out: it may have
-			// applied. Learn which, or say it is unknown; a caller that
-			// sends the call again must not apply it twice.
-			var known bool
-			if applied, known = ent.settle(ctx, s, o, e, next, found, oldVersion, ts); !known {
-				return &cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err}
+			// applied. Learn which, or say it is unknown (with what a
+			// later call with the idempotency key settles it from); a
+			// caller that sends the call again must not apply it twice.
+			known, reads, why := false, 0, error(nil)
+			if applied, known, reads, why = ent.settle(ctx, s, o, e, lost); !known {
+				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
 			}
 			if !applied {
 				return err
@@ -440,38 +450,6 @@ func maybeApplied(err error) bool {
 	return !errors.As(err, &opt)
 }
 
-// settleWait bounds the serial read of settle, which runs even when the
-// caller's context has ended: its answer is what the caller, or the
-// idempotency key that ran it, is told.
-const settleWait = 10 * time.Second
-
-// settle learns whether the conditional write of version ts, whose
-// reply was lost, applied. A read at the serial level completes any Paxos
-// round in flight on the row, or fences it off, so what it sees is final:
-// the row at ts holding next (a grave for a delete) means applied; the
-// row still at the version the write expected (no row, if none was
-// found) means not applied. Anything else, or no answer, is unknown:
-// another writer changed the row since, before or after this write.
-func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e, next *T, found bool, old, ts int64) (applied, known bool) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleWait)
-	defer cancel()
-	if o.SerialConsistency != 0 {
-		rctx = cqlgen.WithLevels(rctx, cqlgen.Levels{Serial: o.SerialConsistency})
-	}
-	st, err := getValue(rctx, s, cqlgen.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)}, ent.ScanState)
-	switch {
-	case errors.Is(err, cqlgen.ErrNotFound):
-		return false, !found
-	case err != nil:
-		return false, false
-	case st.Version == ts && (next == nil && st.Deleted || next != nil && !st.Deleted && ent.same(&st.Row, next)):
-		return true, true
-	case found && st.Version == old:
-		return false, true
-	}
-	return false, false
-}
-
 // carryOut carries out what a pending record of the change at version
 // asks: its deletes, with the statements more, then the release of the
 // unique keys it gave up. e is the entity (its canonical key is all that
@@ -570,10 +548,13 @@ func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statem
 // With an idempotency key, the whole of it applies at most once per key:
 // a Modify run again after its reply was lost returns the entity as it
 // is, without calling change again. When its conditional write lost its
-// reply and a serial read cannot settle whether it applied (see settle),
-// it returns an error matching cqlgen.ErrOutcomeUnknown, and so does
-// every later call with the key: running change again could apply it
-// twice.
+// reply and serial reads cannot settle whether it applied (see settle),
+// it returns an error matching cqlgen.ErrOutcomeUnknown, and the key
+// records the lost write: the next call with the key settles it again,
+// then returns the entity as it is (applied) or runs the call (not
+// applied). Only when more changes than the record of the last changes
+// keeps came in between does the key answer "unknown" for good: running
+// change again could apply it twice.
 //
 // Change gets a copy of the entity read, but a shallow one: its slices
 // and maps are the read's own, which nothing else holds.
@@ -582,7 +563,8 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 		return nil, &cqlgen.OptionError{Option: "change", Reason: "nil; Modify needs a function that edits the entity"}
 	}
 	if o.Idempotency.Key == "" {
-		return modify(ctx, s, o, ent, key, check, change)
+		out, err := modify(ctx, s, o, ent, key, check, change)
+		return out, public(err)
 	}
 	// The key names the request, whatever change makes of the entity: the
 	// payload is the entity's canonical key alone.
@@ -590,12 +572,21 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 	var out *T
 	inner := o
 	inner.Idempotency.Key = ""
-	err := cqlgen.Idempotent(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64) error {
+	err := cqlgen.IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+		if settle != nil {
+			if done, err := ent.resume(ctx, s, inner, o.Idempotency.Key, key, settle); done {
+				return err // applied (out stays nil: read below), or unknown still
+			}
+		}
 		var err error
 		out, err = modify(ctx, s, inner, ent, key, check, change)
 		if errors.Is(err, cqlgen.ErrOutcomeUnknown) {
 			// A change made relative to the entity read may apply twice if
-			// run again: the key records that the outcome is unknown.
+			// run again: the key records that the outcome is unknown, and
+			// how to settle it.
+			if keyed := keyed(o.Idempotency.Key, err); keyed != err {
+				return keyed
+			}
 			return &cqlgen.OutcomeUnknownError{Key: o.Idempotency.Key, Outcome: err, Err: err}
 		}
 		return err

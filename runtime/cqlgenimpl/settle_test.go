@@ -3,6 +3,8 @@ package cqlgenimpl_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -34,14 +36,17 @@ type settleCase struct {
 // read whether it applied. Applied: the call succeeds, and its resend with
 // the key does not apply it again (before, the error released the key and
 // the resend incremented twice). Not applied: the error stands, and the
-// resend applies it once. Changed by another writer in between: unknown,
-// and the key records it, so no resend runs the change again.
+// resend applies it once. Changed by another writer in between: the
+// record of the last changes in the canonical row still tells whether it
+// applied (before, versions alone could not, and the key answered
+// "outcome unknown" to every resend).
 func TestModifySettlesALostConditionalReply(t *testing.T) {
 	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
 	for _, c := range []settleCase{
 		{name: "applied, reply lost", fault: cqltest.LostReply(timeout), want: 1},
 		{name: "timed out before applying", fault: timeout, want: 1},
-		{name: "applied, then changed by another writer", fault: cqltest.LostReply(timeout), rival: true, want: 1 + 10, unknown: true},
+		{name: "applied, then changed by another writer", fault: cqltest.LostReply(timeout), rival: true, want: 1 + 10},
+		{name: "not applied, another writer first", fault: timeout, rival: true, want: 1 + 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var armed, faulted, rivalled atomic.Bool
@@ -98,5 +103,205 @@ func TestModifySettlesALostConditionalReply(t *testing.T) {
 				t.Errorf("Verify: %+v, %v", rep, err)
 			}
 		})
+	}
+}
+
+// faultPlan marks the first call of a keyed increment (a context value):
+// its conditional write on the source of truth loses its reply (after
+// applying, when applies is set), and then every serial read that tries
+// to settle it fails.
+type faultPlan struct {
+	applies bool
+	lost    atomic.Bool
+}
+
+type faultPlanKey struct{}
+
+// Every keyed increment applies exactly once after its resends when the
+// conditional write's reply is lost and so is every serial read of the
+// call that would settle it: with one writer, and with two writers racing
+// on the entity, each increment's first call so faulted. Before, the key
+// recorded "outcome unknown" for good: every resend failed, and the
+// increments that had not applied were lost.
+func TestKeyedIncrementsSettleWhenTheSettleReadsFail(t *testing.T) {
+	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
+	readTimeout := &gocql.RequestErrReadTimeout{}
+	for _, writers := range []int{1, 2} {
+		t.Run(fmt.Sprint(writers, " writers"), func(t *testing.T) {
+			s := session(t, cqltest.WithHook(func(ctx context.Context, call cqltest.Call) error {
+				plan, _ := ctx.Value(faultPlanKey{}).(*faultPlan)
+				q := call.Queries[0]
+				if plan == nil || q.Stmt.Table != "readings_by_day" {
+					return nil
+				}
+				switch {
+				case call.Op == cqltest.OpCAS && !plan.lost.Swap(true):
+					if plan.applies {
+						return cqltest.LostReply(timeout)
+					}
+					return timeout
+				case q.Stmt.Kind == cqlgen.SerialRead && plan.lost.Load():
+					return readTimeout
+				}
+				return nil
+			}))
+			repo := fixture.NewReadingRepo(s)
+			ctx := context.Background()
+			if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
+				t.Fatal(err)
+			}
+			const each = 8
+			inc := func(e *fixture.Reading) error { e.Value++; return nil }
+			var wg sync.WaitGroup
+			errs := make(chan error, writers*each)
+			for w := range writers {
+				wg.Go(func() {
+					for i := range each {
+						key := cqlgen.WithIdempotencyKey(fmt.Sprintf("inc-%d-%d", w, i))
+						first := context.WithValue(ctx, faultPlanKey{}, &faultPlan{applies: i%2 == 0})
+						_, err := repo.Modify(first, "s1", day0, 1, inc, key, cqlgen.WithAttempts(50))
+						if !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+							errs <- fmt.Errorf("increment %d-%d: first call: %v, want outcome unknown", w, i, err)
+						}
+						resent := 0
+						for ; resent < 3; resent++ {
+							if _, err = repo.Modify(ctx, "s1", day0, 1, inc, key, cqlgen.WithAttempts(50)); err == nil {
+								break
+							}
+						}
+						if err != nil {
+							errs <- fmt.Errorf("increment %d-%d: after %d resends: %v", w, i, resent, err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			got, err := repo.Get(ctx, "s1", day0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(writers * each); got.Value != want {
+				t.Errorf("value %d after %d keyed increments and their resends, want each applied once: %d", got.Value, want, want)
+			}
+			if rep, err := repo.Verify(ctx, nil); err != nil || rep.Drift() != 0 {
+				t.Errorf("Verify: %+v, %v", rep, err)
+			}
+		})
+	}
+}
+
+// An Update under an idempotency key whose reply and settling reads were
+// lost is settled by its resend before anything is written again. When it
+// had applied and another writer changed the entity since, the resend
+// reports success and leaves the other writer's change in place (before,
+// the resend wrote the update a second time, over it); when it had not,
+// the resend applies it.
+func TestKeyedUpdateSettlesBeforeWritingAgain(t *testing.T) {
+	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
+	for _, applies := range []bool{true, false} {
+		t.Run(fmt.Sprint("applied ", applies), func(t *testing.T) {
+			s := session(t, cqltest.WithHook(func(ctx context.Context, call cqltest.Call) error {
+				plan, _ := ctx.Value(faultPlanKey{}).(*faultPlan)
+				q := call.Queries[0]
+				if plan == nil || q.Stmt.Table != "readings_by_day" {
+					return nil
+				}
+				switch {
+				case call.Op == cqltest.OpCAS && !plan.lost.Swap(true):
+					if plan.applies {
+						return cqltest.LostReply(timeout)
+					}
+					return timeout
+				case q.Stmt.Kind == cqlgen.SerialRead && plan.lost.Load():
+					return &gocql.RequestErrReadTimeout{}
+				}
+				return nil
+			}))
+			repo := fixture.NewReadingRepo(s)
+			ctx := context.Background()
+			if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
+				t.Fatal(err)
+			}
+			ours := &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a", Value: 1}
+			key := cqlgen.WithIdempotencyKey("update-1")
+			first := context.WithValue(ctx, faultPlanKey{}, &faultPlan{applies: applies})
+			if err := repo.Update(first, ours, key); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+				t.Fatalf("first call: %v, want outcome unknown", err)
+			}
+			if err := repo.Update(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "b", Value: 2}); err != nil {
+				t.Fatal(err)
+			}
+			if err := repo.Update(ctx, ours, key); err != nil {
+				t.Fatalf("resent with its key: %v", err)
+			}
+			got, err := repo.Get(ctx, "s1", day0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := int64(1) // not applied before: the resend applies it, last
+			if applies {
+				want = 2 // applied before the other writer's change, which stays
+			}
+			if got.Value != want {
+				t.Errorf("value %d, want %d", got.Value, want)
+			}
+			if rep, err := repo.Verify(ctx, nil); err != nil || rep.Drift() != 0 {
+				t.Errorf("Verify: %+v, %v", rep, err)
+			}
+		})
+	}
+}
+
+// Settling runs even when the caller's context is cancelled during the
+// call (its answer is what the caller and its key are told), bounded by a
+// fixed wait when the context has no deadline: a Modify cancelled as its
+// conditional write loses its reply still learns that the write applied,
+// and its resend with the key does not apply it again.
+func TestSettleRunsAfterTheCallersCancel(t *testing.T) {
+	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
+	var cancel context.CancelFunc
+	var armed atomic.Bool
+	s := session(t, cqltest.WithHook(func(_ context.Context, call cqltest.Call) error {
+		q := call.Queries[0]
+		if q.Stmt.Table != "readings_by_day" || !armed.Load() {
+			return nil
+		}
+		if call.Op == cqltest.OpCAS {
+			armed.Store(false)
+			cancel()
+			return cqltest.LostReply(timeout)
+		}
+		return nil
+	}))
+	repo := fixture.NewReadingRepo(s)
+	ctx := context.Background()
+	if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	inc := func(e *fixture.Reading) error { e.Value++; return nil }
+	key := cqlgen.WithIdempotencyKey("inc-cancelled")
+	cctx, c := context.WithCancel(ctx)
+	cancel = c
+	armed.Store(true)
+	_, err := repo.Modify(cctx, "s1", day0, 1, inc, key)
+	serialReads := 0
+	for _, call := range s.Calls() {
+		if call.Queries[0].Stmt.Kind == cqlgen.SerialRead {
+			serialReads++
+		}
+	}
+	if serialReads == 0 {
+		t.Fatalf("Modify: %v, and no serial read settled its lost reply after the cancel", err)
+	}
+	if _, err := repo.Modify(ctx, "s1", day0, 1, inc, key); err != nil {
+		t.Fatalf("resent with its key: %v", err)
+	}
+	got, err := repo.Get(ctx, "s1", day0, 1)
+	if err != nil || got.Value != 1 {
+		t.Errorf("value %v (%v) after a cancelled call whose write applied and its resend, want 1", got, err)
 	}
 }

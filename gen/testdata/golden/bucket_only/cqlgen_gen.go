@@ -72,7 +72,7 @@ const postPostsGetManyCQL = `SELECT post_id, author, posted_at, title, cqlgen_de
 // postPostsStateCQL reads a row of posts with the write protocol's columns.
 // Its placeholders bind post_id.
 const postPostsStateCQL = `SELECT post_id, author, posted_at, title, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM posts
 	WHERE post_id = ?`
 
@@ -82,9 +82,9 @@ func postPostsState(e *Post) []any {
 }
 
 // postPostsScanState reads a row of posts with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func postPostsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Post], ok bool) {
-	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -95,34 +95,34 @@ func postPostsData(e *Post) []any {
 
 // postPostsChangeCQL writes a row of posts if its version is the one read
 // (null: if there is no row). Its placeholders bind author, posted_at, title,
-// cqlgen_version (the write timestamp), the pending record, post_id, the
-// version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, post_id, the version read.
 const postPostsChangeCQL = `UPDATE posts
 	SET author = ?, posted_at = ?, title = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE post_id = ?
 	IF cqlgen_version = ?`
 
 // postPostsChange binds postPostsChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
-	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, e.PostID, c.Old}
+	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
 // postPostsRemoveCQL leaves a grave of a row of posts if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, post_id, the version read.
+// pending record, the record of the last changes, post_id, the version read.
 const postPostsRemoveCQL = `UPDATE posts
 	USING TTL 864000
 	SET author = null, posted_at = null, title = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE post_id = ?
 	IF cqlgen_version = ?`
 
 // postPostsRemove binds postPostsRemoveCQL: it leaves a grave of e, at version
 // c.TS, if the version is still c.Old.
 func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.PostID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
 // postPostsSettleCQL clears the pending record of a row of posts if its
@@ -141,7 +141,7 @@ func postPostsSettle(e *Post, version int64) []any {
 // postPostsScanCQL reads a token range of posts for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const postPostsScanCQL = `SELECT post_id, author, posted_at, title, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM posts
 	WHERE token(post_id) > ? AND token(post_id) <= ?`
 

@@ -78,7 +78,7 @@ func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
 // readingReadingsStateCQL reads a row of readings with the write protocol's
 // columns. Its placeholders bind sensor_id, read_at.
 const readingReadingsStateCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM readings
 	WHERE sensor_id = ? AND read_at = ?`
 
@@ -88,9 +88,9 @@ func readingReadingsState(e *Reading) []any {
 }
 
 // readingReadingsScanState reads a row of readings with its version, its mark
-// of deletion and its pending record.
+// of deletion, its pending record and its last changes.
 func readingReadingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -101,34 +101,36 @@ func readingReadingsData(e *Reading) []any {
 
 // readingReadingsChangeCQL writes a row of readings if its version is the one
 // read (null: if there is no row). Its placeholders bind event_id, local_day,
-// value, cqlgen_version (the write timestamp), the pending record, sensor_id,
-// read_at, the version read.
+// value, cqlgen_version (the write timestamp), the pending record, the record
+// of the last changes, sensor_id, read_at, the version read.
 const readingReadingsChangeCQL = `UPDATE readings
 	SET event_id = ?, local_day = ?, value = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE sensor_id = ? AND read_at = ?
 	IF cqlgen_version = ?`
 
 // readingReadingsChange binds readingReadingsChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, e.SensorID, e.ReadAt, c.Old}
+	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
 // readingReadingsRemoveCQL leaves a grave of a row of readings if its version
 // is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, sensor_id, read_at, the version read.
+// the pending record, the record of the last changes, sensor_id, read_at, the
+// version read.
 const readingReadingsRemoveCQL = `UPDATE readings
 	USING TTL 864000
 	SET event_id = null, local_day = null, value = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE sensor_id = ? AND read_at = ?
 	IF cqlgen_version = ?`
 
 // readingReadingsRemove binds readingReadingsRemoveCQL: it leaves a grave of
 // e, at version c.TS, if the version is still c.Old.
 func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.SensorID, e.ReadAt, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
 // readingReadingsSettleCQL clears the pending record of a row of readings if
@@ -149,7 +151,7 @@ func readingReadingsSettle(e *Reading, version int64) []any {
 // and backfill. Its placeholders bind the lower token (excluded), the upper
 // token.
 const readingReadingsScanCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM readings
 	WHERE token(sensor_id) > ? AND token(sensor_id) <= ?`
 

@@ -72,7 +72,7 @@ const orderOrdersGetManyCQL = `SELECT order_id, customer_id, status, placed_at, 
 // orderOrdersStateCQL reads a row of orders with the write protocol's columns.
 // Its placeholders bind order_id.
 const orderOrdersStateCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM orders
 	WHERE order_id = ?`
 
@@ -82,9 +82,9 @@ func orderOrdersState(e *Order) []any {
 }
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.CustomerID, &v.Row.Status, &v.Row.PlacedAt, &v.Row.Total, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrderID, &v.Row.CustomerID, &v.Row.Status, &v.Row.PlacedAt, &v.Row.Total, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -96,33 +96,35 @@ func orderOrdersData(e *Order) []any {
 // orderOrdersChangeCQL writes a row of orders if its version is the one read
 // (null: if there is no row). Its placeholders bind customer_id, status,
 // placed_at, total, cqlgen_version (the write timestamp), the pending record,
-// order_id, the version read.
+// the record of the last changes, order_id, the version read.
 const orderOrdersChangeCQL = `UPDATE orders
 	SET customer_id = ?, status = ?, placed_at = ?, total = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE order_id = ?
 	IF cqlgen_version = ?`
 
 // orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.CustomerID, e.Status, e.PlacedAt, e.Total, c.TS, c.Pending, e.OrderID, c.Old}
+	return []any{e.CustomerID, e.Status, e.PlacedAt, e.Total, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
 // orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, order_id, the version read.
+// pending record, the record of the last changes, order_id, the version read.
 const orderOrdersRemoveCQL = `UPDATE orders
 	USING TTL 864000
 	SET customer_id = null, status = null, placed_at = null, total = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE order_id = ?
 	IF cqlgen_version = ?`
 
 // orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrderID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
 // orderOrdersSettleCQL clears the pending record of a row of orders if its
@@ -141,7 +143,7 @@ func orderOrdersSettle(e *Order, version int64) []any {
 // orderOrdersScanCQL reads a token range of orders for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const orderOrdersScanCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM orders
 	WHERE token(order_id) > ? AND token(order_id) <= ?`
 

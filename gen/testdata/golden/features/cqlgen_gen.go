@@ -77,7 +77,8 @@ const orderOrdersGetManyCQL = `SELECT tenant_id, order_id, customer_id, customer
 // orderOrdersStateCQL reads a row of orders with the write protocol's columns.
 // Its placeholders bind tenant_id, order_id.
 const orderOrdersStateCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM orders
 	WHERE tenant_id = ? AND order_id = ?`
 
@@ -87,9 +88,9 @@ func orderOrdersState(e *Order) []any {
 }
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -101,35 +102,37 @@ func orderOrdersData(e *Order) []any {
 // orderOrdersChangeCQL writes a row of orders if its version is the one read
 // (null: if there is no row). Its placeholders bind customer_id,
 // customer_name, status, placed_at, total_cents, cqlgen_version (the write
-// timestamp), the pending record, tenant_id, order_id, the version read.
+// timestamp), the pending record, the record of the last changes, tenant_id,
+// order_id, the version read.
 const orderOrdersChangeCQL = `UPDATE orders
 	SET customer_id = ?, customer_name = ?, status = ?, placed_at = ?,
 		total_cents = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE tenant_id = ? AND order_id = ?
 	IF cqlgen_version = ?`
 
 // orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
 // c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, e.TenantID, e.OrderID, c.Old}
+	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
 // orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, tenant_id, order_id, the version read.
+// pending record, the record of the last changes, tenant_id, order_id, the
+// version read.
 const orderOrdersRemoveCQL = `UPDATE orders
 	USING TTL 864000
 	SET customer_id = null, customer_name = null, status = null,
 		placed_at = null, total_cents = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE tenant_id = ? AND order_id = ?
 	IF cqlgen_version = ?`
 
 // orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.TenantID, e.OrderID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
 // orderOrdersSettleCQL clears the pending record of a row of orders if its
@@ -149,7 +152,8 @@ func orderOrdersSettle(e *Order, version int64) []any {
 // orderOrdersScanCQL reads a token range of orders for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const orderOrdersScanCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM orders
 	WHERE token(tenant_id, order_id) > ? AND token(tenant_id, order_id) <= ?`
 

@@ -98,7 +98,7 @@ func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 // protocol's columns. Its placeholders bind account, type, trade_date,
 // trade_id.
 const tradeTradesByAccountStateCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM trades_by_account
 	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?`
 
@@ -109,9 +109,9 @@ func tradeTradesByAccountState(e *Trade) []any {
 }
 
 // tradeTradesByAccountScanState reads a row of trades_by_account with its
-// version, its mark of deletion and its pending record.
+// version, its mark of deletion, its pending record and its last changes.
 func tradeTradesByAccountScanState(it cqlgen.Iter) (v cqlgenimpl.State[Trade], ok bool) {
-	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -124,34 +124,35 @@ func tradeTradesByAccountData(e *Trade) []any {
 // tradeTradesByAccountChangeCQL writes a row of trades_by_account if its
 // version is the one read (null: if there is no row). Its placeholders bind
 // symbol, shares, cqlgen_version (the write timestamp), the pending record,
-// account, type, trade_date, trade_id, the version read.
+// the record of the last changes, account, type, trade_date, trade_id, the
+// version read.
 const tradeTradesByAccountChangeCQL = `UPDATE trades_by_account
 	SET symbol = ?, shares = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
 	IF cqlgen_version = ?`
 
 // tradeTradesByAccountChange binds tradeTradesByAccountChangeCQL: it sets e's
 // values, at version c.TS, if the version is still c.Old.
 func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
-	return []any{e.Symbol, e.Shares, c.TS, c.Pending, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
+	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
 // tradeTradesByAccountRemoveCQL leaves a grave of a row of trades_by_account
 // if its version is the one read. Its placeholders bind cqlgen_version (the
-// write timestamp), the pending record, account, type, trade_date, trade_id,
-// the version read.
+// write timestamp), the pending record, the record of the last changes,
+// account, type, trade_date, trade_id, the version read.
 const tradeTradesByAccountRemoveCQL = `UPDATE trades_by_account
 	USING TTL 864000
 	SET symbol = null, shares = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
 	IF cqlgen_version = ?`
 
 // tradeTradesByAccountRemove binds tradeTradesByAccountRemoveCQL: it leaves a
 // grave of e, at version c.TS, if the version is still c.Old.
 func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
 // tradeTradesByAccountSettleCQL clears the pending record of a row of
@@ -172,7 +173,7 @@ func tradeTradesByAccountSettle(e *Trade, version int64) []any {
 // verify, repair and backfill. Its placeholders bind the lower token
 // (excluded), the upper token.
 const tradeTradesByAccountScanCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM trades_by_account
 	WHERE token(account) > ? AND token(account) <= ?`
 

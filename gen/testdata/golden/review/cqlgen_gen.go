@@ -67,7 +67,8 @@ const noteEndGetManyCQL = `SELECT id, owner, tag, cqlgen_deleted
 
 // noteEndStateCQL reads a row of end with the write protocol's columns. Its
 // placeholders bind id.
-const noteEndStateCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending
+const noteEndStateCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM end
 	WHERE id = ?`
 
@@ -76,10 +77,10 @@ func noteEndState(e *Note) []any {
 	return []any{e.ID}
 }
 
-// noteEndScanState reads a row of end with its version, its mark of deletion
-// and its pending record.
+// noteEndScanState reads a row of end with its version, its mark of deletion,
+// its pending record and its last changes.
 func noteEndScanState(it cqlgen.Iter) (v cqlgenimpl.State[Note], ok bool) {
-	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -90,33 +91,34 @@ func noteEndData(e *Note) []any {
 
 // noteEndChangeCQL writes a row of end if its version is the one read (null:
 // if there is no row). Its placeholders bind owner, tag, cqlgen_version (the
-// write timestamp), the pending record, id, the version read.
+// write timestamp), the pending record, the record of the last changes, id,
+// the version read.
 const noteEndChangeCQL = `UPDATE end
 	SET owner = ?, tag = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE id = ?
 	IF cqlgen_version = ?`
 
 // noteEndChange binds noteEndChangeCQL: it sets e's values, at version c.TS,
 // if the version is still c.Old.
 func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
-	return []any{e.Owner, e.Tag, c.TS, c.Pending, e.ID, c.Old}
+	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
 // noteEndRemoveCQL leaves a grave of a row of end if its version is the one
 // read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, id, the version read.
+// pending record, the record of the last changes, id, the version read.
 const noteEndRemoveCQL = `UPDATE end
 	USING TTL 864000
 	SET owner = null, tag = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE id = ?
 	IF cqlgen_version = ?`
 
 // noteEndRemove binds noteEndRemoveCQL: it leaves a grave of e, at version
 // c.TS, if the version is still c.Old.
 func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.ID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
 // noteEndSettleCQL clears the pending record of a row of end if its version is
@@ -134,7 +136,8 @@ func noteEndSettle(e *Note, version int64) []any {
 
 // noteEndScanCQL reads a token range of end for verify, repair and backfill.
 // Its placeholders bind the lower token (excluded), the upper token.
-const noteEndScanCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending
+const noteEndScanCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM end
 	WHERE token(id) > ? AND token(id) <= ?`
 

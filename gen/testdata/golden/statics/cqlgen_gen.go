@@ -81,7 +81,8 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 // lineLinesStateCQL reads a row of lines with the write protocol's columns.
 // Its placeholders bind order_id, item_id.
 const lineLinesStateCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
+		cqlgen_static_version
 	FROM lines
 	WHERE order_id = ? AND item_id = ?`
 
@@ -91,9 +92,10 @@ func lineLinesState(e *Line) []any {
 }
 
 // lineLinesScanState reads a row of lines with its version, its mark of
-// deletion, its pending record and the version of its partition's statics.
+// deletion, its pending record, its last changes and the version of its
+// partition's statics.
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.StaticVersion)
+	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
 
@@ -106,7 +108,8 @@ func lineLinesData(e *Line) []any {
 // write protocol's columns, for the partition's statics and their version. Its
 // placeholders bind order_id.
 const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
+		cqlgen_static_version
 	FROM lines
 	WHERE order_id = ?
 	LIMIT 1`
@@ -114,12 +117,12 @@ const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, placed_at, sta
 // lineLinesChangeCQL writes a row of lines if its version is the one read
 // (null: if there is no row). Its placeholders bind user_id, placed_at,
 // status, qty, cqlgen_version (the write timestamp), the pending record, the
-// statics' new version (unset: unchanged), order_id, item_id, the version
-// read, the statics' version read.
+// record of the last changes, the statics' new version (unset: unchanged),
+// order_id, item_id, the version read, the statics' version read.
 const lineLinesChangeCQL = `UPDATE lines
 	SET user_id = ?, placed_at = ?, status = ?, qty = ?,
 		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_static_version = ?
+		cqlgen_writes = ?, cqlgen_static_version = ?
 	WHERE order_id = ? AND item_id = ?
 	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
@@ -127,24 +130,24 @@ const lineLinesChangeCQL = `UPDATE lines
 // statics' version to c.Static, at version c.TS, if the version is still c.Old
 // and the statics' version c.OldStatic.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
+	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
 // lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, order_id, item_id, the version read, the statics' version
-// read.
+// pending record, the record of the last changes, order_id, item_id, the
+// version read, the statics' version read.
 const lineLinesRemoveCQL = `UPDATE lines
 	USING TTL 864000
 	SET status = null, qty = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE order_id = ? AND item_id = ?
 	IF cqlgen_version = ? AND cqlgen_static_version = ?`
 
 // lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
 // c.TS, if the version is still c.Old and the statics' version c.OldStatic.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrderID, e.ItemID, c.Old, c.OldStatic}
+	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
 // lineLinesSettleCQL clears the pending record of a row of lines if its
@@ -164,7 +167,8 @@ func lineLinesSettle(e *Line, version int64) []any {
 // lineLinesScanCQL reads a token range of lines for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const lineLinesScanCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_static_version
+		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
+		cqlgen_static_version
 	FROM lines
 	WHERE token(order_id) > ? AND token(order_id) <= ?`
 

@@ -81,7 +81,7 @@ const customerCustomersGetManyCQL = `SELECT customer_id, region, billing, shippi
 // columns. Its placeholders bind customer_id.
 const customerCustomersStateCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
 		created_at, created_by, revision, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM customers
 	WHERE customer_id = ?`
 
@@ -92,9 +92,9 @@ func customerCustomersState(e *Customer) []any {
 }
 
 // customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion and its pending record.
+// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -126,12 +126,13 @@ func customerMerge(cur, e *Customer) Customer {
 // customerCustomersChangeCQL writes a row of customers if its version is the
 // one read (null: if there is no row). Its placeholders bind region, billing,
 // shipping, others, by_label, seen, created_at, created_by, revision,
-// cqlgen_version (the write timestamp), the pending record, customer_id, the
-// version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, customer_id, the version read.
 const customerCustomersChangeCQL = `UPDATE customers
 	SET region = ?, billing = ?, shipping = ?, others = ?, by_label = ?,
 		seen = ?, created_at = ?, created_by = ?, revision = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE customer_id = ?
 	IF cqlgen_version = ?`
 
@@ -139,25 +140,26 @@ const customerCustomersChangeCQL = `UPDATE customers
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, e.CustomerID, c.Old}
+	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
 // customerCustomersRemoveCQL leaves a grave of a row of customers if its
 // version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, customer_id, the version read.
+// timestamp), the pending record, the record of the last changes, customer_id,
+// the version read.
 const customerCustomersRemoveCQL = `UPDATE customers
 	USING TTL 864000
 	SET region = null, billing = null, shipping = null, others = null,
 		by_label = null, seen = null, created_at = null, created_by = null,
 		revision = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE customer_id = ?
 	IF cqlgen_version = ?`
 
 // customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
 // of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.CustomerID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
 // customerCustomersSettleCQL clears the pending record of a row of customers
@@ -179,7 +181,7 @@ func customerCustomersSettle(e *Customer, version int64) []any {
 // token.
 const customerCustomersScanCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
 		created_at, created_by, revision, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM customers
 	WHERE token(customer_id) > ? AND token(customer_id) <= ?`
 

@@ -713,7 +713,7 @@ func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
 // uploadUploadsStateCQL reads a row of uploads with the write protocol's
 // columns. Its placeholders bind owner, upload_id.
 const uploadUploadsStateCQL = `SELECT owner, upload_id, day, size, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM uploads
 	WHERE owner = ? AND upload_id = ?`
 
@@ -723,9 +723,9 @@ func uploadUploadsState(e *Upload) []any {
 }
 
 // uploadUploadsScanState reads a row of uploads with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func uploadUploadsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Upload], ok bool) {
-	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -736,34 +736,35 @@ func uploadUploadsData(e *Upload) []any {
 
 // uploadUploadsChangeCQL writes a row of uploads if its version is the one
 // read (null: if there is no row). Its placeholders bind day, size,
-// cqlgen_version (the write timestamp), the pending record, owner, upload_id,
-// the version read.
+// cqlgen_version (the write timestamp), the pending record, the record of the
+// last changes, owner, upload_id, the version read.
 const uploadUploadsChangeCQL = `UPDATE uploads
 	SET day = ?, size = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE owner = ? AND upload_id = ?
 	IF cqlgen_version = ?`
 
 // uploadUploadsChange binds uploadUploadsChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
-	return []any{e.Day, e.Size, c.TS, c.Pending, e.Owner, e.UploadID, c.Old}
+	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
 // uploadUploadsRemoveCQL leaves a grave of a row of uploads if its version is
 // the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, owner, upload_id, the version read.
+// the pending record, the record of the last changes, owner, upload_id, the
+// version read.
 const uploadUploadsRemoveCQL = `UPDATE uploads
 	USING TTL 864000
 	SET day = null, size = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE owner = ? AND upload_id = ?
 	IF cqlgen_version = ?`
 
 // uploadUploadsRemove binds uploadUploadsRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.Owner, e.UploadID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
 // uploadUploadsSettleCQL clears the pending record of a row of uploads if its
@@ -783,7 +784,7 @@ func uploadUploadsSettle(e *Upload, version int64) []any {
 // uploadUploadsScanCQL reads a token range of uploads for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const uploadUploadsScanCQL = `SELECT owner, upload_id, day, size, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending
+		cqlgen_pending, cqlgen_writes
 	FROM uploads
 	WHERE token(owner) > ? AND token(owner) <= ?`
 

@@ -72,7 +72,7 @@ const accountAccountsGetManyCQL = `SELECT account_id, tenant_id, email, handle, 
 // accountAccountsStateCQL reads a row of accounts with the write protocol's
 // columns. Its placeholders bind account_id.
 const accountAccountsStateCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM accounts
 	WHERE account_id = ?`
 
@@ -82,9 +82,9 @@ func accountAccountsState(e *Account) []any {
 }
 
 // accountAccountsScanState reads a row of accounts with its version, its mark
-// of deletion and its pending record.
+// of deletion, its pending record and its last changes.
 func accountAccountsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Account], ok bool) {
-	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -95,34 +95,36 @@ func accountAccountsData(e *Account) []any {
 
 // accountAccountsChangeCQL writes a row of accounts if its version is the one
 // read (null: if there is no row). Its placeholders bind tenant_id, email,
-// handle, name, cqlgen_version (the write timestamp), the pending record,
-// account_id, the version read.
+// handle, name, cqlgen_version (the write timestamp), the pending record, the
+// record of the last changes, account_id, the version read.
 const accountAccountsChangeCQL = `UPDATE accounts
 	SET tenant_id = ?, email = ?, handle = ?, name = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE account_id = ?
 	IF cqlgen_version = ?`
 
 // accountAccountsChange binds accountAccountsChangeCQL: it sets e's values, at
 // version c.TS, if the version is still c.Old.
 func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
-	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, e.AccountID, c.Old}
+	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
 // accountAccountsRemoveCQL leaves a grave of a row of accounts if its version
 // is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, account_id, the version read.
+// the pending record, the record of the last changes, account_id, the version
+// read.
 const accountAccountsRemoveCQL = `UPDATE accounts
 	USING TTL 864000
 	SET tenant_id = null, email = null, handle = null, name = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE account_id = ?
 	IF cqlgen_version = ?`
 
 // accountAccountsRemove binds accountAccountsRemoveCQL: it leaves a grave of
 // e, at version c.TS, if the version is still c.Old.
 func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.AccountID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
 // accountAccountsSettleCQL clears the pending record of a row of accounts if
@@ -160,7 +162,7 @@ const accountAccountsFenceGraveCQL = `UPDATE accounts
 // and backfill. Its placeholders bind the lower token (excluded), the upper
 // token.
 const accountAccountsScanCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending
+		cqlgen_deleted, cqlgen_pending, cqlgen_writes
 	FROM accounts
 	WHERE token(account_id) > ? AND token(account_id) <= ?`
 

@@ -83,7 +83,8 @@ func videoVideosScan(it cqlgen.Iter, e *Video) bool {
 // videoVideosStateCQL reads a row of videos with the write protocol's columns.
 // Its placeholders bind channel_id, video_id.
 const videoVideosStateCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM videos
 	WHERE channel_id = ? AND video_id = ?`
 
@@ -93,9 +94,9 @@ func videoVideosState(e *Video) []any {
 }
 
 // videoVideosScanState reads a row of videos with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func videoVideosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Video], ok bool) {
-	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -120,11 +121,12 @@ func videoMerge(cur, e *Video) Video {
 // videoVideosChangeCQL writes a row of videos if its version is the one read
 // (null: if there is no row). Its placeholders bind user_id, added_at, title,
 // content, thumbnail, signature, cqlgen_version (the write timestamp), the
-// pending record, channel_id, video_id, the version read.
+// pending record, the record of the last changes, channel_id, video_id, the
+// version read.
 const videoVideosChangeCQL = `UPDATE videos
 	SET user_id = ?, added_at = ?, title = ?, content = ?, thumbnail = ?,
 		signature = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?
+		cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE channel_id = ? AND video_id = ?
 	IF cqlgen_version = ?`
 
@@ -132,24 +134,25 @@ const videoVideosChangeCQL = `UPDATE videos
 // nil pointers and empty collections unset with c.Unset, at version c.TS, if
 // the version is still c.Old.
 func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, e.ChannelID, e.VideoID, c.Old}
+	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
 // videoVideosRemoveCQL leaves a grave of a row of videos if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, channel_id, video_id, the version read.
+// pending record, the record of the last changes, channel_id, video_id, the
+// version read.
 const videoVideosRemoveCQL = `UPDATE videos
 	USING TTL 864000
 	SET user_id = null, added_at = null, title = null, content = null,
 		thumbnail = null, signature = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE channel_id = ? AND video_id = ?
 	IF cqlgen_version = ?`
 
 // videoVideosRemove binds videoVideosRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.ChannelID, e.VideoID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
 // videoVideosSettleCQL clears the pending record of a row of videos if its
@@ -169,7 +172,8 @@ func videoVideosSettle(e *Video, version int64) []any {
 // videoVideosScanCQL reads a token range of videos for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const videoVideosScanCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM videos
 	WHERE token(channel_id) > ? AND token(channel_id) <= ?`
 

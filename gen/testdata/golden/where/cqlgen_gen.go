@@ -79,7 +79,8 @@ const orderOrdersGetManyCQL = `SELECT order_id, region, stage, courier, placed_a
 // orderOrdersStateCQL reads a row of orders with the write protocol's columns.
 // Its placeholders bind order_id.
 const orderOrdersStateCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM orders
 	WHERE order_id = ?`
 
@@ -89,9 +90,9 @@ func orderOrdersState(e *Order) []any {
 }
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion and its pending record.
+// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending)
+	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
@@ -113,11 +114,12 @@ func orderMerge(cur, e *Order) Order {
 // orderOrdersChangeCQL writes a row of orders if its version is the one read
 // (null: if there is no row). Its placeholders bind region, stage, courier,
 // placed_at, flagged, coupon, priority, gift_note, cqlgen_version (the write
-// timestamp), the pending record, order_id, the version read.
+// timestamp), the pending record, the record of the last changes, order_id,
+// the version read.
 const orderOrdersChangeCQL = `UPDATE orders
 	SET region = ?, stage = ?, courier = ?, placed_at = ?, flagged = ?,
 		coupon = ?, priority = ?, gift_note = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?
+		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
 	WHERE order_id = ?
 	IF cqlgen_version = ?`
 
@@ -125,24 +127,25 @@ const orderOrdersChangeCQL = `UPDATE orders
 // nil pointers and empty collections unset with c.Unset, at version c.TS, if
 // the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, e.OrderID, c.Old}
+	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
 // orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
 // one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, order_id, the version read.
+// pending record, the record of the last changes, order_id, the version read.
 const orderOrdersRemoveCQL = `UPDATE orders
 	USING TTL 864000
 	SET region = null, stage = null, courier = null, placed_at = null,
 		flagged = null, coupon = null, priority = null, gift_note = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?
+		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
+		cqlgen_writes = ?
 	WHERE order_id = ?
 	IF cqlgen_version = ?`
 
 // orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
 // version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, e.OrderID, c.Old}
+	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
 // orderOrdersSettleCQL clears the pending record of a row of orders if its
@@ -161,7 +164,8 @@ func orderOrdersSettle(e *Order, version int64) []any {
 // orderOrdersScanCQL reads a token range of orders for verify, repair and
 // backfill. Its placeholders bind the lower token (excluded), the upper token.
 const orderOrdersScanCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending
+		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending,
+		cqlgen_writes
 	FROM orders
 	WHERE token(order_id) > ? AND token(order_id) <= ?`
 
