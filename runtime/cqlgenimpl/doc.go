@@ -10,14 +10,21 @@
 // back), encodes cursors, derives buckets, orders rows as Cassandra does,
 // and keeps the tables of an entity in step on Update and Delete.
 //
-// A generated file asserts SupportPackageIsVersion5 at compile time: built
+// A generated file asserts SupportPackageIsVersion6 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
 
-// SupportPackageIsVersion5 is referenced by generated code. The number
+// SupportPackageIsVersionN is referenced by generated code. The number
 // changes whenever generated code and this package stop fitting together.
 // Version 4 added the scatter form of the page statements over buckets
 // (CQL.Scatter, ReadSpec.Scatter); version 5 scans each row into its
-// place (a scan is func(cqlgen.Iter, *T) bool).
-const SupportPackageIsVersion5 = true
+// place (a scan is func(cqlgen.Iter, *T) bool); version 6 reads and
+// writes the record of the last changes (State.Writes, Change.Writes), the
+// version of a partition's statics (State.StaticVersion, Change.Static)
+// and takes bounds of either kind (FromExclusive, ToInclusive). Code
+// generated for version 5 still runs on this package, without those.
+const (
+	SupportPackageIsVersion6 = true
+	SupportPackageIsVersion5 = true
+)

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion5, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion5
+// SupportPackageIsVersion6, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion6
 
 // videoVideos: the statements of table videos, which is the source of truth of
 // Video.
