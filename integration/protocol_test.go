@@ -35,6 +35,14 @@ func (f fault) String() string { return [...]string{"", "fail-before", "lost-rep
 
 var errInjected = errors.New("injected fault")
 
+// injected is the land window of repositories on a faultSession or a
+// lossSession: an injected failure is one of a write never sent, or of a
+// reply dropped after the write applied, never a round still in flight,
+// so no coordinator can land the write later and settling needs no wait.
+// (TestProtocolUnderCuts, whose proxy cuts real connections, keeps the
+// default window.)
+var injected = cqlgen.WithLandWindow(time.Millisecond)
+
 // faultSession fails the k-th call after arming with its fault.
 type faultSession struct {
 	cqlgen.Session
@@ -210,7 +218,7 @@ func TestWriteProtocolCrashPoints(t *testing.T) {
 						id, artists := fmt.Sprintf("trk-%d", n), []string{fmt.Sprintf("a-%d", n), fmt.Sprintf("b-%d", n), fmt.Sprintf("c-%d", n)}
 						n++
 						fs := &faultSession{Session: base, k: int64(k), f: f}
-						repo := music.NewTrackRepo(fs, cqlgen.WithStrategy(strategies[sname]), cqlgen.WithAttempts(3))
+						repo := music.NewTrackRepo(fs, cqlgen.WithStrategy(strategies[sname]), cqlgen.WithAttempts(3), injected)
 						if p.setup != nil {
 							must(t, p.setup(repo, id, artists))
 						}

@@ -71,7 +71,7 @@ func TestKeyedIncrementsSettleOnTheNode(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)
 	ctx := context.Background()
-	repo := helpdesk.NewTicketRepo(lossSession{s}, cqlgen.WithAttempts(50))
+	repo := helpdesk.NewTicketRepo(lossSession{s}, cqlgen.WithAttempts(50), injected)
 	for n, writers := range []int{1, 2} {
 		tk := ticket("acme", n+1, "ann", helpdesk.StatusOpen)
 		must(t, repo.Insert(ctx, tk))

@@ -182,7 +182,7 @@ func TestSparseCrashPoints(t *testing.T) {
 					runs++
 					name := fmt.Sprintf("%s/call %d of %d/%s/%s", tr.name, k, calls, f, rec)
 					fs := &faultSession{Session: base, k: int64(k), f: f}
-					repo := helpdesk.NewTicketRepo(fs, cqlgen.WithAttempts(3))
+					repo := helpdesk.NewTicketRepo(fs, cqlgen.WithAttempts(3), injected)
 					must(t, repo.Insert(ctx, tr.before(n)))
 					fs.armed.Store(true)
 					err := repo.Update(ctx, tr.after(n))

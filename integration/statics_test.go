@@ -232,7 +232,7 @@ func TestStaticCrashPoints(t *testing.T) {
 						order := fmt.Sprintf("ord-%d", n)
 						n++
 						fs := &faultSession{Session: base, k: int64(k), f: f}
-						repo := testmodel.NewLineRepo(fs, cqlgen.WithStrategy(strategies[sname]), cqlgen.WithAttempts(3))
+						repo := testmodel.NewLineRepo(fs, cqlgen.WithStrategy(strategies[sname]), cqlgen.WithAttempts(3), injected)
 						insertOrderLines(t, repo, p.setup(order)...)
 						fs.armed.Store(true)
 						err := p.op(repo, order)

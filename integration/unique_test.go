@@ -192,7 +192,7 @@ func TestUniqueCrashPoints(t *testing.T) {
 					runs++
 					name := fmt.Sprintf("%s/call %d of %d/%s/%s", p.name, k, calls, f, rec)
 					fs := &faultSession{Session: base, k: int64(k), f: f}
-					repo := helpdesk.NewAgentRepo(fs, cqlgen.WithAttempts(5))
+					repo := helpdesk.NewAgentRepo(fs, cqlgen.WithAttempts(5), injected)
 					if p.setup != nil {
 						must(t, p.setup(repo, n))
 					}

@@ -42,6 +42,11 @@ type Options struct {
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
+	// LandWindow is how long after a conditional write of the write
+	// protocol was sent its coordinator may still apply it; default
+	// DefaultLandWindow. A write whose reply was lost is settled "not
+	// applied" only once the window has passed (docs/repositories.md).
+	LandWindow time.Duration
 	// Idempotency, when it has a key, makes Insert apply at most once
 	// within its TTL however often it is sent (see Apply).
 	Idempotency Idempotency
@@ -142,6 +147,18 @@ func WithConcurrency(n int) Option { return func(o *Options) { o.Concurrency = n
 
 // WithAttempts bounds the retries of a conditional write that lost a race.
 func WithAttempts(n int) Option { return func(o *Options) { o.Attempts = n } }
+
+// DefaultLandWindow is Cassandra's default cas_contention_timeout (1 s),
+// how long a coordinator starts new Paxos rounds of one conditional
+// write, plus its default write_request_timeout (2 s), how long the last
+// round's messages may take.
+const DefaultLandWindow = 3 * time.Second
+
+// WithLandWindow sets how long after a conditional write was sent its
+// coordinator may still apply it: cas_contention_timeout plus
+// write_request_timeout of the cluster, when they are not Cassandra's
+// defaults (DefaultLandWindow).
+func WithLandWindow(d time.Duration) Option { return func(o *Options) { o.LandWindow = d } }
 
 // WithIdempotencyKey makes one call apply at most once within the default
 // TTL, however often it is retried with the same key (see Apply): pass it

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -279,6 +280,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			q.Stmt, q.Values = t.Change, ent.Change(next, c)
 		}
 		q.SerialConsistency = o.SerialConsistency
+		lost.sent = time.Now()
 		applied, err := s.ExecCAS(ctx, q, sinks(ent.conditions())...)
 		if err != nil {
 			if !maybeApplied(err) {

@@ -226,7 +226,7 @@ func TestCrashPoints(t *testing.T) {
 						name := fmt.Sprintf("%s/%s/call %d of %d/%s/%s", wp.name, st, k, calls, f, rec)
 						fy := &faulty{k: int64(k), f: f}
 						s := session(t, cqltest.WithHook(fy.hook))
-						repo := fixture.NewReadingRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(3))
+						repo := fixture.NewReadingRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(3), instant)
 						if wp.setup != nil {
 							if err := wp.setup(ctx, repo); err != nil {
 								t.Fatalf("%s: setup: %v", name, err)

@@ -51,11 +51,22 @@ const writesFormat = 1
 // lostWrite describes a conditional write of the canonical row whose
 // reply was lost: enough to settle it later.
 type lostWrite struct {
-	found bool    // the write expected a row (a grave included)
-	old   int64   // the version the write expected, when found
-	ts    int64   // the version it wrote
-	id    [8]byte // its attempt's id, listed with ts in the record
+	found bool      // the write expected a row (a grave included)
+	old   int64     // the version the write expected, when found
+	ts    int64     // the version it wrote
+	id    [8]byte   // its attempt's id, listed with ts in the record
+	sent  time.Time // when it was sent (see cqlgen.Options.LandWindow); zero: long ago
 }
+
+// The window in which a conditional write's coordinator may still land
+// it (cqlgen.Options.LandWindow): a serial read fences off the Paxos
+// round in flight, but not the coordinator, which starts a new round with
+// a higher ballot and, nothing having changed the row, applies the write,
+// until cas_contention_timeout has passed since the request arrived;
+// that round's last messages may take up to write_request_timeout more.
+// So a row found unchanged says "not applied" only once the window has
+// passed since the write was sent; before, settle waits for it, within
+// the caller's deadline, and reads again.
 
 // newWriteID is a random id for one attempt of a change.
 func newWriteID() [8]byte {
@@ -169,31 +180,35 @@ var errTooManyChanges = fmt.Errorf("%w: more than %d, or a change outside the wr
 
 // settleOutcome settles w from the canonical row read at the serial
 // level: version, the record of its last changes, and whether there was
-// a row at all. known is false when the record cannot tell.
-func settleOutcome(w lostWrite, found bool, version int64, record []byte) (applied, known bool) {
+// a row at all. known is false when the record cannot tell. unchanged
+// reports a "not applied" that rests on the row being as w expected it,
+// which w's own coordinator may still change (see lostWrite.sent); a "not
+// applied" that rests on another change of the version w expected is
+// final, as w's condition can never hold again.
+func settleOutcome(w lostWrite, found bool, version int64, record []byte) (applied, known, unchanged bool) {
 	if !found {
 		// Versions only grow and graves outlive any key: no row means
 		// no change since w expected none.
-		return false, !w.found
+		return false, !w.found, !w.found
 	}
 	var prev int64
 	if w.found {
 		prev = w.old
 		if version == w.old {
-			return false, true
+			return false, true, true
 		}
 	}
 	for _, e := range decodeWrites(record) {
 		if e.version == w.ts && e.id == w.id {
-			return true, true
+			return true, true, false
 		}
 		if e.prev == prev {
 			// Another change replaced the version w expected: w, on the
 			// same condition, cannot have applied.
-			return false, true
+			return false, true, false
 		}
 	}
-	return false, false
+	return false, false, false
 }
 
 // settleWait bounds the serial reads of settle when the caller's context
@@ -247,12 +262,43 @@ func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 			}
 			continue
 		}
-		if applied, known = settleOutcome(w, found, st.Version, st.Writes); known {
-			return applied, true, reads, nil
+		applied, known, unchanged := settleOutcome(w, found, st.Version, st.Writes)
+		if !known {
+			return false, false, reads, errTooManyChanges
 		}
-		return false, false, reads, errTooManyChanges
+		window := o.LandWindow
+		if window <= 0 {
+			window = cqlgen.DefaultLandWindow
+		}
+		if land := time.Until(w.sent.Add(window)); unchanged && land > 0 {
+			// The row is as the write expected it, but its coordinator
+			// may still land it: ask again once it no longer can.
+			if d, ok := base.Deadline(); ok && time.Until(d) < land {
+				why = fmt.Errorf("the row was as the write expected it, but the write could still land until %s after it was sent, past the deadline", window)
+				break
+			}
+			if err := sleep(base, land); err != nil {
+				why = err
+				break
+			}
+			w.sent = time.Time{}
+			continue
+		}
+		return applied, true, reads, nil
 	}
 	return false, false, reads, why
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // unsettledError is a *cqlgen.WriteUnknownError with the lost write it
@@ -290,7 +336,8 @@ func keyed(key string, err error) error {
 }
 
 // The record of a lost write an idempotency key keeps: a format byte,
-// flags (1: found), old, ts and the id.
+// flags (1: found), old, ts, when it was sent (Unix microseconds; 0:
+// long ago) and the id.
 const lostFormat = 1
 
 func (w lostWrite) encode() []byte {
@@ -300,6 +347,11 @@ func (w lostWrite) encode() []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(w.old))
 	b = binary.AppendUvarint(b, uint64(w.ts))
+	var sent uint64
+	if !w.sent.IsZero() {
+		sent = uint64(w.sent.UnixMicro())
+	}
+	b = binary.AppendUvarint(b, sent)
 	return append(b, w.id[:]...)
 }
 
@@ -315,11 +367,18 @@ func decodeLost(b []byte) (lostWrite, bool) {
 		return w, false
 	}
 	ts, k2 := binary.Uvarint(r[k1:])
-	if k2 <= 0 || len(r) != k1+k2+8 {
+	if k2 <= 0 {
+		return w, false
+	}
+	sent, k3 := binary.Uvarint(r[k1+k2:])
+	if k3 <= 0 || len(r) != k1+k2+k3+8 || sent > math.MaxInt64 {
 		return w, false
 	}
 	w.old, w.ts = int64(old), int64(ts)
-	copy(w.id[:], r[k1+k2:])
+	if sent != 0 {
+		w.sent = time.UnixMicro(int64(sent))
+	}
+	copy(w.id[:], r[k1+k2+k3:])
 	return w, true
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -18,6 +19,11 @@ import (
 // settleCase is how the first conditional write on the source of truth
 // (readings_by_day) of a Modify fails, and what happens before the serial
 // read that settles it.
+// instant is the land window of a cqltest session: it applies a
+// conditional write at once or never, with no coordinator to land it
+// later, so a write whose reply was lost needs no wait to be settled.
+var instant = cqlgen.WithLandWindow(time.Millisecond)
+
 type settleCase struct {
 	name string
 	// fault is the error of the conditional write: cqltest.LostReply
@@ -145,7 +151,7 @@ func TestKeyedIncrementsSettleWhenTheSettleReadsFail(t *testing.T) {
 				}
 				return nil
 			}))
-			repo := fixture.NewReadingRepo(s)
+			repo := fixture.NewReadingRepo(s, instant)
 			ctx := context.Background()
 			if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
 				t.Fatal(err)
@@ -303,5 +309,73 @@ func TestSettleRunsAfterTheCallersCancel(t *testing.T) {
 	got, err := repo.Get(ctx, "s1", day0, 1)
 	if err != nil || got.Value != 1 {
 		t.Errorf("value %v (%v) after a cancelled call whose write applied and its resend, want 1", got, err)
+	}
+}
+
+// A serial read fences off the Paxos round in flight, not its
+// coordinator: nothing having changed the row, the coordinator of a
+// write whose reply was lost starts a new round and lands the write
+// after the read saw the row unchanged. So a row found as the write
+// expected it says "not applied" only once the land window has passed;
+// settle waits for it and reads again. Here the write lands 20ms after
+// the first serial read. Before, that read's "not applied" let the key's
+// resend apply the increment a second time.
+func TestSettleWaitsForALateLanding(t *testing.T) {
+	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
+	var armed, faulted, reading atomic.Bool
+	var late sync.WaitGroup
+	var s *cqltest.Session
+	s = session(t, cqltest.WithHook(func(_ context.Context, call cqltest.Call) error {
+		q := call.Queries[0]
+		if !armed.Load() || q.Stmt.Table != "readings_by_day" {
+			return nil
+		}
+		switch {
+		case call.Op == cqltest.OpCAS && !faulted.Swap(true):
+			// The reply is lost before the write applies; its
+			// coordinator goes on, and applies it once the first serial
+			// read has come and gone.
+			late.Add(1)
+			go func() {
+				defer late.Done()
+				for !reading.Load() {
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(20 * time.Millisecond)
+				armed.Store(false)
+				defer armed.Store(true)
+				var cur any
+				if _, err := s.ExecCAS(context.Background(), q, &cur); err != nil {
+					t.Errorf("the late landing: %v", err)
+				}
+			}()
+			return timeout
+		case q.Stmt.Kind == cqlgen.SerialRead:
+			reading.Store(true)
+		}
+		return nil
+	}))
+	repo := fixture.NewReadingRepo(s, cqlgen.WithLandWindow(300*time.Millisecond))
+	ctx := context.Background()
+	if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	inc := func(e *fixture.Reading) error { e.Value++; return nil }
+	key := cqlgen.WithIdempotencyKey("inc-late")
+	armed.Store(true)
+	_, err := repo.Modify(ctx, "s1", day0, 1, inc, key)
+	late.Wait()
+	if err != nil {
+		t.Fatalf("Modify: %v (%T); the write landed late, and settling should have waited for it", err, err)
+	}
+	if _, err := repo.Modify(ctx, "s1", day0, 1, inc, key); err != nil {
+		t.Fatalf("Modify sent again with its key: %v", err)
+	}
+	got, err := repo.Get(ctx, "s1", day0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Value != 1 {
+		t.Errorf("value %d after one keyed increment sent twice, want 1", got.Value)
 	}
 }

@@ -293,7 +293,7 @@ func TestStaticCrashPoints(t *testing.T) {
 						name := fmt.Sprintf("%s/%s/call %d of %d/%s/%s", p.name, sname, k, calls, f, rec)
 						fy := &faulty{k: int64(k), f: f}
 						s := session(t, cqltest.WithHook(fy.hook))
-						repo := fixture.NewLineRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(3))
+						repo := fixture.NewLineRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(3), instant)
 						insertLines(t, repo, p.setup...)
 						fy.armed.Store(true)
 						err := p.op(repo)

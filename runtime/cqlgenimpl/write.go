@@ -9,7 +9,8 @@ import (
 
 // NewOptions applies opts over the defaults, for a repository.
 func NewOptions(opts ...cqlgen.Option) cqlgen.Options {
-	o := cqlgen.Options{Strategy: cqlgen.LoggedBatch, Clock: time.Now, Concurrency: cqlgen.DefaultReadConcurrency, MaxLimit: cqlgen.DefaultMaxLimit, Attempts: 8}
+	o := cqlgen.Options{Strategy: cqlgen.LoggedBatch, Clock: time.Now, Concurrency: cqlgen.DefaultReadConcurrency, MaxLimit: cqlgen.DefaultMaxLimit, Attempts: 8,
+		LandWindow: cqlgen.DefaultLandWindow}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -34,23 +34,23 @@ func TestRecordOfTheLastChangesSettles(t *testing.T) {
 		if got := len(decodeWrites(record)); got != min(c.more+1, writesKept) {
 			t.Errorf("%s: the record lists %d changes, want %d", c.name, got, min(c.more+1, writesKept))
 		}
-		applied, known := settleOutcome(ours, true, version, record)
+		applied, known, _ := settleOutcome(ours, true, version, record)
 		if applied != c.applied || known != c.know {
 			t.Errorf("%s: applied %v, known %v; want %v, %v", c.name, applied, known, c.applied, c.know)
 		}
 	}
 	// Still at the version it expected: not applied, record or none.
-	if applied, known := settleOutcome(ours, true, 100, nil); applied || !known {
+	if applied, known, _ := settleOutcome(ours, true, 100, nil); applied || !known {
 		t.Errorf("row still at the expected version: applied %v, known %v", applied, known)
 	}
 	// A creation: no row means not applied; a row created by another
 	// writer (its change replaced "no row") too.
 	create := lostWrite{ts: 50, id: [8]byte{3}}
-	if applied, known := settleOutcome(create, false, 0, nil); applied || !known {
+	if applied, known, _ := settleOutcome(create, false, 0, nil); applied || !known {
 		t.Errorf("no row after a lost creation: applied %v, known %v", applied, known)
 	}
 	other := appendWrite(nil, lostWrite{ts: 50, id: [8]byte{4}})
-	if applied, known := settleOutcome(create, true, 50, other); applied || !known {
+	if applied, known, _ := settleOutcome(create, true, 50, other); applied || !known {
 		t.Errorf("a row another writer created: applied %v, known %v", applied, known)
 	}
 	// A full record, changes 1.5ms apart, stays small; cut short, it lists
