@@ -116,13 +116,7 @@ func (l *limiter) wait(ctx context.Context) error {
 	l.next = l.next.Add(l.per)
 	l.mu.Unlock()
 	if d := time.Until(at); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return sleep(ctx, d)
 	}
 	return ctx.Err()
 }
