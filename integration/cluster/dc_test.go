@@ -155,6 +155,12 @@ func TestSerialAndLocalSerialVersionCheck(t *testing.T) {
 			for _, n := range c.inDC(small) {
 				c.start(n.n)
 			}
+			// The cluster sees the small datacenter again, but this
+			// client's pool reconnects on its own schedule (one run got
+			// "no hosts available in the pool"): wait until it reaches a
+			// node, as an application would. A read at LOCAL_QUORUM asks
+			// the small datacenter alone, so it stays behind.
+			reconnected(t, func() error { _, err := smallRepo.Get(ctx, tk.OrgID, tk.TicketID); return err })
 
 			second := *seen
 			second.Subject = "second writer, in " + small
@@ -172,5 +178,23 @@ func TestSerialAndLocalSerialVersionCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// reconnected waits, up to a minute, until read no longer fails for want
+// of a connection: a client's pool reconnects to a restarted node on the
+// driver's schedule, after the cluster itself sees the node.
+func reconnected(t *testing.T, read func() error) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := read()
+		if !errors.Is(err, cqlgen.ErrNoConnections) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the client did not reconnect within a minute: %v", err)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }
