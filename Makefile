@@ -69,8 +69,8 @@ soak:
 # Fuzz the tag parsers; FUZZTIME=5m for a longer run.
 FUZZTIME ?= 1m
 fuzz:
-	$(GO) test ./gen/tag -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./gen/tag -run '^$$' -fuzz '^FuzzParsePattern$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/tag -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/tag -run '^$$' -fuzz '^FuzzParsePattern$$' -fuzztime $(FUZZTIME)
 
 # The main job: generate the examples, make sure a Cassandra is reachable,
 # apply their schema and show what Cassandra now holds.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/gen/emit"
+	"github.com/cqlgen/cqlgen/internal/emit"
 )
 
 // Workload 6: the generator at scale. A synthetic package of 50 entities

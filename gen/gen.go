@@ -16,11 +16,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cqlgen/cqlgen/gen/diag"
-	"github.com/cqlgen/cqlgen/gen/emit"
-	"github.com/cqlgen/cqlgen/gen/load"
-	"github.com/cqlgen/cqlgen/gen/model"
-	"github.com/cqlgen/cqlgen/gen/validate"
+	"github.com/cqlgen/cqlgen/internal/diag"
+	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/load"
+	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/validate"
 )
 
 // SchemaFile is the name of the DDL file written into each package.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/gen/model"
+	"github.com/cqlgen/cqlgen/internal/model"
 )
 
 // TestIndexStatementBinds is TestStatementBinds for index patterns: every

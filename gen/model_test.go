@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/gen/model"
+	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 

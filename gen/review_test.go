@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/gen/emit"
-	"github.com/cqlgen/cqlgen/gen/model"
+	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/model"
 )
 
 // mermaidNode is a node of a review diagram as the test reads it back.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/gen/schemadiff"
+	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
 )

@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/gen/diag"
-	"github.com/cqlgen/cqlgen/gen/model"
+	"github.com/cqlgen/cqlgen/internal/diag"
+	"github.com/cqlgen/cqlgen/internal/model"
 )
 
 // Exit codes, stable for scripts and CI.

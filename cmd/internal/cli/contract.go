@@ -14,8 +14,8 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/gen/model"
-	"github.com/cqlgen/cqlgen/gen/schemadiff"
+	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
 // deprecations reports where each deprecated table of p stands on the

@@ -1,0 +1,505 @@
+package emit
+
+import (
+	"go/types"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/cqlgen/cqlgen/internal/model"
+)
+
+// binding says where the values a statement binds come from.
+type binding struct {
+	recv    *jen.Statement // the entity: e, or cur for the row as read
+	ts      jen.Code       // the write timestamp, and a version column's value
+	old     jen.Code       // the version read
+	pending jen.Code       // the pending record
+	static  jen.Code       // the new version of the partition's statics
+	oldStat jen.Code       // the version of the partition's statics read
+	writes  jen.Code       // the record of the last changes
+	unset   jen.Code       // when true, nil pointers and empty collections bind as unset; nil: never
+}
+
+// values are the expressions a statement's placeholders bind, in order:
+// generated from the same list as the statement's text.
+func values(s *model.Statement, b binding) []jen.Code {
+	var vs []jen.Code
+	for _, bd := range s.Binds {
+		switch bd.Kind {
+		case model.BindTimestamp:
+			vs = append(vs, b.ts)
+		case model.BindOldVersion:
+			vs = append(vs, b.old)
+		case model.BindPending:
+			vs = append(vs, b.pending)
+		case model.BindStaticTS:
+			vs = append(vs, b.static)
+		case model.BindOldStatic:
+			vs = append(vs, b.oldStat)
+		case model.BindWrites:
+			vs = append(vs, b.writes)
+		default:
+			vs = append(vs, columnValue(bd.Column, b))
+		}
+	}
+	return vs
+}
+
+// columnValue is the value a column binds.
+func columnValue(c *model.Column, b binding) jen.Code {
+	switch {
+	case c.Kind == model.Version || c.Kind == model.Claim:
+		return b.ts
+	case c.Field == nil:
+		return bucketValue(c.Bucket, b.recv)
+	}
+	v := b.recv.Clone().Dot(c.Field.GoName)
+	if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && (c.Type.Name == "set" || c.Type.Name == "map") {
+		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.Spec()), v)
+	}
+	if c.Type.IsVector() {
+		if b.unset == nil {
+			return jen.Qual(impl, "Vector").Call(v)
+		}
+		return jen.Qual(impl, "VectorOrUnset").Call(v, b.unset)
+	}
+	if b.unset == nil || !unsettable(c) {
+		return v
+	}
+	switch {
+	case c.Field.Nullable:
+		return jen.Qual(impl, "OrUnset").Call(v, b.unset)
+	case c.Type.Name == "list" || (c.Type.Name == "set" && isSlice(c.Field)):
+		return jen.Qual(impl, "SliceOrUnset").Call(v, b.unset)
+	}
+	return jen.Qual(impl, "MapOrUnset").Call(v, b.unset)
+}
+
+// unsettable reports a column an insert may leave unset: a nil pointer or
+// an empty collection outside the primary key.
+func unsettable(c *model.Column) bool {
+	if c.Field == nil || c.Kind == model.PartitionKey || c.Kind == model.Clustering {
+		return false
+	}
+	return c.Field.Nullable || c.Type.IsCollection() || c.Type.IsVector()
+}
+
+func anyUnsettable(t *model.Table) bool {
+	for _, c := range t.Columns {
+		if unsettable(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// rowTakesUnset reports whether t's row function takes the unset flag:
+// when t has a column to leave unset, or when the write protocol calls it.
+func rowTakesUnset(t *model.Table) bool { return anyUnsettable(t) || t.Entity.Maintained() }
+
+// rowFunc writes the function that binds t's insert.
+func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
+	e := t.Entity
+	params := []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("ts").Int64()}
+	b := binding{recv: jen.Id("e"), ts: jen.Id("ts")}
+	switch {
+	case anyUnsettable(t):
+		params = append(params, jen.Id("unset").Bool())
+		b.unset = jen.Id("unset")
+		doc(f, "%s binds %s for e, written at ts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear their columns.", t.Names.Row, s.Const)
+	case rowTakesUnset(t):
+		params = append(params, jen.Id("_").Bool())
+		doc(f, "%s binds %s for e, written at ts; %s has no column to leave unset.", t.Names.Row, s.Const, t.Name)
+	default:
+		doc(f, "%s binds %s for e, written at ts.", t.Names.Row, s.Const)
+	}
+	f.Func().Id(t.Names.Row).Params(params...).Index().Any().Block(
+		jen.Return(jen.Index().Any().Values(values(s, b)...)),
+	)
+}
+
+// row calls t's row function.
+func row(t *model.Table, recv jen.Code, ts string, unset bool) jen.Code {
+	args := []jen.Code{recv, jen.Id(ts)}
+	if rowTakesUnset(t) {
+		args = append(args, jen.Lit(unset))
+	}
+	return jen.Id(t.Names.Row).Call(args...)
+}
+
+// needsKey reports whether Update compares t's primary key before and
+// after a change: every table of a versioned entity but its canonical one.
+func needsKey(t *model.Table) bool {
+	return t.Entity.Versioned() && t != t.Entity.Canonical
+}
+
+// keyFunc writes the primary key of an entity in t, bucket included.
+func keyFunc(f *jen.File, t *model.Table) {
+	if !needsKey(t) {
+		return
+	}
+	var key []jen.Code
+	for _, c := range append(t.PartitionKey(), t.Clustering()...) {
+		key = append(key, columnValue(c, binding{recv: jen.Id("e")}))
+	}
+	doc(f, "%s is the primary key of e in %s, in order, bucket included.", t.Names.Key, t.Name)
+	f.Func().Id(t.Names.Key).Params(jen.Id("e").Op("*").Id(t.Entity.GoName)).Index().Any().Block(
+		jen.Return(jen.Index().Any().Values(key...)),
+	)
+}
+
+// bucketValue derives a bucket from its source field.
+func bucketValue(b *model.Bucket, recv *jen.Statement) jen.Code {
+	src := b.Source.Field
+	v := recv.Clone().Dot(src.GoName)
+	if b.Kind == model.HashBucket {
+		h := model.HashOf(src.Type)
+		arg := jen.Code(v)
+		if h.Conv != "" {
+			arg = jen.Id(h.Conv).Call(v)
+		}
+		return jen.Qual(impl, h.Func).Call(arg, jen.Lit(int(b.N)))
+	}
+	at := jen.Code(v)
+	if src.Type.Name == "timeuuid" {
+		at = jen.Qual(impl, "TimeOfUUID").Call(v)
+	}
+	return timeBuckets(b).Dot("Of").Call(at)
+}
+
+// timeBuckets is the runtime's descriptor of a time bucket.
+func timeBuckets(b *model.Bucket) *jen.Statement {
+	d := b.Kind.Descriptor()
+	switch {
+	case b.StartSet && b.Kind == model.WeekBucket:
+		return jen.Qual(impl, "WeekBucketsFrom").Call(jen.Qual("time", b.FirstDay().String()))
+	case b.StartSet:
+		return jen.Qual(impl, "DaysBucketsFrom").Call(jen.Lit(int(b.N)), jen.Lit(int(b.Start)))
+	case d.Width:
+		return jen.Qual(impl, d.Runtime).Call(jen.Lit(int(b.N)))
+	}
+	return jen.Qual(impl, d.Runtime)
+}
+
+// scanTargets are the scan destinations of t's selected columns: the
+// fields of recv, and the mark of deletion into deleted where t has one.
+// On a table with statics, whether the first clustering column holds a
+// value goes to present: a partition holding its statics alone reads as
+// one row of nulls, which is no row.
+func scanTargets(t *model.Table, recv *jen.Statement) []jen.Code {
+	var dest []jen.Code
+	first := staticsAlone(t)
+	for _, c := range t.Columns {
+		if c.Kind == model.Deleted {
+			dest = append(dest, jen.Op("&").Id("deleted"))
+		}
+		if c.Field != nil {
+			target := scanTarget(c, recv)
+			if c == first {
+				target = jen.Qual(impl, "Present").Call(target, jen.Op("&").Id("present"))
+			}
+			dest = append(dest, target)
+		}
+	}
+	return dest
+}
+
+// staticsAlone is, on a table with static columns, its first clustering
+// column, null in the row a partition holding its statics alone reads as;
+// nil for another table.
+func staticsAlone(t *model.Table) *model.Column {
+	if ck := t.Clustering(); t.HasStatics() && len(ck) > 0 {
+		return ck[0]
+	}
+	return nil
+}
+
+// scanTarget is where a column of recv's field is scanned to.
+func scanTarget(c *model.Column, recv *jen.Statement) jen.Code {
+	return scanInto(c.Field, c.Type, recv.Clone().Dot(c.Field.GoName))
+}
+
+// scanInto is where a value of f, of CQL type t, is read to: v's
+// address, or a runtime adapter for the types gocql cannot read alone.
+func scanInto(f *model.Field, t *model.Type, v *jen.Statement) jen.Code {
+	if !usesScanner(f, t) {
+		return jen.Op("&").Add(v)
+	}
+	if t.Name == "duration" && isGo(f, "time", "Duration") {
+		return jen.Qual(impl, "ScanDuration").Call(jen.Op("&").Add(v))
+	}
+	if t.Name == "set" && isStructSet(f) {
+		return jen.Qual(impl, "ScanSet").Call(jen.Op("&").Add(v))
+	}
+	if t.IsVector() {
+		return jen.Parens(jen.Op("*").Qual(impl, "Vector")).Call(jen.Op("&").Add(v))
+	}
+	return jen.Op("&").Add(v)
+}
+
+// usesScanner reports a field that scanInto reads through one of the
+// runtime's scanners rather than into the field itself.
+func usesScanner(f *model.Field, t *model.Type) bool {
+	return (t.Name == "duration" && isGo(f, "time", "Duration")) ||
+		(t.Name == "set" && isStructSet(f)) || t.IsVector()
+}
+
+func scanFunc(f *jen.File, t *model.Table) {
+	e := t.Entity
+	statics := staticsAlone(t) != nil
+	if e.Versioned() && t == e.Canonical {
+		words, decl, live := "", []jen.Code{jen.Var().Id("deleted").Bool()}, jen.Op("!").Id("deleted")
+		if statics {
+			words = " nor a partition's statics alone"
+			decl = append(decl, jen.Var().Id("present").Bool())
+			live = jen.Id("present").Op("&&").Add(live)
+		}
+		doc(f, "%s reads the next row of %s that is no grave of a deleted %s%s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName, words)
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(e.GoName)).Bool().Block(
+			jen.For().Block(append(decl,
+				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
+				jen.If(live).Block(jen.Return(jen.True())),
+				jen.Op("*").Id("e").Op("=").Id(e.GoName).Values(),
+			)...),
+		)
+		return
+	}
+	if statics {
+		doc(f, "%s reads the next row of %s into e, skipping a partition's statics alone; false when there is none.", t.Names.Scan, t.Name)
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
+			jen.For().Block(
+				jen.Var().Id("present").Bool(),
+				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
+				jen.If(jen.Id("present")).Block(jen.Return(jen.True())),
+				jen.Op("*").Id("e").Op("=").Id(t.Names.RowType).Values(),
+			),
+		)
+		return
+	}
+	doc(f, "%s reads one row of %s into e; false when there is none.", t.Names.Scan, t.Name)
+	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
+		jen.Return(jen.Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)),
+	)
+}
+
+// protocolFuncs write what the write protocol binds and scans on the
+// canonical table: the state of a row, its data, and the bindings of the
+// conditional writes.
+func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
+	e := t.Entity
+	n := t.Names
+	cur := binding{recv: jen.Id("e")}
+	switch s.Slot {
+	case model.SlotState:
+		doc(f, "%s binds %s: the primary key of e.", n.State, s.Const)
+		f.Func().Id(n.State).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(values(s, cur)...)))
+		var dest []jen.Code
+		var after []jen.Code
+		for _, c := range t.Columns {
+			switch {
+			case c.Field != nil:
+				dest = append(dest, scanTarget(c, jen.Id("v").Dot("Row")))
+			case c.Kind == model.Version:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Version"))
+			case c.Kind == model.Deleted:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Deleted"))
+			case c.Kind == model.Pending:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Pending"))
+			case c.Kind == model.StaticVersion:
+				dest = append(dest, jen.Op("&").Id("v").Dot("StaticVersion"))
+			case c.Kind == model.Writes:
+				dest = append(dest, jen.Op("&").Id("v").Dot("Writes"))
+			}
+		}
+		words := "with its version, its mark of deletion, its pending record and its last changes"
+		if t.HasStatics() && e.Versioned() {
+			words = "with its version, its mark of deletion, its pending record, its last changes and the version of its partition's statics"
+		}
+		var before []jen.Code
+		if wts := len(t.WritetimeColumns()); !e.Versioned() && wts > 0 {
+			// An immutable entity's rows elsewhere carry its canonical
+			// row's write timestamp: Version + 1µs is that timestamp.
+			words = "with its last write timestamp, less 1µs, as its version"
+			before = []jen.Code{jen.Var().Id("wt").Index(jen.Lit(wts)).Op("*").Int64()}
+			for i := range wts {
+				dest = append(dest, jen.Op("&").Id("wt").Index(jen.Lit(i)))
+			}
+			after = []jen.Code{jen.Id("v").Dot("Version").Op("=").Qual(impl, "Latest").Call(jen.Id("wt").Index(jen.Op(":")).Op("...")).Op("-").Lit(1)}
+		} else if !e.Versioned() {
+			words = "(its rows elsewhere are written at 1µs when no column gives a timestamp)"
+		}
+		doc(f, "%s reads a row of %s %s.", n.ScanState, t.Name, words)
+		body := append(before, jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...))
+		body = append(body, after...)
+		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("v").Qual(impl, "State").Types(jen.Id(e.GoName)), jen.Id("ok").Bool()).Block(
+			append(body, jen.Return())...,
+		)
+		if !e.Versioned() {
+			return
+		}
+		var data []jen.Code
+		for _, c := range t.Columns {
+			if c.Field != nil {
+				data = append(data, field("e", c.Field))
+			}
+		}
+		doc(f, "%s is every column of e's row in %s, in table order.", n.Data, t.Name)
+		f.Func().Id(n.Data).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(data...)))
+		mergeFunc(f, t)
+	case model.SlotChange, model.SlotRemove:
+		c := jen.Id("c")
+		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending"),
+			writes: c.Clone().Dot("Writes"), static: c.Clone().Dot("Static"), oldStat: c.Clone().Dot("OldStatic")}
+		name, words := n.Change, "sets e's values"
+		if s.Slot == model.SlotChange {
+			if anyUnsettable(t) {
+				b.unset = c.Clone().Dot("Unset")
+				words += ", leaving nil pointers and empty collections unset with c.Unset"
+			}
+		} else {
+			name, words = n.Remove, "leaves a grave of e"
+		}
+		cond := "the version is still c.Old"
+		if t.HasStatics() {
+			cond += " and the statics' version c.OldStatic"
+			if s.Slot == model.SlotChange {
+				words += ", and the statics' version to c.Static"
+			}
+		}
+		doc(f, "%s binds %s: it %s, at version c.TS, if %s.", name, s.Const, words, cond)
+		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(values(s, b)...)))
+	case model.SlotSettle:
+		doc(f, "%s binds %s: it clears the pending record of e's row if the version is still version.", n.Settle, s.Const)
+		f.Func().Id(n.Settle).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("version").Int64()).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), old: jen.Id("version")})...)))
+	}
+}
+
+// mergeFunc writes what an Insert over a live entity keeps: the columns e
+// leaves unset, from the current row.
+func mergeFunc(f *jen.File, t *model.Table) {
+	e := t.Entity
+	var body []jen.Code
+	for _, c := range t.Columns {
+		if !unsettable(c) {
+			continue
+		}
+		m := jen.Id("m").Dot(c.Field.GoName)
+		cond := jen.Len(m.Clone()).Op("==").Lit(0)
+		if c.Field.Nullable {
+			cond = m.Clone().Op("==").Nil()
+		}
+		body = append(body, jen.If(cond).Block(m.Clone().Op("=").Id("cur").Dot(c.Field.GoName)))
+	}
+	if len(body) == 0 {
+		return
+	}
+	doc(f, "%s is e as an Insert over cur writes it: the nil pointers and empty collections of e, which an Insert leaves unset, keep cur's values.", e.Names.Merge)
+	f.Func().Id(e.Names.Merge).Params(jen.List(jen.Id("cur"), jen.Id("e")).Op("*").Id(e.GoName)).Id(e.GoName).Block(
+		append(append([]jen.Code{jen.Id("m").Op(":=").Op("*").Id("e")}, body...), jen.Return(jen.Id("m")))...)
+}
+
+// clusteringFuncs write the clustering values of a row, for cursors, and
+// the order of rows, for merges.
+func clusteringFuncs(f *jen.File, t *model.Table) {
+	var ck, cmps []jen.Code
+	for _, c := range t.Clustering() {
+		ck = append(ck, field("e", c.Field))
+		x := compare(c)
+		if x == nil {
+			continue
+		}
+		ret := jen.Return(jen.Id("c"))
+		if c.Desc {
+			ret = jen.Return(jen.Op("-").Id("c"))
+		}
+		cmps = append(cmps, jen.If(jen.Id("c").Op(":=").Add(x), jen.Id("c").Op("!=").Lit(0)).Block(ret))
+	}
+	cmps = append(cmps, jen.Return(jen.Lit(0)))
+	doc(f, "%s is the clustering key of e in %s, in order.", t.Names.Clustering, t.Name)
+	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
+		jen.Return(jen.Index().Any().Values(ck...)),
+	)
+	doc(f, "%s orders rows of %s as its clustering order does.", t.Names.Compare, t.Name)
+	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
+}
+
+// compare compares one clustering column of a and b as Cassandra orders
+// the column's type: in Go where Go's order is Cassandra's, through a
+// runtime function where it is not (uuids, floats), and through the CQL
+// encoding for the rest (inet, frozen collections, anything unusual).
+func compare(c *model.Column) jen.Code {
+	a, b := field("a", c.Field), field("b", c.Field)
+	fd := c.Field
+	basic := func(kinds types.BasicInfo) bool {
+		bt, ok := fd.Go.Underlying().(*types.Basic)
+		return ok && bt.Info()&kinds != 0
+	}
+	switch c.Type.Name {
+	case "timestamp", "date":
+		if isGo(fd, "time", "Time") {
+			return a.Dot("Compare").Call(b)
+		}
+	case "boolean":
+		if basic(types.IsBoolean) {
+			return jen.Qual(impl, "CompareBool").Call(jen.Bool().Call(a), jen.Bool().Call(b))
+		}
+	case "blob":
+		return jen.Qual(impl, "CompareBytes").Call(jen.Index().Byte().Call(a), jen.Index().Byte().Call(b))
+	case "uuid":
+		return jen.Qual(impl, "CompareUUID").Call(a, b)
+	case "timeuuid":
+		return jen.Qual(impl, "CompareTimeUUID").Call(a, b)
+	case "float":
+		if basic(types.IsFloat) {
+			return jen.Qual(impl, "CompareFloat32").Call(jen.Float32().Call(a), jen.Float32().Call(b))
+		}
+	case "double":
+		if basic(types.IsFloat) {
+			return jen.Qual(impl, "CompareFloat64").Call(jen.Float64().Call(a), jen.Float64().Call(b))
+		}
+	case "varint", "decimal":
+		if _, ok := fd.Go.(*types.Pointer); ok {
+			return a.Dot("Cmp").Call(b)
+		}
+	case "text", "varchar", "ascii":
+		if basic(types.IsString) {
+			return jen.Qual("cmp", "Compare").Call(a, b)
+		}
+	case "tinyint", "smallint", "int", "bigint", "time":
+		if basic(types.IsInteger) {
+			return jen.Qual("cmp", "Compare").Call(a, b)
+		}
+	}
+	return jen.Qual(impl, "CompareAs").Call(jen.Lit(c.Type.Spec()), a, b)
+}
+
+// rowType declares the row type of a table that stores only some of its
+// entity's fields.
+func rowType(f *jen.File, t *model.Table) {
+	if !t.Partial() {
+		return
+	}
+	var fields []jen.Code
+	for _, c := range t.Columns {
+		if c.Field != nil {
+			fields = append(fields, jen.Id(c.Field.GoName).Add(goType(c.Field.Go)).Tag(map[string]string{"db": c.Name}))
+		}
+	}
+	doc(f, "%s is a row of %s, which stores only some columns of %s. It is a type of its own so that a partial row cannot be passed where a whole %s is written.", t.Names.RowType, t.Name, t.Entity.GoName, t.Entity.GoName)
+	f.Type().Id(t.Names.RowType).Struct(fields...)
+}
+
+// isStructSet reports a set declared as a map of empty structs, which
+// gocql writes but cannot read without help.
+func isStructSet(f *model.Field) bool {
+	m, ok := f.Go.Underlying().(*types.Map)
+	if !ok {
+		return false
+	}
+	st, ok := m.Elem().Underlying().(*types.Struct)
+	return ok && st.NumFields() == 0
+}

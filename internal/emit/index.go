@@ -1,0 +1,250 @@
+package emit
+
+import (
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/cqlgen/cqlgen/internal/model"
+)
+
+// indexDecls writes an index pattern's statements, the runtime's view of
+// them, the cursor key of a row, the options type and the read method.
+func indexDecls(f *jen.File, ix *model.Index) {
+	t := ix.On
+	n := ix.Names
+	stmts := ix.Statements()
+	doc(f, "%s: the statements of index %s on table %s, which serve %s.", n.Var, ix.Name, t.Name, ix.Method)
+	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(indexSpec(ix, stmts))
+	for _, s := range stmts {
+		var binds []string
+		for _, b := range s.Binds {
+			binds = append(binds, b.Words())
+		}
+		binder := "cqlgenimpl.ReadIndex"
+		if ix.ANN {
+			binder = "cqlgenimpl.ReadNearest"
+		}
+		doc(f, "%s %s. %s binds %s.", s.Const, indexSlotWords(s.Slot, ix), binder, strings.Join(binds, ", "))
+		f.Const().Id(s.Const).Op("=").Op("`" + s.CQL() + "`")
+	}
+	if ix.ANN {
+		nearestRead(f, ix)
+		return
+	}
+	var key []jen.Code
+	what := "clustering key"
+	if ix.Scatter() {
+		what = "partition key, then its clustering key"
+		for _, c := range t.PartitionKey() {
+			key = append(key, field("e", c.Field))
+		}
+	}
+	for _, c := range t.Clustering() {
+		key = append(key, field("e", c.Field))
+	}
+	doc(f, "%s is the cursor key of a row read through %s: its %s.", n.Key, ix.Name, what)
+	f.Func().Id(n.Key).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
+		jen.Return(jen.Index().Any().Values(key...)),
+	)
+	indexRead(f, ix)
+}
+
+func indexSlotWords(s model.Slot, ix *model.Index) string {
+	switch s {
+	case model.SlotFirst:
+		if ix.Scatter() {
+			return "reads " + ix.On.Name + " through index " + ix.Name + ", over every token range"
+		}
+		return "reads a partition of " + ix.On.Name + " through index " + ix.Name
+	case model.SlotNext:
+		return "continues a scatter read through " + ix.Name + " with the partitions after a row's, in token order"
+	case model.SlotNearest:
+		if ix.Scatter() {
+			return "reads the rows of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name + ", over the cluster"
+		}
+		return "reads the rows of a partition of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name
+	}
+	return "continues a read through " + ix.Name + " after a row, within its partition, at one run of clustering columns of one direction"
+}
+
+// indexSpec is the cqlgenimpl.TableSpec literal of an index read.
+func indexSpec(ix *model.Index, stmts []*model.Statement) jen.Code {
+	t := ix.On
+	col := func(name, typ string, desc bool) jen.Code {
+		v := []jen.Code{jen.Id("Name").Op(":").Lit(name), jen.Id("Type").Op(":").Lit(typ)}
+		if desc {
+			v = append(v, jen.Id("Desc").Op(":").True())
+		}
+		return jen.Values(v...)
+	}
+	list := func(vs []jen.Code) jen.Code {
+		if len(vs) == 0 {
+			return nil
+		}
+		return jen.Index().Qual(impl, "Column").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, vs...)
+	}
+	var pk, ck, values []jen.Code
+	for _, c := range t.PartitionKey() {
+		pk = append(pk, col(c.Name, c.Type.String(), false))
+	}
+	for _, c := range t.Clustering() {
+		ck = append(ck, col(c.Name, c.Type.String(), c.Desc))
+	}
+	values = append(values, col(ix.Column.Name, ix.ValueType().String(), false))
+	if ix.Range {
+		values = append(values, col(ix.Column.Name, ix.ValueType().String(), false))
+	}
+	var cql, after []jen.Code
+	for _, s := range stmts {
+		if s.Slot == model.SlotAfter {
+			after = append(after, jen.Id(s.Const))
+			continue
+		}
+		cql = append(cql, jen.Id(string(s.Slot)), jen.Id(s.Const))
+	}
+	if len(after) > 0 {
+		cql = append(cql, jen.Id("After"), jen.Index().String().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, after...))
+	}
+	return jen.Qual(impl, "TableSpec").Add(keyed(
+		jen.Id("Name"), jen.Lit(t.Name),
+		jen.Id("Pattern"), jen.Lit(ix.Method),
+		jen.Id("PartitionKey"), list(pk),
+		jen.Id("Clustering"), list(ck),
+		jen.Id("Index"), list(values),
+		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
+	))
+}
+
+// valueParams are the parameters of the values an index read looks for.
+func valueParams(ix *model.Index, taken map[string]bool) []string {
+	base := param(ix.Column.Field)
+	free := func(name string) string {
+		for taken[name] {
+			name += "Value"
+		}
+		taken[name] = true
+		return name
+	}
+	if ix.Range {
+		return []string{free(base + "From"), free(base + "To")}
+	}
+	if ix.Contains() && len(base) > 1 && strings.HasSuffix(base, "s") {
+		return []string{free(strings.TrimSuffix(base, "s"))}
+	}
+	return []string{free(base)}
+}
+
+// indexRead writes the options type and the read method of an index.
+func indexRead(f *jen.File, ix *model.Index) {
+	t := ix.On
+	e := ix.Entity
+	n := ix.Names
+	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused."), jen.Id("Limit").Int())
+	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
+	opts = append(opts, jen.Id("Cursor").String())
+	if ix.Range {
+		g := ix.Column.Field.GoName
+		opts = append(opts, comments("%sFromExclusive leaves out the rows whose %s is the From value, %sToInclusive takes in those whose %s is the To value.", g, ix.Column.Name, g, ix.Column.Name)...)
+		opts = append(opts, jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
+	}
+	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
+	f.Type().Id(n.Options).Struct(opts...)
+
+	page := jen.Qual(rt, "Page").Types(jen.Id(t.Names.RowType))
+	var params, checks, part []jen.Code
+	taken := map[string]bool{}
+	if !ix.Scatter() {
+		params, checks = keyParams(t, t.PartitionKey(), page.Clone().Values())
+		for _, c := range t.PartitionKey() {
+			taken[param(c.Field)] = true
+			part = append(part, jen.Id(param(c.Field)))
+		}
+	}
+	var vals []jen.Code
+	for _, name := range valueParams(ix, taken) {
+		params = append(params, jen.Id(name).Add(goType(ix.ValueGo())))
+		vals = append(vals, jen.Id(name))
+	}
+	spec := jen.Dict{
+		jen.Id("Table"):     jen.Id(n.Var),
+		jen.Id("Values"):    jen.Index().Any().Values(vals...),
+		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
+		jen.Id("MaxLimit"):  jen.Id("r").Dot("opts").Dot("MaxLimit"),
+		jen.Id("CursorKey"): jen.Id("r").Dot("opts").Dot("CursorKey"),
+		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
+		jen.Id("Scan"):      jen.Id(t.Names.Scan),
+		jen.Id("Key"):       jen.Id(n.Key),
+	}
+	if !ix.Scatter() {
+		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
+	}
+	if ix.Range {
+		g := ix.Column.Field.GoName
+		spec[jen.Id("FromExclusive")] = jen.Id("o").Dot(g + "FromExclusive")
+		spec[jen.Id("ToInclusive")] = jen.Id("o").Dot(g + "ToInclusive")
+	}
+	body := append(checks,
+		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
+		jen.Return(jen.Qual(impl, "ReadIndex").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "IndexRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
+	)
+	match := "whose " + ix.Column.Name + " equals the value"
+	switch {
+	case ix.Contains():
+		match = "whose " + ix.Column.Name + " contains the value"
+	case ix.Range:
+		match = "whose " + ix.Column.Name + " is at least the From value and less than the To value (or above From, or at most To, as the options say)"
+	}
+	where := "within one partition, in clustering order; the index makes this a cheap read of one partition's replicas"
+	if ix.Scatter() {
+		where = "in token order: a scatter that visits every token range of the cluster on each page, so keep it for rare or ad hoc reads"
+	}
+	doc(f, "%s reads %s: the rows of %s %s, through the storage-attached index %s, in pages, %s.", ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, match, ix.Name, where)
+	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
+}
+
+// nearestRead writes the options type and the read method of an ANN
+// index: the rows nearest a vector, nearest first, up to a limit, in one
+// query and no pages.
+func nearestRead(f *jen.File, ix *model.Index) {
+	t := ix.On
+	e := ix.Entity
+	n := ix.Names
+	opts := append(comments("Limit is the most rows to return, the nearest first; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as many as you need."), jen.Id("Limit").Int())
+	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
+	f.Type().Id(n.Options).Struct(opts...)
+
+	rows := jen.Index().Id(t.Names.RowType)
+	var params, checks, part []jen.Code
+	taken := map[string]bool{}
+	if !ix.Scatter() {
+		params, checks = keyParams(t, t.PartitionKey(), jen.Nil())
+		for _, c := range t.PartitionKey() {
+			taken[param(c.Field)] = true
+			part = append(part, jen.Id(param(c.Field)))
+		}
+	}
+	name := valueParams(ix, taken)[0]
+	params = append(params, jen.Id(name).Index().Float32())
+	spec := jen.Dict{
+		jen.Id("Table"):    jen.Id(n.Var),
+		jen.Id("Vector"):   jen.Id(name),
+		jen.Id("Limit"):    jen.Id("o").Dot("Limit"),
+		jen.Id("MaxLimit"): jen.Id("r").Dot("opts").Dot("MaxLimit"),
+		jen.Id("Scan"):     jen.Id(t.Names.Scan),
+	}
+	if !ix.Scatter() {
+		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
+	}
+	body := append(checks,
+		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
+		jen.Return(jen.Qual(impl, "ReadNearest").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "NearestRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
+	)
+	where := "within one partition, searched on its replicas"
+	if ix.Scatter() {
+		where = "over every node's index: a scatter"
+	}
+	doc(f, "%s reads %s: the rows of %s whose %s is nearest the vector, by %s similarity, nearest first, through the storage-attached ANN index %s (ORDER BY %s ANN OF ? LIMIT ?), %s. The vector must be of the column's dimension, %d, or the read is a *cqlgen.VectorDimensionError; rows without a vector are never returned.",
+		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Similarity, ix.Name, ix.Column.Name, where, ix.Column.Field.Type.Dim)
+	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{rows, jen.Error()}, body)
+}

@@ -1,0 +1,141 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/internal/model"
+)
+
+// tableOptions are the WITH clauses of t's options after its clustering
+// order and TTL: compaction, gc_grace_seconds, and the comment (its doc
+// unless the pattern gives one), so DESCRIBE and system_schema carry it.
+func tableOptions(t *model.Table) []string {
+	var out []string
+	o := t.Options
+	if o.Compaction != nil {
+		out = append(out, "compaction = "+o.Compaction.CQL())
+	}
+	if o.HasGCGrace {
+		out = append(out, fmt.Sprintf("gc_grace_seconds = %d", o.GCGrace))
+	}
+	if c := t.CommentText(); c != "" {
+		out = append(out, "comment = "+Quote(c))
+	}
+	return out
+}
+
+// Quote writes s as a CQL string literal: single quotes, doubled inside.
+func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+type indexView struct {
+	Name, Entity, Method, Doc, Table, Column, Cost string
+	Similarity                                     string // an ANN index's similarity function
+}
+
+// indexes are the index patterns on t, for the DDL after it.
+func indexes(t *model.Table) []indexView {
+	var out []indexView
+	for _, ix := range t.Entity.Indexes {
+		if ix.On != t {
+			continue
+		}
+		out = append(out, indexView{
+			Name: ix.Name, Entity: t.Entity.GoName, Method: ix.Method, Doc: strings.TrimRight(ix.Doc, "."),
+			Table: t.Name, Column: ix.Column.Name, Cost: indexCost(ix), Similarity: ix.Similarity,
+		})
+	}
+	return out
+}
+
+// indexCost says what one read through ix costs.
+func indexCost(ix *model.Index) string {
+	q := ix.Column.Name + " " + ix.Op()
+	if ix.Range {
+		q = ix.Column.Name + " in [from, to)"
+	}
+	if ix.ANN {
+		q = "the " + ix.Column.Name + " nearest a vector (" + ix.Similarity + " similarity, ORDER BY ... ANN OF, a limit, no pages)"
+	}
+	if ix.Scatter() {
+		return "Reads by " + q + " scatter over every token range of the cluster"
+	}
+	var pk []string
+	for _, r := range ix.PK {
+		pk = append(pk, r.Name)
+	}
+	return "Reads by " + q + " within one partition (" + strings.Join(pk, ", ") + ")"
+}
+
+type reviewIndex struct {
+	Pattern, Name, Table, Query, Cost, Verdict string
+}
+
+// reviewIndexRow is an index's line on the review page: what a read asks,
+// what it costs, and when a table would serve it better.
+func reviewIndexRow(ix *model.Index) reviewIndex {
+	r := reviewIndex{
+		Pattern: strings.ReplaceAll(fmt.Sprintf("%s.%s: %s", ix.Entity.GoName, ix.Method, strings.TrimRight(ix.Doc, ".")), "|", "\\|"),
+		Name:    ix.Name,
+		Table:   ix.On.Name,
+		Query:   "`" + ix.Column.Name + " " + ix.Op() + " ?`",
+	}
+	if ix.Range {
+		r.Query = "`" + ix.Condition() + "`"
+	}
+	if ix.ANN {
+		r.Query = "`ORDER BY " + ix.Column.Name + " ANN OF ? LIMIT ?` (" + ix.Similarity + ")"
+	}
+	var pk []string
+	for _, p := range ix.PK {
+		pk = append(pk, p.Name)
+	}
+	switch {
+	case ix.ANN && ix.Scatter():
+		r.Cost = "a scatter: every query searches the vector index of every node; a write also adds the vector to the node's graph (more than a plain index)"
+		r.Verdict = "⚠️ scatter: nearest neighbours over the whole cluster; no table can serve a similarity search, so keep the limit small"
+		return r
+	case ix.ANN:
+		r.Cost = "one partition (" + strings.Join(pk, ", ") + "), its replicas' vector index; a write also adds the vector to the graph (more than a plain index)"
+		r.Verdict = "✅ within one partition; no table can serve a similarity search"
+		return r
+	}
+	if ix.Scatter() {
+		r.Cost = "a scatter: every query visits every token range on every node; a write also updates the index (small)"
+		r.Verdict = "⚠️ scatter: keep it for rare or ad hoc reads; a table keyed by " + ix.Column.Name + " beats it for frequent reads, large results or a unique lookup"
+	} else {
+		r.Cost = "one partition (" + strings.Join(pk, ", ") + "): the replicas of one partition, as a table read; a write also updates the index (small)"
+		r.Verdict = "✅ within one partition; a table keyed by (" + strings.Join(pk, ", ") + ", " + ix.Column.Name + ") beats it for frequent reads or large results"
+	}
+	return r
+}
+
+type reviewOption struct {
+	Table, Compaction, GCGrace, Advice string
+}
+
+// reviewOptions are the tables' options on the review page, with the
+// TWCS recommendation for a time series with a TTL that does not use it.
+func reviewOptions(p *model.Package) []reviewOption {
+	var out []reviewOption
+	for _, t := range p.Tables() {
+		o := t.Options
+		r := reviewOption{Table: t.Name, Compaction: "stcs (default)", GCGrace: "10 days (default)", Advice: "—"}
+		if o.Compaction != nil {
+			r.Compaction = "`" + o.Compaction.Tag() + "`"
+		}
+		if o.HasGCGrace {
+			r.GCGrace = Duration(o.GCGrace)
+			if o.GCGrace == 0 {
+				r.GCGrace = "0"
+			}
+		}
+		twcs := o.Compaction != nil && o.Compaction.Strategy == "twcs"
+		if t.TimeSeries() && !twcs {
+			rec, n := t.RecommendedWindow()
+			r.Advice = fmt.Sprintf("💡 `compaction:\"%s\"`: rows expire after %s and arrive in time order, so TWCS drops whole SSTables as they expire; windows of %s make %d SSTables' worth of a TTL", rec.Tag(), Duration(t.TTL), Duration(rec.WindowSeconds()), n)
+		}
+		out = append(out, r)
+	}
+	return out
+}

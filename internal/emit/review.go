@@ -1,0 +1,204 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/internal/model"
+)
+
+type reviewView struct {
+	Package  string
+	Tables   []reviewTable
+	Entities []reviewEntity
+	Indexes  []reviewIndex
+	Options  []reviewOption
+	Readers  []reviewReader
+	Statics  bool // some table of Readers has static columns
+	Diagrams []reviewDiagram
+	Limit    int // DiagramLimit, which the page states when it splits
+}
+
+type reviewTable struct {
+	Pattern, Name, PartitionKey, Clustering, TTL, Bucket, Size, Verdict string
+}
+
+type reviewEntity struct {
+	Name, Canonical, Tables string
+}
+
+// Review renders schema.md, the page a reviewer reads in a pull request:
+// the access-pattern table with partition estimates and verdicts, the
+// fan-out of each entity, and Mermaid diagrams of tables, indexes and
+// patterns (see diagrams).
+func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte, error) {
+	v := reviewView{Package: p.Path, Limit: DiagramLimit}
+	for _, e := range p.Entities {
+		re := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name}
+		var names []string
+		for _, t := range e.Tables {
+			name := "`" + t.Name + "`"
+			if t.Deprecated {
+				name += " (deprecated)"
+			}
+			names = append(names, name)
+			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
+		}
+		for _, ix := range readIndexes(e) {
+			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
+		}
+		re.Tables = strings.Join(names, ", ")
+		if len(names) > 1 {
+			re.Tables += fmt.Sprintf(" (%d tables)", len(names))
+		}
+		v.Entities = append(v.Entities, re)
+	}
+	v.Options = reviewOptions(p)
+	v.Readers = reviewReaders(p)
+	for _, r := range v.Readers {
+		v.Statics = v.Statics || r.static
+	}
+	v.Diagrams = diagrams(p, verdicts)
+	return render("schema.md.tmpl", v)
+}
+
+func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table][]model.Verdict) reviewTable {
+	r := reviewTable{
+		Pattern: fmt.Sprintf("%s.%s: %s", e.GoName, t.Method, strings.TrimRight(t.Doc, ".")),
+		Name:    t.Name,
+		TTL:     "—",
+		Bucket:  "—",
+	}
+	var pk, ck []string
+	for _, c := range t.PartitionKey() {
+		pk = append(pk, c.Name)
+	}
+	for _, c := range t.Clustering() {
+		arrow := "↑"
+		if c.Desc {
+			arrow = "↓"
+		}
+		ck = append(ck, c.Name+" "+arrow)
+	}
+	r.PartitionKey = strings.Join(pk, ", ")
+	r.Clustering = strings.Join(ck, ", ")
+	if r.Clustering == "" {
+		r.Clustering = "—"
+	}
+	if t.TTL > 0 {
+		r.TTL = Duration(t.TTL)
+	}
+	if b := t.Bucket; b != nil {
+		r.Bucket = "`" + b.Column + " = " + b.Expr() + "`"
+	}
+	est := t.Estimate()
+	switch {
+	case est.Unbounded:
+		r.Size = "unbounded"
+	case !est.Known:
+		r.Size = "unknown"
+	case est.Rows == 1:
+		r.Size = "1 row, ≈" + model.HumanBytes(est.Bytes)
+	default:
+		r.Size = fmt.Sprintf("≈%s rows, ≈%s", model.HumanCount(est.Rows), model.HumanBytes(est.Bytes))
+	}
+	var found []string
+	for _, v := range verdicts[t] {
+		switch {
+		case v.Silenced != "":
+			found = append(found, fmt.Sprintf("🔇 %s silenced: %s", v.Code, v.Silenced))
+		case v.Error:
+			found = append(found, "❌ "+v.Code)
+		default:
+			found = append(found, "⚠️ "+v.Code)
+		}
+	}
+	r.Verdict = "✅ accepted"
+	if len(found) > 0 {
+		r.Verdict = strings.Join(found, "; ")
+	}
+	if !est.Known && r.Verdict == "✅ accepted" {
+		r.Verdict = "✅ bounded by TTL or bucket; size not estimated"
+	}
+	if t.Sparse() {
+		r.Pattern += " (only where `" + t.WhereWords() + "`)"
+	}
+	if t.Unique {
+		r.Pattern += " (unique key)"
+	}
+	if t.Deprecated {
+		r.Pattern += " (**deprecated**"
+		if t.ReplacedBy != nil {
+			r.Pattern += ", replaced by `" + t.ReplacedBy.Name + "`"
+		}
+		r.Pattern += ")"
+	}
+	r.Pattern = strings.ReplaceAll(r.Pattern, "|", "\\|")
+	r.Verdict = strings.ReplaceAll(r.Verdict, "|", "\\|")
+	return r
+}
+
+// readMethod is the repository method that serves t's access pattern: its
+// read method, or Get where that already reads the pattern's one row.
+func readMethod(t *model.Table) string {
+	if t.HasRead() {
+		return t.Method
+	}
+	return "Get"
+}
+
+// reviewReader is a table holding columns or rows that only the write
+// protocol gives meaning to, and what any other reader of the table (cqlsh,
+// an analytics job, another service, change data capture) must do about
+// them.
+type reviewReader struct {
+	Table, Columns, Rule string // Rule: the rows to skip
+	static               bool
+}
+
+// reviewReaders lists the tables with bookkeeping: a canonical table's
+// graves and version columns, a unique table's claims.
+func reviewReaders(p *model.Package) []reviewReader {
+	var out []reviewReader
+	for _, e := range p.Entities {
+		for _, t := range e.Tables {
+			var cols []string
+			var grave, claim, static bool
+			for _, c := range t.Columns {
+				switch c.Kind {
+				case model.Static:
+					static = true
+					continue
+				case model.PartitionKey, model.Clustering, model.Regular:
+					continue
+				case model.Deleted:
+					grave = true
+				case model.Claim:
+					claim = true
+				}
+				cols = append(cols, "`"+c.Name+"`")
+			}
+			if len(cols) == 0 {
+				continue
+			}
+			var rules []string
+			switch {
+			case grave:
+				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, Duration(t.GraveTTL())))
+			case claim:
+				rules = append(rules, fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name))
+			}
+			if static {
+				// Once its rows are gone (the graves expired), a partition's
+				// statics read as one row, its clustering columns null.
+				rules = append(rules, fmt.Sprintf("a partition's statics alone: `%s` null", t.Clustering()[0].Name))
+			}
+			rule := strings.Join(rules, "; ")
+			if rule == "" {
+				rule = "—"
+			}
+			out = append(out, reviewReader{Table: t.Name, Columns: strings.Join(cols, ", "), Rule: rule, static: static})
+		}
+	}
+	return out
+}

@@ -1,0 +1,210 @@
+// Package emit is the generator's last stage: it renders a validated model
+// into the files cqlgen writes. CQL and documentation come from the
+// text/template files under templates/; Go code is built with jennifer.
+package emit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/templates"
+)
+
+var parsed = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("").ParseFS(templates.FS, "*.tmpl")
+})
+
+func render(name string, data any) ([]byte, error) {
+	t, err := parsed()
+	if err != nil {
+		return nil, fmt.Errorf("parsing templates: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+type schemaView struct {
+	Package  string
+	Keyspace *model.Keyspace
+	Types    []typeView
+	Tables   []tableView
+}
+
+// typeView is a CREATE TYPE statement.
+type typeView struct {
+	Name   string
+	GoName string
+	Fields []columnView
+}
+
+type tableView struct {
+	Name       string
+	Entity     string
+	Method     string
+	Doc        string
+	Canonical  bool
+	Where      string // a sparse table's predicate
+	Unique     bool
+	Deprecated string // what a deprecated table's header comment says; empty otherwise
+	Bucket     string
+	TTL        string
+	Columns    []columnView
+	PrimaryKey string
+	Options    []string
+	Indexes    []indexView
+}
+
+type columnView struct {
+	Name   string
+	Pad    string
+	Type   string
+	Static bool
+	Mask   string // the masking function of a masked column: mask_inner(1, 1)
+}
+
+// Schema renders schema.cql: the DDL of every table of the package.
+func Schema(p *model.Package) ([]byte, error) {
+	v := schemaView{Package: p.Path, Keyspace: p.Keyspace}
+	for _, u := range p.UDTs {
+		v.Types = append(v.Types, udtView(u))
+	}
+	for _, t := range p.Tables() {
+		v.Tables = append(v.Tables, table(t))
+	}
+	return render("schema.cql.tmpl", v)
+}
+
+// udtView lays out a user-defined type's fields as a table's columns.
+func udtView(u *model.UDT) typeView {
+	tv := typeView{Name: u.Name, GoName: u.GoName}
+	width := 0
+	for _, f := range u.Fields {
+		width = max(width, len(f.Column))
+	}
+	for _, f := range u.Fields {
+		tv.Fields = append(tv.Fields, columnView{Name: f.Column, Pad: strings.Repeat(" ", width-len(f.Column)), Type: f.Type.String()})
+	}
+	return tv
+}
+
+func table(t *model.Table) tableView {
+	tv := tableView{
+		Name:      t.Name,
+		Entity:    t.Entity.GoName,
+		Method:    t.Method,
+		Doc:       strings.TrimRight(t.Doc, "."),
+		Canonical: t.Entity.Canonical == t,
+		Where:     t.WhereWords(),
+		Unique:    t.Unique,
+	}
+	if t.Deprecated {
+		tv.Deprecated = "still written, dropped by hand once nothing reads it"
+		if t.ReplacedByName != "" {
+			tv.Deprecated = "replaced by " + t.ReplacedByName + "; still written, dropped by hand after its backfill and the switch of reads"
+		}
+	}
+	if b := t.Bucket; b != nil {
+		tv.Bucket = fmt.Sprintf("%s = %s", b.Column, bucketWords(b))
+	}
+	if t.TTL > 0 {
+		tv.TTL = Duration(t.TTL)
+	}
+	width := 0
+	for _, c := range t.Columns {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range t.Columns {
+		tv.Columns = append(tv.Columns, columnView{
+			Name:   c.Name,
+			Pad:    strings.Repeat(" ", width-len(c.Name)),
+			Type:   c.Type.String(),
+			Static: c.Kind == model.Static || c.Kind == model.StaticVersion,
+		})
+		if c.Field != nil {
+			tv.Columns[len(tv.Columns)-1].Mask = c.Field.Mask
+		}
+	}
+	tv.PrimaryKey = primaryKey(t)
+	if ck := t.Clustering(); len(ck) > 0 {
+		parts := make([]string, len(ck))
+		for i, c := range ck {
+			parts[i] = c.Name + " " + order(c.Desc)
+		}
+		tv.Options = append(tv.Options, "CLUSTERING ORDER BY ("+strings.Join(parts, ", ")+")")
+	}
+	if t.TTL > 0 {
+		tv.Options = append(tv.Options, fmt.Sprintf("default_time_to_live = %d", t.TTL))
+	}
+	tv.Options = append(tv.Options, tableOptions(t)...)
+	tv.Indexes = indexes(t)
+	return tv
+}
+
+func order(desc bool) string {
+	if desc {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+// primaryKey writes PRIMARY KEY's argument: the partition key in its own
+// parentheses when it has more than one column, then the clustering columns.
+func primaryKey(t *model.Table) string {
+	var pk []string
+	for _, c := range t.PartitionKey() {
+		pk = append(pk, c.Name)
+	}
+	parts := []string{strings.Join(pk, ", ")}
+	if len(pk) > 1 {
+		parts[0] = "(" + parts[0] + ")"
+	}
+	for _, c := range t.Clustering() {
+		parts = append(parts, c.Name)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func bucketWords(b *model.Bucket) string {
+	switch b.Kind {
+	case model.HashBucket:
+		return fmt.Sprintf("hash(%s) %% %d; reads query all %d buckets and merge them", b.Source.Name, b.N, b.N)
+	case model.HourBucket:
+		return fmt.Sprintf("the UTC hour of %s; reads walk back hour by hour", b.Source.Name)
+	case model.DayBucket:
+		return fmt.Sprintf("the UTC day of %s; reads walk back day by day", b.Source.Name)
+	case model.WeekBucket:
+		if b.StartSet {
+			return fmt.Sprintf("the %s starting the week of %s (UTC); reads walk back week by week", b.FirstDay(), b.Source.Name)
+		}
+		return fmt.Sprintf("the Monday starting the ISO week of %s (UTC); reads walk back week by week", b.Source.Name)
+	case model.MonthBucket:
+		return fmt.Sprintf("the first day of the UTC month of %s; reads walk back month by month", b.Source.Name)
+	}
+	return fmt.Sprintf("the first day of the %d-day range (counted from %s) holding %s; reads walk back range by range", b.N, b.StartDate(), b.Source.Name)
+}
+
+// Duration writes seconds the way a person would: 90 days, 12 hours.
+// Days are the largest unit, as TTLs are reasoned about in days.
+func Duration(s int64) string {
+	units := []struct {
+		secs int64
+		name string
+	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}}
+	for _, u := range units {
+		if s%u.secs == 0 {
+			n := s / u.secs
+			if n == 1 {
+				return "1 " + u.name
+			}
+			return fmt.Sprintf("%d %ss", n, u.name)
+		}
+	}
+	return "0 seconds"
+}

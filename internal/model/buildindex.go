@@ -1,0 +1,91 @@
+package model
+
+import (
+	"go/token"
+
+	"github.com/cqlgen/cqlgen/internal/load"
+	"github.com/cqlgen/cqlgen/internal/tag"
+)
+
+// tableOptions carries a pattern's table options over, with positions.
+func tableOptions(tp *tag.Pattern, pos func(int) token.Position) TableOptions {
+	o := TableOptions{
+		GCGrace: tp.GCGrace, HasGCGrace: tp.HasGCGrace, GCGracePos: pos(tp.KeyOffs["gc_grace"]),
+		Comment: tp.Comment, HasComment: tp.HasComment, CommentPos: pos(tp.KeyOffs["comment"]),
+		CompactionPos: pos(tp.KeyOffs["compaction"]),
+	}
+	if c := tp.Compaction; c != nil {
+		o.Compaction = &Compaction{Strategy: c.Strategy, WindowN: c.WindowN, WindowUnit: c.WindowUnit, WindowPos: pos(c.WindowOff)}
+	}
+	return o
+}
+
+// index builds an index pattern; its table is resolved once every table
+// of the entity is built.
+func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map[string]*Field) *Index {
+	pos := func(off int) token.Position { return b.tagPos(lf, off) }
+	ti := tp.Index
+	ix := &Index{
+		Entity:     e,
+		Name:       ti.Name.Name,
+		Pos:        pos(ti.Name.Off),
+		OnName:     ti.On.Name,
+		OnPos:      pos(ti.On.Off),
+		Column:     Ref{Name: ti.Col.Name, Pos: pos(ti.Col.Off), Field: byColumn[ti.Col.Name]},
+		Range:      ti.Range,
+		MatchPos:   pos(ti.MatchOff),
+		ANN:        ti.ANN,
+		Similarity: ti.Similarity,
+		PKPos:      pos(tp.PKOff),
+		Doc:        tp.Doc,
+	}
+	if ti.On.Name == "" {
+		ix.OnPos = ix.Pos
+	}
+	for _, id := range tp.PK {
+		ix.PK = append(ix.PK, Ref{Name: id.Name, Pos: pos(id.Off), Field: byColumn[id.Name]})
+	}
+	for _, ig := range tp.Ignores {
+		ix.Ignores = append(ix.Ignores, Ignore{Code: ig.Code, Reason: ig.Reason, Pos: pos(ig.Off)})
+	}
+	ix.Method, ix.MethodPos = GoName(ix.Name), ix.Pos
+	if tp.Name.Name != "" {
+		ix.Method, ix.MethodPos = tp.Name.Name, pos(tp.Name.Off)
+	}
+	return ix
+}
+
+// resolveOn finds the table an index is on: the one on:"..." names, or
+// the source of truth. It also words the pattern when the tag gives no doc.
+func resolveOn(e *Entity, ix *Index) {
+	if ix.OnName == "" {
+		ix.On = e.Canonical
+	}
+	for _, t := range e.Tables {
+		if t.Name == ix.OnName {
+			ix.On = t
+		}
+	}
+	if ix.Doc == "" {
+		ix.Doc = describeIndex(e, ix)
+	}
+}
+
+// describeIndex words an index pattern when the tag gives no doc.
+func describeIndex(e *Entity, ix *Index) string {
+	what := e.GoName + " rows whose " + ix.Column.Name
+	switch {
+	case ix.Contains():
+		what += " contains a value"
+	case ix.Range:
+		what += " lies in a range"
+	case ix.ANN:
+		what = e.GoName + " rows whose " + ix.Column.Name + " is nearest a vector, by " + ix.Similarity + " similarity"
+	default:
+		what += " equals a value"
+	}
+	if len(ix.PK) > 0 {
+		what += ", within one partition"
+	}
+	return what
+}

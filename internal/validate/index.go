@@ -1,0 +1,208 @@
+package validate
+
+import (
+	"fmt"
+	"go/token"
+	"slices"
+	"strings"
+
+	"github.com/cqlgen/cqlgen/internal/diag"
+	"github.com/cqlgen/cqlgen/internal/suggest"
+	"github.com/cqlgen/cqlgen/internal/model"
+)
+
+// indexes checks every index pattern of p: that its index can be created,
+// that its read can run, and that it is worth having over the table.
+func (c *checker) indexes(p *model.Package) {
+	names := map[string]*model.Index{}
+	type onCol struct{ table, col string }
+	cols := map[onCol]*model.Index{}
+	for _, e := range p.Entities {
+		for _, ix := range e.Indexes {
+			if first, dup := names[ix.Name]; dup {
+				c.diags.Errorf(ix.Pos, diag.BadIndex, "index %s is declared twice; the first is on %s at %s: index names are unique in a keyspace", ix.Name, first.Entity.GoName, diag.Short(first.Pos))
+			} else {
+				names[ix.Name] = ix
+			}
+			if !c.index(p, e, ix) {
+				continue
+			}
+			k := onCol{ix.On.Name, ix.Column.Name}
+			if first, dup := cols[k]; dup {
+				c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s of %s is already indexed by %s at %s; Cassandra takes one storage-attached index a column: give this read to %s with name:\"...\", or drop one", ix.Column.Name, ix.On.Name, first.Name, diag.Short(first.Pos), first.Name)
+				continue
+			}
+			cols[k] = ix
+		}
+	}
+}
+
+// index checks one index pattern; it reports whether the index names a
+// table and a column of it, so that the package-wide checks can go on.
+func (c *checker) index(p *model.Package, e *model.Entity, ix *model.Index) bool {
+	c.identifier(ix.Pos, "index", ix.Name)
+	if !token.IsIdentifier(ix.Method) || !token.IsExported(ix.Method) {
+		c.diags.Errorf(ix.MethodPos, diag.BadIdentifier, "read method name %q is not an exported Go identifier", ix.Method)
+	}
+	for _, ig := range ix.Ignores {
+		if diag.Code(ig.Code) != diag.TenantKey {
+			c.diags.Errorf(ig.Pos, diag.BadValue, "ignore: an index pattern can silence only tenant-key, not %q", ig.Code)
+		}
+	}
+	t := ix.On
+	if t == nil {
+		if ix.OnName != "" {
+			var tables []string
+			for _, t := range e.Tables {
+				tables = append(tables, t.Name)
+			}
+			msg := fmt.Sprintf("index %s is on table %s, which is no table of %s (its tables: %s)", ix.Name, ix.OnName, e.GoName, strings.Join(tables, ", "))
+			if s := suggest.Closest(ix.OnName, tables); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			c.diags.Errorf(ix.OnPos, diag.BadIndex, "%s", msg)
+		}
+		return false
+	}
+	f := ix.Column.Field
+	if f == nil {
+		var cols []string
+		for _, f := range e.Fields {
+			cols = append(cols, f.Column)
+		}
+		msg := fmt.Sprintf("col: unknown column %q; %s has no field with that column", ix.Column.Name, e.GoName)
+		if s := suggest.Closest(ix.Column.Name, cols); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		c.diags.Errorf(ix.Column.Pos, diag.UnknownColumn, "%s", msg)
+		return false
+	}
+	var col *model.Column
+	for _, tc := range t.Columns {
+		if tc.Field == f {
+			col = tc
+		}
+	}
+	first := !ix.Scatter() && len(t.Clustering()) > 0 && t.Clustering()[0].Field == f
+	switch {
+	case col == nil:
+		c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s is not stored in %s, so an index on it there has nothing to index: add it to the table's cols, or put the index on a table that stores it with on:\"...\"", ix.Column.Name, t.Name)
+		return false
+	case col.Kind == model.PartitionKey:
+		c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s is in the partition key of %s, which a read already restricts by equality: an index on it adds nothing (and Cassandra refuses one on a partition key of one column); read the table by its key", ix.Column.Name, t.Name)
+		return true
+	case first:
+		c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s is the first clustering column of %s: within a partition, the table's own read already slices it in order (%s with From and To), so an index restricted to a partition adds nothing", ix.Column.Name, t.Name, t.Method)
+		return true
+	}
+	if f.Type == nil {
+		return true
+	}
+	if ok, why := model.Indexable(f.Type); !ok {
+		c.diags.Errorf(ix.Column.Pos, diag.UnsupportedType, "column %s is %s: a storage-attached index cannot serve it; index another column, or serve the read with a table", ix.Column.Name, why)
+		return true
+	}
+	switch {
+	case ix.ANN && !f.Type.IsVector():
+		c.diags.Errorf(ix.MatchPos, diag.BadIndex, "match:\"ann\" on %s, a %s: an ANN read finds the rows whose vector is nearest another; index a []float32 declared cql:\"vector<float, N>\"", ix.Column.Name, f.Type)
+		return true
+	case !ix.ANN && f.Type.IsVector():
+		c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s is a %s: an index on a vector serves only a read of the rows nearest a vector; say match:\"ann\" (cosine similarity), ann(dot_product) or ann(euclidean)", ix.Column.Name, f.Type)
+		return true
+	}
+	if ix.Range {
+		switch {
+		case ix.Contains():
+			c.diags.Errorf(ix.MatchPos, diag.BadIndex, "match:\"range\" on %s, a %s: a read of a collection asks whether it contains a value; drop match", ix.Column.Name, f.Type)
+		case !model.Rangeable(f.Type):
+			c.diags.Errorf(ix.MatchPos, diag.BadIndex, "match:\"range\" on %s, a %s: a storage-attached index reads ranges of numbers, dates and times only (text and the rest by equality); drop match for an equality read", ix.Column.Name, f.Type)
+		}
+	}
+	c.indexPartition(p, ix)
+	return true
+}
+
+// indexPartition checks the partition an index read is restricted to:
+// none (a scatter), or exactly the partition key of the table.
+func (c *checker) indexPartition(p *model.Package, ix *model.Index) {
+	t := ix.On
+	if ix.Scatter() {
+		if p.Tenant != nil && !slices.ContainsFunc(ix.Ignores, func(ig model.Ignore) bool { return diag.Code(ig.Code) == diag.TenantKey }) {
+			c.diags.Errorf(ix.PKPos, diag.TenantKey, "index %s reads without a partition key, over every tenant's rows, which //cqlgen:tenant at %s forbids: restrict it to a partition of %s with pk:\"%s\", or, for data every tenant shares, ignore:\"tenant-key: why\"",
+				ix.Name, diag.Short(p.Tenant.Pos), t.Name, pkNames(t))
+		}
+		return
+	}
+	if t.Bucket != nil {
+		c.diags.Errorf(ix.PKPos, diag.BadIndex, "index %s: table %s is bucketed (%s), so its partition key includes a bucket a read cannot name; drop pk for a scatter read, or put the index on a table without a bucket", ix.Name, t.Name, t.Bucket.Expr())
+		return
+	}
+	var got []string
+	for _, r := range ix.PK {
+		if r.Field == nil {
+			c.diags.Errorf(r.Pos, diag.UnknownColumn, "pk: unknown column %q; %s has no field with that column", r.Name, ix.Entity.GoName)
+			return
+		}
+		got = append(got, r.Name)
+	}
+	if strings.Join(got, ", ") != pkNames(t) {
+		c.diags.Errorf(ix.PKPos, diag.BadIndex, "index %s: pk (%s) must be the whole partition key of %s, (%s), in order: an index read is cheap within one partition, and any other restriction makes Cassandra filter; write pk:\"%s\", or drop pk for a scatter over the cluster",
+			ix.Name, strings.Join(got, ", "), t.Name, pkNames(t), pkNames(t))
+	}
+}
+
+func pkNames(t *model.Table) string {
+	var names []string
+	for _, r := range t.PK {
+		names = append(names, r.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// gcHintWindow is Cassandra's default max_hint_window: a replica down
+// longer than this gets a delete only from a repair.
+const gcHintWindow = 3 * 3600
+
+// options checks a table's compaction and gc_grace.
+func (c *checker) options(t *model.Table) {
+	o := t.Options
+	if o.HasGCGrace && o.GCGrace < gcHintWindow {
+		c.warn(t, o.GCGracePos, diag.GCGrace, "table %s: gc_grace of %s: Cassandra may purge a tombstone after gc_grace, and a replica that missed the delete (down longer than the 3-hour hint window, or not yet repaired) then brings the deleted row back; every table of a repository takes deletes (Delete, and an Update that moves a row), so keep gc_grace above the time between repairs (the default is 10 days)",
+			t.Name, durationWords(o.GCGrace))
+	}
+	cp := o.Compaction
+	if cp == nil || cp.Strategy != "twcs" {
+		return
+	}
+	if t.TTL == 0 {
+		c.warn(t, o.CompactionPos, diag.TableOption, "table %s: twcs on a table whose rows never expire: TimeWindowCompactionStrategy frees space by dropping whole SSTables once all their rows have expired, so give the table a ttl, or use stcs, lcs or ucs", t.Name)
+		return
+	}
+	w := cp.WindowSeconds()
+	windows := (t.TTL + w - 1) / w
+	if windows > 100 || w > t.TTL {
+		rec, n := t.RecommendedWindow()
+		c.warn(t, cp.WindowPos, diag.TableOption, "table %s: a twcs window of %s makes %s of a %s ttl, far from the 20 to 50 SSTables TWCS wants; write compaction:\"%s\" (%d windows)",
+			t.Name, durationWords(w), plural(windows, "window"), durationWords(t.TTL), rec.Tag(), n)
+	}
+}
+
+// durationWords writes seconds in the largest whole unit.
+func durationWords(s int64) string {
+	for _, u := range []struct {
+		secs int64
+		name string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}} {
+		if s >= u.secs && s%u.secs == 0 {
+			return fmt.Sprintf("%d%s", s/u.secs, u.name)
+		}
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
