@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
+	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
 // repoRoot is the root of the cqlgen module.

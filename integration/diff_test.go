@@ -11,9 +11,9 @@ import (
 	"github.com/scylladb/gocqlx/v2"
 	"github.com/scylladb/gocqlx/v2/migrate"
 
-	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
+	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
 // TestDiffLive applies an older schema to a keyspace (testmodel's, without

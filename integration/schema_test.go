@@ -14,8 +14,8 @@ import (
 	"gopkg.in/inf.v0"
 
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/diag"
-	"github.com/cqlgen/cqlgen/internal/suggest"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
 // deprecated checks the expand/contract path of a key change: a table

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/diag"
-	"github.com/cqlgen/cqlgen/internal/suggest"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
 // indexes checks every index pattern of p: that its index can be created,

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/diag"
-	"github.com/cqlgen/cqlgen/internal/suggest"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
 // Check validates a package and returns its diagnostics.

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/diag"
-	"github.com/cqlgen/cqlgen/internal/suggest"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
 // where checks the predicate of a sparse table: it sits on a table other
