@@ -7,8 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gocql/gocql"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // cqlType is a column type: a native type or a collection.
@@ -19,7 +17,6 @@ type cqlType struct {
 	frozen bool       // a collection stored as one value; nested ones always are
 	name   string     // as CQL writes it
 	info   gocql.TypeInfo
-	cql    *cqlgen.Type // the runtime's, by which values are compared
 }
 
 // protoVersion is the native protocol version of every TypeInfo, as the
@@ -154,26 +151,16 @@ func parseType(p *parser, ctx typeContext) (*cqlType, error) {
 	return t.complete(), nil
 }
 
-// complete sets t's gocql type info, by which values are marshaled, and
-// its cqlgen type, by which the runtime's comparator orders them, from
+// complete sets t's gocql type info, by which values are marshaled, from
 // its kind and those of its parts.
 func (t *cqlType) complete() *cqlType {
-	t.cql = &cqlgen.Type{Kind: cqlgen.TypeKind(t.kind)}
 	if !t.isCollection() {
 		t.info = gocql.NewNativeType(protoVersion, t.kind, "")
-		t.cql.CQL = t.name
 		return t
 	}
 	c := gocql.CollectionType{NativeType: gocql.NewNativeType(protoVersion, t.kind, ""), Elem: t.elem.info}
-	t.cql.Elem = t.elem.cql
-	switch t.kind {
-	case gocql.TypeList:
-		t.cql.CQL = "list<" + t.elem.cql.CQL + ">"
-	case gocql.TypeSet:
-		t.cql.CQL = "set<" + t.elem.cql.CQL + ">"
-	case gocql.TypeMap:
-		c.Key, t.cql.Key = t.key.info, t.key.cql
-		t.cql.CQL = "map<" + t.key.cql.CQL + ", " + t.elem.cql.CQL + ">"
+	if t.kind == gocql.TypeMap {
+		c.Key = t.key.info
 	}
 	t.info = c
 	return t
