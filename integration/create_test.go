@@ -34,6 +34,7 @@ func (fs *faultSession) ExecCASMap(ctx context.Context, q cqlgen.Query, current 
 // told who has it; a sign-up whose reply is lost after it applied, sent
 // again, is no conflict, with and without an idempotency key; a rival
 // sign-up afterwards is one. Insert with cqlgen.IfAbsent says the same.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestInsertIfAbsent(t *testing.T) {
 	_, s := repoSession(t, helpdesk.Schema)
 	ctx := context.Background()

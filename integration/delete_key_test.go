@@ -19,6 +19,8 @@ import (
 // bucketed source of truth) is deleted given only the key of its source
 // of truth, and afterwards no table holds a row of it (the source of
 // truth of a versioned entity keeps its grave).
+// Checks invariant I1: nil means applied everywhere.
+// Checks invariant I7: graves fence re-creation.
 func TestDeleteByKey(t *testing.T) {
 	t.Parallel()
 	tables := []string{"tickets", "tickets_by_requester", "open_tickets_by_agent", "agents", "agents_by_email",

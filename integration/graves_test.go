@@ -19,6 +19,7 @@ import (
 // every other reader of the table which rows to skip; this test reads
 // the table as such a reader would (plain gocql, no repository), first
 // naively, then with the rule the page states, and holds the page to it.
+// Checks invariant I7: graves fence re-creation.
 func TestGravesAsOtherReadersSeeThem(t *testing.T) {
 	t.Parallel()
 	page, err := os.ReadFile("../example/helpdesk/schema.md")

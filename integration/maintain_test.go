@@ -60,6 +60,7 @@ func mustVerifyClean(t *testing.T, repo *testmodel.VisitRepo, when string) *cqlg
 // never ran, a delete whose fan-out never ran) and by hand (a row no
 // visit implies), in a plain, a hash-bucketed and a time-bucketed table:
 // Verify reports exactly it, and Repair leaves none.
+// Checks invariant I14: maintenance hides no write.
 func TestVerifyAndRepair(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -139,6 +140,7 @@ func TestVerifyAndRepair(t *testing.T) {
 // Repair while the application writes: writers move visits (a new time,
 // so every table's row moves) while Repair runs; afterwards no table
 // drifts, and every visit holds its last acknowledged write.
+// Checks invariant I14: maintenance hides no write.
 func TestRepairWhileWriting(t *testing.T) {
 	_, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -213,6 +215,7 @@ func backfillRows(t *testing.T) int {
 // A new access pattern over existing data: visits_by_site starts empty,
 // and a backfill of every visit is stopped midway, then run again with
 // the same job: it resumes at the ranges not done, and ends in step.
+// Checks invariant I14: maintenance hides no write.
 func TestBackfillResumes(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -311,6 +314,7 @@ func (h *hookSession) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []cql
 // row it found orphaned. Repair writes at the timestamps of the version it
 // set, and deletes at the orphan's own, so neither hides the writer's
 // writes: every table ends in step with the writer.
+// Checks invariant I14: maintenance hides no write.
 func TestRepairRacesAWriter(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -408,6 +412,7 @@ func TestRunMaintenance(t *testing.T) {
 // missing row at the message's own timestamp and the stale one just after
 // the tampering, so that a later Delete still wins over both, and deletes
 // the orphans. Every table is then counted with plain gocql.
+// Checks invariant I14: maintenance hides no write.
 func TestRepairImmutable(t *testing.T) {
 	raw, s := repoSession(t, messaging.Schema)
 	ctx := context.Background()

@@ -16,6 +16,7 @@ import (
 
 // Writers who each add one reply to the same ticket, at once, through
 // Modify: every reply counts. The same through Get and Update loses some.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestModifyLosesNoUpdate(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)
@@ -111,6 +112,7 @@ func TestModifyLosesNoUpdate(t *testing.T) {
 
 // A stale copy cannot overwrite a newer one, nor delete it; IfAbsent
 // creates and never replaces.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestIfVersion(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)

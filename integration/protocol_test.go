@@ -158,6 +158,10 @@ func trackDrift(t *testing.T, raw *gocql.Session, trackID string, artists []stri
 	return []string{fmt.Sprintf("top_tracks_by_artist holds %v, tracks implies %v", got, want)}
 }
 
+// Checks invariant I1: nil means applied everywhere.
+// Checks invariant I2: running a call again converges.
+// Checks invariant I3: the next write completes the last.
+// Checks invariant I6: a pending record is carried out at its change's timestamps.
 func TestWriteProtocolCrashPoints(t *testing.T) {
 	raw, base := repoSession(t, music.Schema)
 	ctx := context.Background()
@@ -255,6 +259,7 @@ func TestWriteProtocolCrashPoints(t *testing.T) {
 
 // Clients whose clocks are off by ±50ms and ±5s write one track in turn:
 // each write shows in both tables, whatever the clocks say.
+// Checks invariant I5: versions only grow, and the fan-out follows them.
 func TestWriteProtocolClockSkew(t *testing.T) {
 	raw, s := repoSession(t, music.Schema)
 	ctx := context.Background()

@@ -101,6 +101,7 @@ func TestRepoFanOut(t *testing.T) {
 
 // An Insert with an idempotency key applies once: resent, it returns the
 // first outcome; another entity under the same key is a conflict.
+// Checks invariant I10: a keyed call applies at most once.
 func TestRepoIdempotentInsert(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, music.Schema)
@@ -389,6 +390,7 @@ func TestRepoHashMerge100(t *testing.T) {
 	}
 }
 
+// Checks invariant I1: nil means applied everywhere.
 func TestRepoKeyChange(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, music.Schema)
@@ -429,6 +431,7 @@ func TestRepoKeyChange(t *testing.T) {
 	}
 }
 
+// Checks invariant I4: writers of one entity take turns.
 func TestRepoConcurrentUpdates(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, music.Schema)

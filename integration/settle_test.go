@@ -67,6 +67,8 @@ func (s lossSession) Iter(ctx context.Context, q cqlgen.Query) cqlgen.Iter {
 // increment's first call so faulted. The count is read with plain gocql.
 // Before, the key recorded "outcome unknown" for good: the resends all
 // failed, and the increments that had not applied were lost.
+// Checks invariant I9: a lost write is settled, never guessed.
+// Checks invariant I10: a keyed call applies at most once.
 func TestKeyedIncrementsSettleOnTheNode(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)

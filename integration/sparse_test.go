@@ -84,6 +84,7 @@ func queueOf(t *testing.T, repo *helpdesk.TicketRepo, org, agent string) []strin
 // A ticket enters the queue when it is assigned, moves with a reassignment,
 // leaves when it is closed, comes back when it is reopened; an unassigned
 // ticket is no error, it is simply not queued.
+// Checks invariant I1: nil means applied everywhere.
 func TestSparseEnterLeaveMove(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)
@@ -147,6 +148,8 @@ func TestSparseEnterLeaveMove(t *testing.T) {
 // Every transition of the queue fails at each of its calls in turn, in
 // each of the three ways, and then runs again or is followed by another
 // write: the queue must agree with tickets afterwards.
+// Checks invariant I2: running a call again converges.
+// Checks invariant I3: the next write completes the last.
 func TestSparseCrashPoints(t *testing.T) {
 	t.Parallel()
 	raw, base := repoSession(t, helpdesk.Schema)
@@ -220,6 +223,7 @@ func TestSparseCrashPoints(t *testing.T) {
 // Verify and repair know the predicate: a queued row of a closed ticket
 // is an orphan, a missing row of an open one is missing, and the rows of
 // tickets the queue does not hold are not expected.
+// Checks invariant I14: maintenance hides no write.
 func TestSparseVerifyRepair(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)

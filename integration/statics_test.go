@@ -100,6 +100,7 @@ func checkOrder(t *testing.T, raw *gocql.Session, r *testmodel.LineRepo, order, 
 }
 
 // The lost update of issue 24, on the node: it must be a conflict.
+// Checks invariant I8: statics have a version of their own.
 func TestStaticLostUpdate(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -131,6 +132,8 @@ func TestStaticLostUpdate(t *testing.T) {
 // A Modify overtaken, between its read and its write, by another line's
 // change of the header reads again; and Modifies of different lines
 // counting edits of the header, racing, lose none.
+// Checks invariant I8: statics have a version of their own.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestStaticModifyRace(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -172,6 +175,8 @@ func TestStaticModifyRace(t *testing.T) {
 // The crash-point suite on Line, on the node: each write path fails at
 // each of its calls, then runs again or the line is written again by
 // another client; the tables, counted with plain gocql, agree.
+// Checks invariant I2: running a call again converges.
+// Checks invariant I3: the next write completes the last.
 func TestStaticCrashPoints(t *testing.T) {
 	raw, base := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -272,6 +277,7 @@ func TestStaticCrashPoints(t *testing.T) {
 // Clients of different lines whose clocks are off by ±50ms and ±5s each
 // change the header in turn: every line, and the shared copy in
 // lines_by_order_status, shows the last one.
+// Checks invariant I5: versions only grow, and the fan-out follows them.
 func TestStaticClockSkew(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -309,6 +315,7 @@ func TestStaticClockSkew(t *testing.T) {
 
 // Racing writers of different lines of one order, changing the header or
 // not, inserting and deleting: the tables end in step.
+// Checks invariant I4: writers of one entity take turns.
 func TestStaticRacingWriters(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -341,6 +348,7 @@ func TestStaticRacingWriters(t *testing.T) {
 
 // Where only the source of truth stores the statics, a change that keeps
 // them moves no other part's version; one that changes them does.
+// Checks invariant I8: statics have a version of their own.
 func TestStaticKeptIsNoConflict(t *testing.T) {
 	_, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()
@@ -375,6 +383,7 @@ func TestStaticKeptIsNoConflict(t *testing.T) {
 // Once every line of an order is deleted, lines_by_order_status keeps its
 // statics, which Cassandra reads as a row of nulls beside them: no read,
 // and no Verify, takes it for a line.
+// Checks invariant I8: statics have a version of their own.
 func TestStaticsAloneAreNoRow(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
 	ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 // neighbour stays. A TTL the write protocol could not honour on every
 // copy (a ticket, stored in three tables) is refused, with nothing
 // written.
+// Checks invariant I13: "nothing was sent" is true.
 func TestWriteTTL(t *testing.T) {
 	raw, s := repoSession(t, helpdesk.Schema)
 	ctx := context.Background()

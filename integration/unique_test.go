@@ -65,6 +65,7 @@ func emailDrift(t *testing.T, raw *gocql.Session, org string) (broken []string, 
 	return broken, leftBehind
 }
 
+// Checks invariant I12: one owner per unique key.
 func TestUniqueClaimAndRelease(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)
@@ -116,6 +117,7 @@ func TestUniqueClaimAndRelease(t *testing.T) {
 }
 
 // Writers race for one email: exactly one wins.
+// Checks invariant I12: one owner per unique key.
 func TestUniqueRace(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)
@@ -156,6 +158,8 @@ func TestUniqueRace(t *testing.T) {
 // each way; then the call runs again, or another agent claims the email.
 // No email is ever held twice, and once the calls have run again every
 // agent's email is its own.
+// Checks invariant I2: running a call again converges.
+// Checks invariant I12: one owner per unique key.
 func TestUniqueCrashPoints(t *testing.T) {
 	t.Parallel()
 	raw, base := repoSession(t, helpdesk.Schema)
@@ -258,6 +262,7 @@ func (p *pauseSession) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any)
 // A writer that claimed an email and stalls before its change (a GC pause,
 // a slow network) finds, when it goes on, that a rival took the claim
 // over after fencing it: its change cannot land, and it gets a conflict.
+// Checks invariant I12: one owner per unique key.
 func TestUniqueStalledWriterIsFenced(t *testing.T) {
 	t.Parallel()
 	raw, s := repoSession(t, helpdesk.Schema)

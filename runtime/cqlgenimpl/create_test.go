@@ -33,6 +33,7 @@ func (l *lostReplies) ExecCASMap(ctx context.Context, q cqlgen.Query, current ma
 // values does not apply and returns the row there, an insert of the very
 // same values counts as applied and says Again, and Insert with
 // cqlgen.IfAbsent says the same as an error or nil.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestInsertIfAbsent(t *testing.T) {
 	ctx := context.Background()
 	repo := fixture.NewSettingRepo(session(t))
@@ -85,6 +86,8 @@ func TestInsertIfAbsent(t *testing.T) {
 // the call fails, and the same call sent again is no conflict. With an
 // idempotency key, a rival's create of other values is reported as the
 // conflict it is, to every call with the rival's key.
+// Checks invariant I10: a keyed call applies at most once.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestInsertIfAbsentLostReply(t *testing.T) {
 	ctx := context.Background()
 	ls := &lostReplies{Session: session(t), lose: true}
@@ -137,6 +140,7 @@ func TestInsertIfAbsentLostReply(t *testing.T) {
 // or on an entity in several tables, given to the repository rather than
 // the call, or not a whole number of seconds; IfAbsent on an Update;
 // IfVersion on an entity without versions.
+// Checks invariant I13: "nothing was sent" is true.
 func TestWriteOptionsRefused(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)

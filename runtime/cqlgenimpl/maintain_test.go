@@ -14,6 +14,7 @@ import (
 // in a hash-bucketed table (readings_16) and a plain one with three
 // clustering columns (readings_by_kind), while the source of truth is
 // itself day-bucketed.
+// Checks invariant I14: maintenance hides no write.
 func TestVerifyAndRepairInMemory(t *testing.T) {
 	ctx := context.Background()
 	fy := &faulty{k: 3, f: dies}

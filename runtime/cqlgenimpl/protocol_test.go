@@ -193,6 +193,10 @@ var strategies = map[string]cqlgen.Strategy{
 	"concurrent": cqlgen.Concurrent(2),
 }
 
+// Checks invariant I1: nil means applied everywhere.
+// Checks invariant I2: running a call again converges.
+// Checks invariant I3: the next write completes the last.
+// Checks invariant I6: a pending record is carried out at its change's timestamps.
 func TestCrashPoints(t *testing.T) {
 	ctx := context.Background()
 	cases := 0
@@ -272,6 +276,7 @@ func TestCrashPoints(t *testing.T) {
 // Writers whose clocks disagree with each other and with the server, by
 // ±50ms and ±5s: each write of a sequence must show, in every table,
 // whatever the clocks say.
+// Checks invariant I5: versions only grow, and the fan-out follows them.
 func TestClockSkew(t *testing.T) {
 	ctx := context.Background()
 	for _, skew := range []time.Duration{50 * time.Millisecond, 5 * time.Second} {
@@ -311,6 +316,7 @@ func TestClockSkew(t *testing.T) {
 
 // Racing writers of one entity take turns: whatever interleaving, every
 // table ends in step, holding one of the writers' values.
+// Checks invariant I4: writers of one entity take turns.
 func TestRacingWriters(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -357,6 +363,7 @@ func (r refusing) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []cqlgen.
 // A change already recorded in the canonical row goes out even when the
 // strategy refuses its batch: statement by statement, and the call says
 // nothing false (no "not sent" after the canonical row changed).
+// Checks invariant I13: "nothing was sent" is true.
 func TestStrategyRefusalFallsBack(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -377,6 +384,7 @@ func TestStrategyRefusalFallsBack(t *testing.T) {
 
 // An option a call cannot run with is refused before anything is sent,
 // rather than panicking after the canonical row changed.
+// Checks invariant I13: "nothing was sent" is true.
 func TestNilOptionsAreRefusedFirst(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -405,6 +413,7 @@ func TestNilOptionsAreRefusedFirst(t *testing.T) {
 // A repository's serial consistency reaches every conditional write of
 // the write protocol (LocalSerial by default in the session; Serial for an
 // entity written from several datacenters).
+// Checks invariant I4: writers of one entity take turns.
 func TestSerialConsistencyPerRepository(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)

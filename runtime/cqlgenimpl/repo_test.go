@@ -415,6 +415,8 @@ func readingTables(t *testing.T, s *cqltest.Session) map[string][]string {
 // readings_by_kind is deleted at the new version and the new one inserted
 // 1µs later, so even a move back to an earlier key, in one batch, keeps
 // the row. Every table then holds the entity once, with its new values.
+// Checks invariant I1: nil means applied everywhere.
+// Checks invariant I5: versions only grow, and the fan-out follows them.
 func TestUpdateMovesRows(t *testing.T) {
 	now := day0
 	s := session(t, cqltest.WithClock(func() time.Time { return now }))
@@ -443,6 +445,7 @@ func TestUpdateMovesRows(t *testing.T) {
 // A delete and an insert of one primary key at the timestamps
 // DeleteThenInsert gives, in one batch, leave the row: at one timestamp
 // the tombstone would win.
+// Checks invariant I5: versions only grow, and the fan-out follows them.
 func TestDeleteThenInsertKeepsTheRow(t *testing.T) {
 	s := session(t)
 	ctx := context.Background()
@@ -463,6 +466,8 @@ func TestDeleteThenInsertKeepsTheRow(t *testing.T) {
 
 // Delete removes the entity from every table, found from the canonical
 // row; deleting it again is not an error.
+// Checks invariant I1: nil means applied everywhere.
+// Checks invariant I7: graves fence re-creation.
 func TestDeleteRemovesEveryCopy(t *testing.T) {
 	s := session(t)
 	repo := fixture.NewReadingRepo(s)
@@ -554,6 +559,7 @@ func TestBoundsOnADescendingColumn(t *testing.T) {
 // Update of an entity in several tables writes every column of every
 // table, so a nil pointer clears the column everywhere, not only in the
 // source of truth.
+// Checks invariant I1: nil means applied everywhere.
 func TestUpdateClearsEveryCopy(t *testing.T) {
 	s := session(t)
 	repo := fixture.NewReadingRepo(s)

@@ -46,6 +46,8 @@ type settleCase struct {
 // record of the last changes in the canonical row still tells whether it
 // applied (before, versions alone could not, and the key answered
 // "outcome unknown" to every resend).
+// Checks invariant I9: a lost write is settled, never guessed.
+// Checks invariant I10: a keyed call applies at most once.
 func TestModifySettlesALostConditionalReply(t *testing.T) {
 	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
 	for _, c := range []settleCase{
@@ -129,6 +131,7 @@ type faultPlanKey struct{}
 // on the entity, each increment's first call so faulted. Before, the key
 // recorded "outcome unknown" for good: every resend failed, and the
 // increments that had not applied were lost.
+// Checks invariant I10: a keyed call applies at most once.
 func TestKeyedIncrementsSettleWhenTheSettleReadsFail(t *testing.T) {
 	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
 	readTimeout := &gocql.RequestErrReadTimeout{}
@@ -206,6 +209,7 @@ func TestKeyedIncrementsSettleWhenTheSettleReadsFail(t *testing.T) {
 // reports success and leaves the other writer's change in place (before,
 // the resend wrote the update a second time, over it); when it had not,
 // the resend applies it.
+// Checks invariant I10: a keyed call applies at most once.
 func TestKeyedUpdateSettlesBeforeWritingAgain(t *testing.T) {
 	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
 	for _, applies := range []bool{true, false} {
@@ -267,6 +271,7 @@ func TestKeyedUpdateSettlesBeforeWritingAgain(t *testing.T) {
 // fixed wait when the context has no deadline: a Modify cancelled as its
 // conditional write loses its reply still learns that the write applied,
 // and its resend with the key does not apply it again.
+// Checks invariant I9: a lost write is settled, never guessed.
 func TestSettleRunsAfterTheCallersCancel(t *testing.T) {
 	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
 	var cancel context.CancelFunc
@@ -320,6 +325,7 @@ func TestSettleRunsAfterTheCallersCancel(t *testing.T) {
 // settle waits for it and reads again. Here the write lands 20ms after
 // the first serial read. Before, that read's "not applied" let the key's
 // resend apply the increment a second time.
+// Checks invariant I9: a lost write is settled, never guessed.
 func TestSettleWaitsForALateLanding(t *testing.T) {
 	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
 	var armed, faulted, reading atomic.Bool

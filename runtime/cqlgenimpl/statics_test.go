@@ -128,6 +128,7 @@ func checkLines(t *testing.T, s *cqltest.Session, r *fixture.LineRepo, user stri
 // change of the header, then b's Update on the version read, still
 // carrying the old header. It must be a conflict, not put the old header
 // back.
+// Checks invariant I8: statics have a version of their own.
 func TestStaticChangeIsAConflict(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -161,6 +162,8 @@ func TestStaticChangeIsAConflict(t *testing.T) {
 // between its read and its write reads again: no edit of the header is
 // lost. The overtaking change runs inside the first attempt's change, so
 // the interleaving is certain.
+// Checks invariant I8: statics have a version of their own.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestStaticModifyOvertaken(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -188,6 +191,8 @@ func TestStaticModifyOvertaken(t *testing.T) {
 
 // Modifies of different lines of one order, each counting an edit of the
 // header, racing: every edit counts.
+// Checks invariant I8: statics have a version of their own.
+// Checks invariant I11: a stale copy never wins; a call run again is no conflict.
 func TestStaticModifyRace(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -210,6 +215,7 @@ func TestStaticModifyRace(t *testing.T) {
 
 // Inserting a line into an order whose header differs changes the header
 // of every line, and is a conflict for a line's IfVersion write.
+// Checks invariant I8: statics have a version of their own.
 func TestStaticInsertChangesHeader(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -242,6 +248,8 @@ func TestStaticInsertChangesHeader(t *testing.T) {
 // The crash-point suite on Line: every write path, failing at each of
 // its calls, then run again or followed by another line's change of the
 // header.
+// Checks invariant I2: running a call again converges.
+// Checks invariant I3: the next write completes the last.
 func TestStaticCrashPoints(t *testing.T) {
 	ctx := context.Background()
 	type path struct {
@@ -332,6 +340,7 @@ func TestStaticCrashPoints(t *testing.T) {
 // Writers of different lines whose clocks disagree, each changing the
 // header: every table shows the last header, lines_by_order_status's
 // shared copy included, whatever the clocks say.
+// Checks invariant I5: versions only grow, and the fan-out follows them.
 func TestStaticClockSkew(t *testing.T) {
 	ctx := context.Background()
 	for _, skew := range []time.Duration{50 * time.Millisecond, 5 * time.Second} {
@@ -381,6 +390,7 @@ func TestStaticClockSkew(t *testing.T) {
 
 // Racing writers of different lines of one order, changing the header
 // or not: every table ends in step.
+// Checks invariant I4: writers of one entity take turns.
 func TestStaticRacingWriters(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -415,6 +425,7 @@ func TestStaticRacingWriters(t *testing.T) {
 // Where no other table stores the statics, a change of a part that keeps
 // them moves no other part's version; one that changes them does, and
 // writes the version column (null before: no statics yet).
+// Checks invariant I8: statics have a version of their own.
 func TestStaticKeptIsNoConflict(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
@@ -461,6 +472,7 @@ func TestStaticKeptIsNoConflict(t *testing.T) {
 // lines_by_order_status at once (a row's delete leaves them), in lines
 // when the graves expire. Cassandra reads such a partition as one row of
 // nulls beside the statics; no read, and no Verify, takes it for a line.
+// Checks invariant I8: statics have a version of their own.
 func TestStaticsAloneAreNoRow(t *testing.T) {
 	ctx := context.Background()
 	now := day0

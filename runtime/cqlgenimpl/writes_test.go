@@ -6,6 +6,7 @@ import "testing"
 // back to the version the write expected, and only then: applied when
 // listed, not applied when another change replaced that version, unknown
 // once more than writesKept changes came since.
+// Checks invariant I9: a lost write is settled, never guessed.
 func TestRecordOfTheLastChangesSettles(t *testing.T) {
 	ours := lostWrite{found: true, old: 100, ts: 200, id: [8]byte{1}}
 	rival := lostWrite{found: true, old: 100, ts: 200, id: [8]byte{2}} // same version, another writer
