@@ -8,7 +8,9 @@
 // reviewer sees the CQL in the generated file; this package runs them. It
 // reads pages (one partition, hash buckets merged, time buckets walked
 // back), encodes cursors, derives buckets, orders rows as Cassandra does,
-// and keeps the tables of an entity in step on Update and Delete.
+// and keeps the tables of an entity in step on Update and Delete, by the
+// write protocol that docs/protocol.md describes (its terms, states and
+// invariants).
 //
 // A generated file asserts SupportPackageIsVersion6 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with

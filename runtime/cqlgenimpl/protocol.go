@@ -10,31 +10,16 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// The write protocol of an entity stored in several tables. The contract
-// it keeps, stated in docs/repositories.md:
+// The write protocol of an entity stored in several tables. Its contract
+// is stated for users in docs/repositories.md; its vocabulary, the states
+// of the canonical row, what each write does to them and the invariants
+// I1-I14 that must hold whatever fails are in docs/protocol.md, which
+// also lists the tests that check each.
 //
-//  1. A call that returns nil has applied to every table.
-//  2. A call that returns an error may have applied in part; running it
-//     again, any number of times and from any client, converges.
-//  3. So does the next write of the entity when a client dies between
-//     two steps.
-//  4. No acknowledged write is hidden by clock skew.
-//  5. Concurrent writers of one entity take turns.
-//
-// How: every write of the canonical row is one conditional write (Paxos,
-// which orders them whatever the clocks), on the version the writer read.
-// The same conditional write records, in cqlgen_pending, the keys of the
-// rows the change must delete from the other tables. The version is the
-// write timestamp of the change's rows elsewhere: deletes at the version,
-// inserts at the version plus 1µs. Versions only grow (max(now, old+2)),
-// so a later change's rows win whatever the clocks say. A deleted
-// entity's canonical row stays as a grave with its last version, so that
-// creating it again writes after the deletion.
-//
-// Whoever writes the entity next, and the no-op re-run of a call, first
-// carries out what the pending record says, which repeats nothing that
-// could hide a later write: every statement is at the timestamps of the
-// change that recorded it.
+// In short: every write of the canonical row is one conditional write on
+// the version read, which also records the change's pending record; the
+// fan-out to the other tables follows, at the version's timestamps; the
+// next writer, or the same call run again, carries out what is pending.
 
 // Op is a write of the protocol.
 type Op uint8
