@@ -28,7 +28,7 @@ import (
 //   - A change that gives a key up records it in the pending record, like
 //     a row to delete, and releases it after its conditional write: a
 //     conditional delete, if the claim is still the entity's and older
-//     than the change. Whoever finishes the change releases it too.
+//     than the change. Whoever completes the change releases it too.
 
 // claim claims e's key in unique table p for a change at version ts.
 func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *Projection[T], e *T, ts int64) error {

@@ -178,7 +178,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			}
 		case OpUpdate, opModify:
 			if !live {
-				if err := ent.finish(ctx, s, o, &st, found); err != nil {
+				if err := ent.complete(ctx, s, o, &st, found); err != nil {
 					return err
 				}
 				return cqlgen.ErrNotFound
@@ -187,14 +187,14 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			next = nil
 		case opTouch:
 			if !live {
-				return ent.finish(ctx, s, o, &st, found)
+				return ent.complete(ctx, s, o, &st, found)
 			}
 			next = &st.Row
 		}
 		if (next == nil && !live) || (op != opTouch && live && next != nil && ent.same(&st.Row, next)) {
 			// Nothing to change (a call run again after it applied, say):
-			// finish what the last change left pending.
-			return ent.finish(ctx, s, o, &st, found)
+			// complete what the last change left pending.
+			return ent.complete(ctx, s, o, &st, found)
 		}
 		if found && len(st.Pending) > 0 {
 			// This change replaces the pending record: carry out its
@@ -460,7 +460,7 @@ func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.O
 // reapplied reports whether the entity already is what the write would
 // make it: the write itself, run again after its reply was lost (or an
 // identical one). An IfVersion or IfAbsent write that finds so is no
-// conflict: it finishes what is pending and succeeds, as any write run
+// conflict: it completes what is pending and succeeds, as any write run
 // again does.
 func (ent *Entity[T]) reapplied(op Op, e *T, st *State[T], live bool) bool {
 	switch {
@@ -620,11 +620,11 @@ func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 	}
 }
 
-// finish carries out a change left pending: the deletes it recorded, and
+// complete carries out a change left pending: the deletes it recorded, and
 // the rows the canonical row implies, at the change's own timestamps;
 // then it clears the record, unless another change came first (which
 // then carried it out).
-func (ent *Entity[T]) finish(ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[T], found bool) error {
+func (ent *Entity[T]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[T], found bool) error {
 	if !found || len(st.Pending) == 0 {
 		return nil
 	}

@@ -384,7 +384,7 @@ func decodeLost(b []byte) (lostWrite, bool) {
 
 // resume settles, for an idempotency key's next call, the write an
 // earlier run with the key lost the reply of (its record, rec). Applied:
-// it finishes what the change left pending and reports done. Not applied:
+// it completes what the change left pending and reports done. Not applied:
 // done false, and the caller runs the command. Still unknown: the
 // *cqlgen.OutcomeUnknownError to record again, with the same record.
 func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Options, key string, e *T, rec []byte) (done bool, err error) {
@@ -410,5 +410,5 @@ func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 		return true, err
 	}
-	return true, ent.finish(ctx, s, o, &st, found)
+	return true, ent.complete(ctx, s, o, &st, found)
 }
