@@ -96,7 +96,7 @@ func TestInsertIfAbsent(t *testing.T) {
 		}
 		fs := &faultSession{Session: s, k: 1, f: lostReply}
 		if key != "" {
-			fs.k = 2 // the key's claim, then the insert
+			fs.k = 2 // the key's lease, then the insert
 		}
 		faulty := helpdesk.NewOrganisationRepo(fs)
 		fs.armed.Store(true)

@@ -62,7 +62,7 @@ func TestModifyLosesNoUpdate(t *testing.T) {
 		before := replies
 		fs := &faultSession{Session: s, k: 3, f: lostReply} // state, state, change
 		if keyed {
-			fs.k = 4 // the key's claim first
+			fs.k = 4 // the key's lease first
 		}
 		fs.armed.Store(true)
 		inc := func(k *helpdesk.Ticket) error { k.Replies++; return nil }

@@ -35,7 +35,8 @@ var topTracksInsert = &cqlgen.Statement{
 }
 
 // The runtime's idempotency protocol, on the real statements: a command
-// runs once per key, even when the reply of its claim is lost.
+// runs once per key, even when the reply of the conditional write that
+// acquires the key's lease is lost (pattern "idempotency.claim").
 func TestIdempotencyKeys(t *testing.T) {
 	lose := map[string]bool{"idempotency.claim": true}
 	s := musicSession(t, cqltest.WithHook(func(_ context.Context, c cqltest.Call) error {

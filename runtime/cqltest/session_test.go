@@ -113,12 +113,12 @@ func TestLayoutAndLiterals(t *testing.T) {
 	s := newSession(t, cqlgen.IdempotencyTableCQL)
 	// Newlines and tabs anywhere between tokens; string literals, as the
 	// runtime's idempotency statements use them.
-	claim := "INSERT\tINTO cqlgen_idempotency\n\t(key, fingerprint, state)\n VALUES (?,?,'pending')\nIF NOT EXISTS\n\tUSING TTL ?"
-	if applied, err := s.ExecCAS(ctx, q(claim, "k", []byte{1}, 60)); err != nil || !applied {
-		t.Fatalf("claim: %v %v", applied, err)
+	acquire := "INSERT\tINTO cqlgen_idempotency\n\t(key, fingerprint, state)\n VALUES (?,?,'pending')\nIF NOT EXISTS\n\tUSING TTL ?"
+	if applied, err := s.ExecCAS(ctx, q(acquire, "k", []byte{1}, 60)); err != nil || !applied {
+		t.Fatalf("acquire: %v %v", applied, err)
 	}
-	lease := "UPDATE cqlgen_idempotency USING TTL ? SET state = 'done', outcome = 'it''s' WHERE key = ? IF state = 'pending' AND outcome = null"
-	if applied, err := s.ExecCAS(ctx, q(lease, 60, "k")); err != nil || !applied {
+	done := "UPDATE cqlgen_idempotency USING TTL ? SET state = 'done', outcome = 'it''s' WHERE key = ? IF state = 'pending' AND outcome = null"
+	if applied, err := s.ExecCAS(ctx, q(done, 60, "k")); err != nil || !applied {
 		t.Fatalf("update: %v %v", applied, err)
 	}
 	rows, _ := s.Rows("cqlgen_idempotency")
@@ -185,14 +185,15 @@ func TestHookFailsBeforeOrAfterApplying(t *testing.T) {
 	}
 
 	// A conditional write whose reply was lost applied; asking again
-	// finds the row, as the runtime's idempotency claims expect.
+	// finds the row, as the runtime expects when it acquires an idempotency
+	// key's lease.
 	fail = map[int]error{n + 1: LostReply(errTimeout)}
-	claim := q("INSERT INTO kv (k, c, a) VALUES (?, ?, ?) IF NOT EXISTS", "k", 5, "mine")
-	if applied, err := s.ExecCASMap(ctx, claim, map[string]any{}); applied || err != errTimeout {
+	insert := q("INSERT INTO kv (k, c, a) VALUES (?, ?, ?) IF NOT EXISTS", "k", 5, "mine")
+	if applied, err := s.ExecCASMap(ctx, insert, map[string]any{}); applied || err != errTimeout {
 		t.Errorf("lost CAS: %v %v", applied, err)
 	}
 	m := map[string]any{}
-	if applied, err := s.ExecCASMap(ctx, claim, m); applied || err != nil || m["a"] != "mine" {
+	if applied, err := s.ExecCASMap(ctx, insert, m); applied || err != nil || m["a"] != "mine" {
 		t.Errorf("CAS again: %v %v %v", applied, err, m)
 	}
 

@@ -334,14 +334,15 @@ func TestLightweightTransactions(t *testing.T) {
 	wantErr(t, err, "not a conditional statement")
 }
 
-// Of many concurrent claims of one key, one applies.
-func TestConcurrentClaims(t *testing.T) {
+// Of many concurrent conditional inserts of one key (as callers acquire
+// an idempotency key's lease), one applies.
+func TestConcurrentConditionalInserts(t *testing.T) {
 	s := newSession(t, cqlgen.IdempotencyTableCQL)
-	const claim = "INSERT INTO cqlgen_idempotency (key, owner) VALUES (?, ?) IF NOT EXISTS"
+	const acquire = "INSERT INTO cqlgen_idempotency (key, owner) VALUES (?, ?) IF NOT EXISTS"
 	results := make(chan bool, 32)
 	for range cap(results) {
 		go func() {
-			applied, err := s.ExecCAS(ctx, q(claim, "k", gocql.MustRandomUUID()), new(string), new([]byte), new(time.Time), new(string), new(gocql.UUID), new(string), new(int64))
+			applied, err := s.ExecCAS(ctx, q(acquire, "k", gocql.MustRandomUUID()), new(string), new([]byte), new(time.Time), new(string), new(gocql.UUID), new(string), new(int64))
 			if err != nil {
 				t.Error(err)
 			}
@@ -355,7 +356,7 @@ func TestConcurrentClaims(t *testing.T) {
 		}
 	}
 	if n != 1 {
-		t.Errorf("%d claims applied, want 1", n)
+		t.Errorf("%d inserts applied, want 1", n)
 	}
 }
 
