@@ -1,6 +1,10 @@
 package cqlgen
 
-import "time"
+import (
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+)
 
 // Options configure a generated repository, and each of its calls: pass
 // them to its constructor (New<Entity>Repo) and, to override them for one
@@ -38,7 +42,7 @@ type Options struct {
 	// datacenters could both win: an entity written from several
 	// datacenters needs Serial, at the price of a round trip
 	// between them.
-	SerialConsistency Consistency
+	SerialConsistency cqldriver.Consistency
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
@@ -107,7 +111,7 @@ func WithCursorKey(key []byte) Option { return func(o *Options) { o.CursorKey = 
 
 // WithSerialConsistency sets the Paxos consistency of a repository's
 // conditional writes (see Options.SerialConsistency).
-func WithSerialConsistency(c Consistency) Option {
+func WithSerialConsistency(c cqldriver.Consistency) Option {
 	return func(o *Options) { o.SerialConsistency = c }
 }
 
@@ -164,3 +168,31 @@ func WithLandWindow(d time.Duration) Option { return func(o *Options) { o.LandWi
 // TTL, however often it is retried with the same key (see Apply): pass it
 // per call, with a key the caller derives from the command (a request id).
 func WithIdempotencyKey(key string) Option { return func(o *Options) { o.Idempotency.Key = key } }
+
+// Idempotency defaults.
+const (
+	DefaultIdempotencyTTL   = 24 * time.Hour
+	DefaultIdempotencyLease = 30 * time.Second
+)
+
+// Idempotency names a command that must apply at most once: a client that
+// does not know whether its write applied (a timeout, a crash, a user
+// pressing the button twice) sends it again with the same Key.
+type Idempotency struct {
+	// Key identifies the command; "" means no idempotency. Keys share one
+	// table per keyspace: make them unique across commands, e.g. a
+	// request id. Reusing a key for another payload is a conflict.
+	Key string
+	// TTL is how long a key is remembered after its last change; default
+	// DefaultIdempotencyTTL. Resent after that, the command applies again.
+	TTL time.Duration
+	// Lease is how long the caller that claimed a key has to apply the
+	// command and record it before a duplicate may take over; default
+	// DefaultIdempotencyLease. It must exceed the time the command can
+	// take, retries included (bound that with the context's deadline).
+	Lease time.Duration
+	// SerialConsistency is the Paxos consistency of the key's conditional
+	// writes; 0 keeps the session's. A repository sets it from its own
+	// (WithSerialConsistency).
+	SerialConsistency cqldriver.Consistency
+}

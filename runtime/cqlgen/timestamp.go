@@ -1,6 +1,8 @@
 package cqlgen
 
-import "time"
+import (
+	"time"
+)
 
 // Timestamp returns the client-side write timestamp for one logical write:
 // microseconds since the Unix epoch, as Cassandra's USING TIMESTAMP expects.

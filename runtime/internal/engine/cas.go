@@ -1,8 +1,11 @@
-package cqlgen
+package engine
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // CASResult is the outcome of a conditional write (a lightweight
@@ -28,18 +31,7 @@ func (r CASResult) Err() error {
 	if r.Applied {
 		return nil
 	}
-	return &NotAppliedError{Table: r.Table, Current: r.Current}
-}
-
-// MapCASer is implemented by sessions that can return the current values of
-// a conditional write that did not apply by column name, which CAS needs;
-// the sessions NewSession makes do. Positional scanning (Session.ExecCAS)
-// cannot serve IF NOT EXISTS safely: Cassandra then returns the whole row,
-// whose columns depend on the table, not on the statement.
-type MapCASer interface {
-	// ExecCASMap runs a conditional write; when it did not apply, current
-	// receives the row's values by column name.
-	ExecCASMap(ctx context.Context, q Query, current map[string]any) (applied bool, err error)
+	return &cqlgen.NotAppliedError{Table: r.Table, Current: r.Current}
 }
 
 // CAS runs a conditional write and reports whether it applied, with the
@@ -51,11 +43,11 @@ type MapCASer interface {
 // retry a conditional write after a timeout, because the second attempt
 // could find the first one's write and report "not applied" for a write
 // that applied.
-func CAS(ctx context.Context, s Session, q Query) (CASResult, error) {
-	if q.Stmt.Kind != Conditional {
+func CAS(ctx context.Context, s cqldriver.Session, q cqldriver.Query) (CASResult, error) {
+	if q.Stmt.Kind != cqldriver.Conditional {
 		return CASResult{}, fmt.Errorf("cqlgen: %s: CAS of %s, which is not a conditional statement", q.Stmt.Table, q.Stmt.Pattern)
 	}
-	m, ok := s.(MapCASer)
+	m, ok := s.(cqldriver.MapCASer)
 	if !ok {
 		return CASResult{}, fmt.Errorf("cqlgen: CAS needs a session that implements MapCASer; %T does not", s)
 	}
@@ -69,24 +61,4 @@ func CAS(ctx context.Context, s Session, q Query) (CASResult, error) {
 		res.Current = current
 	}
 	return res, nil
-}
-
-// Inserted is the outcome of an InsertIfAbsent (INSERT ... IF NOT EXISTS)
-// of an entity stored in one table.
-type Inserted[T any] struct {
-	// Applied tells that the entity is now the one the call wrote: this
-	// call created it, or found it already holding exactly what the call
-	// writes (Again).
-	Applied bool
-	// Again tells that the row was already there, holding every value the
-	// call writes, so the call did not write it: most likely the call's
-	// own earlier attempt, whose reply was lost, and then not a conflict.
-	// It cannot tell that attempt from another writer's identical insert;
-	// when that matters, send the call with cqlgen.WithIdempotencyKey,
-	// whose record tells them apart.
-	Again bool
-	// Current is the row found, when the call did not create it: the
-	// other entity's when Applied is false, the identical one when Again
-	// is true; nil when the call created it.
-	Current *T
 }

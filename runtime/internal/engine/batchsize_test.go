@@ -1,9 +1,11 @@
-package cqlgen
+package engine
 
 import (
 	"math/big"
 	"testing"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 
 	"github.com/gocql/gocql"
 )
@@ -21,7 +23,7 @@ func TestValueBytes(t *testing.T) {
 		v    any
 		want int
 	}{
-		{nil, 0}, {Unset, 0},
+		{nil, 0}, {cqldriver.Unset, 0},
 		{"héllo", 6}, {[]byte{1, 2, 3}, 3},
 		{true, 1}, {int8(1), 1}, {int16(1), 2}, {int32(1), 4}, {float32(1), 4},
 		{1, 8}, {int64(1), 8}, {1.5, 8}, {time.Second, 8}, {now, 8},
@@ -45,8 +47,8 @@ func TestValueBytes(t *testing.T) {
 }
 
 func TestEstimateBatchBytes(t *testing.T) {
-	st := &Statement{CQL: "INSERT", Table: "t"}
-	qs := []Query{
+	st := &cqldriver.Statement{CQL: "INSERT", Table: "t"}
+	qs := []cqldriver.Query{
 		{Stmt: st, Values: []any{"abc", int64(7), []byte("xy")}},
 		{Stmt: st, Values: []any{nil}},
 	}
@@ -63,11 +65,11 @@ func TestEstimateBatchBytesDoesNotAllocate(t *testing.T) {
 	}
 }
 
-func sampleBatch() []Query {
-	st := &Statement{CQL: "INSERT", Table: "t"}
+func sampleBatch() []cqldriver.Query {
+	st := &cqldriver.Statement{CQL: "INSERT", Table: "t"}
 	name, when := "Some Track", time.Now()
-	vals := []any{"user-42", when, gocql.MustRandomUUID(), &name, "Artist", int32(215), int64(1700000000000000), Unset}
-	return []Query{{Stmt: st, Values: vals}, {Stmt: st, Values: vals}, {Stmt: st, Values: vals}}
+	vals := []any{"user-42", when, gocql.MustRandomUUID(), &name, "Artist", int32(215), int64(1700000000000000), cqldriver.Unset}
+	return []cqldriver.Query{{Stmt: st, Values: vals}, {Stmt: st, Values: vals}, {Stmt: st, Values: vals}}
 }
 
 func BenchmarkEstimateBatchBytes(b *testing.B) {

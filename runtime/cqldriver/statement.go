@@ -1,4 +1,4 @@
-package cqlgen
+package cqldriver
 
 import "strconv"
 

@@ -1,9 +1,11 @@
-package cqlgen
+package engine
 
 import (
 	"math/big"
 	"reflect"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // EstimateBatchBytes estimates the serialized size of the bound values of
@@ -17,7 +19,7 @@ import (
 // floats, booleans, times, UUIDs and pointers to them) are sized without
 // reflection or allocation; collections, user-defined types and anything
 // else fall back to reflection.
-func EstimateBatchBytes(qs []Query) int {
+func EstimateBatchBytes(qs []cqldriver.Query) int {
 	n := 0
 	for i := range qs {
 		for _, v := range qs[i].Values {
@@ -37,7 +39,7 @@ func valueBytes(v any) int {
 		return len(v)
 	case []byte:
 		return len(v)
-	case Encoded:
+	case cqldriver.Encoded:
 		return len(v)
 	case bool, int8, uint8:
 		return 1
@@ -84,7 +86,7 @@ func valueBytes(v any) int {
 		}
 		return 4 + v.UnscaledBig().BitLen()/8 + 1
 	}
-	if IsUnset(v) {
+	if cqldriver.IsUnset(v) {
 		return 0
 	}
 	return reflectBytes(reflect.ValueOf(v))

@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"context"
@@ -6,12 +6,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-func queries(n int) []Query {
-	qs := make([]Query, n)
+func queries(n int) []cqldriver.Query {
+	qs := make([]cqldriver.Query, n)
 	for i := range qs {
-		qs[i] = Query{Stmt: &Statement{CQL: "INSERT", Table: "t", Kind: Write, Idempotent: true}, Values: []any{i}}
+		qs[i] = cqldriver.Query{Stmt: &cqldriver.Statement{CQL: "INSERT", Table: "t", Kind: cqldriver.Write, Idempotent: true}, Values: []any{i}}
 	}
 	return qs
 }
@@ -19,15 +22,15 @@ func queries(n int) []Query {
 func TestBatchStrategies(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
-		st             Strategy
+		st             cqlgen.Strategy
 		n              int
 		execs, batches int
-		kind           BatchKind
+		kind           cqldriver.BatchKind
 	}{
-		{LoggedBatch, 0, 0, 0, 0},
-		{LoggedBatch, 1, 1, 0, 0},
-		{LoggedBatch, 3, 0, 1, Logged},
-		{UnloggedBatch, 3, 0, 1, Unlogged},
+		{cqlgen.LoggedBatch, 0, 0, 0, 0},
+		{cqlgen.LoggedBatch, 1, 1, 0, 0},
+		{cqlgen.LoggedBatch, 3, 0, 1, cqldriver.Logged},
+		{cqlgen.UnloggedBatch, 3, 0, 1, cqldriver.Unlogged},
 	} {
 		f := &fakeSession{}
 		if err := c.st.Apply(ctx, f, queries(c.n)); err != nil {
@@ -42,7 +45,7 @@ func TestBatchStrategies(t *testing.T) {
 func TestConcurrentIsBoundedAndWaitsForAll(t *testing.T) {
 	var running, peak, done atomic.Int32
 	boom := errors.New("boom")
-	f := &fakeSession{exec: func(ctx context.Context, q Query) error {
+	f := &fakeSession{exec: func(ctx context.Context, q cqldriver.Query) error {
 		n := running.Add(1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
@@ -54,7 +57,7 @@ func TestConcurrentIsBoundedAndWaitsForAll(t *testing.T) {
 		}
 		return nil
 	}}
-	err := Concurrent(3).Apply(context.Background(), f, queries(20))
+	err := cqlgen.Concurrent(3).Apply(context.Background(), f, queries(20))
 	if !errors.Is(err, boom) {
 		t.Errorf("err = %v, want the failing statement's", err)
 	}
@@ -69,20 +72,20 @@ func TestConcurrentIsBoundedAndWaitsForAll(t *testing.T) {
 func TestConcurrentStopsStartingWhenTheContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var started atomic.Int32
-	f := &fakeSession{exec: func(ctx context.Context, q Query) error {
+	f := &fakeSession{exec: func(ctx context.Context, q cqldriver.Query) error {
 		started.Add(1)
 		cancel()
 		<-ctx.Done()
 		return ctx.Err()
 	}}
-	err := Concurrent(1).Apply(ctx, f, queries(5))
+	err := cqlgen.Concurrent(1).Apply(ctx, f, queries(5))
 	if !errors.Is(err, context.Canceled) || started.Load() != 1 {
 		t.Errorf("err %v, %d started; want canceled, 1 started", err, started.Load())
 	}
 }
 
 func TestConcurrentDefaultLimit(t *testing.T) {
-	if got := Concurrent(0).Name(); got != "concurrent(8)" {
+	if got := cqlgen.Concurrent(0).Name(); got != "concurrent(8)" {
 		t.Errorf("Concurrent(0) is %s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // counter is a command body that counts its runs and remembers their
@@ -40,7 +43,7 @@ func TestIdempotentAppliesOnceAndReplays(t *testing.T) {
 	f := &fakeSession{}
 	var c counter
 	ctx := context.Background()
-	id := Idempotency{Key: "k1"}
+	id := cqlgen.Idempotency{Key: "k1"}
 	for i := range 3 {
 		if err := Idempotent(ctx, f, id, int64(100+i), payloadA, c.fn); err != nil {
 			t.Fatalf("call %d: %v", i, err)
@@ -58,13 +61,13 @@ func TestIdempotentConflict(t *testing.T) {
 	f := &fakeSession{}
 	var c counter
 	ctx := context.Background()
-	id := Idempotency{Key: "k"}
+	id := cqlgen.Idempotency{Key: "k"}
 	if err := Idempotent(ctx, f, id, 1, payloadA, c.fn); err != nil {
 		t.Fatal(err)
 	}
 	err := Idempotent(ctx, f, id, 2, payloadB, c.fn)
-	var ce *IdempotencyConflictError
-	if !errors.Is(err, ErrIdempotencyConflict) || !errors.As(err, &ce) || ce.Key != "k" {
+	var ce *cqlgen.IdempotencyConflictError
+	if !errors.Is(err, cqlgen.ErrIdempotencyConflict) || !errors.As(err, &ce) || ce.Key != "k" {
 		t.Fatalf("err = %v, want an IdempotencyConflictError for k", err)
 	}
 	if n := len(c.runs()); n != 1 {
@@ -73,7 +76,7 @@ func TestIdempotentConflict(t *testing.T) {
 	// A pending key conflicts too, without waiting for its lease.
 	f.pending("p", payloadA, 1, time.Now().Add(time.Hour))
 	start := time.Now()
-	if err := Idempotent(ctx, f, Idempotency{Key: "p"}, 2, payloadB, c.fn); !errors.Is(err, ErrIdempotencyConflict) {
+	if err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "p"}, 2, payloadB, c.fn); !errors.Is(err, cqlgen.ErrIdempotencyConflict) {
 		t.Errorf("pending key, other payload: err = %v", err)
 	}
 	if time.Since(start) > time.Second {
@@ -83,14 +86,14 @@ func TestIdempotentConflict(t *testing.T) {
 
 func TestIdempotentReplaysNotApplied(t *testing.T) {
 	f := &fakeSession{}
-	c := counter{err: fmt.Errorf("insert: %w", &NotAppliedError{Table: "users", Current: map[string]any{"id": 1}})}
+	c := counter{err: fmt.Errorf("insert: %w", &cqlgen.NotAppliedError{Table: "users", Current: map[string]any{"id": 1}})}
 	ctx := context.Background()
-	id := Idempotency{Key: "k"}
+	id := cqlgen.Idempotency{Key: "k"}
 	first := Idempotent(ctx, f, id, 1, payloadA, c.fn)
 	c.err = nil // a second run would succeed: it must not happen
 	second := Idempotent(ctx, f, id, 2, payloadA, c.fn)
-	var na *NotAppliedError
-	if !errors.Is(first, ErrNotApplied) || !errors.As(second, &na) || na.Table != "users" {
+	var na *cqlgen.NotAppliedError
+	if !errors.Is(first, cqlgen.ErrNotApplied) || !errors.As(second, &na) || na.Table != "users" {
 		t.Fatalf("first %v, second %v; want both not applied on users", first, second)
 	}
 	if n := len(c.runs()); n != 1 {
@@ -104,7 +107,7 @@ func TestIdempotentFailureReleasesForTheNextCall(t *testing.T) {
 	// Failing to release would make the retry wait the hour out.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	id := Idempotency{Key: "k", Lease: time.Hour}
+	id := cqlgen.Idempotency{Key: "k", Lease: time.Hour}
 	if err := Idempotent(ctx, f, id, 111, payloadA, c.fn); err == nil || err.Error() != "write timeout" {
 		t.Fatalf("err = %v, want fn's", err)
 	}
@@ -132,7 +135,7 @@ func TestIdempotentTakesOverAnExpiredLease(t *testing.T) {
 	// in 80ms.
 	lease := time.Now().Add(80 * time.Millisecond)
 	f.pending("k", payloadA, 42, lease)
-	if err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, 99, payloadA, c.fn); err != nil {
+	if err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, 99, payloadA, c.fn); err != nil {
 		t.Fatal(err)
 	}
 	if now := time.Now(); now.Before(lease) {
@@ -151,7 +154,7 @@ func TestIdempotentWaitsForTheOwner(t *testing.T) {
 	owner := counter{wait: 100 * time.Millisecond}
 	var dup counter
 	ctx := context.Background()
-	id := Idempotency{Key: "k"}
+	id := cqlgen.Idempotency{Key: "k"}
 	done := make(chan error)
 	go func() { done <- Idempotent(ctx, f, id, 1, payloadA, owner.fn) }()
 	time.Sleep(20 * time.Millisecond) // the owner has claimed, and runs
@@ -170,11 +173,11 @@ func TestIdempotentWaitsForTheOwner(t *testing.T) {
 
 	// A duplicate whose context ends first says so.
 	slow := counter{wait: 300 * time.Millisecond}
-	go func() { done <- Idempotent(ctx, f, Idempotency{Key: "k2"}, 1, payloadA, slow.fn) }()
+	go func() { done <- Idempotent(ctx, f, cqlgen.Idempotency{Key: "k2"}, 1, payloadA, slow.fn) }()
 	time.Sleep(20 * time.Millisecond)
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if err := Idempotent(short, f, Idempotency{Key: "k2"}, 2, payloadA, dup.fn); !errors.Is(err, context.DeadlineExceeded) {
+	if err := Idempotent(short, f, cqlgen.Idempotency{Key: "k2"}, 2, payloadA, dup.fn); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline", err)
 	}
 	<-done
@@ -187,7 +190,7 @@ func TestIdempotentConcurrentDuplicatesRunOnce(t *testing.T) {
 	var failed atomic.Int32
 	for i := range 20 {
 		wg.Go(func() {
-			if err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, int64(i), payloadA, c.fn); err != nil {
+			if err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, int64(i), payloadA, c.fn); err != nil {
 				t.Error(err)
 				failed.Add(1)
 			}
@@ -201,7 +204,7 @@ func TestIdempotentConcurrentDuplicatesRunOnce(t *testing.T) {
 
 func TestIdempotentRecognisesItsOwnLostClaim(t *testing.T) {
 	var lost atomic.Bool
-	f := &fakeSession{fault: func(q Query) (before, after error) {
+	f := &fakeSession{fault: func(q cqldriver.Query) (before, after error) {
 		if q.Stmt == claimStmt && lost.CompareAndSwap(false, true) {
 			return nil, errors.New("connection reset after the claim applied")
 		}
@@ -210,7 +213,7 @@ func TestIdempotentRecognisesItsOwnLostClaim(t *testing.T) {
 	var c counter
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := Idempotent(ctx, f, Idempotency{Key: "k", Lease: time.Hour}, 7, payloadA, c.fn); err != nil {
+	if err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "k", Lease: time.Hour}, 7, payloadA, c.fn); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.runs(); len(got) != 1 || got[0] != 7 {
@@ -220,7 +223,7 @@ func TestIdempotentRecognisesItsOwnLostClaim(t *testing.T) {
 
 func TestIdempotentUnrecordedSuccessStillSucceeds(t *testing.T) {
 	var doneTries atomic.Int32
-	f := &fakeSession{fault: func(q Query) (before, after error) {
+	f := &fakeSession{fault: func(q cqldriver.Query) (before, after error) {
 		if q.Stmt == doneStmt {
 			doneTries.Add(1)
 			return errors.New("cluster gone"), nil
@@ -229,7 +232,7 @@ func TestIdempotentUnrecordedSuccessStillSucceeds(t *testing.T) {
 	}}
 	withJitter(t, noJitter)
 	var c counter
-	if err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, 7, payloadA, c.fn); err != nil {
+	if err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, 7, payloadA, c.fn); err != nil {
 		t.Fatalf("fn succeeded, but Idempotent returned %v", err)
 	}
 	if n := doneTries.Load(); n != maxStepFailures {
@@ -242,12 +245,12 @@ func TestIdempotentUnrecordedSuccessStillSucceeds(t *testing.T) {
 
 func TestIdempotentPermanentErrorsStopAtOnce(t *testing.T) {
 	var tries atomic.Int32
-	f := &fakeSession{fault: func(Query) (before, after error) {
+	f := &fakeSession{fault: func(cqldriver.Query) (before, after error) {
 		tries.Add(1)
-		return srvErr(CodeInvalid), nil // invalid: e.g. the table does not exist
+		return srvErr(cqldriver.CodeInvalid), nil // invalid: e.g. the table does not exist
 	}}
 	var c counter
-	err := Idempotent(context.Background(), f, Idempotency{Key: "k"}, 1, payloadA, c.fn)
+	err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, 1, payloadA, c.fn)
 	if err == nil || tries.Load() != 1 || len(c.runs()) != 0 {
 		t.Errorf("err %v after %d tries and %d runs; want the error after 1 try, no run", err, tries.Load(), len(c.runs()))
 	}
@@ -255,42 +258,42 @@ func TestIdempotentPermanentErrorsStopAtOnce(t *testing.T) {
 
 func TestIdempotentEmptyKey(t *testing.T) {
 	var c counter
-	err := Idempotent(context.Background(), &fakeSession{}, Idempotency{}, 1, payloadA, c.fn)
-	var ek *EmptyKeyError
-	if !errors.Is(err, ErrEmptyKey) || !errors.As(err, &ek) || ek.Table != IdempotencyTable {
+	err := Idempotent(context.Background(), &fakeSession{}, cqlgen.Idempotency{}, 1, payloadA, c.fn)
+	var ek *cqlgen.EmptyKeyError
+	if !errors.Is(err, cqlgen.ErrEmptyKey) || !errors.As(err, &ek) || ek.Table != IdempotencyTable {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestApplyWithAndWithoutKey(t *testing.T) {
-	ins := &Statement{CQL: "INSERT INTO a (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "a", Kind: Write, Idempotent: true}
-	ins2 := &Statement{CQL: "INSERT INTO b (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "b", Kind: Write, Idempotent: true}
-	build := func(v string) func(ts int64) []Query {
-		return func(ts int64) []Query {
-			return []Query{{Stmt: ins, Values: []any{"k", v, ts}}, {Stmt: ins2, Values: []any{"k", v, ts}}}
+	ins := &cqldriver.Statement{CQL: "INSERT INTO a (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "a", Kind: cqldriver.Write, Idempotent: true}
+	ins2 := &cqldriver.Statement{CQL: "INSERT INTO b (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "b", Kind: cqldriver.Write, Idempotent: true}
+	build := func(v string) func(ts int64) []cqldriver.Query {
+		return func(ts int64) []cqldriver.Query {
+			return []cqldriver.Query{{Stmt: ins, Values: []any{"k", v, ts}}, {Stmt: ins2, Values: []any{"k", v, ts}}}
 		}
 	}
 	ctx := context.Background()
 	f := &fakeSession{}
-	if err := Apply(ctx, f, nil, Idempotency{}, 5, build("x")); err != nil {
+	if err := Apply(ctx, f, nil, cqlgen.Idempotency{}, 5, build("x")); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.batches) != 1 || f.kinds[0] != Logged || f.batches[0][0].Values[2] != int64(5) || len(f.rows) != 0 {
+	if len(f.batches) != 1 || f.kinds[0] != cqldriver.Logged || f.batches[0][0].Values[2] != int64(5) || len(f.rows) != 0 {
 		t.Fatalf("without a key: batches %v, records %v; want one logged batch at ts 5 and no record", f.batches, f.rows)
 	}
 
 	f = &fakeSession{}
-	id := Idempotency{Key: "req-1"}
+	id := cqlgen.Idempotency{Key: "req-1"}
 	// Sent again later, at another timestamp: the same command.
 	for _, ts := range []int64{10, 20} {
-		if err := Apply(ctx, f, Concurrent(2), id, ts, build("x")); err != nil {
+		if err := Apply(ctx, f, cqlgen.Concurrent(2), id, ts, build("x")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if len(f.execs) != 2 || f.execs[0].Values[2] != int64(10) {
 		t.Errorf("with a key: %d statements sent (%v), want the 2 of the first call, at 10", len(f.execs), f.execs)
 	}
-	if err := Apply(ctx, f, Concurrent(2), id, 30, build("y")); !errors.Is(err, ErrIdempotencyConflict) {
+	if err := Apply(ctx, f, cqlgen.Concurrent(2), id, 30, build("y")); !errors.Is(err, cqlgen.ErrIdempotencyConflict) {
 		t.Errorf("another payload: err = %v", err)
 	}
 }
@@ -316,7 +319,7 @@ func TestIdempotentRefusesARecordItDidNotWrite(t *testing.T) {
 	var c counter
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	err := Idempotent(ctx, f, Idempotency{Key: "k"}, 2, payloadA, c.fn)
+	err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "k"}, 2, payloadA, c.fn)
 	if err == nil || !strings.Contains(err.Error(), "unknown state") || len(c.runs()) != 0 {
 		t.Errorf("err %v, %d runs; want an unknown-state error and no run", err, len(c.runs()))
 	}
@@ -327,11 +330,11 @@ func TestIdempotentRefusesARecordItDidNotWrite(t *testing.T) {
 func TestIdempotencyTTLMustOutliveTheLease(t *testing.T) {
 	f := &fakeSession{}
 	ran := false
-	err := Idempotent(context.Background(), f, Idempotency{Key: "k", TTL: time.Second, Lease: time.Minute}, 1, nil, func(context.Context, int64) error {
+	err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k", TTL: time.Second, Lease: time.Minute}, 1, nil, func(context.Context, int64) error {
 		ran = true
 		return nil
 	})
-	if !errors.Is(err, ErrInvalidOption) || ran || len(f.execs)+len(f.batches) != 0 {
+	if !errors.Is(err, cqlgen.ErrInvalidOption) || ran || len(f.execs)+len(f.batches) != 0 {
 		t.Errorf("TTL below the lease: %v, ran %v", err, ran)
 	}
 }
@@ -340,15 +343,15 @@ func TestIdempotencyTTLMustOutliveTheLease(t *testing.T) {
 // another call took over, is told: its command may apply twice.
 func TestIdempotentFencesALateOwner(t *testing.T) {
 	f := &fakeSession{}
-	err := Idempotent(context.Background(), f, Idempotency{Key: "k", Lease: time.Second}, 7, payloadA, func(context.Context, int64) error {
+	err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k", Lease: time.Second}, 7, payloadA, func(context.Context, int64) error {
 		// Meanwhile the lease runs out and a duplicate takes the key.
 		f.mu.Lock()
 		f.rows["k"]["owner"], _ = randomUUID()
 		f.mu.Unlock()
 		return nil
 	})
-	var fe *FencedError
-	if !errors.Is(err, ErrFenced) || !errors.As(err, &fe) || fe.Key != "k" {
+	var fe *cqlgen.FencedError
+	if !errors.Is(err, cqlgen.ErrFenced) || !errors.As(err, &fe) || fe.Key != "k" {
 		t.Errorf("a late owner's outcome: %v", err)
 	}
 	if row := f.row("k"); row["state"] == stateDone {
@@ -360,7 +363,7 @@ func TestIdempotentFencesALateOwner(t *testing.T) {
 // outcome included: a stalled record gives a typed "outcome unknown"
 // error within the deadline, not after the lease.
 func TestIdempotentHonoursTheDeadline(t *testing.T) {
-	f := &fakeSession{fault: func(q Query) (before, after error) {
+	f := &fakeSession{fault: func(q cqldriver.Query) (before, after error) {
 		if q.Stmt == doneStmt {
 			time.Sleep(100 * time.Millisecond)
 			return errors.New("write timeout"), nil
@@ -370,9 +373,9 @@ func TestIdempotentHonoursTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := Idempotent(ctx, f, Idempotency{Key: "k", Lease: 30 * time.Second}, 7, payloadA, func(context.Context, int64) error { return nil })
-	var ou *OutcomeUnknownError
-	if !errors.Is(err, ErrOutcomeUnknown) || !errors.As(err, &ou) || ou.Outcome != nil {
+	err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "k", Lease: 30 * time.Second}, 7, payloadA, func(context.Context, int64) error { return nil })
+	var ou *cqlgen.OutcomeUnknownError
+	if !errors.Is(err, cqlgen.ErrOutcomeUnknown) || !errors.As(err, &ou) || ou.Outcome != nil {
 		t.Errorf("a stalled record under a deadline: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -384,7 +387,7 @@ func TestIdempotentHonoursTheDeadline(t *testing.T) {
 	// plain deadline error, as one loaded run here showed.)
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel2()
-	if err := Idempotent(ctx2, f, Idempotency{Key: "k", Lease: 30 * time.Second}, 8, payloadA, func(context.Context, int64) error { return nil }); !errors.Is(err, ErrOutcomeUnknown) {
+	if err := Idempotent(ctx2, f, cqlgen.Idempotency{Key: "k", Lease: 30 * time.Second}, 8, payloadA, func(context.Context, int64) error { return nil }); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
 		t.Errorf("a duplicate past its deadline: %v", err)
 	}
 }
@@ -393,9 +396,9 @@ func TestIdempotentHonoursTheDeadline(t *testing.T) {
 type countingStrategy struct{ calls *int }
 
 func (c countingStrategy) Name() string { return "counting" }
-func (c countingStrategy) Apply(ctx context.Context, s Session, qs []Query) error {
+func (c countingStrategy) Apply(ctx context.Context, s cqldriver.Session, qs []cqldriver.Query) error {
 	*c.calls++
-	return LoggedBatch.Apply(ctx, s, qs)
+	return cqlgen.LoggedBatch.Apply(ctx, s, qs)
 }
 
 // ApplyOne sends a lone statement straight to the session only where
@@ -403,14 +406,14 @@ func (c countingStrategy) Apply(ctx context.Context, s Session, qs []Query) erro
 // every write, and an idempotency key still makes a resent write apply
 // once.
 func TestApplyOne(t *testing.T) {
-	ins := &Statement{CQL: "INSERT INTO a (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "a", Kind: Write, Idempotent: true}
-	build := func(v string) func(ts int64) Query {
-		return func(ts int64) Query { return Query{Stmt: ins, Values: []any{"k", v, ts}} }
+	ins := &cqldriver.Statement{CQL: "INSERT INTO a (k, v) VALUES (?, ?) USING TIMESTAMP ?", Table: "a", Kind: cqldriver.Write, Idempotent: true}
+	build := func(v string) func(ts int64) cqldriver.Query {
+		return func(ts int64) cqldriver.Query { return cqldriver.Query{Stmt: ins, Values: []any{"k", v, ts}} }
 	}
 	ctx := context.Background()
-	for _, st := range []Strategy{nil, LoggedBatch, UnloggedBatch, Concurrent(3)} {
+	for _, st := range []cqlgen.Strategy{nil, cqlgen.LoggedBatch, cqlgen.UnloggedBatch, cqlgen.Concurrent(3)} {
 		f := &fakeSession{}
-		if err := ApplyOne(ctx, f, st, Idempotency{}, 5, build("x")); err != nil {
+		if err := ApplyOne(ctx, f, st, cqlgen.Idempotency{}, 5, build("x")); err != nil {
 			t.Fatal(err)
 		}
 		if len(f.execs) != 1 || f.execs[0].Values[2] != int64(5) || len(f.batches) != 0 {
@@ -419,11 +422,11 @@ func TestApplyOne(t *testing.T) {
 	}
 	var calls int
 	f := &fakeSession{}
-	if err := ApplyOne(ctx, f, countingStrategy{&calls}, Idempotency{}, 5, build("x")); err != nil || calls != 1 || len(f.execs) != 1 {
+	if err := ApplyOne(ctx, f, countingStrategy{&calls}, cqlgen.Idempotency{}, 5, build("x")); err != nil || calls != 1 || len(f.execs) != 1 {
 		t.Errorf("own strategy: err %v, %d calls, execs %v; want it called once", err, calls, f.execs)
 	}
 	f = &fakeSession{}
-	id := Idempotency{Key: "req-1"}
+	id := cqlgen.Idempotency{Key: "req-1"}
 	for _, ts := range []int64{10, 20} {
 		if err := ApplyOne(ctx, f, nil, id, ts, build("x")); err != nil {
 			t.Fatal(err)
@@ -432,7 +435,7 @@ func TestApplyOne(t *testing.T) {
 	if len(f.execs) != 1 || f.execs[0].Values[2] != int64(10) {
 		t.Errorf("with a key: statements sent %v, want the first call's alone, at 10", f.execs)
 	}
-	if err := ApplyOne(ctx, f, nil, id, 30, build("y")); !errors.Is(err, ErrIdempotencyConflict) {
+	if err := ApplyOne(ctx, f, nil, id, 30, build("y")); !errors.Is(err, cqlgen.ErrIdempotencyConflict) {
 		t.Errorf("another payload: err = %v", err)
 	}
 }
@@ -444,12 +447,12 @@ func TestApplyOne(t *testing.T) {
 func TestIdempotentSettleHandsTheRecordToTheNextCall(t *testing.T) {
 	f := &fakeSession{}
 	ctx := context.Background()
-	id := Idempotency{Key: "k"}
+	id := cqlgen.Idempotency{Key: "k"}
 	var got [][]byte
 	var tss []int64
 	outcomes := []error{
-		&OutcomeUnknownError{Key: "k", Err: errors.New("lost"), Settle: []byte("w1")},
-		&OutcomeUnknownError{Key: "k", Err: errors.New("still lost"), Settle: []byte("w1")},
+		&cqlgen.OutcomeUnknownError{Key: "k", Err: errors.New("lost"), Settle: []byte("w1")},
+		&cqlgen.OutcomeUnknownError{Key: "k", Err: errors.New("still lost"), Settle: []byte("w1")},
 		nil,
 	}
 	fn := func(_ context.Context, ts int64, settle []byte) error {
@@ -459,7 +462,7 @@ func TestIdempotentSettleHandsTheRecordToTheNextCall(t *testing.T) {
 	}
 	for i, want := range []bool{true, true, false} {
 		err := IdempotentSettle(ctx, f, id, int64(100+i), payloadA, fn)
-		if errors.Is(err, ErrOutcomeUnknown) != want {
+		if errors.Is(err, cqlgen.ErrOutcomeUnknown) != want {
 			t.Fatalf("call %d: %v, want outcome unknown: %v", i, err, want)
 		}
 		if i == 0 && f.row("k")["state"] != stateUnsettled {
@@ -483,10 +486,10 @@ func TestIdempotentSettleHandsTheRecordToTheNextCall(t *testing.T) {
 	n := 0
 	final := func(context.Context, int64, []byte) error {
 		n++
-		return &OutcomeUnknownError{Key: "f", Err: errors.New("lost")}
+		return &cqlgen.OutcomeUnknownError{Key: "f", Err: errors.New("lost")}
 	}
 	for range 2 {
-		if err := IdempotentSettle(ctx, f, Idempotency{Key: "f"}, 1, payloadA, final); !errors.Is(err, ErrOutcomeUnknown) {
+		if err := IdempotentSettle(ctx, f, cqlgen.Idempotency{Key: "f"}, 1, payloadA, final); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
 			t.Errorf("a final unknown: %v", err)
 		}
 	}

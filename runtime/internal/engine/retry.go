@@ -1,54 +1,29 @@
-package cqlgen
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// RetryOptions bound and pace the retries of a Session made by NewSession.
-// Zero fields take the defaults.
-//
-// Only statements marked Idempotent are ever retried, and only after an
-// error that says the cluster was slow or out of reach (see Retryable).
-// Between attempts the session waits with exponential backoff and full
-// jitter: before attempt n+1 a uniformly random time in
-// [0, min(MaxDelay, BaseDelay·2^(n-1))). It never waits past the context's
-// deadline: when the next wait would end after it, the session gives up at
-// once. When it gives up on a retryable error, the caller gets a
-// *RetriesExhaustedError wrapping the last one.
-type RetryOptions struct {
-	// MaxAttempts counts every attempt, the first included; default 4.
-	// 1 turns retries off.
-	MaxAttempts int
-	// BaseDelay caps the first wait; default 25ms.
-	BaseDelay time.Duration
-	// MaxDelay caps every wait; default 1s.
-	MaxDelay time.Duration
-}
+// retryOptions are the session's RetryOptions, with the engine's methods.
+type retryOptions cqlgen.RetryOptions
 
-// Retry defaults.
-const (
-	DefaultMaxAttempts = 4
-	DefaultBaseDelay   = 25 * time.Millisecond
-	DefaultMaxDelay    = time.Second
-)
-
-func (r RetryOptions) withDefaults() RetryOptions {
+func (r retryOptions) withDefaults() retryOptions {
 	if r.MaxAttempts <= 0 {
-		r.MaxAttempts = DefaultMaxAttempts
+		r.MaxAttempts = cqlgen.DefaultMaxAttempts
 	}
 	if r.BaseDelay <= 0 {
-		r.BaseDelay = DefaultBaseDelay
+		r.BaseDelay = cqlgen.DefaultBaseDelay
 	}
 	if r.MaxDelay <= 0 {
-		r.MaxDelay = DefaultMaxDelay
+		r.MaxDelay = cqlgen.DefaultMaxDelay
 	}
 	if r.MaxDelay < r.BaseDelay {
 		r.MaxDelay = r.BaseDelay
@@ -58,7 +33,7 @@ func (r RetryOptions) withDefaults() RetryOptions {
 
 // backoffCap is the longest wait after the given number of failed
 // attempts (from 1): BaseDelay doubled each time, capped at MaxDelay.
-func (r RetryOptions) backoffCap(failed int) time.Duration {
+func (r retryOptions) backoffCap(failed int) time.Duration {
 	d := r.BaseDelay
 	for i := 1; i < failed && d < r.MaxDelay; i++ {
 		d *= 2
@@ -70,16 +45,16 @@ func (r RetryOptions) backoffCap(failed int) time.Duration {
 // jitter (uniform from zero) rather than a jittered exponential spreads
 // clients that failed together, e.g. when one node went away, so they do
 // not come back in step.
-func (r RetryOptions) backoff(failed int) time.Duration {
+func (r retryOptions) backoff(failed int) time.Duration {
 	return time.Duration(jitter(int64(r.backoffCap(failed))))
 }
 
-// Wait sleeps for the backoff after the given number of failed attempts
+// Wait sleeps for r's backoff after the given number of failed attempts
 // (from 1): a uniformly random time below min(MaxDelay,
 // BaseDelay·2^(failed-1)), zero fields taking the defaults. It returns
 // early with the context's error when the context ends first.
-func (r RetryOptions) Wait(ctx context.Context, failed int) error {
-	return sleepCtx(ctx, r.withDefaults().backoff(failed))
+func Wait(ctx context.Context, r cqlgen.RetryOptions, failed int) error {
+	return sleepCtx(ctx, retryOptions(r).withDefaults().backoff(failed))
 }
 
 // jitter draws uniformly from [0, n); tests replace it.
@@ -108,55 +83,46 @@ var jitter = rand.Int64N
 //   - Syntax, invalid request, unauthorized, configuration, read/write
 //     failures on replicas, CAS_WRITE_UNKNOWN, context errors, and anything
 //     not recognised: never.
-func Retryable(err error, kind StatementKind) (retry, next bool) {
-	cond := kind == Conditional
+func Retryable(err error, kind cqldriver.StatementKind) (retry, next bool) {
+	cond := kind == cqldriver.Conditional
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false, false
 	}
-	d := driverError(err)
+	var d *cqldriver.DriverError
+	errors.As(err, &d)
 	if d == nil {
-		if isConnError(err) {
+		if cqldriver.IsConnError(err) {
 			return !cond, !cond
 		}
 		return false, false
 	}
 	switch d.Kind {
-	case ErrorNoConnections:
+	case cqldriver.ErrorNoConnections:
 		return true, true
-	case ErrorNoResponse, ErrorConnection:
+	case cqldriver.ErrorNoResponse, cqldriver.ErrorConnection:
 		return !cond, !cond
-	case ErrorServer:
+	case cqldriver.ErrorServer:
 		switch d.Code {
-		case CodeUnavailable, CodeOverloaded:
+		case cqldriver.CodeUnavailable, cqldriver.CodeOverloaded:
 			return !cond, !cond
-		case CodeWriteTimeout:
+		case cqldriver.CodeWriteTimeout:
 			switch d.WriteType {
 			case "CAS", "COUNTER":
 				return false, false
 			}
 			return !cond, false
-		case CodeReadTimeout:
+		case cqldriver.CodeReadTimeout:
 			return !cond, false
-		case CodeBootstrapping:
+		case cqldriver.CodeBootstrapping:
 			return true, true
 		}
 		return false, false
-	case ErrorOther:
-		if isConnError(err) {
+	case cqldriver.ErrorOther:
+		if cqldriver.IsConnError(err) {
 			return !cond, !cond
 		}
 	}
 	return false, false
-}
-
-// isConnError recognises a broken connection below the driver: a reset, a
-// closed pipe, an unexpected EOF, or any net.Error (which includes I/O
-// timeouts).
-func isConnError(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
 // An execution is one call of a Session method: every attempt of one
@@ -181,17 +147,17 @@ func isConnError(err error) bool {
 type execution struct {
 	s     *session
 	ctx   context.Context
-	stmt  *Statement // nil for a batch
-	batch []Query    // a batch's statements
-	bytes int        // a batch's estimated size
-	kind  StatementKind
+	stmt  *cqldriver.Statement // nil for a batch
+	batch []cqldriver.Query    // a batch's statements
+	bytes int                  // a batch's estimated size
+	kind  cqldriver.StatementKind
 	// idempotent is the statement's flag; Attempt also gets the driver's query's,
 	// which is what it will actually send.
 	idempotent bool
 
 	// The pass's request, reused (their Hooks are the execution).
-	req      Request
-	batchReq BatchRequest
+	req      cqldriver.Request
+	batchReq cqldriver.BatchRequest
 
 	prior     int  // attempts made by earlier passes (driver requests)
 	attempts  int  // attempts made so far, the last failed one included
@@ -204,17 +170,17 @@ type execution struct {
 
 var executions = sync.Pool{New: func() any { return new(execution) }}
 
-func (g *session) start(ctx context.Context, stmt *Statement, batch []Query) *execution {
+func (g *session) start(ctx context.Context, stmt *cqldriver.Statement, batch []cqldriver.Query) *execution {
 	e := executions.Get().(*execution)
 	e.s, e.ctx, e.stmt, e.batch = g, ctx, stmt, batch
 	if stmt != nil {
 		e.kind, e.idempotent = stmt.Kind, stmt.Idempotent
 	} else {
-		e.kind, e.idempotent = Write, true
+		e.kind, e.idempotent = cqldriver.Write, true
 		for _, q := range batch {
 			e.idempotent = e.idempotent && q.Stmt.Idempotent
-			if q.Stmt.Kind == Conditional {
-				e.kind = Conditional
+			if q.Stmt.Kind == cqldriver.Conditional {
+				e.kind = cqldriver.Conditional
 			}
 		}
 	}
@@ -226,9 +192,9 @@ func (e *execution) end(err error) error {
 	if err != nil {
 		switch {
 		case e.exhausted:
-			err = &RetriesExhaustedError{Attempts: e.attempts, Last: err}
+			err = &cqlgen.RetriesExhaustedError{Attempts: e.attempts, Last: err}
 		case e.stopped != nil:
-			err = &RetriesExhaustedError{Attempts: e.attempts, Last: fmt.Errorf("%w (%w)", err, e.stopped)}
+			err = &cqlgen.RetriesExhaustedError{Attempts: e.attempts, Last: fmt.Errorf("%w (%w)", err, e.stopped)}
 		}
 	}
 	*e = execution{}
@@ -278,10 +244,10 @@ func (e *execution) Attempt(attempts int, idempotent bool) bool {
 
 // RetryType classifies the error, waits, and tells the driver where to
 // try next; Rethrow hands the error to the session.
-func (e *execution) RetryType(err error) RetryType {
+func (e *execution) RetryType(err error) cqldriver.RetryType {
 	rt, ok := e.decide(err)
 	if !ok {
-		return Rethrow
+		return cqldriver.Rethrow
 	}
 	e.granted = true
 	return rt
@@ -289,31 +255,31 @@ func (e *execution) RetryType(err error) RetryType {
 
 // decide applies the classification, the attempt budget and the deadline,
 // and waits out the backoff. e.attempts must count the failed attempt.
-func (e *execution) decide(err error) (RetryType, bool) {
+func (e *execution) decide(err error) (cqldriver.RetryType, bool) {
 	retry, next := Retryable(err, e.kind)
 	if !retry {
-		return Rethrow, false
+		return cqldriver.Rethrow, false
 	}
-	r := e.s.opts.Retry
+	r := retryOptions(e.s.opts.Retry)
 	if e.attempts >= r.MaxAttempts {
 		e.exhausted = true
-		return Rethrow, false
+		return cqldriver.Rethrow, false
 	}
 	d := r.backoff(e.attempts)
 	if deadline, ok := e.ctx.Deadline(); ok && time.Until(deadline) <= d {
 		// Waiting would end at or after the deadline, and the attempt
 		// after it could not finish in time: give up now, not later.
 		e.stopped = context.DeadlineExceeded
-		return Rethrow, false
+		return cqldriver.Rethrow, false
 	}
 	if err := sleepCtx(e.ctx, d); err != nil {
 		e.stopped = err
-		return Rethrow, false
+		return cqldriver.Rethrow, false
 	}
 	if next {
-		return RetryNextHost, true
+		return cqldriver.RetryNextHost, true
 	}
-	return Retry, true
+	return cqldriver.Retry, true
 }
 
 // sleepCtx waits for d or until ctx is done, and then returns its error.
@@ -335,7 +301,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (e *execution) Observed() bool { return e.s.opts.Observer != nil }
 
 // Observe relays the driver's report of one attempt to the Observer.
-func (e *execution) Observe(_ context.Context, a Attempt) {
+func (e *execution) Observe(_ context.Context, a cqldriver.Attempt) {
 	e.observed = true
 	e.observe(attemptOf{
 		n: e.prior + a.N + 1, latency: a.End.Sub(a.Start), err: a.Err,
@@ -356,31 +322,31 @@ type attemptOf struct {
 func (e *execution) observe(a attemptOf) {
 	call := callOf(e.ctx)
 	if e.stmt != nil {
-		o := Observation{
+		o := cqlgen.Observation{
 			Table: e.stmt.Table, Pattern: e.stmt.Pattern, Kind: e.stmt.Kind,
 			Attempt: a.n, Latency: a.latency, Err: a.err,
-			Host: a.host, Keyspace: a.keyspace, Call: call.name(),
+			Host: a.host, Keyspace: a.keyspace, Call: callName(call),
 		}
 		if a.err == nil {
 			o.Rows = a.rows
 		}
-		call.count(o.Attempt, o.Kind, o.Rows, o.Err)
+		count(call, o.Attempt, o.Kind, o.Rows, o.Err)
 		e.s.opts.Observer.Observe(e.ctx, o)
 		return
 	}
 	e.s.observeBatch(e.ctx, e.batch, e.bytes, a)
 }
 
-func (g *session) observeBatch(ctx context.Context, qs []Query, bytes int, a attemptOf) {
+func (g *session) observeBatch(ctx context.Context, qs []cqldriver.Query, bytes int, a attemptOf) {
 	warn := g.opts.BatchWarnBytes > 0 && bytes > g.opts.BatchWarnBytes
 	call := callOf(ctx)
-	call.count(a.n, Write, 0, a.err)
+	count(call, a.n, cqldriver.Write, 0, a.err)
 	host := a.host
 	for _, q := range qs {
-		g.opts.Observer.Observe(ctx, Observation{
+		g.opts.Observer.Observe(ctx, cqlgen.Observation{
 			Table: q.Stmt.Table, Pattern: q.Stmt.Pattern, Kind: q.Stmt.Kind,
 			Attempt: a.n, Latency: a.latency, Err: a.err,
-			Host: host, Keyspace: a.keyspace, Call: call.name(),
+			Host: host, Keyspace: a.keyspace, Call: callName(call),
 			Batch: len(qs), BatchBytes: bytes, BatchWarn: warn,
 		})
 	}

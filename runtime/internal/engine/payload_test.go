@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"bytes"
@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+
 	"github.com/gocql/gocql"
 )
 
 func hashOf(vals ...any) []byte {
-	return PayloadHash([]Query{{Stmt: &Statement{CQL: "INSERT INTO t (a) VALUES (?)"}, Values: vals}})
+	return PayloadHash([]cqldriver.Query{{Stmt: &cqldriver.Statement{CQL: "INSERT INTO t (a) VALUES (?)"}, Values: vals}})
 }
 
 func TestPayloadHashDependsOnValuesOnly(t *testing.T) {
@@ -45,7 +47,7 @@ func TestPayloadHashDependsOnValuesOnly(t *testing.T) {
 
 func TestPayloadHashTellsPayloadsApart(t *testing.T) {
 	distinct := [][]any{
-		{"1"}, {1}, {int64(2)}, {uint64(1)}, {1.0}, {true}, {nil}, {Unset},
+		{"1"}, {1}, {int64(2)}, {uint64(1)}, {1.0}, {true}, {nil}, {cqldriver.Unset},
 		{[]string{"a", "b"}}, {[]string{"ab"}}, {[]string{"a"}, "b"}, {"a", "b"},
 		{[]byte("ab")}, {big.NewInt(12345)}, {big.NewInt(12346)},
 		{map[string]int{"a": 1}}, {map[string]int{"a": 2}},
@@ -59,8 +61,8 @@ func TestPayloadHashTellsPayloadsApart(t *testing.T) {
 		}
 		seen[h] = i
 	}
-	a := PayloadHash([]Query{{Stmt: &Statement{CQL: "INSERT INTO a (k) VALUES (?)"}, Values: []any{"k"}}})
-	b := PayloadHash([]Query{{Stmt: &Statement{CQL: "INSERT INTO b (k) VALUES (?)"}, Values: []any{"k"}}})
+	a := PayloadHash([]cqldriver.Query{{Stmt: &cqldriver.Statement{CQL: "INSERT INTO a (k) VALUES (?)"}, Values: []any{"k"}}})
+	b := PayloadHash([]cqldriver.Query{{Stmt: &cqldriver.Statement{CQL: "INSERT INTO b (k) VALUES (?)"}, Values: []any{"k"}}})
 	if bytes.Equal(a, b) {
 		t.Error("the same values for two statements hash the same")
 	}

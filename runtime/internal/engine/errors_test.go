@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"encoding/json"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Every typed error is found by errors.Is with its sentinel and by
@@ -13,8 +16,8 @@ import (
 // sentinel.
 func TestTypedErrors(t *testing.T) {
 	sentinels := []error{
-		ErrNotFound, ErrNotApplied, ErrInvalidCursor, ErrEmptyKey, ErrBatchTooLarge,
-		ErrRetriesExhausted, ErrIdempotencyConflict, ErrCrossPartition,
+		cqlgen.ErrNotFound, cqlgen.ErrNotApplied, cqlgen.ErrInvalidCursor, cqlgen.ErrEmptyKey, cqlgen.ErrBatchTooLarge,
+		cqlgen.ErrRetriesExhausted, cqlgen.ErrIdempotencyConflict, cqlgen.ErrCrossPartition,
 	}
 	cause := writeTimeout("SIMPLE")
 	for _, c := range []struct {
@@ -22,25 +25,28 @@ func TestTypedErrors(t *testing.T) {
 		sentinel error
 		as       func(error) bool
 	}{
-		{&NotAppliedError{Table: "t", Current: map[string]any{"v": 1}}, ErrNotApplied,
-			func(err error) bool { var e *NotAppliedError; return errors.As(err, &e) && e.Current["v"] == 1 }},
-		{&InvalidCursorError{Pattern: "p", Reason: "r"}, ErrInvalidCursor,
-			func(err error) bool { var e *InvalidCursorError; return errors.As(err, &e) && e.Reason == "r" }},
-		{&EmptyKeyError{Table: "t", Column: "c"}, ErrEmptyKey,
-			func(err error) bool { var e *EmptyKeyError; return errors.As(err, &e) && e.Column == "c" }},
-		{&BatchTooLargeError{Statements: 3, Bytes: 60000, Limit: 51200}, ErrBatchTooLarge,
-			func(err error) bool { var e *BatchTooLargeError; return errors.As(err, &e) && e.Bytes == 60000 }},
-		{&RetriesExhaustedError{Attempts: 4, Last: cause}, ErrRetriesExhausted,
+		{&cqlgen.NotAppliedError{Table: "t", Current: map[string]any{"v": 1}}, cqlgen.ErrNotApplied,
+			func(err error) bool { var e *cqlgen.NotAppliedError; return errors.As(err, &e) && e.Current["v"] == 1 }},
+		{&cqlgen.InvalidCursorError{Pattern: "p", Reason: "r"}, cqlgen.ErrInvalidCursor,
+			func(err error) bool { var e *cqlgen.InvalidCursorError; return errors.As(err, &e) && e.Reason == "r" }},
+		{&cqlgen.EmptyKeyError{Table: "t", Column: "c"}, cqlgen.ErrEmptyKey,
+			func(err error) bool { var e *cqlgen.EmptyKeyError; return errors.As(err, &e) && e.Column == "c" }},
+		{&cqlgen.BatchTooLargeError{Statements: 3, Bytes: 60000, Limit: 51200}, cqlgen.ErrBatchTooLarge,
+			func(err error) bool { var e *cqlgen.BatchTooLargeError; return errors.As(err, &e) && e.Bytes == 60000 }},
+		{&cqlgen.RetriesExhaustedError{Attempts: 4, Last: cause}, cqlgen.ErrRetriesExhausted,
 			func(err error) bool {
-				var e *RetriesExhaustedError
-				var wt *DriverError
+				var e *cqlgen.RetriesExhaustedError
+				var wt *cqldriver.DriverError
 				return errors.As(err, &e) && e.Attempts == 4 && errors.As(err, &wt) && errors.Is(err, cause)
 			}},
-		{&IdempotencyConflictError{Key: "k"}, ErrIdempotencyConflict,
-			func(err error) bool { var e *IdempotencyConflictError; return errors.As(err, &e) && e.Key == "k" }},
-		{&CrossPartitionError{First: "a", Other: "b", Reason: "r"}, ErrCrossPartition,
-			func(err error) bool { var e *CrossPartitionError; return errors.As(err, &e) && e.Other == "b" }},
-		{ErrNotFound, ErrNotFound, func(error) bool { return true }},
+		{&cqlgen.IdempotencyConflictError{Key: "k"}, cqlgen.ErrIdempotencyConflict,
+			func(err error) bool {
+				var e *cqlgen.IdempotencyConflictError
+				return errors.As(err, &e) && e.Key == "k"
+			}},
+		{&cqlgen.CrossPartitionError{First: "a", Other: "b", Reason: "r"}, cqlgen.ErrCrossPartition,
+			func(err error) bool { var e *cqlgen.CrossPartitionError; return errors.As(err, &e) && e.Other == "b" }},
+		{cqlgen.ErrNotFound, cqlgen.ErrNotFound, func(error) bool { return true }},
 	} {
 		for _, err := range []error{c.err, fmt.Errorf("repo: %w", c.err), fmt.Errorf("a: %w", fmt.Errorf("b: %w", c.err))} {
 			if !errors.Is(err, c.sentinel) {
@@ -66,7 +72,7 @@ func TestCASResultErr(t *testing.T) {
 		t.Errorf("applied: Err() = %v", err)
 	}
 	err := CASResult{Table: "t", Current: map[string]any{"name": "x"}}.Err()
-	var na *NotAppliedError
+	var na *cqlgen.NotAppliedError
 	if !errors.As(err, &na) || na.Table != "t" || na.Current["name"] != "x" {
 		t.Errorf("not applied: Err() = %#v", err)
 	}
@@ -75,7 +81,7 @@ func TestCASResultErr(t *testing.T) {
 // What a conditional write found in the row never leaks through the
 // error's printing or its JSON: only the column names do.
 func TestNotAppliedErrorRedactsValues(t *testing.T) {
-	err := &NotAppliedError{Table: "users", Current: map[string]any{"email": "ann@example.com", "password_hash": "$2b$10$secret"}}
+	err := &cqlgen.NotAppliedError{Table: "users", Current: map[string]any{"email": "ann@example.com", "password_hash": "$2b$10$secret"}}
 	var wrapped error = fmt.Errorf("sign up: %w", err)
 	b, jerr := json.Marshal(err)
 	for _, out := range []string{err.Error(), fmt.Sprint(err), fmt.Sprintf("%v", wrapped), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), string(b)} {
@@ -96,8 +102,8 @@ func TestNotAppliedErrorRedactsValues(t *testing.T) {
 // one passed.
 func TestOutcomeUnknownSaysWhatHappened(t *testing.T) {
 	read := errors.New("read timed out")
-	we := &WriteUnknownError{Table: "tickets", Err: errors.New("EOF"), Reads: 5, Cause: read}
-	ou := &OutcomeUnknownError{Key: "k", Outcome: we, Err: we}
+	we := &cqlgen.WriteUnknownError{Table: "tickets", Err: errors.New("EOF"), Reads: 5, Cause: read}
+	ou := &cqlgen.OutcomeUnknownError{Key: "k", Outcome: we, Err: we}
 	for _, want := range []string{`idempotency key "k"`, "tickets", "reply was lost (EOF)", "5 serial reads could not settle it", "read timed out"} {
 		if !strings.Contains(ou.Error(), want) {
 			t.Errorf("%q does not say %q", ou.Error(), want)
@@ -106,11 +112,11 @@ func TestOutcomeUnknownSaysWhatHappened(t *testing.T) {
 	if strings.Contains(ou.Error(), "deadline") {
 		t.Errorf("%q speaks of a deadline that did not pass", ou.Error())
 	}
-	if !errors.Is(ou, ErrOutcomeUnknown) || !errors.Is(ou, read) || errors.Is(ou, ErrTooManyChanges) {
+	if !errors.Is(ou, cqlgen.ErrOutcomeUnknown) || !errors.Is(ou, read) || errors.Is(ou, cqlgen.ErrTooManyChanges) {
 		t.Errorf("%v: errors.Is finds the wrong causes", ou)
 	}
-	over := &WriteUnknownError{Table: "tickets", Err: errors.New("EOF"), Reads: 1, Cause: fmt.Errorf("%w: more than 32", ErrTooManyChanges)}
-	if !errors.Is(over, ErrTooManyChanges) || !strings.Contains(over.Error(), "the serial read that followed could not settle it") {
+	over := &cqlgen.WriteUnknownError{Table: "tickets", Err: errors.New("EOF"), Reads: 1, Cause: fmt.Errorf("%w: more than 32", cqlgen.ErrTooManyChanges)}
+	if !errors.Is(over, cqlgen.ErrTooManyChanges) || !strings.Contains(over.Error(), "the serial read that followed could not settle it") {
 		t.Errorf("%v: want ErrTooManyChanges, and one read said", over)
 	}
 }

@@ -1,4 +1,4 @@
-package cqlgen
+package cqlmaintain
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	. "github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // RunMaintenance runs Verify, Repair or Backfill of generated repositories

@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"context"
@@ -9,10 +9,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 func TestBackoffCapDoublesUpToMaxDelay(t *testing.T) {
-	r := RetryOptions{BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}.withDefaults()
+	r := retryOptions{BaseDelay: 10 * time.Millisecond, MaxDelay: 100 * time.Millisecond}.withDefaults()
 	want := []time.Duration{10, 20, 40, 80, 100, 100, 100}
 	for i, w := range want {
 		if got := r.backoffCap(i + 1); got != w*time.Millisecond {
@@ -26,7 +29,7 @@ func TestBackoffCapDoublesUpToMaxDelay(t *testing.T) {
 }
 
 func TestBackoffIsFullJitter(t *testing.T) {
-	r := RetryOptions{BaseDelay: 8 * time.Millisecond, MaxDelay: time.Second}.withDefaults()
+	r := retryOptions{BaseDelay: 8 * time.Millisecond, MaxDelay: time.Second}.withDefaults()
 	for failed := 1; failed <= 4; failed++ {
 		limit := r.backoffCap(failed)
 		lo, hi := limit, time.Duration(0)
@@ -46,12 +49,12 @@ func TestBackoffIsFullJitter(t *testing.T) {
 }
 
 func TestRetryOptionsDefaults(t *testing.T) {
-	got := RetryOptions{}.withDefaults()
-	want := RetryOptions{MaxAttempts: DefaultMaxAttempts, BaseDelay: DefaultBaseDelay, MaxDelay: DefaultMaxDelay}
+	got := retryOptions{}.withDefaults()
+	want := retryOptions{MaxAttempts: cqlgen.DefaultMaxAttempts, BaseDelay: cqlgen.DefaultBaseDelay, MaxDelay: cqlgen.DefaultMaxDelay}
 	if got != want {
 		t.Errorf("defaults = %+v, want %+v", got, want)
 	}
-	if got := (RetryOptions{BaseDelay: 2 * time.Second, MaxDelay: time.Second}).withDefaults(); got.MaxDelay != 2*time.Second {
+	if got := (retryOptions{BaseDelay: 2 * time.Second, MaxDelay: time.Second}).withDefaults(); got.MaxDelay != 2*time.Second {
 		t.Errorf("MaxDelay below BaseDelay is raised to it; got %v", got.MaxDelay)
 	}
 }
@@ -59,20 +62,20 @@ func TestRetryOptionsDefaults(t *testing.T) {
 // The errors a driver adapter reports, classified as the runtime sees
 // them (runtime/gocqlv1's tests check that gocql's errors classify so).
 func srvErr(code int) error {
-	return &DriverError{Kind: ErrorServer, Code: code, Err: fmt.Errorf("server error %#x", code)}
+	return &cqldriver.DriverError{Kind: cqldriver.ErrorServer, Code: code, Err: fmt.Errorf("server error %#x", code)}
 }
 
-func writeTimeout(writeType string) *DriverError {
-	return &DriverError{Kind: ErrorServer, Code: CodeWriteTimeout, WriteType: writeType, Err: fmt.Errorf("write timeout (%s)", writeType)}
+func writeTimeout(writeType string) *cqldriver.DriverError {
+	return &cqldriver.DriverError{Kind: cqldriver.ErrorServer, Code: cqldriver.CodeWriteTimeout, WriteType: writeType, Err: fmt.Errorf("write timeout (%s)", writeType)}
 }
 
-func clientErr(k ErrorKind) error {
-	return &DriverError{Kind: k, Err: fmt.Errorf("client: %v", k)}
+func clientErr(k cqldriver.ErrorKind) error {
+	return &cqldriver.DriverError{Kind: k, Err: fmt.Errorf("client: %v", k)}
 }
 
 var (
-	errNoConnections = clientErr(ErrorNoConnections)
-	errNoResponse    = clientErr(ErrorNoResponse)
+	errNoConnections = clientErr(cqldriver.ErrorNoConnections)
+	errNoResponse    = clientErr(cqldriver.ErrorNoResponse)
 )
 
 func TestRetryableClassification(t *testing.T) {
@@ -91,32 +94,32 @@ func TestRetryableClassification(t *testing.T) {
 		{"write timeout BATCH_LOG", writeTimeout("BATCH_LOG"), same, no, same},
 		{"write timeout CAS", writeTimeout("CAS"), no, no, no},
 		{"write timeout COUNTER", writeTimeout("COUNTER"), no, no, no},
-		{"read timeout", srvErr(CodeReadTimeout), same, no, same},
+		{"read timeout", srvErr(cqldriver.CodeReadTimeout), same, no, same},
 		// Cassandra 5.0's Paxos raises Unavailable and Overloaded after a
 		// proposal may have been accepted: a conditional statement is not
 		// retried, since the retry could report "not applied" for its
 		// own write.
-		{"unavailable", srvErr(CodeUnavailable), next, no, next},
-		{"overloaded", srvErr(CodeOverloaded), next, no, next},
-		{"bootstrapping", srvErr(CodeBootstrapping), next, next, next},
-		{"CAS write unknown", srvErr(CodeCASWriteUnknown), no, no, no},
-		{"write failure", srvErr(CodeWriteFailure), no, no, no},
-		{"read failure", srvErr(CodeReadFailure), no, no, no},
-		{"already exists", srvErr(CodeAlreadyExists), no, no, no},
-		{"function failure", srvErr(CodeFunctionFailure), no, no, no},
-		{"syntax", srvErr(CodeSyntax), no, no, no},
-		{"invalid", srvErr(CodeInvalid), no, no, no},
-		{"unauthorized", srvErr(CodeUnauthorized), no, no, no},
-		{"credentials", srvErr(CodeCredentials), no, no, no},
-		{"config", srvErr(CodeConfig), no, no, no},
-		{"protocol", srvErr(CodeProtocol), no, no, no},
-		{"server", srvErr(CodeServer), no, no, no},
-		{"truncate", srvErr(CodeTruncate), no, no, no},
+		{"unavailable", srvErr(cqldriver.CodeUnavailable), next, no, next},
+		{"overloaded", srvErr(cqldriver.CodeOverloaded), next, no, next},
+		{"bootstrapping", srvErr(cqldriver.CodeBootstrapping), next, next, next},
+		{"CAS write unknown", srvErr(cqldriver.CodeCASWriteUnknown), no, no, no},
+		{"write failure", srvErr(cqldriver.CodeWriteFailure), no, no, no},
+		{"read failure", srvErr(cqldriver.CodeReadFailure), no, no, no},
+		{"already exists", srvErr(cqldriver.CodeAlreadyExists), no, no, no},
+		{"function failure", srvErr(cqldriver.CodeFunctionFailure), no, no, no},
+		{"syntax", srvErr(cqldriver.CodeSyntax), no, no, no},
+		{"invalid", srvErr(cqldriver.CodeInvalid), no, no, no},
+		{"unauthorized", srvErr(cqldriver.CodeUnauthorized), no, no, no},
+		{"credentials", srvErr(cqldriver.CodeCredentials), no, no, no},
+		{"config", srvErr(cqldriver.CodeConfig), no, no, no},
+		{"protocol", srvErr(cqldriver.CodeProtocol), no, no, no},
+		{"server", srvErr(cqldriver.CodeServer), no, no, no},
+		{"truncate", srvErr(cqldriver.CodeTruncate), no, no, no},
 		{"client timeout", errNoResponse, next, no, next},
-		{"connection", clientErr(ErrorConnection), next, no, next},
+		{"connection", clientErr(cqldriver.ErrorConnection), next, no, next},
 		{"no connections", errNoConnections, next, next, next},
-		{"session closed", clientErr(ErrorSessionClosed), no, no, no},
-		{"unclassified driver error", clientErr(ErrorOther), no, no, no},
+		{"session closed", clientErr(cqldriver.ErrorSessionClosed), no, no, no},
+		{"unclassified driver error", clientErr(cqldriver.ErrorOther), no, no, no},
 		{"connection reset", reset, next, no, next},
 		{"EOF", io.EOF, next, no, next},
 		{"unexpected EOF", io.ErrUnexpectedEOF, next, no, next},
@@ -127,9 +130,9 @@ func TestRetryableClassification(t *testing.T) {
 		{"nil", nil, no, no, no},
 	} {
 		for _, k := range []struct {
-			kind StatementKind
+			kind cqldriver.StatementKind
 			want want
-		}{{Write, c.write}, {Conditional, c.cond}, {Read, c.read}} {
+		}{{cqldriver.Write, c.write}, {cqldriver.Conditional, c.cond}, {cqldriver.Read, c.read}} {
 			retry, next := Retryable(c.err, k.kind)
 			if (want{retry, next}) != k.want {
 				t.Errorf("%s, kind %d: retry, next = %v, %v; want %v, %v", c.name, k.kind, retry, next, k.want.retry, k.want.next)
@@ -138,8 +141,8 @@ func TestRetryableClassification(t *testing.T) {
 	}
 }
 
-func testSession(r RetryOptions, obs Observer) *session {
-	return NewSession(nil, &SessionOptions{Retry: r, Observer: obs}).(*session)
+func testSession(r cqlgen.RetryOptions, obs cqlgen.Observer) *session {
+	return NewSession(nil, &cqlgen.SessionOptions{Retry: r, Observer: obs}).(*session)
 }
 
 // withJitter makes backoff draw f(limit) for the test's duration.
@@ -153,12 +156,12 @@ func maxJitter(n int64) int64 { return n - 1 }
 func noJitter(int64) int64    { return 0 }
 
 var (
-	idemWrite    = &Statement{CQL: "INSERT", Table: "t", Pattern: "p", Kind: Write, Idempotent: true}
-	nonIdemWrite = &Statement{CQL: "UPDATE c", Table: "c", Pattern: "count", Kind: Write}
+	idemWrite    = &cqldriver.Statement{CQL: "INSERT", Table: "t", Pattern: "p", Kind: cqldriver.Write, Idempotent: true}
+	nonIdemWrite = &cqldriver.Statement{CQL: "UPDATE c", Table: "c", Pattern: "count", Kind: cqldriver.Write}
 )
 
 func TestPolicyChecksIdempotencyItself(t *testing.T) {
-	g := testSession(RetryOptions{}, nil)
+	g := testSession(cqlgen.RetryOptions{}, nil)
 	e := g.start(context.Background(), idemWrite, nil)
 	defer e.end(nil)
 	// Drivers ask Attempt whatever the query's flag: the flag they will
@@ -173,19 +176,19 @@ func TestPolicyChecksIdempotencyItself(t *testing.T) {
 
 func TestPolicyRetryTypes(t *testing.T) {
 	withJitter(t, noJitter)
-	g := testSession(RetryOptions{MaxAttempts: 10}, nil)
+	g := testSession(cqlgen.RetryOptions{MaxAttempts: 10}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	defer e.end(nil)
 	for i, c := range []struct {
 		err  error
-		want RetryType
+		want cqldriver.RetryType
 	}{
-		{writeTimeout("SIMPLE"), Retry},
-		{srvErr(CodeUnavailable), RetryNextHost},
-		{errNoResponse, RetryNextHost},
-		{srvErr(CodeSyntax), Rethrow},
-		{writeTimeout("CAS"), Rethrow},
+		{writeTimeout("SIMPLE"), cqldriver.Retry},
+		{srvErr(cqldriver.CodeUnavailable), cqldriver.RetryNextHost},
+		{errNoResponse, cqldriver.RetryNextHost},
+		{srvErr(cqldriver.CodeSyntax), cqldriver.Rethrow},
+		{writeTimeout("CAS"), cqldriver.Rethrow},
 	} {
 		e.Attempt(i+1, true)
 		if got := e.RetryType(c.err); got != c.want {
@@ -197,29 +200,29 @@ func TestPolicyRetryTypes(t *testing.T) {
 func TestPolicyNeverWaitsForAPermanentError(t *testing.T) {
 	withJitter(t, maxJitter)
 	// An hour's backoff: any wait would hang the test.
-	g := testSession(RetryOptions{BaseDelay: time.Hour, MaxDelay: time.Hour}, nil)
+	g := testSession(cqlgen.RetryOptions{BaseDelay: time.Hour, MaxDelay: time.Hour}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	e.Attempt(1, true)
-	if got := e.RetryType(srvErr(CodeInvalid)); got != Rethrow {
+	if got := e.RetryType(srvErr(cqldriver.CodeInvalid)); got != cqldriver.Rethrow {
 		t.Fatalf("retry type %v, want Rethrow", got)
 	}
-	err := e.end(srvErr(CodeInvalid))
-	if errors.Is(err, ErrRetriesExhausted) {
+	err := e.end(srvErr(cqldriver.CodeInvalid))
+	if errors.Is(err, cqlgen.ErrRetriesExhausted) {
 		t.Errorf("a permanent error is reported as exhausted retries: %v", err)
 	}
 }
 
 func TestPolicyWaitsBetweenAttempts(t *testing.T) {
 	withJitter(t, maxJitter)
-	g := testSession(RetryOptions{BaseDelay: 20 * time.Millisecond, MaxDelay: time.Second}, nil)
+	g := testSession(cqlgen.RetryOptions{BaseDelay: 20 * time.Millisecond, MaxDelay: time.Second}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	defer e.end(nil)
 	for failed, want := range map[int]time.Duration{1: 20 * time.Millisecond, 2: 40 * time.Millisecond} {
 		e.Attempt(failed, true)
 		start := time.Now()
-		if got := e.RetryType(srvErr(CodeReadTimeout)); got != Retry {
+		if got := e.RetryType(srvErr(cqldriver.CodeReadTimeout)); got != cqldriver.Retry {
 			t.Fatalf("retry type %v, want Retry", got)
 		}
 		if took := time.Since(start); took < want-time.Millisecond || took > want+200*time.Millisecond {
@@ -230,26 +233,26 @@ func TestPolicyWaitsBetweenAttempts(t *testing.T) {
 
 func TestRetriesExhaustedWrapsTheLastCause(t *testing.T) {
 	withJitter(t, noJitter)
-	g := testSession(RetryOptions{MaxAttempts: 3}, nil)
+	g := testSession(cqlgen.RetryOptions{MaxAttempts: 3}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	cause := writeTimeout("SIMPLE")
 	for n := 1; n <= 3; n++ {
 		e.Attempt(n, true)
 		got := e.RetryType(cause)
-		if (n < 3) != (got != Rethrow) {
+		if (n < 3) != (got != cqldriver.Rethrow) {
 			t.Fatalf("after %d of 3 attempts: retry type %v", n, got)
 		}
 	}
 	err := e.end(cause)
-	var re *RetriesExhaustedError
-	var wt *DriverError
+	var re *cqlgen.RetriesExhaustedError
+	var wt *cqldriver.DriverError
 	switch {
 	case !errors.As(err, &re):
 		t.Fatalf("%T %v is no *RetriesExhaustedError", err, err)
 	case re.Attempts != 3:
 		t.Errorf("Attempts = %d, want 3", re.Attempts)
-	case !errors.Is(err, ErrRetriesExhausted):
+	case !errors.Is(err, cqlgen.ErrRetriesExhausted):
 		t.Error("errors.Is(err, ErrRetriesExhausted) is false")
 	case !errors.As(err, &wt) || wt.WriteType != "SIMPLE":
 		t.Error("the cause is not reachable with errors.As")
@@ -260,13 +263,13 @@ func TestRetriesExhaustedWrapsTheLastCause(t *testing.T) {
 
 func TestBackoffNeverSleepsPastTheDeadline(t *testing.T) {
 	withJitter(t, maxJitter)
-	g := testSession(RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
+	g := testSession(cqlgen.RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	e := g.start(ctx, idemWrite, nil)
 	e.Attempt(1, true)
 	start := time.Now()
-	if got := e.RetryType(errNoResponse); got != Rethrow {
+	if got := e.RetryType(errNoResponse); got != cqldriver.Rethrow {
 		t.Fatalf("retry type %v, want Rethrow", got)
 	}
 	// It gives up at once, rather than at the deadline or after 10 s.
@@ -274,33 +277,33 @@ func TestBackoffNeverSleepsPastTheDeadline(t *testing.T) {
 		t.Errorf("gave up after %v", took)
 	}
 	err := e.end(errNoResponse)
-	if !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errNoResponse) {
+	if !errors.Is(err, cqlgen.ErrRetriesExhausted) || !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errNoResponse) {
 		t.Errorf("err = %v; want retries exhausted, deadline exceeded and the cause", err)
 	}
 }
 
 func TestBackoffStopsWhenTheContextEnds(t *testing.T) {
 	withJitter(t, maxJitter)
-	g := testSession(RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
+	g := testSession(cqlgen.RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(30*time.Millisecond, cancel)
 	e := g.start(ctx, idemWrite, nil)
 	e.Attempt(1, true)
 	start := time.Now()
-	if got := e.RetryType(errNoResponse); got != Rethrow {
+	if got := e.RetryType(errNoResponse); got != cqldriver.Rethrow {
 		t.Fatalf("retry type %v, want Rethrow", got)
 	}
 	if took := time.Since(start); took < 25*time.Millisecond || took > 2*time.Second {
 		t.Errorf("waited %v, want until the cancel at 30ms", took)
 	}
-	if err := e.end(errNoResponse); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrRetriesExhausted) {
+	if err := e.end(errNoResponse); !errors.Is(err, context.Canceled) || !errors.Is(err, cqlgen.ErrRetriesExhausted) {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	withJitter(t, noJitter)
-	g := testSession(RetryOptions{MaxAttempts: 4}, nil)
+	g := testSession(cqlgen.RetryOptions{MaxAttempts: 4}, nil)
 	ctx := context.Background()
 
 	// The policy allowed another attempt on the next host, but there was
@@ -308,8 +311,8 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	e := g.start(ctx, idemWrite, nil)
 	e.pass()
 	e.Attempt(1, true)
-	e.RetryType(srvErr(CodeUnavailable))
-	if !e.again(srvErr(CodeUnavailable)) {
+	e.RetryType(srvErr(cqldriver.CodeUnavailable))
+	if !e.again(srvErr(cqldriver.CodeUnavailable)) {
 		t.Fatal("a granted retry was not honoured when the plan ran dry")
 	}
 	e.pass()
@@ -339,8 +342,8 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	e = g.start(ctx, idemWrite, nil)
 	e.pass()
 	e.Attempt(1, true)
-	e.RetryType(srvErr(CodeSyntax))
-	if e.again(srvErr(CodeSyntax)) {
+	e.RetryType(srvErr(cqldriver.CodeSyntax))
+	if e.again(srvErr(cqldriver.CodeSyntax)) {
 		t.Error("a refused retry was re-issued")
 	}
 	e.end(nil)
@@ -348,8 +351,8 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 
 func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 	withJitter(t, noJitter)
-	var seen []Observation
-	g := testSession(RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o Observation) { seen = append(seen, o) }))
+	var seen []cqlgen.Observation
+	g := testSession(cqlgen.RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o cqlgen.Observation) { seen = append(seen, o) }))
 	e := g.start(context.Background(), idemWrite, nil)
 	passes := 1
 	for e.pass(); e.again(errNoConnections); e.pass() {
@@ -359,7 +362,7 @@ func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 		}
 	}
 	err := e.end(errNoConnections)
-	if passes != 3 || !errors.Is(err, ErrRetriesExhausted) || !errors.Is(err, errNoConnections) {
+	if passes != 3 || !errors.Is(err, cqlgen.ErrRetriesExhausted) || !errors.Is(err, errNoConnections) {
 		t.Errorf("%d passes, err %v; want 3 passes and exhausted retries", passes, err)
 	}
 	if len(seen) != 3 || seen[0].Attempt != 1 || seen[2].Attempt != 3 || seen[2].Table != "t" || !errors.Is(seen[2].Err, errNoConnections) {
@@ -367,6 +370,6 @@ func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 	}
 }
 
-type observerFunc func(context.Context, Observation)
+type observerFunc func(context.Context, cqlgen.Observation)
 
-func (f observerFunc) Observe(ctx context.Context, o Observation) { f(ctx, o) }
+func (f observerFunc) Observe(ctx context.Context, o cqlgen.Observation) { f(ctx, o) }

@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"slices"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // PayloadHash fingerprints a command for an idempotency key: a SHA-256 of
@@ -16,7 +18,7 @@ import (
 // so that "1" and 1, or ["a","b"] and ["ab"], differ. Maps are hashed in
 // key order and pointers by what they point to, so the hash depends on
 // values only, never on addresses or map iteration order.
-func PayloadHash(qs []Query) []byte {
+func PayloadHash(qs []cqldriver.Query) []byte {
 	var p payloadHasher
 	for _, q := range qs {
 		p.str(q.Stmt.CQL)
@@ -49,7 +51,7 @@ func (p *payloadHasher) value(v reflect.Value) {
 		p.tag('0') // nil: null
 		return
 	}
-	if v.CanInterface() && IsUnset(v.Interface()) {
+	if v.CanInterface() && cqldriver.IsUnset(v.Interface()) {
 		p.tag('u')
 		return
 	}

@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"maps"
 	"sync"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // fakeSession records what strategies send, and stands in for Cassandra's
@@ -14,19 +16,19 @@ import (
 // one that does not apply returns the row's current values.
 type fakeSession struct {
 	mu      sync.Mutex
-	execs   []Query
-	batches [][]Query
-	kinds   []BatchKind
+	execs   []cqldriver.Query
+	batches [][]cqldriver.Query
+	kinds   []cqldriver.BatchKind
 	rows    map[string]map[string]any // IdempotencyTable, by key
 
 	// exec, if set, runs in Exec (outside the lock).
-	exec func(ctx context.Context, q Query) error
+	exec func(ctx context.Context, q cqldriver.Query) error
 	// fault, if set, may fail a conditional statement before it applies
 	// (before) or after, as a lost reply (after).
-	fault func(q Query) (before, after error)
+	fault func(q cqldriver.Query) (before, after error)
 }
 
-func (f *fakeSession) Exec(ctx context.Context, q Query) error {
+func (f *fakeSession) Exec(ctx context.Context, q cqldriver.Query) error {
 	f.mu.Lock()
 	f.execs = append(f.execs, q)
 	f.mu.Unlock()
@@ -36,13 +38,15 @@ func (f *fakeSession) Exec(ctx context.Context, q Query) error {
 	return nil
 }
 
-func (f *fakeSession) Iter(context.Context, Query) Iter { return errIter{errors.New("fake: no reads")} }
+func (f *fakeSession) Iter(context.Context, cqldriver.Query) cqldriver.Iter {
+	return errIter{errors.New("fake: no reads")}
+}
 
-func (f *fakeSession) ExecCAS(context.Context, Query, ...any) (bool, error) {
+func (f *fakeSession) ExecCAS(context.Context, cqldriver.Query, ...any) (bool, error) {
 	return false, errors.New("fake: use CAS")
 }
 
-func (f *fakeSession) Batch(_ context.Context, kind BatchKind, qs []Query) error {
+func (f *fakeSession) Batch(_ context.Context, kind cqldriver.BatchKind, qs []cqldriver.Query) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.batches = append(f.batches, qs)
@@ -50,7 +54,7 @@ func (f *fakeSession) Batch(_ context.Context, kind BatchKind, qs []Query) error
 	return nil
 }
 
-func (f *fakeSession) ExecCASMap(ctx context.Context, q Query, current map[string]any) (bool, error) {
+func (f *fakeSession) ExecCASMap(ctx context.Context, q cqldriver.Query, current map[string]any) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}

@@ -1,4 +1,4 @@
-package cqlgen
+package engine
 
 import (
 	"bytes"
@@ -10,6 +10,10 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 )
 
 // IdempotencyTable is the table that records idempotency keys, in the
@@ -36,52 +40,6 @@ CREATE TABLE IF NOT EXISTS cqlgen_idempotency (
 );
 `
 
-// Idempotency defaults.
-const (
-	DefaultIdempotencyTTL   = 24 * time.Hour
-	DefaultIdempotencyLease = 30 * time.Second
-)
-
-// Idempotency names a command that must apply at most once: a client that
-// does not know whether its write applied (a timeout, a crash, a user
-// pressing the button twice) sends it again with the same Key.
-type Idempotency struct {
-	// Key identifies the command; "" means no idempotency. Keys share one
-	// table per keyspace: make them unique across commands, e.g. a
-	// request id. Reusing a key for another payload is a conflict.
-	Key string
-	// TTL is how long a key is remembered after its last change; default
-	// DefaultIdempotencyTTL. Resent after that, the command applies again.
-	TTL time.Duration
-	// Lease is how long the caller that claimed a key has to apply the
-	// command and record it before a duplicate may take over; default
-	// DefaultIdempotencyLease. It must exceed the time the command can
-	// take, retries included (bound that with the context's deadline).
-	Lease time.Duration
-	// SerialConsistency is the Paxos consistency of the key's conditional
-	// writes; 0 keeps the session's. A repository sets it from its own
-	// (WithSerialConsistency).
-	SerialConsistency Consistency
-}
-
-// ErrIdempotencyConflict: an idempotency key was used again with another
-// payload. An *IdempotencyConflictError names the key.
-var ErrIdempotencyConflict = errors.New("cqlgen: idempotency key reused with another payload")
-
-// IdempotencyConflictError reports an idempotency key already claimed by a
-// command with a different payload: nothing was written.
-type IdempotencyConflictError struct {
-	Key string // the idempotency key
-}
-
-// Error names the key.
-func (e *IdempotencyConflictError) Error() string {
-	return fmt.Sprintf("cqlgen: idempotency key %q was used for another payload; nothing written", e.Key)
-}
-
-// Is makes errors.Is(err, ErrIdempotencyConflict) true.
-func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrIdempotencyConflict }
-
 // Apply runs one logical write with strategy st (LoggedBatch when nil):
 // build returns its statements for a write timestamp, and every statement
 // must carry that timestamp. Without an idempotency key it is
@@ -97,9 +55,9 @@ func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrI
 //		cqlgen.Timestamp(time.Now()), func(ts int64) []cqlgen.Query {
 //			return []cqlgen.Query{{Stmt: insertOrder, Values: []any{id, total, ts}}}
 //		})
-func Apply(ctx context.Context, s Session, st Strategy, id Idempotency, ts int64, build func(ts int64) []Query) error {
+func Apply(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id cqlgen.Idempotency, ts int64, build func(ts int64) []cqldriver.Query) error {
 	if st == nil {
-		st = LoggedBatch
+		st = cqlgen.LoggedBatch
 	}
 	if id.Key == "" {
 		return st.Apply(ctx, s, build(ts))
@@ -114,14 +72,14 @@ func Apply(ctx context.Context, s Session, st Strategy, id Idempotency, ts int64
 // statement with Session.Exec), it sends build(ts) as it is, without the
 // slice Apply's build returns: one allocation fewer on every write of an
 // entity stored in one table. Otherwise it is Apply.
-func ApplyOne(ctx context.Context, s Session, st Strategy, id Idempotency, ts int64, build func(ts int64) Query) error {
+func ApplyOne(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id cqlgen.Idempotency, ts int64, build func(ts int64) cqldriver.Query) error {
 	if id.Key == "" {
 		switch st.(type) {
-		case nil, batchStrategy, concurrent:
+		case nil, interface{ OwnStrategy(base.Own) }:
 			return s.Exec(ctx, build(ts))
 		}
 	}
-	return Apply(ctx, s, st, id, ts, func(ts int64) []Query { return []Query{build(ts)} })
+	return Apply(ctx, s, st, id, ts, func(ts int64) []cqldriver.Query { return []cqldriver.Query{build(ts)} })
 }
 
 // Idempotent runs fn, a command identified by id.Key with payload
@@ -171,7 +129,7 @@ func ApplyOne(ctx context.Context, s Session, st Strategy, id Idempotency, ts in
 // later duplicate runs fn again with the same timestamp. Leases compare
 // the owner's clock with the duplicate's: keep clocks synchronised well
 // within the lease.
-func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64) error) error {
+func Idempotent(ctx context.Context, s cqldriver.Session, id cqlgen.Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64) error) error {
 	return IdempotentSettle(ctx, s, id, ts, payload, func(ctx context.Context, ts int64, _ []byte) error {
 		return fn(ctx, ts)
 	})
@@ -187,20 +145,20 @@ func Idempotent(ctx context.Context, s Session, id Idempotency, ts int64, payloa
 // *OutcomeUnknownError (the same record, or its own run's). Until then
 // every call in between is such a next call: none is told "unknown" for
 // good while the outcome can still be learned.
-func IdempotentSettle(ctx context.Context, s Session, id Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64, settle []byte) error) error {
+func IdempotentSettle(ctx context.Context, s cqldriver.Session, id cqlgen.Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64, settle []byte) error) error {
 	if id.Key == "" {
-		return &EmptyKeyError{Table: IdempotencyTable, Column: "key"}
+		return &cqlgen.EmptyKeyError{Table: IdempotencyTable, Column: "key"}
 	}
 	if id.TTL <= 0 {
-		id.TTL = DefaultIdempotencyTTL
+		id.TTL = cqlgen.DefaultIdempotencyTTL
 	}
 	if id.Lease <= 0 {
-		id.Lease = DefaultIdempotencyLease
+		id.Lease = cqlgen.DefaultIdempotencyLease
 	}
 	if id.TTL < id.Lease {
 		// The record would expire while its owner still holds the lease,
 		// and a duplicate would run the command alongside it.
-		return &OptionError{Option: "Idempotency.TTL", Reason: fmt.Sprintf("%v is shorter than the lease, %v; a key must outlive the lease that claims it", id.TTL, id.Lease)}
+		return &cqlgen.OptionError{Option: "Idempotency.TTL", Reason: fmt.Sprintf("%v is shorter than the lease, %v; a key must outlive the lease that claims it", id.TTL, id.Lease)}
 	}
 	owner, err := randomUUID()
 	if err != nil {
@@ -210,7 +168,7 @@ func IdempotentSettle(ctx context.Context, s Session, id Idempotency, ts int64, 
 	var failures, polls int
 	for {
 		now := time.Now()
-		res, err := CAS(ctx, s, Query{Stmt: claimStmt, Values: []any{id.Key, payload, owner, ts, now.Add(id.Lease), c.ttl}, SerialConsistency: id.SerialConsistency})
+		res, err := CAS(ctx, s, cqldriver.Query{Stmt: claimStmt, Values: []any{id.Key, payload, owner, ts, now.Add(id.Lease), c.ttl}, SerialConsistency: id.SerialConsistency})
 		if err != nil {
 			if err := c.stepFailed(ctx, err, &failures); err != nil {
 				return err
@@ -224,7 +182,7 @@ func IdempotentSettle(ctx context.Context, s Session, id Idempotency, ts int64, 
 		r := readRecord(res.Current)
 		switch {
 		case !bytes.Equal(r.fingerprint, payload):
-			return &IdempotencyConflictError{Key: id.Key}
+			return &cqlgen.IdempotencyConflictError{Key: id.Key}
 		case r.state != statePending && r.state != stateDone && r.state != stateUnsettled:
 			// Not written by this runtime: no step could move it.
 			return fmt.Errorf("cqlgen: idempotency key %q: record in %s has unknown state %q", id.Key, IdempotencyTable, r.state)
@@ -238,12 +196,12 @@ func IdempotentSettle(ctx context.Context, s Session, id Idempotency, ts int64, 
 			polls++
 			wait := min(pollDelay.backoff(polls), time.Until(r.leaseUntil)+time.Millisecond)
 			if err := sleepCtx(ctx, wait); err != nil {
-				return &OutcomeUnknownError{Key: id.Key, Err: fmt.Errorf("another call held the key until this call's context ended: %w", err)}
+				return &cqlgen.OutcomeUnknownError{Key: id.Key, Err: fmt.Errorf("another call held the key until this call's context ended: %w", err)}
 			}
 		default:
 			// A lease run out, or an outcome left to settle: take it over
 			// (from the state seen, so that one caller does).
-			take := Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), r.outcomeText, id.Key, r.owner}, SerialConsistency: id.SerialConsistency}
+			take := cqldriver.Query{Stmt: leaseStmt, Values: []any{c.ttl, payload, owner, r.writeTS, now.Add(id.Lease), r.outcomeText, id.Key, r.owner}, SerialConsistency: id.SerialConsistency}
 			if r.state == stateUnsettled {
 				take.Stmt = resumeStmt
 			}
@@ -268,7 +226,7 @@ func IdempotentSettle(ctx context.Context, s Session, id Idempotency, ts int64, 
 }
 
 // pollDelay paces a duplicate waiting for the owner of a key.
-var pollDelay = RetryOptions{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+var pollDelay = retryOptions{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
 
 // maxStepFailures bounds the failed steps in a row (claims, takeovers,
 // records) of one call, for contexts without a deadline.
@@ -288,40 +246,40 @@ const (
 )
 
 var (
-	claimStmt = &Statement{
+	claimStmt = &cqldriver.Statement{
 		CQL: "INSERT INTO " + IdempotencyTable + " (key, fingerprint, state, owner, write_ts, lease_until)" +
 			" VALUES (?, ?, '" + statePending + "', ?, ?, ?) IF NOT EXISTS USING TTL ?",
-		Table: IdempotencyTable, Pattern: "idempotency.claim", Kind: Conditional, Idempotent: true,
+		Table: IdempotencyTable, Pattern: "idempotency.claim", Kind: cqldriver.Conditional, Idempotent: true,
 	}
 	// leaseStmt moves a pending key's lease: to a new owner (a takeover),
 	// or to the epoch (a release, by its owner). Outcome carries the
 	// record of an earlier run to settle, if any, so that every cell of
 	// the row expires together.
-	leaseStmt = &Statement{
+	leaseStmt = &cqldriver.Statement{
 		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
 			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
 			" WHERE key = ? IF owner = ? AND state = '" + statePending + "'",
-		Table: IdempotencyTable, Pattern: "idempotency.lease", Kind: Conditional, Idempotent: true,
+		Table: IdempotencyTable, Pattern: "idempotency.lease", Kind: cqldriver.Conditional, Idempotent: true,
 	}
 	// resumeStmt takes an unsettled key over, keeping its record.
-	resumeStmt = &Statement{
+	resumeStmt = &cqldriver.Statement{
 		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
 			" SET fingerprint = ?, state = '" + statePending + "', owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
 			" WHERE key = ? IF owner = ? AND state = '" + stateUnsettled + "'",
-		Table: IdempotencyTable, Pattern: "idempotency.resume", Kind: Conditional, Idempotent: true,
+		Table: IdempotencyTable, Pattern: "idempotency.resume", Kind: cqldriver.Conditional, Idempotent: true,
 	}
-	doneStmt = &Statement{
+	doneStmt = &cqldriver.Statement{
 		CQL: "UPDATE " + IdempotencyTable + " USING TTL ?" +
 			" SET fingerprint = ?, state = ?, owner = ?, write_ts = ?, lease_until = ?, outcome = ?" +
 			" WHERE key = ? IF owner = ?",
-		Table: IdempotencyTable, Pattern: "idempotency.done", Kind: Conditional, Idempotent: true,
+		Table: IdempotencyTable, Pattern: "idempotency.done", Kind: cqldriver.Conditional, Idempotent: true,
 	}
 )
 
 // claim is one call of Idempotent.
 type claim struct {
-	s       Session
-	id      Idempotency
+	s       cqldriver.Session
+	id      cqlgen.Idempotency
 	payload []byte
 	owner   uuidValue
 	ttl     int // seconds
@@ -344,24 +302,24 @@ func (c *claim) run(ctx context.Context, ts int64, settle []byte, fn func(contex
 	if !final {
 		// Best effort: if the release fails, duplicates wait for the
 		// lease to run out instead.
-		_, _ = CAS(rctx, c.s, Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), settleText(settle), c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
+		_, _ = CAS(rctx, c.s, cqldriver.Query{Stmt: leaseStmt, Values: []any{c.ttl, c.payload, c.owner, ts, time.UnixMilli(0), settleText(settle), c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
 		return err
 	}
 	var failures int
 	for {
-		res, rerr := CAS(rctx, c.s, Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, state, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
+		res, rerr := CAS(rctx, c.s, cqldriver.Query{Stmt: doneStmt, Values: []any{c.ttl, c.payload, state, c.owner, ts, time.UnixMilli(0), outcome, c.id.Key, c.owner}, SerialConsistency: c.id.SerialConsistency})
 		switch {
 		case rerr == nil && res.Applied:
 			return err
 		case rerr == nil:
 			// Our lease ran out while fn ran, and another call took the
 			// key over: it may run the command again.
-			return &FencedError{Key: c.id.Key, Outcome: err}
+			return &cqlgen.FencedError{Key: c.id.Key, Outcome: err}
 		case c.stepFailed(rctx, rerr, &failures) != nil:
 			if rctx.Err() != nil && ctx.Err() != nil {
 				// The caller's deadline passed before the outcome was
 				// recorded.
-				return &OutcomeUnknownError{Key: c.id.Key, Outcome: err, Err: fmt.Errorf("the deadline passed before the outcome was recorded: %w", rerr)}
+				return &cqlgen.OutcomeUnknownError{Key: c.id.Key, Outcome: err, Err: fmt.Errorf("the deadline passed before the outcome was recorded: %w", rerr)}
 			}
 			return err // the cluster is gone: fn's outcome stands
 		}
@@ -376,18 +334,18 @@ func (c *claim) run(ctx context.Context, ts int64, settle []byte, fn func(contex
 // session must not retry in general: a conditional write's timeout.
 func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error {
 	*failures++
-	if code, ok := ServerCode(err); ok {
+	if code, ok := cqldriver.ServerCode(err); ok {
 		switch code {
-		case CodeSyntax, CodeInvalid, CodeUnauthorized, CodeConfig, CodeCredentials, CodeProtocol:
+		case cqldriver.CodeSyntax, cqldriver.CodeInvalid, cqldriver.CodeUnauthorized, cqldriver.CodeConfig, cqldriver.CodeCredentials, cqldriver.CodeProtocol:
 			return err
 		}
 	}
 	if ctx.Err() != nil {
 		// The caller's deadline ended the step: whether it applied (a
 		// claim, a takeover) is as unknown as the command's outcome.
-		return &OutcomeUnknownError{Key: c.id.Key, Err: fmt.Errorf("the context ended (%v) while a step of the key failed: %w", ctx.Err(), err)}
+		return &cqlgen.OutcomeUnknownError{Key: c.id.Key, Err: fmt.Errorf("the context ended (%v) while a step of the key failed: %w", ctx.Err(), err)}
 	}
-	if *failures >= maxStepFailures || errors.Is(err, ErrSessionClosed) {
+	if *failures >= maxStepFailures || errors.Is(err, cqldriver.ErrSessionClosed) {
 		return err
 	}
 	if serr := sleepCtx(ctx, pollDelay.backoff(*failures)); serr != nil {
@@ -401,8 +359,8 @@ func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error 
 // write that did not apply, or an outcome unknown, to settle later or for
 // good. Anything else is not recorded.
 func outcomeOf(err error) (state, outcome string, final bool) {
-	var na *NotAppliedError
-	var ou *OutcomeUnknownError
+	var na *cqlgen.NotAppliedError
+	var ou *cqlgen.OutcomeUnknownError
 	switch {
 	case err == nil:
 		return stateDone, "", true
@@ -466,10 +424,10 @@ func (r record) settle() []byte {
 // outcome replays a recorded outcome.
 func (r record) outcome(key string) error {
 	if table, ok := strings.CutPrefix(r.outcomeText, notApplied); ok {
-		return &NotAppliedError{Table: table}
+		return &cqlgen.NotAppliedError{Table: table}
 	}
 	if r.outcomeText == unknown {
-		return &OutcomeUnknownError{Key: key, Err: errors.New("the call that ran the command could not tell whether it applied")}
+		return &cqlgen.OutcomeUnknownError{Key: key, Err: errors.New("the call that ran the command could not tell whether it applied")}
 	}
 	return nil
 }
@@ -477,7 +435,7 @@ func (r record) outcome(key string) error {
 // uuidValue is a uuid the runtime binds itself, whatever the driver.
 type uuidValue [16]byte
 
-func (u uuidValue) MarshalCQLValue(*Type) ([]byte, error) { return u[:], nil }
+func (u uuidValue) MarshalCQLValue(*cqldriver.Type) ([]byte, error) { return u[:], nil }
 
 // randomUUID is a version 4 uuid.
 func randomUUID() (uuidValue, error) {

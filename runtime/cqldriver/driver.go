@@ -1,9 +1,12 @@
-package cqlgen
+package cqldriver
 
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -258,4 +261,14 @@ func ServerCode(err error) (int, bool) {
 		return d.Code, true
 	}
 	return 0, false
+}
+
+// IsConnError recognises a broken connection below the driver: a reset, a
+// closed pipe, an unexpected EOF, or any net.Error (which includes I/O
+// timeouts).
+func IsConnError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
