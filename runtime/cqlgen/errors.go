@@ -403,3 +403,7 @@ func (e *CounterError) Is(target error) bool {
 
 // Unwrap gives the session's error.
 func (e *CounterError) Unwrap() error { return e.Err }
+
+// ErrPending is returned, wrapped, when a canonical row's pending record
+// cannot be read: a row not written by cqlgen's write protocol.
+var ErrPending = errors.New("cqlgen: unreadable pending record")

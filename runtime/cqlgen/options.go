@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 )
 
 // Options configure a generated repository, and each of its calls: pass
@@ -53,7 +54,7 @@ type Options struct {
 	LandWindow time.Duration
 	// Idempotency, when it has a key, makes Insert apply at most once
 	// within its TTL however often it is sent (see Apply).
-	Idempotency Idempotency
+	Idempotency base.Idempotency
 	// Expect is the version a write of an entity stored in several tables
 	// expects to find (see IfVersion and IfAbsent); 0 expects nothing.
 	Expect int64
@@ -168,31 +169,3 @@ func WithLandWindow(d time.Duration) Option { return func(o *Options) { o.LandWi
 // TTL, however often it is retried with the same key (see Apply): pass it
 // per call, with a key the caller derives from the command (a request id).
 func WithIdempotencyKey(key string) Option { return func(o *Options) { o.Idempotency.Key = key } }
-
-// Idempotency defaults.
-const (
-	DefaultIdempotencyTTL   = 24 * time.Hour
-	DefaultIdempotencyLease = 30 * time.Second
-)
-
-// Idempotency names a command that must apply at most once: a client that
-// does not know whether its write applied (a timeout, a crash, a user
-// pressing the button twice) sends it again with the same Key.
-type Idempotency struct {
-	// Key identifies the command; "" means no idempotency. Keys share one
-	// table per keyspace: make them unique across commands, e.g. a
-	// request id. Reusing a key for another payload is a conflict.
-	Key string
-	// TTL is how long a key is remembered after its last change; default
-	// DefaultIdempotencyTTL. Resent after that, the command applies again.
-	TTL time.Duration
-	// Lease is how long the caller that claimed a key has to apply the
-	// command and record it before a duplicate may take over; default
-	// DefaultIdempotencyLease. It must exceed the time the command can
-	// take, retries included (bound that with the context's deadline).
-	Lease time.Duration
-	// SerialConsistency is the Paxos consistency of the key's conditional
-	// writes; 0 keeps the session's. A repository sets it from its own
-	// (WithSerialConsistency).
-	SerialConsistency cqldriver.Consistency
-}

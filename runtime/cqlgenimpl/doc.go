@@ -19,7 +19,7 @@ package cqlgenimpl
 // changes whenever generated code and this package stop fitting together.
 // Version 4 added the scatter form of the page statements over buckets
 // (CQL.Scatter, ReadSpec.Scatter); version 5 scans each row into its
-// place (a scan is func(cqlgen.Iter, *T) bool); version 6 reads and
+// place (a scan is func(cqldriver.Iter, *T) bool); version 6 reads and
 // writes the record of the last changes (State.Writes, Change.Writes), the
 // version of a partition's statics (State.StaticVersion, Change.Static)
 // and takes bounds of either kind (FromExclusive, ToInclusive). Code

@@ -1,3 +1,7 @@
+// Package cqlmaintain makes a team's maintenance command of the generated
+// repositories of entities stored in several tables: Run parses a command
+// line and drives their Verify, Repair and Backfill (docs/runbook.md in
+// the cqlgen repository).
 package cqlmaintain
 
 import (
@@ -12,16 +16,16 @@ import (
 	"strings"
 	"time"
 
-	. "github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// RunMaintenance runs Verify, Repair or Backfill of generated repositories
+// Run runs Verify, Repair or Backfill of generated repositories
 // from a command line, so that a team's maintenance command is a few lines
 // of its own code:
 //
 //	func main() {
 //		s := ... // a Session on the keyspace
-//		os.Exit(cqlgen.RunMaintenance(ctx, os.Args[1:], os.Stdout, os.Stderr,
+//		os.Exit(cqlmaintain.Run(ctx, os.Args[1:], os.Stdout, os.Stderr,
 //			music.NewTrackRepo(s), music.NewChartEntryRepo(s)))
 //	}
 //
@@ -35,7 +39,7 @@ import (
 // Progress goes to stderr: a bar on a terminal, a line every second
 // otherwise. Exit codes: 0 in step (or done), 1 drift found by verify,
 // 2 bad command line, 4 failure.
-func RunMaintenance(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
 		fmt.Fprintln(stderr, "usage: verify|repair|backfill [-entity E] [-table T]... [-job NAME] [-rate N] [-ranges N] [-concurrency N] [-buckets N] [-json]")
@@ -50,7 +54,7 @@ func RunMaintenance(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o MaintainOptions
+	var o cqlgen.MaintainOptions
 	entity := fs.String("entity", "", "the entity (default: every one)")
 	var tables tableFlags
 	fs.Var(&tables, "table", "a table to work on (repeatable; default: every one)")
@@ -95,7 +99,7 @@ func RunMaintenance(ctx context.Context, args []string, stdout, stderr io.Writer
 		if len(tables) > 0 && len(o.Tables) == 0 {
 			continue
 		}
-		var rep *Report
+		var rep *cqlgen.Report
 		var err error
 		switch cmd {
 		case "verify":
@@ -129,14 +133,14 @@ func (t *tableFlags) Set(s string) error { *t = append(*t, s); return nil }
 
 // progressPrinter shows progress on w: a bar redrawn in place on a
 // terminal, a plain line otherwise.
-func progressPrinter(w io.Writer, cmd string) func(Progress) {
+func progressPrinter(w io.Writer, cmd string) func(cqlgen.Progress) {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			tty = true
 		}
 	}
-	return func(p Progress) {
+	return func(p cqlgen.Progress) {
 		eta := ", ETA ?"
 		switch d := p.ETA(); {
 		case p.Phase == "done":
@@ -161,7 +165,7 @@ func progressPrinter(w io.Writer, cmd string) func(Progress) {
 	}
 }
 
-func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
+func printReport(w io.Writer, r *cqlgen.Report, cmd string, asJSON bool) {
 	if asJSON {
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Fprintln(w, string(b))
@@ -183,4 +187,21 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 			}
 		}
 	}
+}
+
+// Maintainer is what a generated repository of an entity stored in
+// several tables offers for its upkeep.
+type Maintainer interface {
+	// Entity names the entity; Tables lists the tables Repair and
+	// Backfill write, its source of truth left out.
+	Entity() string
+	Tables() []string
+	// Verify compares every table with what the source of truth implies.
+	Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+	// Repair verifies, then writes what is missing or stale and deletes
+	// the orphans, each at a timestamp that any later write wins over.
+	Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+	// Backfill writes every row the source of truth implies into one
+	// table, range by range, resumable with o.Job.
+	Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
 }

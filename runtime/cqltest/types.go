@@ -6,9 +6,8 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/gocql/gocql"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // cqlType is a column type: a native type or a collection.
@@ -19,7 +18,7 @@ type cqlType struct {
 	frozen bool       // a collection stored as one value; nested ones always are
 	name   string     // as CQL writes it
 	info   gocql.TypeInfo
-	cql    *cqlgen.Type // the runtime's, by which values are compared
+	cql    *cqldriver.Type // the runtime's, by which values are compared
 }
 
 // protoVersion is the native protocol version of every TypeInfo, as the
@@ -158,7 +157,7 @@ func parseType(p *parser, ctx typeContext) (*cqlType, error) {
 // its cqlgen type, by which the runtime's comparator orders them, from
 // its kind and those of its parts.
 func (t *cqlType) complete() *cqlType {
-	t.cql = &cqlgen.Type{Kind: cqlgen.TypeKind(t.kind)}
+	t.cql = &cqldriver.Type{Kind: cqldriver.TypeKind(t.kind)}
 	if !t.isCollection() {
 		t.info = gocql.NewNativeType(protoVersion, t.kind, "")
 		t.cql.CQL = t.name

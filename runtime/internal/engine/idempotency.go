@@ -51,11 +51,11 @@ CREATE TABLE IF NOT EXISTS cqlgen_idempotency (
 //
 // Code of your own writes a command that way too:
 //
-//	err := cqlgen.Apply(ctx, s, cqlgen.LoggedBatch, cqlgen.Idempotency{Key: requestID},
+//	err := cqlgen.Apply(ctx, s, cqlgen.LoggedBatch, base.Idempotency{Key: requestID},
 //		cqlgen.Timestamp(time.Now()), func(ts int64) []cqlgen.Query {
 //			return []cqlgen.Query{{Stmt: insertOrder, Values: []any{id, total, ts}}}
 //		})
-func Apply(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id cqlgen.Idempotency, ts int64, build func(ts int64) []cqldriver.Query) error {
+func Apply(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id base.Idempotency, ts int64, build func(ts int64) []cqldriver.Query) error {
 	if st == nil {
 		st = cqlgen.LoggedBatch
 	}
@@ -72,7 +72,7 @@ func Apply(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id cqlg
 // statement with Session.Exec), it sends build(ts) as it is, without the
 // slice Apply's build returns: one allocation fewer on every write of an
 // entity stored in one table. Otherwise it is Apply.
-func ApplyOne(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id cqlgen.Idempotency, ts int64, build func(ts int64) cqldriver.Query) error {
+func ApplyOne(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id base.Idempotency, ts int64, build func(ts int64) cqldriver.Query) error {
 	if id.Key == "" {
 		switch st.(type) {
 		case nil, interface{ OwnStrategy(base.Own) }:
@@ -129,7 +129,7 @@ func ApplyOne(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id c
 // later duplicate runs fn again with the same timestamp. Leases compare
 // the owner's clock with the duplicate's: keep clocks synchronised well
 // within the lease.
-func Idempotent(ctx context.Context, s cqldriver.Session, id cqlgen.Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64) error) error {
+func Idempotent(ctx context.Context, s cqldriver.Session, id base.Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64) error) error {
 	return IdempotentSettle(ctx, s, id, ts, payload, func(ctx context.Context, ts int64, _ []byte) error {
 		return fn(ctx, ts)
 	})
@@ -145,15 +145,15 @@ func Idempotent(ctx context.Context, s cqldriver.Session, id cqlgen.Idempotency,
 // *OutcomeUnknownError (the same record, or its own run's). Until then
 // every call in between is such a next call: none is told "unknown" for
 // good while the outcome can still be learned.
-func IdempotentSettle(ctx context.Context, s cqldriver.Session, id cqlgen.Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64, settle []byte) error) error {
+func IdempotentSettle(ctx context.Context, s cqldriver.Session, id base.Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64, settle []byte) error) error {
 	if id.Key == "" {
 		return &cqlgen.EmptyKeyError{Table: IdempotencyTable, Column: "key"}
 	}
 	if id.TTL <= 0 {
-		id.TTL = cqlgen.DefaultIdempotencyTTL
+		id.TTL = base.DefaultIdempotencyTTL
 	}
 	if id.Lease <= 0 {
-		id.Lease = cqlgen.DefaultIdempotencyLease
+		id.Lease = base.DefaultIdempotencyLease
 	}
 	if id.TTL < id.Lease {
 		// The record would expire while its owner still holds the lease,
@@ -279,7 +279,7 @@ var (
 // claim is one call of Idempotent.
 type claim struct {
 	s       cqldriver.Session
-	id      cqlgen.Idempotency
+	id      base.Idempotency
 	payload []byte
 	owner   uuidValue
 	ttl     int // seconds

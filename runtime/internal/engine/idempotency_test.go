@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 )
 
 // counter is a command body that counts its runs and remembers their
@@ -43,7 +44,7 @@ func TestIdempotentAppliesOnceAndReplays(t *testing.T) {
 	f := &fakeSession{}
 	var c counter
 	ctx := context.Background()
-	id := cqlgen.Idempotency{Key: "k1"}
+	id := base.Idempotency{Key: "k1"}
 	for i := range 3 {
 		if err := Idempotent(ctx, f, id, int64(100+i), payloadA, c.fn); err != nil {
 			t.Fatalf("call %d: %v", i, err)
@@ -61,7 +62,7 @@ func TestIdempotentConflict(t *testing.T) {
 	f := &fakeSession{}
 	var c counter
 	ctx := context.Background()
-	id := cqlgen.Idempotency{Key: "k"}
+	id := base.Idempotency{Key: "k"}
 	if err := Idempotent(ctx, f, id, 1, payloadA, c.fn); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestIdempotentConflict(t *testing.T) {
 	// A pending key conflicts too, without waiting for its lease.
 	f.pending("p", payloadA, 1, time.Now().Add(time.Hour))
 	start := time.Now()
-	if err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "p"}, 2, payloadB, c.fn); !errors.Is(err, cqlgen.ErrIdempotencyConflict) {
+	if err := Idempotent(ctx, f, base.Idempotency{Key: "p"}, 2, payloadB, c.fn); !errors.Is(err, cqlgen.ErrIdempotencyConflict) {
 		t.Errorf("pending key, other payload: err = %v", err)
 	}
 	if time.Since(start) > time.Second {
@@ -88,7 +89,7 @@ func TestIdempotentReplaysNotApplied(t *testing.T) {
 	f := &fakeSession{}
 	c := counter{err: fmt.Errorf("insert: %w", &cqlgen.NotAppliedError{Table: "users", Current: map[string]any{"id": 1}})}
 	ctx := context.Background()
-	id := cqlgen.Idempotency{Key: "k"}
+	id := base.Idempotency{Key: "k"}
 	first := Idempotent(ctx, f, id, 1, payloadA, c.fn)
 	c.err = nil // a second run would succeed: it must not happen
 	second := Idempotent(ctx, f, id, 2, payloadA, c.fn)
@@ -107,7 +108,7 @@ func TestIdempotentFailureReleasesForTheNextCall(t *testing.T) {
 	// Failing to release would make the retry wait the hour out.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	id := cqlgen.Idempotency{Key: "k", Lease: time.Hour}
+	id := base.Idempotency{Key: "k", Lease: time.Hour}
 	if err := Idempotent(ctx, f, id, 111, payloadA, c.fn); err == nil || err.Error() != "write timeout" {
 		t.Fatalf("err = %v, want fn's", err)
 	}
@@ -135,7 +136,7 @@ func TestIdempotentTakesOverAnExpiredLease(t *testing.T) {
 	// in 80ms.
 	lease := time.Now().Add(80 * time.Millisecond)
 	f.pending("k", payloadA, 42, lease)
-	if err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, 99, payloadA, c.fn); err != nil {
+	if err := Idempotent(context.Background(), f, base.Idempotency{Key: "k"}, 99, payloadA, c.fn); err != nil {
 		t.Fatal(err)
 	}
 	if now := time.Now(); now.Before(lease) {
@@ -154,7 +155,7 @@ func TestIdempotentWaitsForTheOwner(t *testing.T) {
 	owner := counter{wait: 100 * time.Millisecond}
 	var dup counter
 	ctx := context.Background()
-	id := cqlgen.Idempotency{Key: "k"}
+	id := base.Idempotency{Key: "k"}
 	done := make(chan error)
 	go func() { done <- Idempotent(ctx, f, id, 1, payloadA, owner.fn) }()
 	time.Sleep(20 * time.Millisecond) // the owner has claimed, and runs
@@ -173,11 +174,11 @@ func TestIdempotentWaitsForTheOwner(t *testing.T) {
 
 	// A duplicate whose context ends first says so.
 	slow := counter{wait: 300 * time.Millisecond}
-	go func() { done <- Idempotent(ctx, f, cqlgen.Idempotency{Key: "k2"}, 1, payloadA, slow.fn) }()
+	go func() { done <- Idempotent(ctx, f, base.Idempotency{Key: "k2"}, 1, payloadA, slow.fn) }()
 	time.Sleep(20 * time.Millisecond)
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if err := Idempotent(short, f, cqlgen.Idempotency{Key: "k2"}, 2, payloadA, dup.fn); !errors.Is(err, context.DeadlineExceeded) {
+	if err := Idempotent(short, f, base.Idempotency{Key: "k2"}, 2, payloadA, dup.fn); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline", err)
 	}
 	<-done
@@ -190,7 +191,7 @@ func TestIdempotentConcurrentDuplicatesRunOnce(t *testing.T) {
 	var failed atomic.Int32
 	for i := range 20 {
 		wg.Go(func() {
-			if err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, int64(i), payloadA, c.fn); err != nil {
+			if err := Idempotent(context.Background(), f, base.Idempotency{Key: "k"}, int64(i), payloadA, c.fn); err != nil {
 				t.Error(err)
 				failed.Add(1)
 			}
@@ -213,7 +214,7 @@ func TestIdempotentRecognisesItsOwnLostClaim(t *testing.T) {
 	var c counter
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "k", Lease: time.Hour}, 7, payloadA, c.fn); err != nil {
+	if err := Idempotent(ctx, f, base.Idempotency{Key: "k", Lease: time.Hour}, 7, payloadA, c.fn); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.runs(); len(got) != 1 || got[0] != 7 {
@@ -232,7 +233,7 @@ func TestIdempotentUnrecordedSuccessStillSucceeds(t *testing.T) {
 	}}
 	withJitter(t, noJitter)
 	var c counter
-	if err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, 7, payloadA, c.fn); err != nil {
+	if err := Idempotent(context.Background(), f, base.Idempotency{Key: "k"}, 7, payloadA, c.fn); err != nil {
 		t.Fatalf("fn succeeded, but Idempotent returned %v", err)
 	}
 	if n := doneTries.Load(); n != maxStepFailures {
@@ -250,7 +251,7 @@ func TestIdempotentPermanentErrorsStopAtOnce(t *testing.T) {
 		return srvErr(cqldriver.CodeInvalid), nil // invalid: e.g. the table does not exist
 	}}
 	var c counter
-	err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k"}, 1, payloadA, c.fn)
+	err := Idempotent(context.Background(), f, base.Idempotency{Key: "k"}, 1, payloadA, c.fn)
 	if err == nil || tries.Load() != 1 || len(c.runs()) != 0 {
 		t.Errorf("err %v after %d tries and %d runs; want the error after 1 try, no run", err, tries.Load(), len(c.runs()))
 	}
@@ -258,7 +259,7 @@ func TestIdempotentPermanentErrorsStopAtOnce(t *testing.T) {
 
 func TestIdempotentEmptyKey(t *testing.T) {
 	var c counter
-	err := Idempotent(context.Background(), &fakeSession{}, cqlgen.Idempotency{}, 1, payloadA, c.fn)
+	err := Idempotent(context.Background(), &fakeSession{}, base.Idempotency{}, 1, payloadA, c.fn)
 	var ek *cqlgen.EmptyKeyError
 	if !errors.Is(err, cqlgen.ErrEmptyKey) || !errors.As(err, &ek) || ek.Table != IdempotencyTable {
 		t.Errorf("err = %v", err)
@@ -275,7 +276,7 @@ func TestApplyWithAndWithoutKey(t *testing.T) {
 	}
 	ctx := context.Background()
 	f := &fakeSession{}
-	if err := Apply(ctx, f, nil, cqlgen.Idempotency{}, 5, build("x")); err != nil {
+	if err := Apply(ctx, f, nil, base.Idempotency{}, 5, build("x")); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.batches) != 1 || f.kinds[0] != cqldriver.Logged || f.batches[0][0].Values[2] != int64(5) || len(f.rows) != 0 {
@@ -283,7 +284,7 @@ func TestApplyWithAndWithoutKey(t *testing.T) {
 	}
 
 	f = &fakeSession{}
-	id := cqlgen.Idempotency{Key: "req-1"}
+	id := base.Idempotency{Key: "req-1"}
 	// Sent again later, at another timestamp: the same command.
 	for _, ts := range []int64{10, 20} {
 		if err := Apply(ctx, f, cqlgen.Concurrent(2), id, ts, build("x")); err != nil {
@@ -319,7 +320,7 @@ func TestIdempotentRefusesARecordItDidNotWrite(t *testing.T) {
 	var c counter
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "k"}, 2, payloadA, c.fn)
+	err := Idempotent(ctx, f, base.Idempotency{Key: "k"}, 2, payloadA, c.fn)
 	if err == nil || !strings.Contains(err.Error(), "unknown state") || len(c.runs()) != 0 {
 		t.Errorf("err %v, %d runs; want an unknown-state error and no run", err, len(c.runs()))
 	}
@@ -330,7 +331,7 @@ func TestIdempotentRefusesARecordItDidNotWrite(t *testing.T) {
 func TestIdempotencyTTLMustOutliveTheLease(t *testing.T) {
 	f := &fakeSession{}
 	ran := false
-	err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k", TTL: time.Second, Lease: time.Minute}, 1, nil, func(context.Context, int64) error {
+	err := Idempotent(context.Background(), f, base.Idempotency{Key: "k", TTL: time.Second, Lease: time.Minute}, 1, nil, func(context.Context, int64) error {
 		ran = true
 		return nil
 	})
@@ -343,7 +344,7 @@ func TestIdempotencyTTLMustOutliveTheLease(t *testing.T) {
 // another call took over, is told: its command may apply twice.
 func TestIdempotentFencesALateOwner(t *testing.T) {
 	f := &fakeSession{}
-	err := Idempotent(context.Background(), f, cqlgen.Idempotency{Key: "k", Lease: time.Second}, 7, payloadA, func(context.Context, int64) error {
+	err := Idempotent(context.Background(), f, base.Idempotency{Key: "k", Lease: time.Second}, 7, payloadA, func(context.Context, int64) error {
 		// Meanwhile the lease runs out and a duplicate takes the key.
 		f.mu.Lock()
 		f.rows["k"]["owner"], _ = randomUUID()
@@ -373,7 +374,7 @@ func TestIdempotentHonoursTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := Idempotent(ctx, f, cqlgen.Idempotency{Key: "k", Lease: 30 * time.Second}, 7, payloadA, func(context.Context, int64) error { return nil })
+	err := Idempotent(ctx, f, base.Idempotency{Key: "k", Lease: 30 * time.Second}, 7, payloadA, func(context.Context, int64) error { return nil })
 	var ou *cqlgen.OutcomeUnknownError
 	if !errors.Is(err, cqlgen.ErrOutcomeUnknown) || !errors.As(err, &ou) || ou.Outcome != nil {
 		t.Errorf("a stalled record under a deadline: %v", err)
@@ -387,7 +388,7 @@ func TestIdempotentHonoursTheDeadline(t *testing.T) {
 	// plain deadline error, as one loaded run here showed.)
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel2()
-	if err := Idempotent(ctx2, f, cqlgen.Idempotency{Key: "k", Lease: 30 * time.Second}, 8, payloadA, func(context.Context, int64) error { return nil }); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+	if err := Idempotent(ctx2, f, base.Idempotency{Key: "k", Lease: 30 * time.Second}, 8, payloadA, func(context.Context, int64) error { return nil }); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
 		t.Errorf("a duplicate past its deadline: %v", err)
 	}
 }
@@ -413,7 +414,7 @@ func TestApplyOne(t *testing.T) {
 	ctx := context.Background()
 	for _, st := range []cqlgen.Strategy{nil, cqlgen.LoggedBatch, cqlgen.UnloggedBatch, cqlgen.Concurrent(3)} {
 		f := &fakeSession{}
-		if err := ApplyOne(ctx, f, st, cqlgen.Idempotency{}, 5, build("x")); err != nil {
+		if err := ApplyOne(ctx, f, st, base.Idempotency{}, 5, build("x")); err != nil {
 			t.Fatal(err)
 		}
 		if len(f.execs) != 1 || f.execs[0].Values[2] != int64(5) || len(f.batches) != 0 {
@@ -422,11 +423,11 @@ func TestApplyOne(t *testing.T) {
 	}
 	var calls int
 	f := &fakeSession{}
-	if err := ApplyOne(ctx, f, countingStrategy{&calls}, cqlgen.Idempotency{}, 5, build("x")); err != nil || calls != 1 || len(f.execs) != 1 {
+	if err := ApplyOne(ctx, f, countingStrategy{&calls}, base.Idempotency{}, 5, build("x")); err != nil || calls != 1 || len(f.execs) != 1 {
 		t.Errorf("own strategy: err %v, %d calls, execs %v; want it called once", err, calls, f.execs)
 	}
 	f = &fakeSession{}
-	id := cqlgen.Idempotency{Key: "req-1"}
+	id := base.Idempotency{Key: "req-1"}
 	for _, ts := range []int64{10, 20} {
 		if err := ApplyOne(ctx, f, nil, id, ts, build("x")); err != nil {
 			t.Fatal(err)
@@ -447,7 +448,7 @@ func TestApplyOne(t *testing.T) {
 func TestIdempotentSettleHandsTheRecordToTheNextCall(t *testing.T) {
 	f := &fakeSession{}
 	ctx := context.Background()
-	id := cqlgen.Idempotency{Key: "k"}
+	id := base.Idempotency{Key: "k"}
 	var got [][]byte
 	var tss []int64
 	outcomes := []error{
@@ -489,7 +490,7 @@ func TestIdempotentSettleHandsTheRecordToTheNextCall(t *testing.T) {
 		return &cqlgen.OutcomeUnknownError{Key: "f", Err: errors.New("lost")}
 	}
 	for range 2 {
-		if err := IdempotentSettle(ctx, f, cqlgen.Idempotency{Key: "f"}, 1, payloadA, final); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+		if err := IdempotentSettle(ctx, f, base.Idempotency{Key: "f"}, 1, payloadA, final); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
 			t.Errorf("a final unknown: %v", err)
 		}
 	}

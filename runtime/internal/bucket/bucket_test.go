@@ -1,4 +1,4 @@
-package cqlgenimpl
+package bucket
 
 import (
 	"testing"
