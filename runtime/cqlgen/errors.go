@@ -186,7 +186,7 @@ func (e *NotAppliedError) Is(target error) bool { return target == ErrNotApplied
 // BatchTooLargeError reports a batch refused before it was sent.
 type BatchTooLargeError struct {
 	Statements int // statements in the batch
-	Bytes      int // estimated size of the values (EstimateBatchBytes)
+	Bytes      int // estimated size of the values (as Cassandra measures a batch)
 	Limit      int // SessionOptions.BatchFailBytes
 }
 
@@ -323,8 +323,8 @@ type OutcomeUnknownError struct {
 	Outcome error // what this call's run returned, when it ran the command
 	Err     error // why the outcome is unknown
 	// Settle, set by the command, is what a later call with the key needs
-	// to learn whether it applied: Idempotent records it with the key and
-	// hands it to that call's run (IdempotentSettle). Nil: it cannot be
+	// to learn whether it applied: the runtime records it with the key and
+	// hands it to that call's run. Nil: it cannot be
 	// learned, and the key answers "unknown" from then on.
 	Settle []byte
 }

@@ -95,7 +95,7 @@ const DefaultConcurrency = 8
 // not, and nothing finishes it by itself. Idempotent statements are
 // retried by the session (see RetryOptions); a failed call should be run
 // again whole, with the same timestamp, or repaired from the canonical
-// table. An idempotency key (Apply, Idempotent) makes running it again
+// table. An idempotency key (WithIdempotencyKey) makes running it again
 // safe for callers that cannot tell whether it applied. Statements not
 // marked idempotent, such as counter updates, are sent once and never
 // retried; after a failure their outcome is unknown.

@@ -70,7 +70,7 @@ func WithLevels(ctx context.Context, l Levels) context.Context {
 // l's non-zero levels instead of s's: give it to the repositories that
 // need other levels than the rest (an audit log written at QUORUM across
 // datacenters, say). It shares s's connections, retry policy and observer;
-// a session made by NewSession stays one, so its CallObserver still sees
+// a session a driver adapter made stays one, so its CallObserver still sees
 // repository calls. Any other Session gets l through the context of each
 // statement, as WithLevels gives it, under the levels of the call.
 func SessionLevels(s cqldriver.Session, l Levels) cqldriver.Session {
@@ -82,7 +82,7 @@ func SessionLevels(s cqldriver.Session, l Levels) cqldriver.Session {
 	return &levelSession{s: s, l: l}
 }
 
-// levelSession is SessionLevels of a Session not made by NewSession.
+// levelSession is SessionLevels of a Session no driver adapter made.
 type levelSession struct {
 	s cqldriver.Session
 	l Levels

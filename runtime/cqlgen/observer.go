@@ -10,8 +10,8 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/base"
 )
 
-// Observer sees every attempt of every statement a Session made by
-// NewSession runs: one Observation per statement per attempt, including the
+// Observer sees every attempt of every statement a Session made by a
+// driver adapter runs: one Observation per statement per attempt, including the
 // attempts that failed and were retried, and the statements the runtime
 // refused before sending (Attempt 0). It is the hook for metrics, tracing
 // and logs; the runtime itself logs nothing. An Observer that is also a
@@ -53,7 +53,7 @@ type Observation struct {
 	// observed, with the batch's latency and error.
 	Batch int
 	// BatchBytes is the estimated size of the batch's bound values
-	// (EstimateBatchBytes); BatchWarn is set when it is over
+	// (as Cassandra measures a batch); BatchWarn is set when it is over
 	// SessionOptions.BatchWarnBytes, Cassandra's batch_size_warn_threshold
 	// by default: the batch was sent, but it is larger than it should be.
 	BatchBytes int

@@ -53,7 +53,7 @@ type Options struct {
 	// applied" only once the window has passed (docs/repositories.md).
 	LandWindow time.Duration
 	// Idempotency, when it has a key, makes Insert apply at most once
-	// within its TTL however often it is sent (see Apply).
+	// within its TTL however often it is sent (see WithIdempotencyKey).
 	Idempotency base.Idempotency
 	// Expect is the version a write of an entity stored in several tables
 	// expects to find (see IfVersion and IfAbsent); 0 expects nothing.
@@ -166,6 +166,6 @@ const DefaultLandWindow = 3 * time.Second
 func WithLandWindow(d time.Duration) Option { return func(o *Options) { o.LandWindow = d } }
 
 // WithIdempotencyKey makes one call apply at most once within the default
-// TTL, however often it is retried with the same key (see Apply): pass it
+// TTL, however often it is retried with the same key (see WithIdempotencyKey): pass it
 // per call, with a key the caller derives from the command (a request id).
 func WithIdempotencyKey(key string) Option { return func(o *Options) { o.Idempotency.Key = key } }

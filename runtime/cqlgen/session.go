@@ -6,7 +6,8 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
-// SessionOptions configure a Session made by NewSession. Zero fields take
+// SessionOptions configure the Session a driver adapter makes
+// (gocqlv1.NewSession, gocqlv2.NewSession). Zero fields take
 // the defaults.
 type SessionOptions struct {
 	// ReadConsistency applies to reads and pre-reads; default
@@ -23,7 +24,7 @@ type SessionOptions struct {
 	SerialConsistency cqldriver.Consistency
 	// Retry bounds and paces retries of idempotent statements.
 	Retry RetryOptions
-	// BatchWarnBytes is the estimated batch size (EstimateBatchBytes) over
+	// BatchWarnBytes is the estimated batch size (as Cassandra measures a batch) over
 	// which observers see BatchWarn; default 5 KiB, Cassandra's
 	// batch_size_warn_threshold. Negative: never.
 	BatchWarnBytes int
@@ -46,7 +47,8 @@ const (
 	DefaultBatchFailBytes = 50 << 10
 )
 
-// RetryOptions bound and pace the retries of a Session made by NewSession.
+// RetryOptions bound and pace the retries of a Session a driver adapter
+// makes.
 // Zero fields take the defaults.
 //
 // Only statements marked Idempotent are ever retried, and only after an
