@@ -48,12 +48,11 @@ const (
 )
 
 // RetryOptions bound and pace the retries of a Session a driver adapter
-// makes.
-// Zero fields take the defaults.
+// makes. Zero fields take the defaults.
 //
-// Only statements marked Idempotent are ever retried, and only after an
-// error that says the cluster was slow or out of reach (see Retryable).
-// Between attempts the session waits with exponential backoff and full
+// Only statements marked idempotent are ever retried, and only after an
+// error that says the cluster was slow or out of reach (docs/runtime.md
+// lists them). Between attempts the session waits with exponential backoff and full
 // jitter: before attempt n+1 a uniformly random time in
 // [0, min(MaxDelay, BaseDelay·2^(n-1))). It never waits past the context's
 // deadline: when the next wait would end after it, the session gives up at

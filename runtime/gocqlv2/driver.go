@@ -32,7 +32,9 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
-// NewSession is engine.NewSession(New(s), opts).
+// NewSession makes the Session generated repositories run on, over s: the
+// runtime's session (consistency per statement kind, retries, batch
+// limits, observers; see cqlgen.SessionOptions) on the Driver New(s).
 func NewSession(s *gocql.Session, opts *cqlgen.SessionOptions) cqlgen.Session {
 	return engine.NewSession(New(s), opts)
 }
