@@ -18,7 +18,7 @@ import (
 // a logical write again with the same timestamp is harmless.
 type Strategy interface {
 	// Apply runs the statements.
-	Apply(ctx context.Context, s cqldriver.Session, qs []cqldriver.Query) error
+	Apply(ctx context.Context, s Session, qs []cqldriver.Query) error
 	// Name names the strategy in errors and observers.
 	Name() string
 }
@@ -70,7 +70,7 @@ func (b batchStrategy) Name() string { return b.name }
 // OwnStrategy marks one of this package's strategies (see base.Own).
 func (batchStrategy) OwnStrategy(base.Own) {}
 
-func (b batchStrategy) Apply(ctx context.Context, s cqldriver.Session, qs []cqldriver.Query) error {
+func (b batchStrategy) Apply(ctx context.Context, s Session, qs []cqldriver.Query) error {
 	switch len(qs) {
 	case 0:
 		return nil
@@ -113,7 +113,7 @@ func (concurrent) OwnStrategy(base.Own) {}
 
 func (c concurrent) Name() string { return fmt.Sprintf("concurrent(%d)", c.limit) }
 
-func (c concurrent) Apply(ctx context.Context, s cqldriver.Session, qs []cqldriver.Query) error {
+func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) error {
 	switch len(qs) {
 	case 0:
 		return nil

@@ -73,9 +73,9 @@ func WithLevels(ctx context.Context, l Levels) context.Context {
 // a session a driver adapter made stays one, so its CallObserver still sees
 // repository calls. Any other Session gets l through the context of each
 // statement, as WithLevels gives it, under the levels of the call.
-func SessionLevels(s cqldriver.Session, l Levels) cqldriver.Session {
+func SessionLevels(s Session, l Levels) Session {
 	if w, ok := s.(interface {
-		SessionLevels(Levels) cqldriver.Session
+		SessionLevels(Levels) Session
 	}); ok {
 		return w.SessionLevels(l)
 	}
@@ -84,7 +84,7 @@ func SessionLevels(s cqldriver.Session, l Levels) cqldriver.Session {
 
 // levelSession is SessionLevels of a Session no driver adapter made.
 type levelSession struct {
-	s cqldriver.Session
+	s Session
 	l Levels
 }
 
