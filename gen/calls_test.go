@@ -9,7 +9,7 @@ import (
 )
 
 // Every repository method that takes a context, in every generated file,
-// begins a call record (ctx, call := cqlgen.StartCall(...)), so that a
+// begins a call record (ctx, call := cqlgenimpl.StartCall(...)), so that a
 // CallObserver sees one record per repository call, whichever method it
 // is. A method written without the shared prologue fails here.
 func TestEveryRepositoryCallIsObserved(t *testing.T) {
@@ -34,7 +34,7 @@ func TestEveryRepositoryCallIsObserved(t *testing.T) {
 			}
 			methods++
 			if !startsCall(fn) {
-				t.Errorf("%s: %s does not begin with cqlgen.StartCall", name, fn.Name.Name)
+				t.Errorf("%s: %s does not begin with cqlgenimpl.StartCall", name, fn.Name.Name)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
 // Every statement of every golden case and example has one bind per
@@ -60,7 +61,7 @@ func TestIdempotencyTableInSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ddl := range []string{cqlgen.IdempotencyTableCQL, cqlgen.ProgressTableCQL} {
+	for _, ddl := range []string{cqlgenimpl.IdempotencyTableCQL, cqlgen.ProgressTableCQL} {
 		if !bytes.Contains(schema, []byte(ddl)) {
 			t.Errorf("schema.cql does not contain the runtime's table:\n%s", ddl)
 		}

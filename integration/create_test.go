@@ -9,17 +9,18 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// ExecCASMap lets faultSession serve cqlgen.CAS (IF NOT EXISTS with the
+// ExecCASMap lets faultSession serve cqlgenimpl.CAS (IF NOT EXISTS with the
 // row found), failing its k-th call as it fails the others.
-func (fs *faultSession) ExecCASMap(ctx context.Context, q cqlgen.Query, current map[string]any) (bool, error) {
+func (fs *faultSession) ExecCASMap(ctx context.Context, q cqldriver.Query, current map[string]any) (bool, error) {
 	run, fail := fs.step()
 	var applied bool
 	if run {
 		var err error
-		if applied, err = fs.Session.(cqlgen.MapCASer).ExecCASMap(ctx, q, current); err != nil {
+		if applied, err = fs.Session.(cqldriver.MapCASer).ExecCASMap(ctx, q, current); err != nil {
 			return false, err
 		}
 	}

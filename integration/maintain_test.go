@@ -16,12 +16,14 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 var (
-	_ cqlgen.Maintainer = (*testmodel.VisitRepo)(nil)
-	_ cqlgen.Maintainer = (*messaging.MessageRepo)(nil) // immutable
+	_ cqlmaintain.Maintainer = (*testmodel.VisitRepo)(nil)
+	_ cqlmaintain.Maintainer = (*messaging.MessageRepo)(nil) // immutable
 )
 
 var visitTables = []string{"visits_by_user", "visits_by_site", "visits_by_site_day", "visits_by_page"}
@@ -282,10 +284,10 @@ func loadVisits(t *testing.T, raw *gocql.Session, n int) {
 type hookSession struct {
 	cqlgen.Session
 	mu    sync.Mutex
-	hooks []func(q cqlgen.Query) bool // true: it ran, drop it
+	hooks []func(q cqldriver.Query) bool // true: it ran, drop it
 }
 
-func (h *hookSession) run(qs ...cqlgen.Query) {
+func (h *hookSession) run(qs ...cqldriver.Query) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, q := range qs {
@@ -298,12 +300,12 @@ func (h *hookSession) run(qs ...cqlgen.Query) {
 	}
 }
 
-func (h *hookSession) Exec(ctx context.Context, q cqlgen.Query) error {
+func (h *hookSession) Exec(ctx context.Context, q cqldriver.Query) error {
 	h.run(q)
 	return h.Session.Exec(ctx, q)
 }
 
-func (h *hookSession) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []cqlgen.Query) error {
+func (h *hookSession) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqldriver.Query) error {
 	h.run(qs...)
 	return h.Session.Batch(ctx, kind, qs)
 }
@@ -331,9 +333,9 @@ func TestRepairRacesAWriter(t *testing.T) {
 	moved := visit(2)
 	moved.At = visitDay.Add(-24 * time.Hour)
 	hooked := &hookSession{Session: s}
-	hooked.hooks = []func(cqlgen.Query) bool{
+	hooked.hooks = []func(cqldriver.Query) bool{
 		// Before Repair inserts visit 2's missing row: move it elsewhere.
-		func(q cqlgen.Query) bool {
+		func(q cqldriver.Query) bool {
 			if q.Stmt.Table != "visits_by_user" || q.Stmt.CQL[:6] != "INSERT" {
 				return false
 			}
@@ -341,7 +343,7 @@ func TestRepairRacesAWriter(t *testing.T) {
 			return true
 		},
 		// Before Repair deletes visit 2's orphan: move it back there.
-		func(q cqlgen.Query) bool {
+		func(q cqldriver.Query) bool {
 			if q.Stmt.Table != "visits_by_user" || q.Stmt.CQL[:6] != "DELETE" {
 				return false
 			}
@@ -372,7 +374,7 @@ func TestRepairRacesAWriter(t *testing.T) {
 	}
 }
 
-// The maintenance command a team builds on cqlgen.RunMaintenance: exit 0
+// The maintenance command a team builds on cqlmaintain.Run: exit 0
 // when in step, 1 when verify finds drift, a JSON report, and repair.
 func TestRunMaintenance(t *testing.T) {
 	raw, s := repoSession(t, testmodel.Schema)
@@ -383,7 +385,7 @@ func TestRunMaintenance(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var out, errs strings.Builder
-		code := cqlgen.RunMaintenance(ctx, args, &out, &errs, repo)
+		code := cqlmaintain.Run(ctx, args, &out, &errs, repo)
 		return code, out.String(), errs.String()
 	}
 	if code, out, errs := run("verify"); code != 0 || !strings.Contains(out, "visits_by_site_day") {

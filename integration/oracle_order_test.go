@@ -10,7 +10,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/internal/ordercases"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
 )
 
@@ -37,8 +37,8 @@ func TestOracleOrderMatchesCassandra(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	memQuery := func(cql string, vals ...any) cqlgen.Query {
-		return cqlgen.Query{Stmt: &cqlgen.Statement{CQL: cql, Table: "oracle", Pattern: "oracle"}, Values: vals, PageSize: cqlgen.Unpaged}
+	memQuery := func(cql string, vals ...any) cqldriver.Query {
+		return cqldriver.Query{Stmt: &cqldriver.Statement{CQL: cql, Table: "oracle", Pattern: "oracle"}, Values: vals, PageSize: cqldriver.Unpaged}
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for i, oc := range ordercases.Cases {

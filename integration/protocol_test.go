@@ -12,6 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/example/music"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -69,7 +70,7 @@ func (fs *faultSession) step() (run bool, fail error) {
 	return true, nil
 }
 
-func (fs *faultSession) Exec(ctx context.Context, q cqlgen.Query) error {
+func (fs *faultSession) Exec(ctx context.Context, q cqldriver.Query) error {
 	run, fail := fs.step()
 	if run {
 		if err := fs.Session.Exec(ctx, q); err != nil {
@@ -79,7 +80,7 @@ func (fs *faultSession) Exec(ctx context.Context, q cqlgen.Query) error {
 	return fail
 }
 
-func (fs *faultSession) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []cqlgen.Query) error {
+func (fs *faultSession) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqldriver.Query) error {
 	run, fail := fs.step()
 	if run {
 		if err := fs.Session.Batch(ctx, kind, qs); err != nil {
@@ -89,7 +90,7 @@ func (fs *faultSession) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []c
 	return fail
 }
 
-func (fs *faultSession) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any) (bool, error) {
+func (fs *faultSession) ExecCAS(ctx context.Context, q cqldriver.Query, dest ...any) (bool, error) {
 	run, fail := fs.step()
 	var applied bool
 	if run {
@@ -104,7 +105,7 @@ func (fs *faultSession) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any
 	return applied, nil
 }
 
-func (fs *faultSession) Iter(ctx context.Context, q cqlgen.Query) cqlgen.Iter {
+func (fs *faultSession) Iter(ctx context.Context, q cqldriver.Query) cqldriver.Iter {
 	run, fail := fs.step()
 	if !run {
 		return failedIter{fail}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -27,7 +28,7 @@ type lossPlanKey struct{}
 // session; calls without one pass through.
 type lossSession struct{ cqlgen.Session }
 
-func planOf(ctx context.Context, q cqlgen.Query) *lossPlan {
+func planOf(ctx context.Context, q cqldriver.Query) *lossPlan {
 	p, _ := ctx.Value(lossPlanKey{}).(*lossPlan)
 	if p == nil || q.Stmt == nil || q.Stmt.Table != "tickets" {
 		return nil
@@ -35,7 +36,7 @@ func planOf(ctx context.Context, q cqlgen.Query) *lossPlan {
 	return p
 }
 
-func (s lossSession) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any) (bool, error) {
+func (s lossSession) ExecCAS(ctx context.Context, q cqldriver.Query, dest ...any) (bool, error) {
 	p := planOf(ctx, q)
 	if p == nil || p.lost.Swap(true) {
 		return s.Session.ExecCAS(ctx, q, dest...)
@@ -49,11 +50,11 @@ func (s lossSession) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any) (
 }
 
 // ExecCASMap serves the idempotency key's writes, untouched.
-func (s lossSession) ExecCASMap(ctx context.Context, q cqlgen.Query, current map[string]any) (bool, error) {
-	return s.Session.(cqlgen.MapCASer).ExecCASMap(ctx, q, current)
+func (s lossSession) ExecCASMap(ctx context.Context, q cqldriver.Query, current map[string]any) (bool, error) {
+	return s.Session.(cqldriver.MapCASer).ExecCASMap(ctx, q, current)
 }
 
-func (s lossSession) Iter(ctx context.Context, q cqlgen.Query) cqlgen.Iter {
+func (s lossSession) Iter(ctx context.Context, q cqldriver.Query) cqldriver.Iter {
 	if p := planOf(ctx, q); p != nil && p.lost.Load() && q.Stmt.Kind == cqlgen.SerialRead {
 		return failedIter{fmt.Errorf("serial read dropped: %w", errInjected)}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -252,7 +253,7 @@ type pauseSession struct {
 	pause func()
 }
 
-func (p *pauseSession) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any) (bool, error) {
+func (p *pauseSession) ExecCAS(ctx context.Context, q cqldriver.Query, dest ...any) (bool, error) {
 	if q.Stmt.Table == "agents" && strings.Contains(q.Stmt.CQL, "cqlgen_pending = ?") {
 		p.once.Do(p.pause)
 	}

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // userUsers: the statements of table users, which is the source of truth of
 // User.
@@ -86,7 +86,7 @@ const userUsersGetCQL = `SELECT user_id, name, email, country, age, score, creat
 	WHERE user_id = ?`
 
 // userUsersScan reads one row of users into e; false when there is none.
-func userUsersScan(it cqlgen.Iter, e *User) bool {
+func userUsersScan(it cqlgenimpl.Iter, e *User) bool {
 	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
 
@@ -130,7 +130,7 @@ func userCheck(e *User) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -143,7 +143,7 @@ func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (
 			return userUsersRow(e, 0)
 		}, userUsersScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
 	})
 }
@@ -157,7 +157,7 @@ func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (_ cqlgen.Inserted[User], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -174,7 +174,7 @@ func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.O
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -182,14 +182,14 @@ func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from users.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -197,8 +197,8 @@ func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   userUsers.Delete,
 			Values: []any{ts, e.UserID},
 		}
@@ -208,7 +208,7 @@ func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (
 // Get reads the User with the given key from users, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -220,7 +220,7 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) 
 	}
 	var e User
 	e.UserID = userID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   userUsers.Get,
 		Values: []any{e.UserID},
 	}, userUsersScan)
@@ -236,7 +236,7 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) 
 // repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
 // *cqlgen.KeysError, and nothing is sent.
 func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Found[User], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -340,7 +340,7 @@ const eventEventsByStreamGetCQL = `SELECT stream_id, at, event_id, kind, payload
 
 // eventEventsByStreamScan reads one row of events_by_stream into e; false when
 // there is none.
-func eventEventsByStreamScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsByStreamScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
 
@@ -446,7 +446,7 @@ func eventCheck(e *Event) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -459,7 +459,7 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 			return eventEventsByStreamRow(e, 0)
 		}, eventEventsByStreamScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
 	})
 }
@@ -473,7 +473,7 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (_ cqlgen.Inserted[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -491,7 +491,7 @@ func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -499,14 +499,14 @@ func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from events_by_stream.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -514,8 +514,8 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   eventEventsByStream.Delete,
 			Values: []any{ts, e.StreamID, e.At, e.EventID},
 		}
@@ -525,7 +525,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // Get reads the Event with the given key from events_by_stream, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -539,7 +539,7 @@ func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, even
 	e.StreamID = streamID
 	e.At = at
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   eventEventsByStream.Get,
 		Values: []any{e.StreamID, e.At, e.EventID},
 	}, eventEventsByStreamScan)
@@ -568,7 +568,7 @@ type EventsByStreamOptions struct {
 // EventsByStream reads a stream's events, newest first, from events_by_stream,
 // in pages: one partition, in clustering order.
 func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByStream")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByStream")
 	defer func() {
 		call.End(err)
 	}()
@@ -648,7 +648,7 @@ const messageMessagesGetCQL = `SELECT message_id, conversation_id, sender_id, re
 
 // messageMessagesScan reads one row of messages into e; false when there is
 // none.
-func messageMessagesScan(it cqlgen.Iter, e *Message) bool {
+func messageMessagesScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
 
@@ -683,7 +683,7 @@ func messageMessagesState(e *Message) []any {
 
 // messageMessagesScanState reads a row of messages with its last write
 // timestamp, less 1µs, as its version.
-func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
+func messageMessagesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [5]*int64
 	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -824,7 +824,7 @@ const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_
 
 // messageMessagesByConversationScan reads one row of messages_by_conversation
 // into e; false when there is none.
-func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
+func messageMessagesByConversationScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
 }
 
@@ -976,7 +976,7 @@ const messageMessagesBySenderAtOrAfterCQL = `SELECT sender_id, sent_at, message_
 
 // messageMessagesBySenderScan reads one row of messages_by_sender into e;
 // false when there is none.
-func messageMessagesBySenderScan(it cqlgen.Iter, e *Message) bool {
+func messageMessagesBySenderScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
 }
 
@@ -1130,7 +1130,7 @@ const messageMessagesByRecipientAtOrAfterCQL = `SELECT recipient_id, sent_at, me
 
 // messageMessagesByRecipientScan reads one row of messages_by_recipient into
 // e; false when there is none.
-func messageMessagesByRecipientScan(it cqlgen.Iter, e *Message) bool {
+func messageMessagesByRecipientScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
 }
 
@@ -1217,7 +1217,7 @@ func messageCheckKey(e *Message) error {
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1225,8 +1225,8 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   messageMessages.Insert,
 			Values: messageMessagesRow(e, ts, true),
 		}, {
@@ -1246,7 +1246,7 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 // found from messages's values, in one logical write under the repository's
 // strategy. Deleting what does not exist is not an error.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1254,11 +1254,11 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   messageMessages.Get,
 		Values: []any{e.MessageID},
-	}, messageMessagesScan, func(cur *Message, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, messageMessagesScan, func(cur *Message, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   messageMessages.Delete,
 			Values: []any{ts, cur.MessageID},
 		}, {
@@ -1318,7 +1318,7 @@ func (r *MessageRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1329,7 +1329,7 @@ func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // orphans, each at a timestamp that any later write of Message wins over; it
 // is safe while the application writes.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1340,7 +1340,7 @@ func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1350,7 +1350,7 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 // Get reads the Message with the given key from messages, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1362,7 +1362,7 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, er
 	}
 	var e Message
 	e.MessageID = messageID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   messageMessages.Get,
 		Values: []any{e.MessageID},
 	}, messageMessagesScan)
@@ -1378,7 +1378,7 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, er
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (_ cqlgen.Found[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -1415,7 +1415,7 @@ type MessagesByConversationOptions struct {
 // MessagesByConversation reads a conversation's messages, newest first, from
 // messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByConversation")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByConversation")
 	defer func() {
 		call.End(err)
 	}()
@@ -1467,7 +1467,7 @@ type MessagesBySenderOptions struct {
 // MessagesBySender reads the messages a user sent, newest first, from
 // messages_by_sender, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesBySender")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesBySender")
 	defer func() {
 		call.End(err)
 	}()
@@ -1520,7 +1520,7 @@ type MessagesByRecipientOptions struct {
 // MessagesByRecipient reads the messages a user received, newest first, from
 // messages_by_recipient, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByRecipient")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByRecipient")
 	defer func() {
 		call.End(err)
 	}()
@@ -1587,7 +1587,7 @@ const scoreScoresGetCQL = `SELECT board, player_id, points, name, cqlgen_deleted
 
 // scoreScoresScan reads the next row of scores that is no grave of a deleted
 // Score into e; false when there is none.
-func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
+func scoreScoresScan(it cqlgenimpl.Iter, e *Score) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name, &deleted) {
@@ -1620,7 +1620,7 @@ func scoreScoresState(e *Score) []any {
 
 // scoreScoresScanState reads a row of scores with its version, its mark of
 // deletion, its pending record and its last changes.
-func scoreScoresScanState(it cqlgen.Iter) (v cqlgenimpl.State[Score], ok bool) {
+func scoreScoresScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Score], ok bool) {
 	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -1798,7 +1798,7 @@ const scoreBoardAtOrAfterCQL = `SELECT board, points, player_id, name
 	WHERE board = ? AND points = ? AND player_id >= ?`
 
 // scoreBoardScan reads one row of board into e; false when there is none.
-func scoreBoardScan(it cqlgen.Iter, e *Score) bool {
+func scoreBoardScan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
@@ -2021,7 +2021,7 @@ const scoreBoard16ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, 
 	PER PARTITION LIMIT ?`
 
 // scoreBoard16Scan reads one row of board_16 into e; false when there is none.
-func scoreBoard16Scan(it cqlgen.Iter, e *Score) bool {
+func scoreBoard16Scan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
@@ -2245,7 +2245,7 @@ const scoreBoard100ScatterAtOrAfterCQL = `SELECT board, points, player_id, name,
 
 // scoreBoard100Scan reads one row of board_100 into e; false when there is
 // none.
-func scoreBoard100Scan(it cqlgen.Iter, e *Score) bool {
+func scoreBoard100Scan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
@@ -2359,7 +2359,7 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -2379,7 +2379,7 @@ func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -2396,7 +2396,7 @@ func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -2412,7 +2412,7 @@ func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option)
 // they apply only if no one changed the Score since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (_ *Score, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -2446,7 +2446,7 @@ func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID str
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (_ *Score, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2486,7 +2486,7 @@ func (r *ScoreRepo) Tables() []string {
 // Verify compares every table of Score with what scores, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2497,7 +2497,7 @@ func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Score wins over; it is
 // safe while the application writes.
 func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -2508,7 +2508,7 @@ func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -2518,7 +2518,7 @@ func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Score with the given key from scores, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *Score, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -2537,7 +2537,7 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *
 	var e Score
 	e.Board = board
 	e.PlayerID = playerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   scoreScores.Get,
 		Values: []any{e.Board, e.PlayerID},
 	}, scoreScoresScan)
@@ -2553,7 +2553,7 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (_ cqlgen.Found[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -2595,7 +2595,7 @@ type BoardOptions struct {
 // Board reads a board, best first, in one partition, from board, in pages: one
 // partition, in clustering order.
 func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Board")
 	defer func() {
 		call.End(err)
 	}()
@@ -2647,7 +2647,7 @@ type Board16Options struct {
 // Board16 reads a board, best first, over 16 hash buckets, from board_16, in
 // pages: all 16 hash buckets read in parallel and merged in clustering order.
 func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board16")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Board16")
 	defer func() {
 		call.End(err)
 	}()
@@ -2703,7 +2703,7 @@ type Board100Options struct {
 // in pages: all 100 hash buckets read in parallel and merged in clustering
 // order.
 func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board100")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Board100")
 	defer func() {
 		call.End(err)
 	}()
@@ -2772,7 +2772,7 @@ const tallyTalliesGetCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
 
 // tallyTalliesScan reads the next row of tallies that is no grave of a deleted
 // Tally into e; false when there is none.
-func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
+func tallyTalliesScan(it cqlgenimpl.Iter, e *Tally) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TallyID, &e.Board, &e.Points, &e.Name, &deleted) {
@@ -2805,7 +2805,7 @@ func tallyTalliesState(e *Tally) []any {
 
 // tallyTalliesScanState reads a row of tallies with its version, its mark of
 // deletion, its pending record and its last changes.
-func tallyTalliesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Tally], ok bool) {
+func tallyTalliesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Tally], ok bool) {
 	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -2987,7 +2987,7 @@ const tallyTalliesByBoardAtOrAfterCQL = `SELECT board, points, tally_id, name
 
 // tallyTalliesByBoardScan reads one row of tallies_by_board into e; false when
 // there is none.
-func tallyTalliesByBoardScan(it cqlgen.Iter, e *Tally) bool {
+func tallyTalliesByBoardScan(it cqlgenimpl.Iter, e *Tally) bool {
 	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
 }
 
@@ -3083,7 +3083,7 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -3103,7 +3103,7 @@ func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -3120,7 +3120,7 @@ func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -3136,7 +3136,7 @@ func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 // they apply only if no one changed the Tally since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (_ *Tally, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -3163,7 +3163,7 @@ func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (_ *Tally,
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (_ *Tally, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -3196,7 +3196,7 @@ func (r *TallyRepo) Tables() []string {
 // Verify compares every table of Tally with what tallies, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -3207,7 +3207,7 @@ func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Tally wins over; it is
 // safe while the application writes.
 func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -3218,7 +3218,7 @@ func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -3228,7 +3228,7 @@ func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Tally with the given key from tallies, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -3240,7 +3240,7 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err erro
 	}
 	var e Tally
 	e.TallyID = tallyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   tallyTallies.Get,
 		Values: []any{e.TallyID},
 	}, tallyTalliesScan)
@@ -3256,7 +3256,7 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err erro
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (_ cqlgen.Found[Tally], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -3292,7 +3292,7 @@ type TalliesByBoardOptions struct {
 // TalliesByBoard reads a board's tallies, most points first, from
 // tallies_by_board, in pages: one partition, in clustering order.
 func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (_ cqlgen.Page[Tally], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "TalliesByBoard")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "TalliesByBoard")
 	defer func() {
 		call.End(err)
 	}()
@@ -3360,7 +3360,7 @@ const standingStandingsGetCQL = `SELECT standing_id, board, team, region, points
 
 // standingStandingsScan reads the next row of standings that is no grave of a
 // deleted Standing into e; false when there is none.
-func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
+func standingStandingsScan(it cqlgenimpl.Iter, e *Standing) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name, &deleted) {
@@ -3394,7 +3394,7 @@ func standingStandingsState(e *Standing) []any {
 
 // standingStandingsScanState reads a row of standings with its version, its
 // mark of deletion, its pending record and its last changes.
-func standingStandingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Standing], ok bool) {
+func standingStandingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Standing], ok bool) {
 	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -3588,7 +3588,7 @@ const standingStandingsByBoardAtOrAfterCQL = `SELECT board, points, standing_id,
 
 // standingStandingsByBoardScan reads one row of standings_by_board into e;
 // false when there is none.
-func standingStandingsByBoardScan(it cqlgen.Iter, e *Standing) bool {
+func standingStandingsByBoardScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
 }
 
@@ -3734,7 +3734,7 @@ const standingStandingsByTeamAtOrAfterCQL = `SELECT team, points, standing_id, b
 
 // standingStandingsByTeamScan reads one row of standings_by_team into e; false
 // when there is none.
-func standingStandingsByTeamScan(it cqlgen.Iter, e *Standing) bool {
+func standingStandingsByTeamScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
 }
 
@@ -3884,7 +3884,7 @@ const standingStandingsByRegionAtOrAfterCQL = `SELECT region, points, standing_i
 
 // standingStandingsByRegionScan reads one row of standings_by_region into e;
 // false when there is none.
-func standingStandingsByRegionScan(it cqlgen.Iter, e *Standing) bool {
+func standingStandingsByRegionScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
 }
 
@@ -4007,7 +4007,7 @@ var standingWrites = &cqlgenimpl.Entity[Standing]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -4027,7 +4027,7 @@ func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.O
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -4044,7 +4044,7 @@ func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.O
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -4060,7 +4060,7 @@ func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.O
 // they apply only if no one changed the Standing since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (_ *Standing, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -4087,7 +4087,7 @@ func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (_ *
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (_ *Standing, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -4121,7 +4121,7 @@ func (r *StandingRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -4132,7 +4132,7 @@ func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // orphans, each at a timestamp that any later write of Standing wins over; it
 // is safe while the application writes.
 func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -4143,7 +4143,7 @@ func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -4153,7 +4153,7 @@ func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 // Get reads the Standing with the given key from standings, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -4165,7 +4165,7 @@ func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing,
 	}
 	var e Standing
 	e.StandingID = standingID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   standingStandings.Get,
 		Values: []any{e.StandingID},
 	}, standingStandingsScan)
@@ -4181,7 +4181,7 @@ func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing,
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (_ cqlgen.Found[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -4217,7 +4217,7 @@ type StandingsByBoardOptions struct {
 // StandingsByBoard reads a board's standings, most points first, from
 // standings_by_board, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByBoard")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "StandingsByBoard")
 	defer func() {
 		call.End(err)
 	}()
@@ -4269,7 +4269,7 @@ type StandingsByTeamOptions struct {
 // StandingsByTeam reads a team's standings, most points first, from
 // standings_by_team, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByTeam")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "StandingsByTeam")
 	defer func() {
 		call.End(err)
 	}()
@@ -4321,7 +4321,7 @@ type StandingsByRegionOptions struct {
 // StandingsByRegion reads a region's standings, most points first, from
 // standings_by_region, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByRegion")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "StandingsByRegion")
 	defer func() {
 		call.End(err)
 	}()
@@ -4440,7 +4440,7 @@ const pingPingsByDayGetCQL = `SELECT device, at, seq
 
 // pingPingsByDayScan reads one row of pings_by_day into e; false when there is
 // none.
-func pingPingsByDayScan(it cqlgen.Iter, e *Ping) bool {
+func pingPingsByDayScan(it cqlgenimpl.Iter, e *Ping) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq)
 }
 
@@ -4582,7 +4582,7 @@ func pingCheck(e *Ping) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -4595,7 +4595,7 @@ func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 			return pingPingsByDayRow(e, 0)
 		}, pingPingsByDayScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
 	})
 }
@@ -4609,7 +4609,7 @@ func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (_ cqlgen.Inserted[Ping], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -4626,7 +4626,7 @@ func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.O
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -4634,14 +4634,14 @@ func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from pings_by_day.
 func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -4649,8 +4649,8 @@ func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   pingPingsByDay.Delete,
 			Values: []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
 		}
@@ -4660,7 +4660,7 @@ func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 // Get reads the Ping with the given key from pings_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (_ *Ping, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -4674,7 +4674,7 @@ func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   pingPingsByDay.Get,
 		Values: []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
 	}, pingPingsByDayScan)
@@ -4709,7 +4709,7 @@ type PingsByDayOptions struct {
 // PingsByDay reads a device's pings, newest first, from pings_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (_ cqlgen.Page[Ping], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "PingsByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "PingsByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -4829,7 +4829,7 @@ const entryLogEntriesGetCQL = `SELECT log, at, seq, text
 
 // entryLogEntriesScan reads one row of log_entries into e; false when there is
 // none.
-func entryLogEntriesScan(it cqlgen.Iter, e *Entry) bool {
+func entryLogEntriesScan(it cqlgenimpl.Iter, e *Entry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
@@ -4934,7 +4934,7 @@ func entryCheck(e *Entry) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -4947,7 +4947,7 @@ func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 			return entryLogEntriesRow(e, 0)
 		}, entryLogEntriesScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
 	})
 }
@@ -4961,7 +4961,7 @@ func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (_ cqlgen.Inserted[Entry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -4978,7 +4978,7 @@ func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -4986,14 +4986,14 @@ func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from log_entries.
 func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -5001,8 +5001,8 @@ func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   entryLogEntries.Delete,
 			Values: []any{ts, e.Log, e.At, e.Seq},
 		}
@@ -5012,7 +5012,7 @@ func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 // Get reads the Entry with the given key from log_entries, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *Entry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -5026,7 +5026,7 @@ func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   entryLogEntries.Get,
 		Values: []any{e.Log, e.At, e.Seq},
 	}, entryLogEntriesScan)
@@ -5055,7 +5055,7 @@ type LogEntriesOptions struct {
 // LogEntries reads a log's entries, oldest first, from log_entries, in pages:
 // one partition, in clustering order.
 func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (_ cqlgen.Page[Entry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "LogEntries")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "LogEntries")
 	defer func() {
 		call.End(err)
 	}()
@@ -5169,7 +5169,7 @@ const recentEntryRecentLogEntriesGetCQL = `SELECT log, at, seq, text
 
 // recentEntryRecentLogEntriesScan reads one row of recent_log_entries into e;
 // false when there is none.
-func recentEntryRecentLogEntriesScan(it cqlgen.Iter, e *RecentEntry) bool {
+func recentEntryRecentLogEntriesScan(it cqlgenimpl.Iter, e *RecentEntry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
@@ -5278,7 +5278,7 @@ func recentEntryCheck(e *RecentEntry) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -5291,7 +5291,7 @@ func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cq
 			return recentEntryRecentLogEntriesRow(e, 0)
 		}, recentEntryRecentLogEntriesScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
 	})
 }
@@ -5305,7 +5305,7 @@ func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cq
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[RecentEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -5323,7 +5323,7 @@ func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, op
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -5331,14 +5331,14 @@ func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from recent_log_entries.
 func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -5346,8 +5346,8 @@ func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   recentEntryRecentLogEntries.Delete,
 			Values: []any{ts, e.Log, e.At, e.Seq},
 		}
@@ -5357,7 +5357,7 @@ func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cq
 // Get reads the RecentEntry with the given key from recent_log_entries, the
 // source of truth; cqlgen.ErrNotFound if there is none.
 func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *RecentEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -5371,7 +5371,7 @@ func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   recentEntryRecentLogEntries.Get,
 		Values: []any{e.Log, e.At, e.Seq},
 	}, recentEntryRecentLogEntriesScan)
@@ -5400,7 +5400,7 @@ type RecentLogEntriesOptions struct {
 // RecentLogEntries reads a log's entries, newest first, from
 // recent_log_entries, in pages: one partition, in clustering order.
 func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (_ cqlgen.Page[RecentEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "RecentLogEntries")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "RecentLogEntries")
 	defer func() {
 		call.End(err)
 	}()

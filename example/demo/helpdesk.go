@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // runHelpdesk loads the multi-tenant example and shows what its
@@ -108,7 +109,7 @@ func runHelpdesk(ctx context.Context, s cqlgen.Session) error {
 		return err
 	}
 	fmt.Printf("   ann's counters: %d tickets assigned, %d closed\n", l.Opened, l.Closed)
-	for _, repo := range []cqlgen.Maintainer{tickets, agents} {
+	for _, repo := range []cqlmaintain.Maintainer{tickets, agents} {
 		rep, err := repo.Verify(ctx, nil)
 		if err != nil {
 			return err

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // agentAgents: the statements of table agents, which is the source of truth of
 // Agent.
@@ -53,7 +53,7 @@ const agentAgentsGetCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
 
 // agentAgentsScan reads the next row of agents that is no grave of a deleted
 // Agent into e; false when there is none.
-func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
+func agentAgentsScan(it cqlgenimpl.Iter, e *Agent) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.AgentID, &e.Email, &e.Name, &deleted) {
@@ -86,7 +86,7 @@ func agentAgentsState(e *Agent) []any {
 
 // agentAgentsScanState reads a row of agents with its version, its mark of
 // deletion, its pending record and its last changes.
-func agentAgentsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Agent], ok bool) {
+func agentAgentsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Agent], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -333,7 +333,7 @@ var agentWrites = &cqlgenimpl.Entity[Agent]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -353,7 +353,7 @@ func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -370,7 +370,7 @@ func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -386,7 +386,7 @@ func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 // they apply only if no one changed the Agent since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (_ *Agent, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -420,7 +420,7 @@ func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID stri
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (_ *Agent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -460,7 +460,7 @@ func (r *AgentRepo) Tables() []string {
 // Verify compares every table of Agent with what agents, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -471,7 +471,7 @@ func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Agent wins over; it is
 // safe while the application writes.
 func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -482,7 +482,7 @@ func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -492,7 +492,7 @@ func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Agent with the given key from agents, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *Agent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -511,7 +511,7 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *A
 	var e Agent
 	e.OrgID = orgID
 	e.AgentID = agentID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   agentAgents.Get,
 		Values: []any{e.OrgID, e.AgentID},
 	}, agentAgentsScan)
@@ -527,7 +527,7 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *A
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[Agent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -554,7 +554,7 @@ func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string
 // unique key: the claim in agents_by_email names it, and agents, the source of
 // truth, must still give it that key; cqlgen.ErrNotFound if no Agent holds it.
 func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string) (_ *Agent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "AgentByEmail")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "AgentByEmail")
 	defer func() {
 		call.End(err)
 	}()
@@ -610,7 +610,7 @@ const agentLoadAgentLoadGetCQL = `SELECT org_id, agent_id, opened, closed
 
 // agentLoadAgentLoadScan reads one row of agent_load into e; false when there
 // is none.
-func agentLoadAgentLoadScan(it cqlgen.Iter, e *AgentLoad) bool {
+func agentLoadAgentLoadScan(it cqlgenimpl.Iter, e *AgentLoad) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 }
 
@@ -661,7 +661,7 @@ func agentLoadCheck(e *AgentLoad) error {
 // have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
 // and the strategy does not apply.
 func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Add")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "Add")
 	defer func() {
 		call.End(err)
 	}()
@@ -669,7 +669,7 @@ func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Op
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   agentLoadAgentLoad.Add,
 		Values: []any{e.Opened, e.Closed, e.OrgID, e.AgentID},
 	})
@@ -679,7 +679,7 @@ func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Op
 // reliably support counting again in a deleted counter row (an Add soon after
 // the Delete may be lost): delete only counters that will not be used again.
 func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -687,8 +687,8 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   agentLoadAgentLoad.Delete,
 			Values: []any{e.OrgID, e.AgentID},
 		}
@@ -698,7 +698,7 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 // Get reads the AgentLoad with the given key from agent_load, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (_ *AgentLoad, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -717,7 +717,7 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 	var e AgentLoad
 	e.OrgID = orgID
 	e.AgentID = agentID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   agentLoadAgentLoad.Get,
 		Values: []any{e.OrgID, e.AgentID},
 	}, agentLoadAgentLoadScan)
@@ -733,7 +733,7 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[AgentLoad], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -796,7 +796,7 @@ const customerCustomersGetCQL = `SELECT org_id, email, name, company, postal, bi
 
 // customerCustomersScan reads the next row of customers that is no grave of a
 // deleted Customer into e; false when there is none.
-func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
+func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy, &deleted) {
@@ -832,7 +832,7 @@ func customerCustomersState(e *Customer) []any {
 
 // customerCustomersScanState reads a row of customers with its version, its
 // mark of deletion, its pending record and its last changes.
-func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
+func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -1056,7 +1056,7 @@ const customerCustomersNewestFirstAtOrAfterCQL = `SELECT org_id, created_at, ema
 
 // customerCustomersNewestFirstScan reads one row of customers_newest_first
 // into e; false when there is none.
-func customerCustomersNewestFirstScan(it cqlgen.Iter, e *CustomersNewestFirstRow) bool {
+func customerCustomersNewestFirstScan(it cqlgenimpl.Iter, e *CustomersNewestFirstRow) bool {
 	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
 }
 
@@ -1160,7 +1160,7 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1180,7 +1180,7 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1197,7 +1197,7 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1213,7 +1213,7 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 // they apply only if no one changed the Customer since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1247,7 +1247,7 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email str
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1288,7 +1288,7 @@ func (r *CustomerRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1299,7 +1299,7 @@ func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // orphans, each at a timestamp that any later write of Customer wins over; it
 // is safe while the application writes.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1310,7 +1310,7 @@ func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1320,7 +1320,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 // Get reads the Customer with the given key from customers, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1339,7 +1339,7 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *
 	var e Customer
 	e.OrgID = orgID
 	e.Email = email
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.OrgID, e.Email},
 	}, customerCustomersScan)
@@ -1355,7 +1355,7 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -1399,7 +1399,7 @@ type CustomersNewestFirstOptions struct {
 // CustomersNewestFirst reads a tenant's customers, newest first, from
 // customers_newest_first, in pages: one partition, in clustering order.
 func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (_ cqlgen.Page[CustomersNewestFirstRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "CustomersNewestFirst")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "CustomersNewestFirst")
 	defer func() {
 		call.End(err)
 	}()
@@ -1492,7 +1492,7 @@ const ticketEventTicketEventsGetCQL = `SELECT org_id, ticket_id, event_id, agent
 
 // ticketEventTicketEventsScan reads one row of ticket_events into e; false
 // when there is none.
-func ticketEventTicketEventsScan(it cqlgen.Iter, e *TicketEvent) bool {
+func ticketEventTicketEventsScan(it cqlgenimpl.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
 
@@ -1520,7 +1520,7 @@ func ticketEventTicketEventsState(e *TicketEvent) []any {
 
 // ticketEventTicketEventsScanState reads a row of ticket_events with its last
 // write timestamp, less 1µs, as its version.
-func ticketEventTicketEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[TicketEvent], ok bool) {
+func ticketEventTicketEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[TicketEvent], ok bool) {
 	var wt [3]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Kind, &v.Row.Note, &wt[0], &wt[1], &wt[2])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -1768,7 +1768,7 @@ const ticketEventEventsByAgentScatterFirstFromToCQL = `SELECT org_id, agent_id, 
 
 // ticketEventEventsByAgentScan reads one row of events_by_agent into e; false
 // when there is none.
-func ticketEventEventsByAgentScan(it cqlgen.Iter, e *TicketEvent) bool {
+func ticketEventEventsByAgentScan(it cqlgenimpl.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
 }
 
@@ -1852,7 +1852,7 @@ func ticketEventCheckKey(e *TicketEvent) error {
 // cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
 // an entity that exists, use Update.
 func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1860,8 +1860,8 @@ func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   ticketEventTicketEvents.Insert,
 			Values: ticketEventTicketEventsRow(e, ts, true),
 		}, {
@@ -1875,7 +1875,7 @@ func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cq
 // table, found from ticket_events's values, in one logical write under the
 // repository's strategy. Deleting what does not exist is not an error.
 func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1883,11 +1883,11 @@ func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   ticketEventTicketEvents.Get,
 		Values: []any{e.OrgID, e.TicketID, e.EventID},
-	}, ticketEventTicketEventsScan, func(cur *TicketEvent, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, ticketEventTicketEventsScan, func(cur *TicketEvent, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   ticketEventTicketEvents.Delete,
 			Values: []any{ts, cur.OrgID, cur.TicketID, cur.EventID},
 		}, {
@@ -1930,7 +1930,7 @@ func (r *TicketEventRepo) Tables() []string {
 // source of truth, implies, and reports the rows missing, stale or orphaned.
 // It writes nothing.
 func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1941,7 +1941,7 @@ func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions)
 // orphans, each at a timestamp that any later write of TicketEvent wins over;
 // it is safe while the application writes.
 func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1952,7 +1952,7 @@ func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions)
 // token range by token range; with o.Job it records the ranges done and, run
 // again, resumes.
 func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1962,7 +1962,7 @@ func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.
 // Get reads the TicketEvent with the given key from ticket_events, the source
 // of truth; cqlgen.ErrNotFound if there is none.
 func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (_ *TicketEvent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1982,7 +1982,7 @@ func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.
 	e.OrgID = orgID
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   ticketEventTicketEvents.Get,
 		Values: []any{e.OrgID, e.TicketID, e.EventID},
 	}, ticketEventTicketEventsScan)
@@ -2012,7 +2012,7 @@ type TicketEventsOptions struct {
 // TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
 // in pages: one partition, in clustering order.
 func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "TicketEvents")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "TicketEvents")
 	defer func() {
 		call.End(err)
 	}()
@@ -2078,7 +2078,7 @@ type EventsByAgentOptions struct {
 // partition a month, from events_by_agent, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "EventsByAgent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "EventsByAgent")
 	defer func() {
 		call.End(err)
 	}()
@@ -2167,7 +2167,7 @@ const ticketTicketsGetCQL = `SELECT org_id, ticket_id, requester, subject, statu
 
 // ticketTicketsScan reads the next row of tickets that is no grave of a
 // deleted Ticket into e; false when there is none.
-func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
+func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies, &deleted) {
@@ -2202,7 +2202,7 @@ func ticketTicketsState(e *Ticket) []any {
 
 // ticketTicketsScanState reads a row of tickets with its version, its mark of
 // deletion, its pending record and its last changes.
-func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
+func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -2412,7 +2412,7 @@ const ticketTicketsByRequesterAtOrAfterCQL = `SELECT org_id, requester, opened_a
 
 // ticketTicketsByRequesterScan reads one row of tickets_by_requester into e;
 // false when there is none.
-func ticketTicketsByRequesterScan(it cqlgen.Iter, e *TicketsByRequesterRow) bool {
+func ticketTicketsByRequesterScan(it cqlgenimpl.Iter, e *TicketsByRequesterRow) bool {
 	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
 }
 
@@ -2595,7 +2595,7 @@ const ticketOpenTicketsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, opened_
 
 // ticketOpenTicketsByAgentScan reads one row of open_tickets_by_agent into e;
 // false when there is none.
-func ticketOpenTicketsByAgentScan(it cqlgen.Iter, e *OpenTicketsByAgentRow) bool {
+func ticketOpenTicketsByAgentScan(it cqlgenimpl.Iter, e *OpenTicketsByAgentRow) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
 }
 
@@ -2713,7 +2713,7 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -2733,7 +2733,7 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -2750,7 +2750,7 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -2766,7 +2766,7 @@ func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // they apply only if no one changed the Ticket since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -2800,7 +2800,7 @@ func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID go
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2841,7 +2841,7 @@ func (r *TicketRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2852,7 +2852,7 @@ func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *
 // orphans, each at a timestamp that any later write of Ticket wins over; it is
 // safe while the application writes.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -2863,7 +2863,7 @@ func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -2873,7 +2873,7 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maint
 // Get reads the Ticket with the given key from tickets, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -2892,7 +2892,7 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 	var e Ticket
 	e.OrgID = orgID
 	e.TicketID = ticketID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   ticketTickets.Get,
 		Values: []any{e.OrgID, e.TicketID},
 	}, ticketTicketsScan)
@@ -2908,7 +2908,7 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -2952,7 +2952,7 @@ type TicketsByRequesterOptions struct {
 // TicketsByRequester reads a requester's tickets, newest first, from
 // tickets_by_requester, in pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (_ cqlgen.Page[TicketsByRequesterRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByRequester")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByRequester")
 	defer func() {
 		call.End(err)
 	}()
@@ -3012,7 +3012,7 @@ type OpenTicketsByAgentOptions struct {
 // OpenTicketsByAgent reads an agent's open tickets, oldest first, from
 // open_tickets_by_agent, in pages: one partition, in clustering order.
 func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (_ cqlgen.Page[OpenTicketsByAgentRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAgent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAgent")
 	defer func() {
 		call.End(err)
 	}()
@@ -3137,7 +3137,7 @@ const articleArticlesGetCQL = `SELECT org_id, article_id, title, tags, views, up
 
 // articleArticlesScan reads one row of articles into e; false when there is
 // none.
-func articleArticlesScan(it cqlgen.Iter, e *Article) bool {
+func articleArticlesScan(it cqlgenimpl.Iter, e *Article) bool {
 	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
 
@@ -3237,7 +3237,7 @@ func articleCheck(e *Article) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -3250,7 +3250,7 @@ func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Opt
 			return articleArticlesRow(e, 0, unset)
 		}, articleArticlesScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, true))
 	})
 }
@@ -3264,7 +3264,7 @@ func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Opt
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (_ cqlgen.Inserted[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -3281,7 +3281,7 @@ func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cq
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -3289,14 +3289,14 @@ func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from articles.
 func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -3304,8 +3304,8 @@ func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   articleArticles.Delete,
 			Values: []any{ts, e.OrgID, e.ArticleID},
 		}
@@ -3315,7 +3315,7 @@ func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Opt
 // Get reads the Article with the given key from articles, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (_ *Article, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -3328,7 +3328,7 @@ func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUI
 	var e Article
 	e.OrgID = orgID
 	e.ArticleID = articleID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   articleArticles.Get,
 		Values: []any{e.OrgID, e.ArticleID},
 	}, articleArticlesScan)
@@ -3358,7 +3358,7 @@ type ArticlesOptions struct {
 // Articles reads an organisation's knowledge-base articles, from articles, in
 // pages: one partition, in clustering order.
 func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Articles")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Articles")
 	defer func() {
 		call.End(err)
 	}()
@@ -3449,7 +3449,7 @@ type ArticlesTaggedOptions struct {
 // articles_by_tag, in pages, within one partition, in clustering order; the
 // index makes this a cheap read of one partition's replicas.
 func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag string, o *ArticlesTaggedOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "ArticlesTagged")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "ArticlesTagged")
 	defer func() {
 		call.End(err)
 	}()
@@ -3537,7 +3537,7 @@ type ArticlesByViewsOptions struct {
 // partition, in clustering order; the index makes this a cheap read of one
 // partition's replicas.
 func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFrom int64, viewsTo int64, o *ArticlesByViewsOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "ArticlesByViews")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "ArticlesByViews")
 	defer func() {
 		call.End(err)
 	}()
@@ -3656,7 +3656,7 @@ const auditEventAuditLogGetCQL = `SELECT org_id, at, event_id, actor, action
 
 // auditEventAuditLogScan reads one row of audit_log into e; false when there
 // is none.
-func auditEventAuditLogScan(it cqlgen.Iter, e *AuditEvent) bool {
+func auditEventAuditLogScan(it cqlgenimpl.Iter, e *AuditEvent) bool {
 	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
 
@@ -3798,7 +3798,7 @@ func auditEventCheck(e *AuditEvent) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -3811,7 +3811,7 @@ func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlg
 			return auditEventAuditLogRow(e, 0)
 		}, auditEventAuditLogScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(auditEventAuditLog, o.TTL, auditEventAuditLogRow(e, ts))
 	})
 }
@@ -3825,7 +3825,7 @@ func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlg
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (_ cqlgen.Inserted[AuditEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -3842,7 +3842,7 @@ func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts
 // table, found from audit_log's values, in one logical write under the
 // repository's strategy. Deleting what does not exist is not an error.
 func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -3850,11 +3850,11 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   auditEventAuditLog.Get,
 		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
-	}, auditEventAuditLogScan, func(cur *AuditEvent, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, auditEventAuditLogScan, func(cur *AuditEvent, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   auditEventAuditLog.Delete,
 			Values: []any{ts, cur.OrgID, cqlgenimpl.DayBuckets.Of(cur.At), cur.At, cur.EventID},
 		}}
@@ -3864,7 +3864,7 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 // Get reads the AuditEvent with the given key from audit_log, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (_ *AuditEvent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -3878,7 +3878,7 @@ func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, ev
 	e.OrgID = orgID
 	e.At = at
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   auditEventAuditLog.Get,
 		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
 	}, auditEventAuditLogScan)
@@ -3914,7 +3914,7 @@ type AuditLogOptions struct {
 // day, from audit_log, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (_ cqlgen.Page[AuditEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "AuditLog")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "AuditLog")
 	defer func() {
 		call.End(err)
 	}()
@@ -3992,7 +3992,7 @@ const macroMacrosGetCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_de
 
 // macroMacrosScan reads the next row of macros that is no grave of a deleted
 // Macro into e; false when there is none.
-func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
+func macroMacrosScan(it cqlgenimpl.Iter, e *Macro) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body, &deleted) {
@@ -4025,7 +4025,7 @@ func macroMacrosState(e *Macro) []any {
 
 // macroMacrosScanState reads a row of macros with its version, its mark of
 // deletion, its pending record and its last changes.
-func macroMacrosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Macro], ok bool) {
+func macroMacrosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Macro], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -4210,7 +4210,7 @@ const macroMacrosByTitleAtOrAfterToCQL = `SELECT org_id, title, macro_id, team, 
 
 // macroMacrosByTitleScan reads one row of macros_by_title into e; false when
 // there is none.
-func macroMacrosByTitleScan(it cqlgen.Iter, e *Macro) bool {
+func macroMacrosByTitleScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
 }
 
@@ -4356,7 +4356,7 @@ const macroMacrosByTeamAtOrAfterToCQL = `SELECT org_id, team, title, macro_id, b
 
 // macroMacrosByTeamScan reads one row of macros_by_team into e; false when
 // there is none.
-func macroMacrosByTeamScan(it cqlgen.Iter, e *Macro) bool {
+func macroMacrosByTeamScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
 }
 
@@ -4471,7 +4471,7 @@ var macroWrites = &cqlgenimpl.Entity[Macro]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -4491,7 +4491,7 @@ func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -4508,7 +4508,7 @@ func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -4524,7 +4524,7 @@ func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 // they apply only if no one changed the Macro since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (_ *Macro, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -4558,7 +4558,7 @@ func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID stri
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (_ *Macro, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -4598,7 +4598,7 @@ func (r *MacroRepo) Tables() []string {
 // Verify compares every table of Macro with what macros, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -4609,7 +4609,7 @@ func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Macro wins over; it is
 // safe while the application writes.
 func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -4620,7 +4620,7 @@ func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -4630,7 +4630,7 @@ func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Macro with the given key from macros, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *Macro, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -4649,7 +4649,7 @@ func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *M
 	var e Macro
 	e.OrgID = orgID
 	e.MacroID = macroID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   macroMacros.Get,
 		Values: []any{e.OrgID, e.MacroID},
 	}, macroMacrosScan)
@@ -4665,7 +4665,7 @@ func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *M
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (_ cqlgen.Found[Macro], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -4710,7 +4710,7 @@ type MacrosByTitleOptions struct {
 // Deprecated: macros_by_title is on its way out; read macros_by_team through
 // MacrosByTeam once it is backfilled.
 func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosByTitleOptions) (_ cqlgen.Page[Macro], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "MacrosByTitle")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "MacrosByTitle")
 	defer func() {
 		call.End(err)
 	}()
@@ -4762,7 +4762,7 @@ type MacrosByTeamOptions struct {
 // MacrosByTeam reads a team's macros by title, from macros_by_team, in pages:
 // one partition, in clustering order.
 func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string, o *MacrosByTeamOptions) (_ cqlgen.Page[Macro], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "MacrosByTeam")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "MacrosByTeam")
 	defer func() {
 		call.End(err)
 	}()
@@ -4908,7 +4908,7 @@ const replyRepliesByTicketGetCQL = `SELECT org_id, ticket_id, channel, sent_at, 
 
 // replyRepliesByTicketScan reads one row of replies_by_ticket into e; false
 // when there is none.
-func replyRepliesByTicketScan(it cqlgen.Iter, e *Reply) bool {
+func replyRepliesByTicketScan(it cqlgenimpl.Iter, e *Reply) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
 
@@ -5096,7 +5096,7 @@ func replyCheck(e *Reply) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -5109,7 +5109,7 @@ func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 			return replyRepliesByTicketRow(e, 0)
 		}, replyRepliesByTicketScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
 	})
 }
@@ -5123,7 +5123,7 @@ func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -5141,7 +5141,7 @@ func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -5149,14 +5149,14 @@ func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from replies_by_ticket.
 func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -5164,8 +5164,8 @@ func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   replyRepliesByTicket.Delete,
 			Values: []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
 		}
@@ -5175,7 +5175,7 @@ func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 // Get reads the Reply with the given key from replies_by_ticket, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (_ *Reply, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -5197,7 +5197,7 @@ func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, 
 	e.Channel = channel
 	e.SentAt = sentAt
 	e.ReplyID = replyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   replyRepliesByTicket.Get,
 		Values: []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
 	}, replyRepliesByTicketScan)
@@ -5239,7 +5239,7 @@ type RepliesByTicketOptions struct {
 // RepliesByTicket reads a ticket's replies by channel, newest first, from
 // replies_by_ticket, in pages: one partition, in clustering order.
 func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID gocql.UUID, o *RepliesByTicketOptions) (_ cqlgen.Page[Reply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "RepliesByTicket")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "RepliesByTicket")
 	defer func() {
 		call.End(err)
 	}()
@@ -5363,7 +5363,7 @@ const agentSessionAgentSessionsGetCQL = `SELECT org_id, session_id, agent_id, si
 
 // agentSessionAgentSessionsScan reads one row of agent_sessions into e; false
 // when there is none.
-func agentSessionAgentSessionsScan(it cqlgen.Iter, e *AgentSession) bool {
+func agentSessionAgentSessionsScan(it cqlgenimpl.Iter, e *AgentSession) bool {
 	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
 
@@ -5415,7 +5415,7 @@ func agentSessionCheck(e *AgentSession) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -5428,7 +5428,7 @@ func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...
 			return agentSessionAgentSessionsRow(e, 0)
 		}, agentSessionAgentSessionsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
 	})
 }
@@ -5442,7 +5442,7 @@ func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (_ cqlgen.Inserted[AgentSession], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -5459,7 +5459,7 @@ func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, 
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -5467,14 +5467,14 @@ func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from agent_sessions.
 func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -5482,8 +5482,8 @@ func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   agentSessionAgentSessions.Delete,
 			Values: []any{ts, e.OrgID, e.SessionID},
 		}
@@ -5493,7 +5493,7 @@ func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...
 // Get reads the AgentSession with the given key from agent_sessions, the
 // source of truth; cqlgen.ErrNotFound if there is none.
 func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (_ *AgentSession, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -5512,7 +5512,7 @@ func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID stri
 	var e AgentSession
 	e.OrgID = orgID
 	e.SessionID = sessionID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   agentSessionAgentSessions.Get,
 		Values: []any{e.OrgID, e.SessionID},
 	}, agentSessionAgentSessionsScan)
@@ -5529,7 +5529,7 @@ func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID stri
 // (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
 // nothing is sent.
 func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (_ cqlgen.Found[AgentSession], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -5618,7 +5618,7 @@ const organisationOrganisationsGetCQL = `SELECT org_id, owner, plan, signed_up
 
 // organisationOrganisationsScan reads one row of organisations into e; false
 // when there is none.
-func organisationOrganisationsScan(it cqlgen.Iter, e *Organisation) bool {
+func organisationOrganisationsScan(it cqlgenimpl.Iter, e *Organisation) bool {
 	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
 
@@ -5664,7 +5664,7 @@ func organisationCheck(e *Organisation) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -5677,7 +5677,7 @@ func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...
 			return organisationOrganisationsRow(e, 0)
 		}, organisationOrganisationsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
 	})
 }
@@ -5691,7 +5691,7 @@ func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (_ cqlgen.Inserted[Organisation], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -5708,7 +5708,7 @@ func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, 
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -5716,14 +5716,14 @@ func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from organisations.
 func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -5731,8 +5731,8 @@ func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   organisationOrganisations.Delete,
 			Values: []any{ts, e.OrgID},
 		}
@@ -5742,7 +5742,7 @@ func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...
 // Get reads the Organisation with the given key from organisations, the source
 // of truth; cqlgen.ErrNotFound if there is none.
 func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisation, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -5754,7 +5754,7 @@ func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisati
 	}
 	var e Organisation
 	e.OrgID = orgID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   organisationOrganisations.Get,
 		Values: []any{e.OrgID},
 	}, organisationOrganisationsScan)
@@ -5770,7 +5770,7 @@ func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisati
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlgen.Found[Organisation], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -5859,7 +5859,7 @@ const timeEntryTimeEntriesGetCQL = `SELECT org_id, agent_id, logged_at, entry_id
 
 // timeEntryTimeEntriesScan reads one row of time_entries into e; false when
 // there is none.
-func timeEntryTimeEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
+func timeEntryTimeEntriesScan(it cqlgenimpl.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
@@ -5889,7 +5889,7 @@ func timeEntryTimeEntriesState(e *TimeEntry) []any {
 
 // timeEntryTimeEntriesScanState reads a row of time_entries with its last
 // write timestamp, less 1µs, as its version.
-func timeEntryTimeEntriesScanState(it cqlgen.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
+func timeEntryTimeEntriesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -6203,7 +6203,7 @@ const timeEntryPayPeriodEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id,
 
 // timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period
 // into e; false when there is none.
-func timeEntryPayPeriodEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
+func timeEntryPayPeriodEntriesScan(it cqlgenimpl.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
@@ -6284,7 +6284,7 @@ func timeEntryCheckKey(e *TimeEntry) error {
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
 func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -6292,8 +6292,8 @@ func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   timeEntryTimeEntries.Insert,
 			Values: timeEntryTimeEntriesRow(e, ts, true),
 		}, {
@@ -6307,7 +6307,7 @@ func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen
 // table, found from time_entries's values, in one logical write under the
 // repository's strategy. Deleting what does not exist is not an error.
 func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -6315,11 +6315,11 @@ func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   timeEntryTimeEntries.Get,
 		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
-	}, timeEntryTimeEntriesScan, func(cur *TimeEntry, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, timeEntryTimeEntriesScan, func(cur *TimeEntry, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   timeEntryTimeEntries.Delete,
 			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(cur.LoggedAt), cur.LoggedAt, cur.EntryID},
 		}, {
@@ -6361,7 +6361,7 @@ func (r *TimeEntryRepo) Tables() []string {
 // of truth, implies, and reports the rows missing, stale or orphaned. It
 // writes nothing.
 func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -6372,7 +6372,7 @@ func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (
 // orphans, each at a timestamp that any later write of TimeEntry wins over; it
 // is safe while the application writes.
 func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -6383,7 +6383,7 @@ func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (
 // token range by token range; with o.Job it records the ranges done and, run
 // again, resumes.
 func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -6393,7 +6393,7 @@ func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.Ma
 // Get reads the TimeEntry with the given key from time_entries, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (_ *TimeEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -6414,7 +6414,7 @@ func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, l
 	e.AgentID = agentID
 	e.LoggedAt = loggedAt
 	e.EntryID = entryID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   timeEntryTimeEntries.Get,
 		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
 	}, timeEntryTimeEntriesScan)
@@ -6451,7 +6451,7 @@ type TimeEntriesOptions struct {
 // from Sunday, from time_entries, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "TimeEntries")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "TimeEntries")
 	defer func() {
 		call.End(err)
 	}()
@@ -6527,7 +6527,7 @@ type PayPeriodEntriesOptions struct {
 // from Sunday, oldest first, from time_entries_by_pay_period, in pages: time
 // buckets from the newest back, each in clustering order.
 func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "PayPeriodEntries")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "PayPeriodEntries")
 	defer func() {
 		call.End(err)
 	}()
@@ -6657,7 +6657,7 @@ const cannedReplyCannedRepliesGetCQL = `SELECT org_id, reply_id, title, body, em
 
 // cannedReplyCannedRepliesScan reads one row of canned_replies into e; false
 // when there is none.
-func cannedReplyCannedRepliesScan(it cqlgen.Iter, e *CannedReply) bool {
+func cannedReplyCannedRepliesScan(it cqlgenimpl.Iter, e *CannedReply) bool {
 	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
 
@@ -6764,7 +6764,7 @@ func cannedReplyCheck(e *CannedReply) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -6777,7 +6777,7 @@ func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cq
 			return cannedReplyCannedRepliesRow(e, 0, unset)
 		}, cannedReplyCannedRepliesScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, true))
 	})
 }
@@ -6791,7 +6791,7 @@ func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cq
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (_ cqlgen.Inserted[CannedReply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -6808,7 +6808,7 @@ func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, op
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -6816,14 +6816,14 @@ func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from canned_replies.
 func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -6831,8 +6831,8 @@ func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   cannedReplyCannedReplies.Delete,
 			Values: []any{ts, e.OrgID, e.ReplyID},
 		}
@@ -6842,7 +6842,7 @@ func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cq
 // Get reads the CannedReply with the given key from canned_replies, the source
 // of truth; cqlgen.ErrNotFound if there is none.
 func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (_ *CannedReply, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -6855,7 +6855,7 @@ func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.U
 	var e CannedReply
 	e.OrgID = orgID
 	e.ReplyID = replyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   cannedReplyCannedReplies.Get,
 		Values: []any{e.OrgID, e.ReplyID},
 	}, cannedReplyCannedRepliesScan)
@@ -6885,7 +6885,7 @@ type CannedRepliesOptions struct {
 // CannedReplies reads an organisation's canned replies, from canned_replies,
 // in pages: one partition, in clustering order.
 func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (_ cqlgen.Page[CannedReply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "CannedReplies")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "CannedReplies")
 	defer func() {
 		call.End(err)
 	}()
@@ -6965,7 +6965,7 @@ type SimilarRepliesOptions struct {
 // dimension, 384, or the read is a *cqlgen.VectorDimensionError; rows without
 // a vector are never returned.
 func (r *CannedReplyRepo) SimilarReplies(ctx context.Context, orgID string, embedding []float32, o *SimilarRepliesOptions) (_ []CannedReply, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "SimilarReplies")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "SimilarReplies")
 	defer func() {
 		call.End(err)
 	}()

@@ -6,7 +6,7 @@
 //	go run ./example/maintain repair -entity Track
 //	go run ./example/maintain backfill -entity Track -table top_tracks_by_artist -job refill -rate 500
 //
-// It is what a team writes to run cqlgen.RunMaintenance on its own
+// It is what a team writes to run cqlmaintain.Run on its own
 // repositories: a session, and the repositories to look after.
 package main
 
@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/example/music"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -40,5 +40,5 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	s := gocqlv1.NewSession(gs, nil)
-	os.Exit(cqlgen.RunMaintenance(ctx, os.Args[1:], os.Stdout, os.Stderr, music.NewTrackRepo(s), music.NewChartEntryRepo(s)))
+	os.Exit(cqlmaintain.Run(ctx, os.Args[1:], os.Stdout, os.Stderr, music.NewTrackRepo(s), music.NewChartEntryRepo(s)))
 }

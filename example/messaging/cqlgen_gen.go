@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // messageMessagesByConversation: the statements of table
 // messages_by_conversation, which is the source of truth of Message.
@@ -78,7 +78,7 @@ const messageMessagesByConversationGetCQL = `SELECT conversation_id, sent_at, me
 
 // messageMessagesByConversationScan reads one row of messages_by_conversation
 // into e; false when there is none.
-func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
+func messageMessagesByConversationScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
 
@@ -107,7 +107,7 @@ func messageMessagesByConversationState(e *Message) []any {
 // messageMessagesByConversationScanState reads a row of
 // messages_by_conversation with its last write timestamp, less 1µs, as its
 // version.
-func messageMessagesByConversationScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
+func messageMessagesByConversationScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -306,7 +306,7 @@ const messageMessagesByUserAtOrAfterCQL = `SELECT user_id, sent_at, message_id, 
 
 // messageMessagesByUserScan reads one row of messages_by_user into e; false
 // when there is none.
-func messageMessagesByUserScan(it cqlgen.Iter, e *Message) bool {
+func messageMessagesByUserScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
 }
 
@@ -381,7 +381,7 @@ func messageCheckKey(e *Message) error {
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -389,8 +389,8 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   messageMessagesByConversation.Insert,
 			Values: messageMessagesByConversationRow(e, ts, true),
 		}, {
@@ -405,7 +405,7 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 // write under the repository's strategy. Deleting what does not exist is not
 // an error.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -413,11 +413,11 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   messageMessagesByConversation.Get,
 		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
-	}, messageMessagesByConversationScan, func(cur *Message, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, messageMessagesByConversationScan, func(cur *Message, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   messageMessagesByConversation.Delete,
 			Values: []any{ts, cur.ConversationID, cur.SentAt, cur.MessageID},
 		}, {
@@ -460,7 +460,7 @@ func (r *MessageRepo) Tables() []string {
 // the source of truth, implies, and reports the rows missing, stale or
 // orphaned. It writes nothing.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -471,7 +471,7 @@ func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // orphans, each at a timestamp that any later write of Message wins over; it
 // is safe while the application writes.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -482,7 +482,7 @@ func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // one say, token range by token range; with o.Job it records the ranges done
 // and, run again, resumes.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -492,7 +492,7 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 // Get reads the Message with the given key from messages_by_conversation, the
 // source of truth; cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (_ *Message, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -506,7 +506,7 @@ func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt tim
 	e.ConversationID = conversationID
 	e.SentAt = sentAt
 	e.MessageID = messageID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   messageMessagesByConversation.Get,
 		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
 	}, messageMessagesByConversationScan)
@@ -536,7 +536,7 @@ type MessagesByConversationOptions struct {
 // MessagesByConversation reads the messages of a conversation, newest first,
 // from messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByConversation")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByConversation")
 	defer func() {
 		call.End(err)
 	}()
@@ -588,7 +588,7 @@ type MessagesByUserOptions struct {
 // MessagesByUser reads the messages a user sent, newest first, from
 // messages_by_user, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByUser")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByUser")
 	defer func() {
 		call.End(err)
 	}()

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // playListeningHistory: the statements of table listening_history, which is
 // the source of truth of Play.
@@ -104,7 +104,7 @@ const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id, track_n
 
 // playListeningHistoryScan reads one row of listening_history into e; false
 // when there is none.
-func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
+func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
 
@@ -210,7 +210,7 @@ func playCheck(e *Play) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -223,7 +223,7 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 			return playListeningHistoryRow(e, 0)
 		}, playListeningHistoryScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
@@ -237,7 +237,7 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -255,7 +255,7 @@ func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.O
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -263,14 +263,14 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -278,8 +278,8 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   playListeningHistory.Delete,
 			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
 		}
@@ -289,7 +289,7 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 // Get reads the Play with the given key from listening_history, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -303,7 +303,7 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   playListeningHistory.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playListeningHistoryScan)
@@ -333,7 +333,7 @@ type ListeningHistoryOptions struct {
 // ListeningHistory reads a user's listening history, newest first, from
 // listening_history, in pages: one partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "ListeningHistory")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "ListeningHistory")
 	defer func() {
 		call.End(err)
 	}()
@@ -402,7 +402,7 @@ const trackTracksGetCQL = `SELECT track_id, artist_id, play_count, track_name, a
 
 // trackTracksScan reads the next row of tracks that is no grave of a deleted
 // Track into e; false when there is none.
-func trackTracksScan(it cqlgen.Iter, e *Track) bool {
+func trackTracksScan(it cqlgenimpl.Iter, e *Track) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS, &deleted) {
@@ -436,7 +436,7 @@ func trackTracksState(e *Track) []any {
 
 // trackTracksScanState reads a row of tracks with its version, its mark of
 // deletion, its pending record and its last changes.
-func trackTracksScanState(it cqlgen.Iter) (v cqlgenimpl.State[Track], ok bool) {
+func trackTracksScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Track], ok bool) {
 	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -628,7 +628,7 @@ const trackTopTracksByArtistAtOrAfterCQL = `SELECT artist_id, play_count, track_
 
 // trackTopTracksByArtistScan reads one row of top_tracks_by_artist into e;
 // false when there is none.
-func trackTopTracksByArtistScan(it cqlgen.Iter, e *Track) bool {
+func trackTopTracksByArtistScan(it cqlgenimpl.Iter, e *Track) bool {
 	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
 }
 
@@ -725,7 +725,7 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -745,7 +745,7 @@ func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -762,7 +762,7 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -778,7 +778,7 @@ func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option)
 // they apply only if no one changed the Track since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (_ *Track, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -805,7 +805,7 @@ func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (_ *Track,
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (_ *Track, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -838,7 +838,7 @@ func (r *TrackRepo) Tables() []string {
 // Verify compares every table of Track with what tracks, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -849,7 +849,7 @@ func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Track wins over; it is
 // safe while the application writes.
 func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -860,7 +860,7 @@ func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -870,7 +870,7 @@ func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Track with the given key from tracks, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -882,7 +882,7 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err erro
 	}
 	var e Track
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   trackTracks.Get,
 		Values: []any{e.TrackID},
 	}, trackTracksScan)
@@ -898,7 +898,7 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err erro
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Found[Track], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -935,7 +935,7 @@ type TopTracksByArtistOptions struct {
 // TopTracksByArtist reads an artist's top tracks, most played first, from
 // top_tracks_by_artist, in pages: one partition, in clustering order.
 func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (_ cqlgen.Page[Track], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "TopTracksByArtist")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "TopTracksByArtist")
 	defer func() {
 		call.End(err)
 	}()
@@ -1058,7 +1058,7 @@ const playlistTrackPlaylistTracksGetCQL = `SELECT playlist_id, position, track_i
 
 // playlistTrackPlaylistTracksScan reads one row of playlist_tracks into e;
 // false when there is none.
-func playlistTrackPlaylistTracksScan(it cqlgen.Iter, e *PlaylistTrack) bool {
+func playlistTrackPlaylistTracksScan(it cqlgenimpl.Iter, e *PlaylistTrack) bool {
 	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
 
@@ -1178,7 +1178,7 @@ func playlistTrackCheck(e *PlaylistTrack) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1191,7 +1191,7 @@ func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts .
 			return playlistTrackPlaylistTracksRow(e, 0)
 		}, playlistTrackPlaylistTracksScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
 	})
 }
@@ -1205,7 +1205,7 @@ func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts .
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlaylistTrack], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1222,7 +1222,7 @@ func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1230,14 +1230,14 @@ func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts .
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from playlist_tracks.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1245,8 +1245,8 @@ func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts .
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   playlistTrackPlaylistTracks.Delete,
 			Values: []any{ts, e.PlaylistID, e.Position, e.TrackID},
 		}
@@ -1256,7 +1256,7 @@ func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts .
 // Get reads the PlaylistTrack with the given key from playlist_tracks, the
 // source of truth; cqlgen.ErrNotFound if there is none.
 func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (_ *PlaylistTrack, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1270,7 +1270,7 @@ func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position
 	e.PlaylistID = playlistID
 	e.Position = position
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   playlistTrackPlaylistTracks.Get,
 		Values: []any{e.PlaylistID, e.Position, e.TrackID},
 	}, playlistTrackPlaylistTracksScan)
@@ -1300,7 +1300,7 @@ type PlaylistTracksOptions struct {
 // PlaylistTracks reads the tracks of a playlist, in order, from
 // playlist_tracks, in pages: one partition, in clustering order.
 func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (_ cqlgen.Page[PlaylistTrack], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "PlaylistTracks")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "PlaylistTracks")
 	defer func() {
 		call.End(err)
 	}()
@@ -1369,7 +1369,7 @@ const chartEntryDailyTrackPlaysGetCQL = `SELECT chart_date, track_id, play_count
 
 // chartEntryDailyTrackPlaysScan reads the next row of daily_track_plays that
 // is no grave of a deleted ChartEntry into e; false when there is none.
-func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
+func chartEntryDailyTrackPlaysScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist, &deleted) {
@@ -1405,7 +1405,7 @@ func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
 
 // chartEntryDailyTrackPlaysScanState reads a row of daily_track_plays with its
 // version, its mark of deletion, its pending record and its last changes.
-func chartEntryDailyTrackPlaysScanState(it cqlgen.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
+func chartEntryDailyTrackPlaysScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
 	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -1691,7 +1691,7 @@ const chartEntryDailyChartsScatterAtOrAfterCQL = `SELECT chart_date, play_count,
 
 // chartEntryDailyChartsScan reads one row of daily_charts into e; false when
 // there is none.
-func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
+func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
 }
 
@@ -1794,7 +1794,7 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 // applied in part: run it again, from any client, and every table converges on
 // the result; the next write of the entity finishes it too.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1815,7 +1815,7 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1833,7 +1833,7 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1849,7 +1849,7 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 // cqlgen.IfVersion(version), and they apply only if no one changed the
 // ChartEntry since (a compare-and-set). cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1883,7 +1883,7 @@ func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, 
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (_ *ChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1924,7 +1924,7 @@ func (r *ChartEntryRepo) Tables() []string {
 // source of truth, implies, and reports the rows missing, stale or orphaned.
 // It writes nothing.
 func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1935,7 +1935,7 @@ func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) 
 // orphans, each at a timestamp that any later write of ChartEntry wins over;
 // it is safe while the application writes.
 func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1946,7 +1946,7 @@ func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) 
 // say, token range by token range; with o.Job it records the ranges done and,
 // run again, resumes.
 func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1956,7 +1956,7 @@ func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.M
 // Get reads the ChartEntry with the given key from daily_track_plays, the
 // source of truth; cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1975,7 +1975,7 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 	var e ChartEntry
 	e.ChartDate = chartDate
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   chartEntryDailyTrackPlays.Get,
 		Values: []any{e.ChartDate, e.TrackID},
 	}, chartEntryDailyTrackPlaysScan)
@@ -1992,7 +1992,7 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 // (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
 // nothing is sent.
 func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (_ cqlgen.Found[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -2035,7 +2035,7 @@ type DailyChartsOptions struct {
 // DailyCharts reads a day's chart, most played first, from daily_charts, in
 // pages: all 100 hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
 	defer func() {
 		call.End(err)
 	}()
@@ -2104,7 +2104,7 @@ const releaseReleasesGetCQL = `SELECT release_id, artist_id, title, released_at,
 
 // releaseReleasesScan reads the next row of releases that is no grave of a
 // deleted Release into e; false when there is none.
-func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
+func releaseReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt, &deleted) {
@@ -2137,7 +2137,7 @@ func releaseReleasesState(e *Release) []any {
 
 // releaseReleasesScanState reads a row of releases with its version, its mark
 // of deletion, its pending record and its last changes.
-func releaseReleasesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Release], ok bool) {
+func releaseReleasesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Release], ok bool) {
 	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -2370,7 +2370,7 @@ const releaseNewReleasesScatterFirstFromToCQL = `SELECT released_at, release_id,
 
 // releaseNewReleasesScan reads one row of new_releases into e; false when
 // there is none.
-func releaseNewReleasesScan(it cqlgen.Iter, e *Release) bool {
+func releaseNewReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
 	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
 }
 
@@ -2460,7 +2460,7 @@ var releaseWrites = &cqlgenimpl.Entity[Release]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -2480,7 +2480,7 @@ func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Opt
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -2497,7 +2497,7 @@ func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Opt
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -2513,7 +2513,7 @@ func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Opt
 // they apply only if no one changed the Release since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (_ *Release, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -2540,7 +2540,7 @@ func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (_
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (_ *Release, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2574,7 +2574,7 @@ func (r *ReleaseRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2585,7 +2585,7 @@ func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // orphans, each at a timestamp that any later write of Release wins over; it
 // is safe while the application writes.
 func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -2596,7 +2596,7 @@ func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -2606,7 +2606,7 @@ func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 // Get reads the Release with the given key from releases, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -2618,7 +2618,7 @@ func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release
 	}
 	var e Release
 	e.ReleaseID = releaseID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   releaseReleases.Get,
 		Values: []any{e.ReleaseID},
 	}, releaseReleasesScan)
@@ -2634,7 +2634,7 @@ func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ cqlgen.Found[Release], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -2678,7 +2678,7 @@ type NewReleasesOptions struct {
 // from new_releases, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_ cqlgen.Page[Release], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "NewReleases")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "NewReleases")
 	defer func() {
 		call.End(err)
 	}()

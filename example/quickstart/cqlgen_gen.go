@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // noteNotesByUser: the statements of table notes_by_user, which is the source
 // of truth of Note.
@@ -94,7 +94,7 @@ const noteNotesByUserGetCQL = `SELECT user_id, created_at, note_id, text
 
 // noteNotesByUserScan reads one row of notes_by_user into e; false when there
 // is none.
-func noteNotesByUserScan(it cqlgen.Iter, e *Note) bool {
+func noteNotesByUserScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
@@ -200,7 +200,7 @@ func noteCheck(e *Note) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -213,7 +213,7 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 			return noteNotesByUserRow(e, 0)
 		}, noteNotesByUserScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
 	})
 }
@@ -227,7 +227,7 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -244,7 +244,7 @@ func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.O
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -252,14 +252,14 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from notes_by_user.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -267,8 +267,8 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   noteNotesByUser.Delete,
 			Values: []any{ts, e.UserID, e.CreatedAt, e.NoteID},
 		}
@@ -278,7 +278,7 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 // Get reads the Note with the given key from notes_by_user, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -292,7 +292,7 @@ func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, 
 	e.UserID = userID
 	e.CreatedAt = createdAt
 	e.NoteID = noteID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   noteNotesByUser.Get,
 		Values: []any{e.UserID, e.CreatedAt, e.NoteID},
 	}, noteNotesByUserScan)
@@ -322,7 +322,7 @@ type NotesByUserOptions struct {
 // NotesByUser reads a user's notes, newest first, from notes_by_user, in
 // pages: one partition, in clustering order.
 func (r *NoteRepo) NotesByUser(ctx context.Context, userID string, o *NotesByUserOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByUser")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesByUser")
 	defer func() {
 		call.End(err)
 	}()

@@ -8,6 +8,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
@@ -138,7 +139,7 @@ func TestSerialAndLocalSerialVersionCheck(t *testing.T) {
 	smallRepo := helpdesk.NewTicketRepo(c.local(small, ks, nil))
 	all := cqlgen.WithLevels(ctx, cqlgen.Levels{Read: cqlgen.All, Write: cqlgen.All})
 
-	for _, serial := range []cqlgen.Consistency{cqlgen.LocalSerial, cqlgen.Serial} {
+	for _, serial := range []cqldriver.Consistency{cqlgen.LocalSerial, cqlgen.Serial} {
 		t.Run(serial.String(), func(t *testing.T) {
 			at := cqlgen.WithLevels(ctx, cqlgen.Levels{Serial: serial})
 			tk := ticket("acme", int(serial))

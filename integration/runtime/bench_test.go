@@ -9,13 +9,14 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 const benchInsert = "INSERT INTO bench (id, name, v, at) VALUES (?, ?, ?, ?)"
 
-var benchStmt = &cqlgen.Statement{CQL: benchInsert, Table: "bench", Pattern: "Bench.Insert", Kind: cqlgen.Write, Idempotent: true}
+var benchStmt = &cqldriver.Statement{CQL: benchInsert, Table: "bench", Pattern: "Bench.Insert", Kind: cqlgen.Write, Idempotent: true}
 
 // BenchmarkExecOverhead compares the runtime's happy path, Session.Exec of
 // a prepared INSERT, with raw gocql running the same statement on the
@@ -43,7 +44,7 @@ func BenchmarkExecOverhead(b *testing.B) {
 		s := gocqlv1.NewSession(session, nil)
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := s.Exec(ctx, cqlgen.Query{Stmt: benchStmt, Values: vals}); err != nil {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: benchStmt, Values: vals}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -53,7 +54,7 @@ func BenchmarkExecOverhead(b *testing.B) {
 		s := gocqlv1.NewSession(session, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { n++ })})
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := s.Exec(ctx, cqlgen.Query{Stmt: benchStmt, Values: vals}); err != nil {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: benchStmt, Values: vals}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -81,7 +82,7 @@ func BenchmarkExecOverheadPaired(b *testing.B) {
 		return time.Since(start)
 	}
 	gocqlExec := func() error { return session.Query(benchInsert, vals...).Exec() }
-	runtimeExec := func() error { return s.Exec(ctx, cqlgen.Query{Stmt: benchStmt, Values: vals}) }
+	runtimeExec := func() error { return s.Exec(ctx, cqldriver.Query{Stmt: benchStmt, Values: vals}) }
 	i := 0
 	for b.Loop() {
 		// Alternate which goes first: the second of a pair may find the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
@@ -79,15 +80,15 @@ func TestCounterUpdateIsNeverRetried(t *testing.T) {
 
 	// The control: the same update, marked idempotent, is retried on the
 	// timeout and counts once per attempt.
-	control := &cqlgen.Statement{CQL: "UPDATE agent_load SET opened = opened + ?, closed = closed + ? WHERE org_id = ? AND agent_id = ?",
+	control := &cqldriver.Statement{CQL: "UPDATE agent_load SET opened = opened + ?, closed = closed + ? WHERE org_id = ? AND agent_id = ?",
 		Table: "agent_load", Pattern: "control", Kind: cqlgen.Write, Idempotent: true}
-	warm := cqlgen.Query{Stmt: control, Values: []any{int64(1), int64(0), "acme", "warm"}}
+	warm := cqldriver.Query{Stmt: control, Values: []any{int64(1), int64(0), "acme", "warm"}}
 	if err := s.Exec(ctxTimeout(t, 10*time.Second), warm); err != nil {
 		t.Fatalf("control warm-up: %v", err)
 	}
 	attempts.Store(0)
 	release = p.hold()
-	err = s.Exec(ctxTimeout(t, 10*time.Second), cqlgen.Query{Stmt: control, Values: []any{int64(1), int64(0), "acme", "bob"}})
+	err = s.Exec(ctxTimeout(t, 10*time.Second), cqldriver.Query{Stmt: control, Values: []any{int64(1), int64(0), "acme", "bob"}})
 	release()
 	tries := attempts.Load()
 	if err == nil || tries < 2 {

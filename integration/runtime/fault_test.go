@@ -16,7 +16,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -30,8 +32,8 @@ CREATE TABLE items_by_name (name text, id int, owner text, v int, PRIMARY KEY (n
 CREATE TABLE item_runs (id int PRIMARY KEY, tokens list<text>);
 `
 
-func stmt(table, cql string, idempotent bool) *cqlgen.Statement {
-	return &cqlgen.Statement{CQL: cql, Table: table, Pattern: "Item.Insert", Kind: cqlgen.Write, Idempotent: idempotent}
+func stmt(table, cql string, idempotent bool) *cqldriver.Statement {
+	return &cqldriver.Statement{CQL: cql, Table: table, Pattern: "Item.Insert", Kind: cqlgen.Write, Idempotent: idempotent}
 }
 
 var (
@@ -51,8 +53,8 @@ func itemOf(i int) item {
 	return item{id: i, owner: fmt.Sprintf("owner-%d", i%7), name: fmt.Sprintf("name-%d", i%13), v: i * 10}
 }
 
-func (it item) writes(ts int64) []cqlgen.Query {
-	return []cqlgen.Query{
+func (it item) writes(ts int64) []cqldriver.Query {
+	return []cqldriver.Query{
 		{Stmt: insByID, Values: []any{it.id, it.owner, it.name, it.v, ts}},
 		{Stmt: insByOwner, Values: []any{it.owner, it.id, it.name, it.v, ts}},
 		{Stmt: insByName, Values: []any{it.name, it.id, it.owner, it.v, ts}},
@@ -128,7 +130,7 @@ func TestFaultsLoggedBatch(t *testing.T) {
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				inflight.Add(1)
-				results[i] = cqlgen.LoggedBatch.Apply(ctx, s, itemOf(i).writes(cqlgen.Timestamp(time.Now())))
+				results[i] = cqlgen.LoggedBatch.Apply(ctx, s, itemOf(i).writes(cqlgenimpl.Timestamp(time.Now())))
 				inflight.Add(-1)
 				cancel()
 			}
@@ -241,7 +243,7 @@ func errorKind(err error) string {
 //     afterwards, and none runs.
 func TestFaultsConcurrentIdempotent(t *testing.T) {
 	direct, ks := cassandratest.Keyspace(t)
-	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgen.IdempotencyTableCQL)
+	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgenimpl.IdempotencyTableCQL)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	var failed failures
 	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
@@ -261,7 +263,7 @@ func TestFaultsConcurrentIdempotent(t *testing.T) {
 	command := func(i int) func(ctx context.Context, ts int64) error {
 		return func(ctx context.Context, ts int64) error {
 			token := fmt.Sprintf("%d/%d", i, seq.Add(1))
-			qs := append(itemOf(i).writes(ts), cqlgen.Query{Stmt: appendRun, Values: []any{[]string{token}, i}})
+			qs := append(itemOf(i).writes(ts), cqldriver.Query{Stmt: appendRun, Values: []any{[]string{token}, i}})
 			err := strategy.Apply(ctx, s, qs)
 			mu.Lock()
 			runs[i] = append(runs[i], run{token, ts, err})
@@ -273,14 +275,14 @@ func TestFaultsConcurrentIdempotent(t *testing.T) {
 		sum := sha256.Sum256(fmt.Appendf(nil, "%+v", itemOf(i)))
 		return sum[:]
 	}
-	idem := func(i int) cqlgen.Idempotency {
-		return cqlgen.Idempotency{Key: fmt.Sprintf("cmd-%d", i), TTL: time.Hour, Lease: 3 * time.Second}
+	idem := func(i int) cqlgenimpl.Idempotency {
+		return cqlgenimpl.Idempotency{Key: fmt.Sprintf("cmd-%d", i), TTL: time.Hour, Lease: 3 * time.Second}
 	}
 	send := func(sess cqlgen.Session, i int, fn func(context.Context, int64) error) error {
 		var err error
 		for range 30 {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			err = cqlgen.Idempotent(ctx, sess, idem(i), cqlgen.Timestamp(time.Now()), payload(i), fn)
+			err = cqlgenimpl.Idempotent(ctx, sess, idem(i), cqlgenimpl.Timestamp(time.Now()), payload(i), fn)
 			cancel()
 			if err == nil || errors.Is(err, cqlgen.ErrIdempotencyConflict) {
 				return err
@@ -375,7 +377,7 @@ func TestFaultsConcurrentIdempotent(t *testing.T) {
 		totalRuns += len(rs)
 		var state string
 		var recordTS int64
-		if err := direct.Query("SELECT state, write_ts FROM "+cqlgen.IdempotencyTable+" WHERE key = ?", idem(i).Key).Scan(&state, &recordTS); err != nil || state != "done" {
+		if err := direct.Query("SELECT state, write_ts FROM "+cqlgenimpl.IdempotencyTable+" WHERE key = ?", idem(i).Key).Scan(&state, &recordTS); err != nil || state != "done" {
 			t.Errorf("command %d: record state %q, %v; want done", i, state, err)
 		}
 		tokens := lists[i]

@@ -12,7 +12,9 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -22,21 +24,21 @@ import (
 func TestIdempotencyKeyAppliesOnce(t *testing.T) {
 	t.Parallel()
 	direct, _ := cassandratest.Keyspace(t)
-	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgen.IdempotencyTableCQL)
+	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgenimpl.IdempotencyTableCQL)
 	s := gocqlv1.NewSession(direct, nil)
-	build := func(it item) func(ts int64) []cqlgen.Query {
-		return func(ts int64) []cqlgen.Query {
-			return append(it.writes(ts), cqlgen.Query{Stmt: appendRun, Values: []any{[]string{"applied"}, it.id}})
+	build := func(it item) func(ts int64) []cqldriver.Query {
+		return func(ts int64) []cqldriver.Query {
+			return append(it.writes(ts), cqldriver.Query{Stmt: appendRun, Values: []any{[]string{"applied"}, it.id}})
 		}
 	}
-	id := cqlgen.Idempotency{Key: "order-7"}
+	id := cqlgenimpl.Idempotency{Key: "order-7"}
 	var wg sync.WaitGroup
 	var failed atomic.Int32
 	for range 20 {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if err := cqlgen.Apply(ctx, s, cqlgen.Concurrent(4), id, cqlgen.Timestamp(time.Now()), build(itemOf(7))); err != nil {
+			if err := cqlgenimpl.Apply(ctx, s, cqlgen.Concurrent(4), id, cqlgenimpl.Timestamp(time.Now()), build(itemOf(7))); err != nil {
 				t.Errorf("sender: %v", err)
 				failed.Add(1)
 			}
@@ -58,7 +60,7 @@ func TestIdempotencyKeyAppliesOnce(t *testing.T) {
 
 	other := itemOf(7)
 	other.v = 99
-	err := cqlgen.Apply(ctxTimeout(t, 30*time.Second), s, cqlgen.Concurrent(4), id, cqlgen.Timestamp(time.Now()), build(other))
+	err := cqlgenimpl.Apply(ctxTimeout(t, 30*time.Second), s, cqlgen.Concurrent(4), id, cqlgenimpl.Timestamp(time.Now()), build(other))
 	var ce *cqlgen.IdempotencyConflictError
 	if !errors.Is(err, cqlgen.ErrIdempotencyConflict) || !errors.As(err, &ce) || ce.Key != "order-7" {
 		t.Fatalf("another payload under the key: err = %v", err)
@@ -71,9 +73,9 @@ func TestIdempotencyKeyAppliesOnce(t *testing.T) {
 const usersSchema = `CREATE TABLE users (id text PRIMARY KEY, name text, email text);`
 
 var (
-	createUser = &cqlgen.Statement{CQL: "INSERT INTO users (id, name, email) VALUES (?, ?, ?) IF NOT EXISTS",
+	createUser = &cqldriver.Statement{CQL: "INSERT INTO users (id, name, email) VALUES (?, ?, ?) IF NOT EXISTS",
 		Table: "users", Pattern: "User.Create", Kind: cqlgen.Conditional}
-	renameUser = &cqlgen.Statement{CQL: "UPDATE users SET name = ? WHERE id = ? IF name = ?",
+	renameUser = &cqldriver.Statement{CQL: "UPDATE users SET name = ? WHERE id = ? IF name = ?",
 		Table: "users", Pattern: "User.Rename", Kind: cqlgen.Conditional}
 )
 
@@ -86,11 +88,11 @@ func TestConditionalWrites(t *testing.T) {
 	s := gocqlv1.NewSession(direct, nil)
 	ctx := ctxTimeout(t, 30*time.Second)
 
-	res, err := cqlgen.CAS(ctx, s, cqlgen.Query{Stmt: createUser, Values: []any{"u1", "Ann", "ann@example.com"}})
+	res, err := cqlgenimpl.CAS(ctx, s, cqldriver.Query{Stmt: createUser, Values: []any{"u1", "Ann", "ann@example.com"}})
 	if err != nil || !res.Applied || res.Err() != nil {
 		t.Fatalf("first create: %+v, %v", res, err)
 	}
-	res, err = cqlgen.CAS(ctx, s, cqlgen.Query{Stmt: createUser, Values: []any{"u1", "Bob", "bob@example.com"}})
+	res, err = cqlgenimpl.CAS(ctx, s, cqldriver.Query{Stmt: createUser, Values: []any{"u1", "Bob", "bob@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,13 +111,13 @@ func TestConditionalWrites(t *testing.T) {
 	}
 
 	// IF col = ?: the current value of the condition's column.
-	res, err = cqlgen.CAS(ctx, s, cqlgen.Query{Stmt: renameUser, Values: []any{"Cleo", "u1", "Bob"}})
+	res, err = cqlgenimpl.CAS(ctx, s, cqldriver.Query{Stmt: renameUser, Values: []any{"Cleo", "u1", "Bob"}})
 	if err != nil || res.Applied || res.Current["name"] != "Ann" {
 		t.Errorf("rename on a stale name: %+v, %v", res, err)
 	}
 	// The positional form of the Session serves IF col = ? too.
 	var current string
-	applied, err := s.ExecCAS(ctx, cqlgen.Query{Stmt: renameUser, Values: []any{"Cleo", "u1", "Ann"}}, &current)
+	applied, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: renameUser, Values: []any{"Cleo", "u1", "Ann"}}, &current)
 	if err != nil || !applied {
 		t.Errorf("rename: applied %v, %v", applied, err)
 	}
@@ -138,11 +140,11 @@ func TestBatchTooLargeNeverReachesTheServer(t *testing.T) {
 	ctx := ctxTimeout(t, 30*time.Second)
 
 	big := strings.Repeat("x", 20<<10)
-	var qs []cqlgen.Query
+	var qs []cqldriver.Query
 	for i := range 3 {
 		it := itemOf(i)
 		it.name = big
-		qs = append(qs, it.writes(cqlgen.Timestamp(time.Now()))[0])
+		qs = append(qs, it.writes(cqlgenimpl.Timestamp(time.Now()))[0])
 	}
 	var observed []cqlgen.Observation
 	s := gocqlv1.NewSession(viaProxy, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
@@ -186,11 +188,11 @@ func TestUnloggedBatchMustStayInOnePartition(t *testing.T) {
 CREATE TABLE owner_stats (owner text PRIMARY KEY, items int);`)
 	s := gocqlv1.NewSession(direct, nil)
 	ctx := ctxTimeout(t, 30*time.Second)
-	ts := cqlgen.Timestamp(time.Now())
+	ts := cqlgenimpl.Timestamp(time.Now())
 	stats := stmt("owner_stats", "INSERT INTO owner_stats (owner, items) VALUES (?, ?) USING TIMESTAMP ?", true)
 
 	a, b := itemOf(1), itemOf(2) // different owners
-	err := cqlgen.UnloggedBatch.Apply(ctx, s, []cqlgen.Query{a.writes(ts)[1], b.writes(ts)[1]})
+	err := cqlgen.UnloggedBatch.Apply(ctx, s, []cqldriver.Query{a.writes(ts)[1], b.writes(ts)[1]})
 	var cp *cqlgen.CrossPartitionError
 	if !errors.Is(err, cqlgen.ErrCrossPartition) || !errors.As(err, &cp) || cp.Other != "items_by_owner" {
 		t.Errorf("two partitions: err = %v", err)
@@ -200,7 +202,7 @@ CREATE TABLE owner_stats (owner text PRIMARY KEY, items int);`)
 	}
 
 	c := itemOf(8) // owner-1, as a
-	same := []cqlgen.Query{a.writes(ts)[1], c.writes(ts)[1], {Stmt: stats, Values: []any{a.owner, 2, ts}}}
+	same := []cqldriver.Query{a.writes(ts)[1], c.writes(ts)[1], {Stmt: stats, Values: []any{a.owner, 2, ts}}}
 	if err := cqlgen.UnloggedBatch.Apply(ctx, s, same); err != nil {
 		t.Fatalf("one partition: %v", err)
 	}
@@ -232,12 +234,12 @@ func TestRequestErrorsAreNotRetried(t *testing.T) {
 		{"invalid value", "INSERT INTO items_by_id (id, v) VALUES (?, ?) USING TTL ?", []any{1, 2, -5}, gocql.ErrCodeInvalid},
 	} {
 		attempts.Store(0)
-		err := s.Exec(ctx, cqlgen.Query{Stmt: stmt("items_by_id", c.cql, true), Values: c.values})
+		err := s.Exec(ctx, cqldriver.Query{Stmt: stmt("items_by_id", c.cql, true), Values: c.values})
 		var re gocql.RequestError
 		if !errors.As(err, &re) || re.Code() != c.code || errors.Is(err, cqlgen.ErrRetriesExhausted) {
 			t.Errorf("%s: err = %v; want the server's code %#x as is", c.name, err, c.code)
 		}
-		if retry, _ := cqlgen.Retryable(err, cqlgen.Write); retry {
+		if retry, _ := cqlgenimpl.Retryable(err, cqlgen.Write); retry {
 			t.Errorf("%s: classified as retryable", c.name)
 		}
 		if n := attempts.Load(); n != 1 {
@@ -260,7 +262,7 @@ func TestReadsAndObservations(t *testing.T) {
 	})})
 	ctx := ctxTimeout(t, 30*time.Second)
 	for i := range 5 {
-		if err := cqlgen.LoggedBatch.Apply(ctx, s, itemOf(7*i).writes(cqlgen.Timestamp(time.Now()))); err != nil {
+		if err := cqlgen.LoggedBatch.Apply(ctx, s, itemOf(7*i).writes(cqlgenimpl.Timestamp(time.Now()))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -268,8 +270,8 @@ func TestReadsAndObservations(t *testing.T) {
 		t.Errorf("observations of 5 batches of 3: %d, first %+v", len(seen), seen[0])
 	}
 
-	byOwner := &cqlgen.Statement{CQL: "SELECT id FROM items_by_owner WHERE owner = ?", Table: "items_by_owner", Pattern: "Item.ByOwner", Kind: cqlgen.Read, Idempotent: true}
-	it := s.Iter(ctx, cqlgen.Query{Stmt: byOwner, Values: []any{"owner-0"}, PageSize: 2})
+	byOwner := &cqldriver.Statement{CQL: "SELECT id FROM items_by_owner WHERE owner = ?", Table: "items_by_owner", Pattern: "Item.ByOwner", Kind: cqlgen.Read, Idempotent: true}
+	it := s.Iter(ctx, cqldriver.Query{Stmt: byOwner, Values: []any{"owner-0"}, PageSize: 2})
 	var ids []int
 	var id int
 	for it.Scan(&id) {
@@ -279,7 +281,7 @@ func TestReadsAndObservations(t *testing.T) {
 	if err := it.Close(); err != nil || len(ids) != 2 || len(state) == 0 {
 		t.Fatalf("first page %v, state %x, %v; want 2 rows and a page state", ids, state, err)
 	}
-	it = s.Iter(ctx, cqlgen.Query{Stmt: byOwner, Values: []any{"owner-0"}, PageSize: 2, PageState: state})
+	it = s.Iter(ctx, cqldriver.Query{Stmt: byOwner, Values: []any{"owner-0"}, PageSize: 2, PageState: state})
 	for it.Scan(&id) {
 		ids = append(ids, id)
 	}
@@ -291,8 +293,8 @@ func TestReadsAndObservations(t *testing.T) {
 		t.Errorf("read observation %+v", last)
 	}
 
-	bad := &cqlgen.Statement{CQL: "SELECT id FROM no_such_table", Table: "no_such_table", Kind: cqlgen.Read, Idempotent: true}
-	it = s.Iter(ctx, cqlgen.Query{Stmt: bad})
+	bad := &cqldriver.Statement{CQL: "SELECT id FROM no_such_table", Table: "no_such_table", Kind: cqlgen.Read, Idempotent: true}
+	it = s.Iter(ctx, cqldriver.Query{Stmt: bad})
 	if it.Scan(&id) || it.Close() == nil {
 		t.Error("a failed read scanned a row or closed without error")
 	}

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -68,7 +68,7 @@ const orderOrdersGetCQL = `SELECT user_id, placed_at, order_id, ref, event, stat
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
-func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items, &deleted) {
@@ -95,7 +95,7 @@ func orderOrdersState(e *Order) []any {
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
 // deletion, its pending record and its last changes.
-func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -362,7 +362,7 @@ const orderOrdersByRefAtOrAfterCQL = `SELECT user_id, ref, placed_at, order_id, 
 
 // orderOrdersByRefScan reads one row of orders_by_ref into e; false when there
 // is none.
-func orderOrdersByRefScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByRefScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
@@ -514,7 +514,7 @@ const orderOrdersByEventAtOrAfterCQL = `SELECT user_id, event, placed_at, order_
 
 // orderOrdersByEventScan reads one row of orders_by_event into e; false when
 // there is none.
-func orderOrdersByEventScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByEventScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
 }
 
@@ -744,7 +744,7 @@ const orderOrdersByStatusEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, o
 
 // orderOrdersByStatusScan reads one row of orders_by_status into e; false when
 // there is none.
-func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
 
@@ -1185,7 +1185,7 @@ const orderOrders4ScatterEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, o
 	PER PARTITION LIMIT ?`
 
 // orderOrders4Scan reads one row of orders_4 into e; false when there is none.
-func orderOrders4Scan(it cqlgen.Iter, e *Order) bool {
+func orderOrders4Scan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
 
@@ -1385,7 +1385,7 @@ const orderOrdersByDayScatterFirstFromToCQL = `SELECT user_id, placed_at, order_
 
 // orderOrdersByDayScan reads one row of orders_by_day into e; false when there
 // is none.
-func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
@@ -1504,7 +1504,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1524,7 +1524,7 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1541,7 +1541,7 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1557,7 +1557,7 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1586,7 +1586,7 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt ti
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1621,7 +1621,7 @@ func (r *OrderRepo) Tables() []string {
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1632,7 +1632,7 @@ func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1643,7 +1643,7 @@ func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1653,7 +1653,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1667,7 +1667,7 @@ func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, 
 	e.UserID = userID
 	e.PlacedAt = placedAt
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.UserID, e.PlacedAt, e.OrderID},
 	}, orderOrdersScan)
@@ -1697,7 +1697,7 @@ type OrdersOptions struct {
 // Orders reads a user's orders, newest first, from orders, in pages: one
 // partition, in clustering order.
 func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Orders")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Orders")
 	defer func() {
 		call.End(err)
 	}()
@@ -1749,7 +1749,7 @@ type OrdersByRefOptions struct {
 // OrdersByRef reads a user's orders by reference, last first, from
 // orders_by_ref, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByRefOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByRef")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByRef")
 	defer func() {
 		call.End(err)
 	}()
@@ -1801,7 +1801,7 @@ type OrdersByEventOptions struct {
 // OrdersByEvent reads a user's orders by event, newest first, from
 // orders_by_event, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersByEventOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByEvent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByEvent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1866,7 +1866,7 @@ type OrdersByStatusOptions struct {
 // OrdersByStatus reads a user's orders by status, newest first, from
 // orders_by_status, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByStatus")
 	defer func() {
 		call.End(err)
 	}()
@@ -1944,7 +1944,7 @@ type Orders4Options struct {
 // in pages: all 4 hash buckets read in parallel and merged in clustering
 // order.
 func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Options) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Orders4")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Orders4")
 	defer func() {
 		call.End(err)
 	}()
@@ -2018,7 +2018,7 @@ type OrdersByDayOptions struct {
 // OrdersByDay reads a user's orders, a partition a day, from orders_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -2137,7 +2137,7 @@ type OrdersByTotalOptions struct {
 // clustering order; the index makes this a cheap read of one partition's
 // replicas.
 func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom int64, totalTo int64, o *OrdersByTotalOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByTotal")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByTotal")
 	defer func() {
 		call.End(err)
 	}()
@@ -2250,7 +2250,7 @@ type OrdersByItemsOptions struct {
 // order: a scatter that visits every token range of the cluster on each page,
 // so keep it for rare or ad hoc reads.
 func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo int32, o *OrdersByItemsOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByItems")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByItems")
 	defer func() {
 		call.End(err)
 	}()
@@ -2351,7 +2351,7 @@ const noteNotesGetCQL = `SELECT space, at, seq, author, tags, size
 	WHERE space = ? AND at = ? AND seq = ?`
 
 // noteNotesScan reads one row of notes into e; false when there is none.
-func noteNotesScan(it cqlgen.Iter, e *Note) bool {
+func noteNotesScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
 
@@ -2454,7 +2454,7 @@ func noteCheck(e *Note) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -2467,7 +2467,7 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 			return noteNotesRow(e, 0, unset)
 		}, noteNotesScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, true))
 	})
 }
@@ -2481,7 +2481,7 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -2498,7 +2498,7 @@ func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.O
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -2506,14 +2506,14 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from notes.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -2521,8 +2521,8 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   noteNotes.Delete,
 			Values: []any{ts, e.Space, e.At, e.Seq},
 		}
@@ -2532,7 +2532,7 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 // Get reads the Note with the given key from notes, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -2546,7 +2546,7 @@ func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int6
 	e.Space = space
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   noteNotes.Get,
 		Values: []any{e.Space, e.At, e.Seq},
 	}, noteNotesScan)
@@ -2575,7 +2575,7 @@ type NotesOptions struct {
 // Notes reads Note rows by space, ordered by at descending, then seq
 // ascending, from notes, in pages: one partition, in clustering order.
 func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Notes")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Notes")
 	defer func() {
 		call.End(err)
 	}()
@@ -2674,7 +2674,7 @@ type NotesByTagOptions struct {
 // pages, within one partition, in clustering order; the index makes this a
 // cheap read of one partition's replicas.
 func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *NotesByTagOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByTag")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesByTag")
 	defer func() {
 		call.End(err)
 	}()
@@ -2770,7 +2770,7 @@ type NotesBySizeOptions struct {
 // index notes_by_size, in pages, within one partition, in clustering order;
 // the index makes this a cheap read of one partition's replicas.
 func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesBySize")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesBySize")
 	defer func() {
 		call.End(err)
 	}()
@@ -2874,7 +2874,7 @@ type NotesByAuthorOptions struct {
 // notes_by_author, in pages, in token order: a scatter that visits every token
 // range of the cluster on each page, so keep it for rare or ad hoc reads.
 func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByAuthorOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByAuthor")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesByAuthor")
 	defer func() {
 		call.End(err)
 	}()
@@ -3002,7 +3002,7 @@ const tradeTradesByAccountGetCQL = `SELECT account, kind, day, seq, shares
 
 // tradeTradesByAccountScan reads one row of trades_by_account into e; false
 // when there is none.
-func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
+func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
 	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
@@ -3230,7 +3230,7 @@ func tradeCheck(e *Trade) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -3243,7 +3243,7 @@ func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 			return tradeTradesByAccountRow(e, 0)
 		}, tradeTradesByAccountScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
 	})
 }
@@ -3257,7 +3257,7 @@ func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (_ cqlgen.Inserted[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -3275,7 +3275,7 @@ func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -3283,14 +3283,14 @@ func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from trades_by_account.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -3298,8 +3298,8 @@ func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   tradeTradesByAccount.Delete,
 			Values: []any{ts, e.Account, e.Kind, e.Day, e.Seq},
 		}
@@ -3309,7 +3309,7 @@ func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 // Get reads the Trade with the given key from trades_by_account, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (_ *Trade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -3324,7 +3324,7 @@ func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day ti
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   tradeTradesByAccount.Get,
 		Values: []any{e.Account, e.Kind, e.Day, e.Seq},
 	}, tradeTradesByAccountScan)
@@ -3375,7 +3375,7 @@ type TradesByAccountOptions struct {
 // TradesByAccount reads an account's trades by kind, newest day first, from
 // trades_by_account, in pages: one partition, in clustering order.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "TradesByAccount")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "TradesByAccount")
 	defer func() {
 		call.End(err)
 	}()
@@ -3579,7 +3579,7 @@ const deskTradeTradesByDeskGetCQL = `SELECT desk, kind, day, seq, shares
 
 // deskTradeTradesByDeskScan reads one row of trades_by_desk into e; false when
 // there is none.
-func deskTradeTradesByDeskScan(it cqlgen.Iter, e *DeskTrade) bool {
+func deskTradeTradesByDeskScan(it cqlgenimpl.Iter, e *DeskTrade) bool {
 	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
@@ -4044,7 +4044,7 @@ func deskTradeCheck(e *DeskTrade) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -4057,7 +4057,7 @@ func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen
 			return deskTradeTradesByDeskRow(e, 0)
 		}, deskTradeTradesByDeskScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
 	})
 }
@@ -4071,7 +4071,7 @@ func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (_ cqlgen.Inserted[DeskTrade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -4088,7 +4088,7 @@ func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts .
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -4096,14 +4096,14 @@ func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from trades_by_desk.
 func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -4111,8 +4111,8 @@ func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   deskTradeTradesByDesk.Delete,
 			Values: []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
 		}
@@ -4122,7 +4122,7 @@ func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen
 // Get reads the DeskTrade with the given key from trades_by_desk, the source
 // of truth; cqlgen.ErrNotFound if there is none.
 func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (_ *DeskTrade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -4137,7 +4137,7 @@ func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day t
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   deskTradeTradesByDesk.Get,
 		Values: []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
 	}, deskTradeTradesByDeskScan)
@@ -4189,7 +4189,7 @@ type TradesByDeskOptions struct {
 // trades_by_desk, in pages: all 4 hash buckets read in parallel and merged in
 // clustering order.
 func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *TradesByDeskOptions) (_ cqlgen.Page[DeskTrade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "TradesByDesk")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "TradesByDesk")
 	defer func() {
 		call.End(err)
 	}()
@@ -4358,7 +4358,7 @@ const tickTicksBySymbolGetCQL = `SELECT symbol, kind, at, seq, price
 
 // tickTicksBySymbolScan reads one row of ticks_by_symbol into e; false when
 // there is none.
-func tickTicksBySymbolScan(it cqlgen.Iter, e *Tick) bool {
+func tickTicksBySymbolScan(it cqlgenimpl.Iter, e *Tick) bool {
 	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
 
@@ -4602,7 +4602,7 @@ func tickCheck(e *Tick) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -4615,7 +4615,7 @@ func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 			return tickTicksBySymbolRow(e, 0)
 		}, tickTicksBySymbolScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
 	})
 }
@@ -4629,7 +4629,7 @@ func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (_ cqlgen.Inserted[Tick], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -4646,7 +4646,7 @@ func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.O
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -4654,14 +4654,14 @@ func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from ticks_by_symbol.
 func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -4669,8 +4669,8 @@ func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   tickTicksBySymbol.Delete,
 			Values: []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
 		}
@@ -4680,7 +4680,7 @@ func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 // Get reads the Tick with the given key from ticks_by_symbol, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (_ *Tick, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -4695,7 +4695,7 @@ func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.
 	e.Kind = kind
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   tickTicksBySymbol.Get,
 		Values: []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
 	}, tickTicksBySymbolScan)
@@ -4742,7 +4742,7 @@ type TicksBySymbolOptions struct {
 // day, from ticks_by_symbol, in pages: time buckets from the newest back, each
 // in clustering order.
 func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksBySymbolOptions) (_ cqlgen.Page[Tick], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "TicksBySymbol")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "TicksBySymbol")
 	defer func() {
 		call.End(err)
 	}()
@@ -4854,7 +4854,7 @@ const readingReadingsByDayGetCQL = `SELECT sensor_id, at, seq, value, note, tags
 
 // readingReadingsByDayScan reads the next row of readings_by_day that is no
 // grave of a deleted Reading into e; false when there is none.
-func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags, &deleted) {
@@ -4882,7 +4882,7 @@ func readingReadingsByDayState(e *Reading) []any {
 
 // readingReadingsByDayScanState reads a row of readings_by_day with its
 // version, its mark of deletion, its pending record and its last changes.
-func readingReadingsByDayScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
+func readingReadingsByDayScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -5190,7 +5190,7 @@ const readingReadings1AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, ta
 
 // readingReadings1Scan reads one row of readings_1 into e; false when there is
 // none.
-func readingReadings1Scan(it cqlgen.Iter, e *Reading) bool {
+func readingReadings1Scan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
@@ -5423,7 +5423,7 @@ const readingReadings16ScatterAtOrAfterCQL = `SELECT sensor_id, at, seq, value, 
 
 // readingReadings16Scan reads one row of readings_16 into e; false when there
 // is none.
-func readingReadings16Scan(it cqlgen.Iter, e *Reading) bool {
+func readingReadings16Scan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
@@ -5520,7 +5520,7 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 // run it again, from any client, and every table converges on the result; the
 // next write of the entity finishes it too.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -5541,7 +5541,7 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -5559,7 +5559,7 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -5575,7 +5575,7 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // they apply only if no one changed the Reading since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -5604,7 +5604,7 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time
 // after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -5640,7 +5640,7 @@ func (r *ReadingRepo) Tables() []string {
 // of truth, implies, and reports the rows missing, stale or orphaned. It
 // writes nothing.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -5651,7 +5651,7 @@ func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // orphans, each at a timestamp that any later write of Reading wins over; it
 // is safe while the application writes.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -5662,7 +5662,7 @@ func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // token range by token range; with o.Job it records the ranges done and, run
 // again, resumes.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -5672,7 +5672,7 @@ func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 // Get reads the Reading with the given key from readings_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -5686,7 +5686,7 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 	e.SensorID = sensorID
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   readingReadingsByDay.Get,
 		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
 	}, readingReadingsByDayScan)
@@ -5722,7 +5722,7 @@ type ReadingsByDayOptions struct {
 // from readings_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -5784,7 +5784,7 @@ type Readings1Options struct {
 // Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
 // pages: all 1 hash buckets read in parallel and merged in clustering order.
 func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings1")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Readings1")
 	defer func() {
 		call.End(err)
 	}()
@@ -5840,7 +5840,7 @@ type Readings16Options struct {
 // in pages: all 16 hash buckets read in parallel and merged in clustering
 // order.
 func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings16")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Readings16")
 	defer func() {
 		call.End(err)
 	}()
@@ -5911,7 +5911,7 @@ const visitVisitsGetCQL = `SELECT visit_id, user_id, site, at, page, millis, cql
 
 // visitVisitsScan reads the next row of visits that is no grave of a deleted
 // Visit into e; false when there is none.
-func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
+func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis, &deleted) {
@@ -5944,7 +5944,7 @@ func visitVisitsState(e *Visit) []any {
 
 // visitVisitsScanState reads a row of visits with its version, its mark of
 // deletion, its pending record and its last changes.
-func visitVisitsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Visit], ok bool) {
+func visitVisitsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Visit], ok bool) {
 	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -6130,7 +6130,7 @@ const visitVisitsByUserAtOrAfterCQL = `SELECT user_id, at, visit_id, site, page,
 
 // visitVisitsByUserScan reads one row of visits_by_user into e; false when
 // there is none.
-func visitVisitsByUserScan(it cqlgen.Iter, e *Visit) bool {
+func visitVisitsByUserScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
 }
 
@@ -6363,7 +6363,7 @@ const visitVisitsBySiteScatterAtOrAfterCQL = `SELECT site, at, visit_id, user_id
 
 // visitVisitsBySiteScan reads one row of visits_by_site into e; false when
 // there is none.
-func visitVisitsBySiteScan(it cqlgen.Iter, e *Visit) bool {
+func visitVisitsBySiteScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
@@ -6555,7 +6555,7 @@ const visitVisitsBySiteDayScatterFirstFromToCQL = `SELECT site, at, visit_id, us
 
 // visitVisitsBySiteDayScan reads one row of visits_by_site_day into e; false
 // when there is none.
-func visitVisitsBySiteDayScan(it cqlgen.Iter, e *Visit) bool {
+func visitVisitsBySiteDayScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
@@ -6702,7 +6702,7 @@ const visitVisitsByPageAtOrAfterToCQL = `SELECT page, visit_id, site
 
 // visitVisitsByPageScan reads one row of visits_by_page into e; false when
 // there is none.
-func visitVisitsByPageScan(it cqlgen.Iter, e *VisitsByPageRow) bool {
+func visitVisitsByPageScan(it cqlgenimpl.Iter, e *VisitsByPageRow) bool {
 	return it.Scan(&e.Page, &e.VisitID, &e.Site)
 }
 
@@ -6829,7 +6829,7 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -6849,7 +6849,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -6866,7 +6866,7 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -6882,7 +6882,7 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // they apply only if no one changed the Visit since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (_ *Visit, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -6909,7 +6909,7 @@ func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (_ *Visit,
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -6942,7 +6942,7 @@ func (r *VisitRepo) Tables() []string {
 // Verify compares every table of Visit with what visits, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -6953,7 +6953,7 @@ func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Visit wins over; it is
 // safe while the application writes.
 func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -6964,7 +6964,7 @@ func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -6974,7 +6974,7 @@ func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Visit with the given key from visits, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -6986,7 +6986,7 @@ func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err erro
 	}
 	var e Visit
 	e.VisitID = visitID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.VisitID},
 	}, visitVisitsScan)
@@ -7002,7 +7002,7 @@ func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err erro
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (_ cqlgen.Found[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -7038,7 +7038,7 @@ type VisitsByUserOptions struct {
 // VisitsByUser reads a user's visits, newest first, from visits_by_user, in
 // pages: one partition, in clustering order.
 func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsByUser")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsByUser")
 	defer func() {
 		call.End(err)
 	}()
@@ -7091,7 +7091,7 @@ type VisitsBySiteOptions struct {
 // in pages: all 8 hash buckets read in parallel and merged in clustering
 // order.
 func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsBySite")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsBySite")
 	defer func() {
 		call.End(err)
 	}()
@@ -7153,7 +7153,7 @@ type VisitsBySiteDayOptions struct {
 // visits_by_site_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsBySiteDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsBySiteDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -7216,7 +7216,7 @@ type VisitsByPageOptions struct {
 // VisitsByPage reads the visits of a page, storing only their site, from
 // visits_by_page, in pages: one partition, in clustering order.
 func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (_ cqlgen.Page[VisitsByPageRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsByPage")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsByPage")
 	defer func() {
 		call.End(err)
 	}()
@@ -7297,7 +7297,7 @@ const lineLinesGetCQL = `SELECT order_id, item_id, user_id, edits, status, qty, 
 
 // lineLinesScan reads the next row of lines that is no grave of a deleted Line
 // nor a partition's statics alone into e; false when there is none.
-func lineLinesScan(it cqlgen.Iter, e *Line) bool {
+func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
 	for {
 		var deleted bool
 		var present bool
@@ -7326,7 +7326,7 @@ func lineLinesState(e *Line) []any {
 // lineLinesScanState reads a row of lines with its version, its mark of
 // deletion, its pending record, its last changes and the version of its
 // partition's statics.
-func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
+func lineLinesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
@@ -7592,7 +7592,7 @@ const lineLinesByStatusAtOrAfterToCQL = `SELECT status, order_id, item_id, qty
 
 // lineLinesByStatusScan reads one row of lines_by_status into e; false when
 // there is none.
-func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
+func lineLinesByStatusScan(it cqlgenimpl.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
 
@@ -7750,7 +7750,7 @@ const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, 
 
 // lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
 // e, skipping a partition's statics alone; false when there is none.
-func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
+func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
 		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.Status, &present), &e.ItemID, &e.UserID, &e.Qty) {
@@ -7863,7 +7863,7 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -7883,7 +7883,7 @@ func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -7900,7 +7900,7 @@ func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 // have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -7916,7 +7916,7 @@ func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 // only if no one changed the Line since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -7944,7 +7944,7 @@ func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID stri
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -7978,7 +7978,7 @@ func (r *LineRepo) Tables() []string {
 // Verify compares every table of Line with what lines, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -7989,7 +7989,7 @@ func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // orphans, each at a timestamp that any later write of Line wins over; it is
 // safe while the application writes.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -8000,7 +8000,7 @@ func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -8010,7 +8010,7 @@ func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 // Get reads the Line with the given key from lines, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -8023,7 +8023,7 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   lineLines.Get,
 		Values: []any{e.OrderID, e.ItemID},
 	}, lineLinesScan)
@@ -8052,7 +8052,7 @@ type LinesOptions struct {
 // Lines reads an order's lines, from lines, in pages: one partition, in
 // clustering order.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Lines")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Lines")
 	defer func() {
 		call.End(err)
 	}()
@@ -8105,7 +8105,7 @@ type LinesByStatusOptions struct {
 // LinesByStatus reads lines by status, from lines_by_status, in pages: one
 // partition, in clustering order.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByStatus")
 	defer func() {
 		call.End(err)
 	}()
@@ -8158,7 +8158,7 @@ type LinesByOrderStatusOptions struct {
 // LinesByOrderStatus reads an order's lines by status, with its user, from
 // lines_by_order_status, in pages: one partition, in clustering order.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
 	defer func() {
 		call.End(err)
 	}()
@@ -8238,7 +8238,7 @@ const partPartsGetCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_dele
 
 // partPartsScan reads the next row of parts that is no grave of a deleted Part
 // nor a partition's statics alone into e; false when there is none.
-func partPartsScan(it cqlgen.Iter, e *Part) bool {
+func partPartsScan(it cqlgenimpl.Iter, e *Part) bool {
 	for {
 		var deleted bool
 		var present bool
@@ -8267,7 +8267,7 @@ func partPartsState(e *Part) []any {
 // partPartsScanState reads a row of parts with its version, its mark of
 // deletion, its pending record, its last changes and the version of its
 // partition's statics.
-func partPartsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Part], ok bool) {
+func partPartsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Part], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
@@ -8533,7 +8533,7 @@ const partPartsByKindAtOrAfterToCQL = `SELECT kind, order_id, part_id, qty
 
 // partPartsByKindScan reads one row of parts_by_kind into e; false when there
 // is none.
-func partPartsByKindScan(it cqlgen.Iter, e *PartsByKindRow) bool {
+func partPartsByKindScan(it cqlgenimpl.Iter, e *PartsByKindRow) bool {
 	return it.Scan(&e.Kind, &e.OrderID, &e.PartID, &e.Qty)
 }
 
@@ -8629,7 +8629,7 @@ var partWrites = &cqlgenimpl.Entity[Part]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -8649,7 +8649,7 @@ func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -8666,7 +8666,7 @@ func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 // have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -8682,7 +8682,7 @@ func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 // only if no one changed the Part since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (_ *Part, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -8710,7 +8710,7 @@ func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID stri
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (_ *Part, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -8744,7 +8744,7 @@ func (r *PartRepo) Tables() []string {
 // Verify compares every table of Part with what parts, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -8755,7 +8755,7 @@ func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // orphans, each at a timestamp that any later write of Part wins over; it is
 // safe while the application writes.
 func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -8766,7 +8766,7 @@ func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -8776,7 +8776,7 @@ func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 // Get reads the Part with the given key from parts, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *Part, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -8789,7 +8789,7 @@ func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *P
 	var e Part
 	e.OrderID = orderID
 	e.PartID = partID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   partParts.Get,
 		Values: []any{e.OrderID, e.PartID},
 	}, partPartsScan)
@@ -8818,7 +8818,7 @@ type PartsOptions struct {
 // Parts reads an order's parts, from parts, in pages: one partition, in
 // clustering order.
 func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (_ cqlgen.Page[Part], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Parts")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Parts")
 	defer func() {
 		call.End(err)
 	}()
@@ -8871,7 +8871,7 @@ type PartsByKindOptions struct {
 // PartsByKind reads parts by kind, from parts_by_kind, in pages: one
 // partition, in clustering order.
 func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindOptions) (_ cqlgen.Page[PartsByKindRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "PartsByKind")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "PartsByKind")
 	defer func() {
 		call.End(err)
 	}()

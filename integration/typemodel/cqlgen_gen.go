@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // everythingEverything: the statements of table everything, which is the
 // source of truth of Everything.
@@ -105,7 +105,7 @@ const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a
 
 // everythingEverythingScan reads the next row of everything that is no grave
 // of a deleted Everything into e; false when there is none.
-func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
+func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &deleted) {
@@ -136,7 +136,7 @@ func everythingEverythingState(e *Everything) []any {
 
 // everythingEverythingScanState reads a row of everything with its version,
 // its mark of deletion, its pending record and its last changes.
-func everythingEverythingScanState(it cqlgen.Iter) (v cqlgenimpl.State[Everything], ok bool) {
+func everythingEverythingScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Everything], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.TagsKey, &v.Row.Day, &v.Row.Event, &v.Row.Raw16, &v.Row.S, &v.Row.A, &v.Row.G, &v.Row.B, &v.Row.I, &v.Row.I8, &v.Row.I16, &v.Row.I32, &v.Row.I64, &v.Row.U8, &v.Row.U16, &v.Row.U32, &v.Row.U64, &v.Row.Narrow, &v.Row.F32, &v.Row.F64, &v.Row.Blob, &v.Row.At, &v.Row.Took, &v.Row.OfDay, &v.Row.Span, &v.Row.Big, &v.Row.Dec, &v.Row.Addr, &v.Row.List, &v.Row.Set, &v.Row.SetAscii, cqlgenimpl.ScanSet(&v.Row.Members), &v.Row.Counts, &v.Row.Nested, &v.Row.Frozen, &v.Row.Maybe, &v.Row.MaybeAt, &v.Row.Price, &v.Row.Prices, &v.Row.Events, &v.Row.ByDay, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -569,7 +569,7 @@ const everythingEverythingBySAtOrAfterToCQL = `SELECT s, id, tags_key, day, even
 
 // everythingEverythingBySScan reads one row of everything_by_s into e; false
 // when there is none.
-func everythingEverythingBySScan(it cqlgen.Iter, e *Everything) bool {
+func everythingEverythingBySScan(it cqlgenimpl.Iter, e *Everything) bool {
 	return it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
 
@@ -670,7 +670,7 @@ var everythingWrites = &cqlgenimpl.Entity[Everything]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -691,7 +691,7 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -709,7 +709,7 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -725,7 +725,7 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 // they apply only if no one changed the Everything since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -754,7 +754,7 @@ func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKe
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (_ *Everything, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -790,7 +790,7 @@ func (r *EverythingRepo) Tables() []string {
 // of truth, implies, and reports the rows missing, stale or orphaned. It
 // writes nothing.
 func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -801,7 +801,7 @@ func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) 
 // orphans, each at a timestamp that any later write of Everything wins over;
 // it is safe while the application writes.
 func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -812,7 +812,7 @@ func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) 
 // token range by token range; with o.Job it records the ranges done and, run
 // again, resumes.
 func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -822,7 +822,7 @@ func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.M
 // Get reads the Everything with the given key from everything, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -836,7 +836,7 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   everythingEverything.Get,
 		Values: []any{e.ID, e.TagsKey, e.Day},
 	}, everythingEverythingScan)
@@ -867,7 +867,7 @@ type EverythingOptions struct {
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Everything")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Everything")
 	defer func() {
 		call.End(err)
 	}()
@@ -920,7 +920,7 @@ type EverythingBySOptions struct {
 // tags_key ascending, then day ascending, from everything_by_s, in pages: one
 // partition, in clustering order.
 func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (_ cqlgen.Page[Everything], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "EverythingByS")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "EverythingByS")
 	defer func() {
 		call.End(err)
 	}()
@@ -992,7 +992,7 @@ const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, 
 
 // customerCustomersScan reads the next row of customers that is no grave of a
 // deleted Customer into e; false when there is none.
-func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
+func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &deleted) {
@@ -1028,7 +1028,7 @@ func customerCustomersState(e *Customer) []any {
 
 // customerCustomersScanState reads a row of customers with its version, its
 // mark of deletion, its pending record and its last changes.
-func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
+func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -1260,7 +1260,7 @@ const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, custom
 
 // customerCustomersByRegionScan reads one row of customers_by_region into e;
 // false when there is none.
-func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
+func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
 }
 
@@ -1352,7 +1352,7 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1372,7 +1372,7 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1389,7 +1389,7 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1405,7 +1405,7 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 // they apply only if no one changed the Customer since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1432,7 +1432,7 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) 
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1466,7 +1466,7 @@ func (r *CustomerRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1477,7 +1477,7 @@ func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // orphans, each at a timestamp that any later write of Customer wins over; it
 // is safe while the application writes.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1488,7 +1488,7 @@ func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1498,7 +1498,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 // Get reads the Customer with the given key from customers, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1510,7 +1510,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.CustomerID},
 	}, customerCustomersScan)
@@ -1526,7 +1526,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -1564,7 +1564,7 @@ type CustomersByRegionOptions struct {
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
 func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
 	defer func() {
 		call.End(err)
 	}()
@@ -1665,7 +1665,7 @@ const visitVisitsGetCQL = `SELECT customer_id, spot, note
 	WHERE customer_id = ? AND spot = ?`
 
 // visitVisitsScan reads one row of visits into e; false when there is none.
-func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
+func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
 }
 
@@ -1765,7 +1765,7 @@ func visitCheck(e *Visit) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1778,7 +1778,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 			return visitVisitsRow(e, 0)
 		}, visitVisitsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
@@ -1792,7 +1792,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1809,7 +1809,7 @@ func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1817,14 +1817,14 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1832,8 +1832,8 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   visitVisits.Delete,
 			Values: []any{ts, e.CustomerID, e.Spot},
 		}
@@ -1843,7 +1843,7 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // Get reads the Visit with the given key from visits, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1856,7 +1856,7 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_
 	var e Visit
 	e.CustomerID = customerID
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.CustomerID, e.Spot},
 	}, visitVisitsScan)
@@ -1885,7 +1885,7 @@ type VisitsOptions struct {
 // Visits reads Visit rows by customer_id, ordered by spot ascending, from
 // visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Visits")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Visits")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/v2model"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv2"
 )
@@ -193,7 +194,7 @@ func (f *faultPlan) arm(method string, after func(cqlgen.Observation) bool) {
 }
 
 // of picks an observation of a statement of a kind on a table.
-func of(kind cqlgen.StatementKind, table string) func(cqlgen.Observation) bool {
+func of(kind cqldriver.StatementKind, table string) func(cqlgen.Observation) bool {
 	return func(o cqlgen.Observation) bool { return o.Kind == kind && o.Table == table }
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/v2model"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -137,7 +138,7 @@ func TestObservers(t *testing.T) {
 	ips, _ := net.LookupHost(host)
 	attempts := map[cqlgen.Call]int{}
 	batches := map[string]bool{}
-	kinds := map[cqlgen.StatementKind]int{}
+	kinds := map[cqldriver.StatementKind]int{}
 	for i, o := range rec.obs {
 		if o.Attempt != 1 || o.Err != nil && o.Call.Method != "Get" {
 			t.Errorf("observation %d: %+v", i, o)
@@ -169,7 +170,7 @@ func TestObservers(t *testing.T) {
 			attempts[o.Call]++
 		}
 	}
-	for _, kind := range []cqlgen.StatementKind{cqlgen.Read, cqlgen.PreRead, cqlgen.Conditional, cqlgen.Write} {
+	for _, kind := range []cqldriver.StatementKind{cqlgen.Read, cqlgen.PreRead, cqlgen.Conditional, cqlgen.Write} {
 		if kinds[kind] == 0 {
 			t.Errorf("no statement of kind %v was observed: %v", kind, kinds)
 		}

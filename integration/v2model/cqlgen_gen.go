@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // ticketTickets: the statements of table tickets, which is the source of truth
 // of Ticket.
@@ -62,7 +62,7 @@ const ticketTicketsGetCQL = `SELECT ticket_id, queue, owner, board, assignee, re
 
 // ticketTicketsScan reads the next row of tickets that is no grave of a
 // deleted Ticket into e; false when there is none.
-func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
+func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TicketID, &e.Queue, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.OpenedAt, &e.Subject, &e.Sla, &e.Policy, &e.Edits, &deleted) {
@@ -97,7 +97,7 @@ func ticketTicketsState(e *Ticket) []any {
 
 // ticketTicketsScanState reads a row of tickets with its version, its mark of
 // deletion, its pending record and its last changes.
-func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
+func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -324,7 +324,7 @@ const ticketTicketsByQueueAtOrAfterCQL = `SELECT queue, opened_at, ticket_id, ow
 
 // ticketTicketsByQueueScan reads one row of tickets_by_queue into e; false
 // when there is none.
-func ticketTicketsByQueueScan(it cqlgen.Iter, e *Ticket) bool {
+func ticketTicketsByQueueScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
@@ -474,7 +474,7 @@ const ticketTicketsByOwnerAtOrAfterToCQL = `SELECT owner, ticket_id, queue, subj
 
 // ticketTicketsByOwnerScan reads one row of tickets_by_owner into e; false
 // when there is none.
-func ticketTicketsByOwnerScan(it cqlgen.Iter, e *TicketsByOwnerRow) bool {
+func ticketTicketsByOwnerScan(it cqlgenimpl.Iter, e *TicketsByOwnerRow) bool {
 	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
 }
 
@@ -732,7 +732,7 @@ const ticketTicketsByBoardScatterAtOrAfterCQL = `SELECT board, opened_at, ticket
 
 // ticketTicketsByBoardScan reads one row of tickets_by_board into e; false
 // when there is none.
-func ticketTicketsByBoardScan(it cqlgen.Iter, e *Ticket) bool {
+func ticketTicketsByBoardScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
@@ -945,7 +945,7 @@ const ticketTicketsByDayScatterFirstFromToCQL = `SELECT queue, opened_at, ticket
 
 // ticketTicketsByDayScan reads one row of tickets_by_day into e; false when
 // there is none.
-func ticketTicketsByDayScan(it cqlgen.Iter, e *Ticket) bool {
+func ticketTicketsByDayScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
@@ -1113,7 +1113,7 @@ const ticketOpenTicketsByAssigneeAtOrAfterToCQL = `SELECT assignee, ticket_id, q
 
 // ticketOpenTicketsByAssigneeScan reads one row of open_tickets_by_assignee
 // into e; false when there is none.
-func ticketOpenTicketsByAssigneeScan(it cqlgen.Iter, e *OpenTicketsByAssigneeRow) bool {
+func ticketOpenTicketsByAssigneeScan(it cqlgenimpl.Iter, e *OpenTicketsByAssigneeRow) bool {
 	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
 }
 
@@ -1341,7 +1341,7 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1361,7 +1361,7 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1378,7 +1378,7 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1394,7 +1394,7 @@ func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 // they apply only if no one changed the Ticket since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1421,7 +1421,7 @@ func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (_ *
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1455,7 +1455,7 @@ func (r *TicketRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1466,7 +1466,7 @@ func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *
 // orphans, each at a timestamp that any later write of Ticket wins over; it is
 // safe while the application writes.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1477,7 +1477,7 @@ func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1487,7 +1487,7 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maint
 // Get reads the Ticket with the given key from tickets, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1499,7 +1499,7 @@ func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, e
 	}
 	var e Ticket
 	e.TicketID = ticketID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   ticketTickets.Get,
 		Values: []any{e.TicketID},
 	}, ticketTicketsScan)
@@ -1515,7 +1515,7 @@ func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, e
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -1552,7 +1552,7 @@ type TicketsByQueueOptions struct {
 // TicketsByQueue reads a queue's tickets, newest first, from tickets_by_queue,
 // in pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *TicketsByQueueOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByQueue")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByQueue")
 	defer func() {
 		call.End(err)
 	}()
@@ -1605,7 +1605,7 @@ type TicketsByOwnerOptions struct {
 // TicketsByOwner reads an owner's tickets by id, from tickets_by_owner, in
 // pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *TicketsByOwnerOptions) (_ cqlgen.Page[TicketsByOwnerRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByOwner")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByOwner")
 	defer func() {
 		call.End(err)
 	}()
@@ -1659,7 +1659,7 @@ type TicketsByBoardOptions struct {
 // from tickets_by_board, in pages: all 8 hash buckets read in parallel and
 // merged in clustering order.
 func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *TicketsByBoardOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByBoard")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByBoard")
 	defer func() {
 		call.End(err)
 	}()
@@ -1722,7 +1722,7 @@ type TicketsByDayOptions struct {
 // tickets_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsByDayOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -1786,7 +1786,7 @@ type OpenTicketsByAssigneeOptions struct {
 // OpenTicketsByAssignee reads an assignee's open tickets, from
 // open_tickets_by_assignee, in pages: one partition, in clustering order.
 func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string, o *OpenTicketsByAssigneeOptions) (_ cqlgen.Page[OpenTicketsByAssigneeRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAssignee")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAssignee")
 	defer func() {
 		call.End(err)
 	}()
@@ -1824,7 +1824,7 @@ func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string,
 // truth, must still give it that key; cqlgen.ErrNotFound if no Ticket holds
 // it.
 func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketByRef")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketByRef")
 	defer func() {
 		call.End(err)
 	}()
@@ -1873,7 +1873,7 @@ const queueLoadQueueLoadGetCQL = `SELECT queue_id, opened, closed
 
 // queueLoadQueueLoadScan reads one row of queue_load into e; false when there
 // is none.
-func queueLoadQueueLoadScan(it cqlgen.Iter, e *QueueLoad) bool {
+func queueLoadQueueLoadScan(it cqlgenimpl.Iter, e *QueueLoad) bool {
 	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
 }
 
@@ -1918,7 +1918,7 @@ func queueLoadCheck(e *QueueLoad) error {
 // have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
 // and the strategy does not apply.
 func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "Add")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "Add")
 	defer func() {
 		call.End(err)
 	}()
@@ -1926,7 +1926,7 @@ func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Op
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   queueLoadQueueLoad.Add,
 		Values: []any{e.Opened, e.Closed, e.QueueID},
 	})
@@ -1936,7 +1936,7 @@ func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Op
 // reliably support counting again in a deleted counter row (an Add soon after
 // the Delete may be lost): delete only counters that will not be used again.
 func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1944,8 +1944,8 @@ func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   queueLoadQueueLoad.Delete,
 			Values: []any{e.QueueID},
 		}
@@ -1955,7 +1955,7 @@ func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen
 // Get reads the QueueLoad with the given key from queue_load, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLoad, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1967,7 +1967,7 @@ func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLo
 	}
 	var e QueueLoad
 	e.QueueID = queueID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   queueLoadQueueLoad.Get,
 		Values: []any{e.QueueID},
 	}, queueLoadQueueLoadScan)
@@ -1983,7 +1983,7 @@ func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLo
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ cqlgen.Found[QueueLoad], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -2055,7 +2055,7 @@ const eventEventsGetCQL = `SELECT ticket_id, event_id, actor, kind
 	WHERE ticket_id = ? AND event_id = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
-func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
 
@@ -2080,7 +2080,7 @@ func eventEventsState(e *Event) []any {
 
 // eventEventsScanState reads a row of events with its last write timestamp,
 // less 1µs, as its version.
-func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
+func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.Actor, &v.Row.Kind, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -2309,7 +2309,7 @@ const eventEventsByActorScatterFirstFromToCQL = `SELECT actor, event_id, ticket_
 
 // eventEventsByActorScan reads one row of events_by_actor into e; false when
 // there is none.
-func eventEventsByActorScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsByActorScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
 }
 
@@ -2380,7 +2380,7 @@ func eventCheckKey(e *Event) error {
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -2388,8 +2388,8 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Insert,
 			Values: eventEventsRow(e, ts, true),
 		}, {
@@ -2403,7 +2403,7 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // from events's values, in one logical write under the repository's strategy.
 // Deleting what does not exist is not an error.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -2411,11 +2411,11 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Delete,
 			Values: []any{ts, cur.TicketID, cur.EventID},
 		}, {
@@ -2456,7 +2456,7 @@ func (r *EventRepo) Tables() []string {
 // Verify compares every table of Event with what events, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2467,7 +2467,7 @@ func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Event wins over; it is
 // safe while the application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -2478,7 +2478,7 @@ func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -2488,7 +2488,7 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Event with the given key from events, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -2501,7 +2501,7 @@ func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.TicketID, e.EventID},
 	}, eventEventsScan)
@@ -2531,7 +2531,7 @@ type EventsOptions struct {
 // Events reads a ticket's events, newest first, from events, in pages: one
 // partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
 	defer func() {
 		call.End(err)
 	}()
@@ -2591,7 +2591,7 @@ type EventsByActorOptions struct {
 // from events_by_actor, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsByActorOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByActor")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByActor")
 	defer func() {
 		call.End(err)
 	}()
@@ -2713,7 +2713,7 @@ const watcherWatchersGetCQL = `SELECT ticket_id, watcher, since, topics
 
 // watcherWatchersScan reads one row of watchers into e; false when there is
 // none.
-func watcherWatchersScan(it cqlgen.Iter, e *Watcher) bool {
+func watcherWatchersScan(it cqlgenimpl.Iter, e *Watcher) bool {
 	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
 
@@ -2813,7 +2813,7 @@ func watcherCheck(e *Watcher) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -2826,7 +2826,7 @@ func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 			return watcherWatchersRow(e, 0, unset)
 		}, watcherWatchersScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, true))
 	})
 }
@@ -2840,7 +2840,7 @@ func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (_ cqlgen.Inserted[Watcher], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -2857,7 +2857,7 @@ func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cq
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -2865,14 +2865,14 @@ func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from watchers.
 func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -2880,8 +2880,8 @@ func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   watcherWatchers.Delete,
 			Values: []any{ts, e.TicketID, e.Watcher},
 		}
@@ -2891,7 +2891,7 @@ func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 // Get reads the Watcher with the given key from watchers, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (_ *Watcher, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -2904,7 +2904,7 @@ func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher stri
 	var e Watcher
 	e.TicketID = ticketID
 	e.Watcher = watcher
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   watcherWatchers.Get,
 		Values: []any{e.TicketID, e.Watcher},
 	}, watcherWatchersScan)
@@ -2934,7 +2934,7 @@ type WatchersOptions struct {
 // Watchers reads a ticket's watchers, by name, from watchers, in pages: one
 // partition, in clustering order.
 func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *WatchersOptions) (_ cqlgen.Page[Watcher], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Watchers")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Watchers")
 	defer func() {
 		call.End(err)
 	}()

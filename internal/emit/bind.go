@@ -255,7 +255,7 @@ func scanFunc(f *jen.File, t *model.Table) {
 			live = jen.Id("present").Op("&&").Add(live)
 		}
 		doc(f, "%s reads the next row of %s that is no grave of a deleted %s%s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName, words)
-		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(e.GoName)).Bool().Block(
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(impl, "Iter"), jen.Id("e").Op("*").Id(e.GoName)).Bool().Block(
 			jen.For().Block(append(decl,
 				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
 				jen.If(live).Block(jen.Return(jen.True())),
@@ -266,7 +266,7 @@ func scanFunc(f *jen.File, t *model.Table) {
 	}
 	if statics {
 		doc(f, "%s reads the next row of %s into e, skipping a partition's statics alone; false when there is none.", t.Names.Scan, t.Name)
-		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
+		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(impl, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
 			jen.For().Block(
 				jen.Var().Id("present").Bool(),
 				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
@@ -277,7 +277,7 @@ func scanFunc(f *jen.File, t *model.Table) {
 		return
 	}
 	doc(f, "%s reads one row of %s into e; false when there is none.", t.Names.Scan, t.Name)
-	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
+	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(impl, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
 		jen.Return(jen.Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)),
 	)
 }
@@ -332,7 +332,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		doc(f, "%s reads a row of %s %s.", n.ScanState, t.Name, words)
 		body := append(before, jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...))
 		body = append(body, after...)
-		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(rt, "Iter")).Params(jen.Id("v").Qual(impl, "State").Types(jen.Id(e.GoName)), jen.Id("ok").Bool()).Block(
+		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(impl, "Iter")).Params(jen.Id("v").Qual(impl, "State").Types(jen.Id(e.GoName)), jen.Id("ok").Bool()).Block(
 			append(body, jen.Return())...,
 		)
 		if !e.Versioned() {

@@ -460,7 +460,7 @@ func recvFunc(f *jen.File, e *model.Entity, name string) *jen.Statement {
 
 // callMethod writes a method of the entity's repository that runs
 // statements: its parameters follow the context, its results end with the
-// error. It begins with cqlgen.StartCall, which gives a session's
+// error. It begins with cqlgenimpl.StartCall, which gives a session's
 // CallObserver one record of the whole call (and its tracer a span the
 // statements' attempts run under), and ends it with the error returned,
 // which is why the results are named.
@@ -474,7 +474,7 @@ func callMethod(f *jen.File, e *model.Entity, name string, params, results, body
 		named[i] = jen.Id(id).Add(r)
 	}
 	prologue := []jen.Code{
-		jen.List(jen.Id("ctx"), jen.Id("call")).Op(":=").Qual(rt, "StartCall").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Lit(e.GoName), jen.Lit(name)),
+		jen.List(jen.Id("ctx"), jen.Id("call")).Op(":=").Qual(impl, "StartCall").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Lit(e.GoName), jen.Lit(name)),
 		jen.Defer().Func().Params().Block(jen.Id("call").Dot("End").Call(jen.Err())).Call(),
 	}
 	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(named...).Block(append(prologue, body...)...)

@@ -18,12 +18,12 @@ func stmt(t *model.Table, slot model.Slot) *model.Statement {
 	return nil
 }
 
-// query is a cqlgen.Query literal running t's statement in slot.
+// query is a cqldriver.Query literal running t's statement in slot.
 func query(t *model.Table, slot model.Slot, values jen.Code) *jen.Statement {
-	return jen.Qual(rt, "Query").Values(jen.Dict{jen.Id("Stmt"): jen.Id(t.Names.Var).Dot(string(slot)), jen.Id("Values"): values})
+	return jen.Qual(impl, "Query").Values(jen.Dict{jen.Id("Stmt"): jen.Id(t.Names.Var).Dot(string(slot)), jen.Id("Values"): values})
 }
 
-// element is the same inside a []cqlgen.Query literal.
+// element is the same inside a []cqldriver.Query literal.
 func element(t *model.Table, slot model.Slot, values jen.Code) jen.Code {
 	return jen.Values(jen.Dict{jen.Id("Stmt"): jen.Id(t.Names.Var).Dot(string(slot)), jen.Id("Values"): values})
 }
@@ -110,8 +110,8 @@ func insert(f *jen.File, e *model.Entity) {
 	}
 	qs := queries(e, "e", func(t *model.Table) jen.Code { return element(t, model.SlotInsert, row(t, jen.Id("e"), "ts", true)) })
 	writeMethod(f, e, "Insert", insertDoc(e),
-		jen.Return(jen.Qual(rt, "Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
-			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(qs...))),
+		jen.Return(jen.Qual(impl, "Apply").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
+			jen.Func().Params(jen.Id("ts").Int64()).Index().Qual(impl, "Query").Block(qs...))),
 	)
 }
 
@@ -131,14 +131,14 @@ func queries(e *model.Entity, recv string, stmt func(*model.Table) jen.Code) []j
 	for _, t := range all {
 		qs = append(qs, stmt(t))
 	}
-	lit := jen.Index().Qual(rt, "Query").Values(qs...)
+	lit := jen.Index().Qual(impl, "Query").Values(qs...)
 	if len(sparse) == 0 {
 		return []jen.Code{jen.Return(lit)}
 	}
 	body := []jen.Code{jen.Id("qs").Op(":=").Add(lit)}
 	for _, t := range sparse {
 		body = append(body, jen.If(jen.Id(t.Names.Holds).Call(jen.Id(recv))).Block(
-			jen.Id("qs").Op("=").Append(jen.Id("qs"), jen.Qual(rt, "Query").Add(stmt(t)))))
+			jen.Id("qs").Op("=").Append(jen.Id("qs"), jen.Qual(impl, "Query").Add(stmt(t)))))
 	}
 	return append(body, jen.Return(jen.Id("qs")))
 }
@@ -154,17 +154,17 @@ func insertDoc(e *model.Entity) string {
 }
 
 // single writes a one-statement write of an entity stored in one table
-// (or with counters): through cqlgen.ApplyOne, so the strategy and the
+// (or with counters): through cqlgenimpl.ApplyOne, so the strategy and the
 // idempotency key are honoured as Insert honours them.
 func single(f *jen.File, e *model.Entity, name, docText string, stmt jen.Code) {
-	writeMethod(f, e, name, docText, applyOne(jen.Qual(rt, "Query").Add(stmt)))
+	writeMethod(f, e, name, docText, applyOne(jen.Qual(impl, "Query").Add(stmt)))
 }
 
 // applyOne returns the one-statement write q, built for the timestamp
-// ts, through cqlgen.ApplyOne.
+// ts, through cqlgenimpl.ApplyOne.
 func applyOne(q jen.Code) jen.Code {
-	return jen.Return(jen.Qual(rt, "ApplyOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
-		jen.Func().Params(jen.Id("ts").Int64()).Qual(rt, "Query").Block(jen.Return(q))))
+	return jen.Return(jen.Qual(impl, "ApplyOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o").Dot("Strategy"), jen.Id("o").Dot("Idempotency"), jen.Qual(impl, "Now").Call(jen.Id("o")),
+		jen.Func().Params(jen.Id("ts").Int64()).Qual(impl, "Query").Block(jen.Return(q))))
 }
 
 func updateSingle(f *jen.File, e *model.Entity) {
@@ -353,7 +353,7 @@ func immutableDelete(f *jen.File, e *model.Entity) {
 		jen.Return(jen.Qual(impl, "DeleteAll").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
 			query(t, model.SlotGet, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)),
 			jen.Id(t.Names.Scan),
-			jen.Func().Params(jen.Id("cur").Op("*").Id(e.GoName), jen.Id("ts").Int64()).Index().Qual(rt, "Query").Block(dels...),
+			jen.Func().Params(jen.Id("cur").Op("*").Id(e.GoName), jen.Id("ts").Int64()).Index().Qual(impl, "Query").Block(dels...),
 		)))
 }
 
@@ -378,7 +378,7 @@ func ownerColumns(p *model.Table) []jen.Code {
 }
 
 // maintenance writes the methods that make a repository a
-// cqlgen.Maintainer: verify, repair and backfill of its tables.
+// cqlmaintain.Maintainer: verify, repair and backfill of its tables.
 func maintenance(f *jen.File, e *model.Entity) {
 	n := e.Names
 	mo := jen.Id("o").Op("*").Qual(rt, "MaintainOptions")

@@ -186,7 +186,7 @@ func (e *NotAppliedError) Is(target error) bool { return target == ErrNotApplied
 // BatchTooLargeError reports a batch refused before it was sent.
 type BatchTooLargeError struct {
 	Statements int // statements in the batch
-	Bytes      int // estimated size of the values (EstimateBatchBytes)
+	Bytes      int // estimated size of the values (as Cassandra measures a batch)
 	Limit      int // SessionOptions.BatchFailBytes
 }
 
@@ -323,8 +323,8 @@ type OutcomeUnknownError struct {
 	Outcome error // what this call's run returned, when it ran the command
 	Err     error // why the outcome is unknown
 	// Settle, set by the command, is what a later call with the key needs
-	// to learn whether it applied: Idempotent records it with the key and
-	// hands it to that call's run (IdempotentSettle). Nil: it cannot be
+	// to learn whether it applied: the runtime records it with the key and
+	// hands it to that call's run. Nil: it cannot be
 	// learned, and the key answers "unknown" from then on.
 	Settle []byte
 }
@@ -339,3 +339,71 @@ func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcom
 
 // Unwrap gives the cause.
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
+
+// ErrIdempotencyConflict: an idempotency key was used again with another
+// payload. An *IdempotencyConflictError names the key.
+var ErrIdempotencyConflict = errors.New("cqlgen: idempotency key reused with another payload")
+
+// IdempotencyConflictError reports an idempotency key already claimed by a
+// command with a different payload: nothing was written.
+type IdempotencyConflictError struct {
+	Key string // the idempotency key
+}
+
+// Error names the key.
+func (e *IdempotencyConflictError) Error() string {
+	return fmt.Sprintf("cqlgen: idempotency key %q was used for another payload; nothing written", e.Key)
+}
+
+// Is makes errors.Is(err, ErrIdempotencyConflict) true.
+func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrIdempotencyConflict }
+
+// ErrCounterNotApplied: a counter update failed in a way that proves it
+// was not applied (it never reached a replica). A *CounterError says so;
+// when the outcome is unknown it matches ErrOutcomeUnknown instead.
+var ErrCounterNotApplied = errors.New("cqlgen: counter update not applied")
+
+// CounterError reports a counter update that returned an error. A counter
+// update adds to what is there, so sending it twice would count twice:
+// it is sent once and never retried, by cqlgen or by gocql, and an error
+// says which of two things happened.
+//
+//   - Unknown: the update may or may not have applied (a timeout, a write
+//     failure on a replica, a connection lost after the request went out,
+//     the context ended while it was in flight). errors.Is(err,
+//     ErrOutcomeUnknown) is true. Sending it again may count it twice;
+//     not sending it may count it never. Only the caller can choose.
+//   - Otherwise it did not apply (no connection, the cluster refused it as
+//     unavailable, overloaded or bootstrapping, or an invalid request):
+//     errors.Is(err, ErrCounterNotApplied) is true, and it is safe to send
+//     again.
+type CounterError struct {
+	Table   string // the counter table
+	Unknown bool   // the update may have applied
+	Err     error  // what the session returned
+}
+
+// Error names the table, the outcome and the cause.
+func (e *CounterError) Error() string {
+	if e.Unknown {
+		return fmt.Sprintf("cqlgen: counter update of %s: outcome unknown, it may or may not have applied (not retried: a counter update is not idempotent): %v", e.Table, e.Err)
+	}
+	return fmt.Sprintf("cqlgen: counter update of %s: not applied: %v", e.Table, e.Err)
+}
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true of an update that may
+// have applied, and errors.Is(err, ErrCounterNotApplied) of one that did
+// not.
+func (e *CounterError) Is(target error) bool {
+	if e.Unknown {
+		return target == ErrOutcomeUnknown
+	}
+	return target == ErrCounterNotApplied
+}
+
+// Unwrap gives the session's error.
+func (e *CounterError) Unwrap() error { return e.Err }
+
+// ErrPending is returned, wrapped, when a canonical row's pending record
+// cannot be read: a row not written by cqlgen's write protocol.
+var ErrPending = errors.New("cqlgen: unreadable pending record")

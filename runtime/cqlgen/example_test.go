@@ -50,7 +50,7 @@ func ExampleObserver_slog() {
 		},
 	}))
 	opts := &cqlgen.SessionOptions{Observer: slogObserver{logger}}
-	// session := cqlgen.NewSession(gocqlSession, opts)
+	// session := gocqlv1.NewSession(gocqlSession, opts)
 
 	// What the session reports for a write retried once after a timeout:
 	ctx := context.Background()

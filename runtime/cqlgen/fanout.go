@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 )
 
 // A Strategy writes the statements of one logical write, which touch
@@ -15,7 +18,7 @@ import (
 // a logical write again with the same timestamp is harmless.
 type Strategy interface {
 	// Apply runs the statements.
-	Apply(ctx context.Context, s Session, qs []Query) error
+	Apply(ctx context.Context, s Session, qs []cqldriver.Query) error
 	// Name names the strategy in errors and observers.
 	Name() string
 }
@@ -37,7 +40,7 @@ type Strategy interface {
 // The batch's estimated size is checked before it is sent, against
 // SessionOptions.BatchFailBytes: a larger batch gets a *BatchTooLargeError
 // and nothing is written. A single statement is sent on its own.
-var LoggedBatch Strategy = batchStrategy{kind: Logged, name: "logged-batch"}
+var LoggedBatch Strategy = batchStrategy{kind: cqldriver.Logged, name: "logged-batch"}
 
 // UnloggedBatch writes every statement in one unlogged batch, and is only
 // for statements that all write the same partition (the same partition key
@@ -55,16 +58,19 @@ var LoggedBatch Strategy = batchStrategy{kind: Logged, name: "logged-batch"}
 // partitions, or whose partition cannot be told, get a
 // *CrossPartitionError, because across partitions an unlogged batch has no
 // batch log, and a coordinator failure would leave it half done forever.
-var UnloggedBatch Strategy = batchStrategy{kind: Unlogged, name: "unlogged-batch"}
+var UnloggedBatch Strategy = batchStrategy{kind: cqldriver.Unlogged, name: "unlogged-batch"}
 
 type batchStrategy struct {
-	kind BatchKind
+	kind cqldriver.BatchKind
 	name string
 }
 
 func (b batchStrategy) Name() string { return b.name }
 
-func (b batchStrategy) Apply(ctx context.Context, s Session, qs []Query) error {
+// OwnStrategy marks one of this package's strategies (see base.Own).
+func (batchStrategy) OwnStrategy(base.Own) {}
+
+func (b batchStrategy) Apply(ctx context.Context, s Session, qs []cqldriver.Query) error {
 	switch len(qs) {
 	case 0:
 		return nil
@@ -89,7 +95,7 @@ const DefaultConcurrency = 8
 // not, and nothing finishes it by itself. Idempotent statements are
 // retried by the session (see RetryOptions); a failed call should be run
 // again whole, with the same timestamp, or repaired from the canonical
-// table. An idempotency key (Apply, Idempotent) makes running it again
+// table. An idempotency key (WithIdempotencyKey) makes running it again
 // safe for callers that cannot tell whether it applied. Statements not
 // marked idempotent, such as counter updates, are sent once and never
 // retried; after a failure their outcome is unknown.
@@ -102,9 +108,12 @@ func Concurrent(limit int) Strategy {
 
 type concurrent struct{ limit int }
 
+// OwnStrategy marks one of this package's strategies (see base.Own).
+func (concurrent) OwnStrategy(base.Own) {}
+
 func (c concurrent) Name() string { return fmt.Sprintf("concurrent(%d)", c.limit) }
 
-func (c concurrent) Apply(ctx context.Context, s Session, qs []Query) error {
+func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) error {
 	switch len(qs) {
 	case 0:
 		return nil

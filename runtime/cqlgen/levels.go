@@ -1,6 +1,11 @@
 package cqlgen
 
-import "context"
+import (
+	"context"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
+)
 
 // Levels are the consistency levels of statements, by what they do. A zero
 // field keeps the level set further out, so a Levels names only what it
@@ -24,12 +29,12 @@ import "context"
 // SerialConsistency for when that is not enough).
 type Levels struct {
 	// Read is the level of reads, and of the pre-reads of writes.
-	Read Consistency
+	Read cqldriver.Consistency
 	// Write is the level of writes, batches, and the commit of
 	// conditional writes.
-	Write Consistency
+	Write cqldriver.Consistency
 	// Serial is the level of the Paxos phase of conditional writes.
-	Serial Consistency
+	Serial cqldriver.Consistency
 }
 
 // over returns l with the zero fields taken from outer.
@@ -46,8 +51,6 @@ func (l Levels) over(outer Levels) Levels {
 	return l
 }
 
-type levelsKey struct{}
-
 // WithLevels returns a context whose repository calls, and every statement
 // they run, use l's non-zero levels, over anything the repository or
 // session says; nested, the innermost wins field by field. For one call:
@@ -57,37 +60,29 @@ type levelsKey struct{}
 //	// A conditional write that must be linearizable across datacenters.
 //	err = repo.Update(cqlgen.WithLevels(ctx, cqlgen.Levels{Serial: Serial}), t)
 func WithLevels(ctx context.Context, l Levels) context.Context {
-	if outer, ok := ctx.Value(levelsKey{}).(Levels); ok {
+	if outer, ok := ctx.Value(base.LevelsKey{}).(Levels); ok {
 		l = l.over(outer)
 	}
-	return context.WithValue(ctx, levelsKey{}, l)
-}
-
-// LevelsOf returns the levels WithLevels put on ctx, zero if none.
-func LevelsOf(ctx context.Context) Levels {
-	l, _ := ctx.Value(levelsKey{}).(Levels)
-	return l
+	return context.WithValue(ctx, base.LevelsKey{}, l)
 }
 
 // SessionLevels returns a session that runs statements as s does, with
 // l's non-zero levels instead of s's: give it to the repositories that
 // need other levels than the rest (an audit log written at QUORUM across
 // datacenters, say). It shares s's connections, retry policy and observer;
-// a session made by NewSession stays one, so its CallObserver still sees
+// a session a driver adapter made stays one, so its CallObserver still sees
 // repository calls. Any other Session gets l through the context of each
 // statement, as WithLevels gives it, under the levels of the call.
 func SessionLevels(s Session, l Levels) Session {
-	if g, ok := s.(*session); ok {
-		c := *g
-		own := Levels{Read: g.opts.ReadConsistency, Write: g.opts.WriteConsistency, Serial: g.opts.SerialConsistency}
-		l = l.over(own)
-		c.opts.ReadConsistency, c.opts.WriteConsistency, c.opts.SerialConsistency = l.Read, l.Write, l.Serial
-		return &c
+	if w, ok := s.(interface {
+		SessionLevels(Levels) Session
+	}); ok {
+		return w.SessionLevels(l)
 	}
 	return &levelSession{s: s, l: l}
 }
 
-// levelSession is SessionLevels of a Session not made by NewSession.
+// levelSession is SessionLevels of a Session no driver adapter made.
 type levelSession struct {
 	s Session
 	l Levels
@@ -95,27 +90,30 @@ type levelSession struct {
 
 // ctx puts the session's levels under the call's.
 func (ls *levelSession) ctx(ctx context.Context) context.Context {
-	return context.WithValue(ctx, levelsKey{}, LevelsOf(ctx).over(ls.l))
+	return context.WithValue(ctx, base.LevelsKey{}, levelsOf(ctx).over(ls.l))
 }
 
-func (ls *levelSession) Exec(ctx context.Context, q Query) error { return ls.s.Exec(ls.ctx(ctx), q) }
+func (ls *levelSession) Exec(ctx context.Context, q cqldriver.Query) error {
+	return ls.s.Exec(ls.ctx(ctx), q)
+}
 
-func (ls *levelSession) Iter(ctx context.Context, q Query) Iter { return ls.s.Iter(ls.ctx(ctx), q) }
+func (ls *levelSession) Iter(ctx context.Context, q cqldriver.Query) cqldriver.Iter {
+	return ls.s.Iter(ls.ctx(ctx), q)
+}
 
-func (ls *levelSession) ExecCAS(ctx context.Context, q Query, dest ...any) (bool, error) {
+func (ls *levelSession) ExecCAS(ctx context.Context, q cqldriver.Query, dest ...any) (bool, error) {
 	return ls.s.ExecCAS(ls.ctx(ctx), q, dest...)
 }
 
-func (ls *levelSession) Batch(ctx context.Context, kind BatchKind, qs []Query) error {
+func (ls *levelSession) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqldriver.Query) error {
 	return ls.s.Batch(ls.ctx(ctx), kind, qs)
 }
 
 // levels decides the levels of a statement run with ctx: the call's, then
 // the query's serial level (the repository's option), then the session's.
-func (g *session) levels(ctx context.Context, q Query) Levels {
-	l := LevelsOf(ctx)
-	if l.Serial == 0 {
-		l.Serial = q.SerialConsistency
-	}
-	return l.over(Levels{Read: g.opts.ReadConsistency, Write: g.opts.WriteConsistency, Serial: g.opts.SerialConsistency})
+
+// levelsOf returns the levels WithLevels put on ctx, zero if none.
+func levelsOf(ctx context.Context) Levels {
+	l, _ := ctx.Value(base.LevelsKey{}).(Levels)
+	return l
 }

@@ -1,14 +1,13 @@
 package cqlgen
 
 import (
-	"context"
 	"time"
 )
 
 // Verify, repair and backfill: the tables of an entity stored in several
 // tables checked against, and rebuilt from, its source of truth. Each
-// generated repository of such an entity is a Maintainer; RunMaintenance
-// drives them from a command line.
+// generated repository of such an entity is a cqlmaintain.Maintainer;
+// cqlmaintain.Run drives them from a command line.
 
 // MaintainOptions configure Verify, Repair and Backfill. Zero fields take
 // the defaults.
@@ -105,23 +104,6 @@ func (r *Report) Drift() int64 {
 		n += t.Drift()
 	}
 	return n
-}
-
-// Maintainer is what a generated repository of an entity stored in
-// several tables offers for its upkeep.
-type Maintainer interface {
-	// Entity names the entity; Tables lists the tables Repair and
-	// Backfill write, its source of truth left out.
-	Entity() string
-	Tables() []string
-	// Verify compares every table with what the source of truth implies.
-	Verify(ctx context.Context, o *MaintainOptions) (*Report, error)
-	// Repair verifies, then writes what is missing or stale and deletes
-	// the orphans, each at a timestamp that any later write wins over.
-	Repair(ctx context.Context, o *MaintainOptions) (*Report, error)
-	// Backfill writes every row the source of truth implies into one
-	// table, range by range, resumable with o.Job.
-	Backfill(ctx context.Context, table string, o *MaintainOptions) (*Report, error)
 }
 
 // ProgressTable records the token ranges a backfill finished, by job.

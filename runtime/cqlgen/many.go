@@ -1,6 +1,8 @@
 package cqlgen
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // DefaultMaxKeys is the most keys one multi-get (a repository's GetMany)
 // may ask for, unless the repository says otherwise (WithMaxKeys). A

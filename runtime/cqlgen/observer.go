@@ -3,12 +3,15 @@ package cqlgen
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 )
 
-// Observer sees every attempt of every statement a Session made by
-// NewSession runs: one Observation per statement per attempt, including the
+// Observer sees every attempt of every statement a Session made by a
+// driver adapter runs: one Observation per statement per attempt, including the
 // attempts that failed and were retried, and the statements the runtime
 // refused before sending (Attempt 0). It is the hook for metrics, tracing
 // and logs; the runtime itself logs nothing. An Observer that is also a
@@ -25,9 +28,9 @@ type Observer interface {
 // statement's bound values, which may be secrets; its error does not
 // either (see NotAppliedError).
 type Observation struct {
-	Table   string        // the statement's Table
-	Pattern string        // the statement's Pattern
-	Kind    StatementKind // read, write, conditional write or pre-read
+	Table   string                  // the statement's Table
+	Pattern string                  // the statement's Pattern
+	Kind    cqldriver.StatementKind // read, write, conditional write or pre-read
 	// Attempt counts from 1; 0 means the runtime refused the statement
 	// before sending it (a batch over the size limit, an unlogged batch
 	// across partitions), or found no node to send it to, and Err says
@@ -50,7 +53,7 @@ type Observation struct {
 	// observed, with the batch's latency and error.
 	Batch int
 	// BatchBytes is the estimated size of the batch's bound values
-	// (EstimateBatchBytes); BatchWarn is set when it is over
+	// (as Cassandra measures a batch); BatchWarn is set when it is over
 	// SessionOptions.BatchWarnBytes, Cassandra's batch_size_warn_threshold
 	// by default: the batch was sent, but it is larger than it should be.
 	BatchBytes int
@@ -104,92 +107,14 @@ type CallObserver interface {
 	EndCall(ctx context.Context, o CallObservation)
 }
 
-// ActiveCall is a repository call under way, as StartCall returns it. The
-// zero value, returned when there is nothing to observe, ends at no cost.
-type ActiveCall struct {
-	obs   CallObserver
-	ctx   context.Context
-	state *callState
-	start time.Time
-}
-
-// callState counts a call's attempts; its statements may run concurrently.
-type callState struct {
-	call              Call
-	attempts, retries atomic.Int64
-	rows              atomic.Int64
-}
-
-type callKey struct{}
-
-// StartCall starts a call of a repository method on s. When s is a
-// session made by NewSession whose Observer is a CallObserver, it tells
-// the observer and returns the context the call's statements must run
-// with; otherwise it returns ctx unchanged and a zero ActiveCall, without
-// allocating. Generated repository methods begin with
-//
-//	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Insert")
-//	defer func() { call.End(err) }()
-func StartCall(ctx context.Context, s Session, entity, method string) (context.Context, ActiveCall) {
-	g, ok := s.(*session)
-	if !ok || g.calls == nil {
-		return ctx, ActiveCall{}
-	}
-	st := &callState{call: Call{Entity: entity, Method: method}}
-	ctx = g.calls.StartCall(ctx, st.call)
-	ctx = context.WithValue(ctx, callKey{}, st)
-	return ctx, ActiveCall{obs: g.calls, ctx: ctx, state: st, start: time.Now()}
-}
-
-// End reports the call's outcome to the observer, once.
-func (a ActiveCall) End(err error) {
-	if a.obs == nil {
-		return
-	}
-	a.obs.EndCall(a.ctx, CallObservation{
-		Call:     a.state.call,
-		Latency:  time.Since(a.start),
-		Err:      err,
-		Attempts: int(a.state.attempts.Load()),
-		Retries:  int(a.state.retries.Load()),
-		Rows:     int(a.state.rows.Load()),
-	})
-}
-
-// CallOf returns the repository call ctx belongs to, as StartCall set it
-// up; false when there is none.
+// CallOf names the repository call ctx belongs to: the context an
+// Observer's Observe receives during a call; false outside one.
 func CallOf(ctx context.Context) (Call, bool) {
-	st := callOf(ctx)
-	return st.name(), st != nil
-}
-
-// callOf is the state of the call ctx belongs to; nil when there is none.
-func callOf(ctx context.Context) *callState {
-	st, _ := ctx.Value(callKey{}).(*callState)
-	return st
-}
-
-// count adds one attempt to the call, if any: a statement's, or a whole
-// batch's.
-func (st *callState) count(attempt int, kind StatementKind, rows int, err error) {
+	st := base.CallOf(ctx)
 	if st == nil {
-		return
+		return Call{}, false
 	}
-	st.attempts.Add(1)
-	if attempt > 1 {
-		st.retries.Add(1)
-	}
-	if kind == Read && err == nil {
-		st.rows.Add(int64(rows))
-	}
-}
-
-// name is the call's name, or the zero Call for no call.
-func (st *callState) name() Call {
-	if st == nil {
-		return Call{}
-	}
-	return st.call
+	return Call{Entity: st.Entity, Method: st.Method}, true
 }
 
 // ErrorType names what kind of error err is, in a few words fit for a
@@ -208,25 +133,25 @@ func ErrorType(err error) string {
 			return s.name
 		}
 	}
-	if d := driverError(err); d != nil {
+	if d := (*cqldriver.DriverError)(nil); errors.As(err, &d) {
 		switch {
-		case d.Kind == ErrorServer && d.Code == CodeReadTimeout:
+		case d.Kind == cqldriver.ErrorServer && d.Code == cqldriver.CodeReadTimeout:
 			return "read_timeout"
-		case d.Kind == ErrorServer && d.Code == CodeWriteTimeout:
+		case d.Kind == cqldriver.ErrorServer && d.Code == cqldriver.CodeWriteTimeout:
 			return "write_timeout"
-		case d.Kind == ErrorServer && d.Code == CodeUnavailable:
+		case d.Kind == cqldriver.ErrorServer && d.Code == cqldriver.CodeUnavailable:
 			return "unavailable"
-		case d.Kind == ErrorServer:
+		case d.Kind == cqldriver.ErrorServer:
 			return "request_error"
-		case d.Kind == ErrorNoResponse:
+		case d.Kind == cqldriver.ErrorNoResponse:
 			return "client_timeout"
-		case d.Kind == ErrorNoConnections:
+		case d.Kind == cqldriver.ErrorNoConnections:
 			return "no_connections"
-		case d.Kind == ErrorConnection:
+		case d.Kind == cqldriver.ErrorConnection:
 			return "connection"
 		}
 	}
-	if isConnError(err) {
+	if cqldriver.IsConnError(err) {
 		return "connection"
 	}
 	return "other"

@@ -1,6 +1,11 @@
 package cqlgen
 
-import "time"
+import (
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
+)
 
 // Options configure a generated repository, and each of its calls: pass
 // them to its constructor (New<Entity>Repo) and, to override them for one
@@ -38,7 +43,7 @@ type Options struct {
 	// datacenters could both win: an entity written from several
 	// datacenters needs Serial, at the price of a round trip
 	// between them.
-	SerialConsistency Consistency
+	SerialConsistency cqldriver.Consistency
 	// Attempts bounds how often Update and Delete retry a conditional write
 	// that lost a race with another writer; default 8.
 	Attempts int
@@ -48,8 +53,8 @@ type Options struct {
 	// applied" only once the window has passed (docs/repositories.md).
 	LandWindow time.Duration
 	// Idempotency, when it has a key, makes Insert apply at most once
-	// within its TTL however often it is sent (see Apply).
-	Idempotency Idempotency
+	// within its TTL however often it is sent (see WithIdempotencyKey).
+	Idempotency base.Idempotency
 	// Expect is the version a write of an entity stored in several tables
 	// expects to find (see IfVersion and IfAbsent); 0 expects nothing.
 	Expect int64
@@ -107,7 +112,7 @@ func WithCursorKey(key []byte) Option { return func(o *Options) { o.CursorKey = 
 
 // WithSerialConsistency sets the Paxos consistency of a repository's
 // conditional writes (see Options.SerialConsistency).
-func WithSerialConsistency(c Consistency) Option {
+func WithSerialConsistency(c cqldriver.Consistency) Option {
 	return func(o *Options) { o.SerialConsistency = c }
 }
 
@@ -161,6 +166,6 @@ const DefaultLandWindow = 3 * time.Second
 func WithLandWindow(d time.Duration) Option { return func(o *Options) { o.LandWindow = d } }
 
 // WithIdempotencyKey makes one call apply at most once within the default
-// TTL, however often it is retried with the same key (see Apply): pass it
+// TTL, however often it is retried with the same key (see WithIdempotencyKey): pass it
 // per call, with a key the caller derives from the command (a request id).
 func WithIdempotencyKey(key string) Option { return func(o *Options) { o.Idempotency.Key = key } }

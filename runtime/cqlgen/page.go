@@ -1,6 +1,8 @@
 package cqlgen
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // DefaultLimit is the page size of a read that gives no limit.
 const DefaultLimit = 100
@@ -37,4 +39,24 @@ const DefaultLookBack = 30
 type Page[T any] struct {
 	Rows   []T
 	Cursor string
+}
+
+// Inserted is the outcome of an InsertIfAbsent (INSERT ... IF NOT EXISTS)
+// of an entity stored in one table.
+type Inserted[T any] struct {
+	// Applied tells that the entity is now the one the call wrote: this
+	// call created it, or found it already holding exactly what the call
+	// writes (Again).
+	Applied bool
+	// Again tells that the row was already there, holding every value the
+	// call writes, so the call did not write it: most likely the call's
+	// own earlier attempt, whose reply was lost, and then not a conflict.
+	// It cannot tell that attempt from another writer's identical insert;
+	// when that matters, send the call with cqlgen.WithIdempotencyKey,
+	// whose record tells them apart.
+	Again bool
+	// Current is the row found, when the call did not create it: the
+	// other entity's when Applied is false, the identical one when Again
+	// is true; nil when the call created it.
+	Current *T
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
 )
@@ -12,15 +13,15 @@ import (
 // allocations is the repository's own.
 type discard struct{ values int }
 
-func (d *discard) Exec(_ context.Context, q cqlgen.Query) error {
+func (d *discard) Exec(_ context.Context, q cqldriver.Query) error {
 	d.values += len(q.Values)
 	return nil
 }
-func (d *discard) Iter(context.Context, cqlgen.Query) cqlgen.Iter { return nil }
-func (d *discard) ExecCAS(context.Context, cqlgen.Query, ...any) (bool, error) {
+func (d *discard) Iter(context.Context, cqldriver.Query) cqldriver.Iter { return nil }
+func (d *discard) ExecCAS(context.Context, cqldriver.Query, ...any) (bool, error) {
 	return true, nil
 }
-func (d *discard) Batch(context.Context, cqlgen.BatchKind, []cqlgen.Query) error { return nil }
+func (d *discard) Batch(context.Context, cqldriver.BatchKind, []cqldriver.Query) error { return nil }
 
 // sink keeps hand-bound values alive, as a session would.
 var sink []any
@@ -28,7 +29,7 @@ var sink []any
 // An Insert into one table allocates what binding its values by hand
 // allocates, plus one: the boxed write timestamp. (Before, two more: the
 // call's Options, moved to the heap even when there were none, and the
-// statement list that cqlgen.Apply's strategies take, which ApplyOne
+// statement list that cqlgenimpl.Apply's strategies take, which ApplyOne
 // does without.)
 func TestInsertAllocations(t *testing.T) {
 	d := &discard{}

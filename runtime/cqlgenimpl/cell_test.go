@@ -3,7 +3,7 @@ package cqlgenimpl
 import (
 	"testing"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // An empty value (an empty string or blob, which CQL encodes as zero
@@ -35,7 +35,7 @@ func TestCellKeepsEmptyApartFromNull(t *testing.T) {
 	got := &row{cols: make([][]byte, len(want.cols)), nkey: want.nkey}
 	for i, b := range want.cols {
 		var c cell
-		if err := c.UnmarshalCQLValue(&cqlgen.Type{}, b); err != nil {
+		if err := c.UnmarshalCQLValue(&cqldriver.Type{}, b); err != nil {
 			t.Fatal(err)
 		}
 		got.cols[i] = c

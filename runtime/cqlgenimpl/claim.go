@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -41,7 +42,7 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 	}
 	key, mine := row[:nkey], row[nkey:n]
 	for attempt := 1; ; attempt++ {
-		applied, err := s.ExecCAS(ctx, cqlgen.Query{Stmt: t.Insert, Values: row, SerialConsistency: o.SerialConsistency}, sinks(n+1)...)
+		applied, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Insert, Values: row, SerialConsistency: o.SerialConsistency}, sinks(n+1)...)
 		if err != nil || applied {
 			return err
 		}
@@ -59,9 +60,9 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 		default:
 			owner := make([]any, len(p.Owner))
 			for j, c := range p.Owner {
-				owner[j] = cqlgen.Encoded(cur.cols[c])
+				owner[j] = cqldriver.Encoded(cur.cols[c])
 			}
-			st, err := getValue(ctx, s, cqlgen.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
+			st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
 			found := err == nil
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return err
@@ -98,10 +99,10 @@ func (ent *Entity[T]) take(ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 	values := append(append([]any(nil), mine...), ts)
 	values = append(values, key...)
 	for _, c := range cur.cols[nkey:len(t.Spec.Row)] {
-		values = append(values, cqlgen.Encoded(c))
+		values = append(values, cqldriver.Encoded(c))
 	}
 	values = append(values, cur.version)
-	return s.ExecCAS(ctx, cqlgen.Query{Stmt: t.Take, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(mine)+1)...)
+	return s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Take, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(mine)+1)...)
 }
 
 // fence moves the version of an entity whose claim is to be taken over,
@@ -119,7 +120,7 @@ func (ent *Entity[T]) fence(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 	}
 	values := append([]any{nextVersion(max(oldVersion, st.StaticVersion), Now(o))}, owner...)
 	values = append(values, old)
-	return s.ExecCAS(ctx, cqlgen.Query{Stmt: stmt, Values: values, SerialConsistency: o.SerialConsistency}, sinks(1)...)
+	return s.ExecCAS(ctx, cqldriver.Query{Stmt: stmt, Values: values, SerialConsistency: o.SerialConsistency}, sinks(1)...)
 }
 
 // release gives up the claim of key in unique table p, held by e's
@@ -130,7 +131,7 @@ func (ent *Entity[T]) release(ctx context.Context, s cqlgen.Session, o cqlgen.Op
 	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
 	values := append(append([]any(nil), key...), row[nkey:len(t.Spec.Row)]...)
 	values = append(values, ts)
-	_, err := s.ExecCAS(ctx, cqlgen.Query{Stmt: t.Release, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(t.Spec.Row)-nkey+1)...)
+	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(t.Spec.Row)-nkey+1)...)
 	return err
 }
 
@@ -150,7 +151,7 @@ func readClaim(ctx context.Context, s cqlgen.Session, t *Table, key []any) (*cla
 	}
 	var version *int64
 	dest[n] = &version
-	it := s.Iter(ctx, cqlgen.Query{Stmt: t.Get, Values: key})
+	it := s.Iter(ctx, cqldriver.Query{Stmt: t.Get, Values: key})
 	ok := it.Scan(dest...)
 	if err := it.Close(); err != nil {
 		return nil, err
@@ -176,7 +177,7 @@ func sameOwner(t *Table, values []any, cells [][]byte) bool {
 		return false
 	}
 	for i, v := range values {
-		typ, err := cqlgen.ParseType(t.Spec.Row[nkey+i].Type)
+		typ, err := cqldriver.ParseType(t.Spec.Row[nkey+i].Type)
 		if err != nil {
 			return false
 		}
@@ -218,9 +219,9 @@ func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int
 	}
 	owner := make([]any, len(p.Owner))
 	for j, c := range p.Owner {
-		owner[j] = cqlgen.Encoded(cur.cols[c])
+		owner[j] = cqldriver.Encoded(cur.cols[c])
 	}
-	st, err := getValue(ctx, s, cqlgen.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
+	st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
 	if err != nil {
 		return nil, err
 	}

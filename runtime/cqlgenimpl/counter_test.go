@@ -5,22 +5,23 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
 // recorder is a session that records what it is asked to run.
-type recorder struct{ execs []cqlgen.Query }
+type recorder struct{ execs []cqldriver.Query }
 
-func (r *recorder) Exec(_ context.Context, q cqlgen.Query) error {
+func (r *recorder) Exec(_ context.Context, q cqldriver.Query) error {
 	r.execs = append(r.execs, q)
 	return nil
 }
-func (r *recorder) Iter(context.Context, cqlgen.Query) cqlgen.Iter { return nil }
-func (r *recorder) ExecCAS(context.Context, cqlgen.Query, ...any) (bool, error) {
+func (r *recorder) Iter(context.Context, cqldriver.Query) cqldriver.Iter { return nil }
+func (r *recorder) ExecCAS(context.Context, cqldriver.Query, ...any) (bool, error) {
 	return false, errors.New("recorder: no conditional writes")
 }
-func (r *recorder) Batch(context.Context, cqlgen.BatchKind, []cqlgen.Query) error {
+func (r *recorder) Batch(context.Context, cqldriver.BatchKind, []cqldriver.Query) error {
 	return errors.New("recorder: no batches")
 }
 
@@ -49,12 +50,12 @@ func TestCounterAddIsNotIdempotent(t *testing.T) {
 func TestAddCountersRefusesAnIdempotencyKey(t *testing.T) {
 	var s recorder
 	o := cqlgenimpl.CallOptions(cqlgenimpl.NewOptions(), []cqlgen.Option{cqlgen.WithIdempotencyKey("req-1")})
-	err := cqlgenimpl.AddCounters(context.Background(), &s, o, cqlgen.Query{Stmt: hits.Add, Values: []any{int64(1), "a"}})
+	err := cqlgenimpl.AddCounters(context.Background(), &s, o, cqldriver.Query{Stmt: hits.Add, Values: []any{int64(1), "a"}})
 	var oe *cqlgen.OptionError
 	if !errors.As(err, &oe) || oe.Option != "IdempotencyKey" || len(s.execs) != 0 {
 		t.Fatalf("err %v after %d sends; want an *OptionError on IdempotencyKey and nothing sent", err, len(s.execs))
 	}
-	if err := cqlgenimpl.AddCounters(context.Background(), &s, cqlgenimpl.NewOptions(), cqlgen.Query{Stmt: hits.Add, Values: []any{int64(1), "a"}}); err != nil || len(s.execs) != 1 {
+	if err := cqlgenimpl.AddCounters(context.Background(), &s, cqlgenimpl.NewOptions(), cqldriver.Query{Stmt: hits.Add, Values: []any{int64(1), "a"}}); err != nil || len(s.execs) != 1 {
 		t.Fatalf("without a key: err %v, %d sends; want one", err, len(s.execs))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -13,15 +14,15 @@ import (
 // one table: row, as its row function binds it (the write timestamp
 // last), under t.Insert, or, with a TTL, under t.InsertTTL with the TTL
 // in seconds bound before the timestamp.
-func InsertQuery(t *Table, ttl time.Duration, row []any) cqlgen.Query {
+func InsertQuery(t *Table, ttl time.Duration, row []any) cqldriver.Query {
 	if ttl == 0 {
-		return cqlgen.Query{Stmt: t.Insert, Values: row}
+		return cqldriver.Query{Stmt: t.Insert, Values: row}
 	}
 	n := len(row)
 	v := make([]any, n+1)
 	copy(v, row[:n-1])
 	v[n-1], v[n] = ttlSeconds(ttl), row[n-1]
-	return cqlgen.Query{Stmt: t.InsertTTL, Values: v}
+	return cqldriver.Query{Stmt: t.InsertTTL, Values: v}
 }
 
 // ttlSeconds binds a TTL: its seconds, or unset for none, which leaves
@@ -29,7 +30,7 @@ func InsertQuery(t *Table, ttl time.Duration, row []any) cqlgen.Query {
 // means never expire).
 func ttlSeconds(ttl time.Duration) any {
 	if ttl == 0 {
-		return cqlgen.Unset
+		return cqldriver.Unset
 	}
 	return int32(ttl / time.Second)
 }
@@ -46,10 +47,10 @@ func ttlSeconds(ttl time.Duration) any {
 // outcome is recorded, and a call sent again with the key gets it back.
 // A row that goes away between the conditional write and the read is
 // tried again, up to o.Attempts times.
-func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqlgen.Iter, *T) bool) (cqlgen.Inserted[T], error) {
+func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqldriver.Iter, *T) bool) (cqlgen.Inserted[T], error) {
 	values := row(e, true)
 	values = append(values[:len(values)-1:len(values)-1], ttlSeconds(o.TTL))
-	q := cqlgen.Query{Stmt: t.Create, Values: values, SerialConsistency: o.SerialConsistency}
+	q := cqldriver.Query{Stmt: t.Create, Values: values, SerialConsistency: o.SerialConsistency}
 	var res cqlgen.Inserted[T]
 	run := func(ctx context.Context, _ int64) error {
 		var err error
@@ -67,7 +68,7 @@ func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 		return res, nil
 	}
 	ran := false
-	err := cqlgen.Idempotent(ctx, s, o.Idempotency, Now(o), cqlgen.PayloadHash([]cqlgen.Query{q}), func(ctx context.Context, ts int64) error {
+	err := Idempotent(ctx, s, o.Idempotency, Now(o), PayloadHash([]cqldriver.Query{q}), func(ctx context.Context, ts int64) error {
 		ran = true
 		return run(ctx, ts)
 	})
@@ -79,7 +80,7 @@ func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 		return cqlgen.Inserted[T]{Applied: true, Again: true}, nil
 	case errors.Is(err, cqlgen.ErrNotApplied):
 		// An earlier call with the key found another row: so does this one.
-		cur, err := GetRow(ctx, s, cqlgen.Query{Stmt: t.Get, Values: key}, scan)
+		cur, err := GetRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan)
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			return cqlgen.Inserted[T]{}, err
 		}
@@ -93,16 +94,16 @@ func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 
 // create runs the conditional insert q and, when a row is there, reads
 // it and compares it with e.
-func create[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, q cqlgen.Query, e *T, key []any, row func(*T, bool) []any, scan func(cqlgen.Iter, *T) bool) (cqlgen.Inserted[T], error) {
+func create[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, q cqldriver.Query, e *T, key []any, row func(*T, bool) []any, scan func(cqldriver.Iter, *T) bool) (cqlgen.Inserted[T], error) {
 	for attempt := 1; ; attempt++ {
-		cas, err := cqlgen.CAS(ctx, s, q)
+		cas, err := CAS(ctx, s, q)
 		if err != nil {
 			return cqlgen.Inserted[T]{}, err
 		}
 		if cas.Applied {
 			return cqlgen.Inserted[T]{Applied: true}, nil
 		}
-		cur, err := GetRow(ctx, s, cqlgen.Query{Stmt: t.Get, Values: key}, scan)
+		cur, err := GetRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan)
 		if errors.Is(err, cqlgen.ErrNotFound) && attempt < o.Attempts {
 			// Deleted, or expired, since: the key may be free again.
 			continue
@@ -127,13 +128,13 @@ func sameRowValues(a, b []any, cols []Column) bool {
 	}
 	for i, c := range cols {
 		x, y := a[i], b[i]
-		if ux, uy := cqlgen.IsUnset(x), cqlgen.IsUnset(y); ux || uy {
+		if ux, uy := cqldriver.IsUnset(x), cqldriver.IsUnset(y); ux || uy {
 			if ux != uy {
 				return false
 			}
 			continue
 		}
-		typ, err := cqlgen.ParseType(c.Type)
+		typ, err := cqldriver.ParseType(c.Type)
 		if err != nil {
 			return false
 		}
@@ -150,7 +151,7 @@ func sameRowValues(a, b []any, cols []Column) bool {
 // nil when it applied, and a *cqlgen.VersionConflictError when another
 // row has the key (Actual 0: an entity stored in one table has no
 // versions).
-func InsertAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqlgen.Iter, *T) bool) error {
+func InsertAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqldriver.Iter, *T) bool) error {
 	res, err := InsertIfAbsent(ctx, s, o, t, e, key, row, scan)
 	if err != nil || res.Applied {
 		return err

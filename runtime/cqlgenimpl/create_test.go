@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
 )
@@ -20,9 +21,9 @@ type lostReplies struct {
 	cas  int
 }
 
-func (l *lostReplies) ExecCASMap(ctx context.Context, q cqlgen.Query, current map[string]any) (bool, error) {
+func (l *lostReplies) ExecCASMap(ctx context.Context, q cqldriver.Query, current map[string]any) (bool, error) {
 	l.cas++
-	applied, err := l.Session.(cqlgen.MapCASer).ExecCASMap(ctx, q, current)
+	applied, err := l.Session.(cqldriver.MapCASer).ExecCASMap(ctx, q, current)
 	if err == nil && l.lose && q.Stmt.Table == "settings" {
 		return false, errors.New("reply lost")
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -166,11 +167,11 @@ func fingerprint(t *Table, partition []any, prefix ...any) (uint64, error) {
 	h.Write([]byte{0})
 	h.Write([]byte(t.Spec.Pattern))
 	for i, v := range partition {
-		typ, err := cqlgen.ParseType(t.Spec.PartitionKey[i].Type)
+		typ, err := cqldriver.ParseType(t.Spec.PartitionKey[i].Type)
 		if err != nil {
 			return 0, err
 		}
-		b, err := cqlgen.Marshal(typ, v)
+		b, err := cqldriver.Marshal(typ, v)
 		if err != nil {
 			return 0, err
 		}
@@ -178,11 +179,11 @@ func fingerprint(t *Table, partition []any, prefix ...any) (uint64, error) {
 		h.Write(b)
 	}
 	for i, v := range prefix {
-		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
+		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
 		if err != nil {
 			return 0, err
 		}
-		b, err := cqlgen.Marshal(typ, v)
+		b, err := cqldriver.Marshal(typ, v)
 		if err != nil {
 			return 0, err
 		}
@@ -196,11 +197,11 @@ func fingerprint(t *Table, partition []any, prefix ...any) (uint64, error) {
 func marshalKey(t *Table, values []any) ([][]byte, error) {
 	key := make([][]byte, len(values))
 	for i, v := range values {
-		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
+		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
 		if err != nil {
 			return nil, err
 		}
-		if key[i], err = cqlgen.Marshal(typ, v); err != nil {
+		if key[i], err = cqldriver.Marshal(typ, v); err != nil {
 			return nil, err
 		}
 	}
@@ -211,7 +212,7 @@ func marshalKey(t *Table, values []any) ([][]byte, error) {
 func rawKey(key [][]byte) []any {
 	vs := make([]any, len(key))
 	for i, k := range key {
-		vs[i] = cqlgen.Encoded(k)
+		vs[i] = cqldriver.Encoded(k)
 	}
 	return vs
 }

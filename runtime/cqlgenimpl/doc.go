@@ -4,6 +4,10 @@
 // hand uses package cqlgen (github.com/cqlgen/cqlgen/runtime/cqlgen)
 // instead, whose API is kept stable.
 //
+// It is also the one door from generated code to the runtime's engine
+// (runtime/internal/engine), as protobuf-go's protoimpl is: engine.go
+// and bucket.go are aliases and one-line functions.
+//
 // Generated code declares every statement it runs as a constant, so that a
 // reviewer sees the CQL in the generated file; this package runs them. It
 // reads pages (one partition, hash buckets merged, time buckets walked
@@ -12,7 +16,7 @@
 // write protocol that docs/protocol.md describes (its terms, states and
 // invariants).
 //
-// A generated file asserts SupportPackageIsVersion6 at compile time: built
+// A generated file asserts SupportPackageIsVersion7 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
@@ -21,12 +25,11 @@ package cqlgenimpl
 // changes whenever generated code and this package stop fitting together.
 // Version 4 added the scatter form of the page statements over buckets
 // (CQL.Scatter, ReadSpec.Scatter); version 5 scans each row into its
-// place (a scan is func(cqlgen.Iter, *T) bool); version 6 reads and
+// place (a scan is func(cqldriver.Iter, *T) bool); version 6 reads and
 // writes the record of the last changes (State.Writes, Change.Writes), the
 // version of a partition's statics (State.StaticVersion, Change.Static)
-// and takes bounds of either kind (FromExclusive, ToInclusive). Code
-// generated for version 5 still runs on this package, without those.
-const (
-	SupportPackageIsVersion6 = true
-	SupportPackageIsVersion5 = true
-)
+// and takes bounds of either kind (FromExclusive, ToInclusive); version 7
+// reaches the engine through this package alone (StartCall, Apply,
+// ApplyOne, Query, Iter moved here from cqlgen), so code generated for an
+// earlier version no longer compiles against it.
+const SupportPackageIsVersion7 = true

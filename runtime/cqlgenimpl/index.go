@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -36,7 +37,7 @@ type IndexRead[T any] struct {
 	MaxLimit  int
 	CursorKey []byte
 	Cursor    string
-	Scan      func(cqlgen.Iter, *T) bool
+	Scan      func(cqldriver.Iter, *T) bool
 	// Key is a row's cursor key: its clustering values, and for a
 	// scatter its partition key values before them.
 	Key func(*T) []any
@@ -116,7 +117,7 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 	// column's type before it is sent.
 	for i, k := range pos {
 		col := t.keyColumn(i)
-		typ, err := cqlgen.ParseType(col.Type)
+		typ, err := cqldriver.ParseType(col.Type)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +136,7 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 	if t.next == nil {
 		return nil, fmt.Errorf("cqlgen: %s: no Next statement for a scatter read: regenerate the package", t.Spec.Pattern)
 	}
-	rows, err := fetch(ctx, s, cqlgen.Query{Stmt: t.next, Values: part}, r.Scan, rows, limit)
+	rows, err := fetch(ctx, s, cqldriver.Query{Stmt: t.next, Values: part}, r.Scan, rows, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -151,11 +152,11 @@ func indexFingerprint(t *Table, partition, values []any) (uint64, error) {
 	h.Write([]byte(t.Spec.Pattern))
 	write := func(cols []Column, vs []any) error {
 		for i, v := range vs {
-			typ, err := cqlgen.ParseType(cols[i].Type)
+			typ, err := cqldriver.ParseType(cols[i].Type)
 			if err != nil {
 				return err
 			}
-			b, err := cqlgen.Marshal(typ, v)
+			b, err := cqldriver.Marshal(typ, v)
 			if err != nil {
 				return err
 			}
@@ -180,11 +181,11 @@ func indexFingerprint(t *Table, partition, values []any) (uint64, error) {
 func marshalPrimaryKey(t *Table, values []any) ([][]byte, error) {
 	key := make([][]byte, len(values))
 	for i, v := range values {
-		typ, err := cqlgen.ParseType(t.keyColumn(i).Type)
+		typ, err := cqldriver.ParseType(t.keyColumn(i).Type)
 		if err != nil {
 			return nil, err
 		}
-		if key[i], err = cqlgen.Marshal(typ, v); err != nil {
+		if key[i], err = cqldriver.Marshal(typ, v); err != nil {
 			return nil, err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -136,8 +137,8 @@ func tokenRange(i, n int) (lo, hi int64) {
 
 // scanRange runs a token-range scan to the end, paging, handing each row
 // to scan (which reads it from the iterator) until scan returns false.
-func scanRange(ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statement, lo, hi int64, scan func(cqlgen.Iter) bool) error {
-	q := cqlgen.Query{Stmt: stmt, Values: []any{lo, hi}, PageSize: 1000}
+func scanRange(ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, lo, hi int64, scan func(cqldriver.Iter) bool) error {
+	q := cqldriver.Query{Stmt: stmt, Values: []any{lo, hi}, PageSize: 1000}
 	for {
 		it := s.Iter(ctx, q)
 		for scan(it) {
@@ -190,10 +191,10 @@ func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ct
 // cell is a column's value as Cassandra sent it.
 type cell []byte
 
-// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it keeps the
+// UnmarshalCQLValue implements cqldriver.ValueUnmarshaler: it keeps the
 // bytes. An empty value (an empty string or blob) stays empty, not nil:
 // nil is a null, which the row Verify expects would not hold.
-func (c *cell) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
+func (c *cell) UnmarshalCQLValue(_ *cqldriver.Type, data []byte) error {
 	if data == nil {
 		*c = nil
 		return nil
@@ -259,8 +260,8 @@ func (r *row) keyWords(t *Table) string {
 // has (decimals, durations, collections, user-defined types) and values
 // that do not decode show as hex.
 func renderEncoded(cqlType string, b []byte) string {
-	t, err := cqlgen.ParseType(cqlType)
-	if err != nil || (len(b) == 0 && t.Kind != cqlgen.TypeVarchar && t.Kind != cqlgen.TypeAscii && t.Kind != cqlgen.TypeBlob) {
+	t, err := cqldriver.ParseType(cqlType)
+	if err != nil || (len(b) == 0 && t.Kind != cqldriver.TypeVarchar && t.Kind != cqldriver.TypeAscii && t.Kind != cqldriver.TypeBlob) {
 		return hex.EncodeToString(b)
 	}
 	if n, ok := fixedSize[t.Kind]; ok && len(b) != n {
@@ -268,34 +269,34 @@ func renderEncoded(cqlType string, b []byte) string {
 	}
 	signed := func() int64 { return varint(b).Int64() }
 	switch t.Kind {
-	case cqlgen.TypeAscii, cqlgen.TypeVarchar, cqlgen.TypeText:
+	case cqldriver.TypeAscii, cqldriver.TypeVarchar, cqldriver.TypeText:
 		if utf8.Valid(b) {
 			return string(b)
 		}
-	case cqlgen.TypeBlob:
+	case cqldriver.TypeBlob:
 		return "0x" + hex.EncodeToString(b)
-	case cqlgen.TypeBoolean:
+	case cqldriver.TypeBoolean:
 		return strconv.FormatBool(b[0] != 0)
-	case cqlgen.TypeTinyInt, cqlgen.TypeSmallInt, cqlgen.TypeInt, cqlgen.TypeBigInt, cqlgen.TypeCounter:
+	case cqldriver.TypeTinyInt, cqldriver.TypeSmallInt, cqldriver.TypeInt, cqldriver.TypeBigInt, cqldriver.TypeCounter:
 		return strconv.FormatInt(signed(), 10)
-	case cqlgen.TypeVarint:
+	case cqldriver.TypeVarint:
 		return varint(b).String()
-	case cqlgen.TypeFloat:
+	case cqldriver.TypeFloat:
 		return strconv.FormatFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 'g', -1, 32)
-	case cqlgen.TypeDouble:
+	case cqldriver.TypeDouble:
 		return strconv.FormatFloat(math.Float64frombits(binary.BigEndian.Uint64(b)), 'g', -1, 64)
-	case cqlgen.TypeTimestamp:
+	case cqldriver.TypeTimestamp:
 		return time.UnixMilli(signed()).UTC().Format(time.RFC3339Nano)
-	case cqlgen.TypeDate:
+	case cqldriver.TypeDate:
 		// Days since the epoch, plus 2^31 so that the bytes sort.
 		days := int64(binary.BigEndian.Uint32(b)) - 1<<31
 		return time.Unix(days*24*60*60, 0).UTC().Format(time.DateOnly)
-	case cqlgen.TypeTime:
+	case cqldriver.TypeTime:
 		return time.Duration(signed()).String()
-	case cqlgen.TypeUUID, cqlgen.TypeTimeUUID:
+	case cqldriver.TypeUUID, cqldriver.TypeTimeUUID:
 		h := hex.EncodeToString(b)
 		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-	case cqlgen.TypeInet:
+	case cqldriver.TypeInet:
 		if len(b) == 4 || len(b) == 16 {
 			return net.IP(b).String()
 		}
@@ -313,7 +314,7 @@ func encodeRow(t *Table, values []any) (*row, error) {
 	}
 	r := &row{nkey: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
 	for i, c := range cols {
-		typ, err := cqlgen.ParseType(c.Type)
+		typ, err := cqldriver.ParseType(c.Type)
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +333,7 @@ func encodeRow(t *Table, values []any) (*row, error) {
 // sortedCell is sortedEncoding for a column's value as read; a type that
 // does not parse leaves it as it is.
 func sortedCell(cqlType string, c []byte) []byte {
-	t, err := cqlgen.ParseType(cqlType)
+	t, err := cqldriver.ParseType(cqlType)
 	if err != nil {
 		return c
 	}
@@ -380,7 +381,7 @@ type entityView struct {
 	immutable   bool
 	projections []projectionView
 	// scanState reads a canonical row, as Entity.ScanState does.
-	scanState func(cqlgen.Iter) (stateView, bool)
+	scanState func(cqldriver.Iter) (stateView, bool)
 	// holds, key and row are Projection's holds, Key and Row (never
 	// unset).
 	holds func(p int, e any) bool
@@ -421,7 +422,7 @@ func (ent *Entity[T]) view() *entityView {
 	for _, p := range ent.Projections {
 		v.projections = append(v.projections, projectionView{table: p.Table, unique: p.Unique, writetimes: p.Writetimes, owner: p.Owner})
 	}
-	v.scanState = func(it cqlgen.Iter) (stateView, bool) {
+	v.scanState = func(it cqldriver.Iter) (stateView, bool) {
 		st, ok := ent.ScanState(it)
 		if !ok {
 			return stateView{}, false
@@ -504,7 +505,7 @@ func (ent *entityView) expected(p int, st *stateView) (*row, []any, error) {
 // scanCanonical reads the live rows of the source of truth in a range.
 func (v *verification) scanCanonical(ctx context.Context, lo, hi int64, f func(*stateView) error) error {
 	var ferr error
-	err := scanRange(ctx, v.s, v.ent.canonical.Scan, lo, hi, func(it cqlgen.Iter) bool {
+	err := scanRange(ctx, v.s, v.ent.canonical.Scan, lo, hi, func(it cqldriver.Iter) bool {
 		st, ok := v.ent.scanState(it)
 		if !ok {
 			return false
@@ -540,7 +541,7 @@ func Latest(wts ...*int64) int64 {
 // scanProjection reads the rows of a projection in a range.
 func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetimes int, lo, hi int64, f func(*row)) error {
 	n := len(p.Spec.Row)
-	return scanRange(ctx, s, p.Scan, lo, hi, func(it cqlgen.Iter) bool {
+	return scanRange(ctx, s, p.Scan, lo, hi, func(it cqldriver.Iter) bool {
 		r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
 		cells := make([]cell, n)
 		dest := make([]any, n, n+writetimes)
@@ -725,7 +726,7 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 					if ok && got.writetime >= ts {
 						ts = got.writetime + 1
 					}
-					if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.table.Insert, Values: ent.row(i, st.row, ts)}); err != nil {
+					if err := v.s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(i, st.row, ts)}); err != nil {
 						return err
 					}
 				} else if err := ent.touch(ctx, v.s, st.row); err != nil {
@@ -779,9 +780,9 @@ func (v *verification) deleteOrphan(ctx context.Context, i int, r *row) (bool, e
 	if p.owner != nil {
 		owner := make([]any, len(p.owner))
 		for j, c := range p.owner {
-			owner[j] = cqlgen.Encoded(r.cols[c])
+			owner[j] = cqldriver.Encoded(r.cols[c])
 		}
-		st, err := getValue(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
+		st, err := getValue(ctx, v.s, cqldriver.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
 		switch {
 		case errors.Is(err, cqlgen.ErrNotFound):
 		case err != nil:
@@ -803,9 +804,9 @@ func (v *verification) deleteOrphan(ctx context.Context, i int, r *row) (bool, e
 	key := make([]any, 0, r.nkey+1)
 	key = append(key, ts)
 	for _, c := range r.cols[:r.nkey] {
-		key = append(key, cqlgen.Encoded(c))
+		key = append(key, cqldriver.Encoded(c))
 	}
-	if err := v.s.Exec(ctx, cqlgen.Query{Stmt: p.table.Delete, Values: key}); err != nil {
+	if err := v.s.Exec(ctx, cqldriver.Query{Stmt: p.table.Delete, Values: key}); err != nil {
 		return false, err
 	}
 	v.m.report("repair", v.m.Ranges, 0, 1, false)
@@ -820,7 +821,7 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 	t := p.table
 	key := make([]any, r.nkey)
 	for i, c := range r.cols[:r.nkey] {
-		key[i] = cqlgen.Encoded(c)
+		key[i] = cqldriver.Encoded(c)
 	}
 	cur, err := readClaim(ctx, v.s, t, key)
 	if errors.Is(err, cqlgen.ErrNotFound) {
@@ -831,10 +832,10 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 	}
 	owner := make([]any, len(p.owner))
 	for j, c := range p.owner {
-		owner[j] = cqlgen.Encoded(cur.cols[c])
+		owner[j] = cqldriver.Encoded(cur.cols[c])
 	}
 	o := NewOptions()
-	st, err := getValue(ctx, v.s, cqlgen.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
+	st, err := getValue(ctx, v.s, cqldriver.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
 	found := err == nil
 	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 		return false, err
@@ -849,7 +850,7 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 	}
 	values := append(append([]any(nil), key...), rawCells(cur.cols[r.nkey:len(t.Spec.Row)])...)
 	values = append(values, cur.version+1)
-	applied, err := v.s.ExecCAS(ctx, cqlgen.Query{Stmt: t.Release, Values: values}, sinks(len(t.Spec.Row)-r.nkey+1)...)
+	applied, err := v.s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values}, sinks(len(t.Spec.Row)-r.nkey+1)...)
 	if err == nil && applied {
 		v.m.report("repair", v.m.Ranges, 0, 1, false)
 	}
@@ -859,7 +860,7 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 func rawCells(cells [][]byte) []any {
 	vs := make([]any, len(cells))
 	for i, c := range cells {
-		vs[i] = cqlgen.Encoded(c)
+		vs[i] = cqldriver.Encoded(c)
 	}
 	return vs
 }
@@ -887,7 +888,7 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 	done := map[int]bool{}
 	if m.Job != "" {
 		job = fmt.Sprintf("%s/%s/%d", m.Job, table, m.Ranges)
-		it := s.Iter(ctx, cqlgen.Query{Stmt: progressRead, Values: []any{job}})
+		it := s.Iter(ctx, cqldriver.Query{Stmt: progressRead, Values: []any{job}})
 		var i int
 		for it.Scan(&i) {
 			done[i] = true
@@ -915,7 +916,7 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 				if err := ent.claim(ctx, s, pi, st.row, st.version); err != nil {
 					return err
 				}
-			} else if err := s.Exec(ctx, cqlgen.Query{Stmt: p.table.Insert, Values: ent.row(pi, st.row, st.version+1)}); err != nil {
+			} else if err := s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(pi, st.row, st.version+1)}); err != nil {
 				return err
 			}
 			n++
@@ -930,7 +931,7 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 			return err
 		}
 		if job != "" {
-			if err := s.Exec(ctx, cqlgen.Query{Stmt: progressWrite, Values: []any{job, i, n}}); err != nil {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{job, i, n}}); err != nil {
 				return err
 			}
 		}
@@ -943,11 +944,11 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 }
 
 var (
-	progressRead = &cqlgen.Statement{
+	progressRead = &cqldriver.Statement{
 		CQL:   "SELECT range_index FROM " + cqlgen.ProgressTable + " WHERE job = ?",
 		Table: cqlgen.ProgressTable, Pattern: "backfill.progress", Kind: cqlgen.Read, Idempotent: true,
 	}
-	progressWrite = &cqlgen.Statement{
+	progressWrite = &cqldriver.Statement{
 		CQL:   "INSERT INTO " + cqlgen.ProgressTable + " (job, range_index, rows) VALUES (?, ?, ?)",
 		Table: cqlgen.ProgressTable, Pattern: "backfill.progress", Kind: cqlgen.Write, Idempotent: true,
 	}

@@ -3,6 +3,7 @@ package cqlgenimpl
 import (
 	"context"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -20,7 +21,7 @@ import (
 // reads ahead at 10 keys, the runs split at 100), and the IN query
 // allocated a quarter to a seventh as much, in one request
 // (bench/README.md, Multi-get).
-func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqlgen.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
+func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
 	if maxKeys <= 0 {
 		maxKeys = cqlgen.DefaultMaxKeys
 	}
@@ -31,12 +32,12 @@ func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 	if len(keys) == 0 {
 		return found, nil
 	}
-	typ, err := cqlgen.ParseType(t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Type)
+	typ, err := cqldriver.ParseType(t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Type)
 	if err != nil {
 		return cqlgen.Found[T]{}, err
 	}
 	encode := func(k K) (string, error) {
-		b, err := cqlgen.Marshal(typ, k)
+		b, err := cqldriver.Marshal(typ, k)
 		return string(b), err
 	}
 	// The indexes of each distinct key: the list sent holds each once.
@@ -52,7 +53,7 @@ func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 		}
 		at[e] = append(at[e], i)
 	}
-	q := cqlgen.Query{Stmt: t.GetMany, Values: append(append([]any(nil), prefix...), list), PageSize: len(list)}
+	q := cqldriver.Query{Stmt: t.GetMany, Values: append(append([]any(nil), prefix...), list), PageSize: len(list)}
 	for {
 		it := s.Iter(ctx, q)
 		for {

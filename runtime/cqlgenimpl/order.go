@@ -8,7 +8,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // Cassandra's order of values, which decides the clustering order of rows
@@ -21,43 +21,43 @@ import (
 // Cassandra 5.0's comparator for the type does
 // (org.apache.cassandra.db.marshal.*Type). An empty value (zero bytes,
 // which is not null) sorts before any other.
-func CompareEncoded(t *cqlgen.Type, a, b []byte) int {
+func CompareEncoded(t *cqldriver.Type, a, b []byte) int {
 	if len(a) == 0 || len(b) == 0 {
 		return CompareBool(len(a) != 0, len(b) != 0)
 	}
 	switch t.Kind {
-	case cqlgen.TypeAscii, cqlgen.TypeVarchar, cqlgen.TypeText, cqlgen.TypeBlob, cqlgen.TypeInet,
-		cqlgen.TypeDate, cqlgen.TypeTime:
+	case cqldriver.TypeAscii, cqldriver.TypeVarchar, cqldriver.TypeText, cqldriver.TypeBlob, cqldriver.TypeInet,
+		cqldriver.TypeDate, cqldriver.TypeTime:
 		// AsciiType, UTF8Type, BytesType, InetAddressType, SimpleDateType
 		// and TimeType compare the bytes, unsigned: a date is days since
 		// the epoch plus 2^31, a time a non-negative count of nanoseconds,
 		// and an IPv4 address (4 bytes) sorts before an IPv6 one that
 		// starts with the same bytes.
 		return bytes.Compare(a, b)
-	case cqlgen.TypeBoolean:
+	case cqldriver.TypeBoolean:
 		return CompareBool(a[0] != 0, b[0] != 0)
-	case cqlgen.TypeTinyInt, cqlgen.TypeSmallInt, cqlgen.TypeInt, cqlgen.TypeBigInt,
-		cqlgen.TypeCounter, cqlgen.TypeTimestamp:
+	case cqldriver.TypeTinyInt, cqldriver.TypeSmallInt, cqldriver.TypeInt, cqldriver.TypeBigInt,
+		cqldriver.TypeCounter, cqldriver.TypeTimestamp:
 		// Signed two's complement.
 		if int8(a[0]) != int8(b[0]) {
 			return sign(int(int8(a[0])) - int(int8(b[0])))
 		}
 		return bytes.Compare(a[1:], b[1:])
-	case cqlgen.TypeFloat:
+	case cqldriver.TypeFloat:
 		return CompareFloat32(math.Float32frombits(binary.BigEndian.Uint32(a)), math.Float32frombits(binary.BigEndian.Uint32(b)))
-	case cqlgen.TypeDouble:
+	case cqldriver.TypeDouble:
 		return CompareFloat64(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
-	case cqlgen.TypeVarint:
+	case cqldriver.TypeVarint:
 		return varint(a).Cmp(varint(b))
-	case cqlgen.TypeDecimal:
+	case cqldriver.TypeDecimal:
 		return compareDecimal(a, b)
-	case cqlgen.TypeUUID:
+	case cqldriver.TypeUUID:
 		return CompareUUID([16]byte(a), [16]byte(b))
-	case cqlgen.TypeTimeUUID:
+	case cqldriver.TypeTimeUUID:
 		return CompareTimeUUID([16]byte(a), [16]byte(b))
-	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+	case cqldriver.TypeList, cqldriver.TypeSet, cqldriver.TypeMap:
 		return compareCollection(t, a, b)
-	case cqlgen.TypeUDT:
+	case cqldriver.TypeUDT:
 		return compareUDT(t, a, b)
 	}
 	return bytes.Compare(a, b)
@@ -66,7 +66,7 @@ func CompareEncoded(t *cqlgen.Type, a, b []byte) int {
 // compareUDT orders frozen user-defined types as UserType (a TupleType)
 // does: field by field, a null field before any value; when one value
 // runs out of fields, its missing ones count as nulls.
-func compareUDT(t *cqlgen.Type, a, b []byte) int {
+func compareUDT(t *cqldriver.Type, a, b []byte) int {
 	fa, oka := udtFields(a)
 	fb, okb := udtFields(b)
 	if !oka || !okb {
@@ -125,12 +125,12 @@ func udtFields(b []byte) ([][]byte, bool) {
 // A value it cannot encode sorts by its encoding error's absence, so
 // that the order stays total.
 func CompareAs(cqlType string, a, b any) int {
-	typ, err := cqlgen.ParseType(cqlType)
+	typ, err := cqldriver.ParseType(cqlType)
 	if err != nil {
 		return 0
 	}
-	x, errx := cqlgen.Marshal(typ, a)
-	y, erry := cqlgen.Marshal(typ, b)
+	x, errx := cqldriver.Marshal(typ, a)
+	y, erry := cqldriver.Marshal(typ, b)
 	if errx != nil || erry != nil {
 		return CompareBool(errx == nil, erry == nil)
 	}
@@ -139,7 +139,7 @@ func CompareAs(cqlType string, a, b any) int {
 
 // blobType orders the fields of a user-defined type beyond those its
 // type lists (a field added since) by their bytes.
-var blobType = &cqlgen.Type{Kind: cqlgen.TypeBlob, CQL: "blob"}
+var blobType = &cqldriver.Type{Kind: cqldriver.TypeBlob, CQL: "blob"}
 
 // CompareFloat32 is Java's Float.compare, FloatType's order: numerical,
 // then by bits with every NaN one, so -0.0 < 0.0 and NaN is above +Inf
@@ -233,21 +233,21 @@ func sign(c int) int {
 // compareCollection orders frozen collections as ListType, SetType and
 // MapType do: element by element (a map's key, then its value), the
 // shorter first when one is a prefix of the other.
-func compareCollection(t *cqlgen.Type, a, b []byte) int {
-	ea, oka := collectionElements(a, t.Kind == cqlgen.TypeMap)
-	eb, okb := collectionElements(b, t.Kind == cqlgen.TypeMap)
+func compareCollection(t *cqldriver.Type, a, b []byte) int {
+	ea, oka := collectionElements(a, t.Kind == cqldriver.TypeMap)
+	eb, okb := collectionElements(b, t.Kind == cqldriver.TypeMap)
 	if !oka || !okb {
 		return bytes.Compare(a, b)
 	}
 	// Cassandra keeps a set's elements and a map's keys sorted, whatever
 	// order a client sent them in (drivers send a Go map's in random order).
-	if t.Kind != cqlgen.TypeList {
+	if t.Kind != cqldriver.TypeList {
 		sortElements(t, ea)
 		sortElements(t, eb)
 	}
 	for i := 0; i < len(ea) && i < len(eb); i++ {
 		sub := t.Elem
-		if t.Kind == cqlgen.TypeMap && i%2 == 0 {
+		if t.Kind == cqldriver.TypeMap && i%2 == 0 {
 			sub = t.Key
 		}
 		if c := CompareEncoded(sub, ea[i], eb[i]); c != 0 {
@@ -290,8 +290,8 @@ func collectionElements(b []byte, isMap bool) ([][]byte, bool) {
 
 // sortElements sorts a set's elements, or a map's entries by key, in
 // place.
-func sortElements(t *cqlgen.Type, es [][]byte) {
-	if t.Kind == cqlgen.TypeSet {
+func sortElements(t *cqldriver.Type, es [][]byte) {
+	if t.Kind == cqldriver.TypeSet {
 		slices.SortFunc(es, func(x, y []byte) int { return CompareEncoded(t.Elem, x, y) })
 		return
 	}
@@ -317,23 +317,23 @@ type normalized struct {
 	v       any
 }
 
-// MarshalCQLValue implements cqlgen.ValueMarshaler. It encodes with the
+// MarshalCQLValue implements cqldriver.ValueMarshaler. It encodes with the
 // CQL type Normalized was given, the column's as the generated code
 // writes it, rather than the type the driver passes: that is the same
 // column's, as the driver translated it.
-func (n normalized) MarshalCQLValue(*cqlgen.Type) ([]byte, error) {
-	t, err := cqlgen.ParseType(n.cqlType)
+func (n normalized) MarshalCQLValue(*cqldriver.Type) ([]byte, error) {
+	t, err := cqldriver.ParseType(n.cqlType)
 	if err != nil {
 		return nil, err
 	}
-	b, err := cqlgen.Marshal(t, n.v)
+	b, err := cqldriver.Marshal(t, n.v)
 	if err != nil || b == nil {
 		return b, err
 	}
-	if t.Kind != cqlgen.TypeSet && t.Kind != cqlgen.TypeMap {
+	if t.Kind != cqldriver.TypeSet && t.Kind != cqldriver.TypeMap {
 		return b, nil
 	}
-	es, ok := collectionElements(b, t.Kind == cqlgen.TypeMap)
+	es, ok := collectionElements(b, t.Kind == cqldriver.TypeMap)
 	if !ok {
 		return b, nil
 	}
@@ -353,8 +353,8 @@ func (n normalized) MarshalCQLValue(*cqlgen.Type) ([]byte, error) {
 // in the map's iteration order, which is random, so one value has many
 // encodings; and Cassandra sorts a set or map column, but not a set or
 // map inside a frozen user-defined type, which it keeps as it was sent.
-func marshalSorted(t *cqlgen.Type, v any) ([]byte, error) {
-	b, err := cqlgen.Marshal(t, v)
+func marshalSorted(t *cqldriver.Type, v any) ([]byte, error) {
+	b, err := cqldriver.Marshal(t, v)
 	if err != nil {
 		return nil, err
 	}
@@ -364,24 +364,24 @@ func marshalSorted(t *cqlgen.Type, v any) ([]byte, error) {
 // sortedEncoding is b, a value of type t as CQL encodes it, with its sets
 // and maps in Cassandra's order (see marshalSorted). A value without any,
 // or one it cannot parse, is returned as it is.
-func sortedEncoding(t *cqlgen.Type, b []byte) []byte {
+func sortedEncoding(t *cqldriver.Type, b []byte) []byte {
 	if b == nil || !unordered(t) {
 		return b
 	}
 	switch t.Kind {
-	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
-		es, ok := collectionElements(b, t.Kind == cqlgen.TypeMap)
+	case cqldriver.TypeList, cqldriver.TypeSet, cqldriver.TypeMap:
+		es, ok := collectionElements(b, t.Kind == cqldriver.TypeMap)
 		if !ok {
 			return b
 		}
 		for i, e := range es {
 			sub := t.Elem
-			if t.Kind == cqlgen.TypeMap && i%2 == 0 {
+			if t.Kind == cqldriver.TypeMap && i%2 == 0 {
 				sub = t.Key
 			}
 			es[i] = sortedEncoding(sub, e)
 		}
-		if t.Kind != cqlgen.TypeList {
+		if t.Kind != cqldriver.TypeList {
 			sortElements(t, es)
 		}
 		out := append([]byte(nil), b[:4]...)
@@ -390,7 +390,7 @@ func sortedEncoding(t *cqlgen.Type, b []byte) []byte {
 			out = append(out, e...)
 		}
 		return out
-	case cqlgen.TypeUDT:
+	case cqldriver.TypeUDT:
 		fs, ok := udtFields(b)
 		if !ok {
 			return b
@@ -413,13 +413,13 @@ func sortedEncoding(t *cqlgen.Type, b []byte) []byte {
 }
 
 // unordered reports whether a value of type t may hold a set or a map.
-func unordered(t *cqlgen.Type) bool {
+func unordered(t *cqldriver.Type) bool {
 	switch t.Kind {
-	case cqlgen.TypeSet, cqlgen.TypeMap:
+	case cqldriver.TypeSet, cqldriver.TypeMap:
 		return true
-	case cqlgen.TypeList:
+	case cqldriver.TypeList:
 		return t.Elem != nil && unordered(t.Elem)
-	case cqlgen.TypeUDT:
+	case cqldriver.TypeUDT:
 		for _, f := range t.Fields {
 			if unordered(f.Type) {
 				return true
@@ -433,33 +433,33 @@ func unordered(t *cqlgen.Type) bool {
 // validates one: the size of a fixed-size type, UTF-8 text, ASCII ascii,
 // a decimal's scale, an inet's 4 or 16 bytes, a timeuuid's version, and a
 // collection's elements, each valid.
-func validEncoding(t *cqlgen.Type, b []byte) bool {
+func validEncoding(t *cqldriver.Type, b []byte) bool {
 	if n, ok := fixedSize[t.Kind]; ok && len(b) != n {
 		return false
 	}
 	switch t.Kind {
-	case cqlgen.TypeVarchar, cqlgen.TypeText:
+	case cqldriver.TypeVarchar, cqldriver.TypeText:
 		return utf8.Valid(b)
-	case cqlgen.TypeAscii:
+	case cqldriver.TypeAscii:
 		for _, c := range b {
 			if c > 0x7f {
 				return false
 			}
 		}
-	case cqlgen.TypeTimeUUID:
+	case cqldriver.TypeTimeUUID:
 		return b[6]>>4 == 1
-	case cqlgen.TypeDecimal:
+	case cqldriver.TypeDecimal:
 		return len(b) >= 4
-	case cqlgen.TypeInet:
+	case cqldriver.TypeInet:
 		return len(b) == 4 || len(b) == 16
-	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
-		es, ok := collectionElements(b, t.Kind == cqlgen.TypeMap)
+	case cqldriver.TypeList, cqldriver.TypeSet, cqldriver.TypeMap:
+		es, ok := collectionElements(b, t.Kind == cqldriver.TypeMap)
 		if !ok {
 			return false
 		}
 		for i, e := range es {
 			sub := t.Elem
-			if t.Kind == cqlgen.TypeMap && i%2 == 0 {
+			if t.Kind == cqldriver.TypeMap && i%2 == 0 {
 				sub = t.Key
 			}
 			if !validEncoding(sub, e) {
@@ -471,8 +471,8 @@ func validEncoding(t *cqlgen.Type, b []byte) bool {
 }
 
 // fixedSize is the size of each type whose values all have one.
-var fixedSize = map[cqlgen.TypeKind]int{
-	cqlgen.TypeTinyInt: 1, cqlgen.TypeBoolean: 1, cqlgen.TypeSmallInt: 2, cqlgen.TypeInt: 4, cqlgen.TypeFloat: 4,
-	cqlgen.TypeDate: 4, cqlgen.TypeBigInt: 8, cqlgen.TypeCounter: 8, cqlgen.TypeTimestamp: 8, cqlgen.TypeTime: 8,
-	cqlgen.TypeDouble: 8, cqlgen.TypeUUID: 16, cqlgen.TypeTimeUUID: 16,
+var fixedSize = map[cqldriver.TypeKind]int{
+	cqldriver.TypeTinyInt: 1, cqldriver.TypeBoolean: 1, cqldriver.TypeSmallInt: 2, cqldriver.TypeInt: 4, cqldriver.TypeFloat: 4,
+	cqldriver.TypeDate: 4, cqldriver.TypeBigInt: 8, cqldriver.TypeCounter: 8, cqldriver.TypeTimestamp: 8, cqldriver.TypeTime: 8,
+	cqldriver.TypeDouble: 8, cqldriver.TypeUUID: 16, cqldriver.TypeTimeUUID: 16,
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -66,7 +67,7 @@ type Change struct {
 	Writes  []byte // the record of the last changes, this one last (see settle.go)
 	Unset   bool   // bind nil pointers and empty collections as unset (creating)
 	// Where the canonical table has static columns: the statics' new
-	// version (TS when the change sets them, else cqlgen.Unset), and
+	// version (TS when the change sets them, else cqldriver.Unset), and
 	// their version read (an int64, or nil where there is none), which
 	// the write conditions on beside Old.
 	Static, OldStatic any
@@ -113,7 +114,7 @@ type Entity[T any] struct {
 	Immutable bool
 	// State binds CQL.State and Settle's key: the canonical primary key.
 	State     func(e *T) []any
-	ScanState func(cqlgen.Iter) (State[T], bool)
+	ScanState func(cqldriver.Iter) (State[T], bool)
 	// Data is every column of e's canonical row, in Spec.Columns order:
 	// equal data means there is nothing to change.
 	Data func(e *T) []any
@@ -129,15 +130,15 @@ type Entity[T any] struct {
 
 // Write runs one write of an entity through the protocol. With an
 // idempotency key (cqlgen.WithIdempotencyKey), it applies at most once
-// per key, as cqlgen.Apply does; a write whose outcome it could not
+// per key, as Apply does; a write whose outcome it could not
 // settle is settled by the next call with the key (resume) before
 // anything is written again.
 func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
 	if o.Idempotency.Key == "" {
 		return public(write(ctx, s, o, ent, op, e))
 	}
-	payload := cqlgen.PayloadHash([]cqlgen.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
-	return cqlgen.IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+	payload := PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
+	return IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
 			if done, err := ent.resume(ctx, s, o, o.Idempotency.Key, e, settle); done {
 				return err
@@ -150,7 +151,7 @@ func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
 	t := ent.Canonical
 	for attempt := 1; ; attempt++ {
-		st, err := getValue(ctx, s, cqlgen.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+		st, err := getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			return err
@@ -201,10 +202,10 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			// deletes first. Its inserts are superseded by this change's,
 			// but for the rows of tables sharing the statics, whose static
 			// cells hold other entities' values too.
-			var shared []cqlgen.Query
+			var shared []cqldriver.Query
 			for _, p := range ent.Projections {
 				if !st.Deleted && p.sharesStatics() && p.holds(&st.Row) {
-					shared = append(shared, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+					shared = append(shared, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
 				}
 			}
 			if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version, shared...); err != nil {
@@ -251,14 +252,14 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		}
 		qs, releases := ent.fanOutOf(op, &st, live, next, moved, ts)
 		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID()}
-		c := Change{TS: ts, Old: old, Pending: pending, Writes: appendWrite(st.Writes, lost), Unset: !live, Static: cqlgen.Unset}
+		c := Change{TS: ts, Old: old, Pending: pending, Writes: appendWrite(st.Writes, lost), Unset: !live, Static: cqldriver.Unset}
 		if part.version != 0 {
 			c.OldStatic = part.version
 		}
 		if part.on && (part.changedBy(ent, next) || ent.sharesStatics(qs)) {
 			c.Static = ts
 		}
-		q := cqlgen.Query{Stmt: t.Remove}
+		q := cqldriver.Query{Stmt: t.Remove}
 		if next == nil {
 			q.Values = ent.Remove(e, c)
 		} else {
@@ -307,8 +308,8 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 // fanOutOf is what a change at ts writes after its conditional write:
 // the deletes of the rows it moves and the inserts of its new rows, and
 // the claims of unique tables it gives up.
-func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []movedRow, ts int64) ([]cqlgen.Query, []movedRow) {
-	var qs []cqlgen.Query
+func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []movedRow, ts int64) ([]cqldriver.Query, []movedRow) {
+	var qs []cqldriver.Query
 	var releases []movedRow
 	for _, m := range moved {
 		p := ent.Projections[m.projection]
@@ -316,7 +317,7 @@ func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []
 			releases = append(releases, m)
 			continue
 		}
-		qs = append(qs, cqlgen.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
+		qs = append(qs, cqldriver.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
 	}
 	if next != nil {
 		for i, p := range ent.Projections {
@@ -330,7 +331,7 @@ func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []
 				// static cells may lag behind another entity's change.)
 				continue
 			}
-			qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
+			qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
 		}
 	}
 	return qs, releases
@@ -354,7 +355,7 @@ func (ent *Entity[T]) statics(ctx context.Context, s cqlgen.Session, e *T, st *S
 	case found:
 		return partStatics[T]{on: true, row: &st.Row, version: st.StaticVersion}, nil
 	}
-	p, err := getValue(ctx, s, cqlgen.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]}, ent.ScanState)
+	p, err := getValue(ctx, s, cqldriver.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]}, ent.ScanState)
 	if errors.Is(err, cqlgen.ErrNotFound) {
 		return partStatics[T]{on: true}, nil
 	}
@@ -388,7 +389,7 @@ func (p *partStatics[T]) changedBy(ent *Entity[T], next *T) bool {
 // statics too: its static cells are written at the change's timestamp,
 // so the change moves the statics' version on, and the next change of
 // the partition writes after it.
-func (ent *Entity[T]) sharesStatics(qs []cqlgen.Query) bool {
+func (ent *Entity[T]) sharesStatics(qs []cqldriver.Query) bool {
 	for _, q := range qs {
 		for _, p := range ent.Projections {
 			if q.Stmt == p.Table.Insert && p.sharesStatics() {
@@ -426,10 +427,10 @@ func maybeApplied(err error) bool {
 	if errors.Is(err, cqlgen.ErrNoConnections) {
 		return false
 	}
-	if code, ok := cqlgen.ServerCode(err); ok {
+	if code, ok := cqldriver.ServerCode(err); ok {
 		switch code {
-		case cqlgen.CodeSyntax, cqlgen.CodeInvalid, cqlgen.CodeUnauthorized, cqlgen.CodeConfig,
-			cqlgen.CodeCredentials, cqlgen.CodeProtocol, cqlgen.CodeBootstrapping, cqlgen.CodeUnprepared:
+		case cqldriver.CodeSyntax, cqldriver.CodeInvalid, cqldriver.CodeUnauthorized, cqldriver.CodeConfig,
+			cqldriver.CodeCredentials, cqldriver.CodeProtocol, cqldriver.CodeBootstrapping, cqldriver.CodeUnprepared:
 			return false
 		}
 	}
@@ -441,7 +442,7 @@ func maybeApplied(err error) bool {
 // asks: its deletes, with the statements more, then the release of the
 // unique keys it gave up. e is the entity (its canonical key is all that
 // is used).
-func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e *T, pending []byte, version int64, more ...cqlgen.Query) error {
+func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e *T, pending []byte, version int64, more ...cqldriver.Query) error {
 	qs, releases, err := ent.pendingDeletes(pending, version)
 	if err != nil {
 		return err
@@ -513,8 +514,8 @@ func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *
 
 // versioned is Versioned with the statement to read with: State, or
 // PreRead for a write's own read.
-func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statement, ent *Entity[T], e *T) (*T, int64, error) {
-	st, err := getValue(ctx, s, cqlgen.Query{Stmt: stmt, Values: ent.State(e)}, ent.ScanState)
+func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, ent *Entity[T], e *T) (*T, int64, error) {
+	st, err := getValue(ctx, s, cqldriver.Query{Stmt: stmt, Values: ent.State(e)}, ent.ScanState)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -555,11 +556,11 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 	}
 	// The key names the request, whatever change makes of the entity: the
 	// payload is the entity's canonical key alone.
-	payload := cqlgen.PayloadHash([]cqlgen.Query{{Stmt: ent.Canonical.State, Values: append([]any{uint8(opModify)}, ent.State(key)...)}})
+	payload := PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.State, Values: append([]any{uint8(opModify)}, ent.State(key)...)}})
 	var out *T
 	inner := o
 	inner.Idempotency.Key = ""
-	err := cqlgen.IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+	err := IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
 			if done, err := ent.resume(ctx, s, inner, o.Idempotency.Key, key, settle); done {
 				return err // applied (out stays nil: read below), or unknown still
@@ -628,11 +629,11 @@ func (ent *Entity[T]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.O
 	if !found || len(st.Pending) == 0 {
 		return nil
 	}
-	var qs []cqlgen.Query
+	var qs []cqldriver.Query
 	if !st.Deleted {
 		for _, p := range ent.Projections {
 			if !p.Unique && p.holds(&st.Row) {
-				qs = append(qs, cqlgen.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+				qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
 			}
 		}
 	}
@@ -640,7 +641,7 @@ func (ent *Entity[T]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.O
 		return err
 	}
 	var ignored int64
-	_, err := s.ExecCAS(ctx, cqlgen.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
+	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
 	return err
 }
 
@@ -648,7 +649,7 @@ func (ent *Entity[T]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.O
 // already recorded in the canonical row must go out: when the strategy
 // refuses them before sending anything (a batch too large, an unlogged
 // batch over several partitions), they go out one by one.
-func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqlgen.Query) error {
+func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqldriver.Query) error {
 	if len(qs) == 0 {
 		return nil
 	}
@@ -684,11 +685,11 @@ func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(m.projection))
 		b = binary.AppendUvarint(b, uint64(len(m.key)))
 		for i, v := range m.key {
-			typ, err := cqlgen.ParseType(t.keyColumn(i).Type)
+			typ, err := cqldriver.ParseType(t.keyColumn(i).Type)
 			if err != nil {
 				return nil, err
 			}
-			raw, err := cqlgen.Marshal(typ, v)
+			raw, err := cqldriver.Marshal(typ, v)
 			if err != nil {
 				return nil, fmt.Errorf("cqlgen: %s: key column %s: %w", t.Spec.Name, t.keyColumn(i).Name, err)
 			}
@@ -699,15 +700,11 @@ func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
 	return b, nil
 }
 
-// ErrPending is returned, wrapped, when a canonical row's pending record
-// cannot be read: a row not written by this protocol.
-var ErrPending = errors.New("cqlgen: unreadable pending record")
-
 // pendingDeletes are the deletes a pending record asks for, at ts, and
 // the claims of unique tables it gives up.
-func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, []movedRow, error) {
-	bad := func(why string) ([]cqlgen.Query, []movedRow, error) {
-		return nil, nil, fmt.Errorf("%w in %s: %s", ErrPending, ent.Canonical.Spec.Name, why)
+func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqldriver.Query, []movedRow, error) {
+	bad := func(why string) ([]cqldriver.Query, []movedRow, error) {
+		return nil, nil, fmt.Errorf("%w in %s: %s", cqlgen.ErrPending, ent.Canonical.Spec.Name, why)
 	}
 	if len(b) == 0 || b[0] != pendingFormat {
 		return bad("unknown format")
@@ -725,7 +722,7 @@ func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, []move
 	if !ok {
 		return bad("truncated")
 	}
-	var qs []cqlgen.Query
+	var qs []cqldriver.Query
 	var releases []movedRow
 	for range count {
 		i, ok1 := next()
@@ -743,14 +740,14 @@ func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, []move
 			if !ok || l > len(r) {
 				return bad("truncated")
 			}
-			values = append(values, cqlgen.Encoded(r[:l]))
+			values = append(values, cqldriver.Encoded(r[:l]))
 			r = r[l:]
 		}
 		if ent.Projections[i].Unique {
 			releases = append(releases, movedRow{i, values[1:]})
 			continue
 		}
-		qs = append(qs, cqlgen.Query{Stmt: t.Delete, Values: values})
+		qs = append(qs, cqldriver.Query{Stmt: t.Delete, Values: values})
 	}
 	if len(r) != 0 {
 		return bad("trailing bytes")
@@ -761,9 +758,9 @@ func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqlgen.Query, []move
 // DeleteAll deletes an immutable entity from every table: it reads the
 // canonical row, whose values give the other tables' keys, and deletes
 // them all in one logical write, under the strategy and the idempotency
-// key of the options, as cqlgen.Apply runs them. A missing entity is no
+// key of the options, as Apply runs them. A missing entity is no
 // error.
-func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqlgen.Query, scan func(cqlgen.Iter, *T) bool, deletes func(cur *T, ts int64) []cqlgen.Query) error {
+func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
 	cur, err := GetRow(ctx, s, get, scan)
 	if errors.Is(err, cqlgen.ErrNotFound) {
 		return nil
@@ -771,5 +768,5 @@ func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, g
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqlgen.Query { return deletes(&cur, ts) })
+	return Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqldriver.Query { return deletes(&cur, ts) })
 }

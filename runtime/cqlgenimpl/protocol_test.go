@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
@@ -346,14 +347,14 @@ func TestRacingWriters(t *testing.T) {
 }
 
 // refusing is a session whose batches of more than max statements are
-// refused before anything is sent, as cqlgen.NewSession refuses a batch
+// refused before anything is sent, as cqlgenimpl.NewSession refuses a batch
 // over its size limit or an unlogged one across partitions.
 type refusing struct {
 	*cqltest.Session
 	max int
 }
 
-func (r refusing) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []cqlgen.Query) error {
+func (r refusing) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqldriver.Query) error {
 	if len(qs) > r.max {
 		return &cqlgen.BatchTooLargeError{Statements: len(qs), Bytes: 1 << 20, Limit: 50 << 10}
 	}

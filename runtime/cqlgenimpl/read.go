@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -34,7 +35,7 @@ type ReadSpec[T any] struct {
 	Cursor    string
 
 	// Scan reads one row.
-	Scan func(cqlgen.Iter, *T) bool
+	Scan func(cqldriver.Iter, *T) bool
 	// Key returns a row's clustering values, in order.
 	Key func(*T) []any
 	// Compare orders rows as the table's clustering order does.
@@ -140,9 +141,9 @@ func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (c
 func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], part []any, pos [][]byte, incl bool, limit int) ([]T, error) {
 	t := r.Table
 	var rows []T
-	run := func(stmt *cqlgen.Statement, values []any) error {
+	run := func(stmt *cqldriver.Statement, values []any) error {
 		var err error
-		rows, err = fetch(ctx, s, cqlgen.Query{Stmt: stmt, Values: values}, r.Scan, rows, limit)
+		rows, err = fetch(ctx, s, cqldriver.Query{Stmt: stmt, Values: values}, r.Scan, rows, limit)
 		return err
 	}
 	n := len(t.Spec.Clustering)
@@ -195,7 +196,7 @@ func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 		return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
 	}
 	for i, k := range pos {
-		typ, err := cqlgen.ParseType(t.Spec.Clustering[i].Type)
+		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
 		if err != nil {
 			return err
 		}
@@ -203,7 +204,7 @@ func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 			return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
 		}
 		if i < len(r.Prefix) {
-			b, err := cqlgen.Marshal(typ, r.Prefix[i])
+			b, err := cqldriver.Marshal(typ, r.Prefix[i])
 			if err != nil {
 				return err
 			}
@@ -220,7 +221,7 @@ func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 
 // fetch appends to rows those q reads, page after page, until rows holds
 // limit or q has no more, each page asking for no more than is missing.
-func fetch[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool, rows []T, limit int) ([]T, error) {
+func fetch[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, rows []T, limit int) ([]T, error) {
 	for len(rows) < limit {
 		q.PageSize = limit - len(rows)
 		it := s.Iter(ctx, q)
@@ -481,7 +482,7 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 		}
 		return bs
 	}
-	var qs []cqlgen.Query
+	var qs []cqldriver.Query
 	if pos == nil {
 		qs = append(qs, scatterFirst(r, pg, buckets(0, n), per))
 	} else {
@@ -511,7 +512,7 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 					}
 					values = append(values, r.To)
 				}
-				qs = append(qs, cqlgen.Query{Stmt: stmt, Values: append(values, per)})
+				qs = append(qs, cqldriver.Query{Stmt: stmt, Values: append(values, per)})
 			}
 			if k == deepest {
 				add(buckets(0, last+1), false)
@@ -581,15 +582,15 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 
 // scatterFirst is the scatter request for the first per rows of each of
 // the buckets (a list of their values), within the read's bounds.
-func scatterFirst[T any](r ReadSpec[T], pg *pages, buckets any, per int) cqlgen.Query {
+func scatterFirst[T any](r ReadSpec[T], pg *pages, buckets any, per int) cqldriver.Query {
 	stmt, values := pg.firstPage(withBucket(r.Partition, buckets), r.Prefix, r.From, r.To, per)
-	return cqlgen.Query{Stmt: stmt, Values: values}
+	return cqldriver.Query{Stmt: stmt, Values: values}
 }
 
 // firstPage is the statement that reads from the first row within the
 // bounds (from and to, nil for none), and its values: the partition key
 // values, the prefix, the bounds set, then more.
-func (pg *pages) firstPage(part, prefix []any, from, to any, more ...any) (*cqlgen.Statement, []any) {
+func (pg *pages) firstPage(part, prefix []any, from, to any, more ...any) (*cqldriver.Statement, []any) {
 	mask := 0
 	values := append(append(make([]any, 0, len(part)+len(prefix)+2+len(more)), part...), prefix...)
 	if from != nil {
@@ -610,7 +611,7 @@ func (pg *pages) firstPage(part, prefix []any, from, to any, more ...any) (*cqlg
 // the round is an error.
 func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], round []time.Time, limit int) ([][]T, error) {
 	q := scatterFirst(r, &r.Table.scatter[len(r.Prefix)], round, limit)
-	q.PageSize = cqlgen.Unpaged
+	q.PageSize = cqldriver.Unpaged
 	got := make([][]T, len(round))
 	var row T
 	for {
@@ -648,8 +649,8 @@ type bucketRows[T any] struct {
 // the buckets and PER PARTITION LIMIT. Should a driver page it all the
 // same, the pages are read to the end. A row of a bucket outside the
 // n is an error, not a row put aside.
-func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool, n, per int) (out bucketRows[T]) {
-	q.PageSize = cqlgen.Unpaged
+func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, n, per int) (out bucketRows[T]) {
+	q.PageSize = cqldriver.Unpaged
 	// Room for every bucket's share of the page, as hashing spreads it.
 	room := min(n*per, 4096)
 	out.rows, out.bucket = make([]T, 0, room), make([]int32, 0, room)
@@ -686,7 +687,7 @@ func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, 
 // does, and its bucket (a hash bucket's int, a time bucket's time),
 // selected last, into bucket.
 type bucketIter[B any] struct {
-	cqlgen.Iter
+	cqldriver.Iter
 	bucket B
 	dest   []any
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
@@ -149,7 +150,7 @@ type reads struct {
 	n int
 }
 
-func (r *reads) Iter(ctx context.Context, q cqlgen.Query) cqlgen.Iter {
+func (r *reads) Iter(ctx context.Context, q cqldriver.Query) cqldriver.Iter {
 	r.n++
 	return r.Session.Iter(ctx, q)
 }
@@ -449,10 +450,10 @@ func TestUpdateMovesRows(t *testing.T) {
 func TestDeleteThenInsertKeepsTheRow(t *testing.T) {
 	s := session(t)
 	ctx := context.Background()
-	ins := &cqlgen.Statement{CQL: "INSERT INTO ticks (stream, seq) VALUES (?, ?) USING TIMESTAMP ?", Kind: cqlgen.Write, Table: "ticks"}
-	del := &cqlgen.Statement{CQL: "DELETE FROM ticks USING TIMESTAMP ? WHERE stream = ? AND seq = ?", Kind: cqlgen.Write, Table: "ticks"}
+	ins := &cqldriver.Statement{CQL: "INSERT INTO ticks (stream, seq) VALUES (?, ?) USING TIMESTAMP ?", Kind: cqlgen.Write, Table: "ticks"}
+	del := &cqldriver.Statement{CQL: "DELETE FROM ticks USING TIMESTAMP ? WHERE stream = ? AND seq = ?", Kind: cqlgen.Write, Table: "ticks"}
 	d, i := cqlgenimpl.DeleteThenInsert(1000)
-	err := s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{
+	err := s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{
 		{Stmt: del, Values: []any{d, "x", int64(1)}},
 		{Stmt: ins, Values: []any{"x", int64(1), i}},
 	})
@@ -730,7 +731,7 @@ func TestHashMergeRefills(t *testing.T) {
 			if c.Op == cqltest.OpIter {
 				queries.Add(1)
 				q := c.Queries[0]
-				if q.PageSize == cqlgen.Unpaged {
+				if q.PageSize == cqldriver.Unpaged {
 					// A scatter: the rows per bucket, bound last, times
 					// the buckets, bound after the partition key.
 					asked.Add(int64(q.Values[len(q.Values)-1].(int) * len(q.Values[1].([]int32))))

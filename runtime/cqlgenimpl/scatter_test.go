@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // scatterRow is a row of a table keyed by a bucket and k; only k is
@@ -27,12 +27,12 @@ type replay struct {
 	reads int
 }
 
-func (r *replay) Exec(context.Context, cqlgen.Query) error { return nil }
-func (r *replay) ExecCAS(context.Context, cqlgen.Query, ...any) (bool, error) {
+func (r *replay) Exec(context.Context, cqldriver.Query) error { return nil }
+func (r *replay) ExecCAS(context.Context, cqldriver.Query, ...any) (bool, error) {
 	return true, nil
 }
-func (r *replay) Batch(context.Context, cqlgen.BatchKind, []cqlgen.Query) error { return nil }
-func (r *replay) Iter(_ context.Context, q cqlgen.Query) cqlgen.Iter {
+func (r *replay) Batch(context.Context, cqldriver.BatchKind, []cqldriver.Query) error { return nil }
+func (r *replay) Iter(_ context.Context, q cqldriver.Query) cqldriver.Iter {
 	r.reads++
 	return &replayIter{rows: r.rows}
 }
@@ -66,7 +66,7 @@ func scatterSpec(n int) ReadSpec[scatterRow] {
 		Table:       table,
 		Partition:   []any{"p"},
 		HashBuckets: n,
-		Scan:        func(it cqlgen.Iter, r *scatterRow) bool { return it.Scan(&r.k) },
+		Scan:        func(it cqldriver.Iter, r *scatterRow) bool { return it.Scan(&r.k) },
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -221,7 +222,7 @@ const settleWait = 10 * time.Second
 // spaces them.
 const settleReads = 5
 
-var settleBackoff = cqlgen.RetryOptions{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+var settleBackoff = backoff{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
 
 // settle learns whether the lost write w applied, from serial reads of
 // the canonical row of e: a read at the serial level completes any Paxos
@@ -253,7 +254,7 @@ func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 			break
 		}
 		reads++
-		st, err := getValue(base, s, cqlgen.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)}, ent.ScanState)
+		st, err := getValue(base, s, cqldriver.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)}, ent.ScanState)
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			why = err
@@ -405,7 +406,7 @@ func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 		return false, nil
 	}
 	// Applied: its rows elsewhere may not all be written yet.
-	st, err := getValue(ctx, s, cqlgen.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(e)}, ent.ScanState)
+	st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(e)}, ent.ScanState)
 	found := err == nil
 	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 		return true, err

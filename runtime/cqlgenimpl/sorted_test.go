@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // policyType is a user-defined type that holds a set and a map, as a
@@ -43,7 +43,7 @@ func unorderedValues() map[string]any {
 // half the time on the real node, and Repair could never settle it.
 func TestSameValueWhateverTheMapOrder(t *testing.T) {
 	for cqlType, v := range unorderedValues() {
-		typ, err := cqlgen.ParseType(cqlType)
+		typ, err := cqldriver.ParseType(cqlType)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func TestVerifyRowsIgnoreTheOrderOfNestedSets(t *testing.T) {
 
 	// The row as stored after a client sent its set's elements, and its
 	// map's entries, from last to first.
-	typ, _ := cqlgen.ParseType(policyType)
+	typ, _ := cqldriver.ParseType(policyType)
 	sorted, err := marshalSorted(typ, v)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestVerifyRowsIgnoreTheOrderOfNestedSets(t *testing.T) {
 	if bytes.Equal(cell, sorted) {
 		t.Fatal("the stored cell is in Cassandra's order already: the test proves nothing")
 	}
-	key, _ := cqlgen.MarshalType("int", int32(7))
+	key, _ := cqldriver.MarshalType("int", int32(7))
 	got := &row{cols: [][]byte{sortedCell("int", key), sortedCell(policyType, cell)}, nkey: 1}
 	if got.key() != want.key() || got.hash() != want.hash() {
 		t.Errorf("a stored row whose nested set and map came in another order differs from the expected row:\n%x\n%x", got.cols[1], want.cols[1])

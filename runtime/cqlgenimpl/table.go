@@ -1,6 +1,7 @@
 package cqlgenimpl
 
 import (
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -155,30 +156,30 @@ type PageCQL struct {
 type Table struct {
 	Spec TableSpec
 
-	Insert, Delete, Get, Scan *cqlgen.Statement
+	Insert, Delete, Get, Scan *cqldriver.Statement
 	// PreRead is State as a write reads it before writing: the same text,
 	// of kind cqlgen.PreRead, so that observers tell it from reads.
-	PreRead *cqlgen.Statement
+	PreRead *cqldriver.Statement
 	// SerialRead is State at the serial level, which settles a
 	// conditional write whose reply was lost (see settle).
-	SerialRead *cqlgen.Statement
+	SerialRead *cqldriver.Statement
 	// Partition reads the statics of a partition (see CQL.Partition), of
 	// kind cqlgen.PreRead.
-	Partition                     *cqlgen.Statement
-	GetMany                       *cqlgen.Statement
-	InsertTTL, Create             *cqlgen.Statement
-	Add                           *cqlgen.Statement
-	State, Change, Remove, Settle *cqlgen.Statement
-	FenceLive, FenceGrave         *cqlgen.Statement
-	Take, Release                 *cqlgen.Statement
+	Partition                     *cqldriver.Statement
+	GetMany                       *cqldriver.Statement
+	InsertTTL, Create             *cqldriver.Statement
+	Add                           *cqldriver.Statement
+	State, Change, Remove, Settle *cqldriver.Statement
+	FenceLive, FenceGrave         *cqldriver.Statement
+	Take, Release                 *cqldriver.Statement
 
 	// pages[k] are the page statements of a read that fixes the first k
 	// clustering columns: pages[0] those of CQL, the others Prefix's.
 	pages []pages
 	// scatter[k] are the scatter forms of pages[k] (see CQL.Scatter).
 	scatter []pages
-	next    *cqlgen.Statement
-	nearest *cqlgen.Statement
+	next    *cqldriver.Statement
+	nearest *cqldriver.Statement
 	// bounds are the variants of the statements for bounds other than
 	// From inclusive and To exclusive (see withBounds).
 	bounds *boundVariants
@@ -186,11 +187,11 @@ type Table struct {
 
 // pages are the page statements of one depth of a prefix key.
 type pages struct {
-	first                  [4]*cqlgen.Statement // by from | to<<1
-	after                  []*cqlgen.Statement
+	first                  [4]*cqldriver.Statement // by from | to<<1
+	after                  []*cqldriver.Statement
 	runs                   []int // where each run of After starts, among all the clustering columns
-	afterTo                *cqlgen.Statement
-	atOrAfter, atOrAfterTo *cqlgen.Statement
+	afterTo                *cqldriver.Statement
+	atOrAfter, atOrAfterTo *cqldriver.Statement
 }
 
 // newPages wraps the page statements of the read that fixes the first
@@ -265,11 +266,11 @@ func NewTable(spec TableSpec) *Table {
 // stmt wraps one statement; nil for "". Reads and plain writes are
 // idempotent (but for Add, which NewTable marks); a conditional write is
 // not (a retry after a lost reply could see its own write as a conflict).
-func (t *Table) stmt(cql string, kind cqlgen.StatementKind) *cqlgen.Statement {
+func (t *Table) stmt(cql string, kind cqldriver.StatementKind) *cqldriver.Statement {
 	if cql == "" {
 		return nil
 	}
-	return &cqlgen.Statement{
+	return &cqldriver.Statement{
 		CQL:        cql,
 		Table:      t.Spec.Name,
 		Pattern:    t.Spec.Pattern,

@@ -3,40 +3,39 @@ package cqlgenimpl
 import (
 	"testing"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/gocql/gocql"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // A user-defined type spelled out as generated code writes it parses to
 // the type the node would describe, nested types included: the runtime
 // encodes and orders key values of such types by it.
 func TestParseTypeReadsUserDefinedTypes(t *testing.T) {
-	l, err := cqlgen.ParseType("list<frozen<udt<address, street text, tags map<text, int>, at frozen<udt<geo, lat double, lon double>>>>>")
+	l, err := cqldriver.ParseType("list<frozen<udt<address, street text, tags map<text, int>, at frozen<udt<geo, lat double, lon double>>>>>")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Kind != cqlgen.TypeList {
+	if l.Kind != cqldriver.TypeList {
 		t.Fatalf("got %v, want a list", l.CQL)
 	}
 	u := l.Elem
-	if u.Kind != cqlgen.TypeUDT || u.Name != "address" || len(u.Fields) != 3 {
+	if u.Kind != cqldriver.TypeUDT || u.Name != "address" || len(u.Fields) != 3 {
 		t.Fatalf("element: %#v", u)
 	}
-	if u.Fields[0].Name != "street" || u.Fields[0].Type.Kind != cqlgen.TypeVarchar ||
-		u.Fields[1].Name != "tags" || u.Fields[1].Type.Kind != cqlgen.TypeMap {
+	if u.Fields[0].Name != "street" || u.Fields[0].Type.Kind != cqldriver.TypeVarchar ||
+		u.Fields[1].Name != "tags" || u.Fields[1].Type.Kind != cqldriver.TypeMap {
 		t.Errorf("fields: %v", u.Fields)
 	}
 	geo := u.Fields[2].Type
-	if geo.Kind != cqlgen.TypeUDT || geo.Name != "geo" || len(geo.Fields) != 2 || geo.Fields[1].Name != "lon" || geo.Fields[1].Type.Kind != cqlgen.TypeDouble {
+	if geo.Kind != cqldriver.TypeUDT || geo.Name != "geo" || len(geo.Fields) != 2 || geo.Fields[1].Name != "lon" || geo.Fields[1].Type.Kind != cqldriver.TypeDouble {
 		t.Errorf("nested type: %#v", geo)
 	}
 	for _, bad := range []string{"udt", "udt<", "udt<a, b>", "udt<a, b text", "udt<a, b text c>", "udt<a, b nosuch>"} {
-		if _, err := cqlgen.ParseType(bad); err == nil {
+		if _, err := cqldriver.ParseType(bad); err == nil {
 			t.Errorf("ParseType(%q) accepted", bad)
 		}
 	}
-	if u, err := cqlgen.ParseType("udt<empty>"); err != nil || u.Kind != cqlgen.TypeUDT || u.Name != "empty" {
+	if u, err := cqldriver.ParseType("udt<empty>"); err != nil || u.Kind != cqldriver.TypeUDT || u.Name != "empty" {
 		t.Errorf("a type without fields: %v, %v", u, err)
 	}
 }
@@ -45,7 +44,7 @@ func TestParseTypeReadsUserDefinedTypes(t *testing.T) {
 // field by each field's own order, a null field first, missing trailing
 // fields as nulls.
 func TestCompareEncodedOrdersUserDefinedTypes(t *testing.T) {
-	info, err := cqlgen.ParseType("frozen<udt<geo, lat double, name text>>")
+	info, err := cqldriver.ParseType("frozen<udt<geo, lat double, name text>>")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // SameKey reports whether two primary keys of t (values in key order,
@@ -31,7 +31,7 @@ func sameEncoded(a, b []any, typeOf func(i int) string) bool {
 		return false
 	}
 	for i := range a {
-		typ, err := cqlgen.ParseType(typeOf(i))
+		typ, err := cqldriver.ParseType(typeOf(i))
 		if err != nil {
 			return false
 		}
@@ -127,10 +127,10 @@ func ScanDuration(d *time.Duration) any { return durationScanner{d} }
 
 type durationScanner struct{ d *time.Duration }
 
-// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler. It decodes the
+// UnmarshalCQLValue implements cqldriver.ValueUnmarshaler. It decodes the
 // duration itself, so that the scan does not depend on a driver's
 // duration type; null is 0.
-func (s durationScanner) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
+func (s durationScanner) UnmarshalCQLValue(_ *cqldriver.Type, data []byte) error {
 	if len(data) == 0 {
 		*s.d = 0
 		return nil
@@ -190,11 +190,11 @@ func ScanSet[K comparable](m *map[K]struct{}) any { return setScanner[K]{m} }
 
 type setScanner[K comparable] struct{ m *map[K]struct{} }
 
-// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: the driver's
+// UnmarshalCQLValue implements cqldriver.ValueUnmarshaler: the driver's
 // codec decodes the set, as the column's type t says, into a slice.
-func (s setScanner[K]) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
+func (s setScanner[K]) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
 	var elems []K
-	if err := cqlgen.Unmarshal(t, data, &elems); err != nil {
+	if err := cqldriver.Unmarshal(t, data, &elems); err != nil {
 		return err
 	}
 	if data == nil {
@@ -220,10 +220,10 @@ type presence struct {
 	ok  *bool
 }
 
-// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler.
-func (p presence) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
+// UnmarshalCQLValue implements cqldriver.ValueUnmarshaler.
+func (p presence) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
 	if *p.ok = data != nil; !*p.ok {
 		return nil
 	}
-	return cqlgen.Unmarshal(t, data, p.dst)
+	return cqldriver.Unmarshal(t, data, p.dst)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -84,13 +84,13 @@ func TestDecodeDurationMatchesGocql(t *testing.T) {
 // months, which have no fixed length; null is 0.
 func TestScanDuration(t *testing.T) {
 	info := gocql.NewNativeType(4, gocql.TypeDuration, "")
-	typ, err := cqlgen.ParseType("duration")
+	typ, err := cqldriver.ParseType("duration")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := gocql.Marshal(info, gocql.Duration{Days: 1, Nanoseconds: int64(90 * time.Second)})
 	d := time.Minute
-	if err := cqlgen.Unmarshal(typ, b, ScanDuration(&d)); err != nil || d != 24*time.Hour+90*time.Second {
+	if err := cqldriver.Unmarshal(typ, b, ScanDuration(&d)); err != nil || d != 24*time.Hour+90*time.Second {
 		t.Errorf("1 day 90 s scanned as %v, %v", d, err)
 	}
 	// Through gocql, as the adapter scans it.
@@ -98,11 +98,11 @@ func TestScanDuration(t *testing.T) {
 	if err := gocql.Unmarshal(info, b, gocqlv1.Dest(ScanDuration(&d))); err != nil || d != 24*time.Hour+90*time.Second {
 		t.Errorf("through gocql: %v, %v", d, err)
 	}
-	if err := cqlgen.Unmarshal(typ, nil, ScanDuration(&d)); err != nil || d != 0 {
+	if err := cqldriver.Unmarshal(typ, nil, ScanDuration(&d)); err != nil || d != 0 {
 		t.Errorf("null scanned as %v, %v", d, err)
 	}
 	b, _ = gocql.Marshal(info, gocql.Duration{Months: 2})
-	if err := cqlgen.Unmarshal(typ, b, ScanDuration(&d)); err == nil {
+	if err := cqldriver.Unmarshal(typ, b, ScanDuration(&d)); err == nil {
 		t.Errorf("2 months scanned as %v", d)
 	}
 }
@@ -110,16 +110,16 @@ func TestScanDuration(t *testing.T) {
 // ScanSet reads a set into a map of its elements through the codec; null
 // is a nil map.
 func TestScanSet(t *testing.T) {
-	typ, err := cqlgen.ParseType("set<int>")
+	typ, err := cqldriver.ParseType("set<int>")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := cqlgen.Marshal(typ, []int{3, 1, 2})
+	b, err := cqldriver.Marshal(typ, []int{3, 1, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var m map[int]struct{}
-	if err := cqlgen.Unmarshal(typ, b, ScanSet(&m)); err != nil || len(m) != 3 {
+	if err := cqldriver.Unmarshal(typ, b, ScanSet(&m)); err != nil || len(m) != 3 {
 		t.Fatalf("scanned %v, %v", m, err)
 	}
 	for _, k := range []int{1, 2, 3} {
@@ -127,7 +127,7 @@ func TestScanSet(t *testing.T) {
 			t.Errorf("%d missing from %v", k, m)
 		}
 	}
-	if err := cqlgen.Unmarshal(typ, nil, ScanSet(&m)); err != nil || m != nil {
+	if err := cqldriver.Unmarshal(typ, nil, ScanSet(&m)); err != nil || m != nil {
 		t.Errorf("null scanned as %v, %v", m, err)
 	}
 }
@@ -135,9 +135,9 @@ func TestScanSet(t *testing.T) {
 // Normalized encodes a set's elements and a map's entries in Cassandra's
 // order whatever the order they come in, bound through the adapter too.
 func TestNormalized(t *testing.T) {
-	set, _ := cqlgen.ParseType("frozen<set<text>>")
-	want, _ := cqlgen.Marshal(set, []string{"a", "b", "c"})
-	got, err := cqlgen.Marshal(set, Normalized("frozen<set<text>>", []string{"c", "a", "b"}))
+	set, _ := cqldriver.ParseType("frozen<set<text>>")
+	want, _ := cqldriver.Marshal(set, []string{"a", "b", "c"})
+	got, err := cqldriver.Marshal(set, Normalized("frozen<set<text>>", []string{"c", "a", "b"}))
 	if err != nil || !bytes.Equal(got, want) {
 		t.Errorf("set: %x, %v; want %x", got, err, want)
 	}
@@ -148,9 +148,9 @@ func TestNormalized(t *testing.T) {
 
 	// A map's entries by key, in the key type's order: -1 before 2.
 	m := map[int]string{2: "two", -1: "minus one", 10: "ten"}
-	mt, _ := cqlgen.ParseType("frozen<map<int, text>>")
+	mt, _ := cqldriver.ParseType("frozen<map<int, text>>")
 	for range 10 { // Go maps iterate in random order
-		b, err := cqlgen.Marshal(mt, Normalized("frozen<map<int, text>>", m))
+		b, err := cqldriver.Marshal(mt, Normalized("frozen<map<int, text>>", m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,9 +165,9 @@ func TestNormalized(t *testing.T) {
 	}
 
 	// A list keeps its order.
-	lt, _ := cqlgen.ParseType("frozen<list<int>>")
-	want, _ = cqlgen.Marshal(lt, []int{3, 1})
-	if got, _ := cqlgen.Marshal(lt, Normalized("frozen<list<int>>", []int{3, 1})); !bytes.Equal(got, want) {
+	lt, _ := cqldriver.ParseType("frozen<list<int>>")
+	want, _ = cqldriver.Marshal(lt, []int{3, 1})
+	if got, _ := cqldriver.Marshal(lt, Normalized("frozen<list<int>>", []int{3, 1})); !bytes.Equal(got, want) {
 		t.Errorf("list: %x, want %x", got, want)
 	}
 }
@@ -200,7 +200,7 @@ func TestCompareAs(t *testing.T) {
 func TestRenderEncoded(t *testing.T) {
 	enc := func(typ string, v any) []byte {
 		t.Helper()
-		b, err := cqlgen.MarshalType(typ, v)
+		b, err := cqldriver.MarshalType(typ, v)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,52 +2,17 @@ package cqlgenimpl
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// Vector binds and scans a vector<float, N> column from a []float32
-// field: not every driver knows Cassandra 5's vector type (gocql v1
-// does not), so generated code converts the field to Vector, which
-// encodes itself as Cassandra does: the N floats, 4 bytes each,
-// big-endian, with no length (the column's type says how many).
-type Vector []float32
-
-// MarshalCQLValue implements cqlgen.ValueMarshaler: it encodes the
-// vector; nil is null.
-func (v Vector) MarshalCQLValue(*cqlgen.Type) ([]byte, error) {
-	if v == nil {
-		return nil, nil
-	}
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.BigEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b, nil
-}
-
-// UnmarshalCQLValue implements cqlgen.ValueUnmarshaler: it decodes a
-// vector; null is nil.
-func (v *Vector) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
-	if data == nil {
-		*v = nil
-		return nil
-	}
-	if len(data)%4 != 0 {
-		return fmt.Errorf("cqlgen: a vector of floats of %d bytes, not a multiple of 4", len(data))
-	}
-	out := make(Vector, len(data)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.BigEndian.Uint32(data[4*i:]))
-	}
-	*v = out
-	return nil
-}
+// Vector is cqlgen.Vector, which generated code binds and scans
+// vector columns through.
+type Vector = cqlgen.Vector
 
 // VectorOrUnset binds a vector field: the vector, or, when it is empty,
 // unset if unset is true (an Insert writes nothing) and null if not (an
@@ -55,7 +20,7 @@ func (v *Vector) UnmarshalCQLValue(_ *cqlgen.Type, data []byte) error {
 func VectorOrUnset(v []float32, unset bool) any {
 	if len(v) == 0 {
 		if unset {
-			return cqlgen.Unset
+			return cqldriver.Unset
 		}
 		return Vector(nil)
 	}
@@ -80,7 +45,7 @@ type NearestRead[T any] struct {
 	Vector    []float32
 	Limit     int // 0: cqlgen.DefaultLimit
 	MaxLimit  int
-	Scan      func(cqlgen.Iter, *T) bool
+	Scan      func(cqldriver.Iter, *T) bool
 }
 
 // ReadNearest runs an ANN read: the Limit rows whose vector is nearest
@@ -102,7 +67,7 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 		return nil, &cqlgen.VectorDimensionError{Table: t.Spec.Name, Column: col.Name, Want: dim, Got: len(r.Vector)}
 	}
 	values := append(append(make([]any, 0, len(r.Partition)+2), r.Partition...), Vector(r.Vector), limit)
-	it := s.Iter(ctx, cqlgen.Query{Stmt: t.nearest, Values: values, PageSize: limit})
+	it := s.Iter(ctx, cqldriver.Query{Stmt: t.nearest, Values: values, PageSize: limit})
 	rows := make([]T, 0, limit)
 	for len(rows) < limit {
 		rows = append(rows, *new(T))

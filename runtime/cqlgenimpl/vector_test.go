@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
@@ -34,18 +35,18 @@ func TestVectorEncoding(t *testing.T) {
 	if err := back.UnmarshalCQLValue(nil, []byte{1, 2, 3}); err == nil {
 		t.Error("3 bytes decoded as a vector of floats")
 	}
-	if !cqlgen.IsUnset(VectorOrUnset(nil, true)) {
+	if !cqldriver.IsUnset(VectorOrUnset(nil, true)) {
 		t.Error("an empty vector on Insert is not unset")
 	}
 	if x, ok := VectorOrUnset(nil, false).(Vector); !ok || x != nil {
 		t.Error("an empty vector on Update is not null")
 	}
-	typ, err := cqlgen.ParseType("vector<float, 3>")
+	typ, err := cqldriver.ParseType("vector<float, 3>")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := cqlgen.Marshal(typ, v); err != nil || !bytes.Equal(b, want) {
-		t.Errorf("cqlgen.Marshal through the vector's type: %x, %v", b, err)
+	if b, err := cqldriver.Marshal(typ, v); err != nil || !bytes.Equal(b, want) {
+		t.Errorf("cqldriver.Marshal through the vector's type: %x, %v", b, err)
 	}
 	// Bound through the gocql v1 adapter, which knows no vectors, the
 	// vector still encodes itself; and it scans back the same way.

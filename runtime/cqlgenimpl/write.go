@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -115,7 +116,7 @@ func OrUnset[T any](p *T, unset bool) any {
 		return *p
 	}
 	if unset {
-		return cqlgen.Unset
+		return cqldriver.Unset
 	}
 	return p
 }
@@ -124,7 +125,7 @@ func OrUnset[T any](p *T, unset bool) any {
 // empty and unset is true.
 func SliceOrUnset[S ~[]E, E any](s S, unset bool) any {
 	if len(s) == 0 && unset {
-		return cqlgen.Unset
+		return cqldriver.Unset
 	}
 	return s
 }
@@ -133,13 +134,13 @@ func SliceOrUnset[S ~[]E, E any](s S, unset bool) any {
 // and unset is true.
 func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
 	if len(m) == 0 && unset {
-		return cqlgen.Unset
+		return cqldriver.Unset
 	}
 	return m
 }
 
 // GetRow reads at most one row; cqlgen.ErrNotFound when there is none.
-func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool) (T, error) {
+func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool) (T, error) {
 	it := s.Iter(ctx, q)
 	var row T
 	if err := oneRow(it, scan(it, &row)); err != nil {
@@ -150,7 +151,7 @@ func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan f
 }
 
 // getValue is GetRow for a scan that returns the row it reads.
-func getValue[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter) (T, bool)) (T, error) {
+func getValue[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter) (T, bool)) (T, error) {
 	it := s.Iter(ctx, q)
 	row, ok := scan(it)
 	if err := oneRow(it, ok); err != nil {
@@ -162,7 +163,7 @@ func getValue[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan
 
 // oneRow closes the iterator of a read of one row, found or not: its
 // error, else cqlgen.ErrNotFound when there was no row.
-func oneRow(it cqlgen.Iter, found bool) error {
+func oneRow(it cqldriver.Iter, found bool) error {
 	if err := it.Close(); err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func oneRow(it cqlgen.Iter, found bool) error {
 }
 
 // casBackoff spaces out writers that lost a conditional write to each other.
-var casBackoff = cqlgen.RetryOptions{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+var casBackoff = backoff{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
 
 // nextVersion is the write timestamp of a change of an entity whose last
 // write had timestamp old: now, but always at least old+2, so that the
@@ -184,12 +185,12 @@ func nextVersion(old, now int64) int64 { return max(now, old+2) }
 // AddCounters runs a counter update once, for a repository's Add: it
 // refuses an idempotency key (the key's machinery may run a command more
 // than once, which would count twice) with an *OptionError before
-// anything is sent, and returns what cqlgen.ExecCounter returns. The
+// anything is sent, and returns what ExecCounter returns. The
 // strategy and the clock do not apply: a counter update is one statement,
 // and Cassandra refuses a client timestamp on it.
-func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqlgen.Query) error {
+func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
 	if o.Idempotency.Key != "" {
 		return &cqlgen.OptionError{Option: "IdempotencyKey", Reason: "a counter update cannot take one: it is not idempotent, and an idempotency key's command may run again after a failed run, counting twice"}
 	}
-	return cqlgen.ExecCounter(ctx, s, q)
+	return ExecCounter(ctx, s, q)
 }

@@ -15,9 +15,9 @@
 // It stands for Cassandra behind github.com/gocql/gocql v1 and the
 // runtime's adapter for it (github.com/cqlgen/cqlgen/runtime/gocqlv1):
 // values are encoded and decoded with gocql's marshaller, and a refusal
-// is a *cqlgen.DriverError of kind cqlgen.ErrorServer with the
-// protocol's error code (cqlgen.CodeInvalid, cqlgen.CodeSyntax,
-// cqlgen.CodeProtocol), as the adapter reports Cassandra's errors, so
+// is a *cqldriver.DriverError of kind cqldriver.ErrorServer with the
+// protocol's error code (cqldriver.CodeInvalid, cqldriver.CodeSyntax,
+// cqldriver.CodeProtocol), as the adapter reports Cassandra's errors, so
 // that the runtime's retry and outcome decisions see what they would see
 // on a cluster; the gocql.RequestError it wraps is still found with
 // errors.As.
@@ -66,9 +66,9 @@
 // Values are marshaled with gocql.Marshal for the column's type (protocol
 // version 4) and validated as Cassandra validates what it receives; Scan
 // unmarshals them with gocql.Unmarshal. The runtime's own values bind as
-// the gocql v1 adapter binds them: cqlgen.Encoded as its bytes, a
-// cqlgen.ValueMarshaler encoding itself, and a cqlgen.ValueUnmarshaler
-// decodes itself in Scan. cqlgen.Unset (or gocql.UnsetValue) leaves a
+// the gocql v1 adapter binds them: cqldriver.Encoded as its bytes, a
+// cqldriver.ValueMarshaler encoding itself, and a cqldriver.ValueUnmarshaler
+// decodes itself in Scan. cqldriver.Unset (or gocql.UnsetValue) leaves a
 // column untouched; nil writes a tombstone. Each cell keeps its write timestamp:
 // the highest wins; at equal timestamps a tombstone wins, then an expiring
 // value, then the greater value. INSERT writes a row marker, UPDATE does
@@ -95,7 +95,7 @@
 // # Reads and paging
 //
 // A SELECT returns at most Query.PageSize rows (DefaultPageSize when 0,
-// every row for cqlgen.Unpaged) of the bound partition in clustering
+// every row for cqldriver.Unpaged) of the bound partition in clustering
 // order, and a paging state to pass back in Query.PageState to continue
 // after the last row. As Cassandra's,
 // the state is returned whenever a page is full, even if nothing follows,

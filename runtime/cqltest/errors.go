@@ -6,7 +6,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -17,7 +17,7 @@ import (
 // package instead: a statement it does not support.
 //
 // The session never returns one bare: serverError wraps it in the
-// *cqlgen.DriverError the gocql v1 adapter would make of it, since the
+// *cqldriver.DriverError the gocql v1 adapter would make of it, since the
 // runtime reads error codes from those alone.
 type requestError struct {
 	code int
@@ -34,7 +34,7 @@ var _ gocql.RequestError = (*requestError)(nil)
 // it from a driver: a server error with the protocol's code, whose chain
 // holds the gocql.RequestError.
 func serverError(code int, msg string) error {
-	return &cqlgen.DriverError{Kind: cqlgen.ErrorServer, Code: code, Err: &requestError{code: code, msg: msg}}
+	return &cqldriver.DriverError{Kind: cqldriver.ErrorServer, Code: code, Err: &requestError{code: code, msg: msg}}
 }
 
 // invalidf is an InvalidRequest error.
@@ -103,12 +103,12 @@ func LostReply(err error) error {
 
 // classified is a hook's error as the session returns it: gocql's errors
 // (a *gocql.RequestErrWriteTimeout, gocql.ErrNoConnections...) classified
-// in a *cqlgen.DriverError as the gocql v1 adapter classifies them, so
+// in a *cqldriver.DriverError as the gocql v1 adapter classifies them, so
 // that the runtime decides retries and outcomes as it would on a cluster;
 // any other error as it is, the very value the hook returned.
 func classified(err error) error {
-	var d *cqlgen.DriverError
-	if c := gocqlv1.Classify(err); errors.As(c, &d) && d.Kind != cqlgen.ErrorOther {
+	var d *cqldriver.DriverError
+	if c := gocqlv1.Classify(err); errors.As(c, &d) && d.Kind != cqldriver.ErrorOther {
 		return c
 	}
 	return err

@@ -17,8 +17,8 @@ type value struct {
 
 // bind marshals the values of a query for its markers, as the driver does
 // with the prepared statement's metadata, then validates each as
-// Cassandra does on receipt. The runtime's own values (cqlgen.Unset,
-// cqlgen.Encoded, a cqlgen.ValueMarshaler) bind as the gocql v1 adapter
+// Cassandra does on receipt. The runtime's own values (cqldriver.Unset,
+// cqldriver.Encoded, a cqldriver.ValueMarshaler) bind as the gocql v1 adapter
 // binds them.
 func bind(st *prepared, vals []any) ([]value, error) {
 	if len(vals) != len(st.marks) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/gocql/gocql"
 )
 
@@ -45,8 +45,8 @@ func newSession(t *testing.T, schema string, opts ...Option) *Session {
 	return s
 }
 
-func q(cql string, vals ...any) cqlgen.Query {
-	return cqlgen.Query{Stmt: &cqlgen.Statement{CQL: cql, Table: "t", Pattern: "test"}, Values: vals}
+func q(cql string, vals ...any) cqldriver.Query {
+	return cqldriver.Query{Stmt: &cqldriver.Statement{CQL: cql, Table: "t", Pattern: "test"}, Values: vals}
 }
 
 func mustExec(t *testing.T, s *Session, cql string, vals ...any) {
@@ -125,7 +125,7 @@ func wantInvalid(t *testing.T, err error, fragments ...string) {
 	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeInvalid {
 		t.Fatalf("error %q is not an invalid request", err)
 	}
-	if code, ok := cqlgen.ServerCode(err); !ok || code != cqlgen.CodeInvalid {
+	if code, ok := cqldriver.ServerCode(err); !ok || code != cqldriver.CodeInvalid {
 		t.Fatalf("error %q is not an invalid request to the runtime: code %#x, %v", err, code, ok)
 	}
 }

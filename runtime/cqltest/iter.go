@@ -21,7 +21,7 @@ type iter struct {
 
 // Scan copies the next row into dest, as gocql's Iter.Scan does: one
 // destination per column (nil skips it), unmarshaled with gocql.Unmarshal;
-// a cqlgen.ValueUnmarshaler decodes itself, as through the gocql v1
+// a cqldriver.ValueUnmarshaler decodes itself, as through the gocql v1
 // adapter.
 func (it *iter) Scan(dest ...any) bool {
 	if it.err != nil || it.res == nil || it.pos >= len(it.res.rows) {

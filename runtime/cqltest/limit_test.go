@@ -8,9 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/gocql/gocql"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 const limitSchema = `
@@ -74,7 +73,7 @@ func TestPerPartitionLimitOfAPartition(t *testing.T) {
 		{sel + " PER PARTITION LIMIT ?", []any{1, "z", 3}, []string{"1/z/0p"}},
 		{sel + " PER PARTITION LIMIT ?", []any{1, "none", 3}, nil},
 		// An unset limit is no limit, as in Cassandra.
-		{sel + " PER PARTITION LIMIT ?", []any{1, "x", cqlgen.Unset}, all},
+		{sel + " PER PARTITION LIMIT ?", []any{1, "x", cqldriver.Unset}, all},
 		{sel + " PER PARTITION LIMIT ?", []any{1, "x", gocql.UnsetValue}, all},
 		// The limit counts the rows the restrictions select.
 		{sel + " AND c < ? PER PARTITION LIMIT ?", []any{1, "x", 3, 3}, all[4:7]},
@@ -238,7 +237,7 @@ func TestPerPartitionLimitRefusals(t *testing.T) {
 	}
 	// An empty value, on which Cassandra fails with a server error, is
 	// refused as a malformed one.
-	wantInvalid(t, s.Iter(ctx, q(sel+" PER PARTITION LIMIT ?", 1, "x", cqlgen.Encoded{})).Close(), "Invalid limit value")
+	wantInvalid(t, s.Iter(ctx, q(sel+" PER PARTITION LIMIT ?", 1, "x", cqldriver.Encoded{})).Close(), "Invalid limit value")
 	// The marker is an int named as Cassandra names it.
 	wantErr(t, s.Iter(ctx, q(sel+" PER PARTITION LIMIT ?", 1, "x", "two")).Close(), "[per_partition_limit] (int)")
 	// Cassandra's grammar takes an integer or a marker, after WHERE and
@@ -256,7 +255,7 @@ func TestPerPartitionLimitRefusals(t *testing.T) {
 		err := s.Iter(ctx, q(cql, 1, "x", 1)).Close()
 		if err == nil {
 			t.Errorf("%s: accepted", cql)
-		} else if code, ok := cqlgen.ServerCode(err); !ok || code != cqlgen.CodeSyntax {
+		} else if code, ok := cqldriver.ServerCode(err); !ok || code != cqldriver.CodeSyntax {
 			t.Errorf("%s: %v, want a syntax error", cql, err)
 		} else if !errors.As(err, &re) {
 			t.Errorf("%s: %v is no RequestError", cql, err)
@@ -276,7 +275,7 @@ func TestPerPartitionLimitRefusals(t *testing.T) {
 	wantErr(t, s.Iter(ctx, q("SELECT c FROM ppl LIMIT 1")).Close(), "cqltest:", "is not supported")
 }
 
-// cqlgen.Unpaged reads every row in one page: an IN over more rows than
+// cqldriver.Unpaged reads every row in one page: an IN over more rows than
 // DefaultPageSize, which the fake refuses to page, and a partition read
 // with no paging state.
 func TestUnpaged(t *testing.T) {
@@ -296,10 +295,10 @@ func TestUnpaged(t *testing.T) {
 		t.Errorf("an IN of %d rows in pages of %d: no error", 2*per, DefaultPageSize)
 	}
 	for _, c := range []struct {
-		query cqlgen.Query
+		query cqldriver.Query
 		rows  int
 	}{{in, 2 * per}, {q("SELECT c FROM wide WHERE a = ? AND b = ?", 1, 0), per}} {
-		c.query.PageSize = cqlgen.Unpaged
+		c.query.PageSize = cqldriver.Unpaged
 		it := s.Iter(ctx, c.query)
 		n := 0
 		for it.Scan(new(int)) {

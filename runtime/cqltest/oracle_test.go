@@ -3,7 +3,7 @@ package cqltest
 import (
 	"testing"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
@@ -15,7 +15,7 @@ import (
 func TestOracleAgreesWithRuntime(t *testing.T) {
 	for _, tc := range orderCases {
 		typ := testType(t, tc.typ)
-		rt, err := cqlgen.ParseType(tc.typ)
+		rt, err := cqldriver.ParseType(tc.typ)
 		if err != nil {
 			t.Fatalf("%s: the runtime cannot parse the type: %v", tc.typ, err)
 		}

@@ -6,7 +6,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
 )
 
@@ -27,7 +29,7 @@ func musicSession(t *testing.T, opts ...cqltest.Option) *cqltest.Session {
 	return s
 }
 
-var topTracksInsert = &cqlgen.Statement{
+var topTracksInsert = &cqldriver.Statement{
 	CQL:        "INSERT INTO top_tracks_by_artist (artist_id, play_count, track_id, track_name, album, duration_s) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?",
 	Table:      "top_tracks_by_artist",
 	Kind:       cqlgen.Write,
@@ -50,22 +52,22 @@ func TestIdempotencyKeys(t *testing.T) {
 	runs := 0
 	fn := func(ctx context.Context, ts int64) error {
 		runs++
-		return s.Exec(ctx, cqlgen.Query{Stmt: topTracksInsert, Values: []any{"a", int64(1), "t", "n", "al", int32(3), ts}})
+		return s.Exec(ctx, cqldriver.Query{Stmt: topTracksInsert, Values: []any{"a", int64(1), "t", "n", "al", int32(3), ts}})
 	}
-	id := cqlgen.Idempotency{Key: "request-1"}
+	id := cqlgenimpl.Idempotency{Key: "request-1"}
 	for _, ts := range []int64{100, 200, 300} {
-		if err := cqlgen.Idempotent(ctx, s, id, ts, []byte("payload"), fn); err != nil {
+		if err := cqlgenimpl.Idempotent(ctx, s, id, ts, []byte("payload"), fn); err != nil {
 			t.Fatalf("ts %d: %v", ts, err)
 		}
 	}
 	if runs != 1 {
 		t.Errorf("the command ran %d times, want once", runs)
 	}
-	err := cqlgen.Idempotent(ctx, s, id, 400, []byte("other"), fn)
+	err := cqlgenimpl.Idempotent(ctx, s, id, 400, []byte("other"), fn)
 	if !errors.Is(err, cqlgen.ErrIdempotencyConflict) {
 		t.Errorf("another payload: %v", err)
 	}
-	rows, _ := s.Rows(cqlgen.IdempotencyTable)
+	rows, _ := s.Rows(cqlgenimpl.IdempotencyTable)
 	if len(rows) != 1 || rows[0]["state"] != "done" || rows[0]["write_ts"] != int64(100) {
 		t.Errorf("record %v", rows)
 	}

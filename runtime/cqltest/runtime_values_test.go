@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -17,8 +18,8 @@ import (
 // a value of the runtime's own kind, which no driver knows.
 type shout string
 
-func (s shout) MarshalCQLValue(t *cqlgen.Type) ([]byte, error) {
-	if t.Kind != cqlgen.TypeVarchar {
+func (s shout) MarshalCQLValue(t *cqldriver.Type) ([]byte, error) {
+	if t.Kind != cqldriver.TypeVarchar {
 		return nil, fmt.Errorf("shout bound to a %v column", t.Kind)
 	}
 	return []byte(strings.ToUpper(string(s))), nil
@@ -26,25 +27,25 @@ func (s shout) MarshalCQLValue(t *cqlgen.Type) ([]byte, error) {
 
 // captured keeps what it is asked to decode.
 type captured struct {
-	kind cqlgen.TypeKind
+	kind cqldriver.TypeKind
 	b    []byte
 	null bool
 }
 
-func (c *captured) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
+func (c *captured) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
 	c.kind, c.b, c.null = t.Kind, append([]byte(nil), data...), data == nil
 	return nil
 }
 
-// The runtime binds values of its own (cqlgen.Unset, cqlgen.Encoded, a
-// cqlgen.ValueMarshaler) and scans into a cqlgen.ValueUnmarshaler; the
+// The runtime binds values of its own (cqldriver.Unset, cqldriver.Encoded, a
+// cqldriver.ValueMarshaler) and scans into a cqldriver.ValueUnmarshaler; the
 // session takes them as the gocql v1 adapter passes them to gocql.
 func TestRuntimeValuesBindAndScan(t *testing.T) {
 	s := newSession(t, kvSchema)
 	c7 := binary.BigEndian.AppendUint32(nil, 7)
-	mustExec(t, s, "INSERT INTO kv (k, c, a, b) VALUES (?, ?, ?, ?)", "k", cqlgen.Encoded(c7), shout("hello"), int64(2))
+	mustExec(t, s, "INSERT INTO kv (k, c, a, b) VALUES (?, ?, ?, ?)", "k", cqldriver.Encoded(c7), shout("hello"), int64(2))
 	// Unset leaves a, b null clears b.
-	mustExec(t, s, "INSERT INTO kv (k, c, a, b) VALUES (?, ?, ?, ?)", "k", 7, cqlgen.Unset, nil)
+	mustExec(t, s, "INSERT INTO kv (k, c, a, b) VALUES (?, ?, ?, ?)", "k", 7, cqldriver.Unset, nil)
 
 	it := s.Iter(ctx, q("SELECT c, a, b FROM kv WHERE k = ?", "k"))
 	var c int
@@ -55,10 +56,10 @@ func TestRuntimeValuesBindAndScan(t *testing.T) {
 	if c != 7 {
 		t.Errorf("c = %d: the encoded key did not bind as its bytes", c)
 	}
-	if a.kind != cqlgen.TypeVarchar || string(a.b) != "HELLO" || a.null {
+	if a.kind != cqldriver.TypeVarchar || string(a.b) != "HELLO" || a.null {
 		t.Errorf("a decoded as %+v: want the ValueMarshaler's HELLO, kept by the unset value, as text", a)
 	}
-	if b.kind != cqlgen.TypeBigInt || !b.null {
+	if b.kind != cqldriver.TypeBigInt || !b.null {
 		t.Errorf("b decoded as %+v: want a null bigint", b)
 	}
 	if it.Scan(&c, &a, &b) {
@@ -71,13 +72,13 @@ func TestRuntimeValuesBindAndScan(t *testing.T) {
 	// The value's own error fails the statement, and an unset key is
 	// refused as Cassandra refuses it.
 	wantErr(t, s.Exec(ctx, q("INSERT INTO kv (k, c, b) VALUES (?, ?, ?)", "k", 8, shout("x"))), "shout bound to a")
-	wantInvalid(t, s.Exec(ctx, q("INSERT INTO kv (k, c) VALUES (?, ?)", cqlgen.Unset, 1)), "unset", "k")
+	wantInvalid(t, s.Exec(ctx, q("INSERT INTO kv (k, c) VALUES (?, ?)", cqldriver.Unset, 1)), "unset", "k")
 	// Encoded bytes are validated as any others: 8 bytes are no int.
-	wantInvalid(t, s.Exec(ctx, q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", cqlgen.Encoded(make([]byte, 8)))), "Expected 4 byte int value (8)")
+	wantInvalid(t, s.Exec(ctx, q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", cqldriver.Encoded(make([]byte, 8)))), "Expected 4 byte int value (8)")
 }
 
 // Errors Cassandra would reply with reach the runtime as the gocql v1
-// adapter reports them: *cqlgen.DriverError, server kind, with the
+// adapter reports them: *cqldriver.DriverError, server kind, with the
 // protocol's code, the gocql.RequestError inside.
 func TestRequestErrorsAreDriverErrors(t *testing.T) {
 	s := newSession(t, kvSchema)
@@ -85,12 +86,12 @@ func TestRequestErrorsAreDriverErrors(t *testing.T) {
 		err  error
 		code int
 	}{
-		{s.Exec(ctx, q("INSERT INTO nope (k) VALUES (?)", 1)), cqlgen.CodeInvalid},
-		{s.Exec(ctx, q("SELEC a FROM kv")), cqlgen.CodeSyntax},
-		{s.Iter(ctx, cqlgen.Query{Stmt: q("SELECT a FROM kv WHERE k = ?").Stmt, Values: []any{"k"}, PageState: []byte{0xee}}).Close(), cqlgen.CodeProtocol},
+		{s.Exec(ctx, q("INSERT INTO nope (k) VALUES (?)", 1)), cqldriver.CodeInvalid},
+		{s.Exec(ctx, q("SELEC a FROM kv")), cqldriver.CodeSyntax},
+		{s.Iter(ctx, cqldriver.Query{Stmt: q("SELECT a FROM kv WHERE k = ?").Stmt, Values: []any{"k"}, PageState: []byte{0xee}}).Close(), cqldriver.CodeProtocol},
 	} {
-		var d *cqlgen.DriverError
-		if !errors.As(tc.err, &d) || d.Kind != cqlgen.ErrorServer || d.Code != tc.code {
+		var d *cqldriver.DriverError
+		if !errors.As(tc.err, &d) || d.Kind != cqldriver.ErrorServer || d.Code != tc.code {
 			t.Errorf("%v: %#v, want a server error of code %#x", tc.err, d, tc.code)
 			continue
 		}
@@ -100,8 +101,8 @@ func TestRequestErrorsAreDriverErrors(t *testing.T) {
 		}
 	}
 	// A batch keeps the statement's error in its chain.
-	err := s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{q("INSERT INTO nope (k) VALUES (?)", 1)})
-	if code, ok := cqlgen.ServerCode(err); !ok || code != cqlgen.CodeInvalid {
+	err := s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{q("INSERT INTO nope (k) VALUES (?)", 1)})
+	if code, ok := cqldriver.ServerCode(err); !ok || code != cqldriver.CodeInvalid {
 		t.Errorf("batch: %v: code %#x, %v", err, code, ok)
 	}
 }
@@ -116,9 +117,9 @@ func TestHookErrorsAreClassified(t *testing.T) {
 
 	fail = &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
 	err := s.Exec(ctx, insert)
-	var d *cqlgen.DriverError
+	var d *cqldriver.DriverError
 	var wt *gocql.RequestErrWriteTimeout
-	if !errors.As(err, &d) || d.Kind != cqlgen.ErrorServer || d.Code != cqlgen.CodeWriteTimeout || d.WriteType != "CAS" {
+	if !errors.As(err, &d) || d.Kind != cqldriver.ErrorServer || d.Code != cqldriver.CodeWriteTimeout || d.WriteType != "CAS" {
 		t.Errorf("write timeout: %#v", err)
 	} else if !errors.As(err, &wt) || wt != fail {
 		t.Errorf("write timeout: gocql's error is not inside %v", err)

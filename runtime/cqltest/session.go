@@ -9,12 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/gocql/gocql"
 )
 
 // Session is an in-memory Cassandra for one keyspace. It implements
-// cqlgen.Session and cqlgen.MapCASer and is safe for concurrent use.
+// cqlgen.Session and cqldriver.MapCASer and is safe for concurrent use.
 // Every call runs atomically with respect to the others; it makes no
 // retries and has no consistency levels (one replica always answers).
 type Session struct {
@@ -33,9 +34,9 @@ type Session struct {
 }
 
 var (
-	_ cqlgen.Session  = (*Session)(nil)
-	_ cqlgen.MapCASer = (*Session)(nil)
-	_ cqlgen.Iter     = (*iter)(nil)
+	_ cqlgen.Session     = (*Session)(nil)
+	_ cqldriver.MapCASer = (*Session)(nil)
+	_ cqldriver.Iter     = (*iter)(nil)
 )
 
 type preparedEntry struct {
@@ -62,7 +63,7 @@ func WithHook(h Hook) Option { return func(s *Session) { s.hook = h } }
 // ExecCASMap and Batch), outside the session's lock, so it may block or
 // read the session. Returning nil lets the call run. Any other error fails
 // the call before it applies, and the caller receives it (a gocql error
-// classified in a *cqlgen.DriverError, as the gocql v1 adapter would
+// classified in a *cqldriver.DriverError, as the gocql v1 adapter would
 // return it); LostReply(err) lets the call apply and then fails it with
 // err, as a write whose reply was lost. Tests use it to crash a
 // multi-statement write at each step.
@@ -96,8 +97,8 @@ func (o Op) String() string {
 // Call is one call of the session, as a Hook sees it and Calls records it.
 type Call struct {
 	Op      Op
-	Queries []cqlgen.Query   // the query; for a batch, its statements
-	Batch   cqlgen.BatchKind // the kind of a batch
+	Queries []cqldriver.Query   // the query; for a batch, its statements
+	Batch   cqldriver.BatchKind // the kind of a batch
 }
 
 // New makes a session over the tables a schema script creates: CREATE
@@ -156,7 +157,7 @@ func (s *Session) begin(ctx context.Context, c Call) (lost, err error) {
 
 // prepare parses and checks a query's statement, once per CQL text, and
 // binds its values.
-func (s *Session) prepare(q cqlgen.Query) (*prepared, []value, error) {
+func (s *Session) prepare(q cqldriver.Query) (*prepared, []value, error) {
 	if q.Stmt == nil {
 		return nil, nil, errors.New("cqltest: a Query without a Statement")
 	}
@@ -200,13 +201,13 @@ func (s *Session) nextPath() []byte {
 }
 
 // run executes one bound statement under the lock.
-func (s *Session) run(st *prepared, vals []value, q cqlgen.Query) (*result, error) {
+func (s *Session) run(st *prepared, vals []value, q cqldriver.Query) (*result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	micros, secs := s.now()
 	if st.kind == selectStmt {
 		size := q.PageSize
-		if size == cqlgen.Unpaged {
+		if size == cqldriver.Unpaged {
 			size = math.MaxInt // every row in one page, as paging off
 		}
 		return st.selectPage(vals, secs, size, q.PageState)
@@ -229,8 +230,8 @@ func (s *Session) run(st *prepared, vals []value, q cqlgen.Query) (*result, erro
 // Exec runs a statement and discards its result, as gocql's Exec does: a
 // SELECT is run and its rows dropped, a conditional write is run without
 // telling whether it applied.
-func (s *Session) Exec(ctx context.Context, q cqlgen.Query) error {
-	lost, err := s.begin(ctx, Call{Op: OpExec, Queries: []cqlgen.Query{q}})
+func (s *Session) Exec(ctx context.Context, q cqldriver.Query) error {
+	lost, err := s.begin(ctx, Call{Op: OpExec, Queries: []cqldriver.Query{q}})
 	if err != nil {
 		return err
 	}
@@ -247,8 +248,8 @@ func (s *Session) Exec(ctx context.Context, q cqlgen.Query) error {
 // Iter runs a statement and iterates over one page of its rows: at most
 // q.PageSize (DefaultPageSize when 0), starting after q.PageState. A write
 // returns no rows; a conditional write returns its [applied] row.
-func (s *Session) Iter(ctx context.Context, q cqlgen.Query) cqlgen.Iter {
-	lost, err := s.begin(ctx, Call{Op: OpIter, Queries: []cqlgen.Query{q}})
+func (s *Session) Iter(ctx context.Context, q cqldriver.Query) cqldriver.Iter {
+	lost, err := s.begin(ctx, Call{Op: OpIter, Queries: []cqldriver.Query{q}})
 	if err != nil {
 		return &iter{err: err}
 	}
@@ -269,7 +270,7 @@ func (s *Session) Iter(ctx context.Context, q cqlgen.Query) cqlgen.Iter {
 // ExecCAS runs a conditional write. When it did not apply and the row
 // exists, dest receives the current values that Cassandra returns (see
 // ExecCASMap), positionally, and must match them in number, as with gocql.
-func (s *Session) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any) (bool, error) {
+func (s *Session) ExecCAS(ctx context.Context, q cqldriver.Query, dest ...any) (bool, error) {
 	res, err := s.execCAS(ctx, q)
 	if err != nil {
 		return false, err
@@ -290,7 +291,7 @@ func (s *Session) ExecCAS(ctx context.Context, q cqlgen.Query, dest ...any) (boo
 // clause, or, for IF EXISTS and IF NOT EXISTS, every column; nothing when
 // the row does not exist. A conditional write gets its timestamp from
 // the clock, made greater than any earlier one's (a Paxos ballot).
-func (s *Session) ExecCASMap(ctx context.Context, q cqlgen.Query, current map[string]any) (bool, error) {
+func (s *Session) ExecCASMap(ctx context.Context, q cqldriver.Query, current map[string]any) (bool, error) {
 	res, err := s.execCAS(ctx, q)
 	if err != nil {
 		return false, err
@@ -306,8 +307,8 @@ func (s *Session) ExecCASMap(ctx context.Context, q cqlgen.Query, current map[st
 	return row[0][0] != 0, nil
 }
 
-func (s *Session) execCAS(ctx context.Context, q cqlgen.Query) (*result, error) {
-	lost, err := s.begin(ctx, Call{Op: OpCAS, Queries: []cqlgen.Query{q}})
+func (s *Session) execCAS(ctx context.Context, q cqldriver.Query) (*result, error) {
+	lost, err := s.begin(ctx, Call{Op: OpCAS, Queries: []cqldriver.Query{q}})
 	if err != nil {
 		return nil, err
 	}
@@ -334,8 +335,8 @@ func (s *Session) execCAS(ctx context.Context, q cqlgen.Query) (*result, error) 
 // Statements without USING TIMESTAMP share one timestamp from the clock.
 // Only INSERT, UPDATE and DELETE are allowed, as in Cassandra;
 // conditional statements in batches are not supported here.
-func (s *Session) Batch(ctx context.Context, kind cqlgen.BatchKind, qs []cqlgen.Query) error {
-	lost, err := s.begin(ctx, Call{Op: OpBatch, Queries: append([]cqlgen.Query(nil), qs...), Batch: kind})
+func (s *Session) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqldriver.Query) error {
+	lost, err := s.begin(ctx, Call{Op: OpBatch, Queries: append([]cqldriver.Query(nil), qs...), Batch: kind})
 	if err != nil {
 		return err
 	}

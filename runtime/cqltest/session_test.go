@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/gocql/gocql"
 )
 
@@ -92,7 +93,7 @@ func TestStatementErrors(t *testing.T) {
 		if got := errors.As(err, &re); got != (tc.code != 0) || got && re.Code() != tc.code {
 			t.Errorf("%s: error %v: not a request error of code %#x", tc.cql, err, tc.code)
 		}
-		if code, ok := cqlgen.ServerCode(err); ok != (tc.code != 0) || code != tc.code {
+		if code, ok := cqldriver.ServerCode(err); ok != (tc.code != 0) || code != tc.code {
 			t.Errorf("%s: error %v: the runtime reads code %#x (%v), want %#x", tc.cql, err, code, ok, tc.code)
 		}
 	}
@@ -110,7 +111,7 @@ func TestStatementErrors(t *testing.T) {
 }
 
 func TestLayoutAndLiterals(t *testing.T) {
-	s := newSession(t, cqlgen.IdempotencyTableCQL)
+	s := newSession(t, cqlgenimpl.IdempotencyTableCQL)
 	// Newlines and tabs anywhere between tokens; string literals, as the
 	// runtime's idempotency statements use them.
 	acquire := "INSERT\tINTO cqlgen_idempotency\n\t(key, fingerprint, state)\n VALUES (?,?,'pending')\nIF NOT EXISTS\n\tUSING TTL ?"
@@ -129,9 +130,9 @@ func TestLayoutAndLiterals(t *testing.T) {
 
 func TestBatchRules(t *testing.T) {
 	s := newSession(t, kvSchema)
-	err := s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", 1), q("SELECT a FROM kv WHERE k = ?", "k")})
+	err := s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", 1), q("SELECT a FROM kv WHERE k = ?", "k")})
 	wantInvalid(t, err, "only UPDATE, INSERT and DELETE statements are allowed")
-	err = s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", 1), q("INSERT INTO kv (k, c) VALUES (?, ?)", nil, 2)})
+	err = s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", 1), q("INSERT INTO kv (k, c) VALUES (?, ?)", nil, 2)})
 	wantInvalid(t, err, "Invalid null value for partition key part k")
 	if n := count(t, s, "kv"); n != 0 {
 		t.Errorf("a batch that failed wrote %d rows", n)
@@ -139,7 +140,7 @@ func TestBatchRules(t *testing.T) {
 	// Statements without a timestamp share the batch's.
 	clock := newClock()
 	s = newSession(t, kvSchema, WithClock(clock.Now))
-	err = s.Batch(ctx, cqlgen.Unlogged, []cqlgen.Query{
+	err = s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{
 		q("INSERT INTO kv (k, c, a) VALUES (?, ?, ?)", "k", 1, "x"),
 		q("INSERT INTO kv (k, c, a) VALUES (?, ?, ?) USING TIMESTAMP 7", "k", 2, "y"),
 		q("INSERT INTO kv (k, c, a) VALUES (?, ?, ?)", "j", 3, "z"),
@@ -169,7 +170,7 @@ func TestHookFailsBeforeOrAfterApplying(t *testing.T) {
 		n++
 		return fail[n]
 	}))
-	ins := func(c int) cqlgen.Query { return q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", c) }
+	ins := func(c int) cqldriver.Query { return q("INSERT INTO kv (k, c) VALUES (?, ?)", "k", c) }
 
 	fail = map[int]error{1: errDown, 2: LostReply(errTimeout), 3: LostReply(nil)}
 	if err := s.Exec(ctx, ins(1)); err != errDown {
@@ -178,7 +179,7 @@ func TestHookFailsBeforeOrAfterApplying(t *testing.T) {
 	if err := s.Exec(ctx, ins(2)); err != errTimeout {
 		t.Errorf("call 2: %v, want the lost reply's error itself", err)
 	}
-	err := s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{ins(3), ins(4)})
+	err := s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{ins(3), ins(4)})
 	wantErr(t, err, "reply was lost")
 	if rows := selectAll(t, s, 0, 1, "SELECT c FROM kv WHERE k = ?", "k"); len(rows) != 3 {
 		t.Errorf("rows %v: want 2, 3 and 4, which applied, and not 1", rows)

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/gocql/gocql"
 )
 
@@ -54,14 +55,14 @@ func TestDeleteThenInsertTimestamps(t *testing.T) {
 	}
 
 	// The same in one batch, as a careless DeleteThenInsert would send it.
-	err := s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{q(del, int64(300), "w", 1), q(ins, "w", 1, "v", int64(300))})
+	err := s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{q(del, int64(300), "w", 1), q(ins, "w", 1, "v", int64(300))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, s, "kv"); n != 1 {
 		t.Errorf("batch of a delete and an insert at one timestamp: %d rows, want 1", n)
 	}
-	err = s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{q(del, int64(300), "w", 1), q(ins, "w", 1, "v", int64(301))})
+	err = s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{q(del, int64(300), "w", 1), q(ins, "w", 1, "v", int64(301))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestLightweightTransactions(t *testing.T) {
 // Of many concurrent conditional inserts of one key (as callers acquire
 // an idempotency key's lease), one applies.
 func TestConcurrentConditionalInserts(t *testing.T) {
-	s := newSession(t, cqlgen.IdempotencyTableCQL)
+	s := newSession(t, cqlgenimpl.IdempotencyTableCQL)
 	const acquire = "INSERT INTO cqlgen_idempotency (key, owner) VALUES (?, ?) IF NOT EXISTS"
 	results := make(chan bool, 32)
 	for range cap(results) {
@@ -386,7 +387,7 @@ func TestCASOnStaticAndRow(t *testing.T) {
 	if ok || cur["sv"] != int64(10) {
 		t.Errorf("row b on a stale static version: applied %v, current %v; want not applied, sv 10", ok, cur)
 	}
-	if ok, cur := cas("jen", int64(11), cqlgen.Unset, "o1", "b", nil, int64(10)); !ok {
+	if ok, cur := cas("jen", int64(11), cqldriver.Unset, "o1", "b", nil, int64(10)); !ok {
 		t.Errorf("row b on the static version read, leaving it unset: not applied, %v", cur)
 	}
 	// Row a's condition on its own version holds, the static's no longer.

@@ -4,17 +4,16 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/gocql/gocql"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-func init() { cqlgen.RegisterCodec("gocql", codec{}) }
+func init() { cqldriver.RegisterCodec("gocql", codec{}) }
 
-// codec is gocql's marshaller as a cqlgen.Codec.
+// codec is gocql's marshaller as a cqldriver.Codec.
 type codec struct{}
 
-func (codec) Marshal(t *cqlgen.Type, v any) ([]byte, error) {
+func (codec) Marshal(t *cqldriver.Type, v any) ([]byte, error) {
 	info, err := typeInfo(t)
 	if err != nil {
 		return nil, err
@@ -22,7 +21,7 @@ func (codec) Marshal(t *cqlgen.Type, v any) ([]byte, error) {
 	return gocql.Marshal(info, Value(v))
 }
 
-func (codec) Unmarshal(t *cqlgen.Type, data []byte, dst any) error {
+func (codec) Unmarshal(t *cqldriver.Type, data []byte, dst any) error {
 	info, err := typeInfo(t)
 	if err != nil {
 		return err
@@ -34,10 +33,10 @@ func (codec) Unmarshal(t *cqlgen.Type, data []byte, dst any) error {
 // protocol 2 and older encode collections differently.
 const protoVersion = 4
 
-var infos sync.Map // *cqlgen.Type → gocql.TypeInfo
+var infos sync.Map // *cqldriver.Type → gocql.TypeInfo
 
 // typeInfo is gocql's TypeInfo for t.
-func typeInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+func typeInfo(t *cqldriver.Type) (gocql.TypeInfo, error) {
 	if i, ok := infos.Load(t); ok {
 		return i.(gocql.TypeInfo), nil
 	}
@@ -49,21 +48,21 @@ func typeInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 	return i, nil
 }
 
-func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+func buildInfo(t *cqldriver.Type) (gocql.TypeInfo, error) {
 	switch t.Kind {
-	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+	case cqldriver.TypeList, cqldriver.TypeSet, cqldriver.TypeMap:
 		elem, err := buildInfo(t.Elem)
 		if err != nil {
 			return nil, err
 		}
 		c := gocql.CollectionType{NativeType: gocql.NewNativeType(protoVersion, gocql.Type(t.Kind), ""), Elem: elem}
-		if t.Kind == cqlgen.TypeMap {
+		if t.Kind == cqldriver.TypeMap {
 			if c.Key, err = buildInfo(t.Key); err != nil {
 				return nil, err
 			}
 		}
 		return c, nil
-	case cqlgen.TypeUDT:
+	case cqldriver.TypeUDT:
 		u := gocql.UDTTypeInfo{NativeType: gocql.NewNativeType(protoVersion, gocql.TypeUDT, ""), Name: t.Name}
 		for _, f := range t.Fields {
 			fi, err := buildInfo(f.Type)
@@ -73,9 +72,9 @@ func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 			u.Elements = append(u.Elements, gocql.UDTField{Name: f.Name, Type: fi})
 		}
 		return u, nil
-	case cqlgen.TypeTuple:
+	case cqldriver.TypeTuple:
 		return nil, fmt.Errorf("cqlgen/gocqlv1: tuples are not supported")
-	case cqlgen.TypeCustom:
+	case cqldriver.TypeCustom:
 		// vector<float, n>: gocql v1.7.0 knows no vectors; the values
 		// that go in one (cqlgenimpl.Vector) encode themselves.
 		return gocql.NewNativeType(protoVersion, gocql.TypeCustom, t.CQL), nil
@@ -83,20 +82,20 @@ func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 	return gocql.NewNativeType(protoVersion, gocql.Type(t.Kind), ""), nil
 }
 
-// cqlType is the cqlgen.Type of a gocql TypeInfo, for the values that
-// decode themselves (cqlgen.ValueUnmarshaler). It goes through
-// cqlgen.ParseType, so that each type has one *cqlgen.Type, which infos
+// cqlType is the cqldriver.Type of a gocql TypeInfo, for the values that
+// decode themselves (cqldriver.ValueUnmarshaler). It goes through
+// cqldriver.ParseType, so that each type has one *cqldriver.Type, which infos
 // caches once.
-func cqlType(info gocql.TypeInfo) *cqlgen.Type {
+func cqlType(info gocql.TypeInfo) *cqldriver.Type {
 	s := cqlString(info)
-	if t, err := cqlgen.ParseType(s); err == nil {
+	if t, err := cqldriver.ParseType(s); err == nil {
 		return t
 	}
 	// A type ParseType does not read (a tuple): described, not cached.
-	return &cqlgen.Type{Kind: cqlgen.TypeKind(info.Type()), CQL: s}
+	return &cqldriver.Type{Kind: cqldriver.TypeKind(info.Type()), CQL: s}
 }
 
-// cqlString writes info the way cqlgen.ParseType reads types.
+// cqlString writes info the way cqldriver.ParseType reads types.
 func cqlString(info gocql.TypeInfo) string {
 	switch x := info.(type) {
 	case gocql.CollectionType:
@@ -122,17 +121,17 @@ func cqlString(info gocql.TypeInfo) string {
 	return info.Type().String()
 }
 
-// Value is v as gocql binds it: the runtime's own values (cqlgen.Unset,
-// cqlgen.Encoded, a cqlgen.ValueMarshaler) become gocql's. Other values
+// Value is v as gocql binds it: the runtime's own values (cqldriver.Unset,
+// cqldriver.Encoded, a cqldriver.ValueMarshaler) become gocql's. Other values
 // are returned as they are.
 func Value(v any) any {
 	switch x := v.(type) {
-	case cqlgen.Encoded:
+	case cqldriver.Encoded:
 		return encoded(x)
-	case cqlgen.ValueMarshaler:
+	case cqldriver.ValueMarshaler:
 		return marshaler{x}
 	}
-	if cqlgen.IsUnset(v) {
+	if cqldriver.IsUnset(v) {
 		return gocql.UnsetValue
 	}
 	return v
@@ -140,31 +139,31 @@ func Value(v any) any {
 
 // values converts vs with Value, copying the slice only when a value
 // changes.
-func values(vs []any) []any { return cqlgen.ConvertValues(vs, Value) }
+func values(vs []any) []any { return cqldriver.ConvertValues(vs, Value) }
 
-// Dest is dst as gocql scans into it: a cqlgen.ValueUnmarshaler becomes a
+// Dest is dst as gocql scans into it: a cqldriver.ValueUnmarshaler becomes a
 // gocql.Unmarshaler.
 func Dest(dst any) any {
-	if u, ok := dst.(cqlgen.ValueUnmarshaler); ok {
+	if u, ok := dst.(cqldriver.ValueUnmarshaler); ok {
 		return unmarshaler{u}
 	}
 	return dst
 }
 
 // dests converts ds with Dest, copying the slice only when one changes.
-func dests(ds []any) []any { return cqlgen.ConvertDests(ds, Dest) }
+func dests(ds []any) []any { return cqldriver.ConvertDests(ds, Dest) }
 
 type encoded []byte
 
 func (e encoded) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return e, nil }
 
-type marshaler struct{ m cqlgen.ValueMarshaler }
+type marshaler struct{ m cqldriver.ValueMarshaler }
 
 func (m marshaler) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 	return m.m.MarshalCQLValue(cqlType(info))
 }
 
-type unmarshaler struct{ u cqlgen.ValueUnmarshaler }
+type unmarshaler struct{ u cqldriver.ValueUnmarshaler }
 
 func (u unmarshaler) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	return u.u.UnmarshalCQLValue(cqlType(info), data)

@@ -8,7 +8,7 @@
 //	s := gocqlv1.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
 //	tracks := music.NewTrackRepo(s)
 //
-// Importing it also registers gocql's marshaller as a cqlgen.Codec, with
+// Importing it also registers gocql's marshaller as a cqldriver.Codec, with
 // which the runtime encodes the keys it keeps itself. For the ASF's
 // github.com/apache/cassandra-gocql-driver/v2, use the module
 // github.com/cqlgen/cqlgen/runtime/gocqlv2 instead; the generated code
@@ -26,21 +26,25 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
-// NewSession is cqlgen.NewSession(New(s), opts).
+// NewSession makes the Session generated repositories run on, over s: the
+// runtime's session (consistency per statement kind, retries, batch
+// limits, observers; see cqlgen.SessionOptions) on the Driver New(s).
 func NewSession(s *gocql.Session, opts *cqlgen.SessionOptions) cqlgen.Session {
-	return cqlgen.NewSession(New(s), opts)
+	return engine.NewSession(New(s), opts)
 }
 
-// New adapts a gocql session to cqlgen.Driver.
+// New adapts a gocql session to cqldriver.Driver.
 //
 // The QueryObserver and BatchObserver of the session's cluster
 // configuration keep seeing every attempt of observed requests: setting a
 // query's own observer replaces the cluster's in gocql, so the driver
 // chains them.
-func New(s *gocql.Session) cqlgen.Driver {
+func New(s *gocql.Session) cqldriver.Driver {
 	d := &driver{s: s}
 	d.chainQuery, d.chainBatch = clusterObservers(s)
 	return d
@@ -54,14 +58,14 @@ type driver struct {
 
 // query builds the gocql query of r, and the retry policy it runs with.
 // Give both back with release once gocql is done with them.
-func (d *driver) query(ctx context.Context, r *cqlgen.Request) (*gocql.Query, *retryPolicy) {
+func (d *driver) query(ctx context.Context, r *cqldriver.Request) (*gocql.Query, *retryPolicy) {
 	q := d.s.Query(r.CQL, values(r.Values)...).WithContext(ctx)
 	q.Idempotent(r.Idempotent).Consistency(gocql.Consistency(r.Consistency))
 	if r.SerialConsistency != 0 {
 		q.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
 	}
 	if r.Paged {
-		if r.PageSize > 0 || r.PageSize == cqlgen.Unpaged {
+		if r.PageSize > 0 || r.PageSize == cqldriver.Unpaged {
 			q.PageSize(max(r.PageSize, 0)) // 0 turns paging off
 		}
 		// Also turns gocql's automatic paging off.
@@ -86,14 +90,14 @@ func release(q *gocql.Query, p *retryPolicy) {
 	q.Release()
 }
 
-func (d *driver) Exec(ctx context.Context, r *cqlgen.Request) error {
+func (d *driver) Exec(ctx context.Context, r *cqldriver.Request) error {
 	q, p := d.query(ctx, r)
 	err := q.Exec()
 	release(q, p)
 	return classify(err)
 }
 
-func (d *driver) Iter(ctx context.Context, r *cqlgen.Request) cqlgen.DriverIter {
+func (d *driver) Iter(ctx context.Context, r *cqldriver.Request) cqldriver.DriverIter {
 	q, p := d.query(ctx, r)
 	it := q.Iter()
 	release(q, p) // the page is fetched; the Iter no longer needs it
@@ -109,14 +113,14 @@ func (i iter) Scan(dest ...any) bool { return i.it.Scan(dests(dest)...) }
 func (i iter) PageState() []byte     { return i.it.PageState() }
 func (i iter) Close() error          { return classify(i.it.Close()) }
 
-func (d *driver) ScanCAS(ctx context.Context, r *cqlgen.Request, dest ...any) (bool, error) {
+func (d *driver) ScanCAS(ctx context.Context, r *cqldriver.Request, dest ...any) (bool, error) {
 	q, p := d.query(ctx, r)
 	applied, err := q.ScanCAS(dests(dest)...)
 	release(q, p)
 	return applied, classify(err)
 }
 
-func (d *driver) MapScanCAS(ctx context.Context, r *cqlgen.Request, current map[string]any) error {
+func (d *driver) MapScanCAS(ctx context.Context, r *cqldriver.Request, current map[string]any) error {
 	q, p := d.query(ctx, r)
 	// The result's columns depend on the row found, not on the prepared
 	// statement: its metadata must come with it.
@@ -127,7 +131,7 @@ func (d *driver) MapScanCAS(ctx context.Context, r *cqlgen.Request, current map[
 	return classify(err)
 }
 
-func (d *driver) Batch(ctx context.Context, r *cqlgen.BatchRequest) error {
+func (d *driver) Batch(ctx context.Context, r *cqldriver.BatchRequest) error {
 	typ := gocql.UnloggedBatch
 	if r.Logged {
 		typ = gocql.LoggedBatch
@@ -164,11 +168,11 @@ func (d *driver) RoutingKey(ctx context.Context, cql string, vs []any) (string, 
 // retryPolicy is a request's hooks as gocql's RetryPolicy. They are
 // pooled: a struct of one interface would be allocated each time it
 // became gocql's RetryPolicy interface, on every statement.
-type retryPolicy struct{ h cqlgen.AttemptHooks }
+type retryPolicy struct{ h cqldriver.AttemptHooks }
 
 var retryPolicies = sync.Pool{New: func() any { return new(retryPolicy) }}
 
-func newRetryPolicy(h cqlgen.AttemptHooks) *retryPolicy {
+func newRetryPolicy(h cqldriver.AttemptHooks) *retryPolicy {
 	p := retryPolicies.Get().(*retryPolicy)
 	p.h = h
 	return p
@@ -189,16 +193,16 @@ func (p *retryPolicy) Attempt(q gocql.RetryableQuery) bool {
 
 func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
 	switch p.h.RetryType(classify(err)) {
-	case cqlgen.Retry:
+	case cqldriver.Retry:
 		return gocql.Retry
-	case cqlgen.RetryNextHost:
+	case cqldriver.RetryNextHost:
 		return gocql.RetryNextHost
 	}
 	return gocql.Rethrow
 }
 
 type queryObserver struct {
-	h     cqlgen.AttemptHooks
+	h     cqldriver.AttemptHooks
 	chain gocql.QueryObserver
 }
 
@@ -206,14 +210,14 @@ func (o queryObserver) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) 
 	if o.chain != nil {
 		o.chain.ObserveQuery(ctx, q)
 	}
-	o.h.Observe(ctx, cqlgen.Attempt{
+	o.h.Observe(ctx, cqldriver.Attempt{
 		N: q.Attempt, Start: q.Start, End: q.End, Err: classify(q.Err),
 		Host: hostPort(q.Host), Keyspace: q.Keyspace, Rows: q.Rows,
 	})
 }
 
 type batchObserver struct {
-	h     cqlgen.AttemptHooks
+	h     cqldriver.AttemptHooks
 	chain gocql.BatchObserver
 }
 
@@ -221,7 +225,7 @@ func (o batchObserver) ObserveBatch(ctx context.Context, b gocql.ObservedBatch) 
 	if o.chain != nil {
 		o.chain.ObserveBatch(ctx, b)
 	}
-	o.h.Observe(ctx, cqlgen.Attempt{
+	o.h.Observe(ctx, cqldriver.Attempt{
 		N: b.Attempt, Start: b.Start, End: b.End, Err: classify(b.Err),
 		Host: hostPort(b.Host), Keyspace: b.Keyspace,
 	})
@@ -235,18 +239,18 @@ func hostPort(h *gocql.HostInfo) string {
 	return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
 }
 
-// classify wraps a gocql error in a *cqlgen.DriverError that says what
+// classify wraps a gocql error in a *cqldriver.DriverError that says what
 // kind it is; nil stays nil, and so do errors already classified and the
 // context's.
 func classify(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	var d *cqlgen.DriverError
+	var d *cqldriver.DriverError
 	if errors.As(err, &d) {
 		return err
 	}
-	e := &cqlgen.DriverError{Err: err}
+	e := &cqldriver.DriverError{Err: err}
 	var (
 		unavailable  *gocql.RequestErrUnavailable
 		writeTimeout *gocql.RequestErrWriteTimeout
@@ -259,27 +263,27 @@ func classify(err error) error {
 	// by hand (as tests do), and the type says it all.
 	switch {
 	case errors.As(err, &unavailable):
-		e.Kind, e.Code = cqlgen.ErrorServer, cqlgen.CodeUnavailable
+		e.Kind, e.Code = cqldriver.ErrorServer, cqldriver.CodeUnavailable
 	case errors.As(err, &writeTimeout):
-		e.Kind, e.Code, e.WriteType = cqlgen.ErrorServer, cqlgen.CodeWriteTimeout, writeTimeout.WriteType
+		e.Kind, e.Code, e.WriteType = cqldriver.ErrorServer, cqldriver.CodeWriteTimeout, writeTimeout.WriteType
 	case errors.As(err, &writeFailure):
-		e.Kind, e.Code, e.WriteType = cqlgen.ErrorServer, cqlgen.CodeWriteFailure, writeFailure.WriteType
+		e.Kind, e.Code, e.WriteType = cqldriver.ErrorServer, cqldriver.CodeWriteFailure, writeFailure.WriteType
 	case errors.As(err, &readTimeout):
-		e.Kind, e.Code = cqlgen.ErrorServer, cqlgen.CodeReadTimeout
+		e.Kind, e.Code = cqldriver.ErrorServer, cqldriver.CodeReadTimeout
 	case errors.As(err, &casUnknown):
-		e.Kind, e.Code = cqlgen.ErrorServer, cqlgen.CodeCASWriteUnknown
+		e.Kind, e.Code = cqldriver.ErrorServer, cqldriver.CodeCASWriteUnknown
 	case errors.As(err, &reqErr):
-		e.Kind, e.Code = cqlgen.ErrorServer, reqErr.Code()
+		e.Kind, e.Code = cqldriver.ErrorServer, reqErr.Code()
 	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrNoConnectionsStarted),
 		errors.Is(err, gocql.ErrUnavailable):
-		e.Kind = cqlgen.ErrorNoConnections
+		e.Kind = cqldriver.ErrorNoConnections
 	case errors.Is(err, gocql.ErrTimeoutNoResponse):
-		e.Kind = cqlgen.ErrorNoResponse
+		e.Kind = cqldriver.ErrorNoResponse
 	case errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrNoStreams),
 		errors.Is(err, gocql.ErrTooManyTimeouts):
-		e.Kind = cqlgen.ErrorConnection
+		e.Kind = cqldriver.ErrorConnection
 	case errors.Is(err, gocql.ErrSessionClosed):
-		e.Kind = cqlgen.ErrorSessionClosed
+		e.Kind = cqldriver.ErrorSessionClosed
 	}
 	return e
 }

@@ -10,7 +10,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
 // codeErr stands for the request errors gocql reports as an unexported
@@ -22,7 +24,7 @@ func (c codeErr) Message() string { return fmt.Sprintf("code %#x", int(c)) }
 func (c codeErr) Error() string   { return c.Message() }
 
 // gocql's errors, classified, get the retry decisions the runtime
-// documents at cqlgen.Retryable: the adapter's classification and the
+// documents at cqlgenimpl.Retryable: the adapter's classification and the
 // runtime's decision, end to end.
 func TestGocqlErrorsClassifyAndRetry(t *testing.T) {
 	type want struct{ retry, next bool }
@@ -64,10 +66,10 @@ func TestGocqlErrorsClassifyAndRetry(t *testing.T) {
 	} {
 		err := classify(c.err)
 		for _, k := range []struct {
-			kind cqlgen.StatementKind
+			kind cqldriver.StatementKind
 			want want
 		}{{cqlgen.Write, c.write}, {cqlgen.Conditional, c.cond}, {cqlgen.Read, c.read}} {
-			retry, next := cqlgen.Retryable(err, k.kind)
+			retry, next := cqlgenimpl.Retryable(err, k.kind)
 			if (want{retry, next}) != k.want {
 				t.Errorf("%s, %v: retry, next = %v, %v; want %v, %v", c.name, k.kind, retry, next, k.want.retry, k.want.next)
 			}
@@ -113,19 +115,19 @@ type hooks struct {
 	attempts   int
 	idempotent bool
 	err        error
-	rt         cqlgen.RetryType
+	rt         cqldriver.RetryType
 }
 
 func (h *hooks) Attempt(n int, idempotent bool) bool {
 	h.attempts, h.idempotent = n, idempotent
 	return idempotent
 }
-func (h *hooks) RetryType(err error) cqlgen.RetryType    { h.err = err; return h.rt }
-func (h *hooks) Observe(context.Context, cqlgen.Attempt) {}
-func (h *hooks) Observed() bool                          { return false }
+func (h *hooks) RetryType(err error) cqldriver.RetryType    { h.err = err; return h.rt }
+func (h *hooks) Observe(context.Context, cqldriver.Attempt) {}
+func (h *hooks) Observed() bool                             { return false }
 
 func TestRetryPolicyBridgesHooks(t *testing.T) {
-	h := &hooks{rt: cqlgen.RetryNextHost}
+	h := &hooks{rt: cqldriver.RetryNextHost}
 	p := newRetryPolicy(h)
 	if !p.Attempt(&fakeQuery{attempts: 2, idempotent: true}) || h.attempts != 2 || !h.idempotent {
 		t.Errorf("Attempt of an idempotent query: hooks saw %+v", h)
@@ -136,7 +138,7 @@ func TestRetryPolicyBridgesHooks(t *testing.T) {
 	if got := p.GetRetryType(gocql.ErrTimeoutNoResponse); got != gocql.RetryNextHost || !errors.Is(h.err, cqlgen.ErrNoResponse) {
 		t.Errorf("retry type %v, hooks saw %v", got, h.err)
 	}
-	for rt, want := range map[cqlgen.RetryType]gocql.RetryType{cqlgen.Retry: gocql.Retry, cqlgen.Rethrow: gocql.Rethrow} {
+	for rt, want := range map[cqldriver.RetryType]gocql.RetryType{cqldriver.Retry: gocql.Retry, cqldriver.Rethrow: gocql.Rethrow} {
 		h.rt = rt
 		if got := p.GetRetryType(gocql.ErrTimeoutNoResponse); got != want {
 			t.Errorf("%v became %v", rt, got)
@@ -179,7 +181,7 @@ func TestCodecTypesAreCachedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := cqlType(info), cqlType(info); a != b || a.Kind != cqlgen.TypeSet || a.Elem.Kind != cqlgen.TypeVarchar {
+	if a, b := cqlType(info), cqlType(info); a != b || a.Kind != cqldriver.TypeSet || a.Elem.Kind != cqldriver.TypeVarchar {
 		t.Errorf("cqlType gives %p %+v and %p: want one cached *Type of set<text>", a, a, b)
 	}
 	u := mustType(t, "udt<addr, city text, zip int>")
@@ -189,14 +191,14 @@ func TestCodecTypesAreCachedOnce(t *testing.T) {
 	}
 	// Each type info maps to one *Type however often it is seen (scans
 	// ask for every row), so that the codec's cache stays bounded.
-	if a, b := cqlType(ui), cqlType(ui); a != b || a.Kind != cqlgen.TypeUDT || len(a.Fields) != 2 || a.Fields[1].Type.Kind != cqlgen.TypeInt {
+	if a, b := cqlType(ui), cqlType(ui); a != b || a.Kind != cqldriver.TypeUDT || len(a.Fields) != 2 || a.Fields[1].Type.Kind != cqldriver.TypeInt {
 		t.Errorf("a UDT's type info maps to %p %+v, then %p", a, a, b)
 	}
 }
 
-func mustType(t *testing.T, s string) *cqlgen.Type {
+func mustType(t *testing.T, s string) *cqldriver.Type {
 	t.Helper()
-	ty, err := cqlgen.ParseType(s)
+	ty, err := cqldriver.ParseType(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,15 @@ import (
 	"sync"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
-func init() { cqlgen.RegisterCodec("gocql-v2", codec{}) }
+func init() { cqldriver.RegisterCodec("gocql-v2", codec{}) }
 
-// codec is the v2 driver's marshaller as a cqlgen.Codec.
+// codec is the v2 driver's marshaller as a cqldriver.Codec.
 type codec struct{}
 
-func (codec) Marshal(t *cqlgen.Type, v any) ([]byte, error) {
+func (codec) Marshal(t *cqldriver.Type, v any) ([]byte, error) {
 	info, err := typeInfo(t)
 	if err != nil {
 		return nil, err
@@ -24,7 +23,7 @@ func (codec) Marshal(t *cqlgen.Type, v any) ([]byte, error) {
 	return gocql.Marshal(info, Value(v))
 }
 
-func (codec) Unmarshal(t *cqlgen.Type, data []byte, dst any) error {
+func (codec) Unmarshal(t *cqldriver.Type, data []byte, dst any) error {
 	info, err := typeInfo(t)
 	if err != nil {
 		return err
@@ -38,12 +37,12 @@ func (codec) Unmarshal(t *cqlgen.Type, data []byte, dst any) error {
 const protoVersion = 5
 
 // infos caches type infos by the type's CQL, which names it whole
-// (ParseType's form); keying by the *cqlgen.Type would grow without bound
+// (ParseType's form); keying by the *cqldriver.Type would grow without bound
 // for the types cqlType makes afresh for every value decoded.
 var infos sync.Map // string → gocql.TypeInfo
 
 // typeInfo is the v2 driver's TypeInfo for t.
-func typeInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+func typeInfo(t *cqldriver.Type) (gocql.TypeInfo, error) {
 	if t == nil {
 		return nil, fmt.Errorf("cqlgen/gocqlv2: no type")
 	}
@@ -61,11 +60,11 @@ func typeInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 	return i, nil
 }
 
-func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
+func buildInfo(t *cqldriver.Type) (gocql.TypeInfo, error) {
 	switch t.Kind {
-	case cqlgen.TypeList, cqlgen.TypeSet, cqlgen.TypeMap:
+	case cqldriver.TypeList, cqldriver.TypeSet, cqldriver.TypeMap:
 		return collectionInfo(t)
-	case cqlgen.TypeUDT:
+	case cqldriver.TypeUDT:
 		u := gocql.UDTTypeInfo{Name: t.Name, Elements: make([]gocql.UDTField, 0, len(t.Fields))}
 		for _, f := range t.Fields {
 			fi, err := buildInfo(f.Type)
@@ -75,9 +74,9 @@ func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 			u.Elements = append(u.Elements, gocql.UDTField{Name: f.Name, Type: fi})
 		}
 		return u, nil
-	case cqlgen.TypeTuple:
+	case cqldriver.TypeTuple:
 		return nil, fmt.Errorf("cqlgen/gocqlv2: tuples are not supported")
-	case cqlgen.TypeCustom:
+	case cqldriver.TypeCustom:
 		if !t.IsVector() || t.Elem == nil || t.Dimensions <= 0 {
 			return nil, fmt.Errorf("cqlgen/gocqlv2: unsupported custom type %q", t.CQL)
 		}
@@ -102,11 +101,11 @@ func buildInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 // as a stand-in, and its exported Elem and Key are then replaced by the
 // element types built here, which may be user-defined types the parser
 // could not read from a name.
-func collectionInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
-	if t.Elem == nil || (t.Kind == cqlgen.TypeMap && t.Key == nil) {
+func collectionInfo(t *cqldriver.Type) (gocql.TypeInfo, error) {
+	if t.Elem == nil || (t.Kind == cqldriver.TypeMap && t.Key == nil) {
 		return nil, fmt.Errorf("cqlgen/gocqlv2: collection type %q without its element types", t.CQL)
 	}
-	shape := map[cqlgen.TypeKind]string{cqlgen.TypeList: "list<blob>", cqlgen.TypeSet: "set<blob>", cqlgen.TypeMap: "map<blob, blob>"}[t.Kind]
+	shape := map[cqldriver.TypeKind]string{cqldriver.TypeList: "list<blob>", cqldriver.TypeSet: "set<blob>", cqldriver.TypeMap: "map<blob, blob>"}[t.Kind]
 	info, err := parseInfo(shape)
 	if err != nil {
 		return nil, err
@@ -118,7 +117,7 @@ func collectionInfo(t *cqlgen.Type) (gocql.TypeInfo, error) {
 	if c.Elem, err = buildInfo(t.Elem); err != nil {
 		return nil, err
 	}
-	if t.Kind == cqlgen.TypeMap {
+	if t.Kind == cqldriver.TypeMap {
 		if c.Key, err = buildInfo(t.Key); err != nil {
 			return nil, err
 		}
@@ -139,42 +138,42 @@ func parseInfo(name string) (info gocql.TypeInfo, err error) {
 }
 
 // nativeNames are the CQL names of the native types, by kind.
-var nativeNames = map[cqlgen.TypeKind]string{
-	cqlgen.TypeAscii: "ascii", cqlgen.TypeBigInt: "bigint", cqlgen.TypeBlob: "blob",
-	cqlgen.TypeBoolean: "boolean", cqlgen.TypeCounter: "counter", cqlgen.TypeDecimal: "decimal",
-	cqlgen.TypeDouble: "double", cqlgen.TypeFloat: "float", cqlgen.TypeInt: "int",
-	cqlgen.TypeText: "text", cqlgen.TypeTimestamp: "timestamp", cqlgen.TypeUUID: "uuid",
-	cqlgen.TypeVarchar: "varchar", cqlgen.TypeVarint: "varint", cqlgen.TypeTimeUUID: "timeuuid",
-	cqlgen.TypeInet: "inet", cqlgen.TypeDate: "date", cqlgen.TypeTime: "time",
-	cqlgen.TypeSmallInt: "smallint", cqlgen.TypeTinyInt: "tinyint", cqlgen.TypeDuration: "duration",
+var nativeNames = map[cqldriver.TypeKind]string{
+	cqldriver.TypeAscii: "ascii", cqldriver.TypeBigInt: "bigint", cqldriver.TypeBlob: "blob",
+	cqldriver.TypeBoolean: "boolean", cqldriver.TypeCounter: "counter", cqldriver.TypeDecimal: "decimal",
+	cqldriver.TypeDouble: "double", cqldriver.TypeFloat: "float", cqldriver.TypeInt: "int",
+	cqldriver.TypeText: "text", cqldriver.TypeTimestamp: "timestamp", cqldriver.TypeUUID: "uuid",
+	cqldriver.TypeVarchar: "varchar", cqldriver.TypeVarint: "varint", cqldriver.TypeTimeUUID: "timeuuid",
+	cqldriver.TypeInet: "inet", cqldriver.TypeDate: "date", cqldriver.TypeTime: "time",
+	cqldriver.TypeSmallInt: "smallint", cqldriver.TypeTinyInt: "tinyint", cqldriver.TypeDuration: "duration",
 }
 
-// cqlType is the cqlgen.Type of a v2 TypeInfo, as the values that decode
-// or encode themselves (cqlgen.ValueUnmarshaler, cqlgen.ValueMarshaler)
+// cqlType is the cqldriver.Type of a v2 TypeInfo, as the values that decode
+// or encode themselves (cqldriver.ValueUnmarshaler, cqldriver.ValueMarshaler)
 // are given it. Its CQL is in ParseType's form.
-func cqlType(info gocql.TypeInfo) *cqlgen.Type {
+func cqlType(info gocql.TypeInfo) *cqldriver.Type {
 	switch x := info.(type) {
 	case nil:
-		return &cqlgen.Type{Kind: cqlgen.TypeCustom}
+		return &cqldriver.Type{Kind: cqldriver.TypeCustom}
 	case gocql.CollectionType:
-		t := &cqlgen.Type{Kind: cqlgen.TypeKind(x.Type()), Elem: cqlType(x.Elem)}
+		t := &cqldriver.Type{Kind: cqldriver.TypeKind(x.Type()), Elem: cqlType(x.Elem)}
 		switch t.Kind {
-		case cqlgen.TypeMap:
+		case cqldriver.TypeMap:
 			t.Key = cqlType(x.Key)
 			t.CQL = "map<" + t.Key.CQL + ", " + t.Elem.CQL + ">"
-		case cqlgen.TypeSet:
+		case cqldriver.TypeSet:
 			t.CQL = "set<" + t.Elem.CQL + ">"
 		default:
 			t.CQL = "list<" + t.Elem.CQL + ">"
 		}
 		return t
 	case gocql.UDTTypeInfo:
-		t := &cqlgen.Type{Kind: cqlgen.TypeUDT, Name: x.Name}
+		t := &cqldriver.Type{Kind: cqldriver.TypeUDT, Name: x.Name}
 		var b strings.Builder
 		b.WriteString("udt<" + x.Name)
 		for _, e := range x.Elements {
 			ft := cqlType(e.Type)
-			t.Fields = append(t.Fields, cqlgen.TypeField{Name: e.Name, Type: ft})
+			t.Fields = append(t.Fields, cqldriver.TypeField{Name: e.Name, Type: ft})
 			b.WriteString(", " + e.Name + " " + ft.CQL)
 		}
 		b.WriteString(">")
@@ -182,36 +181,36 @@ func cqlType(info gocql.TypeInfo) *cqlgen.Type {
 		return t
 	case gocql.VectorType:
 		elem := cqlType(x.SubType)
-		return &cqlgen.Type{
-			Kind: cqlgen.TypeCustom, Name: "vector", Elem: elem, Dimensions: x.Dimensions,
+		return &cqldriver.Type{
+			Kind: cqldriver.TypeCustom, Name: "vector", Elem: elem, Dimensions: x.Dimensions,
 			CQL: "vector<" + elem.CQL + ", " + strconv.Itoa(x.Dimensions) + ">",
 		}
 	case gocql.TupleTypeInfo:
-		return &cqlgen.Type{Kind: cqlgen.TypeTuple, CQL: "tuple"}
+		return &cqldriver.Type{Kind: cqldriver.TypeTuple, CQL: "tuple"}
 	}
-	k := cqlgen.TypeKind(info.Type())
-	if k == cqlgen.TypeText || k == cqlgen.TypeVarchar {
+	k := cqldriver.TypeKind(info.Type())
+	if k == cqldriver.TypeText || k == cqldriver.TypeVarchar {
 		// Cassandra reports text columns as varchar; ParseType reads
 		// both names as the one kind, and generated code writes text.
-		return &cqlgen.Type{Kind: cqlgen.TypeVarchar, CQL: "text"}
+		return &cqldriver.Type{Kind: cqldriver.TypeVarchar, CQL: "text"}
 	}
 	if name, ok := nativeNames[k]; ok {
-		return &cqlgen.Type{Kind: k, CQL: name}
+		return &cqldriver.Type{Kind: k, CQL: name}
 	}
-	return &cqlgen.Type{Kind: k, CQL: fmt.Sprintf("%T", info)}
+	return &cqldriver.Type{Kind: k, CQL: fmt.Sprintf("%T", info)}
 }
 
 // Value is v as the v2 driver binds it: the runtime's own values
-// (cqlgen.Unset, cqlgen.Encoded, a cqlgen.ValueMarshaler) become the
+// (cqldriver.Unset, cqldriver.Encoded, a cqldriver.ValueMarshaler) become the
 // driver's. Other values are returned as they are.
 func Value(v any) any {
 	switch x := v.(type) {
-	case cqlgen.Encoded:
+	case cqldriver.Encoded:
 		return encoded(x)
-	case cqlgen.ValueMarshaler:
+	case cqldriver.ValueMarshaler:
 		return marshaler{x}
 	}
-	if cqlgen.IsUnset(v) {
+	if cqldriver.IsUnset(v) {
 		return gocql.UnsetValue
 	}
 	return v
@@ -219,31 +218,31 @@ func Value(v any) any {
 
 // values converts vs with Value, copying the slice only when a value
 // changes.
-func values(vs []any) []any { return cqlgen.ConvertValues(vs, Value) }
+func values(vs []any) []any { return cqldriver.ConvertValues(vs, Value) }
 
-// Dest is dst as the v2 driver scans into it: a cqlgen.ValueUnmarshaler
+// Dest is dst as the v2 driver scans into it: a cqldriver.ValueUnmarshaler
 // becomes a gocql.Unmarshaler.
 func Dest(dst any) any {
-	if u, ok := dst.(cqlgen.ValueUnmarshaler); ok {
+	if u, ok := dst.(cqldriver.ValueUnmarshaler); ok {
 		return unmarshaler{u}
 	}
 	return dst
 }
 
 // dests converts ds with Dest, copying the slice only when one changes.
-func dests(ds []any) []any { return cqlgen.ConvertDests(ds, Dest) }
+func dests(ds []any) []any { return cqldriver.ConvertDests(ds, Dest) }
 
 type encoded []byte
 
 func (e encoded) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return e, nil }
 
-type marshaler struct{ m cqlgen.ValueMarshaler }
+type marshaler struct{ m cqldriver.ValueMarshaler }
 
 func (m marshaler) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 	return m.m.MarshalCQLValue(cqlType(info))
 }
 
-type unmarshaler struct{ u cqlgen.ValueUnmarshaler }
+type unmarshaler struct{ u cqldriver.ValueUnmarshaler }
 
 func (u unmarshaler) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	return u.u.UnmarshalCQLValue(cqlType(info), data)

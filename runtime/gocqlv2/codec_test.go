@@ -10,15 +10,14 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"gopkg.in/inf.v0"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // mustType parses a CQL type as generated code writes it.
-func mustType(t *testing.T, cql string) *cqlgen.Type {
+func mustType(t *testing.T, cql string) *cqldriver.Type {
 	t.Helper()
-	typ, err := cqlgen.ParseType(cql)
+	typ, err := cqldriver.ParseType(cql)
 	if err != nil {
 		t.Fatalf("ParseType(%q): %v", cql, err)
 	}
@@ -36,14 +35,14 @@ func driverInfo(t *testing.T, name string) gocql.TypeInfo {
 	return info
 }
 
-// roundTrip encodes v as cql through cqlgen.Marshal, which must pick this
+// roundTrip encodes v as cql through cqldriver.Marshal, which must pick this
 // package's codec, checks the bytes against the driver's own encoding
 // with the type its parser makes of driverName (when not ""), and decodes
-// them into a new value of dst's type through cqlgen.Unmarshal.
+// them into a new value of dst's type through cqldriver.Unmarshal.
 func roundTrip(t *testing.T, cql, driverName string, v any, dst any) []byte {
 	t.Helper()
 	typ := mustType(t, cql)
-	b, err := cqlgen.Marshal(typ, v)
+	b, err := cqldriver.Marshal(typ, v)
 	if err != nil {
 		t.Fatalf("%s: Marshal(%v): %v", cql, v, err)
 	}
@@ -56,7 +55,7 @@ func roundTrip(t *testing.T, cql, driverName string, v any, dst any) []byte {
 			t.Errorf("%s: encoded %x, the driver encodes %x", cql, b, want)
 		}
 	}
-	if err := cqlgen.Unmarshal(typ, b, dst); err != nil {
+	if err := cqldriver.Unmarshal(typ, b, dst); err != nil {
 		t.Fatalf("%s: Unmarshal(%x): %v", cql, b, err)
 	}
 	return b
@@ -97,7 +96,7 @@ func TestNativeTypesRoundTrip(t *testing.T) {
 		{"varchar", "x", new(string), []byte("x")},
 		{"varint", vi, new(*big.Int), nil},
 	}
-	seen := map[cqlgen.TypeKind]bool{}
+	seen := map[cqldriver.TypeKind]bool{}
 	for _, c := range cases {
 		t.Run(c.cql, func(t *testing.T) {
 			seen[mustType(t, c.cql).Kind] = true
@@ -113,7 +112,7 @@ func TestNativeTypesRoundTrip(t *testing.T) {
 	}
 	// Every native kind cqlgen knows, text and varchar being one.
 	for k := range nativeNames {
-		if k != cqlgen.TypeText && !seen[k] {
+		if k != cqldriver.TypeText && !seen[k] {
 			t.Errorf("no round trip for %s", nativeNames[k])
 		}
 	}
@@ -255,35 +254,35 @@ func TestVectorRoundTrip(t *testing.T) {
 		t.Errorf("decoded %v, want %v", got, v)
 	}
 	// The dimension is the type's: a vector of another length is refused.
-	if _, err := cqlgen.Marshal(mustType(t, "vector<float, 3>"), []float32{1, 2}); err == nil {
+	if _, err := cqldriver.Marshal(mustType(t, "vector<float, 3>"), []float32{1, 2}); err == nil {
 		t.Error("a vector of 2 floats encoded as vector<float, 3>")
 	}
 }
 
-// The driver's own types encode through cqlgen.Marshal once this package
+// The driver's own types encode through cqldriver.Marshal once this package
 // is linked, as the runtime does for the keys it keeps; no other codec is
 // linked into this test, so this one must do it.
 func TestDriverTypesThroughRuntime(t *testing.T) {
 	u := gocql.MustRandomUUID()
-	b, err := cqlgen.MarshalType("uuid", u)
+	b, err := cqldriver.MarshalType("uuid", u)
 	if err != nil || !bytes.Equal(b, u[:]) {
 		t.Fatalf("uuid: %x, %v", b, err)
 	}
 	var gu gocql.UUID
-	if err := cqlgen.Unmarshal(mustType(t, "uuid"), b, &gu); err != nil || gu != u {
+	if err := cqldriver.Unmarshal(mustType(t, "uuid"), b, &gu); err != nil || gu != u {
 		t.Errorf("uuid back: %v, %v", gu, err)
 	}
 	d := gocql.Duration{Months: 14, Days: -3, Nanoseconds: 1500}
-	b, err = cqlgen.MarshalType("duration", d)
+	b, err = cqldriver.MarshalType("duration", d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var gd gocql.Duration
-	if err := cqlgen.Unmarshal(mustType(t, "duration"), b, &gd); err != nil || gd != d {
+	if err := cqldriver.Unmarshal(mustType(t, "duration"), b, &gd); err != nil || gd != d {
 		t.Errorf("duration back: %+v, %v", gd, err)
 	}
 	// A value neither codec knows is an error, not a silent null.
-	if _, err := cqlgen.MarshalType("uuid", struct{}{}); err == nil {
+	if _, err := cqldriver.MarshalType("uuid", struct{}{}); err == nil {
 		t.Error("a struct{} encoded as a uuid")
 	}
 }
@@ -296,7 +295,7 @@ func TestCodecRegistered(t *testing.T) {
 			t.Error("registering gocql-v2 again did not panic: the package did not register it")
 		}
 	}()
-	cqlgen.RegisterCodec("gocql-v2", codec{})
+	cqldriver.RegisterCodec("gocql-v2", codec{})
 }
 
 // cqlType reads back what typeInfo builds, and what the driver parses
@@ -320,25 +319,25 @@ func TestCQLTypeOfTypeInfo(t *testing.T) {
 	}
 	// As the driver describes a column: a frozen collection, and a
 	// user-defined type with its keyspace.
-	if got := cqlType(driverInfo(t, "map<text, frozen<list<int>>>")); got.CQL != "map<text, list<int>>" || got.Key.Kind != cqlgen.TypeVarchar {
+	if got := cqlType(driverInfo(t, "map<text, frozen<list<int>>>")); got.CQL != "map<text, list<int>>" || got.Key.Kind != cqldriver.TypeVarchar {
 		t.Errorf("driver's map: %+v", got)
 	}
 	udt := gocql.UDTTypeInfo{Keyspace: "ks", Name: "point", Elements: []gocql.UDTField{
 		{Name: "x", Type: driverInfo(t, "int")}, {Name: "label", Type: driverInfo(t, "text")}, {Name: "tags", Type: driverInfo(t, "list<text>")},
 	}}
-	if got := cqlType(udt); got.CQL != pointCQL || got.Kind != cqlgen.TypeUDT || len(got.Fields) != 3 || got.Fields[2].Type.Elem.Kind != cqlgen.TypeVarchar {
+	if got := cqlType(udt); got.CQL != pointCQL || got.Kind != cqldriver.TypeUDT || len(got.Fields) != 3 || got.Fields[2].Type.Elem.Kind != cqldriver.TypeVarchar {
 		t.Errorf("driver's UDT: %+v", got)
 	}
-	if got := cqlType(driverInfo(t, "vector<float, 8>")); !got.IsVector() || got.Dimensions != 8 || got.Elem.Kind != cqlgen.TypeFloat {
+	if got := cqlType(driverInfo(t, "vector<float, 8>")); !got.IsVector() || got.Dimensions != 8 || got.Elem.Kind != cqldriver.TypeFloat {
 		t.Errorf("driver's vector: %+v", got)
 	}
 }
 
 func TestUnsupportedTypes(t *testing.T) {
-	for _, typ := range []*cqlgen.Type{
-		{Kind: cqlgen.TypeTuple, CQL: "tuple<int>"},
-		{Kind: cqlgen.TypeCustom, Name: "org.example.Thing", CQL: "org.example.Thing"},
-		{Kind: cqlgen.TypeList, CQL: "list<?>"},
+	for _, typ := range []*cqldriver.Type{
+		{Kind: cqldriver.TypeTuple, CQL: "tuple<int>"},
+		{Kind: cqldriver.TypeCustom, Name: "org.example.Thing", CQL: "org.example.Thing"},
+		{Kind: cqldriver.TypeList, CQL: "list<?>"},
 		{Kind: 0x99, CQL: "nothing"},
 	} {
 		if info, err := typeInfo(typ); err == nil {
@@ -356,14 +355,14 @@ func TestUnsupportedTypes(t *testing.T) {
 // records the type the driver gave it.
 type vec struct {
 	v    []float32
-	seen *cqlgen.Type
+	seen *cqldriver.Type
 }
 
-func (v *vec) MarshalCQLValue(t *cqlgen.Type) ([]byte, error) {
+func (v *vec) MarshalCQLValue(t *cqldriver.Type) ([]byte, error) {
 	v.seen = t
 	var b []byte
 	for _, f := range v.v {
-		e, err := cqlgen.Marshal(t.Elem, f)
+		e, err := cqldriver.Marshal(t.Elem, f)
 		if err != nil {
 			return nil, err
 		}
@@ -372,12 +371,12 @@ func (v *vec) MarshalCQLValue(t *cqlgen.Type) ([]byte, error) {
 	return b, nil
 }
 
-func (v *vec) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
+func (v *vec) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
 	v.seen = t
 	v.v = v.v[:0]
 	for len(data) >= 4 {
 		var f float32
-		if err := cqlgen.Unmarshal(t.Elem, data[:4], &f); err != nil {
+		if err := cqldriver.Unmarshal(t.Elem, data[:4], &f); err != nil {
 			return err
 		}
 		v.v, data = append(v.v, f), data[4:]
@@ -388,8 +387,8 @@ func (v *vec) UnmarshalCQLValue(t *cqlgen.Type, data []byte) error {
 // The runtime's neutral values become the driver's, and the driver gives
 // the values that encode themselves the column's type as cqlgen's.
 func TestNeutralValues(t *testing.T) {
-	if Value(cqlgen.Unset) != gocql.UnsetValue {
-		t.Errorf("Value(Unset) = %#v", Value(cqlgen.Unset))
+	if Value(cqldriver.Unset) != gocql.UnsetValue {
+		t.Errorf("Value(Unset) = %#v", Value(cqldriver.Unset))
 	}
 	for _, v := range []any{1, "x", nil, []byte{1}} {
 		if !reflect.DeepEqual(Value(v), v) {
@@ -397,7 +396,7 @@ func TestNeutralValues(t *testing.T) {
 		}
 	}
 	// Encoded is bound as it is, whatever the column's type.
-	enc := cqlgen.Encoded{0, 0, 0, 9}
+	enc := cqldriver.Encoded{0, 0, 0, 9}
 	b, err := gocql.Marshal(driverInfo(t, "text"), Value(enc))
 	if err != nil || !bytes.Equal(b, enc) {
 		t.Errorf("Encoded bound as %x, %v", b, err)
@@ -409,7 +408,7 @@ func TestNeutralValues(t *testing.T) {
 	if err != nil || len(b) != 12 {
 		t.Fatalf("ValueMarshaler bound as %x, %v", b, err)
 	}
-	if v.seen == nil || !v.seen.IsVector() || v.seen.Dimensions != 3 || v.seen.Elem.Kind != cqlgen.TypeFloat {
+	if v.seen == nil || !v.seen.IsVector() || v.seen.Dimensions != 3 || v.seen.Elem.Kind != cqldriver.TypeFloat {
 		t.Errorf("ValueMarshaler was given %+v", v.seen)
 	}
 	// A ValueUnmarshaler, as a scan destination.
@@ -428,9 +427,9 @@ func TestNeutralValues(t *testing.T) {
 	if out := values(in); &out[0] != &in[0] {
 		t.Error("values copied a slice it did not change")
 	}
-	in = []any{1, cqlgen.Unset, enc}
+	in = []any{1, cqldriver.Unset, enc}
 	out := values(in)
-	if &out[0] == &in[0] || out[1] != gocql.UnsetValue || !cqlgen.IsUnset(in[1]) {
+	if &out[0] == &in[0] || out[1] != gocql.UnsetValue || !cqldriver.IsUnset(in[1]) {
 		t.Errorf("values: %v from %v", out, in)
 	}
 	if _, ok := out[2].(gocql.Marshaler); !ok {

@@ -8,7 +8,7 @@
 //	s := gocqlv2.NewSession(gs, &cqlgen.SessionOptions{Observer: obs})
 //	tracks := music.NewTrackRepo(s)
 //
-// Importing it also registers the driver's marshaller as a cqlgen.Codec,
+// Importing it also registers the driver's marshaller as a cqldriver.Codec,
 // named "gocql-v2", with which the runtime encodes the keys it keeps
 // itself. It is a module of its own so that a program on github.com/gocql/gocql
 // (github.com/cqlgen/cqlgen/runtime/gocqlv1) never downloads this driver,
@@ -27,21 +27,25 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
-// NewSession is cqlgen.NewSession(New(s), opts).
+// NewSession makes the Session generated repositories run on, over s: the
+// runtime's session (consistency per statement kind, retries, batch
+// limits, observers; see cqlgen.SessionOptions) on the Driver New(s).
 func NewSession(s *gocql.Session, opts *cqlgen.SessionOptions) cqlgen.Session {
-	return cqlgen.NewSession(New(s), opts)
+	return engine.NewSession(New(s), opts)
 }
 
-// New adapts a driver session to cqlgen.Driver.
+// New adapts a driver session to cqldriver.Driver.
 //
 // The QueryObserver and BatchObserver of the session's cluster
 // configuration keep seeing every attempt of observed requests: setting a
 // query's own observer replaces the cluster's in this driver too, so the
 // adapter chains them.
-func New(s *gocql.Session) cqlgen.Driver {
+func New(s *gocql.Session) cqldriver.Driver {
 	d := &driver{s: s}
 	d.chainQuery, d.chainBatch = clusterObservers(s)
 	return d
@@ -55,7 +59,7 @@ type driver struct {
 
 // query builds the driver's query of r. The context is given when the
 // query runs (IterContext and the like): v2 deprecates WithContext.
-func (d *driver) query(r *cqlgen.Request) *gocql.Query {
+func (d *driver) query(r *cqldriver.Request) *gocql.Query {
 	q := d.s.Query(r.CQL, values(r.Values)...)
 	q.Idempotent(r.Idempotent).Consistency(gocql.Consistency(r.Consistency))
 	if r.SerialConsistency != 0 {
@@ -64,7 +68,7 @@ func (d *driver) query(r *cqlgen.Request) *gocql.Query {
 		q.SerialConsistency(gocql.Consistency(r.SerialConsistency))
 	}
 	if r.Paged {
-		if r.PageSize > 0 || r.PageSize == cqlgen.Unpaged {
+		if r.PageSize > 0 || r.PageSize == cqldriver.Unpaged {
 			q.PageSize(max(r.PageSize, 0)) // 0 turns paging off
 		}
 		// Also turns the driver's automatic paging off: the page is all
@@ -85,11 +89,11 @@ func (d *driver) query(r *cqlgen.Request) *gocql.Query {
 // Queries are not pooled in v2 (there is no Query.Release): each request
 // builds its own and leaves it to the garbage collector.
 
-func (d *driver) Exec(ctx context.Context, r *cqlgen.Request) error {
+func (d *driver) Exec(ctx context.Context, r *cqldriver.Request) error {
 	return classify(d.query(r).ExecContext(ctx))
 }
 
-func (d *driver) Iter(ctx context.Context, r *cqlgen.Request) cqlgen.DriverIter {
+func (d *driver) Iter(ctx context.Context, r *cqldriver.Request) cqldriver.DriverIter {
 	return iter{it: d.query(r).IterContext(ctx)}
 }
 
@@ -102,12 +106,12 @@ func (i iter) Scan(dest ...any) bool { return i.it.Scan(dests(dest)...) }
 func (i iter) PageState() []byte     { return i.it.PageState() }
 func (i iter) Close() error          { return classify(i.it.Close()) }
 
-func (d *driver) ScanCAS(ctx context.Context, r *cqlgen.Request, dest ...any) (bool, error) {
+func (d *driver) ScanCAS(ctx context.Context, r *cqldriver.Request, dest ...any) (bool, error) {
 	applied, err := d.query(r).ScanCASContext(ctx, dests(dest)...)
 	return applied, classify(err)
 }
 
-func (d *driver) MapScanCAS(ctx context.Context, r *cqlgen.Request, current map[string]any) error {
+func (d *driver) MapScanCAS(ctx context.Context, r *cqldriver.Request, current map[string]any) error {
 	// The result's columns depend on the row found, not on the prepared
 	// statement: its metadata must come with it. MapScan, unlike the
 	// driver's MapScanCAS, leaves [applied] in the map, where the session
@@ -117,7 +121,7 @@ func (d *driver) MapScanCAS(ctx context.Context, r *cqlgen.Request, current map[
 	return classify(it.Close())
 }
 
-func (d *driver) Batch(ctx context.Context, r *cqlgen.BatchRequest) error {
+func (d *driver) Batch(ctx context.Context, r *cqldriver.BatchRequest) error {
 	typ := gocql.UnloggedBatch
 	if r.Logged {
 		typ = gocql.LoggedBatch
@@ -201,7 +205,7 @@ func routingKey(meta gocql.StatementMetadata, vs []any) ([]byte, error) {
 // made for one request and asked by one goroutine at a time: the session
 // never runs speculative executions.
 type retryPolicy struct {
-	h cqlgen.AttemptHooks
+	h cqldriver.AttemptHooks
 	// allowed is Attempt's last answer. v2's executor asks GetRetryType
 	// after Attempt whatever Attempt said; the hooks must not be asked
 	// then, since RetryType waits out the backoff of an attempt that will
@@ -222,16 +226,16 @@ func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
 		return gocql.Rethrow
 	}
 	switch p.h.RetryType(classify(err)) {
-	case cqlgen.Retry:
+	case cqldriver.Retry:
 		return gocql.Retry
-	case cqlgen.RetryNextHost:
+	case cqldriver.RetryNextHost:
 		return gocql.RetryNextHost
 	}
 	return gocql.Rethrow
 }
 
 type queryObserver struct {
-	h     cqlgen.AttemptHooks
+	h     cqldriver.AttemptHooks
 	chain gocql.QueryObserver
 }
 
@@ -239,14 +243,14 @@ func (o queryObserver) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) 
 	if o.chain != nil {
 		o.chain.ObserveQuery(ctx, q)
 	}
-	o.h.Observe(ctx, cqlgen.Attempt{
+	o.h.Observe(ctx, cqldriver.Attempt{
 		N: q.Attempt, Start: q.Start, End: q.End, Err: classify(q.Err),
 		Host: hostPort(q.Host), Keyspace: q.Keyspace, Rows: q.Rows,
 	})
 }
 
 type batchObserver struct {
-	h     cqlgen.AttemptHooks
+	h     cqldriver.AttemptHooks
 	chain gocql.BatchObserver
 }
 
@@ -254,7 +258,7 @@ func (o batchObserver) ObserveBatch(ctx context.Context, b gocql.ObservedBatch) 
 	if o.chain != nil {
 		o.chain.ObserveBatch(ctx, b)
 	}
-	o.h.Observe(ctx, cqlgen.Attempt{
+	o.h.Observe(ctx, cqldriver.Attempt{
 		N: b.Attempt, Start: b.Start, End: b.End, Err: classify(b.Err),
 		Host: hostPort(b.Host), Keyspace: b.Keyspace,
 	})
@@ -268,33 +272,33 @@ func hostPort(h *gocql.HostInfo) string {
 	return h.ConnectAddressAndPort()
 }
 
-// classify wraps a driver error in a *cqlgen.DriverError that says what
+// classify wraps a driver error in a *cqldriver.DriverError that says what
 // kind it is; nil stays nil, and so do errors already classified and the
 // context's.
 func classify(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	var d *cqlgen.DriverError
+	var d *cqldriver.DriverError
 	if errors.As(err, &d) {
 		return err
 	}
-	e := &cqlgen.DriverError{Err: err}
+	e := &cqldriver.DriverError{Err: err}
 	if code, writeType, ok := serverError(err); ok {
-		e.Kind, e.Code, e.WriteType = cqlgen.ErrorServer, code, writeType
+		e.Kind, e.Code, e.WriteType = cqldriver.ErrorServer, code, writeType
 		return e
 	}
 	switch {
 	// v1's ErrUnavailable and ErrTooManyTimeouts are left out: v2 still
 	// declares them but never returns them.
 	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrNoConnectionsStarted):
-		e.Kind = cqlgen.ErrorNoConnections
+		e.Kind = cqldriver.ErrorNoConnections
 	case errors.Is(err, gocql.ErrTimeoutNoResponse):
-		e.Kind = cqlgen.ErrorNoResponse
+		e.Kind = cqldriver.ErrorNoResponse
 	case errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrNoStreams):
-		e.Kind = cqlgen.ErrorConnection
+		e.Kind = cqldriver.ErrorConnection
 	case errors.Is(err, gocql.ErrSessionClosed):
-		e.Kind = cqlgen.ErrorSessionClosed
+		e.Kind = cqldriver.ErrorSessionClosed
 	}
 	return e
 }
@@ -311,9 +315,9 @@ func serverError(err error) (code int, writeType string, ok bool) {
 	)
 	switch {
 	case errors.As(err, &writeTimeout):
-		return cqlgen.CodeWriteTimeout, writeTimeout.WriteType, true
+		return cqldriver.CodeWriteTimeout, writeTimeout.WriteType, true
 	case errors.As(err, &writeFailure):
-		return cqlgen.CodeWriteFailure, writeFailure.WriteType, true
+		return cqldriver.CodeWriteFailure, writeFailure.WriteType, true
 	}
 	for _, t := range typedCodes {
 		if t.is(err) {
@@ -331,22 +335,22 @@ var typedCodes = []struct {
 	is   func(error) bool
 	code int
 }{
-	{isType[*gocql.RequestErrUnavailable], cqlgen.CodeUnavailable},
-	{isType[*gocql.RequestErrOverloaded], cqlgen.CodeOverloaded},
-	{isType[*gocql.RequestErrBootstrapping], cqlgen.CodeBootstrapping},
-	{isType[*gocql.RequestErrReadTimeout], cqlgen.CodeReadTimeout},
-	{isType[*gocql.RequestErrReadFailure], cqlgen.CodeReadFailure},
-	{isType[*gocql.RequestErrCASWriteUnknown], cqlgen.CodeCASWriteUnknown},
-	{isType[*gocql.RequestErrCDCWriteFailure], cqlgen.CodeCDCWriteFailure},
-	{isType[*gocql.RequestErrFunctionFailure], cqlgen.CodeFunctionFailure},
-	{isType[*gocql.RequestErrTruncate], cqlgen.CodeTruncate},
-	{isType[*gocql.RequestErrSyntax], cqlgen.CodeSyntax},
-	{isType[*gocql.RequestErrUnauthorized], cqlgen.CodeUnauthorized},
-	{isType[*gocql.RequestErrInvalid], cqlgen.CodeInvalid},
-	{isType[*gocql.RequestErrConfig], cqlgen.CodeConfig},
-	{isType[*gocql.RequestErrCredentials], cqlgen.CodeCredentials},
-	{isType[*gocql.RequestErrAlreadyExists], cqlgen.CodeAlreadyExists},
-	{isType[*gocql.RequestErrUnprepared], cqlgen.CodeUnprepared},
+	{isType[*gocql.RequestErrUnavailable], cqldriver.CodeUnavailable},
+	{isType[*gocql.RequestErrOverloaded], cqldriver.CodeOverloaded},
+	{isType[*gocql.RequestErrBootstrapping], cqldriver.CodeBootstrapping},
+	{isType[*gocql.RequestErrReadTimeout], cqldriver.CodeReadTimeout},
+	{isType[*gocql.RequestErrReadFailure], cqldriver.CodeReadFailure},
+	{isType[*gocql.RequestErrCASWriteUnknown], cqldriver.CodeCASWriteUnknown},
+	{isType[*gocql.RequestErrCDCWriteFailure], cqldriver.CodeCDCWriteFailure},
+	{isType[*gocql.RequestErrFunctionFailure], cqldriver.CodeFunctionFailure},
+	{isType[*gocql.RequestErrTruncate], cqldriver.CodeTruncate},
+	{isType[*gocql.RequestErrSyntax], cqldriver.CodeSyntax},
+	{isType[*gocql.RequestErrUnauthorized], cqldriver.CodeUnauthorized},
+	{isType[*gocql.RequestErrInvalid], cqldriver.CodeInvalid},
+	{isType[*gocql.RequestErrConfig], cqldriver.CodeConfig},
+	{isType[*gocql.RequestErrCredentials], cqldriver.CodeCredentials},
+	{isType[*gocql.RequestErrAlreadyExists], cqldriver.CodeAlreadyExists},
+	{isType[*gocql.RequestErrUnprepared], cqldriver.CodeUnprepared},
 }
 
 func isType[T error](err error) bool {

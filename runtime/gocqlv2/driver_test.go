@@ -12,7 +12,9 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
 
 // codeErr is a server error of a type the adapter does not know, as a
@@ -27,44 +29,44 @@ func TestClassify(t *testing.T) {
 	cases := []struct {
 		name      string
 		err       error
-		kind      cqlgen.ErrorKind
+		kind      cqldriver.ErrorKind
 		code      int
 		writeType string
 	}{
-		{"write timeout", &gocql.RequestErrWriteTimeout{WriteType: "CAS"}, cqlgen.ErrorServer, cqlgen.CodeWriteTimeout, "CAS"},
-		{"wrapped write timeout", fmt.Errorf("batch: %w", &gocql.RequestErrWriteTimeout{WriteType: "BATCH_LOG"}), cqlgen.ErrorServer, cqlgen.CodeWriteTimeout, "BATCH_LOG"},
-		{"write failure", &gocql.RequestErrWriteFailure{WriteType: "SIMPLE"}, cqlgen.ErrorServer, cqlgen.CodeWriteFailure, "SIMPLE"},
-		{"unavailable", &gocql.RequestErrUnavailable{Required: 2, Alive: 1}, cqlgen.ErrorServer, cqlgen.CodeUnavailable, ""},
-		{"overloaded", &gocql.RequestErrOverloaded{}, cqlgen.ErrorServer, cqlgen.CodeOverloaded, ""},
-		{"bootstrapping", &gocql.RequestErrBootstrapping{}, cqlgen.ErrorServer, cqlgen.CodeBootstrapping, ""},
-		{"read timeout", &gocql.RequestErrReadTimeout{}, cqlgen.ErrorServer, cqlgen.CodeReadTimeout, ""},
-		{"read failure", &gocql.RequestErrReadFailure{}, cqlgen.ErrorServer, cqlgen.CodeReadFailure, ""},
-		{"cas unknown", &gocql.RequestErrCASWriteUnknown{}, cqlgen.ErrorServer, cqlgen.CodeCASWriteUnknown, ""},
-		{"cdc", &gocql.RequestErrCDCWriteFailure{}, cqlgen.ErrorServer, cqlgen.CodeCDCWriteFailure, ""},
-		{"function", &gocql.RequestErrFunctionFailure{}, cqlgen.ErrorServer, cqlgen.CodeFunctionFailure, ""},
-		{"truncate", &gocql.RequestErrTruncate{}, cqlgen.ErrorServer, cqlgen.CodeTruncate, ""},
-		{"syntax", &gocql.RequestErrSyntax{}, cqlgen.ErrorServer, cqlgen.CodeSyntax, ""},
-		{"unauthorized", &gocql.RequestErrUnauthorized{}, cqlgen.ErrorServer, cqlgen.CodeUnauthorized, ""},
-		{"invalid", &gocql.RequestErrInvalid{}, cqlgen.ErrorServer, cqlgen.CodeInvalid, ""},
-		{"config", &gocql.RequestErrConfig{}, cqlgen.ErrorServer, cqlgen.CodeConfig, ""},
-		{"credentials", &gocql.RequestErrCredentials{}, cqlgen.ErrorServer, cqlgen.CodeCredentials, ""},
-		{"already exists", &gocql.RequestErrAlreadyExists{Keyspace: "ks"}, cqlgen.ErrorServer, cqlgen.CodeAlreadyExists, ""},
-		{"unprepared", &gocql.RequestErrUnprepared{}, cqlgen.ErrorServer, cqlgen.CodeUnprepared, ""},
-		{"other server error", codeErr(0x2300), cqlgen.ErrorServer, 0x2300, ""},
-		{"no connections", gocql.ErrNoConnections, cqlgen.ErrorNoConnections, 0, ""},
-		{"no connections started", fmt.Errorf("x: %w", gocql.ErrNoConnectionsStarted), cqlgen.ErrorNoConnections, 0, ""},
-		{"no response", gocql.ErrTimeoutNoResponse, cqlgen.ErrorNoResponse, 0, ""},
-		{"connection closed", gocql.ErrConnectionClosed, cqlgen.ErrorConnection, 0, ""},
-		{"no streams", gocql.ErrNoStreams, cqlgen.ErrorConnection, 0, ""},
-		{"session closed", gocql.ErrSessionClosed, cqlgen.ErrorSessionClosed, 0, ""},
-		{"unknown", errors.New("something else"), cqlgen.ErrorOther, 0, ""},
+		{"write timeout", &gocql.RequestErrWriteTimeout{WriteType: "CAS"}, cqldriver.ErrorServer, cqldriver.CodeWriteTimeout, "CAS"},
+		{"wrapped write timeout", fmt.Errorf("batch: %w", &gocql.RequestErrWriteTimeout{WriteType: "BATCH_LOG"}), cqldriver.ErrorServer, cqldriver.CodeWriteTimeout, "BATCH_LOG"},
+		{"write failure", &gocql.RequestErrWriteFailure{WriteType: "SIMPLE"}, cqldriver.ErrorServer, cqldriver.CodeWriteFailure, "SIMPLE"},
+		{"unavailable", &gocql.RequestErrUnavailable{Required: 2, Alive: 1}, cqldriver.ErrorServer, cqldriver.CodeUnavailable, ""},
+		{"overloaded", &gocql.RequestErrOverloaded{}, cqldriver.ErrorServer, cqldriver.CodeOverloaded, ""},
+		{"bootstrapping", &gocql.RequestErrBootstrapping{}, cqldriver.ErrorServer, cqldriver.CodeBootstrapping, ""},
+		{"read timeout", &gocql.RequestErrReadTimeout{}, cqldriver.ErrorServer, cqldriver.CodeReadTimeout, ""},
+		{"read failure", &gocql.RequestErrReadFailure{}, cqldriver.ErrorServer, cqldriver.CodeReadFailure, ""},
+		{"cas unknown", &gocql.RequestErrCASWriteUnknown{}, cqldriver.ErrorServer, cqldriver.CodeCASWriteUnknown, ""},
+		{"cdc", &gocql.RequestErrCDCWriteFailure{}, cqldriver.ErrorServer, cqldriver.CodeCDCWriteFailure, ""},
+		{"function", &gocql.RequestErrFunctionFailure{}, cqldriver.ErrorServer, cqldriver.CodeFunctionFailure, ""},
+		{"truncate", &gocql.RequestErrTruncate{}, cqldriver.ErrorServer, cqldriver.CodeTruncate, ""},
+		{"syntax", &gocql.RequestErrSyntax{}, cqldriver.ErrorServer, cqldriver.CodeSyntax, ""},
+		{"unauthorized", &gocql.RequestErrUnauthorized{}, cqldriver.ErrorServer, cqldriver.CodeUnauthorized, ""},
+		{"invalid", &gocql.RequestErrInvalid{}, cqldriver.ErrorServer, cqldriver.CodeInvalid, ""},
+		{"config", &gocql.RequestErrConfig{}, cqldriver.ErrorServer, cqldriver.CodeConfig, ""},
+		{"credentials", &gocql.RequestErrCredentials{}, cqldriver.ErrorServer, cqldriver.CodeCredentials, ""},
+		{"already exists", &gocql.RequestErrAlreadyExists{Keyspace: "ks"}, cqldriver.ErrorServer, cqldriver.CodeAlreadyExists, ""},
+		{"unprepared", &gocql.RequestErrUnprepared{}, cqldriver.ErrorServer, cqldriver.CodeUnprepared, ""},
+		{"other server error", codeErr(0x2300), cqldriver.ErrorServer, 0x2300, ""},
+		{"no connections", gocql.ErrNoConnections, cqldriver.ErrorNoConnections, 0, ""},
+		{"no connections started", fmt.Errorf("x: %w", gocql.ErrNoConnectionsStarted), cqldriver.ErrorNoConnections, 0, ""},
+		{"no response", gocql.ErrTimeoutNoResponse, cqldriver.ErrorNoResponse, 0, ""},
+		{"connection closed", gocql.ErrConnectionClosed, cqldriver.ErrorConnection, 0, ""},
+		{"no streams", gocql.ErrNoStreams, cqldriver.ErrorConnection, 0, ""},
+		{"session closed", gocql.ErrSessionClosed, cqldriver.ErrorSessionClosed, 0, ""},
+		{"unknown", errors.New("something else"), cqldriver.ErrorOther, 0, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := classify(c.err)
-			var d *cqlgen.DriverError
+			var d *cqldriver.DriverError
 			if !errors.As(err, &d) {
-				t.Fatalf("classify(%v) = %T, not a *cqlgen.DriverError", c.err, err)
+				t.Fatalf("classify(%v) = %T, not a *cqldriver.DriverError", c.err, err)
 			}
 			if d.Kind != c.kind || d.Code != c.code || d.WriteType != c.writeType {
 				t.Errorf("kind %v code %#x write type %q; want %v %#x %q", d.Kind, d.Code, d.WriteType, c.kind, c.code, c.writeType)
@@ -72,7 +74,7 @@ func TestClassify(t *testing.T) {
 			if !errors.Is(err, c.err) {
 				t.Error("the driver's error is no longer in the chain")
 			}
-			if code, ok := cqlgen.ServerCode(err); ok != (c.kind == cqlgen.ErrorServer) || code != c.code {
+			if code, ok := cqldriver.ServerCode(err); ok != (c.kind == cqldriver.ErrorServer) || code != c.code {
 				t.Errorf("ServerCode = %#x, %v", code, ok)
 			}
 		})
@@ -105,7 +107,7 @@ func TestClassify(t *testing.T) {
 func TestClassifiedErrorsDriveRetries(t *testing.T) {
 	cases := []struct {
 		err         error
-		kind        cqlgen.StatementKind
+		kind        cqldriver.StatementKind
 		retry, next bool
 	}{
 		{&gocql.RequestErrWriteTimeout{WriteType: "SIMPLE"}, cqlgen.Write, true, false},
@@ -119,7 +121,7 @@ func TestClassifiedErrorsDriveRetries(t *testing.T) {
 		{gocql.ErrTimeoutNoResponse, cqlgen.Write, true, true},
 	}
 	for _, c := range cases {
-		retry, next := cqlgen.Retryable(classify(c.err), c.kind)
+		retry, next := cqlgenimpl.Retryable(classify(c.err), c.kind)
 		if retry != c.retry || next != c.next {
 			t.Errorf("%T (%v) for a %v: retry %v next %v, want %v %v", c.err, c.err, c.kind, retry, next, c.retry, c.next)
 		}
@@ -129,23 +131,23 @@ func TestClassifiedErrorsDriveRetries(t *testing.T) {
 // hooks records what the retry policy asks.
 type hooks struct {
 	allow     bool
-	rt        cqlgen.RetryType
+	rt        cqldriver.RetryType
 	attempts  []int
 	idem      []bool
 	retryErrs []error
-	observed  []cqlgen.Attempt
+	observed  []cqldriver.Attempt
 }
 
 func (h *hooks) Attempt(n int, idempotent bool) bool {
 	h.attempts, h.idem = append(h.attempts, n), append(h.idem, idempotent)
 	return h.allow
 }
-func (h *hooks) RetryType(err error) cqlgen.RetryType {
+func (h *hooks) RetryType(err error) cqldriver.RetryType {
 	h.retryErrs = append(h.retryErrs, err)
 	return h.rt
 }
-func (h *hooks) Observe(_ context.Context, a cqlgen.Attempt) { h.observed = append(h.observed, a) }
-func (h *hooks) Observed() bool                              { return true }
+func (h *hooks) Observe(_ context.Context, a cqldriver.Attempt) { h.observed = append(h.observed, a) }
+func (h *hooks) Observed() bool                                 { return true }
 
 // retryable is a query as the executor hands it to a retry policy.
 type retryable struct {
@@ -160,7 +162,7 @@ func (q retryable) Context() context.Context          { return context.Backgroun
 func (q retryable) IsIdempotent() bool                { return q.idempotent }
 
 func TestRetryPolicy(t *testing.T) {
-	h := &hooks{allow: true, rt: cqlgen.RetryNextHost}
+	h := &hooks{allow: true, rt: cqldriver.RetryNextHost}
 	p := &retryPolicy{h: h}
 	if !p.Attempt(retryable{n: 2, idempotent: true}) {
 		t.Fatal("Attempt refused what the hooks allowed")
@@ -171,11 +173,11 @@ func TestRetryPolicy(t *testing.T) {
 	if len(h.attempts) != 1 || h.attempts[0] != 2 || !h.idem[0] {
 		t.Errorf("the hooks were asked Attempt(%v, %v)", h.attempts, h.idem)
 	}
-	var d *cqlgen.DriverError
-	if len(h.retryErrs) != 1 || !errors.As(h.retryErrs[0], &d) || d.Code != cqlgen.CodeUnavailable {
+	var d *cqldriver.DriverError
+	if len(h.retryErrs) != 1 || !errors.As(h.retryErrs[0], &d) || d.Code != cqldriver.CodeUnavailable {
 		t.Errorf("RetryType was given %v, not the classified error", h.retryErrs)
 	}
-	for rt, want := range map[cqlgen.RetryType]gocql.RetryType{cqlgen.Retry: gocql.Retry, cqlgen.Rethrow: gocql.Rethrow, cqlgen.RetryNextHost: gocql.RetryNextHost} {
+	for rt, want := range map[cqldriver.RetryType]gocql.RetryType{cqldriver.Retry: gocql.Retry, cqldriver.Rethrow: gocql.Rethrow, cqldriver.RetryNextHost: gocql.RetryNextHost} {
 		h.rt = rt
 		p.Attempt(retryable{n: 1, idempotent: true})
 		if got := p.GetRetryType(errors.New("x")); got != want {
@@ -185,7 +187,7 @@ func TestRetryPolicy(t *testing.T) {
 
 	// v2's executor asks GetRetryType even after Attempt said no: the
 	// hooks, whose RetryType waits out a backoff, must not be asked then.
-	h = &hooks{allow: false, rt: cqlgen.Retry}
+	h = &hooks{allow: false, rt: cqldriver.Retry}
 	p = &retryPolicy{h: h}
 	if p.Attempt(retryable{n: 4, idempotent: false}) {
 		t.Error("Attempt allowed what the hooks refused")
@@ -220,7 +222,7 @@ func TestObserversReportAndChain(t *testing.T) {
 	if a.N != 1 || a.Rows != 3 || a.Keyspace != "ks" || a.End.Sub(a.Start) != time.Millisecond || a.Host != "" {
 		t.Errorf("query attempt %+v", a)
 	}
-	if code, ok := cqlgen.ServerCode(a.Err); !ok || code != cqlgen.CodeReadTimeout {
+	if code, ok := cqldriver.ServerCode(a.Err); !ok || code != cqldriver.CodeReadTimeout {
 		t.Errorf("the attempt's error is not classified: %v", a.Err)
 	}
 	// Without a cluster observer, nothing is chained.
@@ -279,7 +281,7 @@ func TestRoutingKey(t *testing.T) {
 		t.Errorf("one column: %x, %v", key, err)
 	}
 	// Values the runtime encodes itself are bound as the driver would.
-	key, err = routingKey(one, []any{"x", cqlgen.Encoded{0, 0, 0, 7}})
+	key, err = routingKey(one, []any{"x", cqldriver.Encoded{0, 0, 0, 7}})
 	if err != nil || !bytes.Equal(key, []byte{0, 0, 0, 7}) {
 		t.Errorf("an Encoded value: %x, %v", key, err)
 	}

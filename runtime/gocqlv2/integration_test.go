@@ -13,8 +13,11 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv2"
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
 // hosts are the contact points CASSANDRA_HOSTS names (host:port, comma
@@ -133,13 +136,13 @@ func TestAgainstCassandra(t *testing.T) {
 	other.Close()
 
 	obs := &observer{}
-	s := cqlgen.NewSession(gocqlv2.New(gs), &cqlgen.SessionOptions{Observer: obs})
+	s := engine.NewSession(gocqlv2.New(gs), &cqlgen.SessionOptions{Observer: obs})
 
-	insItem := &cqlgen.Statement{CQL: "INSERT INTO items (pk, ck, v) VALUES (?, ?, ?)", Table: "items", Pattern: "insert", Kind: cqlgen.Write, Idempotent: true}
-	selItems := &cqlgen.Statement{CQL: "SELECT ck, v FROM items WHERE pk = ?", Table: "items", Pattern: "by_pk", Kind: cqlgen.Read, Idempotent: true}
+	insItem := &cqldriver.Statement{CQL: "INSERT INTO items (pk, ck, v) VALUES (?, ?, ?)", Table: "items", Pattern: "insert", Kind: cqlgen.Write, Idempotent: true}
+	selItems := &cqldriver.Statement{CQL: "SELECT ck, v FROM items WHERE pk = ?", Table: "items", Pattern: "by_pk", Kind: cqlgen.Read, Idempotent: true}
 	readPK := func(t *testing.T, pk int) []int {
 		t.Helper()
-		it := s.Iter(ctx, cqlgen.Query{Stmt: selItems, Values: []any{pk}})
+		it := s.Iter(ctx, cqldriver.Query{Stmt: selItems, Values: []any{pk}})
 		var cks []int
 		var ck int
 		var v string
@@ -154,7 +157,7 @@ func TestAgainstCassandra(t *testing.T) {
 
 	t.Run("ExecAndPagedIter", func(t *testing.T) {
 		for ck := range 25 {
-			if err := s.Exec(ctx, cqlgen.Query{Stmt: insItem, Values: []any{1, ck, fmt.Sprint("v", ck)}}); err != nil {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: insItem, Values: []any{1, ck, fmt.Sprint("v", ck)}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -162,7 +165,7 @@ func TestAgainstCassandra(t *testing.T) {
 		var got []int
 		var pages []int
 		for {
-			it := s.Iter(ctx, cqlgen.Query{Stmt: selItems, Values: []any{1}, PageSize: 10, PageState: state})
+			it := s.Iter(ctx, cqldriver.Query{Stmt: selItems, Values: []any{1}, PageSize: 10, PageState: state})
 			var ck int
 			var v string
 			n := 0
@@ -221,17 +224,17 @@ func TestAgainstCassandra(t *testing.T) {
 
 	t.Run("UUIDKeyAndUnset", func(t *testing.T) {
 		id := gocql.MustRandomUUID()
-		ins := &cqlgen.Statement{CQL: "INSERT INTO users (id, name, age) VALUES (?, ?, ?)", Table: "users", Kind: cqlgen.Write, Idempotent: true}
-		upd := &cqlgen.Statement{CQL: "UPDATE users SET name = ?, age = ? WHERE id = ?", Table: "users", Kind: cqlgen.Write, Idempotent: true}
-		sel := &cqlgen.Statement{CQL: "SELECT id, name, age FROM users WHERE id = ?", Table: "users", Kind: cqlgen.Read, Idempotent: true}
-		if err := s.Exec(ctx, cqlgen.Query{Stmt: ins, Values: []any{id, "ann", 30}}); err != nil {
+		ins := &cqldriver.Statement{CQL: "INSERT INTO users (id, name, age) VALUES (?, ?, ?)", Table: "users", Kind: cqlgen.Write, Idempotent: true}
+		upd := &cqldriver.Statement{CQL: "UPDATE users SET name = ?, age = ? WHERE id = ?", Table: "users", Kind: cqlgen.Write, Idempotent: true}
+		sel := &cqldriver.Statement{CQL: "SELECT id, name, age FROM users WHERE id = ?", Table: "users", Kind: cqlgen.Read, Idempotent: true}
+		if err := s.Exec(ctx, cqldriver.Query{Stmt: ins, Values: []any{id, "ann", 30}}); err != nil {
 			t.Fatal(err)
 		}
 		// Unset leaves name as it is.
-		if err := s.Exec(ctx, cqlgen.Query{Stmt: upd, Values: []any{cqlgen.Unset, 31, id}}); err != nil {
+		if err := s.Exec(ctx, cqldriver.Query{Stmt: upd, Values: []any{cqldriver.Unset, 31, id}}); err != nil {
 			t.Fatal(err)
 		}
-		it := s.Iter(ctx, cqlgen.Query{Stmt: sel, Values: []any{id}})
+		it := s.Iter(ctx, cqldriver.Query{Stmt: sel, Values: []any{id}})
 		var got gocql.UUID
 		var name string
 		var age int
@@ -245,11 +248,11 @@ func TestAgainstCassandra(t *testing.T) {
 			t.Errorf("read %v %q %d", got, name, age)
 		}
 		// An Encoded key binds as the driver would bind the UUID.
-		key, err := cqlgen.MarshalType("uuid", id)
+		key, err := cqldriver.MarshalType("uuid", id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		it = s.Iter(ctx, cqlgen.Query{Stmt: sel, Values: []any{cqlgen.Encoded(key)}})
+		it = s.Iter(ctx, cqldriver.Query{Stmt: sel, Values: []any{cqldriver.Encoded(key)}})
 		if !it.Scan(&got, &name, &age) || got != id {
 			t.Errorf("by an Encoded key: %v, %v", got, it.Close())
 		}
@@ -258,25 +261,25 @@ func TestAgainstCassandra(t *testing.T) {
 
 	t.Run("ConditionalWrites", func(t *testing.T) {
 		id := gocql.MustRandomUUID()
-		ins := &cqlgen.Statement{CQL: "INSERT INTO owners (id, owner, version) VALUES (?, ?, ?) IF NOT EXISTS", Table: "owners", Pattern: "claim", Kind: cqlgen.Conditional}
-		upd := &cqlgen.Statement{CQL: "UPDATE owners SET version = ? WHERE id = ? IF owner = ?", Table: "owners", Pattern: "bump", Kind: cqlgen.Conditional}
+		ins := &cqldriver.Statement{CQL: "INSERT INTO owners (id, owner, version) VALUES (?, ?, ?) IF NOT EXISTS", Table: "owners", Pattern: "claim", Kind: cqlgen.Conditional}
+		upd := &cqldriver.Statement{CQL: "UPDATE owners SET version = ? WHERE id = ? IF owner = ?", Table: "owners", Pattern: "bump", Kind: cqlgen.Conditional}
 
-		applied, err := s.ExecCAS(ctx, cqlgen.Query{Stmt: ins, Values: []any{id, "alice", 1}})
+		applied, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: ins, Values: []any{id, "alice", 1}})
 		if err != nil || !applied {
 			t.Fatalf("first insert: applied %v, %v", applied, err)
 		}
 		var owner string
-		applied, err = s.ExecCAS(ctx, cqlgen.Query{Stmt: upd, Values: []any{2, id, "alice"}}, &owner)
+		applied, err = s.ExecCAS(ctx, cqldriver.Query{Stmt: upd, Values: []any{2, id, "alice"}}, &owner)
 		if err != nil || !applied {
 			t.Fatalf("update by the owner: applied %v, %v", applied, err)
 		}
-		applied, err = s.ExecCAS(ctx, cqlgen.Query{Stmt: upd, Values: []any{3, id, "bob"}}, &owner)
+		applied, err = s.ExecCAS(ctx, cqldriver.Query{Stmt: upd, Values: []any{3, id, "bob"}}, &owner)
 		if err != nil || applied || owner != "alice" {
 			t.Fatalf("update by another: applied %v, owner %q, %v", applied, owner, err)
 		}
 
 		// CAS returns the whole row found by name, whatever its columns.
-		res, err := cqlgen.CAS(ctx, s, cqlgen.Query{Stmt: ins, Values: []any{id, "bob", 1}})
+		res, err := cqlgenimpl.CAS(ctx, s, cqldriver.Query{Stmt: ins, Values: []any{id, "bob", 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +290,7 @@ func TestAgainstCassandra(t *testing.T) {
 		if !errors.As(res.Err(), &na) {
 			t.Errorf("res.Err() = %v", res.Err())
 		}
-		res, err = cqlgen.CAS(ctx, s, cqlgen.Query{Stmt: ins, Values: []any{gocql.MustRandomUUID(), "carol", 1}})
+		res, err = cqlgenimpl.CAS(ctx, s, cqldriver.Query{Stmt: ins, Values: []any{gocql.MustRandomUUID(), "carol", 1}})
 		if err != nil || !res.Applied || len(res.Current) != 0 {
 			t.Errorf("CAS of a new id: %+v, %v", res, err)
 		}
@@ -297,22 +300,22 @@ func TestAgainstCassandra(t *testing.T) {
 	})
 
 	t.Run("Batches", func(t *testing.T) {
-		q := func(pk, ck int) cqlgen.Query {
-			return cqlgen.Query{Stmt: insItem, Values: []any{pk, ck, "b"}}
+		q := func(pk, ck int) cqldriver.Query {
+			return cqldriver.Query{Stmt: insItem, Values: []any{pk, ck, "b"}}
 		}
-		if err := s.Batch(ctx, cqlgen.Logged, []cqlgen.Query{q(2, 0), q(3, 0)}); err != nil {
+		if err := s.Batch(ctx, cqldriver.Logged, []cqldriver.Query{q(2, 0), q(3, 0)}); err != nil {
 			t.Fatalf("logged batch across partitions: %v", err)
 		}
 		if len(readPK(t, 2)) != 1 || len(readPK(t, 3)) != 1 {
 			t.Error("the logged batch did not apply")
 		}
-		if err := s.Batch(ctx, cqlgen.Unlogged, []cqlgen.Query{q(4, 0), q(4, 1)}); err != nil {
+		if err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{q(4, 0), q(4, 1)}); err != nil {
 			t.Fatalf("unlogged batch in one partition: %v", err)
 		}
 		if got := readPK(t, 4); len(got) != 2 {
 			t.Errorf("the unlogged batch wrote %v", got)
 		}
-		err := s.Batch(ctx, cqlgen.Unlogged, []cqlgen.Query{q(5, 0), q(6, 0)})
+		err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{q(5, 0), q(6, 0)})
 		var cross *cqlgen.CrossPartitionError
 		if !errors.As(err, &cross) {
 			t.Fatalf("unlogged batch across partitions: %v", err)
@@ -323,12 +326,12 @@ func TestAgainstCassandra(t *testing.T) {
 
 		// A composite partition key: the routing keys of (a, b) tell the
 		// partitions apart by every column.
-		set := &cqlgen.Statement{CQL: "UPDATE pairs SET v = ? WHERE a = ? AND b = ?", Table: "pairs", Kind: cqlgen.Write, Idempotent: true}
-		pq := func(v, a int, b string) cqlgen.Query { return cqlgen.Query{Stmt: set, Values: []any{v, a, b}} }
-		if err := s.Batch(ctx, cqlgen.Unlogged, []cqlgen.Query{pq(1, 1, "x"), pq(2, 1, "x")}); err != nil {
+		set := &cqldriver.Statement{CQL: "UPDATE pairs SET v = ? WHERE a = ? AND b = ?", Table: "pairs", Kind: cqlgen.Write, Idempotent: true}
+		pq := func(v, a int, b string) cqldriver.Query { return cqldriver.Query{Stmt: set, Values: []any{v, a, b}} }
+		if err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{pq(1, 1, "x"), pq(2, 1, "x")}); err != nil {
 			t.Errorf("unlogged batch in one composite partition: %v", err)
 		}
-		if err := s.Batch(ctx, cqlgen.Unlogged, []cqlgen.Query{pq(1, 1, "x"), pq(2, 1, "y")}); !errors.As(err, &cross) {
+		if err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{pq(1, 1, "x"), pq(2, 1, "y")}); !errors.As(err, &cross) {
 			t.Errorf("unlogged batch across composite partitions: %v", err)
 		}
 
@@ -362,12 +365,12 @@ func TestAgainstCassandra(t *testing.T) {
 
 	t.Run("ServerErrors", func(t *testing.T) {
 		for stmt, code := range map[string]int{
-			"SELECT v FROM no_such_table WHERE pk = ?": cqlgen.CodeInvalid,
-			"SELEKT v FROM items WHERE pk = ?":         cqlgen.CodeSyntax,
+			"SELECT v FROM no_such_table WHERE pk = ?": cqldriver.CodeInvalid,
+			"SELEKT v FROM items WHERE pk = ?":         cqldriver.CodeSyntax,
 		} {
-			it := s.Iter(ctx, cqlgen.Query{Stmt: &cqlgen.Statement{CQL: stmt, Table: "x", Kind: cqlgen.Read, Idempotent: true}, Values: []any{1}})
+			it := s.Iter(ctx, cqldriver.Query{Stmt: &cqldriver.Statement{CQL: stmt, Table: "x", Kind: cqlgen.Read, Idempotent: true}, Values: []any{1}})
 			err := it.Close()
-			if got, ok := cqlgen.ServerCode(err); !ok || got != code {
+			if got, ok := cqldriver.ServerCode(err); !ok || got != code {
 				t.Errorf("%s: %v (code %#x), want code %#x", stmt, err, got, code)
 			}
 		}

@@ -99,7 +99,7 @@ func runDiff(e *env, args []string) int {
 		for _, c := range changes {
 			if c.Kind == schemadiff.Additive && c.What == "new table" && !strings.HasPrefix(c.Table, "cqlgen_") {
 				if entity := entityOf(script, c.Table); entity != "" {
-					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably:\n    <your maintenance command> backfill -entity %s -table %s -job add-%s\n  (cqlgen.RunMaintenance; docs/runbook.md)\n", c.Table, entity, c.Table, c.Table)
+					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably:\n    <your maintenance command> backfill -entity %s -table %s -job add-%s\n  (cqlmaintain.Run; docs/runbook.md)\n", c.Table, entity, c.Table, c.Table)
 				}
 			}
 		}

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // postPosts: the statements of table posts, which is the source of truth of
 // Post.
@@ -50,7 +50,7 @@ const postPostsGetCQL = `SELECT post_id, author, posted_at, title, cqlgen_delete
 
 // postPostsScan reads the next row of posts that is no grave of a deleted Post
 // into e; false when there is none.
-func postPostsScan(it cqlgen.Iter, e *Post) bool {
+func postPostsScan(it cqlgenimpl.Iter, e *Post) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.PostID, &e.Author, &e.PostedAt, &e.Title, &deleted) {
@@ -83,7 +83,7 @@ func postPostsState(e *Post) []any {
 
 // postPostsScanState reads a row of posts with its version, its mark of
 // deletion, its pending record and its last changes.
-func postPostsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Post], ok bool) {
+func postPostsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Post], ok bool) {
 	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -307,7 +307,7 @@ const postNewPostsScatterFirstFromToCQL = `SELECT posted_at, post_id, author, ti
 
 // postNewPostsScan reads one row of new_posts into e; false when there is
 // none.
-func postNewPostsScan(it cqlgen.Iter, e *Post) bool {
+func postNewPostsScan(it cqlgenimpl.Iter, e *Post) bool {
 	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
 }
 
@@ -395,7 +395,7 @@ var postWrites = &cqlgenimpl.Entity[Post]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -415,7 +415,7 @@ func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -432,7 +432,7 @@ func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 // have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -448,7 +448,7 @@ func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 // only if no one changed the Post since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (_ *Post, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -475,7 +475,7 @@ func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (_ *Post
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (_ *Post, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -508,7 +508,7 @@ func (r *PostRepo) Tables() []string {
 // Verify compares every table of Post with what posts, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -519,7 +519,7 @@ func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // orphans, each at a timestamp that any later write of Post wins over; it is
 // safe while the application writes.
 func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -530,7 +530,7 @@ func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -540,7 +540,7 @@ func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 // Get reads the Post with the given key from posts, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -552,7 +552,7 @@ func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err err
 	}
 	var e Post
 	e.PostID = postID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   postPosts.Get,
 		Values: []any{e.PostID},
 	}, postPostsScan)
@@ -568,7 +568,7 @@ func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err err
 // repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
 // *cqlgen.KeysError, and nothing is sent.
 func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (_ cqlgen.Found[Post], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -612,7 +612,7 @@ type NewPostsOptions struct {
 // then post_id ascending, from new_posts, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.Page[Post], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "NewPosts")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "NewPosts")
 	defer func() {
 		call.End(err)
 	}()
@@ -734,7 +734,7 @@ const clickClicksByHourGetCQL = `SELECT at, click_id
 
 // clickClicksByHourScan reads one row of clicks_by_hour into e; false when
 // there is none.
-func clickClicksByHourScan(it cqlgen.Iter, e *Click) bool {
+func clickClicksByHourScan(it cqlgenimpl.Iter, e *Click) bool {
 	return it.Scan(&e.At, &e.ClickID)
 }
 
@@ -870,7 +870,7 @@ func clickCheck(e *Click) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -883,7 +883,7 @@ func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option)
 			return clickClicksByHourRow(e, 0)
 		}, clickClicksByHourScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
 	})
 }
@@ -897,7 +897,7 @@ func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (_ cqlgen.Inserted[Click], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -914,7 +914,7 @@ func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -922,14 +922,14 @@ func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from clicks_by_hour.
 func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -937,8 +937,8 @@ func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   clickClicksByHour.Delete,
 			Values: []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID},
 		}
@@ -948,14 +948,14 @@ func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option)
 // Get reads the Click with the given key from clicks_by_hour, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (_ *Click, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Get")
 	defer func() {
 		call.End(err)
 	}()
 	var e Click
 	e.At = at
 	e.ClickID = clickID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   clickClicksByHour.Get,
 		Values: []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID},
 	}, clickClicksByHourScan)
@@ -991,7 +991,7 @@ type ClicksByHourOptions struct {
 // click_id ascending, from clicks_by_hour, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_ cqlgen.Page[Click], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "ClicksByHour")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "ClicksByHour")
 	defer func() {
 		call.End(err)
 	}()
@@ -1113,7 +1113,7 @@ const loginLoginsByDayGetCQL = `SELECT at, user_id
 
 // loginLoginsByDayScan reads one row of logins_by_day into e; false when there
 // is none.
-func loginLoginsByDayScan(it cqlgen.Iter, e *Login) bool {
+func loginLoginsByDayScan(it cqlgenimpl.Iter, e *Login) bool {
 	return it.Scan(&e.At, &e.UserID)
 }
 
@@ -1249,7 +1249,7 @@ func loginCheck(e *Login) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1262,7 +1262,7 @@ func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option)
 			return loginLoginsByDayRow(e, 0)
 		}, loginLoginsByDayScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
 	})
 }
@@ -1276,7 +1276,7 @@ func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (_ cqlgen.Inserted[Login], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1293,7 +1293,7 @@ func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1301,14 +1301,14 @@ func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from logins_by_day.
 func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1316,8 +1316,8 @@ func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   loginLoginsByDay.Delete,
 			Values: []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID},
 		}
@@ -1327,14 +1327,14 @@ func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option)
 // Get reads the Login with the given key from logins_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Login, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Get")
 	defer func() {
 		call.End(err)
 	}()
 	var e Login
 	e.At = at
 	e.UserID = userID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   loginLoginsByDay.Get,
 		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID},
 	}, loginLoginsByDayScan)
@@ -1370,7 +1370,7 @@ type LoginsByDayOptions struct {
 // user_id ascending, from logins_by_day, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ cqlgen.Page[Login], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "LoginsByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "LoginsByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -1491,7 +1491,7 @@ const likeLikesByDayGetCQL = `SELECT at, like_id
 
 // likeLikesByDayScan reads one row of likes_by_day into e; false when there is
 // none.
-func likeLikesByDayScan(it cqlgen.Iter, e *Like) bool {
+func likeLikesByDayScan(it cqlgenimpl.Iter, e *Like) bool {
 	return it.Scan(&e.At, &e.LikeID)
 }
 
@@ -1627,7 +1627,7 @@ func likeCheck(e *Like) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1640,7 +1640,7 @@ func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 			return likeLikesByDayRow(e, 0)
 		}, likeLikesByDayScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
 	})
 }
@@ -1654,7 +1654,7 @@ func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (_ cqlgen.Inserted[Like], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1671,7 +1671,7 @@ func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.O
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1679,14 +1679,14 @@ func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from likes_by_day.
 func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1694,8 +1694,8 @@ func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   likeLikesByDay.Delete,
 			Values: []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID},
 		}
@@ -1705,14 +1705,14 @@ func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 // Get reads the Like with the given key from likes_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ *Like, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Get")
 	defer func() {
 		call.End(err)
 	}()
 	var e Like
 	e.At = at
 	e.LikeID = likeID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   likeLikesByDay.Get,
 		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID},
 	}, likeLikesByDayScan)
@@ -1748,7 +1748,7 @@ type LikesByDayOptions struct {
 // like_id ascending, from likes_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlgen.Page[Like], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "LikesByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "LikesByDay")
 	defer func() {
 		call.End(err)
 	}()

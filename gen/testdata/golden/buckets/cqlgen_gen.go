@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // readingReadings: the statements of table readings, which is the source of
 // truth of Reading.
@@ -62,7 +62,7 @@ const readingReadingsGetCQL = `SELECT sensor_id, read_at, event_id, local_day, v
 
 // readingReadingsScan reads the next row of readings that is no grave of a
 // deleted Reading into e; false when there is none.
-func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsScan(it cqlgenimpl.Iter, e *Reading) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value, &deleted) {
@@ -89,7 +89,7 @@ func readingReadingsState(e *Reading) []any {
 
 // readingReadingsScanState reads a row of readings with its version, its mark
 // of deletion, its pending record and its last changes.
-func readingReadingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
+func readingReadingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -387,7 +387,7 @@ const readingReadingsByHourScatterFirstFromToCQL = `SELECT sensor_id, read_at, e
 
 // readingReadingsByHourScan reads one row of readings_by_hour into e; false
 // when there is none.
-func readingReadingsByHourScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByHourScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -575,7 +575,7 @@ const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, ev
 
 // readingReadingsByDayScan reads one row of readings_by_day into e; false when
 // there is none.
-func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -764,7 +764,7 @@ const readingReadingsByWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, e
 
 // readingReadingsByWeekScan reads one row of readings_by_week into e; false
 // when there is none.
-func readingReadingsByWeekScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -953,7 +953,7 @@ const readingReadingsByMonthScatterFirstFromToCQL = `SELECT sensor_id, read_at, 
 
 // readingReadingsByMonthScan reads one row of readings_by_month into e; false
 // when there is none.
-func readingReadingsByMonthScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -1146,7 +1146,7 @@ const readingReadingsBy10DaysScatterFirstFromToCQL = `SELECT sensor_id, read_at,
 
 // readingReadingsBy10DaysScan reads one row of readings_by_10_days into e;
 // false when there is none.
-func readingReadingsBy10DaysScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsBy10DaysScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -1377,7 +1377,7 @@ const readingReadingsByShardScatterAtOrAfterToCQL = `SELECT sensor_id, read_at, 
 
 // readingReadingsByShardScan reads one row of readings_by_shard into e; false
 // when there is none.
-func readingReadingsByShardScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByShardScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -1571,7 +1571,7 @@ const readingReadingsByEventMonthScatterFirstFromToCQL = `SELECT sensor_id, even
 
 // readingReadingsByEventMonthScan reads one row of readings_by_event_month
 // into e; false when there is none.
-func readingReadingsByEventMonthScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByEventMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
 }
 
@@ -1767,7 +1767,7 @@ const readingReadingsByLocalDayScatterFirstFromToCQL = `SELECT sensor_id, read_a
 
 // readingReadingsByLocalDayScan reads one row of readings_by_local_day into e;
 // false when there is none.
-func readingReadingsByLocalDayScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByLocalDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -1961,7 +1961,7 @@ const readingReadingsBySundayWeekScatterFirstFromToCQL = `SELECT sensor_id, read
 
 // readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week
 // into e; false when there is none.
-func readingReadingsBySundayWeekScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsBySundayWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -2155,7 +2155,7 @@ const readingReadingsByFortnightScatterFirstFromToCQL = `SELECT sensor_id, read_
 
 // readingReadingsByFortnightScan reads one row of readings_by_fortnight into
 // e; false when there is none.
-func readingReadingsByFortnightScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByFortnightScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
@@ -2308,7 +2308,7 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -2328,7 +2328,7 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -2345,7 +2345,7 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -2361,7 +2361,7 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // they apply only if no one changed the Reading since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -2389,7 +2389,7 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt 
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2424,7 +2424,7 @@ func (r *ReadingRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -2435,7 +2435,7 @@ func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // orphans, each at a timestamp that any later write of Reading wins over; it
 // is safe while the application writes.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -2446,7 +2446,7 @@ func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -2456,7 +2456,7 @@ func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 // Get reads the Reading with the given key from readings, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -2469,7 +2469,7 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time
 	var e Reading
 	e.SensorID = sensorID
 	e.ReadAt = readAt
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   readingReadings.Get,
 		Values: []any{e.SensorID, e.ReadAt},
 	}, readingReadingsScan)
@@ -2498,7 +2498,7 @@ type ReadingsOptions struct {
 // Readings reads Reading rows by sensor_id, ordered by read_at descending,
 // from readings, in pages: one partition, in clustering order.
 func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Readings")
 	defer func() {
 		call.End(err)
 	}()
@@ -2557,7 +2557,7 @@ type ReadingsByHourOptions struct {
 // descending, from readings_by_hour, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByHour")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByHour")
 	defer func() {
 		call.End(err)
 	}()
@@ -2626,7 +2626,7 @@ type ReadingsByDayOptions struct {
 // descending, from readings_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -2695,7 +2695,7 @@ type ReadingsByWeekOptions struct {
 // descending, from readings_by_week, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByWeek")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByWeek")
 	defer func() {
 		call.End(err)
 	}()
@@ -2764,7 +2764,7 @@ type ReadingsByMonthOptions struct {
 // descending, from readings_by_month, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByMonth")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByMonth")
 	defer func() {
 		call.End(err)
 	}()
@@ -2833,7 +2833,7 @@ type ReadingsBy10DaysOptions struct {
 // descending, from readings_by_10_days, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsBy10Days")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsBy10Days")
 	defer func() {
 		call.End(err)
 	}()
@@ -2896,7 +2896,7 @@ type ReadingsByShardOptions struct {
 // descending, from readings_by_shard, in pages: all 16 hash buckets read in
 // parallel and merged in clustering order.
 func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByShard")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByShard")
 	defer func() {
 		call.End(err)
 	}()
@@ -2960,7 +2960,7 @@ type ReadingsByEventMonthOptions struct {
 // descending, then read_at ascending, from readings_by_event_month, in pages:
 // time buckets from the newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByEventMonth")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByEventMonth")
 	defer func() {
 		call.End(err)
 	}()
@@ -3030,7 +3030,7 @@ type ReadingsByLocalDayOptions struct {
 // descending, from readings_by_local_day, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByLocalDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByLocalDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -3100,7 +3100,7 @@ type ReadingsBySundayWeekOptions struct {
 // descending, from readings_by_sunday_week, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string, o *ReadingsBySundayWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsBySundayWeek")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsBySundayWeek")
 	defer func() {
 		call.End(err)
 	}()
@@ -3170,7 +3170,7 @@ type ReadingsByFortnightOptions struct {
 // descending, from readings_by_fortnight, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, o *ReadingsByFortnightOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByFortnight")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByFortnight")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // settingSettings: the statements of table settings, which is the source of
 // truth of Setting.
@@ -91,7 +91,7 @@ const settingSettingsGetCQL = `SELECT scope, name, value
 
 // settingSettingsScan reads one row of settings into e; false when there is
 // none.
-func settingSettingsScan(it cqlgen.Iter, e *Setting) bool {
+func settingSettingsScan(it cqlgenimpl.Iter, e *Setting) bool {
 	return it.Scan(&e.Scope, &e.Name, &e.Value)
 }
 
@@ -191,7 +191,7 @@ func settingCheck(e *Setting) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -204,7 +204,7 @@ func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 			return settingSettingsRow(e, 0)
 		}, settingSettingsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
 	})
 }
@@ -218,7 +218,7 @@ func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (_ cqlgen.Inserted[Setting], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -235,7 +235,7 @@ func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cq
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -243,14 +243,14 @@ func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from settings.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -258,8 +258,8 @@ func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   settingSettings.Delete,
 			Values: []any{ts, e.Scope, e.Name},
 		}
@@ -269,7 +269,7 @@ func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 // Get reads the Setting with the given key from settings, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Setting, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -282,7 +282,7 @@ func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Set
 	var e Setting
 	e.Scope = scope
 	e.Name = name
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   settingSettings.Get,
 		Values: []any{e.Scope, e.Name},
 	}, settingSettingsScan)
@@ -311,7 +311,7 @@ type SettingsOptions struct {
 // Settings reads Setting rows by scope, ordered by name ascending, from
 // settings, in pages: one partition, in clustering order.
 func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (_ cqlgen.Page[Setting], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Settings")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Settings")
 	defer func() {
 		call.End(err)
 	}()
@@ -432,7 +432,7 @@ const changeChangesByDayGetCQL = `SELECT scope, at, name
 
 // changeChangesByDayScan reads one row of changes_by_day into e; false when
 // there is none.
-func changeChangesByDayScan(it cqlgen.Iter, e *Change) bool {
+func changeChangesByDayScan(it cqlgenimpl.Iter, e *Change) bool {
 	return it.Scan(&e.Scope, &e.At, &e.Name)
 }
 
@@ -574,7 +574,7 @@ func changeCheck(e *Change) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -587,7 +587,7 @@ func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Optio
 			return changeChangesByDayRow(e, 0)
 		}, changeChangesByDayScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
 	})
 }
@@ -601,7 +601,7 @@ func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Optio
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (_ cqlgen.Inserted[Change], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -618,7 +618,7 @@ func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlg
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -626,14 +626,14 @@ func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Optio
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from changes_by_day.
 func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -641,8 +641,8 @@ func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Optio
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   changeChangesByDay.Delete,
 			Values: []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
 		}
@@ -652,7 +652,7 @@ func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Optio
 // Get reads the Change with the given key from changes_by_day, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (_ *Change, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -666,7 +666,7 @@ func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name st
 	e.Scope = scope
 	e.At = at
 	e.Name = name
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   changeChangesByDay.Get,
 		Values: []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
 	}, changeChangesByDayScan)
@@ -702,7 +702,7 @@ type ChangesByDayOptions struct {
 // ascending, from changes_by_day, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (_ cqlgen.Page[Change], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "ChangesByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "ChangesByDay")
 	defer func() {
 		call.End(err)
 	}()

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // pageStatsPageStats: the statements of table page_stats, which is the source
 // of truth of PageStats.
@@ -52,7 +52,7 @@ const pageStatsPageStatsGetCQL = `SELECT site, page, views, likes
 
 // pageStatsPageStatsScan reads one row of page_stats into e; false when there
 // is none.
-func pageStatsPageStatsScan(it cqlgen.Iter, e *PageStats) bool {
+func pageStatsPageStatsScan(it cqlgenimpl.Iter, e *PageStats) bool {
 	return it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
 }
 
@@ -103,7 +103,7 @@ func pageStatsCheck(e *PageStats) error {
 // have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
 // and the strategy does not apply.
 func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Add")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "Add")
 	defer func() {
 		call.End(err)
 	}()
@@ -111,7 +111,7 @@ func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Op
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   pageStatsPageStats.Add,
 		Values: []any{e.Views, e.Likes, e.Site, e.Page},
 	})
@@ -121,7 +121,7 @@ func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Op
 // reliably support counting again in a deleted counter row (an Add soon after
 // the Delete may be lost): delete only counters that will not be used again.
 func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -129,8 +129,8 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   pageStatsPageStats.Delete,
 			Values: []any{e.Site, e.Page},
 		}
@@ -140,7 +140,7 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 // Get reads the PageStats with the given key from page_stats, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *PageStats, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -159,7 +159,7 @@ func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *P
 	var e PageStats
 	e.Site = site
 	e.Page = page
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   pageStatsPageStats.Get,
 		Values: []any{e.Site, e.Page},
 	}, pageStatsPageStatsScan)
@@ -175,7 +175,7 @@ func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *P
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (_ cqlgen.Found[PageStats], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -246,7 +246,7 @@ const dailyHitsDailyHitsGetCQL = `SELECT site, day, hits
 
 // dailyHitsDailyHitsScan reads one row of daily_hits into e; false when there
 // is none.
-func dailyHitsDailyHitsScan(it cqlgen.Iter, e *DailyHits) bool {
+func dailyHitsDailyHitsScan(it cqlgenimpl.Iter, e *DailyHits) bool {
 	return it.Scan(&e.Site, &e.Day, &e.Hits)
 }
 
@@ -348,7 +348,7 @@ func dailyHitsCheck(e *DailyHits) error {
 // applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError), and the
 // strategy does not apply.
 func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Add")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "Add")
 	defer func() {
 		call.End(err)
 	}()
@@ -356,7 +356,7 @@ func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Op
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   dailyHitsDailyHits.Add,
 		Values: []any{e.Hits, e.Site, e.Day},
 	})
@@ -366,7 +366,7 @@ func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Op
 // reliably support counting again in a deleted counter row (an Add soon after
 // the Delete may be lost): delete only counters that will not be used again.
 func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -374,8 +374,8 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   dailyHitsDailyHits.Delete,
 			Values: []any{e.Site, e.Day},
 		}
@@ -385,7 +385,7 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 // Get reads the DailyHits with the given key from daily_hits, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ *DailyHits, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -398,7 +398,7 @@ func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ 
 	var e DailyHits
 	e.Site = site
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   dailyHitsDailyHits.Get,
 		Values: []any{e.Site, e.Day},
 	}, dailyHitsDailyHitsScan)
@@ -427,7 +427,7 @@ type DailyHitsOptions struct {
 // DailyHits reads DailyHits rows by site, ordered by day descending, from
 // daily_hits, in pages: one partition, in clustering order.
 func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (_ cqlgen.Page[DailyHits], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "DailyHits")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "DailyHits")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -50,7 +50,7 @@ const orderOrdersGetCQL = `SELECT order_id, customer_id, status, placed_at, tota
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
-func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrderID, &e.CustomerID, &e.Status, &e.PlacedAt, &e.Total, &deleted) {
@@ -83,7 +83,7 @@ func orderOrdersState(e *Order) []any {
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
 // deletion, its pending record and its last changes.
-func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.CustomerID, &v.Row.Status, &v.Row.PlacedAt, &v.Row.Total, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -321,7 +321,7 @@ const orderOrdersByDayScatterFirstFromToCQL = `SELECT customer_id, placed_at, or
 
 // orderOrdersByDayScan reads one row of orders_by_customer_day into e; false
 // when there is none.
-func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
@@ -518,7 +518,7 @@ const orderOrdersByMonthScatterFirstFromToCQL = `SELECT customer_id, placed_at, 
 
 // orderOrdersByMonthScan reads one row of orders_by_customer_month into e;
 // false when there is none.
-func orderOrdersByMonthScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByMonthScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
@@ -661,7 +661,7 @@ const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, customer_id,
 
 // orderOrdersByStatusScan reads one row of orders_by_status into e; false when
 // there is none.
-func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
 }
 
@@ -775,7 +775,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -795,7 +795,7 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -812,7 +812,7 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -828,7 +828,7 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -855,7 +855,7 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order,
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -888,7 +888,7 @@ func (r *OrderRepo) Tables() []string {
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -899,7 +899,7 @@ func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -910,7 +910,7 @@ func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -920,7 +920,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -932,7 +932,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.OrderID},
 	}, orderOrdersScan)
@@ -948,7 +948,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -995,7 +995,7 @@ type OrdersByDayOptions struct {
 // Deprecated: orders_by_customer_day is on its way out; read
 // orders_by_customer_month through OrdersByMonth once it is backfilled.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -1065,7 +1065,7 @@ type OrdersByMonthOptions struct {
 // descending, then order_id ascending, from orders_by_customer_month, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *OrdersByMonthOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByMonth")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByMonth")
 	defer func() {
 		call.End(err)
 	}()
@@ -1130,7 +1130,7 @@ type OrdersByStatusOptions struct {
 //
 // Deprecated: orders_by_status is on its way out; read the entity another way.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByStatus")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -54,7 +54,7 @@ const orderOrdersGetCQL = `SELECT tenant_id, order_id, customer_id, customer_nam
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
-func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents, &deleted) {
@@ -89,7 +89,7 @@ func orderOrdersState(e *Order) []any {
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
 // deletion, its pending record and its last changes.
-func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -302,7 +302,7 @@ const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed
 
 // orderOrdersByCustomerScan reads one row of orders_by_customer into e; false
 // when there is none.
-func orderOrdersByCustomerScan(it cqlgen.Iter, e *OrdersByCustomerRow) bool {
+func orderOrdersByCustomerScan(it cqlgenimpl.Iter, e *OrdersByCustomerRow) bool {
 	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
 }
 
@@ -464,7 +464,7 @@ const orderOrdersInStatusAtOrAfterToCQL = `SELECT tenant_id, status, placed_at, 
 
 // orderOrdersInStatusScan reads one row of orders_by_status into e; false when
 // there is none.
-func orderOrdersInStatusScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersInStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
 }
 
@@ -586,7 +586,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -606,7 +606,7 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -623,7 +623,7 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -639,7 +639,7 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -673,7 +673,7 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID s
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -713,7 +713,7 @@ func (r *OrderRepo) Tables() []string {
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -724,7 +724,7 @@ func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -735,7 +735,7 @@ func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -745,7 +745,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -764,7 +764,7 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_
 	var e Order
 	e.TenantID = tenantID
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.TenantID, e.OrderID},
 	}, orderOrdersScan)
@@ -780,7 +780,7 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_
 // indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -824,7 +824,7 @@ type OrdersByCustomerOptions struct {
 // placed_at descending, then order_id ascending, from orders_by_customer, in
 // pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (_ cqlgen.Page[OrdersByCustomerRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByCustomer")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByCustomer")
 	defer func() {
 		call.End(err)
 	}()
@@ -884,7 +884,7 @@ type OrdersInStatusOptions struct {
 // placed_at ascending, then order_id ascending, from orders_by_status, in
 // pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersInStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersInStatus")
 	defer func() {
 		call.End(err)
 	}()

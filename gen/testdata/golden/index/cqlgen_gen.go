@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // docDocs: the statements of table docs, which is the source of truth of Doc.
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -96,7 +96,7 @@ const docDocsGetCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
 	WHERE space = ? AND updated_at = ? AND doc_id = ?`
 
 // docDocsScan reads one row of docs into e; false when there is none.
-func docDocsScan(it cqlgen.Iter, e *Doc) bool {
+func docDocsScan(it cqlgenimpl.Iter, e *Doc) bool {
 	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
 
@@ -200,7 +200,7 @@ func docCheck(e *Doc) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -213,7 +213,7 @@ func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 			return docDocsRow(e, 0, unset)
 		}, docDocsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, true))
 	})
 }
@@ -227,7 +227,7 @@ func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (_ cqlgen.Inserted[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -244,7 +244,7 @@ func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Opt
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -252,14 +252,14 @@ func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from docs.
 func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -267,8 +267,8 @@ func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   docDocs.Delete,
 			Values: []any{ts, e.Space, e.UpdatedAt, e.DocID},
 		}
@@ -278,7 +278,7 @@ func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 // Get reads the Doc with the given key from docs, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (_ *Doc, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -292,7 +292,7 @@ func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, do
 	e.Space = space
 	e.UpdatedAt = updatedAt
 	e.DocID = docID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   docDocs.Get,
 		Values: []any{e.Space, e.UpdatedAt, e.DocID},
 	}, docDocsScan)
@@ -322,7 +322,7 @@ type DocsOptions struct {
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
 // ascending, from docs, in pages: one partition, in clustering order.
 func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Docs")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Docs")
 	defer func() {
 		call.End(err)
 	}()
@@ -421,7 +421,7 @@ type DocsByTagOptions struct {
 // index docs_by_tag, in pages, within one partition, in clustering order; the
 // index makes this a cheap read of one partition's replicas.
 func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *DocsByTagOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsByTag")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "DocsByTag")
 	defer func() {
 		call.End(err)
 	}()
@@ -519,7 +519,7 @@ type DocsSizedOptions struct {
 // clustering order; the index makes this a cheap read of one partition's
 // replicas.
 func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, bytesTo int32, o *DocsSizedOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsSized")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "DocsSized")
 	defer func() {
 		call.End(err)
 	}()
@@ -622,7 +622,7 @@ type DocsByAuthorOptions struct {
 // docs_by_author, in pages, in token order: a scatter that visits every token
 // range of the cluster on each page, so keep it for rare or ad hoc reads.
 func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuthorOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsByAuthor")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "DocsByAuthor")
 	defer func() {
 		call.End(err)
 	}()
@@ -697,7 +697,7 @@ const eventEventsGetCQL = `SELECT source, at, id, kind
 	WHERE source = ? AND at = ? AND id = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
-func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
 }
 
@@ -720,7 +720,7 @@ func eventEventsState(e *Event) []any {
 
 // eventEventsScanState reads a row of events with its last write timestamp,
 // less 1µs, as its version.
-func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
+func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [1]*int64
 	ok = it.Scan(&v.Row.Source, &v.Row.At, &v.Row.ID, &v.Row.Kind, &wt[0])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -950,7 +950,7 @@ const eventEventsByKindScatterFirstFromToCQL = `SELECT kind, at, id, source, buc
 
 // eventEventsByKindScan reads one row of events_by_kind into e; false when
 // there is none.
-func eventEventsByKindScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsByKindScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
 }
 
@@ -1024,7 +1024,7 @@ func eventCheckKey(e *Event) error {
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1032,8 +1032,8 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Insert,
 			Values: eventEventsRow(e, ts, true),
 		}, {
@@ -1047,7 +1047,7 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // from events's values, in one logical write under the repository's strategy.
 // Deleting what does not exist is not an error.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1055,11 +1055,11 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.Source, e.At, e.ID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Delete,
 			Values: []any{ts, cur.Source, cur.At, cur.ID},
 		}, {
@@ -1100,7 +1100,7 @@ func (r *EventRepo) Tables() []string {
 // Verify compares every table of Event with what events, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1111,7 +1111,7 @@ func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Event wins over; it is
 // safe while the application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1122,7 +1122,7 @@ func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1132,7 +1132,7 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Event with the given key from events, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1146,7 +1146,7 @@ func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id goc
 	e.Source = source
 	e.At = at
 	e.ID = id
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.Source, e.At, e.ID},
 	}, eventEventsScan)
@@ -1175,7 +1175,7 @@ type EventsOptions struct {
 // Events reads a source's events, newest first, from events, in pages: one
 // partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
 	defer func() {
 		call.End(err)
 	}()
@@ -1234,7 +1234,7 @@ type EventsByKindOptions struct {
 // ascending, from events_by_kind, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByKind")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByKind")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -49,7 +49,7 @@ const orderOrdersGetCQL = `SELECT order_id, status, urgent, day, cqlgen_deleted
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
-func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrderID, &e.Status, &e.Urgent, &e.Day, &deleted) {
@@ -82,7 +82,7 @@ func orderOrdersState(e *Order) []any {
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
 // deletion, its pending record and its last changes.
-func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -261,7 +261,7 @@ const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, urgent, day
 
 // orderOrdersByStatusScan reads one row of orders_by_status into e; false when
 // there is none.
-func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
 }
 
@@ -397,7 +397,7 @@ const orderOrdersByFlagAtOrAfterToCQL = `SELECT urgent, order_id, status, day
 
 // orderOrdersByFlagScan reads one row of orders_by_flag into e; false when
 // there is none.
-func orderOrdersByFlagScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByFlagScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
 }
 
@@ -533,7 +533,7 @@ const orderOrdersByDayAtOrAfterToCQL = `SELECT day, order_id, status, urgent
 
 // orderOrdersByDayScan reads one row of orders_by_day into e; false when there
 // is none.
-func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
@@ -766,7 +766,7 @@ const orderOrdersByDayShardedScatterAtOrAfterToCQL = `SELECT day, order_id, stat
 
 // orderOrdersByDayShardedScan reads one row of orders_by_day_sharded into e;
 // false when there is none.
-func orderOrdersByDayShardedScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersByDayShardedScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
@@ -887,7 +887,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -907,7 +907,7 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -924,7 +924,7 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -940,7 +940,7 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -967,7 +967,7 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order,
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1000,7 +1000,7 @@ func (r *OrderRepo) Tables() []string {
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1011,7 +1011,7 @@ func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1022,7 +1022,7 @@ func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1032,7 +1032,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1044,7 +1044,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.OrderID},
 	}, orderOrdersScan)
@@ -1060,7 +1060,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -1097,7 +1097,7 @@ type OrdersByStatusOptions struct {
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
 // from orders_by_status, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByStatus")
 	defer func() {
 		call.End(err)
 	}()
@@ -1150,7 +1150,7 @@ type OrdersByFlagOptions struct {
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
 // orders_by_flag, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByFlag")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByFlag")
 	defer func() {
 		call.End(err)
 	}()
@@ -1197,7 +1197,7 @@ type OrdersByDayOptions struct {
 // OrdersByDay reads Order rows by day, ordered by order_id ascending, from
 // orders_by_day, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDay")
 	defer func() {
 		call.End(err)
 	}()
@@ -1252,7 +1252,7 @@ type OrdersByDayShardedOptions struct {
 // from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
 // and merged in clustering order.
 func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDaySharded")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDaySharded")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // unshardedChartEntryDailyChartsUnsharded: the statements of table
 // daily_charts_unsharded, which is the source of truth of UnshardedChartEntry.
@@ -98,7 +98,7 @@ const unshardedChartEntryDailyChartsUnshardedGetCQL = `SELECT chart_date, play_c
 
 // unshardedChartEntryDailyChartsUnshardedScan reads one row of
 // daily_charts_unsharded into e; false when there is none.
-func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter, e *UnshardedChartEntry) bool {
+func unshardedChartEntryDailyChartsUnshardedScan(it cqlgenimpl.Iter, e *UnshardedChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
@@ -212,7 +212,7 @@ func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -225,7 +225,7 @@ func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartE
 			return unshardedChartEntryDailyChartsUnshardedRow(e, 0)
 		}, unshardedChartEntryDailyChartsUnshardedScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
 	})
 }
@@ -239,7 +239,7 @@ func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartE
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[UnshardedChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -257,7 +257,7 @@ func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *Unshard
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -265,14 +265,14 @@ func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartE
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from daily_charts_unsharded.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -280,8 +280,8 @@ func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartE
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   unshardedChartEntryDailyChartsUnsharded.Delete,
 			Values: []any{ts, e.ChartDate, e.PlayCount, e.TrackID},
 		}
@@ -292,7 +292,7 @@ func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartE
 // daily_charts_unsharded, the source of truth; cqlgen.ErrNotFound if there is
 // none.
 func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *UnshardedChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -306,7 +306,7 @@ func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, 
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   unshardedChartEntryDailyChartsUnsharded.Get,
 		Values: []any{e.ChartDate, e.PlayCount, e.TrackID},
 	}, unshardedChartEntryDailyChartsUnshardedScan)
@@ -338,7 +338,7 @@ type DailyChartsUnshardedOptions struct {
 // by play_count descending, then track_id ascending, from
 // daily_charts_unsharded, in pages: one partition, in clustering order.
 func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (_ cqlgen.Page[UnshardedChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded")
 	defer func() {
 		call.End(err)
 	}()
@@ -467,7 +467,7 @@ const chartEntryDailyChartsGetCQL = `SELECT chart_date, play_count, track_id
 
 // chartEntryDailyChartsScan reads one row of daily_charts into e; false when
 // there is none.
-func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
+func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
@@ -651,7 +651,7 @@ func chartEntryCheck(e *ChartEntry) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -664,7 +664,7 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 			return chartEntryDailyChartsRow(e, 0)
 		}, chartEntryDailyChartsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
 	})
 }
@@ -678,7 +678,7 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -695,7 +695,7 @@ func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts
 // nil pointers and empty collections clear their columns. With cqlgen.WithTTL
 // the row expires after that time instead of the table's default.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -703,14 +703,14 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from daily_charts.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -718,8 +718,8 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   chartEntryDailyCharts.Delete,
 			Values: []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
 		}
@@ -729,7 +729,7 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 // Get reads the ChartEntry with the given key from daily_charts, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *ChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -743,7 +743,7 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   chartEntryDailyCharts.Get,
 		Values: []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
 	}, chartEntryDailyChartsScan)
@@ -774,7 +774,7 @@ type DailyChartsOptions struct {
 // descending, then track_id ascending, from daily_charts, in pages: all 100
 // hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
 	defer func() {
 		call.End(err)
 	}()
@@ -889,7 +889,7 @@ const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id
 
 // playListeningHistoryScan reads one row of listening_history into e; false
 // when there is none.
-func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
+func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
@@ -995,7 +995,7 @@ func playCheck(e *Play) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1008,7 +1008,7 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 			return playListeningHistoryRow(e, 0)
 		}, playListeningHistoryScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
@@ -1022,7 +1022,7 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1040,7 +1040,7 @@ func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.O
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1048,14 +1048,14 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1063,8 +1063,8 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   playListeningHistory.Delete,
 			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
 		}
@@ -1074,7 +1074,7 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 // Get reads the Play with the given key from listening_history, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1088,7 +1088,7 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   playListeningHistory.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playListeningHistoryScan)
@@ -1119,7 +1119,7 @@ type ListeningHistoryOptions struct {
 // descending, then track_id ascending, from listening_history, in pages: one
 // partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "ListeningHistory")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "ListeningHistory")
 	defer func() {
 		call.End(err)
 	}()
@@ -1234,7 +1234,7 @@ const playForeverListeningHistoryForeverGetCQL = `SELECT user_id, played_at, tra
 
 // playForeverListeningHistoryForeverScan reads one row of
 // listening_history_forever into e; false when there is none.
-func playForeverListeningHistoryForeverScan(it cqlgen.Iter, e *PlayForever) bool {
+func playForeverListeningHistoryForeverScan(it cqlgenimpl.Iter, e *PlayForever) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
@@ -1347,7 +1347,7 @@ func playForeverCheck(e *PlayForever) error {
 // cqlgen.IfAbsent it creates only, as InsertIfAbsent does, and a row with the
 // key that differs is a *cqlgen.VersionConflictError.
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1360,7 +1360,7 @@ func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cq
 			return playForeverListeningHistoryForeverRow(e, 0)
 		}, playForeverListeningHistoryForeverScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
 	})
 }
@@ -1374,7 +1374,7 @@ func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cq
 // returned to a call sent again. It honours cqlgen.WithTTL. A conditional
 // write takes no client timestamp: the row is written at the server's time.
 func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlayForever], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1392,7 +1392,7 @@ func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, op
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1400,14 +1400,14 @@ func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from listening_history_forever.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1415,8 +1415,8 @@ func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cq
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   playForeverListeningHistoryForever.Delete,
 			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
 		}
@@ -1426,7 +1426,7 @@ func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cq
 // Get reads the PlayForever with the given key from listening_history_forever,
 // the source of truth; cqlgen.ErrNotFound if there is none.
 func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *PlayForever, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1440,7 +1440,7 @@ func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   playForeverListeningHistoryForever.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playForeverListeningHistoryForeverScan)
@@ -1472,7 +1472,7 @@ type ListeningHistoryForeverOptions struct {
 // played_at descending, then track_id ascending, from
 // listening_history_forever, in pages: one partition, in clustering order.
 func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (_ cqlgen.Page[PlayForever], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "ListeningHistoryForever")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "ListeningHistoryForever")
 	defer func() {
 		call.End(err)
 	}()

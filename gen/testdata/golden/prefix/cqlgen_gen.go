@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // tradeTradesByAccount: the statements of table trades_by_account, which is
 // the source of truth of Trade.
@@ -81,7 +81,7 @@ const tradeTradesByAccountGetCQL = `SELECT account, type, trade_date, trade_id, 
 
 // tradeTradesByAccountScan reads the next row of trades_by_account that is no
 // grave of a deleted Trade into e; false when there is none.
-func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
+func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares, &deleted) {
@@ -110,7 +110,7 @@ func tradeTradesByAccountState(e *Trade) []any {
 
 // tradeTradesByAccountScanState reads a row of trades_by_account with its
 // version, its mark of deletion, its pending record and its last changes.
-func tradeTradesByAccountScanState(it cqlgen.Iter) (v cqlgenimpl.State[Trade], ok bool) {
+func tradeTradesByAccountScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Trade], ok bool) {
 	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -902,7 +902,7 @@ const tradeTradesBySymbolScatterEq2AtOrAfterToCQL = `SELECT symbol, type, trade_
 
 // tradeTradesBySymbolScan reads one row of trades_by_symbol into e; false when
 // there is none.
-func tradeTradesBySymbolScan(it cqlgen.Iter, e *Trade) bool {
+func tradeTradesBySymbolScan(it cqlgenimpl.Iter, e *Trade) bool {
 	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
 }
 
@@ -1005,7 +1005,7 @@ var tradeWrites = &cqlgenimpl.Entity[Trade]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1026,7 +1026,7 @@ func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 // client, and every table converges on the result; the next write of the
 // entity finishes it too.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1044,7 +1044,7 @@ func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1060,7 +1060,7 @@ func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 // they apply only if no one changed the Trade since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1090,7 +1090,7 @@ func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey st
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (_ *Trade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1127,7 +1127,7 @@ func (r *TradeRepo) Tables() []string {
 // of truth, implies, and reports the rows missing, stale or orphaned. It
 // writes nothing.
 func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1138,7 +1138,7 @@ func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Trade wins over; it is
 // safe while the application writes.
 func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1149,7 +1149,7 @@ func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // say, token range by token range; with o.Job it records the ranges done and,
 // run again, resumes.
 func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1159,7 +1159,7 @@ func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Trade with the given key from trades_by_account, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1174,7 +1174,7 @@ func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tra
 	e.Type = typeKey
 	e.TradeDate = tradeDate
 	e.TradeID = tradeID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   tradeTradesByAccount.Get,
 		Values: []any{e.Account, e.Type, e.TradeDate, e.TradeID},
 	}, tradeTradesByAccountScan)
@@ -1216,7 +1216,7 @@ type TradesByAccountOptions struct {
 // TradesByAccount reads an account's trades, by type, newest first, from
 // trades_by_account, in pages: one partition, in clustering order.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "TradesByAccount")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "TradesByAccount")
 	defer func() {
 		call.End(err)
 	}()
@@ -1307,7 +1307,7 @@ type TradesBySymbolOptions struct {
 // trades_by_symbol, in pages: all 8 hash buckets read in parallel and merged
 // in clustering order.
 func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "TradesBySymbol")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "TradesBySymbol")
 	defer func() {
 		call.End(err)
 	}()
@@ -1474,7 +1474,7 @@ const readingReadingsByKindGetCQL = `SELECT sensor, kind, at, value
 
 // readingReadingsByKindScan reads one row of readings_by_kind into e; false
 // when there is none.
-func readingReadingsByKindScan(it cqlgen.Iter, e *Reading) bool {
+func readingReadingsByKindScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
 }
 
@@ -1710,7 +1710,7 @@ func readingCheck(e *Reading) error {
 // it creates only, as InsertIfAbsent does, and a row with the key that differs
 // is a *cqlgen.VersionConflictError.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1723,7 +1723,7 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 			return readingReadingsByKindRow(e, 0)
 		}, readingReadingsByKindScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
 	})
 }
@@ -1737,7 +1737,7 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1755,7 +1755,7 @@ func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cq
 // cqlgen.WithTTL the row expires after that time instead of the table's
 // default.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1763,14 +1763,14 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from readings_by_kind.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1778,8 +1778,8 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   readingReadingsByKind.Delete,
 			Values: []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At},
 		}
@@ -1789,7 +1789,7 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 // Get reads the Reading with the given key from readings_by_kind, the source
 // of truth; cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1803,7 +1803,7 @@ func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at ti
 	e.Sensor = sensor
 	e.Kind = kind
 	e.At = at
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   readingReadingsByKind.Get,
 		Values: []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At},
 	}, readingReadingsByKindScan)
@@ -1850,7 +1850,7 @@ type ReadingsByKindOptions struct {
 // at descending, from readings_by_kind, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByKind")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByKind")
 	defer func() {
 		call.End(err)
 	}()

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // noteEnd: the statements of table end, which is the source of truth of Note.
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -46,7 +46,7 @@ const noteEndGetCQL = `SELECT id, owner, tag, cqlgen_deleted
 
 // noteEndScan reads the next row of end that is no grave of a deleted Note
 // into e; false when there is none.
-func noteEndScan(it cqlgen.Iter, e *Note) bool {
+func noteEndScan(it cqlgenimpl.Iter, e *Note) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ID, &e.Owner, &e.Tag, &deleted) {
@@ -79,7 +79,7 @@ func noteEndState(e *Note) []any {
 
 // noteEndScanState reads a row of end with its version, its mark of deletion,
 // its pending record and its last changes.
-func noteEndScanState(it cqlgen.Iter) (v cqlgenimpl.State[Note], ok bool) {
+func noteEndScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Note], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -259,7 +259,7 @@ const noteSubgraphAtOrAfterToCQL = `SELECT owner, id, tag
 	WHERE owner = ? AND id >= ? AND id < ?`
 
 // noteSubgraphScan reads one row of subgraph into e; false when there is none.
-func noteSubgraphScan(it cqlgen.Iter, e *Note) bool {
+func noteSubgraphScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.Owner, &e.ID, &e.Tag)
 }
 
@@ -354,7 +354,7 @@ var noteWrites = &cqlgenimpl.Entity[Note]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -374,7 +374,7 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -391,7 +391,7 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 // have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -407,7 +407,7 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 // only if no one changed the Note since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (_ *Note, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -434,7 +434,7 @@ func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (_ *Note, _ int6
 // change again, unless given cqlgen.WithIdempotencyKey, which makes the whole
 // of it apply at most once.
 func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -467,7 +467,7 @@ func (r *NoteRepo) Tables() []string {
 // Verify compares every table of Note with what end, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -478,7 +478,7 @@ func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // orphans, each at a timestamp that any later write of Note wins over; it is
 // safe while the application writes.
 func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -489,7 +489,7 @@ func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -499,7 +499,7 @@ func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 // Get reads the Note with the given key from end, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -511,7 +511,7 @@ func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
 	}
 	var e Note
 	e.ID = id
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   noteEnd.Get,
 		Values: []any{e.ID},
 	}, noteEndScan)
@@ -527,7 +527,7 @@ func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
 // allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
 // *cqlgen.KeysError, and nothing is sent.
 func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -563,7 +563,7 @@ type SubgraphOptions struct {
 // Subgraph reads Note rows by owner, ordered by id ascending, from subgraph,
 // in pages: one partition, in clustering order.
 func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Subgraph")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Subgraph")
 	defer func() {
 		call.End(err)
 	}()

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // lineLines: the statements of table lines, which is the source of truth of
 // Line.
@@ -64,7 +64,7 @@ const lineLinesGetCQL = `SELECT order_id, item_id, user_id, placed_at, status, q
 
 // lineLinesScan reads the next row of lines that is no grave of a deleted Line
 // nor a partition's statics alone into e; false when there is none.
-func lineLinesScan(it cqlgen.Iter, e *Line) bool {
+func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
 	for {
 		var deleted bool
 		var present bool
@@ -94,7 +94,7 @@ func lineLinesState(e *Line) []any {
 // lineLinesScanState reads a row of lines with its version, its mark of
 // deletion, its pending record, its last changes and the version of its
 // partition's statics.
-func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
+func lineLinesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
@@ -370,7 +370,7 @@ const lineLinesByStatusAtOrAfterToCQL = `SELECT status, order_id, item_id, qty
 
 // lineLinesByStatusScan reads one row of lines_by_status into e; false when
 // there is none.
-func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
+func lineLinesByStatusScan(it cqlgenimpl.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
 
@@ -528,7 +528,7 @@ const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, 
 
 // lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
 // e, skipping a partition's statics alone; false when there is none.
-func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
+func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
 		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.Status, &present), &e.ItemID, &e.UserID, &e.Qty) {
@@ -641,7 +641,7 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -661,7 +661,7 @@ func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -678,7 +678,7 @@ func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 // have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -694,7 +694,7 @@ func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 // only if no one changed the Line since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -722,7 +722,7 @@ func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID stri
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -756,7 +756,7 @@ func (r *LineRepo) Tables() []string {
 // Verify compares every table of Line with what lines, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -767,7 +767,7 @@ func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // orphans, each at a timestamp that any later write of Line wins over; it is
 // safe while the application writes.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -778,7 +778,7 @@ func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cq
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -788,7 +788,7 @@ func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 // Get reads the Line with the given key from lines, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -801,7 +801,7 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   lineLines.Get,
 		Values: []any{e.OrderID, e.ItemID},
 	}, lineLinesScan)
@@ -830,7 +830,7 @@ type LinesOptions struct {
 // Lines reads Line rows by order_id, ordered by item_id ascending, from lines,
 // in pages: one partition, in clustering order.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Lines")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Lines")
 	defer func() {
 		call.End(err)
 	}()
@@ -884,7 +884,7 @@ type LinesByStatusOptions struct {
 // item_id ascending, from lines_by_status, in pages: one partition, in
 // clustering order.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByStatus")
 	defer func() {
 		call.End(err)
 	}()
@@ -938,7 +938,7 @@ type LinesByOrderStatusOptions struct {
 // then item_id ascending, from lines_by_order_status, in pages: one partition,
 // in clustering order.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // everythingEverything: the statements of table everything, which is the
 // source of truth of Everything.
@@ -163,7 +163,7 @@ const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a
 
 // everythingEverythingScan reads one row of everything into e; false when
 // there is none.
-func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
+func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
 	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
 
@@ -293,7 +293,7 @@ func everythingCheck(e *Everything) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -306,7 +306,7 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 			return everythingEverythingRow(e, 0, unset)
 		}, everythingEverythingScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, true))
 	})
 }
@@ -320,7 +320,7 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (_ cqlgen.Inserted[Everything], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -337,7 +337,7 @@ func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -345,14 +345,14 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from everything.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -360,8 +360,8 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   everythingEverything.Delete,
 			Values: []any{ts, e.ID, e.TagsKey, e.Day},
 		}
@@ -371,7 +371,7 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 // Get reads the Everything with the given key from everything, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -385,7 +385,7 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   everythingEverything.Get,
 		Values: []any{e.ID, e.TagsKey, e.Day},
 	}, everythingEverythingScan)
@@ -416,7 +416,7 @@ type EverythingOptions struct {
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Everything")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Everything")
 	defer func() {
 		call.End(err)
 	}()

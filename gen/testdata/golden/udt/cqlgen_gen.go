@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
@@ -57,7 +57,7 @@ const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, 
 
 // customerCustomersScan reads the next row of customers that is no grave of a
 // deleted Customer into e; false when there is none.
-func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
+func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &e.Revision, &deleted) {
@@ -93,7 +93,7 @@ func customerCustomersState(e *Customer) []any {
 
 // customerCustomersScanState reads a row of customers with its version, its
 // mark of deletion, its pending record and its last changes.
-func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
+func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -328,7 +328,7 @@ const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, custom
 
 // customerCustomersByRegionScan reads one row of customers_by_region into e;
 // false when there is none.
-func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
+func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
 }
 
@@ -420,7 +420,7 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -440,7 +440,7 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -457,7 +457,7 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -473,7 +473,7 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 // they apply only if no one changed the Customer since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -500,7 +500,7 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) 
 // again after its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -534,7 +534,7 @@ func (r *CustomerRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -545,7 +545,7 @@ func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // orphans, each at a timestamp that any later write of Customer wins over; it
 // is safe while the application writes.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -556,7 +556,7 @@ func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -566,7 +566,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 // Get reads the Customer with the given key from customers, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -578,7 +578,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.CustomerID},
 	}, customerCustomersScan)
@@ -594,7 +594,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -632,7 +632,7 @@ type CustomersByRegionOptions struct {
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
 func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
 	defer func() {
 		call.End(err)
 	}()
@@ -742,7 +742,7 @@ const visitVisitsGetCQL = `SELECT customer_id, at, spot, created_at, created_by,
 	WHERE customer_id = ? AND at = ? AND spot = ?`
 
 // visitVisitsScan reads one row of visits into e; false when there is none.
-func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
+func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
@@ -845,7 +845,7 @@ func visitCheck(e *Visit) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -858,7 +858,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 			return visitVisitsRow(e, 0)
 		}, visitVisitsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
@@ -872,7 +872,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -889,7 +889,7 @@ func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -897,14 +897,14 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -912,8 +912,8 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   visitVisits.Delete,
 			Values: []any{ts, e.CustomerID, e.At, e.Spot},
 		}
@@ -923,7 +923,7 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // Get reads the Visit with the given key from visits, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -937,7 +937,7 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time
 	e.CustomerID = customerID
 	e.At = at
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.CustomerID, e.At, e.Spot},
 	}, visitVisitsScan)
@@ -966,7 +966,7 @@ type VisitsOptions struct {
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot
 // ascending, from visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Visits")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Visits")
 	defer func() {
 		call.End(err)
 	}()

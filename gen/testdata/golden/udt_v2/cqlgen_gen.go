@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // customerCustomers: the statements of table customers, which is the source of
 // truth of Customer.
@@ -83,7 +83,7 @@ const customerCustomersGetCQL = `SELECT customer_id, name, billing, others, spot
 
 // customerCustomersScan reads one row of customers into e; false when there is
 // none.
-func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
+func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
 
@@ -127,7 +127,7 @@ func customerCheck(e *Customer) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -140,7 +140,7 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 			return customerCustomersRow(e, 0, unset)
 		}, customerCustomersScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(customerCustomers, o.TTL, customerCustomersRow(e, ts, true))
 	})
 }
@@ -154,7 +154,7 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (_ cqlgen.Inserted[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -171,7 +171,7 @@ func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -179,14 +179,14 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(customerCustomers, o.TTL, customerCustomersRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from customers.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -194,8 +194,8 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   customerCustomers.Delete,
 			Values: []any{ts, e.CustomerID},
 		}
@@ -205,7 +205,7 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 // Get reads the Customer with the given key from customers, the source of
 // truth; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -217,7 +217,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.CustomerID},
 	}, customerCustomersScan)
@@ -233,7 +233,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 // those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
 // or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -327,7 +327,7 @@ const visitVisitsGetCQL = `SELECT customer_id, visit_id, spot, at
 	WHERE customer_id = ? AND visit_id = ? AND spot = ?`
 
 // visitVisitsScan reads one row of visits into e; false when there is none.
-func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
+func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
 
@@ -431,7 +431,7 @@ func visitCheck(e *Visit) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -444,7 +444,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 			return visitVisitsRow(e, 0)
 		}, visitVisitsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
@@ -458,7 +458,7 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -475,7 +475,7 @@ func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -483,14 +483,14 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
 	})
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -498,8 +498,8 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   visitVisits.Delete,
 			Values: []any{ts, e.CustomerID, e.VisitID, e.Spot},
 		}
@@ -509,7 +509,7 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 // Get reads the Visit with the given key from visits, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -523,7 +523,7 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocq
 	e.CustomerID = customerID
 	e.VisitID = visitID
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.CustomerID, e.VisitID, e.Spot},
 	}, visitVisitsScan)
@@ -553,7 +553,7 @@ type VisitsOptions struct {
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then
 // spot ascending, from visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Visits")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Visits")
 	defer func() {
 		call.End(err)
 	}()

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // eventEvents: the statements of table events, which is the source of truth of
 // Event.
@@ -71,7 +71,7 @@ const eventEventsGetCQL = `SELECT ticket_id, event_id, agent_id, note
 	WHERE ticket_id = ? AND event_id = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
-func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
@@ -96,7 +96,7 @@ func eventEventsState(e *Event) []any {
 
 // eventEventsScanState reads a row of events with its last write timestamp,
 // less 1µs, as its version.
-func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
+func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Note, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -327,7 +327,7 @@ const eventEventsByAgentScatterFirstFromToCQL = `SELECT agent_id, event_id, tick
 
 // eventEventsByAgentScan reads one row of events_by_agent into e; false when
 // there is none.
-func eventEventsByAgentScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsByAgentScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
 }
 
@@ -398,7 +398,7 @@ func eventCheckKey(e *Event) error {
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -406,8 +406,8 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Insert,
 			Values: eventEventsRow(e, ts, true),
 		}, {
@@ -421,7 +421,7 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // from events's values, in one logical write under the repository's strategy.
 // Deleting what does not exist is not an error.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -429,11 +429,11 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgen.Query {
-		return []cqlgen.Query{{
+	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
+		return []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Delete,
 			Values: []any{ts, cur.TicketID, cur.EventID},
 		}, {
@@ -474,7 +474,7 @@ func (r *EventRepo) Tables() []string {
 // Verify compares every table of Event with what events, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -485,7 +485,7 @@ func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Event wins over; it is
 // safe while the application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -496,7 +496,7 @@ func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -506,7 +506,7 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Event with the given key from events, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -519,7 +519,7 @@ func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.TicketID, e.EventID},
 	}, eventEventsScan)
@@ -549,7 +549,7 @@ type EventsOptions struct {
 // Events reads Event rows by ticket_id, ordered by event_id descending, from
 // events, in pages: one partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
 	defer func() {
 		call.End(err)
 	}()
@@ -609,7 +609,7 @@ type EventsByAgentOptions struct {
 // from events_by_agent, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByAgent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByAgent")
 	defer func() {
 		call.End(err)
 	}()
@@ -697,7 +697,7 @@ const uploadUploadsGetCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
 
 // uploadUploadsScan reads the next row of uploads that is no grave of a
 // deleted Upload into e; false when there is none.
-func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
+func uploadUploadsScan(it cqlgenimpl.Iter, e *Upload) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.Owner, &e.UploadID, &e.Day, &e.Size, &deleted) {
@@ -724,7 +724,7 @@ func uploadUploadsState(e *Upload) []any {
 
 // uploadUploadsScanState reads a row of uploads with its version, its mark of
 // deletion, its pending record and its last changes.
-func uploadUploadsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Upload], ok bool) {
+func uploadUploadsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Upload], ok bool) {
 	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -1056,7 +1056,7 @@ const uploadUploadsByDayScatterAtOrAfterToCQL = `SELECT day, upload_id, owner, s
 
 // uploadUploadsByDayScan reads one row of uploads_by_day into e; false when
 // there is none.
-func uploadUploadsByDayScan(it cqlgen.Iter, e *Upload) bool {
+func uploadUploadsByDayScan(it cqlgenimpl.Iter, e *Upload) bool {
 	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
 }
 
@@ -1149,7 +1149,7 @@ var uploadWrites = &cqlgenimpl.Entity[Upload]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1169,7 +1169,7 @@ func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1186,7 +1186,7 @@ func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1202,7 +1202,7 @@ func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 // they apply only if no one changed the Upload since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1230,7 +1230,7 @@ func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID go
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (_ *Upload, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1265,7 +1265,7 @@ func (r *UploadRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1276,7 +1276,7 @@ func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *
 // orphans, each at a timestamp that any later write of Upload wins over; it is
 // safe while the application writes.
 func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1287,7 +1287,7 @@ func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1297,7 +1297,7 @@ func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maint
 // Get reads the Upload with the given key from uploads, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1310,7 +1310,7 @@ func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID)
 	var e Upload
 	e.Owner = owner
 	e.UploadID = uploadID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   uploadUploads.Get,
 		Values: []any{e.Owner, e.UploadID},
 	}, uploadUploadsScan)
@@ -1340,7 +1340,7 @@ type UploadsOptions struct {
 // Uploads reads Upload rows by owner, ordered by upload_id ascending, from
 // uploads, in pages: one partition, in clustering order.
 func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (_ cqlgen.Page[Upload], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Uploads")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Uploads")
 	defer func() {
 		call.End(err)
 	}()
@@ -1394,7 +1394,7 @@ type UploadsByDayOptions struct {
 // uploads_by_day, in pages: all 16 hash buckets read in parallel and merged in
 // clustering order.
 func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (_ cqlgen.Page[Upload], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "UploadsByDay")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "UploadsByDay")
 	defer func() {
 		call.End(err)
 	}()

@@ -11,8 +11,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // accountAccounts: the statements of table accounts, which is the source of
 // truth of Account.
@@ -50,7 +50,7 @@ const accountAccountsGetCQL = `SELECT account_id, tenant_id, email, handle, name
 
 // accountAccountsScan reads the next row of accounts that is no grave of a
 // deleted Account into e; false when there is none.
-func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
+func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.AccountID, &e.TenantID, &e.Email, &e.Handle, &e.Name, &deleted) {
@@ -83,7 +83,7 @@ func accountAccountsState(e *Account) []any {
 
 // accountAccountsScanState reads a row of accounts with its version, its mark
 // of deletion, its pending record and its last changes.
-func accountAccountsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Account], ok bool) {
+func accountAccountsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Account], ok bool) {
 	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -415,7 +415,7 @@ var accountWrites = &cqlgenimpl.Entity[Account]{
 // again, from any client, and every table converges on the result; the next
 // write of the entity finishes it too.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -435,7 +435,7 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -452,7 +452,7 @@ func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // error, it may have applied in part: run it again, from any client, and every
 // table converges on the result; the next write of the entity finishes it too.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -468,7 +468,7 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // they apply only if no one changed the Account since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (_ *Account, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -495,7 +495,7 @@ func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (_ *Ac
 // its reply was lost, it applies change again, unless given
 // cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
 func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -529,7 +529,7 @@ func (r *AccountRepo) Tables() []string {
 // truth, implies, and reports the rows missing, stale or orphaned. It writes
 // nothing.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -540,7 +540,7 @@ func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // orphans, each at a timestamp that any later write of Account wins over; it
 // is safe while the application writes.
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -551,7 +551,7 @@ func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ 
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -561,7 +561,7 @@ func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 // Get reads the Account with the given key from accounts, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -573,7 +573,7 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	}
 	var e Account
 	e.AccountID = accountID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   accountAccounts.Get,
 		Values: []any{e.AccountID},
 	}, accountAccountsScan)
@@ -589,7 +589,7 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -611,7 +611,7 @@ func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlge
 // and accounts, the source of truth, must still give it that key;
 // cqlgen.ErrNotFound if no Account holds it.
 func (r *AccountRepo) AccountByEmail(ctx context.Context, email string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "AccountByEmail")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "AccountByEmail")
 	defer func() {
 		call.End(err)
 	}()
@@ -629,7 +629,7 @@ func (r *AccountRepo) AccountByEmail(ctx context.Context, email string) (_ *Acco
 // and accounts, the source of truth, must still give it that key;
 // cqlgen.ErrNotFound if no Account holds it.
 func (r *AccountRepo) AccountsByHandle(ctx context.Context, tenantID string, handle string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "AccountsByHandle")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "AccountsByHandle")
 	defer func() {
 		call.End(err)
 	}()

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // videoVideos: the statements of table videos, which is the source of truth of
 // Video.
@@ -67,7 +67,7 @@ const videoVideosGetCQL = `SELECT channel_id, video_id, user_id, added_at, title
 
 // videoVideosScan reads the next row of videos that is no grave of a deleted
 // Video into e; false when there is none.
-func videoVideosScan(it cqlgen.Iter, e *Video) bool {
+func videoVideosScan(it cqlgenimpl.Iter, e *Video) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature, &deleted) {
@@ -95,7 +95,7 @@ func videoVideosState(e *Video) []any {
 
 // videoVideosScanState reads a row of videos with its version, its mark of
 // deletion, its pending record and its last changes.
-func videoVideosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Video], ok bool) {
+func videoVideosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Video], ok bool) {
 	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -384,7 +384,7 @@ const videoVideosByUserAtOrAfterCQL = `SELECT user_id, added_at, channel_id, vid
 
 // videoVideosByUserScan reads one row of videos_by_user into e; false when
 // there is none.
-func videoVideosByUserScan(it cqlgen.Iter, e *Video) bool {
+func videoVideosByUserScan(it cqlgenimpl.Iter, e *Video) bool {
 	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
 
@@ -491,7 +491,7 @@ var videoWrites = &cqlgenimpl.Entity[Video]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -511,7 +511,7 @@ func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -528,7 +528,7 @@ func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -544,7 +544,7 @@ func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option)
 // they apply only if no one changed the Video since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -572,7 +572,7 @@ func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID 
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (_ *Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -606,7 +606,7 @@ func (r *VideoRepo) Tables() []string {
 // Verify compares every table of Video with what videos, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -617,7 +617,7 @@ func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Video wins over; it is
 // safe while the application writes.
 func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -628,7 +628,7 @@ func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -638,7 +638,7 @@ func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Video with the given key from videos, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -651,7 +651,7 @@ func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUI
 	var e Video
 	e.ChannelID = channelID
 	e.VideoID = videoID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   videoVideos.Get,
 		Values: []any{e.ChannelID, e.VideoID},
 	}, videoVideosScan)
@@ -681,7 +681,7 @@ type VideosOptions struct {
 // Videos reads Video rows by channel_id, ordered by video_id ascending, from
 // videos, in pages: one partition, in clustering order.
 func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (_ cqlgen.Page[Video], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Videos")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Videos")
 	defer func() {
 		call.End(err)
 	}()
@@ -735,7 +735,7 @@ type VideosByUserOptions struct {
 // then channel_id ascending, then video_id ascending, from videos_by_user, in
 // pages: one partition, in clustering order.
 func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (_ cqlgen.Page[Video], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosByUser")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "VideosByUser")
 	defer func() {
 		call.End(err)
 	}()
@@ -814,7 +814,7 @@ type VideosLikeOptions struct {
 // column's dimension, 8, or the read is a *cqlgen.VectorDimensionError; rows
 // without a vector are never returned.
 func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []float32, o *VideosLikeOptions) (_ []Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosLike")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "VideosLike")
 	defer func() {
 		call.End(err)
 	}()
@@ -882,7 +882,7 @@ type VideosByThumbnailOptions struct {
 // the read is a *cqlgen.VectorDimensionError; rows without a vector are never
 // returned.
 func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, o *VideosByThumbnailOptions) (_ []Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosByThumbnail")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "VideosByThumbnail")
 	defer func() {
 		call.End(err)
 	}()
@@ -972,7 +972,7 @@ const accountAccountsGetCQL = `SELECT account_id, email, phone, balance, notes, 
 
 // accountAccountsScan reads one row of accounts into e; false when there is
 // none.
-func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
+func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
 	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
 
@@ -1016,7 +1016,7 @@ func accountCheck(e *Account) error {
 // only, as InsertIfAbsent does, and a row with the key that differs is a
 // *cqlgen.VersionConflictError.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1029,7 +1029,7 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 			return accountAccountsRow(e, 0, unset)
 		}, accountAccountsScan)
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(accountAccounts, o.TTL, accountAccountsRow(e, ts, true))
 	})
 }
@@ -1043,7 +1043,7 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // sent again. It honours cqlgen.WithTTL. A conditional write takes no client
 // timestamp: the row is written at the server's time.
 func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (_ cqlgen.Inserted[Account], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "InsertIfAbsent")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "InsertIfAbsent")
 	defer func() {
 		call.End(err)
 	}()
@@ -1060,7 +1060,7 @@ func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cq
 // pointers and empty collections clear their columns. With cqlgen.WithTTL the
 // row expires after that time instead of the table's default.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -1068,14 +1068,14 @@ func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
 		return cqlgenimpl.InsertQuery(accountAccounts, o.TTL, accountAccountsRow(e, ts, false))
 	})
 }
 
 // Delete removes the row with e's key from accounts.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1083,8 +1083,8 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	if err != nil {
 		return err
 	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
 			Stmt:   accountAccounts.Delete,
 			Values: []any{ts, e.AccountID},
 		}
@@ -1094,7 +1094,7 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 // Get reads the Account with the given key from accounts, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1106,7 +1106,7 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	}
 	var e Account
 	e.AccountID = accountID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   accountAccounts.Get,
 		Values: []any{e.AccountID},
 	}, accountAccountsScan)
@@ -1122,7 +1122,7 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 // More keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "GetMany")
 	defer func() {
 		call.End(err)
 	}()

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // orderOrders: the statements of table orders, which is the source of truth of
 // Order.
@@ -56,7 +56,7 @@ const orderOrdersGetCQL = `SELECT order_id, region, stage, courier, placed_at, f
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
-func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
 		if !it.Scan(&e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote, &deleted) {
@@ -91,7 +91,7 @@ func orderOrdersState(e *Order) []any {
 
 // orderOrdersScanState reads a row of orders with its version, its mark of
 // deletion, its pending record and its last changes.
-func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
+func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -319,7 +319,7 @@ const orderDeliveriesByCourierAtOrAfterToCQL = `SELECT courier, placed_at, order
 
 // orderDeliveriesByCourierScan reads one row of deliveries_by_courier into e;
 // false when there is none.
-func orderDeliveriesByCourierScan(it cqlgen.Iter, e *Order) bool {
+func orderDeliveriesByCourierScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
@@ -484,7 +484,7 @@ const orderFlaggedOrdersAtOrAfterToCQL = `SELECT region, order_id, stage, courie
 
 // orderFlaggedOrdersScan reads one row of flagged_orders into e; false when
 // there is none.
-func orderFlaggedOrdersScan(it cqlgen.Iter, e *Order) bool {
+func orderFlaggedOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
@@ -646,7 +646,7 @@ const orderOrdersWithCouponAtOrAfterToCQL = `SELECT coupon, order_id, region, st
 
 // orderOrdersWithCouponScan reads one row of orders_with_coupon into e; false
 // when there is none.
-func orderOrdersWithCouponScan(it cqlgen.Iter, e *Order) bool {
+func orderOrdersWithCouponScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
 }
 
@@ -797,7 +797,7 @@ const orderGiftOrdersAtOrAfterToCQL = `SELECT region, order_id, gift_note
 
 // orderGiftOrdersScan reads one row of gift_orders into e; false when there is
 // none.
-func orderGiftOrdersScan(it cqlgen.Iter, e *GiftOrdersRow) bool {
+func orderGiftOrdersScan(it cqlgenimpl.Iter, e *GiftOrdersRow) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
 }
 
@@ -928,7 +928,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 // from any client, and every table converges on the result; the next write of
 // the entity finishes it too.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -948,7 +948,7 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
 	defer func() {
 		call.End(err)
 	}()
@@ -965,7 +965,7 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // it may have applied in part: run it again, from any client, and every table
 // converges on the result; the next write of the entity finishes it too.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -981,7 +981,7 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 // they apply only if no one changed the Order since (a compare-and-set).
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
 	defer func() {
 		call.End(err)
 	}()
@@ -1008,7 +1008,7 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (_ *Or
 // was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
 // which makes the whole of it apply at most once.
 func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1041,7 +1041,7 @@ func (r *OrderRepo) Tables() []string {
 // Verify compares every table of Order with what orders, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1052,7 +1052,7 @@ func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Order wins over; it is
 // safe while the application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1063,7 +1063,7 @@ func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1073,7 +1073,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Order with the given key from orders, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1085,7 +1085,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err 
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.OrderID},
 	}, orderOrdersScan)
@@ -1101,7 +1101,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err 
 // keys than the repository allows (cqlgen.DefaultMaxKeys, or
 // cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
 	defer func() {
 		call.End(err)
 	}()
@@ -1140,7 +1140,7 @@ type DeliveriesByCourierOptions struct {
 // ascending, then order_id ascending, from deliveries_by_courier, in pages:
 // one partition, in clustering order.
 func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "DeliveriesByCourier")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "DeliveriesByCourier")
 	defer func() {
 		call.End(err)
 	}()
@@ -1193,7 +1193,7 @@ type FlaggedOrdersOptions struct {
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending,
 // from flagged_orders, in pages: one partition, in clustering order.
 func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "FlaggedOrders")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "FlaggedOrders")
 	defer func() {
 		call.End(err)
 	}()
@@ -1246,7 +1246,7 @@ type OrdersWithCouponOptions struct {
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
 // from orders_with_coupon, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersWithCoupon")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersWithCoupon")
 	defer func() {
 		call.End(err)
 	}()
@@ -1299,7 +1299,7 @@ type GiftOrdersOptions struct {
 // GiftOrders reads Order rows by region, ordered by order_id ascending, from
 // gift_orders, in pages: one partition, in clustering order.
 func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (_ cqlgen.Page[GiftOrdersRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GiftOrders")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GiftOrders")
 	defer func() {
 		call.End(err)
 	}()
@@ -1388,7 +1388,7 @@ const eventEventsGetCQL = `SELECT device, at, seq, level, text
 	WHERE device = ? AND at = ? AND seq = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
-func eventEventsScan(it cqlgen.Iter, e *Event) bool {
+func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
@@ -1411,7 +1411,7 @@ func eventEventsState(e *Event) []any {
 
 // eventEventsScanState reads a row of events with its last write timestamp,
 // less 1µs, as its version.
-func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
+func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.Device, &v.Row.At, &v.Row.Seq, &v.Row.Level, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -1603,7 +1603,7 @@ const eventAlertsByDeviceAtOrAfterCQL = `SELECT device, at, seq, level, text
 
 // eventAlertsByDeviceScan reads one row of alerts_by_device into e; false when
 // there is none.
-func eventAlertsByDeviceScan(it cqlgen.Iter, e *Event) bool {
+func eventAlertsByDeviceScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
@@ -1672,7 +1672,7 @@ func eventCheckKey(e *Event) error {
 // resent Insert applies at most once. To change an entity that exists, use
 // Update.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
 	defer func() {
 		call.End(err)
 	}()
@@ -1680,13 +1680,13 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgen.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgen.Query {
-		qs := []cqlgen.Query{{
+	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
+		qs := []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Insert,
 			Values: eventEventsRow(e, ts, true),
 		}}
 		if eventAlertsByDeviceHolds(e) {
-			qs = append(qs, cqlgen.Query{
+			qs = append(qs, cqlgenimpl.Query{
 				Stmt:   eventAlertsByDevice.Insert,
 				Values: eventAlertsByDeviceRow(e, ts, true),
 			})
@@ -1699,7 +1699,7 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 // from events's values, in one logical write under the repository's strategy.
 // Deleting what does not exist is not an error.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
 	defer func() {
 		call.End(err)
 	}()
@@ -1707,16 +1707,16 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	if err != nil {
 		return err
 	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgen.Query{
+	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.Device, e.At, e.Seq},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgen.Query {
-		qs := []cqlgen.Query{{
+	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
+		qs := []cqlgenimpl.Query{{
 			Stmt:   eventEvents.Delete,
 			Values: []any{ts, cur.Device, cur.At, cur.Seq},
 		}}
 		if eventAlertsByDeviceHolds(cur) {
-			qs = append(qs, cqlgen.Query{
+			qs = append(qs, cqlgenimpl.Query{
 				Stmt:   eventAlertsByDevice.Delete,
 				Values: []any{ts, cur.Device, cur.At, cur.Seq},
 			})
@@ -1757,7 +1757,7 @@ func (r *EventRepo) Tables() []string {
 // Verify compares every table of Event with what events, the source of truth,
 // implies, and reports the rows missing, stale or orphaned. It writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
 	defer func() {
 		call.End(err)
 	}()
@@ -1768,7 +1768,7 @@ func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // orphans, each at a timestamp that any later write of Event wins over; it is
 // safe while the application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
 	defer func() {
 		call.End(err)
 	}()
@@ -1779,7 +1779,7 @@ func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *c
 // range by token range; with o.Job it records the ranges done and, run again,
 // resumes.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
 	defer func() {
 		call.End(err)
 	}()
@@ -1789,7 +1789,7 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 // Get reads the Event with the given key from events, the source of truth;
 // cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
 	defer func() {
 		call.End(err)
 	}()
@@ -1803,7 +1803,7 @@ func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq in
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.Device, e.At, e.Seq},
 	}, eventEventsScan)
@@ -1832,7 +1832,7 @@ type EventsOptions struct {
 // Events reads Event rows by device, ordered by at descending, then seq
 // ascending, from events, in pages: one partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
 	defer func() {
 		call.End(err)
 	}()
@@ -1885,7 +1885,7 @@ type AlertsByDeviceOptions struct {
 // seq ascending, from alerts_by_device, in pages: one partition, in clustering
 // order.
 func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "AlertsByDevice")
+	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "AlertsByDevice")
 	defer func() {
 		call.End(err)
 	}()

@@ -1,0 +1,207 @@
+// Package cqlmaintain makes a team's maintenance command of the generated
+// repositories of entities stored in several tables: Run parses a command
+// line and drives their Verify, Repair and Backfill (docs/runbook.md in
+// the cqlgen repository).
+package cqlmaintain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Run runs Verify, Repair or Backfill of generated repositories
+// from a command line, so that a team's maintenance command is a few lines
+// of its own code:
+//
+//	func main() {
+//		s := ... // a Session on the keyspace
+//		os.Exit(cqlmaintain.Run(ctx, os.Args[1:], os.Stdout, os.Stderr,
+//			music.NewTrackRepo(s), music.NewChartEntryRepo(s)))
+//	}
+//
+// The command line:
+//
+//	verify   [-entity E] [-table T]... [-json] [flags]   report drift; exit 1 if any
+//	repair   [-entity E] [-table T]... [-json] [flags]   repair it
+//	backfill -entity E -table T -job NAME [-rate N] [flags]   fill a table, resumably
+//
+// with -ranges, -concurrency, -buckets and -rate as in MaintainOptions.
+// Progress goes to stderr: a bar on a terminal, a line every second
+// otherwise. Exit codes: 0 in step (or done), 1 drift found by verify,
+// 2 bad command line, 4 failure.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
+		fmt.Fprintln(stderr, "usage: verify|repair|backfill [-entity E] [-table T]... [-job NAME] [-rate N] [-ranges N] [-concurrency N] [-buckets N] [-json]")
+		return 2
+	}
+	if len(args) == 0 {
+		return usage("no command")
+	}
+	cmd := args[0]
+	if cmd != "verify" && cmd != "repair" && cmd != "backfill" {
+		return usage("unknown command %q", cmd)
+	}
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o cqlgen.MaintainOptions
+	entity := fs.String("entity", "", "the entity (default: every one)")
+	var tables tableFlags
+	fs.Var(&tables, "table", "a table to work on (repeatable; default: every one)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.IntVar(&o.Ranges, "ranges", 0, "token ranges per table (default 64)")
+	fs.IntVar(&o.Concurrency, "concurrency", 0, "ranges at once (default 4)")
+	fs.IntVar(&o.Buckets, "buckets", 0, "digest buckets per table (default 4096)")
+	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most (default: no bound)")
+	fs.StringVar(&o.Job, "job", "", "the backfill's checkpoint name")
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected %q", fs.Arg(0))
+	}
+	var chosen []Maintainer
+	for _, m := range ms {
+		if *entity == "" || m.Entity() == *entity {
+			chosen = append(chosen, m)
+		}
+	}
+	if len(chosen) == 0 {
+		var names []string
+		for _, m := range ms {
+			names = append(names, m.Entity())
+		}
+		return usage("no entity %q (there are %s)", *entity, strings.Join(names, ", "))
+	}
+	if cmd == "backfill" && (len(chosen) != 1 || len(tables) != 1 || o.Job == "") {
+		return usage("backfill needs one -entity, one -table and a -job name")
+	}
+	o.Tables = tables
+	o.Progress = progressPrinter(stderr, cmd)
+	code := 0
+	for _, m := range chosen {
+		o.Tables = nil
+		for _, t := range tables {
+			if slices.Contains(m.Tables(), t) {
+				o.Tables = append(o.Tables, t)
+			}
+		}
+		if len(tables) > 0 && len(o.Tables) == 0 {
+			continue
+		}
+		var rep *cqlgen.Report
+		var err error
+		switch cmd {
+		case "verify":
+			rep, err = m.Verify(ctx, &o)
+		case "repair":
+			rep, err = m.Repair(ctx, &o)
+		default:
+			rep, err = m.Backfill(ctx, o.Tables[0], &o)
+		}
+		if rep != nil {
+			printReport(stdout, rep, cmd, *asJSON)
+		}
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "%s %s: %v\n", cmd, m.Entity(), err)
+			if errors.Is(err, context.Canceled) && cmd == "backfill" {
+				fmt.Fprintf(stderr, "run the same command again to resume job %q\n", o.Job)
+			}
+			return 4
+		case cmd == "verify" && rep.Drift() > 0:
+			code = 1
+		}
+	}
+	return code
+}
+
+type tableFlags []string
+
+func (t *tableFlags) String() string     { return strings.Join(*t, ",") }
+func (t *tableFlags) Set(s string) error { *t = append(*t, s); return nil }
+
+// progressPrinter shows progress on w: a bar redrawn in place on a
+// terminal, a plain line otherwise.
+func progressPrinter(w io.Writer, cmd string) func(cqlgen.Progress) {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return func(p cqlgen.Progress) {
+		eta := ", ETA ?"
+		switch d := p.ETA(); {
+		case p.Phase == "done":
+			eta = ""
+		case d > 0:
+			eta = ", ETA " + d.Round(time.Second).String()
+		}
+		line := fmt.Sprintf("%s %s: %d/%d ranges, %d rows, %.0f rows/s%s", cmd, p.Phase, p.Done, p.Ranges, p.Rows, p.Rate(), eta)
+		if !tty {
+			fmt.Fprintln(w, line)
+			return
+		}
+		const width = 30
+		filled := 0
+		if p.Ranges > 0 {
+			filled = width * min(p.Done, p.Ranges) / p.Ranges
+		}
+		fmt.Fprintf(w, "\r[%s%s] %s", strings.Repeat("#", filled), strings.Repeat(".", width-filled), line)
+		if p.Phase == "done" {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func printReport(w io.Writer, r *cqlgen.Report, cmd string, asJSON bool) {
+	if asJSON {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(w, string(b))
+		return
+	}
+	fmt.Fprintf(w, "%s %s: %d rows in %s, %v\n", cmd, r.Entity, r.Rows, r.Source, r.Elapsed.Round(time.Millisecond))
+	for _, t := range r.Tables {
+		fmt.Fprintf(w, "  %-28s expected %d, present %d, missing %d, stale %d, orphans %d", t.Table, t.Expected, t.Present, t.Missing, t.Stale, t.Orphans)
+		if t.Inserted+t.Deleted > 0 {
+			fmt.Fprintf(w, "; wrote %d, deleted %d", t.Inserted, t.Deleted)
+		}
+		fmt.Fprintln(w)
+		for _, s := range []struct {
+			what string
+			keys []string
+		}{{"missing", t.MissingKeys}, {"stale", t.StaleKeys}, {"orphan", t.OrphanKeys}} {
+			for _, k := range s.keys {
+				fmt.Fprintf(w, "    %s: %s\n", s.what, k)
+			}
+		}
+	}
+}
+
+// Maintainer is what a generated repository of an entity stored in
+// several tables offers for its upkeep.
+type Maintainer interface {
+	// Entity names the entity; Tables lists the tables Repair and
+	// Backfill write, its source of truth left out.
+	Entity() string
+	Tables() []string
+	// Verify compares every table with what the source of truth implies.
+	Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+	// Repair verifies, then writes what is missing or stale and deletes
+	// the orphans, each at a timestamp that any later write wins over.
+	Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+	// Backfill writes every row the source of truth implies into one
+	// table, range by range, resumable with o.Job.
+	Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+}

@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// ExecCounter runs a counter update (UPDATE ... SET c = c + ?) once. Its
+// statement must be a write marked not idempotent, so that the session
+// never sends it twice; any other is refused with an *OptionError before
+// anything is sent. Every error the session returns comes back as a
+// *CounterError that says whether the update may have applied.
+func ExecCounter(ctx context.Context, s cqldriver.Session, q cqldriver.Query) error {
+	if q.Stmt == nil || q.Stmt.Idempotent || q.Stmt.Kind != cqldriver.Write {
+		return &cqlgen.OptionError{Option: "Statement", Reason: "a counter update must be a plain write marked not idempotent, so that it is never retried"}
+	}
+	err := s.Exec(ctx, q)
+	if err == nil {
+		return nil
+	}
+	return &cqlgen.CounterError{Table: q.Stmt.Table, Unknown: !neverApplied(err), Err: err}
+}
+
+// neverApplied reports an error that proves a write never reached a
+// replica: nothing was sent, or the coordinator refused it before
+// sending it on. Anything else, including anything not recognised, may
+// have applied.
+func neverApplied(err error) bool {
+	var retries *cqlgen.RetriesExhaustedError
+	switch {
+	case errors.As(err, &retries):
+		// Only idempotent statements are retried; a counter update never
+		// gets here, but if it did its attempts could have applied.
+		return false
+	case errors.Is(err, cqldriver.ErrNoConnections), errors.Is(err, cqlgen.ErrEmptyKey), errors.Is(err, cqlgen.ErrInvalidOption):
+		return true
+	}
+	if code, ok := cqldriver.ServerCode(err); ok {
+		switch code {
+		case cqldriver.CodeUnavailable, cqldriver.CodeOverloaded, cqldriver.CodeBootstrapping,
+			cqldriver.CodeSyntax, cqldriver.CodeInvalid, cqldriver.CodeUnauthorized, cqldriver.CodeConfig,
+			cqldriver.CodeCredentials, cqldriver.CodeProtocol, cqldriver.CodeUnprepared:
+			return true
+		}
+	}
+	return false
+}
