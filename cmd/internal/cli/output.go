@@ -162,7 +162,7 @@ const truthPlan = `  the way through for ENTITY's source of truth (docs/runbook.
     1. leave ENTITY's patterns as they were, and declare a new entity (a new Go type) whose source
        of truth has the new key, under a new table name; generate, and apply its tables
     2. have the application write both entities, then fill the new one with a program of yours
-       that reads every ENTITY and writes it (resumable, idempotent: the repository's writes are)
+       that reads every ENTITY and writes it; make it resumable, for it may stop midway
     3. verify: <your maintenance command> verify -entity NEW, for the new entity's other tables
     4. switch reads to the new entity's methods, and deploy
     5. stop writing ENTITY, remove its declarations, and drop its tables by hand once nothing reads them
