@@ -96,6 +96,8 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Packages are named as for go build; the default is ".".
+generate, check and diff take -format text|json|github (how diagnostics
+are written: json and github for CI) and -errors-only (warnings left out).
 
 Exit codes:
 

@@ -22,7 +22,7 @@ type output struct {
 // outputFlags adds -format and -errors-only to fs, setting e.out.
 func outputFlags(e *env, fs *flag.FlagSet) {
 	e.out.format = diag.Text
-	fs.Func("format", "how to write diagnostics: text (file:line:col: message, on stderr), json (one JSON object a line, on stdout)\nor github (GitHub Actions annotations, on stdout) (default text)", func(s string) error {
+	fs.Func("format", "write diagnostics as `text|json|github`: text (file:line:col: message, on stderr), json (one JSON object a line,\non stdout; the report for people goes to stderr) or github (GitHub Actions annotations, on stdout) (default text)", func(s string) error {
 		f, err := diag.ParseFormat(s)
 		e.out.format = f
 		return err
