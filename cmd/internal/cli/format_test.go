@@ -82,7 +82,7 @@ func TestGenerateFormats(t *testing.T) {
 // changes no exit code; under -strict, warnings are errors, and stay.
 func TestErrorsOnly(t *testing.T) {
 	t.Setenv("GITHUB_WORKSPACE", "")
-	mixed := filepath.Join(repoRoot, "gen/testdata/golden/unknown_column") // a warning and errors
+	mixed := filepath.Join(repoRoot, "gen/testdata/golden/unknown_column")  // a warning and errors
 	seeds := filepath.Join(repoRoot, "gen/testdata/golden/partition_seeds") // warnings alone
 	for _, f := range diag.Formats {
 		t.Chdir(mixed)
