@@ -20,7 +20,20 @@ const (
 	Error Severity = iota
 	// Warning is printed; generation goes on.
 	Warning
+	// Notice is information a CI may show beside the code, such as an
+	// additive schema change; it never fails a command.
+	Notice
 )
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "notice"
+}
 
 // A Code names a kind of diagnostic. Codes are stable: they are part of the
 // tool's interface, so that a team can refer to them, and silence a
@@ -81,6 +94,14 @@ const (
 	LowCardinality     Code = "low-cardinality"     // a partition key of few values: hot partitions
 	ConstantPartition  Code = "constant-partition"  // a partition key of one value: one partition
 	HotPartition       Code = "hot-partition"       // a time bucket alone as the partition key: every write on one replica set
+
+	// Findings of check and diff, which are no model checks but are
+	// reported in the same formats.
+	Stale          Code = "stale"           // check: a generated file is stale, missing or orphaned
+	BreakingChange Code = "breaking-change" // diff: a change that cannot be applied in place
+	AdditiveChange Code = "additive-change" // diff: a change a migration applies
+	ContractChange Code = "contract"        // diff: a deprecated table declared no more, to drop by hand
+	UnmanagedTable Code = "unmanaged-table" // diff -live: a table of the keyspace the package does not declare
 )
 
 // A Diagnostic is one finding, at one position.
@@ -89,6 +110,15 @@ type Diagnostic struct {
 	Severity Severity
 	Code     Code
 	Msg      string
+	// End, when known, is the position just after the text the
+	// diagnostic is about, on Pos's line.
+	End token.Position
+	// Suggestion, when there is one, is the text that should replace
+	// the one from Pos to End ("user_id" for "UserID").
+	Suggestion string
+	// Help is advice of several lines, printed apart from the message
+	// (diff's way through a breaking change).
+	Help string
 }
 
 // String formats d as "file:line:col: message [code]", the form editors and
@@ -112,8 +142,8 @@ func (d Diagnostic) Format(dir string) string {
 		}
 		b.WriteString(": ")
 	}
-	if d.Severity == Warning {
-		b.WriteString("warning: ")
+	if d.Severity != Error {
+		b.WriteString(d.Severity.String() + ": ")
 	}
 	b.WriteString(d.Msg)
 	if d.Code != "" {
@@ -145,6 +175,9 @@ func (l *List) Errorf(pos token.Position, code Code, format string, args ...any)
 func (l *List) Warnf(pos token.Position, code Code, format string, args ...any) {
 	*l = append(*l, Diagnostic{Pos: pos, Severity: Warning, Code: code, Msg: fmt.Sprintf(format, args...)})
 }
+
+// Add adds d.
+func (l *List) Add(d Diagnostic) { *l = append(*l, d) }
 
 // HasErrors reports whether any diagnostic in l is an error.
 func (l List) HasErrors() bool {

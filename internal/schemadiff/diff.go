@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,6 +45,10 @@ type Change struct {
 	Table string
 	What  string // in words
 	CQL   string // the statement that applies an additive change
+	// SourceOf, on a breaking change, is the entity whose source of
+	// truth the table is: no backfill can rebuild it, and its way
+	// through is a new entity (docs/runbook.md).
+	SourceOf string
 }
 
 func (c Change) String() string { return fmt.Sprintf("%s: table %s: %s", c.Kind, c.Table, c.What) }
@@ -87,6 +92,8 @@ func compare(old, new *Schema, live bool) []Change {
 				What: what + ": once every running copy of the application is built without it, drop it by hand"})
 		case live:
 			out = append(out, Change{Kind: Unmanaged, Table: ot.Name, What: "not declared by this package; left alone"})
+		case ot.SourceOf != "":
+			out = append(out, Change{Kind: Breaking, Table: ot.Name, SourceOf: ot.SourceOf, What: "dropped: " + truthAdvice(ot.SourceOf) + "; cqlgen never drops a table with its data: drop it by hand once nothing reads or writes it"})
 		default:
 			out = append(out, Change{Kind: Breaking, Table: ot.Name, What: "dropped: no access pattern uses it any more; cqlgen never drops a table with its data: mark its pattern deprecated instead, and drop it after the switch of reads (docs/runbook.md)"})
 		}
@@ -96,10 +103,21 @@ func compare(old, new *Schema, live bool) []Change {
 
 const rebuild = "a new table under a new name, filled by a backfill from the source of truth, is the way to change it"
 
+// truthAdvice is rebuild for a source of truth, which cannot be
+// deprecated nor backfilled, since every other table is rebuilt from it.
+func truthAdvice(entity string) string {
+	return "it is the source of truth of " + entity + ", from which every other table is checked and rebuilt, so it can be neither deprecated nor backfilled: a new key (or column type) for it is a new entity, filled by a program of yours (docs/runbook.md, \"Changing a table's key\")"
+}
+
 func compareTable(ot, nt *Table) []Change {
 	var out []Change
+	truth := cmp.Or(nt.SourceOf, ot.SourceOf)
 	breaking := func(format string, args ...any) {
-		out = append(out, Change{Kind: Breaking, Table: nt.Name, What: fmt.Sprintf(format, args...) + "; " + rebuild})
+		advice := rebuild
+		if truth != "" {
+			advice = truthAdvice(truth)
+		}
+		out = append(out, Change{Kind: Breaking, Table: nt.Name, SourceOf: truth, What: fmt.Sprintf(format, args...) + "; " + advice})
 	}
 	if !slices.Equal(ot.PartitionKey, nt.PartitionKey) {
 		breaking("partition key (%s) becomes (%s)", strings.Join(ot.PartitionKey, ", "), strings.Join(nt.PartitionKey, ", "))

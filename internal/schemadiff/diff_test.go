@@ -245,3 +245,70 @@ func TestCanonicalWritesColumnIsAdditive(t *testing.T) {
 		t.Error("no migration for the new bookkeeping column")
 	}
 }
+
+// TestSourceOfTruthKeyChange: a key change of an entity's source of truth
+// gets the runbook's advice for it, a new entity filled by a program of
+// the user's, and never the backfill and deprecation of a projection's.
+func TestSourceOfTruthKeyChange(t *testing.T) {
+	const notes = `-- Note.Notes: a note by id.
+-- Source of truth for Note.
+CREATE TABLE IF NOT EXISTS notes (
+    user_id text,
+    note_id text,
+    body    text,
+    PRIMARY KEY ((user_id), note_id)
+);
+
+-- Note.NotesByTag: notes by tag.
+CREATE TABLE IF NOT EXISTS notes_by_tag (
+    tag     text,
+    note_id text,
+    user_id text,
+    PRIMARY KEY ((tag), note_id)
+);
+`
+	old, err := Parse(notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := old.Table("notes").SourceOf; got != "Note" {
+		t.Errorf("notes: SourceOf = %q, want Note", got)
+	}
+	if got := old.Table("notes_by_tag").SourceOf; got != "" {
+		t.Errorf("notes_by_tag: SourceOf = %q, want none", got)
+	}
+	rekeyed := strings.NewReplacer("PRIMARY KEY ((user_id), note_id)", "PRIMARY KEY ((note_id))", "PRIMARY KEY ((tag), note_id)", "PRIMARY KEY ((tag, user_id), note_id)").Replace(notes)
+	new, err := Parse(rekeyed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := Compare(old, new)
+	if len(changes) != 3 {
+		t.Fatalf("changes: %v", changes)
+	}
+	for _, c := range changes {
+		if c.Kind != Breaking {
+			t.Errorf("%s: kind %s, want breaking", c, c.Kind)
+		}
+		switch c.Table {
+		case "notes":
+			if c.SourceOf != "Note" || !strings.Contains(c.What, "source of truth of Note") || !strings.Contains(c.What, "a new entity, filled by a program of yours") ||
+				strings.Contains(c.What, "backfill from the source of truth") {
+				t.Errorf("the source of truth's key change: SourceOf %q, %s", c.SourceOf, c.What)
+			}
+		case "notes_by_tag":
+			if c.SourceOf != "" || !strings.Contains(c.What, "filled by a backfill from the source of truth") {
+				t.Errorf("a projection's key change: SourceOf %q, %s", c.SourceOf, c.What)
+			}
+		}
+	}
+	// The source of truth dropped (its entity renamed to a new table):
+	// the same advice, never "mark its pattern deprecated", which the
+	// source of truth cannot be.
+	gone, _ := Parse(notes[strings.Index(notes, "-- Note.NotesByTag"):])
+	changes = Compare(old, gone)
+	if len(changes) != 1 || changes[0].Table != "notes" || changes[0].SourceOf != "Note" ||
+		strings.Contains(changes[0].What, "deprecated instead") || !strings.Contains(changes[0].What, "a new entity") {
+		t.Errorf("the source of truth dropped: %v", changes)
+	}
+}

@@ -29,6 +29,10 @@ type Table struct {
 	TTL          int64
 	CQL          string // the CREATE TABLE statement, when read from a file
 	Options      Options
+	// SourceOf is the entity whose source of truth the table is, from the
+	// "-- Source of truth for E." comment cqlgen writes above it; "" for
+	// other tables, and for tables read from a cluster.
+	SourceOf string
 }
 
 // Column is a column and its type, as Cassandra writes it.
@@ -67,6 +71,7 @@ func (t *Table) column(name string) *Column {
 // statements are skipped.
 func Parse(script string) (*Schema, error) {
 	s := &Schema{}
+	lines := strings.Split(script, "\n")
 	for _, st := range cqlscript.Split(script) {
 		toks := tokenize(st.Text)
 		if len(toks) < 2 || !strings.EqualFold(toks[0], "create") {
@@ -85,9 +90,21 @@ func Parse(script string) (*Schema, error) {
 			return nil, fmt.Errorf("line %d: %w", st.Line, err)
 		}
 		t.CQL = st.Text
+		t.SourceOf = sourceOf(lines, st.Line)
 		s.Tables = append(s.Tables, t)
 	}
 	return s, nil
+}
+
+// sourceOf reads the comment lines just above line (1-based) for the
+// one that names the entity the table is the source of truth of.
+func sourceOf(lines []string, line int) string {
+	for i := line - 2; i >= 0 && i < len(lines) && strings.HasPrefix(lines[i], "--"); i-- {
+		if rest, ok := strings.CutPrefix(strings.TrimRight(lines[i], "\r"), "-- Source of truth for "); ok {
+			return strings.TrimSuffix(rest, ".")
+		}
+	}
+	return ""
 }
 
 // tokenize splits CQL into words, numbers and punctuation; comments and

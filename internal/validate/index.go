@@ -66,15 +66,7 @@ func (c *checker) index(p *model.Package, e *model.Entity, ix *model.Index) bool
 	}
 	f := ix.Column.Field
 	if f == nil {
-		var cols []string
-		for _, f := range e.Fields {
-			cols = append(cols, f.Column)
-		}
-		msg := fmt.Sprintf("col: unknown column %q; %s has no field with that column", ix.Column.Name, e.GoName)
-		if s := suggest.Closest(ix.Column.Name, cols); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		c.diags.Errorf(ix.Column.Pos, diag.UnknownColumn, "%s", msg)
+		c.unknownColumn(ix.Column, "col", e)
 		return false
 	}
 	var col *model.Column
@@ -140,7 +132,7 @@ func (c *checker) indexPartition(p *model.Package, ix *model.Index) {
 	var got []string
 	for _, r := range ix.PK {
 		if r.Field == nil {
-			c.diags.Errorf(r.Pos, diag.UnknownColumn, "pk: unknown column %q; %s has no field with that column", r.Name, ix.Entity.GoName)
+			c.unknownColumn(r, "pk", ix.Entity)
 			return
 		}
 		got = append(got, r.Name)

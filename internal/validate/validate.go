@@ -11,7 +11,6 @@ import (
 
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
-	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
 // Check validates a package and returns its diagnostics.
@@ -228,15 +227,7 @@ func (c *checker) ref(t *model.Table, r model.Ref, what string) bool {
 	if r.Field != nil {
 		return true
 	}
-	var cols []string
-	for _, f := range t.Entity.Fields {
-		cols = append(cols, f.Column)
-	}
-	msg := fmt.Sprintf("%s: unknown column %q; %s has no field with that column", what, r.Name, t.Entity.GoName)
-	if s := suggest.Closest(r.Name, cols); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	c.diags.Errorf(r.Pos, diag.UnknownColumn, "%s", msg)
+	c.unknownColumn(r, what, t.Entity)
 	return false
 }
 
@@ -335,7 +326,11 @@ func (c *checker) bucket(t *model.Table, key map[string]string) {
 	}
 	f := b.Source.Field
 	if f == nil {
-		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "bucket %s: unknown column %q; the bucket must be derived from a column of %s", b.Expr(), b.Source.Name, t.Entity.GoName)
+		msg := fmt.Sprintf("bucket %s: unknown column %q; the bucket must be derived from a column of %s", b.Expr(), b.Source.Name, t.Entity.GoName)
+		if f := likelyField(b.Source.Name, t.Entity); f != nil {
+			msg += fmt.Sprintf("; did you mean %s (field %s)?", f.Column, f.GoName)
+		}
+		c.diags.Errorf(b.Source.Pos, diag.BadBucket, "%s", msg)
 		return
 	}
 	if f.Type == nil {
@@ -444,6 +439,9 @@ func (c *checker) identity(e *model.Entity, t *model.Table) {
 	if uniqueKey(t) != nil {
 		return // no two entities share the value of a unique column
 	}
+	if inKey[nil] {
+		return // a key column is unknown, reported as such: what the key lacks is not known yet
+	}
 	var missing []string
 	for _, f := range e.Identity() {
 		if !inKey[f] {
@@ -504,6 +502,13 @@ func (c *checker) canonicalComplete(e *model.Entity) {
 	canon := e.Canonical
 	if canon == nil || len(e.Tables) < 2 {
 		return
+	}
+	refs := append(slices.Clone(canon.PK), canon.Cols...)
+	for _, r := range canon.CK {
+		refs = append(refs, r.Ref)
+	}
+	if slices.ContainsFunc(refs, func(r model.Ref) bool { return r.Field == nil }) {
+		return // an unknown column, reported as such: what the source of truth stores is not known yet
 	}
 	has := map[*model.Field]bool{}
 	for _, col := range canon.Columns {

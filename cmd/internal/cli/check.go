@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cqlgen/cqlgen/cmd/internal/textdiff"
+	"github.com/cqlgen/cqlgen/internal/diag"
 )
 
 func runCheck(e *env, args []string) int {
@@ -16,6 +17,8 @@ func runCheck(e *env, args []string) int {
 	if len(cs) == 0 {
 		return ExitOK
 	}
+	var stale diag.List
+	people := e.forPeople()
 	for _, c := range cs {
 		path := e.rel(c.Path)
 		what := "is stale"
@@ -26,9 +29,13 @@ func runCheck(e *env, args []string) int {
 			what = "is no longer generated and should be removed"
 		}
 		fmt.Fprintf(e.stderr, "cqlgen check: %s %s\n", path, what)
+		stale.Add(staleDiag(c, what))
 		if !*quiet {
-			fmt.Fprint(e.stdout, textdiff.Unified(path+" (on disk)", path+" (generated)", string(c.Old), string(c.New)))
+			fmt.Fprint(people.stdout, textdiff.Unified(path+" (on disk)", path+" (generated)", string(c.Old), string(c.New)))
 		}
+	}
+	if e.machine() {
+		e.report(stale, false)
 	}
 	fmt.Fprintf(e.stderr, "cqlgen check: %d file(s) out of date; run cqlgen generate (or go generate) and commit the result\n", len(cs))
 	return ExitStale

@@ -47,6 +47,7 @@ type env struct {
 	dir            string // the working directory, for relative paths in messages
 	// getenv reads the environment; tests replace it.
 	getenv func(string) string
+	out    output // -format and -errors-only, for the commands that take them
 }
 
 // Main runs cqlgen with args (without the program name) and returns the
@@ -95,6 +96,8 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Packages are named as for go build; the default is ".".
+generate, check and diff take -format text|json|github (how diagnostics
+are written: json and github for CI) and -errors-only (warnings left out).
 
 Exit codes:
 
@@ -129,7 +132,7 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 func generate(e *env, patterns []string, strict bool, driver string) (res *gen.Result, code int, ok bool) {
 	res, err := gen.Generate(gen.Options{Patterns: patterns, Driver: driver})
 	if res != nil {
-		fmt.Fprint(e.stderr, res.Diags.Format(e.dir))
+		e.report(res.Diags, strict)
 	}
 	errs, warns := 0, 0
 	if res != nil {
@@ -160,6 +163,7 @@ func generate(e *env, patterns []string, strict bool, driver string) (res *gen.R
 func changes(e *env, fs *flag.FlagSet, args []string) ([]gen.Change, int, bool) {
 	strict := fs.Bool("strict", false, "treat warnings as errors")
 	driver := fs.String("driver", "", "the Go driver the methods of user-defined types are written for: gocql or gocqlv2\n(default: the one the package's fields or imports use, else the one its go.mod requires, else gocql)")
+	outputFlags(e, fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, ExitUsage, false
 	}

@@ -331,14 +331,39 @@ func TestDiff(t *testing.T) {
 		t.Errorf("diff with a new pattern = %d\n%s%s", code, stdout, stderr)
 	}
 
-	edit(t, music, `ck:"played_at desc, track_id" ttl:"90d"`, `ck:"played_at asc, track_id" ttl:"90d"`)
+	// A projection's key changed: expand/contract, with a backfill from
+	// the source of truth.
+	projection := `table:"top_tracks_by_artist" pk:"artist_id" ck:"play_count desc, track_id"`
+	edit(t, music, projection, `table:"top_tracks_by_artist" pk:"artist_id" ck:"play_count asc, track_id"`)
 	code, stdout, _ = run(t, "diff", "-migrations", "migrations", "./...")
-	if code != ExitStale || !strings.Contains(stdout, "breaking: table listening_history: clustering order (played_at DESC, track_id ASC) becomes (played_at ASC, track_id ASC)") || !strings.Contains(stdout, "no migration written") {
-		t.Errorf("diff with the order flipped = %d\n%s", code, stdout)
+	if code != ExitStale || !strings.Contains(stdout, "breaking: table top_tracks_by_artist: clustering order (play_count DESC, track_id ASC) becomes (play_count ASC, track_id ASC)") || !strings.Contains(stdout, "no migration written") {
+		t.Errorf("diff with a projection's order flipped = %d\n%s", code, stdout)
 	}
 	for _, step := range []string{"1. expand", "2. backfill", "3. verify", "4. switch reads", "5. contract", `table:"old,deprecated" replaced_by:"new"`} {
 		if !strings.Contains(stdout, step) {
 			t.Errorf("a breaking change's output lacks %q:\n%s", step, stdout)
+		}
+	}
+	if strings.Contains(stdout, "new entity") {
+		t.Errorf("a projection's key change is advised as a source of truth's:\n%s", stdout)
+	}
+	edit(t, music, `table:"top_tracks_by_artist" pk:"artist_id" ck:"play_count asc, track_id"`, projection)
+
+	// The key of a source of truth changed: the runbook forbids its
+	// deprecation, and no backfill can fill it; the way is a new entity.
+	edit(t, music, `ck:"played_at desc, track_id" ttl:"90d"`, `ck:"played_at asc, track_id" ttl:"90d"`)
+	code, stdout, _ = run(t, "diff", "-migrations", "migrations", "./...")
+	if code != ExitStale || !strings.Contains(stdout, "breaking: table listening_history: clustering order (played_at DESC, track_id ASC) becomes (played_at ASC, track_id ASC); it is the source of truth of Play") || !strings.Contains(stdout, "no migration written") {
+		t.Errorf("diff with the order of a source of truth flipped = %d\n%s", code, stdout)
+	}
+	for _, want := range []string{"the way through for Play's source of truth", "a new key for it is a new entity, filled by a program of yours", "declare a new entity (a new Go type)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("a source of truth's key change lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, wrong := range []string{`table:"old,deprecated"`, "2. backfill", "filled by a backfill from the source of truth"} {
+		if strings.Contains(stdout, wrong) {
+			t.Errorf("a source of truth's key change is advised %q, which the runbook forbids for it:\n%s", wrong, stdout)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "music/migrations/0002_music.cql")); err == nil {

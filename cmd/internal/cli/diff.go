@@ -13,6 +13,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
@@ -25,16 +26,19 @@ func runDiff(e *env, args []string) int {
 	fs.BoolVar(&src.live, "live", false, "compare with the live cluster named by CASSANDRA_HOSTS (and CASSANDRA_USERNAME, CASSANDRA_TLS_*, CASSANDRA_LOCAL_DC)")
 	fs.StringVar(&src.keyspace, "keyspace", "", "with -live: the keyspace to read (default: the package's //cqlgen:keyspace)")
 	migrations := fs.String("migrations", "", "write additive changes as a numbered migration file into this directory, relative to each package")
+	outputFlags(e, fs)
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}
+	m, e := e, e.forPeople() // m reports in -format; e writes the report for people
+	var found diag.List      // the changes, for -format json and github
 	if n := btoi(src.base != "") + btoi(src.rev != "") + btoi(src.live); n > 1 {
 		fmt.Fprintln(e.stderr, "cqlgen diff: -base, -base-rev and -live each name what to compare with; give one")
 		return ExitUsage
 	}
 	src.getenv = e.getenv
 	defer src.close()
-	res, code, ok := generate(e, fs.Args(), false, "")
+	res, code, ok := generate(m, fs.Args(), false, "")
 	if !ok {
 		return code
 	}
@@ -67,6 +71,9 @@ func runDiff(e *env, args []string) int {
 		} else {
 			changes = schemadiff.Compare(prev, next)
 		}
+		for _, c := range changes {
+			found.Add(changeDiag(p, c))
+		}
 		changes, unmanaged := splitUnmanaged(changes)
 		if len(changes) == 0 {
 			fmt.Fprintf(e.stdout, "%s: no changes against %s\n", e.rel(p.Dir), e.rel(from))
@@ -93,7 +100,7 @@ func runDiff(e *env, args []string) int {
 		if !ok {
 			breaking = true
 			fmt.Fprintf(e.stdout, "  breaking changes cannot be applied in place: no migration written\n")
-			fmt.Fprint(e.stdout, breakingPlan)
+			plans(e.stdout, changes)
 			continue
 		}
 		for _, c := range changes {
@@ -121,6 +128,9 @@ func runDiff(e *env, args []string) int {
 			return ExitFailure
 		}
 		fmt.Fprintf(e.stdout, "  wrote %s\n", e.rel(path))
+	}
+	if m.machine() {
+		m.report(found, false)
 	}
 	if breaking {
 		return ExitStale

@@ -23,7 +23,7 @@ func runGenerate(e *env, args []string) int {
 			if c.New == nil {
 				verb = "removed"
 			}
-			fmt.Fprintf(e.stdout, "%s %s\n", verb, e.rel(c.Path))
+			fmt.Fprintf(e.forPeople().stdout, "%s %s\n", verb, e.rel(c.Path))
 		}
 	}
 	return ExitOK
