@@ -122,7 +122,7 @@ var ledgerDDL = `CREATE TABLE IF NOT EXISTS ` + ledgerTable + ` (
     applied    text,
     started    timestamp,
     finished   timestamp,
-    by         text,
+    applied_by text,
     imported   text
 ) WITH comment = 'cqlgen migrate: a row a migration file; done of its statements have run, in order'`
 
@@ -292,9 +292,9 @@ func plan(dir string, files []*migration, ours map[string]ledgerRow, theirs map[
 			return nil, disagree("%s has not been applied, but %s after it has: migrations run in order, so give %s a number after the last one applied", filepath.Join(dir, pending), path, pending)
 		}
 		switch {
-		case ok && r.done >= len(mg.stmts) && r.checksum == mg.sum:
+		case ok && r.done >= r.statements && r.checksum == mg.sum:
 			continue // applied
-		case ok && r.done >= len(mg.stmts):
+		case ok && r.done >= r.statements:
 			return nil, disagree("%s has changed since it was applied (the ledger records %s, the file is %s): a migration that ran is history; write the change as a new migration (cqlgen diff -migrations writes one)", path, r.checksum, mg.sum)
 		case ok:
 			// Stopped midway: what ran must be what the file still says.
@@ -444,11 +444,11 @@ func (m *migrator) apply(st step) error {
 		if st.imported {
 			imported = gocqlxTable
 		}
-		if err := m.s.Query(`INSERT INTO `+ledgerTable+` (name, checksum, statements, done, applied, started, by, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		if err := m.s.Query(`INSERT INTO `+ledgerTable+` (name, checksum, statements, done, applied, started, applied_by, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			mg.name, mg.sum, n, st.from, appliedSum(mg, st.from), now, m.lease.owner, imported).Exec(); err != nil {
 			return fmt.Errorf("recording %s in %s: %w", mg.name, ledgerTable, err)
 		}
-	} else if err := m.s.Query(`UPDATE `+ledgerTable+` SET checksum = ?, statements = ?, by = ? WHERE name = ?`, mg.sum, n, m.lease.owner, mg.name).Exec(); err != nil {
+	} else if err := m.s.Query(`UPDATE `+ledgerTable+` SET checksum = ?, statements = ?, applied_by = ? WHERE name = ?`, mg.sum, n, m.lease.owner, mg.name).Exec(); err != nil {
 		// Resumed: the file may have been fixed after the statement it
 		// stopped at (plan checked the ones before), and the ledger takes
 		// it as it now is.
