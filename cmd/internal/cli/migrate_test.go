@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
@@ -199,5 +201,25 @@ func TestMigrateUsage(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(stderr, c.err) {
 			t.Errorf("%v = %d\n%s", c.args, code, stderr)
 		}
+	}
+}
+
+// TestLeaseHeld: a run stops once its lease is taken by another, or has
+// gone unrenewed for half its TTL (renewals failing), well before another
+// run can take it.
+func TestLeaseHeld(t *testing.T) {
+	now := time.Now()
+	l := &lease{keyspace: "shop", ttl: time.Minute, renewed: now}
+	if err := l.held(); err != nil {
+		t.Errorf("a fresh lease: %v", err)
+	}
+	l.renewed = now.Add(-31 * time.Second)
+	if err := l.held(); err == nil || !strings.Contains(err.Error(), "the migration lock of keyspace shop could not be renewed for 31s and may have expired: stopped; run again") {
+		t.Errorf("an unrenewed lease: %v", err)
+	}
+	l.renewed = now
+	l.lost = errors.New("lost")
+	if err := l.held(); err == nil || err.Error() != "lost" {
+		t.Errorf("a lost lease: %v", err)
 	}
 }
