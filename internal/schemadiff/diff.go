@@ -162,8 +162,8 @@ func orders(cs []Clustering) string {
 }
 
 // Migration returns the statements that apply changes in place, as a
-// migration file gocqlx's migrate package runs, or ok false when any change
-// is breaking: then nothing may be applied in place. Contract and
+// migration file cqlgen migrate (or gocqlx's migrate package) runs, or ok
+// false when any change is breaking: then nothing may be applied in place. Contract and
 // Unmanaged changes are left out; cql is empty when nothing is additive.
 func Migration(changes []Change) (cql string, ok bool) {
 	var b strings.Builder
