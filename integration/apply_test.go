@@ -118,11 +118,24 @@ func TestApplyFromUserModule(t *testing.T) {
 		t.Errorf("apply into a missing keyspace = %d\n%s", code, out)
 	}
 
-	// A table changed by hand: IF NOT EXISTS leaves it, apply says so.
+	// A table's option changed by hand: IF NOT EXISTS leaves the table,
+	// and apply runs the ALTER that diff proposes.
 	must(t, session.Query("ALTER TABLE listening_history WITH default_time_to_live = 60").Exec())
 	out, code = goIn(t, dir, []string{hostsEnv(t)}, "tool", "cqlgen", "apply", "-keyspace", other, "./music")
-	if code != 1 || !strings.Contains(out, "additive: table listening_history: default_time_to_live 60 becomes 7776000") {
-		t.Errorf("apply over a changed table = %d\n%s", code, out)
+	if code != 0 || !strings.Contains(out, "applied in place: additive: table listening_history: default_time_to_live 60 becomes 7776000") {
+		t.Errorf("apply over a changed option = %d\n%s", code, out)
+	}
+	var ttl int
+	must(t, session.Query("SELECT default_time_to_live FROM system_schema.tables WHERE keyspace_name = ? AND table_name = 'listening_history'", other).Scan(&ttl))
+	if ttl != 7776000 {
+		t.Errorf("after apply, listening_history's TTL is %d", ttl)
+	}
+	// A column added by hand is one the declarations drop: breaking, so
+	// apply only reports it.
+	must(t, session.Query("ALTER TABLE listening_history ADD device text").Exec())
+	out, code = goIn(t, dir, []string{hostsEnv(t)}, "tool", "cqlgen", "apply", "-keyspace", other, "./music")
+	if code != 1 || !strings.Contains(out, "breaking: table listening_history: column device is dropped") {
+		t.Errorf("apply over a column added by hand = %d\n%s", code, out)
 	}
 
 	// A stale schema.cql is never applied.
@@ -132,6 +145,49 @@ func TestApplyFromUserModule(t *testing.T) {
 	out, code = goIn(t, dir, []string{hostsEnv(t)}, "tool", "cqlgen", "apply", "-keyspace", other, "./music")
 	if code != 1 || !strings.Contains(out, "schema.cql is missing or stale") {
 		t.Errorf("apply with a stale schema.cql = %d\n%s", code, out)
+	}
+}
+
+// TestApplyDeprecation: a pattern marked deprecated changes its table's
+// comment, which diff proposes as ALTER TABLE ... WITH comment; apply
+// runs it, as it runs every additive change a CREATE ... IF NOT EXISTS
+// cannot make.
+func TestApplyDeprecation(t *testing.T) {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	ks := "t_applydep_" + hex.EncodeToString(b[:])
+	admin := cassandratest.Session(t)
+	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+	dir := userModule(t, ks)
+	env := []string{hostsEnv(t)}
+	if out, code := goIn(t, dir, env, "tool", "cqlgen", "apply", "./..."); code != 0 {
+		t.Fatalf("apply = %d\n%s", code, out)
+	}
+	music := filepath.Join(dir, "music/music.go")
+	src := readFile(t, music)
+	expanded := strings.Replace(src, "\t_ cqlgen.Pattern `table:\"top_tracks_by_artist\" pk:\"artist_id\"",
+		"\t_ cqlgen.Pattern `table:\"top_tracks_by_album\" pk:\"artist_id, album\" ck:\"play_count desc, track_id\" size:\"rows=50\" name:\"TopTracksByAlbum\"`\n"+
+			"\t_ cqlgen.Pattern `table:\"top_tracks_by_artist,deprecated\" replaced_by:\"top_tracks_by_album\" pk:\"artist_id\"", 1)
+	if expanded == src {
+		t.Fatal("the test's edit of music.go did not apply; has example/music changed?")
+	}
+	must(t, os.WriteFile(music, []byte(expanded), 0o644))
+	goIn(t, dir, nil, "generate", "./...")
+	out, code := goIn(t, dir, env, "tool", "cqlgen", "apply", "./...")
+	if code != 0 || !strings.Contains(out, "applied in place: additive: table top_tracks_by_artist: comment") {
+		t.Fatalf("apply after a deprecation = %d\n%s", code, out)
+	}
+	var comment string
+	must(t, admin.Query("SELECT comment FROM system_schema.tables WHERE keyspace_name = ? AND table_name = 'top_tracks_by_artist'", ks).Scan(&comment))
+	if !strings.HasPrefix(comment, "DEPRECATED, replaced by top_tracks_by_album") {
+		t.Errorf("after apply, top_tracks_by_artist's comment is %q", comment)
+	}
+	live, err := schemadiff.FromCluster(admin, ks)
+	must(t, err)
+	want, err := schemadiff.Parse(readFile(t, filepath.Join(dir, "music/schema.cql")))
+	must(t, err)
+	if cs := schemadiff.CompareLive(live, want); len(cs) != 0 {
+		t.Errorf("after apply, the keyspace differs: %v", cs)
 	}
 }
 

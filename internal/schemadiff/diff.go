@@ -64,6 +64,10 @@ func Compare(old, new *Schema) []Change { return compare(old, new, false) }
 // too), unless its comment marks it as a deprecated table of cqlgen's.
 func CompareLive(live, new *Schema) []Change { return compare(live, new, true) }
 
+// RunnerTables are the tables cqlgen migrate keeps in the keyspace it
+// migrates: its ledger and its lock. A live comparison leaves them out.
+var RunnerTables = []string{"cqlgen_migrations", "cqlgen_migrations_lock"}
+
 func compare(old, new *Schema, live bool) []Change {
 	var out []Change
 	for _, nt := range new.Tables {
@@ -79,7 +83,7 @@ func compare(old, new *Schema, live bool) []Change {
 		out = append(out, compareTable(ot, nt)...)
 	}
 	for _, ot := range old.Tables {
-		if new.Table(ot.Name) != nil {
+		if new.Table(ot.Name) != nil || live && slices.Contains(RunnerTables, ot.Name) {
 			continue
 		}
 		switch replacement, deprecated := ot.Deprecated(); {
@@ -176,8 +180,8 @@ func orders(cs []Clustering) string {
 }
 
 // Migration returns the statements that apply changes in place, as a
-// migration file gocqlx's migrate package runs, or ok false when any change
-// is breaking: then nothing may be applied in place. Contract and
+// migration file cqlgen migrate (or gocqlx's migrate package) runs, or ok
+// false when any change is breaking: then nothing may be applied in place. Contract and
 // Unmanaged changes are left out; cql is empty when nothing is additive.
 func Migration(changes []Change) (cql string, ok bool) {
 	var b strings.Builder

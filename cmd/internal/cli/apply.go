@@ -18,7 +18,9 @@ import (
 // the environment names. Every statement of a generated schema.cql is
 // CREATE ... IF NOT EXISTS, so apply may run again at will; it then
 // compares the keyspace with the declarations, because IF NOT EXISTS
-// leaves a table of another shape as it is.
+// leaves a table of another shape as it is: it runs the additive changes
+// that diff would propose (ALTER TABLE ... ADD, ... WITH an option or the
+// comment of a deprecated table), and reports the breaking ones.
 func runApply(e *env, args []string) int {
 	fs := newFlags(e, "apply", "[packages]")
 	keyspace := fs.String("keyspace", "", "create the tables in this keyspace, which must exist (default: the package's //cqlgen:keyspace, created if missing)")
@@ -87,16 +89,36 @@ func runApply(e *env, args []string) int {
 			return ExitFailure
 		}
 		fmt.Fprintf(e.stdout, "%s: %d statement(s) applied to keyspace %s on %s\n", e.rel(plan.dir), n, plan.keyspace, strings.Join(c.Hosts, ","))
-		// IF NOT EXISTS skips a table that exists in another shape.
+		// IF NOT EXISTS skips a table that exists in another shape: run
+		// the additive changes diff proposes for it (a new column, an
+		// option, the comment of a deprecated table), then compare again.
+		want, err := schemadiff.Parse(plan.script)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
+			return ExitInternal
+		}
 		live, err := schemadiff.FromCluster(s, plan.keyspace)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen apply: reading keyspace %s back: %v\n", plan.keyspace, err)
 			return ExitFailure
 		}
-		want, err := schemadiff.Parse(plan.script)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
-			return ExitInternal
+		var alters []schemadiff.Change
+		for _, ch := range schemadiff.CompareLive(live, want) {
+			if ch.Kind == schemadiff.Additive && ch.CQL != "" && !strings.HasPrefix(ch.CQL, "--") {
+				alters = append(alters, ch)
+			}
+		}
+		if len(alters) > 0 {
+			if err := plan.alter(c, alters, func(ch schemadiff.Change) {
+				fmt.Fprintf(e.stdout, "  applied in place: %s\n", ch)
+			}); err != nil {
+				fmt.Fprintf(e.stderr, "cqlgen apply: keyspace %s: %v\n", plan.keyspace, err)
+				return ExitFailure
+			}
+			if live, err = schemadiff.FromCluster(s, plan.keyspace); err != nil {
+				fmt.Fprintf(e.stderr, "cqlgen apply: reading keyspace %s back: %v\n", plan.keyspace, err)
+				return ExitFailure
+			}
 		}
 		var differ []string
 		for _, ch := range schemadiff.CompareLive(live, want) {
@@ -106,11 +128,11 @@ func runApply(e *env, args []string) int {
 		}
 		if len(differ) > 0 {
 			stale = true
-			fmt.Fprintf(e.stdout, "  the keyspace still differs from the declarations (a table existed in another shape):\n")
+			fmt.Fprintf(e.stdout, "  the keyspace still differs from the declarations (a table existed in another shape, which only a new table can fix):\n")
 			for _, d := range differ {
 				fmt.Fprintf(e.stdout, "    %s\n", d)
 			}
-			fmt.Fprintf(e.stdout, "  see: cqlgen diff -live -keyspace %s\n", plan.keyspace)
+			fmt.Fprintf(e.stdout, "  see: cqlgen diff -live -keyspace %s, and docs/runbook.md\n", plan.keyspace)
 		}
 	}
 	if stale {
@@ -194,4 +216,25 @@ func (plan applyPlan) run(s *gocql.Session, c *clusterEnv) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// alter runs the statements of additive changes on a session of the
+// plan's keyspace, reporting each one done. Each is idempotent: ADD of a
+// column the table lacks, WITH of an option's declared value.
+func (plan applyPlan) alter(c *clusterEnv, changes []schemadiff.Change, done func(schemadiff.Change)) error {
+	cluster := c.cluster()
+	cluster.Keyspace = plan.keyspace
+	ks, err := cluster.CreateSession()
+	if err != nil {
+		return err
+	}
+	defer ks.Close()
+	for _, ch := range changes {
+		stmt := strings.TrimSuffix(strings.TrimSpace(ch.CQL), ";")
+		if err := ks.Query(stmt).Exec(); err != nil {
+			return fmt.Errorf("%s: %w\n\t%s", ch, err, stmt)
+		}
+		done(ch)
+	}
+	return nil
 }

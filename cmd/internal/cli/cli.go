@@ -38,7 +38,8 @@ var commands = []command{
 	{"generate", "[packages]", "generate schema.cql (and code) for the packages; writes only if every stage succeeds", runGenerate},
 	{"check", "[packages]", "exit 1, with a diff, if a generated file is stale, missing or orphaned", runCheck},
 	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations", runDiff},
-	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names", runApply},
+	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names, and make the additive changes diff proposes", runApply},
+	{"migrate", "-keyspace K DIR", "apply the numbered migrations of DIR (diff -migrations writes them) in order, once each, under a lock", runMigrate},
 	{"version", "", "print the version", runVersion},
 }
 
@@ -92,7 +93,7 @@ Commands:
 
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "\t%-9s %-11s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "\t%-9s %-15s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprint(w, `
 Packages are named as for go build; the default is ".".
@@ -105,12 +106,15 @@ Exit codes:
 	1  check: a generated file is stale, missing or orphaned;
 	   diff: a breaking change, for which no migration is written;
 	   apply: schema.cql is stale, or the keyspace still differs
-	   from the declarations after applying it
+	   from the declarations after applying it;
+	   migrate: a migration changed since it was applied, or the
+	   folder and the keyspace's ledger disagree
 	2  bad command line
 	3  the model has errors (file:line:col: message on stderr), or
 	   warnings under -strict
 	4  the packages could not be loaded, a file could not be written,
-	   or the cluster could not be reached
+	   or the cluster could not be reached; migrate: a statement
+	   failed, or another run held the lock past -wait
 	5  internal error in cqlgen
 `)
 }

@@ -321,6 +321,15 @@ func TestDiff(t *testing.T) {
 	if !strings.Contains(string(mig), "ALTER TABLE listening_history ADD device text;") {
 		t.Errorf("migration:\n%s", mig)
 	}
+	// The same change again (the keyspace has not applied it yet): the
+	// folder already holds it, so nothing new is written.
+	code, stdout, stderr = run(t, "diff", "-migrations", "migrations", "./...")
+	if code != ExitOK || !strings.Contains(stderr, "migrations/0001_music.cql already holds this migration; nothing written") {
+		t.Errorf("diff -migrations run twice = %d\n%s%s", code, stdout, stderr)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "music/migrations/*.cql")); len(files) != 1 {
+		t.Errorf("diff -migrations run twice wrote %v", files)
+	}
 
 	// A new access pattern over existing tracks: additive, and diff names
 	// the backfill that fills it.

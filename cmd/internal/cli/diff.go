@@ -122,10 +122,14 @@ func runDiff(e *env, args []string) int {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(p.Dir, dir)
 		}
-		path, err := writeMigration(dir, filepath.Base(p.Dir), cql)
+		path, written, err := writeMigration(dir, filepath.Base(p.Dir), cql)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen diff: %v\n", err)
 			return ExitFailure
+		}
+		if !written {
+			fmt.Fprintf(e.stderr, "cqlgen diff: %s already holds this migration; nothing written\n", e.rel(path))
+			continue
 		}
 		fmt.Fprintf(e.stdout, "  wrote %s\n", e.rel(path))
 	}
@@ -297,14 +301,17 @@ func gitShow(dir, rev, file string) (content []byte, found bool, err error) {
 }
 
 // writeMigration writes the next numbered file of dir, in the layout
-// gocqlx's migrate package runs in name order: 0001_name.cql, 0002_...
-func writeMigration(dir, name, cql string) (string, error) {
+// cqlgen migrate (and gocqlx's migrate package) runs in order:
+// 0001_name.cql, 0002_... When a file of dir already holds cql byte for
+// byte, the change is in the folder, waiting to be applied: nothing is
+// written, and path names that file.
+func writeMigration(dir, name, cql string) (path string, written bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", false, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	var existing []string
 	for _, en := range entries {
@@ -313,13 +320,22 @@ func writeMigration(dir, name, cql string) (string, error) {
 		}
 	}
 	sort.Strings(existing)
+	for _, f := range existing {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", false, err
+		}
+		if string(b) == cql {
+			return filepath.Join(dir, f), false, nil
+		}
+	}
 	n := 1
 	if len(existing) > 0 {
 		fmt.Sscanf(existing[len(existing)-1], "%d_", &n)
 		n++
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%04d_%s.cql", n, name))
-	return path, os.WriteFile(path, []byte(cql), 0o644)
+	path = filepath.Join(dir, fmt.Sprintf("%04d_%s.cql", n, name))
+	return path, true, os.WriteFile(path, []byte(cql), 0o644)
 }
 
 func indent(s string) string {
