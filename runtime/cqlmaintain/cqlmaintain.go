@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlgen/cqlgen/internal/suggest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -85,7 +86,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 		for _, m := range ms {
 			names = append(names, m.Entity())
 		}
-		return usage("no entity %q (there are %s)", *entity, strings.Join(names, ", "))
+		mean := ""
+		if c := suggest.Closest(*entity, names); c != "" {
+			mean = fmt.Sprintf("; did you mean %s?", c)
+		}
+		return usage("no entity %q%s (there are %s)", *entity, mean, strings.Join(names, ", "))
 	}
 	// A -table that names no table of the chosen entities is a mistake,
 	// not a request for nothing: say which tables there are.
@@ -143,15 +148,23 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 // noTable says that no chosen entity writes table, and which tables
 // they write: those of the entity named with -entity, or every entity's.
 func noTable(table, entity string, chosen []Maintainer) string {
+	var all []string
+	for _, m := range chosen {
+		all = append(all, m.Tables()...)
+	}
+	mean := ""
+	if c := suggest.Closest(table, all); c != "" {
+		mean = fmt.Sprintf("; did you mean %s?", c)
+	}
 	if entity != "" {
-		return fmt.Sprintf("%s writes no table %q (it writes %s; its source of truth is not one of them)",
-			entity, table, strings.Join(chosen[0].Tables(), ", "))
+		return fmt.Sprintf("%s writes no table %q%s (it writes %s; its source of truth is not one of them)",
+			entity, table, mean, strings.Join(chosen[0].Tables(), ", "))
 	}
 	var each []string
 	for _, m := range chosen {
 		each = append(each, m.Entity()+": "+strings.Join(m.Tables(), ", "))
 	}
-	return fmt.Sprintf("no entity writes a table %q (the tables, by entity, their sources of truth left out: %s)", table, strings.Join(each, "; "))
+	return fmt.Sprintf("no entity writes a table %q%s (the tables, by entity, their sources of truth left out: %s)", table, mean, strings.Join(each, "; "))
 }
 
 type tableFlags []string
@@ -207,7 +220,7 @@ func printReport(w io.Writer, r *cqlgen.Report, cmd string, asJSON bool) {
 		}
 		fmt.Fprintln(w)
 		for _, t := range r.Tables {
-			fmt.Fprintf(w, "  %-28s wrote %d rows, those the rows read imply for it\n", t.Table, t.Inserted)
+			fmt.Fprintf(w, "  %-28s wrote %d rows, one for each row read that belongs in it\n", t.Table, t.Inserted)
 		}
 		return
 	}

@@ -57,7 +57,8 @@ func TestRunRefusesAnUnknownTable(t *testing.T) {
 		args string
 		want []string // in stderr
 	}{
-		{"backfill -entity Order -table orders_by_dya -job j", []string{`"orders_by_dya"`, "orders_by_day, orders_by_customer"}},
+		{"backfill -entity Order -table orders_by_dya -job j", []string{`"orders_by_dya"; did you mean orders_by_day?`, "orders_by_day, orders_by_customer"}},
+		{"verify -entity Ordr", []string{`no entity "Ordr"; did you mean Order?`, "Order, Track"}},
 		{"verify -table nope", []string{`"nope"`, "Order: orders_by_day, orders_by_customer", "Track: tracks_by_artist"}},
 		{"repair -entity Track -table orders_by_day", []string{"Track writes no table", "tracks_by_artist"}},
 		{"verify -table orders_by_day -table nope", []string{`"nope"`}},
