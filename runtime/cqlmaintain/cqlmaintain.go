@@ -189,7 +189,12 @@ func progressPrinter(w io.Writer, cmd string) func(cqlgen.Progress) {
 		case d > 0:
 			eta = ", ETA " + d.Round(time.Second).String()
 		}
-		line := fmt.Sprintf("%s %s: %d/%d ranges, %d rows, %.0f rows/s%s", cmd, p.Phase, p.Done, p.Ranges, p.Rows, p.Rate(), eta)
+		label := cmd
+		if p.Phase != cmd {
+			// Not "backfill backfill:".
+			label += " " + p.Phase
+		}
+		line := fmt.Sprintf("%s: %d/%d ranges, %d rows, %.0f rows/s%s", label, p.Done, p.Ranges, p.Rows, p.Rate(), eta)
 		if !tty {
 			fmt.Fprintln(w, line)
 			return
