@@ -35,7 +35,7 @@ type MaintainOptions struct {
 	Samples int
 	// ShowKeys keeps the sample keys' values in the report as a person
 	// reads them ("email=ann@example.com"). By default each value is
-	// redacted to a short stable hash of its bytes ("email=#5d41402a"):
+	// redacted to a short stable hash of its bytes ("email=#71d4f55f"):
 	// the column names and the key's shape stay, and one value reads the
 	// same in every report, so that two reports can be matched without
 	// showing what they hold. The hash is not a secret from whoever can
