@@ -397,7 +397,16 @@ func TestRunMaintenance(t *testing.T) {
 	if code != 1 || json.Unmarshal([]byte(out), &rep) != nil || rep.Drift() != 1 || rep.Tables[0].MissingKeys == nil {
 		t.Fatalf("verify with a row missing = %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := run("repair", "-entity", "Visit", "-rate", "100"); code != 0 || !strings.Contains(out, "wrote 1") {
+	// The sample key names its columns, not its values, unless asked.
+	code, out, errs = run("verify", "-table", "visits_by_user")
+	if code != 1 || !strings.Contains(out, "missing: user_id=#") || strings.Contains(out, "v00001") {
+		t.Errorf("verify, keys redacted = %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run("verify", "-show-keys", "-table", "visits_by_user")
+	if code != 1 || !strings.Contains(out, "missing: user_id=u1 ") || !strings.Contains(out, "visit_id=v00001") {
+		t.Errorf("verify -show-keys = %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := run("repair", "-entity", "Visit", "-rate", "100"); code != 0 || !strings.Contains(out, "repair wrote 1 missing or stale, deleted 0 orphans") {
 		t.Fatalf("repair = %d\n%s%s", code, out, errs)
 	}
 	if code, _, _ := run("verify"); code != 0 {
@@ -405,6 +414,22 @@ func TestRunMaintenance(t *testing.T) {
 	}
 	if code, _, errs := run("backfill", "-table", "visits_by_user"); code != 2 || !strings.Contains(errs, "-job") {
 		t.Errorf("backfill without a job = %d: %s", code, errs)
+	}
+	// A misspelt table is a bad command line naming the tables there are,
+	// not a run of nothing that succeeds.
+	for _, args := range [][]string{
+		{"backfill", "-entity", "Visit", "-table", "visits_by_usr", "-job", "j"},
+		{"verify", "-table", "nope"},
+	} {
+		code, out, errs := run(args...)
+		if code != 2 || out != "" || !strings.Contains(errs, strings.Join(visitTables, ", ")) {
+			t.Errorf("%v = %d\n%s%s", args, code, out, errs)
+		}
+	}
+	// A backfill's report says what it read and what it wrote.
+	code, out, errs = run("backfill", "-table", "visits_by_site", "-job", "refill")
+	if code != 0 || !strings.Contains(out, "read 30 rows of visits") || !strings.Contains(out, "wrote 30 rows") || strings.Contains(out, "expected") {
+		t.Errorf("backfill = %d\n%s%s", code, out, errs)
 	}
 }
 

@@ -33,6 +33,14 @@ type MaintainOptions struct {
 	// Samples is how many keys of each kind of drift a report keeps;
 	// default 10.
 	Samples int
+	// ShowKeys keeps the sample keys' values in the report as a person
+	// reads them ("email=ann@example.com"). By default each value is
+	// redacted to a short stable hash of its bytes ("email=#71d4f55f"):
+	// the column names and the key's shape stay, and one value reads the
+	// same in every report, so that two reports can be matched without
+	// showing what they hold. The hash is not a secret from whoever can
+	// try the likely values (small numbers, known emails).
+	ShowKeys bool
 	// Progress, if set, is called about once a second, and at the end.
 	Progress func(Progress)
 }
@@ -64,15 +72,21 @@ func (p Progress) ETA() time.Duration {
 // Report is what a Verify, Repair or Backfill found and did, table by
 // table.
 type Report struct {
-	Entity string        `json:"entity"`
-	Source string        `json:"source"` // the source of truth
-	Rows   int64         `json:"rows"`   // live rows of the source of truth
+	Entity string `json:"entity"`
+	Source string `json:"source"` // the source of truth
+	// Rows is the live rows of the source of truth read: all of them in a
+	// Verify or Repair, those of the token ranges it ran in a Backfill.
+	Rows   int64         `json:"rows"`
 	Tables []TableReport `json:"tables"`
+	// Resumed is the token ranges a Backfill skipped because an earlier
+	// run of its job finished them.
+	Resumed int `json:"resumed_ranges,omitempty"`
 	// Elapsed is how long it took.
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
 
-// TableReport is the drift found in one table, and what was written.
+// TableReport is the drift found in one table, and what was written. A
+// Backfill compares nothing: it sets Inserted alone.
 type TableReport struct {
 	Table    string `json:"table"`
 	Expected int64  `json:"expected"` // rows the source of truth implies
@@ -85,11 +99,14 @@ type TableReport struct {
 	Missing int64 `json:"missing"`
 	Stale   int64 `json:"stale"`
 	Orphans int64 `json:"orphans"`
-	// Samples of each, as key values.
+	// Samples of each (MaintainOptions.Samples), as the key's columns,
+	// "name=value" separated by spaces, the values redacted unless
+	// MaintainOptions.ShowKeys.
 	MissingKeys []string `json:"missing_keys,omitempty"`
 	StaleKeys   []string `json:"stale_keys,omitempty"`
 	OrphanKeys  []string `json:"orphan_keys,omitempty"`
-	// Written by Repair or Backfill: rows inserted, orphans deleted.
+	// Written: by Repair, the missing or stale rows written again and the
+	// orphans deleted; by Backfill, every row written.
 	Inserted int64 `json:"inserted"`
 	Deleted  int64 `json:"deleted"`
 }

@@ -2,6 +2,7 @@ package cqlgenimpl
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -75,13 +76,17 @@ func newMaintain(o *cqlgen.MaintainOptions) *maintain {
 }
 
 // report advances the progress and calls the callback at most once a
-// second (always when final).
+// second (always when final). ranges is the ranges in all; 0 keeps the
+// count the phase before set, as a repair does after the scans.
 func (m *maintain) report(phase string, ranges, done int, rows int64, final bool) {
 	if m.Progress == nil {
 		return
 	}
 	m.mu.Lock()
-	m.progress.Phase, m.progress.Ranges = phase, ranges
+	m.progress.Phase = phase
+	if ranges > 0 {
+		m.progress.Ranges = ranges
+	}
 	m.progress.Done += done
 	m.progress.Rows += rows
 	m.progress.Elapsed = time.Since(m.start)
@@ -244,14 +249,31 @@ func (r *row) bucket(n int) int {
 	return int(h.Sum64() % uint64(n))
 }
 
-// keyWords renders a row's key for a report.
-func (r *row) keyWords(t *Table) string {
+// keyWords renders a row's key for a report: its columns by name, each
+// value as a person reads it with show, else redacted (redactValue).
+func (r *row) keyWords(t *Table, show bool) string {
 	var parts []string
 	for i, c := range r.cols[:r.nkey] {
 		col := t.keyColumn(i)
-		parts = append(parts, col.Name+"="+renderEncoded(col.Type, c))
+		v := redactValue(c)
+		if show {
+			v = renderEncoded(col.Type, c)
+		}
+		parts = append(parts, col.Name+"="+v)
 	}
 	return strings.Join(parts, " ")
+}
+
+// redactValue stands for an encoded key value in a report that must not
+// show it: "#" and the first 8 hex digits of the SHA-256 of its bytes as
+// Cassandra stores them. It is stable, so that one value reads the same
+// in two reports, in two tables and in a report shown with
+// MaintainOptions.ShowKeys, whose values a person can hash to match;
+// it hides a value from a reader who does not already guess it, not
+// from one who can try every candidate (a small integer, a known email).
+func redactValue(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "#" + hex.EncodeToString(sum[:4])
 }
 
 // renderEncoded renders an encoded key value of a column of the given CQL
@@ -475,7 +497,7 @@ func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity
 	}
 	err = v.run(ctx, repair)
 	v.rep.Elapsed = time.Since(v.m.start)
-	v.m.report("done", v.m.progress.Ranges, 0, 0, true)
+	v.m.report("done", 0, 0, 0, true)
 	return v.rep, err
 }
 
@@ -688,7 +710,7 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 	}
 	sample := func(keys *[]string, r *row) {
 		if len(*keys) < m.Samples {
-			*keys = append(*keys, r.keyWords(p.table))
+			*keys = append(*keys, r.keyWords(p.table, m.ShowKeys))
 		}
 	}
 	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
@@ -737,7 +759,7 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 				v.mu.Lock()
 				tr.Inserted++
 				v.mu.Unlock()
-				m.report("repair", m.Ranges, 0, 1, false)
+				m.report("repair", 0, 0, 1, false)
 			}
 			return nil
 		})
@@ -809,7 +831,7 @@ func (v *verification) deleteOrphan(ctx context.Context, i int, r *row) (bool, e
 	if err := v.s.Exec(ctx, cqldriver.Query{Stmt: p.table.Delete, Values: key}); err != nil {
 		return false, err
 	}
-	v.m.report("repair", v.m.Ranges, 0, 1, false)
+	v.m.report("repair", 0, 0, 1, false)
 	return true, nil
 }
 
@@ -852,7 +874,7 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 	values = append(values, cur.version+1)
 	applied, err := v.s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values}, sinks(len(t.Spec.Row)-r.nkey+1)...)
 	if err == nil && applied {
-		v.m.report("repair", v.m.Ranges, 0, 1, false)
+		v.m.report("repair", 0, 0, 1, false)
 	}
 	return applied, err
 }
@@ -898,11 +920,13 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 		}
 	}
 	m.progress.Done = len(done)
+	rep.Resumed = len(done)
 	var mu sync.Mutex
 	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
 		v := &verification{ent: ent, s: s, m: m}
-		var n int64
+		var read, n int64
 		err := v.scanCanonical(ctx, lo, hi, func(st *stateView) error {
+			read++
 			if !ent.holds(pi, st.row) {
 				return nil
 			}
@@ -924,7 +948,7 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 			return nil
 		})
 		mu.Lock()
-		rep.Rows += n
+		rep.Rows += read
 		tr.Inserted += n
 		mu.Unlock()
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlgen/cqlgen/internal/suggest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -31,18 +32,21 @@ import (
 //
 // The command line:
 //
-//	verify   [-entity E] [-table T]... [-json] [flags]   report drift; exit 1 if any
-//	repair   [-entity E] [-table T]... [-json] [flags]   repair it
-//	backfill -entity E -table T -job NAME [-rate N] [flags]   fill a table, resumably
+//	verify   [-entity E] [-table T]... [-json] [-show-keys] [flags]   report drift; exit 1 if any
+//	repair   [-entity E] [-table T]... [-json] [-show-keys] [flags]   repair it
+//	backfill [-entity E] -table T -job NAME [-rate N] [flags]         fill a table, resumably
 //
-// with -ranges, -concurrency, -buckets and -rate as in MaintainOptions.
+// with -ranges, -concurrency, -buckets, -rate and -show-keys as in
+// MaintainOptions. A report's sample keys have their values redacted
+// unless -show-keys. An -entity or a -table that names nothing there is
+// is a bad command line, which names the entities or tables there are.
 // Progress goes to stderr: a bar on a terminal, a line every second
 // otherwise. Exit codes: 0 in step (or done), 1 drift found by verify,
 // 2 bad command line, 4 failure.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "usage: verify|repair|backfill [-entity E] [-table T]... [-job NAME] [-rate N] [-ranges N] [-concurrency N] [-buckets N] [-json]")
+		fmt.Fprintln(stderr, "usage: verify|repair|backfill [-entity E] [-table T]... [-job NAME] [-rate N] [-ranges N] [-concurrency N] [-buckets N] [-json] [-show-keys]")
 		return 2
 	}
 	if len(args) == 0 {
@@ -59,6 +63,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	var tables tableFlags
 	fs.Var(&tables, "table", "a table to work on (repeatable; default: every one)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.BoolVar(&o.ShowKeys, "show-keys", false, "show the sample keys' values (default: each redacted to a short hash)")
 	fs.IntVar(&o.Ranges, "ranges", 0, "token ranges per table (default 64)")
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "ranges at once (default 4)")
 	fs.IntVar(&o.Buckets, "buckets", 0, "digest buckets per table (default 4096)")
@@ -81,12 +86,29 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 		for _, m := range ms {
 			names = append(names, m.Entity())
 		}
-		return usage("no entity %q (there are %s)", *entity, strings.Join(names, ", "))
+		mean := ""
+		if c := suggest.Closest(*entity, names); c != "" {
+			mean = fmt.Sprintf("; did you mean %s?", c)
+		}
+		return usage("no entity %q%s (there are %s)", *entity, mean, strings.Join(names, ", "))
+	}
+	// A -table that names no table of the chosen entities is a mistake,
+	// not a request for nothing: say which tables there are.
+	for _, t := range tables {
+		if !slices.ContainsFunc(chosen, func(m Maintainer) bool { return slices.Contains(m.Tables(), t) }) {
+			return usage("%s", noTable(t, *entity, chosen))
+		}
+	}
+	if len(tables) > 0 {
+		// Only the entities that write a table asked for, so that a
+		// backfill's -table names its entity.
+		chosen = slices.DeleteFunc(chosen, func(m Maintainer) bool {
+			return !slices.ContainsFunc(tables, func(t string) bool { return slices.Contains(m.Tables(), t) })
+		})
 	}
 	if cmd == "backfill" && (len(chosen) != 1 || len(tables) != 1 || o.Job == "") {
-		return usage("backfill needs one -entity, one -table and a -job name")
+		return usage("backfill needs one -table (and -entity if two entities write it) and a -job name")
 	}
-	o.Tables = tables
 	o.Progress = progressPrinter(stderr, cmd)
 	code := 0
 	for _, m := range chosen {
@@ -95,9 +117,6 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 			if slices.Contains(m.Tables(), t) {
 				o.Tables = append(o.Tables, t)
 			}
-		}
-		if len(tables) > 0 && len(o.Tables) == 0 {
-			continue
 		}
 		var rep *cqlgen.Report
 		var err error
@@ -126,6 +145,28 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	return code
 }
 
+// noTable says that no chosen entity writes table, and which tables
+// they write: those of the entity named with -entity, or every entity's.
+func noTable(table, entity string, chosen []Maintainer) string {
+	var all []string
+	for _, m := range chosen {
+		all = append(all, m.Tables()...)
+	}
+	mean := ""
+	if c := suggest.Closest(table, all); c != "" {
+		mean = fmt.Sprintf("; did you mean %s?", c)
+	}
+	if entity != "" {
+		return fmt.Sprintf("%s writes no table %q%s (it writes %s; its source of truth is not one of them)",
+			entity, table, mean, strings.Join(chosen[0].Tables(), ", "))
+	}
+	var each []string
+	for _, m := range chosen {
+		each = append(each, m.Entity()+": "+strings.Join(m.Tables(), ", "))
+	}
+	return fmt.Sprintf("no entity writes a table %q%s (the tables, by entity, their sources of truth left out: %s)", table, mean, strings.Join(each, "; "))
+}
+
 type tableFlags []string
 
 func (t *tableFlags) String() string     { return strings.Join(*t, ",") }
@@ -148,7 +189,12 @@ func progressPrinter(w io.Writer, cmd string) func(cqlgen.Progress) {
 		case d > 0:
 			eta = ", ETA " + d.Round(time.Second).String()
 		}
-		line := fmt.Sprintf("%s %s: %d/%d ranges, %d rows, %.0f rows/s%s", cmd, p.Phase, p.Done, p.Ranges, p.Rows, p.Rate(), eta)
+		label := cmd
+		if p.Phase != cmd {
+			// Not "backfill backfill:".
+			label += " " + p.Phase
+		}
+		line := fmt.Sprintf("%s: %d/%d ranges, %d rows, %.0f rows/s%s", label, p.Done, p.Ranges, p.Rows, p.Rate(), eta)
 		if !tty {
 			fmt.Fprintln(w, line)
 			return
@@ -171,11 +217,23 @@ func printReport(w io.Writer, r *cqlgen.Report, cmd string, asJSON bool) {
 		fmt.Fprintln(w, string(b))
 		return
 	}
-	fmt.Fprintf(w, "%s %s: %d rows in %s, %v\n", cmd, r.Entity, r.Rows, r.Source, r.Elapsed.Round(time.Millisecond))
+	if cmd == "backfill" {
+		// A backfill compares nothing: what it read, and what it wrote.
+		fmt.Fprintf(w, "backfill %s: read %d rows of %s (its source of truth) in %v", r.Entity, r.Rows, r.Source, r.Elapsed.Round(time.Millisecond))
+		if r.Resumed > 0 {
+			fmt.Fprintf(w, ", skipping %d token ranges an earlier run of the job finished", r.Resumed)
+		}
+		fmt.Fprintln(w)
+		for _, t := range r.Tables {
+			fmt.Fprintf(w, "  %-28s wrote %d rows, one for each row read that belongs in it\n", t.Table, t.Inserted)
+		}
+		return
+	}
+	fmt.Fprintf(w, "%s %s: %d rows in %s (its source of truth), %v\n", cmd, r.Entity, r.Rows, r.Source, r.Elapsed.Round(time.Millisecond))
 	for _, t := range r.Tables {
-		fmt.Fprintf(w, "  %-28s expected %d, present %d, missing %d, stale %d, orphans %d", t.Table, t.Expected, t.Present, t.Missing, t.Stale, t.Orphans)
-		if t.Inserted+t.Deleted > 0 {
-			fmt.Fprintf(w, "; wrote %d, deleted %d", t.Inserted, t.Deleted)
+		fmt.Fprintf(w, "  %-28s should hold %d rows, holds %d; %d missing, %d stale, %d orphans", t.Table, t.Expected, t.Present, t.Missing, t.Stale, t.Orphans)
+		if cmd == "repair" {
+			fmt.Fprintf(w, "; repair wrote %d missing or stale, deleted %d orphans", t.Inserted, t.Deleted)
 		}
 		fmt.Fprintln(w)
 		for _, s := range []struct {
