@@ -13,19 +13,18 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// userUsers: the statements of table users, which is the source of truth of
-// User.
+// userUsers is table users, which is the source of truth of User; its
+// statements are listed in schema.md.
 var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "users",
 	Pattern: "Users",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "user_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 		{Name: "email", Type: "text"},
 		{Name: "country", Type: "text"},
@@ -33,68 +32,19 @@ var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "score", Type: "bigint"},
 		{Name: "created_at", Type: "timestamp"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    userUsersInsertCQL,
-		InsertTTL: userUsersInsertTTLCQL,
-		Create:    userUsersCreateCQL,
-		Delete:    userUsersDeleteCQL,
-		Get:       userUsersGetCQL,
-		GetMany:   userUsersGetManyCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// userUsersInsertCQL writes a whole row of users. Its placeholders bind
-// user_id, name, email, country, age, score, created_at, the write timestamp.
-const userUsersInsertCQL = `INSERT INTO users (user_id, name, email, country, age, score,
-		created_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// userUsersRow binds userUsersInsertCQL for e, written at ts.
+// userUsersRow binds the Insert statement of users for e, written at ts.
 func userUsersRow(e *User, ts int64) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
-
-// userUsersInsertTTLCQL writes a whole row of users with a TTL of the call's
-// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds user_id, name, email, country,
-// age, score, created_at, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const userUsersInsertTTLCQL = `INSERT INTO users (user_id, name, email, country, age, score,
-		created_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// userUsersCreateCQL writes a whole row of users if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds user_id, name, email, country, age,
-// score, created_at, the TTL in seconds (unset: the table's default).
-const userUsersCreateCQL = `INSERT INTO users (user_id, name, email, country, age, score,
-		created_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// userUsersDeleteCQL deletes a row of users by its primary key. Its
-// placeholders bind the write timestamp, user_id.
-const userUsersDeleteCQL = `DELETE FROM users
-	USING TIMESTAMP ?
-	WHERE user_id = ?`
-
-// userUsersGetCQL reads a row of users by its primary key. Its placeholders
-// bind user_id.
-const userUsersGetCQL = `SELECT user_id, name, email, country, age, score, created_at
-	FROM users
-	WHERE user_id = ?`
 
 // userUsersScan reads one row of users into e; false when there is none.
 func userUsersScan(it cqlgen.Iter, e *User) bool {
 	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
-
-// userUsersGetManyCQL reads the rows of users of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of user_id values.
-const userUsersGetManyCQL = `SELECT user_id, name, email, country, age, score, created_at
-	FROM users
-	WHERE user_id IN ?`
 
 // UserRepo reads and writes User in table users.
 type UserRepo struct {
@@ -253,8 +203,8 @@ func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Foun
 	})
 }
 
-// eventEventsByStream: the statements of table events_by_stream, which is the
-// source of truth of Event.
+// eventEventsByStream is table events_by_stream, which is the source of truth
+// of Event; its statements are listed in schema.md.
 var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_stream",
 	Pattern: "EventsByStream",
@@ -265,134 +215,26 @@ var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "event_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "stream_id", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "kind", Type: "text"},
 		{Name: "payload", Type: "text"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByStreamInsertCQL,
-		InsertTTL:   eventEventsByStreamInsertTTLCQL,
-		Create:      eventEventsByStreamCreateCQL,
-		Delete:      eventEventsByStreamDeleteCQL,
-		Get:         eventEventsByStreamGetCQL,
-		First:       eventEventsByStreamFirstCQL,
-		FirstFrom:   eventEventsByStreamFirstFromCQL,
-		FirstTo:     eventEventsByStreamFirstToCQL,
-		FirstFromTo: eventEventsByStreamFirstFromToCQL,
-		After: []string{
-			eventEventsByStreamAfter0CQL,
-			eventEventsByStreamAfter1CQL,
-		},
-		AfterTo:   eventEventsByStreamAfterToCQL,
-		AtOrAfter: eventEventsByStreamAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// eventEventsByStreamInsertCQL writes a whole row of events_by_stream. Its
-// placeholders bind stream_id, at, event_id, kind, payload, value, the write
-// timestamp.
-const eventEventsByStreamInsertCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
-		value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByStreamRow binds eventEventsByStreamInsertCQL for e, written at
-// ts.
+// eventEventsByStreamRow binds the Insert statement of events_by_stream for e,
+// written at ts.
 func eventEventsByStreamRow(e *Event, ts int64) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
-
-// eventEventsByStreamInsertTTLCQL writes a whole row of events_by_stream with
-// a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds stream_id,
-// at, event_id, kind, payload, value, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const eventEventsByStreamInsertTTLCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
-		value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// eventEventsByStreamCreateCQL writes a whole row of events_by_stream if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds stream_id, at,
-// event_id, kind, payload, value, the TTL in seconds (unset: the table's
-// default).
-const eventEventsByStreamCreateCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
-		value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// eventEventsByStreamDeleteCQL deletes a row of events_by_stream by its
-// primary key. Its placeholders bind the write timestamp, stream_id, at,
-// event_id.
-const eventEventsByStreamDeleteCQL = `DELETE FROM events_by_stream
-	USING TIMESTAMP ?
-	WHERE stream_id = ? AND at = ? AND event_id = ?`
-
-// eventEventsByStreamGetCQL reads a row of events_by_stream by its primary
-// key. Its placeholders bind stream_id, at, event_id.
-const eventEventsByStreamGetCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at = ? AND event_id = ?`
 
 // eventEventsByStreamScan reads one row of events_by_stream into e; false when
 // there is none.
 func eventEventsByStreamScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
-
-// eventEventsByStreamFirstCQL reads a partition of events_by_stream from its
-// first row. cqlgenimpl.ReadPage binds stream_id.
-const eventEventsByStreamFirstCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ?`
-
-// eventEventsByStreamFirstFromCQL reads a partition of events_by_stream from
-// the From bound. cqlgenimpl.ReadPage binds stream_id, From.
-const eventEventsByStreamFirstFromCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at <= ?`
-
-// eventEventsByStreamFirstToCQL reads a partition of events_by_stream from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds stream_id, To.
-const eventEventsByStreamFirstToCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at > ?`
-
-// eventEventsByStreamFirstFromToCQL reads a partition of events_by_stream
-// between the bounds. cqlgenimpl.ReadPage binds stream_id, From, To.
-const eventEventsByStreamFirstFromToCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at <= ? AND at > ?`
-
-// eventEventsByStreamAfter0CQL continues a read of events_by_stream after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds stream_id, at.
-const eventEventsByStreamAfter0CQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at < ?`
-
-// eventEventsByStreamAfter1CQL continues a read of events_by_stream after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds stream_id, at, event_id.
-const eventEventsByStreamAfter1CQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at = ? AND event_id > ?`
-
-// eventEventsByStreamAfterToCQL continues a read of events_by_stream after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds stream_id, at, To.
-const eventEventsByStreamAfterToCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at < ? AND at > ?`
-
-// eventEventsByStreamAtOrAfterCQL continues a read of events_by_stream at or
-// after a row. cqlgenimpl.ReadPage binds stream_id, at, event_id.
-const eventEventsByStreamAtOrAfterCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at = ? AND event_id >= ?`
 
 // eventEventsByStreamClustering is the clustering key of e in
 // events_by_stream, in order.
@@ -601,50 +443,30 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// messageMessages: the statements of table messages, which is the source of
-// truth of Message.
+// messageMessages is table messages, which is the source of truth of Message;
+// its statements are listed in schema.md.
 var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages",
 	Pattern: "Messages",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "message_id", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:  messageMessagesInsertCQL,
-		Delete:  messageMessagesDeleteCQL,
-		Get:     messageMessagesGetCQL,
-		GetMany: messageMessagesGetManyCQL,
-		Scan:    messageMessagesScanCQL,
-		State:   messageMessagesStateCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "conversation_id", Type: "text"},
+		{Name: "sender_id", Type: "text"},
+		{Name: "recipient_id", Type: "text"},
+		{Name: "sent_at", Type: "timestamp"},
+		{Name: "body", Type: "text"},
 	},
+	Canonical:  true,
+	Maintained: true,
 })
 
-// messageMessagesInsertCQL writes a whole row of messages. Its placeholders
-// bind message_id, conversation_id, sender_id, recipient_id, sent_at, body,
-// the write timestamp.
-const messageMessagesInsertCQL = `INSERT INTO messages (message_id, conversation_id, sender_id,
-		recipient_id, sent_at, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesRow binds messageMessagesInsertCQL for e, written at ts;
-// messages has no column to leave unset.
+// messageMessagesRow binds the Insert statement of messages for e, written at
+// ts; messages has no column to leave unset.
 func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
-
-// messageMessagesDeleteCQL deletes a row of messages by its primary key. Its
-// placeholders bind the write timestamp, message_id.
-const messageMessagesDeleteCQL = `DELETE FROM messages
-	USING TIMESTAMP ?
-	WHERE message_id = ?`
-
-// messageMessagesGetCQL reads a row of messages by its primary key. Its
-// placeholders bind message_id.
-const messageMessagesGetCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body
-	FROM messages
-	WHERE message_id = ?`
 
 // messageMessagesScan reads one row of messages into e; false when there is
 // none.
@@ -652,31 +474,8 @@ func messageMessagesScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
 
-// messageMessagesGetManyCQL reads the rows of messages of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of message_id values.
-const messageMessagesGetManyCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body
-	FROM messages
-	WHERE message_id IN ?`
-
-// messageMessagesScanCQL reads a token range of messages for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const messageMessagesScanCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body, writetime(conversation_id), writetime(sender_id),
-		writetime(recipient_id), writetime(sent_at), writetime(body)
-	FROM messages
-	WHERE token(message_id) > ? AND token(message_id) <= ?`
-
-// messageMessagesStateCQL reads a row of messages again for repair, with its
-// write timestamp. Its placeholders bind message_id.
-const messageMessagesStateCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body, writetime(conversation_id), writetime(sender_id),
-		writetime(recipient_id), writetime(sent_at), writetime(body)
-	FROM messages
-	WHERE message_id = ?`
-
-// messageMessagesState binds messageMessagesStateCQL: the primary key of e.
+// messageMessagesState binds the State statement of messages: the primary key
+// of e.
 func messageMessagesState(e *Message) []any {
 	return []any{e.MessageID}
 }
@@ -690,8 +489,8 @@ func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok b
 	return
 }
 
-// messageMessagesByConversation: the statements of table
-// messages_by_conversation, which serves MessagesByConversation.
+// messageMessagesByConversation is table messages_by_conversation, which
+// serves MessagesByConversation; its statements are listed in schema.md.
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_conversation",
 	Pattern: "MessagesByConversation",
@@ -702,125 +501,20 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "sender_id", Type: "text"},
 		{Name: "recipient_id", Type: "text"},
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByConversationInsertCQL,
-		Delete:      messageMessagesByConversationDeleteCQL,
-		Scan:        messageMessagesByConversationScanCQL,
-		First:       messageMessagesByConversationFirstCQL,
-		FirstFrom:   messageMessagesByConversationFirstFromCQL,
-		FirstTo:     messageMessagesByConversationFirstToCQL,
-		FirstFromTo: messageMessagesByConversationFirstFromToCQL,
-		After: []string{
-			messageMessagesByConversationAfter0CQL,
-			messageMessagesByConversationAfter1CQL,
-		},
-		AfterTo:   messageMessagesByConversationAfterToCQL,
-		AtOrAfter: messageMessagesByConversationAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// messageMessagesByConversationInsertCQL writes a whole row of
-// messages_by_conversation. Its placeholders bind conversation_id, sent_at,
-// message_id, sender_id, recipient_id, body, the write timestamp.
-const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversation (conversation_id, sent_at,
-		message_id, sender_id, recipient_id, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts;
-// messages_by_conversation has no column to leave unset.
+// messageMessagesByConversationRow binds the Insert statement of
+// messages_by_conversation for e, written at ts; messages_by_conversation has
+// no column to leave unset.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
 }
-
-// messageMessagesByConversationDeleteCQL deletes a row of
-// messages_by_conversation by its primary key. Its placeholders bind the write
-// timestamp, conversation_id, sent_at, message_id.
-const messageMessagesByConversationDeleteCQL = `DELETE FROM messages_by_conversation
-	USING TIMESTAMP ?
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationScanCQL reads a token range of
-// messages_by_conversation for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const messageMessagesByConversationScanCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body, writetime(sender_id), writetime(recipient_id), writetime(body)
-	FROM messages_by_conversation
-	WHERE token(conversation_id) > ? AND token(conversation_id) <= ?`
-
-// messageMessagesByConversationFirstCQL reads a partition of
-// messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
-// conversation_id.
-const messageMessagesByConversationFirstCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ?`
-
-// messageMessagesByConversationFirstFromCQL reads a partition of
-// messages_by_conversation from the From bound. cqlgenimpl.ReadPage binds
-// conversation_id, From.
-const messageMessagesByConversationFirstFromCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ?`
-
-// messageMessagesByConversationFirstToCQL reads a partition of
-// messages_by_conversation from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, To.
-const messageMessagesByConversationFirstToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at > ?`
-
-// messageMessagesByConversationFirstFromToCQL reads a partition of
-// messages_by_conversation between the bounds. cqlgenimpl.ReadPage binds
-// conversation_id, From, To.
-const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByConversationAfter0CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at.
-const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ?`
-
-// messageMessagesByConversationAfter1CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at,
-// message_id.
-const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByConversationAfterToCQL continues a read of
-// messages_by_conversation after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at, To.
-const messageMessagesByConversationAfterToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByConversationAtOrAfterCQL continues a read of
-// messages_by_conversation at or after a row. cqlgenimpl.ReadPage binds
-// conversation_id, sent_at, message_id.
-const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id >= ?`
 
 // messageMessagesByConversationScan reads one row of messages_by_conversation
 // into e; false when there is none.
@@ -846,8 +540,8 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 	return 0
 }
 
-// messageMessagesBySender: the statements of table messages_by_sender, which
-// serves MessagesBySender.
+// messageMessagesBySender is table messages_by_sender, which serves
+// MessagesBySender; its statements are listed in schema.md.
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_sender",
 	Pattern: "MessagesBySender",
@@ -858,121 +552,19 @@ var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sender_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "conversation_id", Type: "text"},
 		{Name: "recipient_id", Type: "text"},
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesBySenderInsertCQL,
-		Delete:      messageMessagesBySenderDeleteCQL,
-		Scan:        messageMessagesBySenderScanCQL,
-		First:       messageMessagesBySenderFirstCQL,
-		FirstFrom:   messageMessagesBySenderFirstFromCQL,
-		FirstTo:     messageMessagesBySenderFirstToCQL,
-		FirstFromTo: messageMessagesBySenderFirstFromToCQL,
-		After: []string{
-			messageMessagesBySenderAfter0CQL,
-			messageMessagesBySenderAfter1CQL,
-		},
-		AfterTo:   messageMessagesBySenderAfterToCQL,
-		AtOrAfter: messageMessagesBySenderAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// messageMessagesBySenderInsertCQL writes a whole row of messages_by_sender.
-// Its placeholders bind sender_id, sent_at, message_id, conversation_id,
-// recipient_id, body, the write timestamp.
-const messageMessagesBySenderInsertCQL = `INSERT INTO messages_by_sender (sender_id, sent_at, message_id,
-		conversation_id, recipient_id, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesBySenderRow binds messageMessagesBySenderInsertCQL for e,
-// written at ts; messages_by_sender has no column to leave unset.
+// messageMessagesBySenderRow binds the Insert statement of messages_by_sender
+// for e, written at ts; messages_by_sender has no column to leave unset.
 func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
 }
-
-// messageMessagesBySenderDeleteCQL deletes a row of messages_by_sender by its
-// primary key. Its placeholders bind the write timestamp, sender_id, sent_at,
-// message_id.
-const messageMessagesBySenderDeleteCQL = `DELETE FROM messages_by_sender
-	USING TIMESTAMP ?
-	WHERE sender_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesBySenderScanCQL reads a token range of messages_by_sender for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const messageMessagesBySenderScanCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body, writetime(conversation_id), writetime(recipient_id),
-		writetime(body)
-	FROM messages_by_sender
-	WHERE token(sender_id) > ? AND token(sender_id) <= ?`
-
-// messageMessagesBySenderFirstCQL reads a partition of messages_by_sender from
-// its first row. cqlgenimpl.ReadPage binds sender_id.
-const messageMessagesBySenderFirstCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ?`
-
-// messageMessagesBySenderFirstFromCQL reads a partition of messages_by_sender
-// from the From bound. cqlgenimpl.ReadPage binds sender_id, From.
-const messageMessagesBySenderFirstFromCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at <= ?`
-
-// messageMessagesBySenderFirstToCQL reads a partition of messages_by_sender
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds sender_id,
-// To.
-const messageMessagesBySenderFirstToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at > ?`
-
-// messageMessagesBySenderFirstFromToCQL reads a partition of
-// messages_by_sender between the bounds. cqlgenimpl.ReadPage binds sender_id,
-// From, To.
-const messageMessagesBySenderFirstFromToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesBySenderAfter0CQL continues a read of messages_by_sender
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sender_id, sent_at.
-const messageMessagesBySenderAfter0CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at < ?`
-
-// messageMessagesBySenderAfter1CQL continues a read of messages_by_sender
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sender_id, sent_at, message_id.
-const messageMessagesBySenderAfter1CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesBySenderAfterToCQL continues a read of messages_by_sender
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds sender_id,
-// sent_at, To.
-const messageMessagesBySenderAfterToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesBySenderAtOrAfterCQL continues a read of messages_by_sender
-// at or after a row. cqlgenimpl.ReadPage binds sender_id, sent_at, message_id.
-const messageMessagesBySenderAtOrAfterCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at = ? AND message_id >= ?`
 
 // messageMessagesBySenderScan reads one row of messages_by_sender into e;
 // false when there is none.
@@ -998,8 +590,8 @@ func messageMessagesBySenderCompare(a, b *Message) int {
 	return 0
 }
 
-// messageMessagesByRecipient: the statements of table messages_by_recipient,
-// which serves MessagesByRecipient.
+// messageMessagesByRecipient is table messages_by_recipient, which serves
+// MessagesByRecipient; its statements are listed in schema.md.
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_recipient",
 	Pattern: "MessagesByRecipient",
@@ -1010,123 +602,20 @@ var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "recipient_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "conversation_id", Type: "text"},
 		{Name: "sender_id", Type: "text"},
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByRecipientInsertCQL,
-		Delete:      messageMessagesByRecipientDeleteCQL,
-		Scan:        messageMessagesByRecipientScanCQL,
-		First:       messageMessagesByRecipientFirstCQL,
-		FirstFrom:   messageMessagesByRecipientFirstFromCQL,
-		FirstTo:     messageMessagesByRecipientFirstToCQL,
-		FirstFromTo: messageMessagesByRecipientFirstFromToCQL,
-		After: []string{
-			messageMessagesByRecipientAfter0CQL,
-			messageMessagesByRecipientAfter1CQL,
-		},
-		AfterTo:   messageMessagesByRecipientAfterToCQL,
-		AtOrAfter: messageMessagesByRecipientAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// messageMessagesByRecipientInsertCQL writes a whole row of
-// messages_by_recipient. Its placeholders bind recipient_id, sent_at,
-// message_id, conversation_id, sender_id, body, the write timestamp.
-const messageMessagesByRecipientInsertCQL = `INSERT INTO messages_by_recipient (recipient_id, sent_at, message_id,
-		conversation_id, sender_id, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByRecipientRow binds messageMessagesByRecipientInsertCQL for
-// e, written at ts; messages_by_recipient has no column to leave unset.
+// messageMessagesByRecipientRow binds the Insert statement of
+// messages_by_recipient for e, written at ts; messages_by_recipient has no
+// column to leave unset.
 func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
 }
-
-// messageMessagesByRecipientDeleteCQL deletes a row of messages_by_recipient
-// by its primary key. Its placeholders bind the write timestamp, recipient_id,
-// sent_at, message_id.
-const messageMessagesByRecipientDeleteCQL = `DELETE FROM messages_by_recipient
-	USING TIMESTAMP ?
-	WHERE recipient_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByRecipientScanCQL reads a token range of
-// messages_by_recipient for verify, repair and backfill. Its placeholders bind
-// the lower token (excluded), the upper token.
-const messageMessagesByRecipientScanCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body, writetime(conversation_id), writetime(sender_id), writetime(body)
-	FROM messages_by_recipient
-	WHERE token(recipient_id) > ? AND token(recipient_id) <= ?`
-
-// messageMessagesByRecipientFirstCQL reads a partition of
-// messages_by_recipient from its first row. cqlgenimpl.ReadPage binds
-// recipient_id.
-const messageMessagesByRecipientFirstCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ?`
-
-// messageMessagesByRecipientFirstFromCQL reads a partition of
-// messages_by_recipient from the From bound. cqlgenimpl.ReadPage binds
-// recipient_id, From.
-const messageMessagesByRecipientFirstFromCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at <= ?`
-
-// messageMessagesByRecipientFirstToCQL reads a partition of
-// messages_by_recipient from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds recipient_id, To.
-const messageMessagesByRecipientFirstToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at > ?`
-
-// messageMessagesByRecipientFirstFromToCQL reads a partition of
-// messages_by_recipient between the bounds. cqlgenimpl.ReadPage binds
-// recipient_id, From, To.
-const messageMessagesByRecipientFirstFromToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByRecipientAfter0CQL continues a read of
-// messages_by_recipient after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds recipient_id, sent_at.
-const messageMessagesByRecipientAfter0CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at < ?`
-
-// messageMessagesByRecipientAfter1CQL continues a read of
-// messages_by_recipient after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds recipient_id, sent_at, message_id.
-const messageMessagesByRecipientAfter1CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByRecipientAfterToCQL continues a read of
-// messages_by_recipient after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds recipient_id, sent_at, To.
-const messageMessagesByRecipientAfterToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByRecipientAtOrAfterCQL continues a read of
-// messages_by_recipient at or after a row. cqlgenimpl.ReadPage binds
-// recipient_id, sent_at, message_id.
-const messageMessagesByRecipientAtOrAfterCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at = ? AND message_id >= ?`
 
 // messageMessagesByRecipientScan reads one row of messages_by_recipient into
 // e; false when there is none.
@@ -1553,8 +1042,8 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// scoreScores: the statements of table scores, which is the source of truth of
-// Score.
+// scoreScores is table scores, which is the source of truth of Score; its
+// statements are listed in schema.md.
 var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "scores",
 	Pattern: "Scores",
@@ -1563,27 +1052,13 @@ var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "player_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "player_id", Type: "text"},
 		{Name: "points", Type: "bigint"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     scoreScoresGetCQL,
-		GetMany: scoreScoresGetManyCQL,
-		State:   scoreScoresStateCQL,
-		Change:  scoreScoresChangeCQL,
-		Remove:  scoreScoresRemoveCQL,
-		Settle:  scoreScoresSettleCQL,
-		Scan:    scoreScoresScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// scoreScoresGetCQL reads a row of scores by its primary key. Its placeholders
-// bind board, player_id.
-const scoreScoresGetCQL = `SELECT board, player_id, points, name, cqlgen_deleted
-	FROM scores
-	WHERE board = ? AND player_id = ?`
 
 // scoreScoresScan reads the next row of scores that is no grave of a deleted
 // Score into e; false when there is none.
@@ -1600,20 +1075,7 @@ func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
 	}
 }
 
-// scoreScoresGetManyCQL reads the rows of scores of several partition keys at
-// once. cqlgenimpl.GetMany binds board, the list of player_id values.
-const scoreScoresGetManyCQL = `SELECT board, player_id, points, name, cqlgen_deleted
-	FROM scores
-	WHERE board = ? AND player_id IN ?`
-
-// scoreScoresStateCQL reads a row of scores with the write protocol's columns.
-// Its placeholders bind board, player_id.
-const scoreScoresStateCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM scores
-	WHERE board = ? AND player_id = ?`
-
-// scoreScoresState binds scoreScoresStateCQL: the primary key of e.
+// scoreScoresState binds the State statement of scores: the primary key of e.
 func scoreScoresState(e *Score) []any {
 	return []any{e.Board, e.PlayerID}
 }
@@ -1630,61 +1092,26 @@ func scoreScoresData(e *Score) []any {
 	return []any{e.Board, e.PlayerID, e.Points, e.Name}
 }
 
-// scoreScoresChangeCQL writes a row of scores if its version is the one read
-// (null: if there is no row). Its placeholders bind points, name,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, board, player_id, the version read.
-const scoreScoresChangeCQL = `UPDATE scores
-	SET points = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE board = ? AND player_id = ?
-	IF cqlgen_version = ?`
-
-// scoreScoresChange binds scoreScoresChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// scoreScoresChange binds the Change statement of scores: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
 	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
-// scoreScoresRemoveCQL leaves a grave of a row of scores if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, board, player_id, the
-// version read.
-const scoreScoresRemoveCQL = `UPDATE scores
-	USING TTL 864000
-	SET points = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE board = ? AND player_id = ?
-	IF cqlgen_version = ?`
-
-// scoreScoresRemove binds scoreScoresRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// scoreScoresRemove binds the Remove statement of scores: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
-// scoreScoresSettleCQL clears the pending record of a row of scores if its
-// version is the one read. Its placeholders bind board, player_id, the version
-// read.
-const scoreScoresSettleCQL = `UPDATE scores
-	SET cqlgen_pending = null
-	WHERE board = ? AND player_id = ?
-	IF cqlgen_version = ?`
-
-// scoreScoresSettle binds scoreScoresSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// scoreScoresSettle binds the Settle statement of scores: it clears the
+// pending record of e's row if the version is still version.
 func scoreScoresSettle(e *Score, version int64) []any {
 	return []any{e.Board, e.PlayerID, version}
 }
 
-// scoreScoresScanCQL reads a token range of scores for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreScoresScanCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM scores
-	WHERE token(board, player_id) > ? AND token(board, player_id) <= ?`
-
-// scoreBoard: the statements of table board, which serves Board.
+// scoreBoard is table board, which serves Board; its statements are listed in
+// schema.md.
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "board",
 	Pattern: "Board",
@@ -1695,37 +1122,14 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "player_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      scoreBoardInsertCQL,
-		Delete:      scoreBoardDeleteCQL,
-		Scan:        scoreBoardScanCQL,
-		First:       scoreBoardFirstCQL,
-		FirstFrom:   scoreBoardFirstFromCQL,
-		FirstTo:     scoreBoardFirstToCQL,
-		FirstFromTo: scoreBoardFirstFromToCQL,
-		After: []string{
-			scoreBoardAfter0CQL,
-			scoreBoardAfter1CQL,
-		},
-		AfterTo:   scoreBoardAfterToCQL,
-		AtOrAfter: scoreBoardAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// scoreBoardInsertCQL writes a whole row of board. Its placeholders bind
-// board, points, player_id, name, the write timestamp.
-const scoreBoardInsertCQL = `INSERT INTO board (board, points, player_id, name)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// scoreBoardRow binds scoreBoardInsertCQL for e, written at ts; board has no
-// column to leave unset.
+// scoreBoardRow binds the Insert statement of board for e, written at ts;
+// board has no column to leave unset.
 func scoreBoardRow(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
 }
@@ -1734,68 +1138,6 @@ func scoreBoardRow(e *Score, ts int64, _ bool) []any {
 func scoreBoardKey(e *Score) []any {
 	return []any{e.Board, e.Points, e.PlayerID}
 }
-
-// scoreBoardDeleteCQL deletes a row of board by its primary key. Its
-// placeholders bind the write timestamp, board, points, player_id.
-const scoreBoardDeleteCQL = `DELETE FROM board
-	USING TIMESTAMP ?
-	WHERE board = ? AND points = ? AND player_id = ?`
-
-// scoreBoardScanCQL reads a token range of board for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreBoardScanCQL = `SELECT board, points, player_id, name, writetime(name)
-	FROM board
-	WHERE token(board) > ? AND token(board) <= ?`
-
-// scoreBoardFirstCQL reads a partition of board from its first row.
-// cqlgenimpl.ReadPage binds board.
-const scoreBoardFirstCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ?`
-
-// scoreBoardFirstFromCQL reads a partition of board from the From bound.
-// cqlgenimpl.ReadPage binds board, From.
-const scoreBoardFirstFromCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points <= ?`
-
-// scoreBoardFirstToCQL reads a partition of board from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds board, To.
-const scoreBoardFirstToCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points > ?`
-
-// scoreBoardFirstFromToCQL reads a partition of board between the bounds.
-// cqlgenimpl.ReadPage binds board, From, To.
-const scoreBoardFirstFromToCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points <= ? AND points > ?`
-
-// scoreBoardAfter0CQL continues a read of board after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// points.
-const scoreBoardAfter0CQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points < ?`
-
-// scoreBoardAfter1CQL continues a read of board after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// points, player_id.
-const scoreBoardAfter1CQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points = ? AND player_id > ?`
-
-// scoreBoardAfterToCQL continues a read of board after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds board, points, To.
-const scoreBoardAfterToCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points < ? AND points > ?`
-
-// scoreBoardAtOrAfterCQL continues a read of board at or after a row.
-// cqlgenimpl.ReadPage binds board, points, player_id.
-const scoreBoardAtOrAfterCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points = ? AND player_id >= ?`
 
 // scoreBoardScan reads one row of board into e; false when there is none.
 func scoreBoardScan(it cqlgen.Iter, e *Score) bool {
@@ -1818,7 +1160,8 @@ func scoreBoardCompare(a, b *Score) int {
 	return 0
 }
 
-// scoreBoard16: the statements of table board_16, which serves Board16.
+// scoreBoard16 is table board_16, which serves Board16; its statements are
+// listed in schema.md.
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "board_16",
 	Pattern: "Board16",
@@ -1830,52 +1173,15 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "player_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      scoreBoard16InsertCQL,
-		Delete:      scoreBoard16DeleteCQL,
-		Scan:        scoreBoard16ScanCQL,
-		First:       scoreBoard16FirstCQL,
-		FirstFrom:   scoreBoard16FirstFromCQL,
-		FirstTo:     scoreBoard16FirstToCQL,
-		FirstFromTo: scoreBoard16FirstFromToCQL,
-		After: []string{
-			scoreBoard16After0CQL,
-			scoreBoard16After1CQL,
-		},
-		AfterTo:   scoreBoard16AfterToCQL,
-		AtOrAfter: scoreBoard16AtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       scoreBoard16ScatterFirstCQL,
-				FirstFrom:   scoreBoard16ScatterFirstFromCQL,
-				FirstTo:     scoreBoard16ScatterFirstToCQL,
-				FirstFromTo: scoreBoard16ScatterFirstFromToCQL,
-				After: []string{
-					scoreBoard16ScatterAfter0CQL,
-					scoreBoard16ScatterAfter1CQL,
-				},
-				AfterTo:   scoreBoard16ScatterAfterToCQL,
-				AtOrAfter: scoreBoard16ScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// scoreBoard16InsertCQL writes a whole row of board_16. Its placeholders bind
-// board, shard, points, player_id, name, the write timestamp.
-const scoreBoard16InsertCQL = `INSERT INTO board_16 (board, shard, points, player_id, name)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// scoreBoard16Row binds scoreBoard16InsertCQL for e, written at ts; board_16
-// has no column to leave unset.
+// scoreBoard16Row binds the Insert statement of board_16 for e, written at ts;
+// board_16 has no column to leave unset.
 func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
 }
@@ -1885,140 +1191,6 @@ func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
 func scoreBoard16Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
 }
-
-// scoreBoard16DeleteCQL deletes a row of board_16 by its primary key. Its
-// placeholders bind the write timestamp, board, shard, points, player_id.
-const scoreBoard16DeleteCQL = `DELETE FROM board_16
-	USING TIMESTAMP ?
-	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
-
-// scoreBoard16ScanCQL reads a token range of board_16 for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreBoard16ScanCQL = `SELECT board, shard, points, player_id, name, writetime(name)
-	FROM board_16
-	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
-
-// scoreBoard16FirstCQL reads a partition of board_16 from its first row.
-// cqlgenimpl.ReadPage binds board, shard.
-const scoreBoard16FirstCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ?`
-
-// scoreBoard16FirstFromCQL reads a partition of board_16 from the From bound.
-// cqlgenimpl.ReadPage binds board, shard, From.
-const scoreBoard16FirstFromCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points <= ?`
-
-// scoreBoard16FirstToCQL reads a partition of board_16 from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds board, shard, To.
-const scoreBoard16FirstToCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points > ?`
-
-// scoreBoard16FirstFromToCQL reads a partition of board_16 between the bounds.
-// cqlgenimpl.ReadPage binds board, shard, From, To.
-const scoreBoard16FirstFromToCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
-
-// scoreBoard16After0CQL continues a read of board_16 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points.
-const scoreBoard16After0CQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points < ?`
-
-// scoreBoard16After1CQL continues a read of board_16 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points, player_id.
-const scoreBoard16After1CQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
-
-// scoreBoard16AfterToCQL continues a read of board_16 after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds board, shard, points, To.
-const scoreBoard16AfterToCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points < ? AND points > ?`
-
-// scoreBoard16AtOrAfterCQL continues a read of board_16 at or after a row.
-// cqlgenimpl.ReadPage binds board, shard, points, player_id.
-const scoreBoard16AtOrAfterCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
-
-// scoreBoard16ScatterFirstCQL reads a partition of board_16 from its first
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
-// bucket.
-const scoreBoard16ScatterFirstCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterFirstFromCQL reads a partition of board_16 from the From
-// bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, the most
-// rows per bucket.
-const scoreBoard16ScatterFirstFromCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points <= ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterFirstToCQL reads a partition of board_16 from its first
-// row up to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, To, the most rows
-// per bucket.
-const scoreBoard16ScatterFirstToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterFirstFromToCQL reads a partition of board_16 between the
-// bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, To, the
-// most rows per bucket.
-const scoreBoard16ScatterFirstFromToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points <= ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAfter0CQL continues a read of board_16 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, the most rows per bucket.
-const scoreBoard16ScatterAfter0CQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points < ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAfter1CQL continues a read of board_16 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, player_id, the most rows per bucket.
-const scoreBoard16ScatterAfter1CQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAfterToCQL continues a read of board_16 after a row, up
-// to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points, To, the
-// most rows per bucket.
-const scoreBoard16ScatterAfterToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points < ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAtOrAfterCQL continues a read of board_16 at or after a
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points,
-// player_id, the most rows per bucket.
-const scoreBoard16ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
-	PER PARTITION LIMIT ?`
 
 // scoreBoard16Scan reads one row of board_16 into e; false when there is none.
 func scoreBoard16Scan(it cqlgen.Iter, e *Score) bool {
@@ -2041,7 +1213,8 @@ func scoreBoard16Compare(a, b *Score) int {
 	return 0
 }
 
-// scoreBoard100: the statements of table board_100, which serves Board100.
+// scoreBoard100 is table board_100, which serves Board100; its statements are
+// listed in schema.md.
 var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "board_100",
 	Pattern: "Board100",
@@ -2053,52 +1226,15 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "player_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      scoreBoard100InsertCQL,
-		Delete:      scoreBoard100DeleteCQL,
-		Scan:        scoreBoard100ScanCQL,
-		First:       scoreBoard100FirstCQL,
-		FirstFrom:   scoreBoard100FirstFromCQL,
-		FirstTo:     scoreBoard100FirstToCQL,
-		FirstFromTo: scoreBoard100FirstFromToCQL,
-		After: []string{
-			scoreBoard100After0CQL,
-			scoreBoard100After1CQL,
-		},
-		AfterTo:   scoreBoard100AfterToCQL,
-		AtOrAfter: scoreBoard100AtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       scoreBoard100ScatterFirstCQL,
-				FirstFrom:   scoreBoard100ScatterFirstFromCQL,
-				FirstTo:     scoreBoard100ScatterFirstToCQL,
-				FirstFromTo: scoreBoard100ScatterFirstFromToCQL,
-				After: []string{
-					scoreBoard100ScatterAfter0CQL,
-					scoreBoard100ScatterAfter1CQL,
-				},
-				AfterTo:   scoreBoard100ScatterAfterToCQL,
-				AtOrAfter: scoreBoard100ScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// scoreBoard100InsertCQL writes a whole row of board_100. Its placeholders
-// bind board, shard, points, player_id, name, the write timestamp.
-const scoreBoard100InsertCQL = `INSERT INTO board_100 (board, shard, points, player_id, name)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// scoreBoard100Row binds scoreBoard100InsertCQL for e, written at ts;
-// board_100 has no column to leave unset.
+// scoreBoard100Row binds the Insert statement of board_100 for e, written at
+// ts; board_100 has no column to leave unset.
 func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
 }
@@ -2108,140 +1244,6 @@ func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
 func scoreBoard100Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
 }
-
-// scoreBoard100DeleteCQL deletes a row of board_100 by its primary key. Its
-// placeholders bind the write timestamp, board, shard, points, player_id.
-const scoreBoard100DeleteCQL = `DELETE FROM board_100
-	USING TIMESTAMP ?
-	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
-
-// scoreBoard100ScanCQL reads a token range of board_100 for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreBoard100ScanCQL = `SELECT board, shard, points, player_id, name, writetime(name)
-	FROM board_100
-	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
-
-// scoreBoard100FirstCQL reads a partition of board_100 from its first row.
-// cqlgenimpl.ReadPage binds board, shard.
-const scoreBoard100FirstCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ?`
-
-// scoreBoard100FirstFromCQL reads a partition of board_100 from the From
-// bound. cqlgenimpl.ReadPage binds board, shard, From.
-const scoreBoard100FirstFromCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points <= ?`
-
-// scoreBoard100FirstToCQL reads a partition of board_100 from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds board, shard, To.
-const scoreBoard100FirstToCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points > ?`
-
-// scoreBoard100FirstFromToCQL reads a partition of board_100 between the
-// bounds. cqlgenimpl.ReadPage binds board, shard, From, To.
-const scoreBoard100FirstFromToCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
-
-// scoreBoard100After0CQL continues a read of board_100 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points.
-const scoreBoard100After0CQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points < ?`
-
-// scoreBoard100After1CQL continues a read of board_100 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points, player_id.
-const scoreBoard100After1CQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
-
-// scoreBoard100AfterToCQL continues a read of board_100 after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds board, shard, points, To.
-const scoreBoard100AfterToCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points < ? AND points > ?`
-
-// scoreBoard100AtOrAfterCQL continues a read of board_100 at or after a row.
-// cqlgenimpl.ReadPage binds board, shard, points, player_id.
-const scoreBoard100AtOrAfterCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
-
-// scoreBoard100ScatterFirstCQL reads a partition of board_100 from its first
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
-// bucket.
-const scoreBoard100ScatterFirstCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterFirstFromCQL reads a partition of board_100 from the
-// From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, the most
-// rows per bucket.
-const scoreBoard100ScatterFirstFromCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points <= ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterFirstToCQL reads a partition of board_100 from its first
-// row up to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, To, the most rows
-// per bucket.
-const scoreBoard100ScatterFirstToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterFirstFromToCQL reads a partition of board_100 between
-// the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, To, the
-// most rows per bucket.
-const scoreBoard100ScatterFirstFromToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points <= ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAfter0CQL continues a read of board_100 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, the most rows per bucket.
-const scoreBoard100ScatterAfter0CQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points < ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAfter1CQL continues a read of board_100 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, player_id, the most rows per bucket.
-const scoreBoard100ScatterAfter1CQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAfterToCQL continues a read of board_100 after a row, up
-// to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points, To, the
-// most rows per bucket.
-const scoreBoard100ScatterAfterToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points < ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAtOrAfterCQL continues a read of board_100 at or after a
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points,
-// player_id, the most rows per bucket.
-const scoreBoard100ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
-	PER PARTITION LIMIT ?`
 
 // scoreBoard100Scan reads one row of board_100 into e; false when there is
 // none.
@@ -2739,8 +1741,8 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// tallyTallies: the statements of table tallies, which is the source of truth
-// of Tally.
+// tallyTallies is table tallies, which is the source of truth of Tally; its
+// statements are listed in schema.md.
 var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tallies",
 	Pattern: "Tallies",
@@ -2748,27 +1750,14 @@ var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "tally_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "tally_id", Type: "text"},
 		{Name: "board", Type: "text"},
 		{Name: "points", Type: "bigint"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     tallyTalliesGetCQL,
-		GetMany: tallyTalliesGetManyCQL,
-		State:   tallyTalliesStateCQL,
-		Change:  tallyTalliesChangeCQL,
-		Remove:  tallyTalliesRemoveCQL,
-		Settle:  tallyTalliesSettleCQL,
-		Scan:    tallyTalliesScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// tallyTalliesGetCQL reads a row of tallies by its primary key. Its
-// placeholders bind tally_id.
-const tallyTalliesGetCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
-	FROM tallies
-	WHERE tally_id = ?`
 
 // tallyTalliesScan reads the next row of tallies that is no grave of a deleted
 // Tally into e; false when there is none.
@@ -2785,20 +1774,8 @@ func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
 	}
 }
 
-// tallyTalliesGetManyCQL reads the rows of tallies of several partition keys
-// at once. cqlgenimpl.GetMany binds the list of tally_id values.
-const tallyTalliesGetManyCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
-	FROM tallies
-	WHERE tally_id IN ?`
-
-// tallyTalliesStateCQL reads a row of tallies with the write protocol's
-// columns. Its placeholders bind tally_id.
-const tallyTalliesStateCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tallies
-	WHERE tally_id = ?`
-
-// tallyTalliesState binds tallyTalliesStateCQL: the primary key of e.
+// tallyTalliesState binds the State statement of tallies: the primary key of
+// e.
 func tallyTalliesState(e *Tally) []any {
 	return []any{e.TallyID}
 }
@@ -2815,61 +1792,26 @@ func tallyTalliesData(e *Tally) []any {
 	return []any{e.TallyID, e.Board, e.Points, e.Name}
 }
 
-// tallyTalliesChangeCQL writes a row of tallies if its version is the one read
-// (null: if there is no row). Its placeholders bind board, points, name,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, tally_id, the version read.
-const tallyTalliesChangeCQL = `UPDATE tallies
-	SET board = ?, points = ?, name = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tally_id = ?
-	IF cqlgen_version = ?`
-
-// tallyTalliesChange binds tallyTalliesChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// tallyTalliesChange binds the Change statement of tallies: it sets e's
+// values, at version c.TS, if the version is still c.Old.
 func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
-// tallyTalliesRemoveCQL leaves a grave of a row of tallies if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, tally_id, the version
-// read.
-const tallyTalliesRemoveCQL = `UPDATE tallies
-	USING TTL 864000
-	SET board = null, points = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tally_id = ?
-	IF cqlgen_version = ?`
-
-// tallyTalliesRemove binds tallyTalliesRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// tallyTalliesRemove binds the Remove statement of tallies: it leaves a grave
+// of e, at version c.TS, if the version is still c.Old.
 func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
-// tallyTalliesSettleCQL clears the pending record of a row of tallies if its
-// version is the one read. Its placeholders bind tally_id, the version read.
-const tallyTalliesSettleCQL = `UPDATE tallies
-	SET cqlgen_pending = null
-	WHERE tally_id = ?
-	IF cqlgen_version = ?`
-
-// tallyTalliesSettle binds tallyTalliesSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// tallyTalliesSettle binds the Settle statement of tallies: it clears the
+// pending record of e's row if the version is still version.
 func tallyTalliesSettle(e *Tally, version int64) []any {
 	return []any{e.TallyID, version}
 }
 
-// tallyTalliesScanCQL reads a token range of tallies for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const tallyTalliesScanCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tallies
-	WHERE token(tally_id) > ? AND token(tally_id) <= ?`
-
-// tallyTalliesByBoard: the statements of table tallies_by_board, which serves
-// TalliesByBoard.
+// tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard;
+// its statements are listed in schema.md.
 var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tallies_by_board",
 	Pattern: "TalliesByBoard",
@@ -2880,37 +1822,14 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "tally_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "tally_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tallyTalliesByBoardInsertCQL,
-		Delete:      tallyTalliesByBoardDeleteCQL,
-		Scan:        tallyTalliesByBoardScanCQL,
-		First:       tallyTalliesByBoardFirstCQL,
-		FirstFrom:   tallyTalliesByBoardFirstFromCQL,
-		FirstTo:     tallyTalliesByBoardFirstToCQL,
-		FirstFromTo: tallyTalliesByBoardFirstFromToCQL,
-		After: []string{
-			tallyTalliesByBoardAfter0CQL,
-			tallyTalliesByBoardAfter1CQL,
-		},
-		AfterTo:   tallyTalliesByBoardAfterToCQL,
-		AtOrAfter: tallyTalliesByBoardAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// tallyTalliesByBoardInsertCQL writes a whole row of tallies_by_board. Its
-// placeholders bind board, points, tally_id, name, the write timestamp.
-const tallyTalliesByBoardInsertCQL = `INSERT INTO tallies_by_board (board, points, tally_id, name)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tallyTalliesByBoardRow binds tallyTalliesByBoardInsertCQL for e, written at
-// ts; tallies_by_board has no column to leave unset.
+// tallyTalliesByBoardRow binds the Insert statement of tallies_by_board for e,
+// written at ts; tallies_by_board has no column to leave unset.
 func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
 }
@@ -2920,70 +1839,6 @@ func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
 func tallyTalliesByBoardKey(e *Tally) []any {
 	return []any{e.Board, e.Points, e.TallyID}
 }
-
-// tallyTalliesByBoardDeleteCQL deletes a row of tallies_by_board by its
-// primary key. Its placeholders bind the write timestamp, board, points,
-// tally_id.
-const tallyTalliesByBoardDeleteCQL = `DELETE FROM tallies_by_board
-	USING TIMESTAMP ?
-	WHERE board = ? AND points = ? AND tally_id = ?`
-
-// tallyTalliesByBoardScanCQL reads a token range of tallies_by_board for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const tallyTalliesByBoardScanCQL = `SELECT board, points, tally_id, name, writetime(name)
-	FROM tallies_by_board
-	WHERE token(board) > ? AND token(board) <= ?`
-
-// tallyTalliesByBoardFirstCQL reads a partition of tallies_by_board from its
-// first row. cqlgenimpl.ReadPage binds board.
-const tallyTalliesByBoardFirstCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ?`
-
-// tallyTalliesByBoardFirstFromCQL reads a partition of tallies_by_board from
-// the From bound. cqlgenimpl.ReadPage binds board, From.
-const tallyTalliesByBoardFirstFromCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points <= ?`
-
-// tallyTalliesByBoardFirstToCQL reads a partition of tallies_by_board from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds board, To.
-const tallyTalliesByBoardFirstToCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points > ?`
-
-// tallyTalliesByBoardFirstFromToCQL reads a partition of tallies_by_board
-// between the bounds. cqlgenimpl.ReadPage binds board, From, To.
-const tallyTalliesByBoardFirstFromToCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points <= ? AND points > ?`
-
-// tallyTalliesByBoardAfter0CQL continues a read of tallies_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, points.
-const tallyTalliesByBoardAfter0CQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points < ?`
-
-// tallyTalliesByBoardAfter1CQL continues a read of tallies_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, points, tally_id.
-const tallyTalliesByBoardAfter1CQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points = ? AND tally_id > ?`
-
-// tallyTalliesByBoardAfterToCQL continues a read of tallies_by_board after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds board, points, To.
-const tallyTalliesByBoardAfterToCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points < ? AND points > ?`
-
-// tallyTalliesByBoardAtOrAfterCQL continues a read of tallies_by_board at or
-// after a row. cqlgenimpl.ReadPage binds board, points, tally_id.
-const tallyTalliesByBoardAtOrAfterCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points = ? AND tally_id >= ?`
 
 // tallyTalliesByBoardScan reads one row of tallies_by_board into e; false when
 // there is none.
@@ -3325,8 +2180,8 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// standingStandings: the statements of table standings, which is the source of
-// truth of Standing.
+// standingStandings is table standings, which is the source of truth of
+// Standing; its statements are listed in schema.md.
 var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings",
 	Pattern: "Standings",
@@ -3334,29 +2189,16 @@ var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "standing_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "standing_id", Type: "text"},
 		{Name: "board", Type: "text"},
 		{Name: "team", Type: "text"},
 		{Name: "region", Type: "text"},
 		{Name: "points", Type: "bigint"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     standingStandingsGetCQL,
-		GetMany: standingStandingsGetManyCQL,
-		State:   standingStandingsStateCQL,
-		Change:  standingStandingsChangeCQL,
-		Remove:  standingStandingsRemoveCQL,
-		Settle:  standingStandingsSettleCQL,
-		Scan:    standingStandingsScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// standingStandingsGetCQL reads a row of standings by its primary key. Its
-// placeholders bind standing_id.
-const standingStandingsGetCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_deleted
-	FROM standings
-	WHERE standing_id = ?`
 
 // standingStandingsScan reads the next row of standings that is no grave of a
 // deleted Standing into e; false when there is none.
@@ -3373,21 +2215,8 @@ func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
 	}
 }
 
-// standingStandingsGetManyCQL reads the rows of standings of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of standing_id values.
-const standingStandingsGetManyCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_deleted
-	FROM standings
-	WHERE standing_id IN ?`
-
-// standingStandingsStateCQL reads a row of standings with the write protocol's
-// columns. Its placeholders bind standing_id.
-const standingStandingsStateCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM standings
-	WHERE standing_id = ?`
-
-// standingStandingsState binds standingStandingsStateCQL: the primary key of
-// e.
+// standingStandingsState binds the State statement of standings: the primary
+// key of e.
 func standingStandingsState(e *Standing) []any {
 	return []any{e.StandingID}
 }
@@ -3405,65 +2234,26 @@ func standingStandingsData(e *Standing) []any {
 	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
 }
 
-// standingStandingsChangeCQL writes a row of standings if its version is the
-// one read (null: if there is no row). Its placeholders bind board, team,
-// region, points, name, cqlgen_version (the write timestamp), the pending
-// record, the record of the last changes, standing_id, the version read.
-const standingStandingsChangeCQL = `UPDATE standings
-	SET board = ?, team = ?, region = ?, points = ?, name = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE standing_id = ?
-	IF cqlgen_version = ?`
-
-// standingStandingsChange binds standingStandingsChangeCQL: it sets e's
+// standingStandingsChange binds the Change statement of standings: it sets e's
 // values, at version c.TS, if the version is still c.Old.
 func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
-// standingStandingsRemoveCQL leaves a grave of a row of standings if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, standing_id,
-// the version read.
-const standingStandingsRemoveCQL = `UPDATE standings
-	USING TTL 864000
-	SET board = null, team = null, region = null, points = null,
-		name = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE standing_id = ?
-	IF cqlgen_version = ?`
-
-// standingStandingsRemove binds standingStandingsRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// standingStandingsRemove binds the Remove statement of standings: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
 func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
-// standingStandingsSettleCQL clears the pending record of a row of standings
-// if its version is the one read. Its placeholders bind standing_id, the
-// version read.
-const standingStandingsSettleCQL = `UPDATE standings
-	SET cqlgen_pending = null
-	WHERE standing_id = ?
-	IF cqlgen_version = ?`
-
-// standingStandingsSettle binds standingStandingsSettleCQL: it clears the
-// pending record of e's row if the version is still version.
+// standingStandingsSettle binds the Settle statement of standings: it clears
+// the pending record of e's row if the version is still version.
 func standingStandingsSettle(e *Standing, version int64) []any {
 	return []any{e.StandingID, version}
 }
 
-// standingStandingsScanCQL reads a token range of standings for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const standingStandingsScanCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM standings
-	WHERE token(standing_id) > ? AND token(standing_id) <= ?`
-
-// standingStandingsByBoard: the statements of table standings_by_board, which
-// serves StandingsByBoard.
+// standingStandingsByBoard is table standings_by_board, which serves
+// StandingsByBoard; its statements are listed in schema.md.
 var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings_by_board",
 	Pattern: "StandingsByBoard",
@@ -3474,41 +2264,16 @@ var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "standing_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "team", Type: "text"},
 		{Name: "region", Type: "text"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      standingStandingsByBoardInsertCQL,
-		Delete:      standingStandingsByBoardDeleteCQL,
-		Scan:        standingStandingsByBoardScanCQL,
-		First:       standingStandingsByBoardFirstCQL,
-		FirstFrom:   standingStandingsByBoardFirstFromCQL,
-		FirstTo:     standingStandingsByBoardFirstToCQL,
-		FirstFromTo: standingStandingsByBoardFirstFromToCQL,
-		After: []string{
-			standingStandingsByBoardAfter0CQL,
-			standingStandingsByBoardAfter1CQL,
-		},
-		AfterTo:   standingStandingsByBoardAfterToCQL,
-		AtOrAfter: standingStandingsByBoardAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// standingStandingsByBoardInsertCQL writes a whole row of standings_by_board.
-// Its placeholders bind board, points, standing_id, team, region, name, the
-// write timestamp.
-const standingStandingsByBoardInsertCQL = `INSERT INTO standings_by_board (board, points, standing_id, team,
-		region, name)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// standingStandingsByBoardRow binds standingStandingsByBoardInsertCQL for e,
-// written at ts; standings_by_board has no column to leave unset.
+// standingStandingsByBoardRow binds the Insert statement of standings_by_board
+// for e, written at ts; standings_by_board has no column to leave unset.
 func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
 }
@@ -3518,73 +2283,6 @@ func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
 func standingStandingsByBoardKey(e *Standing) []any {
 	return []any{e.Board, e.Points, e.StandingID}
 }
-
-// standingStandingsByBoardDeleteCQL deletes a row of standings_by_board by its
-// primary key. Its placeholders bind the write timestamp, board, points,
-// standing_id.
-const standingStandingsByBoardDeleteCQL = `DELETE FROM standings_by_board
-	USING TIMESTAMP ?
-	WHERE board = ? AND points = ? AND standing_id = ?`
-
-// standingStandingsByBoardScanCQL reads a token range of standings_by_board
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const standingStandingsByBoardScanCQL = `SELECT board, points, standing_id, team, region, name, writetime(team),
-		writetime(region), writetime(name)
-	FROM standings_by_board
-	WHERE token(board) > ? AND token(board) <= ?`
-
-// standingStandingsByBoardFirstCQL reads a partition of standings_by_board
-// from its first row. cqlgenimpl.ReadPage binds board.
-const standingStandingsByBoardFirstCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ?`
-
-// standingStandingsByBoardFirstFromCQL reads a partition of standings_by_board
-// from the From bound. cqlgenimpl.ReadPage binds board, From.
-const standingStandingsByBoardFirstFromCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points <= ?`
-
-// standingStandingsByBoardFirstToCQL reads a partition of standings_by_board
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds board, To.
-const standingStandingsByBoardFirstToCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points > ?`
-
-// standingStandingsByBoardFirstFromToCQL reads a partition of
-// standings_by_board between the bounds. cqlgenimpl.ReadPage binds board,
-// From, To.
-const standingStandingsByBoardFirstFromToCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points <= ? AND points > ?`
-
-// standingStandingsByBoardAfter0CQL continues a read of standings_by_board
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds board, points.
-const standingStandingsByBoardAfter0CQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points < ?`
-
-// standingStandingsByBoardAfter1CQL continues a read of standings_by_board
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds board, points, standing_id.
-const standingStandingsByBoardAfter1CQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points = ? AND standing_id > ?`
-
-// standingStandingsByBoardAfterToCQL continues a read of standings_by_board
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds board, points,
-// To.
-const standingStandingsByBoardAfterToCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points < ? AND points > ?`
-
-// standingStandingsByBoardAtOrAfterCQL continues a read of standings_by_board
-// at or after a row. cqlgenimpl.ReadPage binds board, points, standing_id.
-const standingStandingsByBoardAtOrAfterCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points = ? AND standing_id >= ?`
 
 // standingStandingsByBoardScan reads one row of standings_by_board into e;
 // false when there is none.
@@ -3610,8 +2308,8 @@ func standingStandingsByBoardCompare(a, b *Standing) int {
 	return 0
 }
 
-// standingStandingsByTeam: the statements of table standings_by_team, which
-// serves StandingsByTeam.
+// standingStandingsByTeam is table standings_by_team, which serves
+// StandingsByTeam; its statements are listed in schema.md.
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings_by_team",
 	Pattern: "StandingsByTeam",
@@ -3622,41 +2320,16 @@ var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "standing_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "team", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "board", Type: "text"},
 		{Name: "region", Type: "text"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      standingStandingsByTeamInsertCQL,
-		Delete:      standingStandingsByTeamDeleteCQL,
-		Scan:        standingStandingsByTeamScanCQL,
-		First:       standingStandingsByTeamFirstCQL,
-		FirstFrom:   standingStandingsByTeamFirstFromCQL,
-		FirstTo:     standingStandingsByTeamFirstToCQL,
-		FirstFromTo: standingStandingsByTeamFirstFromToCQL,
-		After: []string{
-			standingStandingsByTeamAfter0CQL,
-			standingStandingsByTeamAfter1CQL,
-		},
-		AfterTo:   standingStandingsByTeamAfterToCQL,
-		AtOrAfter: standingStandingsByTeamAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// standingStandingsByTeamInsertCQL writes a whole row of standings_by_team.
-// Its placeholders bind team, points, standing_id, board, region, name, the
-// write timestamp.
-const standingStandingsByTeamInsertCQL = `INSERT INTO standings_by_team (team, points, standing_id, board,
-		region, name)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// standingStandingsByTeamRow binds standingStandingsByTeamInsertCQL for e,
-// written at ts; standings_by_team has no column to leave unset.
+// standingStandingsByTeamRow binds the Insert statement of standings_by_team
+// for e, written at ts; standings_by_team has no column to leave unset.
 func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
 }
@@ -3666,71 +2339,6 @@ func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
 func standingStandingsByTeamKey(e *Standing) []any {
 	return []any{e.Team, e.Points, e.StandingID}
 }
-
-// standingStandingsByTeamDeleteCQL deletes a row of standings_by_team by its
-// primary key. Its placeholders bind the write timestamp, team, points,
-// standing_id.
-const standingStandingsByTeamDeleteCQL = `DELETE FROM standings_by_team
-	USING TIMESTAMP ?
-	WHERE team = ? AND points = ? AND standing_id = ?`
-
-// standingStandingsByTeamScanCQL reads a token range of standings_by_team for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const standingStandingsByTeamScanCQL = `SELECT team, points, standing_id, board, region, name,
-		writetime(board), writetime(region), writetime(name)
-	FROM standings_by_team
-	WHERE token(team) > ? AND token(team) <= ?`
-
-// standingStandingsByTeamFirstCQL reads a partition of standings_by_team from
-// its first row. cqlgenimpl.ReadPage binds team.
-const standingStandingsByTeamFirstCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ?`
-
-// standingStandingsByTeamFirstFromCQL reads a partition of standings_by_team
-// from the From bound. cqlgenimpl.ReadPage binds team, From.
-const standingStandingsByTeamFirstFromCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points <= ?`
-
-// standingStandingsByTeamFirstToCQL reads a partition of standings_by_team
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds team, To.
-const standingStandingsByTeamFirstToCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points > ?`
-
-// standingStandingsByTeamFirstFromToCQL reads a partition of standings_by_team
-// between the bounds. cqlgenimpl.ReadPage binds team, From, To.
-const standingStandingsByTeamFirstFromToCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points <= ? AND points > ?`
-
-// standingStandingsByTeamAfter0CQL continues a read of standings_by_team after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds team, points.
-const standingStandingsByTeamAfter0CQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points < ?`
-
-// standingStandingsByTeamAfter1CQL continues a read of standings_by_team after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds team, points, standing_id.
-const standingStandingsByTeamAfter1CQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points = ? AND standing_id > ?`
-
-// standingStandingsByTeamAfterToCQL continues a read of standings_by_team
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds team, points, To.
-const standingStandingsByTeamAfterToCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points < ? AND points > ?`
-
-// standingStandingsByTeamAtOrAfterCQL continues a read of standings_by_team at
-// or after a row. cqlgenimpl.ReadPage binds team, points, standing_id.
-const standingStandingsByTeamAtOrAfterCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points = ? AND standing_id >= ?`
 
 // standingStandingsByTeamScan reads one row of standings_by_team into e; false
 // when there is none.
@@ -3756,8 +2364,8 @@ func standingStandingsByTeamCompare(a, b *Standing) int {
 	return 0
 }
 
-// standingStandingsByRegion: the statements of table standings_by_region,
-// which serves StandingsByRegion.
+// standingStandingsByRegion is table standings_by_region, which serves
+// StandingsByRegion; its statements are listed in schema.md.
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings_by_region",
 	Pattern: "StandingsByRegion",
@@ -3768,41 +2376,17 @@ var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "points", Type: "bigint", Desc: true},
 		{Name: "standing_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "board", Type: "text"},
 		{Name: "team", Type: "text"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      standingStandingsByRegionInsertCQL,
-		Delete:      standingStandingsByRegionDeleteCQL,
-		Scan:        standingStandingsByRegionScanCQL,
-		First:       standingStandingsByRegionFirstCQL,
-		FirstFrom:   standingStandingsByRegionFirstFromCQL,
-		FirstTo:     standingStandingsByRegionFirstToCQL,
-		FirstFromTo: standingStandingsByRegionFirstFromToCQL,
-		After: []string{
-			standingStandingsByRegionAfter0CQL,
-			standingStandingsByRegionAfter1CQL,
-		},
-		AfterTo:   standingStandingsByRegionAfterToCQL,
-		AtOrAfter: standingStandingsByRegionAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// standingStandingsByRegionInsertCQL writes a whole row of
-// standings_by_region. Its placeholders bind region, points, standing_id,
-// board, team, name, the write timestamp.
-const standingStandingsByRegionInsertCQL = `INSERT INTO standings_by_region (region, points, standing_id, board,
-		team, name)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// standingStandingsByRegionRow binds standingStandingsByRegionInsertCQL for e,
-// written at ts; standings_by_region has no column to leave unset.
+// standingStandingsByRegionRow binds the Insert statement of
+// standings_by_region for e, written at ts; standings_by_region has no column
+// to leave unset.
 func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
 }
@@ -3812,75 +2396,6 @@ func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
 func standingStandingsByRegionKey(e *Standing) []any {
 	return []any{e.Region, e.Points, e.StandingID}
 }
-
-// standingStandingsByRegionDeleteCQL deletes a row of standings_by_region by
-// its primary key. Its placeholders bind the write timestamp, region, points,
-// standing_id.
-const standingStandingsByRegionDeleteCQL = `DELETE FROM standings_by_region
-	USING TIMESTAMP ?
-	WHERE region = ? AND points = ? AND standing_id = ?`
-
-// standingStandingsByRegionScanCQL reads a token range of standings_by_region
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const standingStandingsByRegionScanCQL = `SELECT region, points, standing_id, board, team, name,
-		writetime(board), writetime(team), writetime(name)
-	FROM standings_by_region
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// standingStandingsByRegionFirstCQL reads a partition of standings_by_region
-// from its first row. cqlgenimpl.ReadPage binds region.
-const standingStandingsByRegionFirstCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ?`
-
-// standingStandingsByRegionFirstFromCQL reads a partition of
-// standings_by_region from the From bound. cqlgenimpl.ReadPage binds region,
-// From.
-const standingStandingsByRegionFirstFromCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points <= ?`
-
-// standingStandingsByRegionFirstToCQL reads a partition of standings_by_region
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const standingStandingsByRegionFirstToCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points > ?`
-
-// standingStandingsByRegionFirstFromToCQL reads a partition of
-// standings_by_region between the bounds. cqlgenimpl.ReadPage binds region,
-// From, To.
-const standingStandingsByRegionFirstFromToCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points <= ? AND points > ?`
-
-// standingStandingsByRegionAfter0CQL continues a read of standings_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, points.
-const standingStandingsByRegionAfter0CQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points < ?`
-
-// standingStandingsByRegionAfter1CQL continues a read of standings_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, points, standing_id.
-const standingStandingsByRegionAfter1CQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points = ? AND standing_id > ?`
-
-// standingStandingsByRegionAfterToCQL continues a read of standings_by_region
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region, points,
-// To.
-const standingStandingsByRegionAfterToCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points < ? AND points > ?`
-
-// standingStandingsByRegionAtOrAfterCQL continues a read of
-// standings_by_region at or after a row. cqlgenimpl.ReadPage binds region,
-// points, standing_id.
-const standingStandingsByRegionAtOrAfterCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points = ? AND standing_id >= ?`
 
 // standingStandingsByRegionScan reads one row of standings_by_region into e;
 // false when there is none.
@@ -4354,8 +2869,8 @@ func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// pingPingsByDay: the statements of table pings_by_day, which is the source of
-// truth of Ping.
+// pingPingsByDay is table pings_by_day, which is the source of truth of Ping;
+// its statements are listed in schema.md.
 var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "pings_by_day",
 	Pattern: "PingsByDay",
@@ -4367,168 +2882,22 @@ var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      pingPingsByDayInsertCQL,
-		InsertTTL:   pingPingsByDayInsertTTLCQL,
-		Create:      pingPingsByDayCreateCQL,
-		Delete:      pingPingsByDayDeleteCQL,
-		Get:         pingPingsByDayGetCQL,
-		First:       pingPingsByDayFirstCQL,
-		FirstFrom:   pingPingsByDayFirstFromCQL,
-		FirstTo:     pingPingsByDayFirstToCQL,
-		FirstFromTo: pingPingsByDayFirstFromToCQL,
-		After: []string{
-			pingPingsByDayAfter0CQL,
-			pingPingsByDayAfter1CQL,
-		},
-		AfterTo:   pingPingsByDayAfterToCQL,
-		AtOrAfter: pingPingsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       pingPingsByDayScatterFirstCQL,
-				FirstFrom:   pingPingsByDayScatterFirstFromCQL,
-				FirstTo:     pingPingsByDayScatterFirstToCQL,
-				FirstFromTo: pingPingsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// pingPingsByDayInsertCQL writes a whole row of pings_by_day. Its placeholders
-// bind device, bucket, at, seq, the write timestamp.
-const pingPingsByDayInsertCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// pingPingsByDayRow binds pingPingsByDayInsertCQL for e, written at ts.
+// pingPingsByDayRow binds the Insert statement of pings_by_day for e, written
+// at ts.
 func pingPingsByDayRow(e *Ping, ts int64) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
-
-// pingPingsByDayInsertTTLCQL writes a whole row of pings_by_day with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds device, bucket, at,
-// seq, the TTL in seconds (unset: the table's default), the write timestamp.
-const pingPingsByDayInsertTTLCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// pingPingsByDayCreateCQL writes a whole row of pings_by_day if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds device, bucket, at, seq, the TTL
-// in seconds (unset: the table's default).
-const pingPingsByDayCreateCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// pingPingsByDayDeleteCQL deletes a row of pings_by_day by its primary key.
-// Its placeholders bind the write timestamp, device, bucket, at, seq.
-const pingPingsByDayDeleteCQL = `DELETE FROM pings_by_day
-	USING TIMESTAMP ?
-	WHERE device = ? AND bucket = ? AND at = ? AND seq = ?`
-
-// pingPingsByDayGetCQL reads a row of pings_by_day by its primary key. Its
-// placeholders bind device, bucket, at, seq.
-const pingPingsByDayGetCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at = ? AND seq = ?`
 
 // pingPingsByDayScan reads one row of pings_by_day into e; false when there is
 // none.
 func pingPingsByDayScan(it cqlgen.Iter, e *Ping) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq)
 }
-
-// pingPingsByDayFirstCQL reads a partition of pings_by_day from its first row.
-// cqlgenimpl.ReadPage binds device, bucket.
-const pingPingsByDayFirstCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ?`
-
-// pingPingsByDayFirstFromCQL reads a partition of pings_by_day from the From
-// bound. cqlgenimpl.ReadPage binds device, bucket, From.
-const pingPingsByDayFirstFromCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at <= ?`
-
-// pingPingsByDayFirstToCQL reads a partition of pings_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds device, bucket, To.
-const pingPingsByDayFirstToCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at > ?`
-
-// pingPingsByDayFirstFromToCQL reads a partition of pings_by_day between the
-// bounds. cqlgenimpl.ReadPage binds device, bucket, From, To.
-const pingPingsByDayFirstFromToCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// pingPingsByDayAfter0CQL continues a read of pings_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// device, bucket, at.
-const pingPingsByDayAfter0CQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at < ?`
-
-// pingPingsByDayAfter1CQL continues a read of pings_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// device, bucket, at, seq.
-const pingPingsByDayAfter1CQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at = ? AND seq > ?`
-
-// pingPingsByDayAfterToCQL continues a read of pings_by_day after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds device, bucket, at, To.
-const pingPingsByDayAfterToCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at < ? AND at > ?`
-
-// pingPingsByDayAtOrAfterCQL continues a read of pings_by_day at or after a
-// row. cqlgenimpl.ReadPage binds device, bucket, at, seq.
-const pingPingsByDayAtOrAfterCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at = ? AND seq >= ?`
-
-// pingPingsByDayScatterFirstCQL reads a partition of pings_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds device, the list of bucket values, the most rows
-// per bucket.
-const pingPingsByDayScatterFirstCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// pingPingsByDayScatterFirstFromCQL reads a partition of pings_by_day from the
-// From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds device, the list of bucket values, From, the most
-// rows per bucket.
-const pingPingsByDayScatterFirstFromCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// pingPingsByDayScatterFirstToCQL reads a partition of pings_by_day from its
-// first row up to the To bound, in several time buckets at once, the bucket
-// named last. cqlgenimpl.ReadPage binds device, the list of bucket values, To,
-// the most rows per bucket.
-const pingPingsByDayScatterFirstToCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// pingPingsByDayScatterFirstFromToCQL reads a partition of pings_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds device, the list of bucket values, From, To, the
-// most rows per bucket.
-const pingPingsByDayScatterFirstFromToCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // pingPingsByDayClustering is the clustering key of e in pings_by_day, in
 // order.
@@ -4752,8 +3121,8 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// entryLogEntries: the statements of table log_entries, which is the source of
-// truth of Entry.
+// entryLogEntries is table log_entries, which is the source of truth of Entry;
+// its statements are listed in schema.md.
 var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "log_entries",
 	Pattern: "LogEntries",
@@ -4764,123 +3133,24 @@ var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp"},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "seq", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "text", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      entryLogEntriesInsertCQL,
-		InsertTTL:   entryLogEntriesInsertTTLCQL,
-		Create:      entryLogEntriesCreateCQL,
-		Delete:      entryLogEntriesDeleteCQL,
-		Get:         entryLogEntriesGetCQL,
-		First:       entryLogEntriesFirstCQL,
-		FirstFrom:   entryLogEntriesFirstFromCQL,
-		FirstTo:     entryLogEntriesFirstToCQL,
-		FirstFromTo: entryLogEntriesFirstFromToCQL,
-		After: []string{
-			entryLogEntriesAfter0CQL,
-		},
-		AfterTo:     entryLogEntriesAfterToCQL,
-		AtOrAfter:   entryLogEntriesAtOrAfterCQL,
-		AtOrAfterTo: entryLogEntriesAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// entryLogEntriesInsertCQL writes a whole row of log_entries. Its placeholders
-// bind log, at, seq, text, the write timestamp.
-const entryLogEntriesInsertCQL = `INSERT INTO log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// entryLogEntriesRow binds entryLogEntriesInsertCQL for e, written at ts.
+// entryLogEntriesRow binds the Insert statement of log_entries for e, written
+// at ts.
 func entryLogEntriesRow(e *Entry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
-
-// entryLogEntriesInsertTTLCQL writes a whole row of log_entries with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds log, at, seq, text,
-// the TTL in seconds (unset: the table's default), the write timestamp.
-const entryLogEntriesInsertTTLCQL = `INSERT INTO log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// entryLogEntriesCreateCQL writes a whole row of log_entries if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in
-// seconds (unset: the table's default).
-const entryLogEntriesCreateCQL = `INSERT INTO log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// entryLogEntriesDeleteCQL deletes a row of log_entries by its primary key.
-// Its placeholders bind the write timestamp, log, at, seq.
-const entryLogEntriesDeleteCQL = `DELETE FROM log_entries
-	USING TIMESTAMP ?
-	WHERE log = ? AND at = ? AND seq = ?`
-
-// entryLogEntriesGetCQL reads a row of log_entries by its primary key. Its
-// placeholders bind log, at, seq.
-const entryLogEntriesGetCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at = ? AND seq = ?`
 
 // entryLogEntriesScan reads one row of log_entries into e; false when there is
 // none.
 func entryLogEntriesScan(it cqlgen.Iter, e *Entry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
-
-// entryLogEntriesFirstCQL reads a partition of log_entries from its first row.
-// cqlgenimpl.ReadPage binds log.
-const entryLogEntriesFirstCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ?`
-
-// entryLogEntriesFirstFromCQL reads a partition of log_entries from the From
-// bound. cqlgenimpl.ReadPage binds log, From.
-const entryLogEntriesFirstFromCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at >= ?`
-
-// entryLogEntriesFirstToCQL reads a partition of log_entries from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds log, To.
-const entryLogEntriesFirstToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at < ?`
-
-// entryLogEntriesFirstFromToCQL reads a partition of log_entries between the
-// bounds. cqlgenimpl.ReadPage binds log, From, To.
-const entryLogEntriesFirstFromToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at >= ? AND at < ?`
-
-// entryLogEntriesAfter0CQL continues a read of log_entries after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds log,
-// at, seq.
-const entryLogEntriesAfter0CQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) > (?, ?)`
-
-// entryLogEntriesAfterToCQL continues a read of log_entries after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds log, at, seq, To.
-const entryLogEntriesAfterToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) > (?, ?) AND at < ?`
-
-// entryLogEntriesAtOrAfterCQL continues a read of log_entries at or after a
-// row. cqlgenimpl.ReadPage binds log, at, seq.
-const entryLogEntriesAtOrAfterCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) >= (?, ?)`
-
-// entryLogEntriesAtOrAfterToCQL continues a read of log_entries at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds log, at, seq, To.
-const entryLogEntriesAtOrAfterToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) >= (?, ?) AND at < ?`
 
 // entryLogEntriesClustering is the clustering key of e in log_entries, in
 // order.
@@ -5088,8 +3358,8 @@ func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOpt
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// recentEntryRecentLogEntries: the statements of table recent_log_entries,
-// which is the source of truth of RecentEntry.
+// recentEntryRecentLogEntries is table recent_log_entries, which is the source
+// of truth of RecentEntry; its statements are listed in schema.md.
 var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "recent_log_entries",
 	Pattern: "RecentLogEntries",
@@ -5100,131 +3370,24 @@ var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "text", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      recentEntryRecentLogEntriesInsertCQL,
-		InsertTTL:   recentEntryRecentLogEntriesInsertTTLCQL,
-		Create:      recentEntryRecentLogEntriesCreateCQL,
-		Delete:      recentEntryRecentLogEntriesDeleteCQL,
-		Get:         recentEntryRecentLogEntriesGetCQL,
-		First:       recentEntryRecentLogEntriesFirstCQL,
-		FirstFrom:   recentEntryRecentLogEntriesFirstFromCQL,
-		FirstTo:     recentEntryRecentLogEntriesFirstToCQL,
-		FirstFromTo: recentEntryRecentLogEntriesFirstFromToCQL,
-		After: []string{
-			recentEntryRecentLogEntriesAfter0CQL,
-			recentEntryRecentLogEntriesAfter1CQL,
-		},
-		AfterTo:   recentEntryRecentLogEntriesAfterToCQL,
-		AtOrAfter: recentEntryRecentLogEntriesAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// recentEntryRecentLogEntriesInsertCQL writes a whole row of
-// recent_log_entries. Its placeholders bind log, at, seq, text, the write
-// timestamp.
-const recentEntryRecentLogEntriesInsertCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// recentEntryRecentLogEntriesRow binds recentEntryRecentLogEntriesInsertCQL
-// for e, written at ts.
+// recentEntryRecentLogEntriesRow binds the Insert statement of
+// recent_log_entries for e, written at ts.
 func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
-
-// recentEntryRecentLogEntriesInsertTTLCQL writes a whole row of
-// recent_log_entries with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in seconds (unset: the
-// table's default), the write timestamp.
-const recentEntryRecentLogEntriesInsertTTLCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// recentEntryRecentLogEntriesCreateCQL writes a whole row of
-// recent_log_entries if no row has its key, for InsertIfAbsent and
-// cqlgen.IfAbsent; a conditional write takes no client timestamp.
-// cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in seconds (unset: the
-// table's default).
-const recentEntryRecentLogEntriesCreateCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// recentEntryRecentLogEntriesDeleteCQL deletes a row of recent_log_entries by
-// its primary key. Its placeholders bind the write timestamp, log, at, seq.
-const recentEntryRecentLogEntriesDeleteCQL = `DELETE FROM recent_log_entries
-	USING TIMESTAMP ?
-	WHERE log = ? AND at = ? AND seq = ?`
-
-// recentEntryRecentLogEntriesGetCQL reads a row of recent_log_entries by its
-// primary key. Its placeholders bind log, at, seq.
-const recentEntryRecentLogEntriesGetCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at = ? AND seq = ?`
 
 // recentEntryRecentLogEntriesScan reads one row of recent_log_entries into e;
 // false when there is none.
 func recentEntryRecentLogEntriesScan(it cqlgen.Iter, e *RecentEntry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
-
-// recentEntryRecentLogEntriesFirstCQL reads a partition of recent_log_entries
-// from its first row. cqlgenimpl.ReadPage binds log.
-const recentEntryRecentLogEntriesFirstCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ?`
-
-// recentEntryRecentLogEntriesFirstFromCQL reads a partition of
-// recent_log_entries from the From bound. cqlgenimpl.ReadPage binds log, From.
-const recentEntryRecentLogEntriesFirstFromCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at <= ?`
-
-// recentEntryRecentLogEntriesFirstToCQL reads a partition of
-// recent_log_entries from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds log, To.
-const recentEntryRecentLogEntriesFirstToCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at > ?`
-
-// recentEntryRecentLogEntriesFirstFromToCQL reads a partition of
-// recent_log_entries between the bounds. cqlgenimpl.ReadPage binds log, From,
-// To.
-const recentEntryRecentLogEntriesFirstFromToCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at <= ? AND at > ?`
-
-// recentEntryRecentLogEntriesAfter0CQL continues a read of recent_log_entries
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds log, at.
-const recentEntryRecentLogEntriesAfter0CQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at < ?`
-
-// recentEntryRecentLogEntriesAfter1CQL continues a read of recent_log_entries
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds log, at, seq.
-const recentEntryRecentLogEntriesAfter1CQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at = ? AND seq > ?`
-
-// recentEntryRecentLogEntriesAfterToCQL continues a read of recent_log_entries
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds log, at, To.
-const recentEntryRecentLogEntriesAfterToCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at < ? AND at > ?`
-
-// recentEntryRecentLogEntriesAtOrAfterCQL continues a read of
-// recent_log_entries at or after a row. cqlgenimpl.ReadPage binds log, at,
-// seq.
-const recentEntryRecentLogEntriesAtOrAfterCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at = ? AND seq >= ?`
 
 // recentEntryRecentLogEntriesClustering is the clustering key of e in
 // recent_log_entries, in order.

@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// agentAgents: the statements of table agents, which is the source of truth of
-// Agent.
+// agentAgents is table agents, which is the source of truth of Agent; its
+// statements are listed in schema.md.
 var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agents",
 	Pattern: "Agents",
@@ -27,29 +27,14 @@ var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "agent_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
 		{Name: "email", Type: "text"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:        agentAgentsGetCQL,
-		GetMany:    agentAgentsGetManyCQL,
-		State:      agentAgentsStateCQL,
-		Change:     agentAgentsChangeCQL,
-		Remove:     agentAgentsRemoveCQL,
-		Settle:     agentAgentsSettleCQL,
-		FenceLive:  agentAgentsFenceLiveCQL,
-		FenceGrave: agentAgentsFenceGraveCQL,
-		Scan:       agentAgentsScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
+	Fenced:     true,
 })
-
-// agentAgentsGetCQL reads a row of agents by its primary key. Its placeholders
-// bind org_id, agent_id.
-const agentAgentsGetCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
-	FROM agents
-	WHERE org_id = ? AND agent_id = ?`
 
 // agentAgentsScan reads the next row of agents that is no grave of a deleted
 // Agent into e; false when there is none.
@@ -66,20 +51,7 @@ func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
 	}
 }
 
-// agentAgentsGetManyCQL reads the rows of agents of several partition keys at
-// once. cqlgenimpl.GetMany binds org_id, the list of agent_id values.
-const agentAgentsGetManyCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
-	FROM agents
-	WHERE org_id = ? AND agent_id IN ?`
-
-// agentAgentsStateCQL reads a row of agents with the write protocol's columns.
-// Its placeholders bind org_id, agent_id.
-const agentAgentsStateCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM agents
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentAgentsState binds agentAgentsStateCQL: the primary key of e.
+// agentAgentsState binds the State statement of agents: the primary key of e.
 func agentAgentsState(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID}
 }
@@ -96,79 +68,26 @@ func agentAgentsData(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
 }
 
-// agentAgentsChangeCQL writes a row of agents if its version is the one read
-// (null: if there is no row). Its placeholders bind email, name,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, org_id, agent_id, the version read.
-const agentAgentsChangeCQL = `UPDATE agents
-	SET email = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsChange binds agentAgentsChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// agentAgentsChange binds the Change statement of agents: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
-// agentAgentsRemoveCQL leaves a grave of a row of agents if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, org_id, agent_id, the
-// version read.
-const agentAgentsRemoveCQL = `UPDATE agents
-	USING TTL 864000
-	SET email = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsRemove binds agentAgentsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// agentAgentsRemove binds the Remove statement of agents: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
-// agentAgentsSettleCQL clears the pending record of a row of agents if its
-// version is the one read. Its placeholders bind org_id, agent_id, the version
-// read.
-const agentAgentsSettleCQL = `UPDATE agents
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsSettle binds agentAgentsSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// agentAgentsSettle binds the Settle statement of agents: it clears the
+// pending record of e's row if the version is still version.
 func agentAgentsSettle(e *Agent, version int64) []any {
 	return []any{e.OrgID, e.AgentID, version}
 }
 
-// agentAgentsFenceLiveCQL moves on the version of a live row of agents whose
-// claim of a unique key another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), org_id, agent_id, the version read.
-const agentAgentsFenceLiveCQL = `UPDATE agents
-	SET cqlgen_version = ?
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsFenceGraveCQL moves on the version of a grave of agents, or of no
-// row, whose claim another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), org_id, agent_id, the version read.
-const agentAgentsFenceGraveCQL = `UPDATE agents
-	USING TTL 864000
-	SET cqlgen_version = ?, cqlgen_deleted = true
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsScanCQL reads a token range of agents for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const agentAgentsScanCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM agents
-	WHERE token(org_id, agent_id) > ? AND token(org_id, agent_id) <= ?`
-
-// agentAgentByEmail: the statements of table agents_by_email, which serves
-// AgentByEmail.
+// agentAgentByEmail is table agents_by_email, which serves AgentByEmail; its
+// statements are listed in schema.md.
 var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agents_by_email",
 	Pattern: "AgentByEmail",
@@ -176,31 +95,15 @@ var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "org_id", Type: "text"},
 		{Name: "email", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "agent_id", Type: "text"},
 	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  agentAgentByEmailInsertCQL,
-		Delete:  agentAgentByEmailDeleteCQL,
-		Get:     agentAgentByEmailGetCQL,
-		Take:    agentAgentByEmailTakeCQL,
-		Release: agentAgentByEmailReleaseCQL,
-		Scan:    agentAgentByEmailScanCQL,
-	},
+	Maintained: true,
+	Unique:     true,
 })
 
-// agentAgentByEmailInsertCQL claims a key of agents_by_email for an entity, if
-// no one holds it. Its placeholders bind org_id, email, agent_id, cqlgen_claim
-// (the version of the change).
-const agentAgentByEmailInsertCQL = `INSERT INTO agents_by_email (org_id, email, agent_id, cqlgen_claim)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS`
-
-// agentAgentByEmailRow binds agentAgentByEmailInsertCQL for e, written at ts;
-// agents_by_email has no column to leave unset.
+// agentAgentByEmailRow binds the Insert statement of agents_by_email for e,
+// written at ts; agents_by_email has no column to leave unset.
 func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Email, e.AgentID, ts}
 }
@@ -210,41 +113,6 @@ func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
 func agentAgentByEmailKey(e *Agent) []any {
 	return []any{e.OrgID, e.Email}
 }
-
-// agentAgentByEmailDeleteCQL deletes a row of agents_by_email by its primary
-// key. Its placeholders bind the write timestamp, org_id, email.
-const agentAgentByEmailDeleteCQL = `DELETE FROM agents_by_email
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND email = ?`
-
-// agentAgentByEmailGetCQL reads a claim of agents_by_email: who holds the key,
-// since which version. Its placeholders bind org_id, email.
-const agentAgentByEmailGetCQL = `SELECT org_id, email, agent_id, cqlgen_claim
-	FROM agents_by_email
-	WHERE org_id = ? AND email = ?`
-
-// agentAgentByEmailTakeCQL moves a claim of agents_by_email to another owner,
-// or renews it, if its owner and version are the ones read. Its placeholders
-// bind agent_id, cqlgen_claim (the version of the change), org_id, email,
-// agent_id as read, the version read.
-const agentAgentByEmailTakeCQL = `UPDATE agents_by_email
-	SET agent_id = ?, cqlgen_claim = ?
-	WHERE org_id = ? AND email = ?
-	IF agent_id = ? AND cqlgen_claim = ?`
-
-// agentAgentByEmailReleaseCQL gives up a claim of agents_by_email if it is its
-// owner's and older than the change. Its placeholders bind org_id, email,
-// agent_id, the version of the change.
-const agentAgentByEmailReleaseCQL = `DELETE FROM agents_by_email
-	WHERE org_id = ? AND email = ?
-	IF agent_id = ? AND cqlgen_claim < ?`
-
-// agentAgentByEmailScanCQL reads a token range of agents_by_email for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const agentAgentByEmailScanCQL = `SELECT org_id, email, agent_id, writetime(agent_id)
-	FROM agents_by_email
-	WHERE token(org_id, email) > ? AND token(org_id, email) <= ?`
 
 // AgentRepo reads and writes Agent in its tables (agents, agents_by_email),
 // keeping every copy in step; agents is the source of truth.
@@ -573,8 +441,8 @@ func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string
 	return cqlgenimpl.Resolve(ctx, r.s, agentWrites, 0, []any{orgID, email})
 }
 
-// agentLoadAgentLoad: the statements of table agent_load, which is the source
-// of truth of AgentLoad.
+// agentLoadAgentLoad is table agent_load, which is the source of truth of
+// AgentLoad; its statements are listed in schema.md.
 var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agent_load",
 	Pattern: "AgentLoad",
@@ -582,44 +450,18 @@ var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "org_id", Type: "text"},
 		{Name: "agent_id", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Add:     agentLoadAgentLoadAddCQL,
-		Delete:  agentLoadAgentLoadDeleteCQL,
-		Get:     agentLoadAgentLoadGetCQL,
-		GetMany: agentLoadAgentLoadGetManyCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "opened", Type: "counter"},
+		{Name: "closed", Type: "counter"},
 	},
+	Canonical: true,
 })
-
-// agentLoadAgentLoadAddCQL adds an amount to every counter of a row of
-// agent_load; it is never retried. Its placeholders bind the amount added to
-// opened, the amount added to closed, org_id, agent_id.
-const agentLoadAgentLoadAddCQL = `UPDATE agent_load
-	SET opened = opened + ?, closed = closed + ?
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentLoadAgentLoadDeleteCQL deletes a row of agent_load by its primary key.
-// Its placeholders bind org_id, agent_id.
-const agentLoadAgentLoadDeleteCQL = `DELETE FROM agent_load
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentLoadAgentLoadGetCQL reads a row of agent_load by its primary key. Its
-// placeholders bind org_id, agent_id.
-const agentLoadAgentLoadGetCQL = `SELECT org_id, agent_id, opened, closed
-	FROM agent_load
-	WHERE org_id = ? AND agent_id = ?`
 
 // agentLoadAgentLoadScan reads one row of agent_load into e; false when there
 // is none.
 func agentLoadAgentLoadScan(it cqlgen.Iter, e *AgentLoad) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 }
-
-// agentLoadAgentLoadGetManyCQL reads the rows of agent_load of several
-// partition keys at once. cqlgenimpl.GetMany binds org_id, the list of
-// agent_id values.
-const agentLoadAgentLoadGetManyCQL = `SELECT org_id, agent_id, opened, closed
-	FROM agent_load
-	WHERE org_id = ? AND agent_id IN ?`
 
 // AgentLoadRepo reads and writes AgentLoad in table agent_load.
 type AgentLoadRepo struct {
@@ -756,8 +598,8 @@ func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []st
 	})
 }
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer; its statements are listed in schema.md.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
@@ -766,8 +608,6 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "email", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
 		{Name: "name", Type: "text"},
 		{Name: "company", Type: "text"},
 		{Name: "postal", Type: "frozen<udt<address, lines list<text>, city text, postcode text, country text>>"},
@@ -776,23 +616,10 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_at", Type: "timestamp"},
 		{Name: "created_by", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     customerCustomersGetCQL,
-		GetMany: customerCustomersGetManyCQL,
-		State:   customerCustomersStateCQL,
-		Change:  customerCustomersChangeCQL,
-		Remove:  customerCustomersRemoveCQL,
-		Settle:  customerCustomersSettleCQL,
-		Scan:    customerCustomersScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind org_id, email.
-const customerCustomersGetCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE org_id = ? AND email = ?`
 
 // customerCustomersScan reads the next row of customers that is no grave of a
 // deleted Customer into e; false when there is none.
@@ -809,23 +636,8 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds org_id, the list of email values.
-const customerCustomersGetManyCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE org_id = ? AND email IN ?`
-
-// customerCustomersStateCQL reads a row of customers with the write protocol's
-// columns. Its placeholders bind org_id, email.
-const customerCustomersStateCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE org_id = ? AND email = ?`
-
-// customerCustomersState binds customerCustomersStateCQL: the primary key of
-// e.
+// customerCustomersState binds the State statement of customers: the primary
+// key of e.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.OrgID, e.Email}
 }
@@ -856,66 +668,24 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChangeCQL writes a row of customers if its version is the
-// one read (null: if there is no row). Its placeholders bind name, company,
-// postal, billing, phones, created_at, created_by, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, org_id,
-// email, the version read.
-const customerCustomersChangeCQL = `UPDATE customers
-	SET name = ?, company = ?, postal = ?, billing = ?, phones = ?,
-		created_at = ?, created_by = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND email = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
+// customerCustomersChange binds the Change statement of customers: it sets e's
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
-// customerCustomersRemoveCQL leaves a grave of a row of customers if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, org_id,
-// email, the version read.
-const customerCustomersRemoveCQL = `UPDATE customers
-	USING TTL 864000
-	SET name = null, company = null, postal = null, billing = null,
-		phones = null, created_at = null, created_by = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE org_id = ? AND email = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// customerCustomersRemove binds the Remove statement of customers: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
-// customerCustomersSettleCQL clears the pending record of a row of customers
-// if its version is the one read. Its placeholders bind org_id, email, the
-// version read.
-const customerCustomersSettleCQL = `UPDATE customers
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND email = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
-// pending record of e's row if the version is still version.
+// customerCustomersSettle binds the Settle statement of customers: it clears
+// the pending record of e's row if the version is still version.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.OrgID, e.Email, version}
 }
-
-// customerCustomersScanCQL reads a token range of customers for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const customerCustomersScanCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE token(org_id, email) > ? AND token(org_id, email) <= ?`
 
 // CustomersNewestFirstRow is a row of customers_newest_first, which stores
 // only some columns of Customer. It is a type of its own so that a partial row
@@ -928,8 +698,8 @@ type CustomersNewestFirstRow struct {
 	Company   string    `db:"company"`
 }
 
-// customerCustomersNewestFirst: the statements of table
-// customers_newest_first, which serves CustomersNewestFirst.
+// customerCustomersNewestFirst is table customers_newest_first, which serves
+// CustomersNewestFirst; its statements are listed in schema.md.
 var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers_newest_first",
 	Pattern: "CustomersNewestFirst",
@@ -940,40 +710,16 @@ var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_at", Type: "timestamp", Desc: true},
 		{Name: "email", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "email", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 		{Name: "company", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      customerCustomersNewestFirstInsertCQL,
-		Delete:      customerCustomersNewestFirstDeleteCQL,
-		Scan:        customerCustomersNewestFirstScanCQL,
-		First:       customerCustomersNewestFirstFirstCQL,
-		FirstFrom:   customerCustomersNewestFirstFirstFromCQL,
-		FirstTo:     customerCustomersNewestFirstFirstToCQL,
-		FirstFromTo: customerCustomersNewestFirstFirstFromToCQL,
-		After: []string{
-			customerCustomersNewestFirstAfter0CQL,
-			customerCustomersNewestFirstAfter1CQL,
-		},
-		AfterTo:   customerCustomersNewestFirstAfterToCQL,
-		AtOrAfter: customerCustomersNewestFirstAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// customerCustomersNewestFirstInsertCQL writes a whole row of
-// customers_newest_first. Its placeholders bind org_id, created_at, email,
-// name, company, the write timestamp.
-const customerCustomersNewestFirstInsertCQL = `INSERT INTO customers_newest_first (org_id, created_at, email, name,
-		company)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersNewestFirstRow binds customerCustomersNewestFirstInsertCQL
-// for e, written at ts; customers_newest_first has no column to leave unset.
+// customerCustomersNewestFirstRow binds the Insert statement of
+// customers_newest_first for e, written at ts; customers_newest_first has no
+// column to leave unset.
 func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
 }
@@ -983,76 +729,6 @@ func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
 func customerCustomersNewestFirstKey(e *Customer) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email}
 }
-
-// customerCustomersNewestFirstDeleteCQL deletes a row of
-// customers_newest_first by its primary key. Its placeholders bind the write
-// timestamp, org_id, created_at, email.
-const customerCustomersNewestFirstDeleteCQL = `DELETE FROM customers_newest_first
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND created_at = ? AND email = ?`
-
-// customerCustomersNewestFirstScanCQL reads a token range of
-// customers_newest_first for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const customerCustomersNewestFirstScanCQL = `SELECT org_id, created_at, email, name, company, writetime(name),
-		writetime(company)
-	FROM customers_newest_first
-	WHERE token(org_id) > ? AND token(org_id) <= ?`
-
-// customerCustomersNewestFirstFirstCQL reads a partition of
-// customers_newest_first from its first row. cqlgenimpl.ReadPage binds org_id.
-const customerCustomersNewestFirstFirstCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ?`
-
-// customerCustomersNewestFirstFirstFromCQL reads a partition of
-// customers_newest_first from the From bound. cqlgenimpl.ReadPage binds
-// org_id, From.
-const customerCustomersNewestFirstFirstFromCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at <= ?`
-
-// customerCustomersNewestFirstFirstToCQL reads a partition of
-// customers_newest_first from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, To.
-const customerCustomersNewestFirstFirstToCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at > ?`
-
-// customerCustomersNewestFirstFirstFromToCQL reads a partition of
-// customers_newest_first between the bounds. cqlgenimpl.ReadPage binds org_id,
-// From, To.
-const customerCustomersNewestFirstFirstFromToCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at <= ? AND created_at > ?`
-
-// customerCustomersNewestFirstAfter0CQL continues a read of
-// customers_newest_first after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds org_id, created_at.
-const customerCustomersNewestFirstAfter0CQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at < ?`
-
-// customerCustomersNewestFirstAfter1CQL continues a read of
-// customers_newest_first after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds org_id, created_at, email.
-const customerCustomersNewestFirstAfter1CQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at = ? AND email > ?`
-
-// customerCustomersNewestFirstAfterToCQL continues a read of
-// customers_newest_first after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds org_id, created_at, To.
-const customerCustomersNewestFirstAfterToCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at < ? AND created_at > ?`
-
-// customerCustomersNewestFirstAtOrAfterCQL continues a read of
-// customers_newest_first at or after a row. cqlgenimpl.ReadPage binds org_id,
-// created_at, email.
-const customerCustomersNewestFirstAtOrAfterCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at = ? AND email >= ?`
 
 // customerCustomersNewestFirstScan reads one row of customers_newest_first
 // into e; false when there is none.
@@ -1432,8 +1108,8 @@ func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// ticketEventTicketEvents: the statements of table ticket_events, which is the
-// source of truth of TicketEvent.
+// ticketEventTicketEvents is table ticket_events, which is the source of truth
+// of TicketEvent; its statements are listed in schema.md.
 var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "ticket_events",
 	Pattern: "TicketEvents",
@@ -1444,51 +1120,20 @@ var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketEventTicketEventsInsertCQL,
-		Delete:      ticketEventTicketEventsDeleteCQL,
-		Get:         ticketEventTicketEventsGetCQL,
-		Scan:        ticketEventTicketEventsScanCQL,
-		State:       ticketEventTicketEventsStateCQL,
-		First:       ticketEventTicketEventsFirstCQL,
-		FirstFrom:   ticketEventTicketEventsFirstFromCQL,
-		FirstTo:     ticketEventTicketEventsFirstToCQL,
-		FirstFromTo: ticketEventTicketEventsFirstFromToCQL,
-		After: []string{
-			ticketEventTicketEventsAfter0CQL,
-		},
-		AfterTo:     ticketEventTicketEventsAfterToCQL,
-		AtOrAfter:   ticketEventTicketEventsAtOrAfterCQL,
-		AtOrAfterTo: ticketEventTicketEventsAtOrAfterToCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "agent_id", Type: "text"},
+		{Name: "kind", Type: "text"},
+		{Name: "note", Type: "text"},
 	},
+	Canonical:  true,
+	Maintained: true,
 })
 
-// ticketEventTicketEventsInsertCQL writes a whole row of ticket_events. Its
-// placeholders bind org_id, ticket_id, event_id, agent_id, kind, note, the
-// write timestamp.
-const ticketEventTicketEventsInsertCQL = `INSERT INTO ticket_events (org_id, ticket_id, event_id, agent_id, kind,
-		note)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketEventTicketEventsRow binds ticketEventTicketEventsInsertCQL for e,
-// written at ts; ticket_events has no column to leave unset.
+// ticketEventTicketEventsRow binds the Insert statement of ticket_events for
+// e, written at ts; ticket_events has no column to leave unset.
 func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID, e.AgentID, e.Kind, e.Note, ts}
 }
-
-// ticketEventTicketEventsDeleteCQL deletes a row of ticket_events by its
-// primary key. Its placeholders bind the write timestamp, org_id, ticket_id,
-// event_id.
-const ticketEventTicketEventsDeleteCQL = `DELETE FROM ticket_events
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
-
-// ticketEventTicketEventsGetCQL reads a row of ticket_events by its primary
-// key. Its placeholders bind org_id, ticket_id, event_id.
-const ticketEventTicketEventsGetCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
 
 // ticketEventTicketEventsScan reads one row of ticket_events into e; false
 // when there is none.
@@ -1496,23 +1141,7 @@ func ticketEventTicketEventsScan(it cqlgen.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
 
-// ticketEventTicketEventsScanCQL reads a token range of ticket_events for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketEventTicketEventsScanCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note,
-		writetime(agent_id), writetime(kind), writetime(note)
-	FROM ticket_events
-	WHERE token(org_id, ticket_id) > ? AND token(org_id, ticket_id) <= ?`
-
-// ticketEventTicketEventsStateCQL reads a row of ticket_events again for
-// repair, with its write timestamp. Its placeholders bind org_id, ticket_id,
-// event_id.
-const ticketEventTicketEventsStateCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note,
-		writetime(agent_id), writetime(kind), writetime(note)
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
-
-// ticketEventTicketEventsState binds ticketEventTicketEventsStateCQL: the
+// ticketEventTicketEventsState binds the State statement of ticket_events: the
 // primary key of e.
 func ticketEventTicketEventsState(e *TicketEvent) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID}
@@ -1526,58 +1155,6 @@ func ticketEventTicketEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// ticketEventTicketEventsFirstCQL reads a partition of ticket_events from its
-// first row. cqlgenimpl.ReadPage binds org_id, ticket_id.
-const ticketEventTicketEventsFirstCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ?`
-
-// ticketEventTicketEventsFirstFromCQL reads a partition of ticket_events from
-// the From bound. cqlgenimpl.ReadPage binds org_id, ticket_id, From.
-const ticketEventTicketEventsFirstFromCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ?`
-
-// ticketEventTicketEventsFirstToCQL reads a partition of ticket_events from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, To.
-const ticketEventTicketEventsFirstToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id > ?`
-
-// ticketEventTicketEventsFirstFromToCQL reads a partition of ticket_events
-// between the bounds. cqlgenimpl.ReadPage binds org_id, ticket_id, From, To.
-const ticketEventTicketEventsFirstFromToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// ticketEventTicketEventsAfter0CQL continues a read of ticket_events after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, event_id.
-const ticketEventTicketEventsAfter0CQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id < ?`
-
-// ticketEventTicketEventsAfterToCQL continues a read of ticket_events after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, ticket_id,
-// event_id, To.
-const ticketEventTicketEventsAfterToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id < ? AND event_id > ?`
-
-// ticketEventTicketEventsAtOrAfterCQL continues a read of ticket_events at or
-// after a row. cqlgenimpl.ReadPage binds org_id, ticket_id, event_id.
-const ticketEventTicketEventsAtOrAfterCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ?`
-
-// ticketEventTicketEventsAtOrAfterToCQL continues a read of ticket_events at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, event_id, To.
-const ticketEventTicketEventsAtOrAfterToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ? AND event_id > ?`
 
 // ticketEventTicketEventsClustering is the clustering key of e in
 // ticket_events, in order.
@@ -1594,8 +1171,8 @@ func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 	return 0
 }
 
-// ticketEventEventsByAgent: the statements of table events_by_agent, which
-// serves EventsByAgent.
+// ticketEventEventsByAgent is table events_by_agent, which serves
+// EventsByAgent; its statements are listed in schema.md.
 var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_agent",
 	Pattern: "EventsByAgent",
@@ -1607,164 +1184,20 @@ var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ticket_id", Type: "timeuuid"},
 		{Name: "kind", Type: "text"},
 		{Name: "note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketEventEventsByAgentInsertCQL,
-		Delete:      ticketEventEventsByAgentDeleteCQL,
-		Scan:        ticketEventEventsByAgentScanCQL,
-		First:       ticketEventEventsByAgentFirstCQL,
-		FirstFrom:   ticketEventEventsByAgentFirstFromCQL,
-		FirstTo:     ticketEventEventsByAgentFirstToCQL,
-		FirstFromTo: ticketEventEventsByAgentFirstFromToCQL,
-		After: []string{
-			ticketEventEventsByAgentAfter0CQL,
-		},
-		AfterTo:     ticketEventEventsByAgentAfterToCQL,
-		AtOrAfter:   ticketEventEventsByAgentAtOrAfterCQL,
-		AtOrAfterTo: ticketEventEventsByAgentAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       ticketEventEventsByAgentScatterFirstCQL,
-				FirstFrom:   ticketEventEventsByAgentScatterFirstFromCQL,
-				FirstTo:     ticketEventEventsByAgentScatterFirstToCQL,
-				FirstFromTo: ticketEventEventsByAgentScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// ticketEventEventsByAgentInsertCQL writes a whole row of events_by_agent. Its
-// placeholders bind org_id, agent_id, bucket, event_id, ticket_id, kind, note,
-// the write timestamp.
-const ticketEventEventsByAgentInsertCQL = `INSERT INTO events_by_agent (org_id, agent_id, bucket, event_id,
-		ticket_id, kind, note)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketEventEventsByAgentRow binds ticketEventEventsByAgentInsertCQL for e,
-// written at ts; events_by_agent has no column to leave unset.
+// ticketEventEventsByAgentRow binds the Insert statement of events_by_agent
+// for e, written at ts; events_by_agent has no column to leave unset.
 func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, e.Note, ts}
 }
-
-// ticketEventEventsByAgentDeleteCQL deletes a row of events_by_agent by its
-// primary key. Its placeholders bind the write timestamp, org_id, agent_id,
-// bucket, event_id.
-const ticketEventEventsByAgentDeleteCQL = `DELETE FROM events_by_agent
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id = ?`
-
-// ticketEventEventsByAgentScanCQL reads a token range of events_by_agent for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketEventEventsByAgentScanCQL = `SELECT org_id, agent_id, bucket, event_id, ticket_id, kind, note,
-		writetime(ticket_id), writetime(kind), writetime(note)
-	FROM events_by_agent
-	WHERE token(org_id, agent_id, bucket) > ?
-		AND token(org_id, agent_id, bucket) <= ?`
-
-// ticketEventEventsByAgentFirstCQL reads a partition of events_by_agent from
-// its first row. cqlgenimpl.ReadPage binds org_id, agent_id, bucket.
-const ticketEventEventsByAgentFirstCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ?`
-
-// ticketEventEventsByAgentFirstFromCQL reads a partition of events_by_agent
-// from the From bound. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
-// From.
-const ticketEventEventsByAgentFirstFromCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// ticketEventEventsByAgentFirstToCQL reads a partition of events_by_agent from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// agent_id, bucket, To.
-const ticketEventEventsByAgentFirstToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id > ?`
-
-// ticketEventEventsByAgentFirstFromToCQL reads a partition of events_by_agent
-// between the bounds. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
-// From, To.
-const ticketEventEventsByAgentFirstFromToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?
-		AND event_id > ?`
-
-// ticketEventEventsByAgentAfter0CQL continues a read of events_by_agent after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, agent_id, bucket, event_id.
-const ticketEventEventsByAgentAfter0CQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id < ?`
-
-// ticketEventEventsByAgentAfterToCQL continues a read of events_by_agent after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
-// bucket, event_id, To.
-const ticketEventEventsByAgentAfterToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id < ?
-		AND event_id > ?`
-
-// ticketEventEventsByAgentAtOrAfterCQL continues a read of events_by_agent at
-// or after a row. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
-// event_id.
-const ticketEventEventsByAgentAtOrAfterCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// ticketEventEventsByAgentAtOrAfterToCQL continues a read of events_by_agent
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// agent_id, bucket, event_id, To.
-const ticketEventEventsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?
-		AND event_id > ?`
-
-// ticketEventEventsByAgentScatterFirstCQL reads a partition of events_by_agent
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of bucket values, the
-// most rows per bucket.
-const ticketEventEventsByAgentScatterFirstCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// ticketEventEventsByAgentScatterFirstFromCQL reads a partition of
-// events_by_agent from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
-// bucket values, From, the most rows per bucket.
-const ticketEventEventsByAgentScatterFirstFromCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// ticketEventEventsByAgentScatterFirstToCQL reads a partition of
-// events_by_agent from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds org_id,
-// agent_id, the list of bucket values, To, the most rows per bucket.
-const ticketEventEventsByAgentScatterFirstToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// ticketEventEventsByAgentScatterFirstFromToCQL reads a partition of
-// events_by_agent between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
-// bucket values, From, To, the most rows per bucket.
-const ticketEventEventsByAgentScatterFirstFromToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id <= ?
-		AND event_id > ?
-	PER PARTITION LIMIT ?`
 
 // ticketEventEventsByAgentScan reads one row of events_by_agent into e; false
 // when there is none.
@@ -2127,8 +1560,8 @@ func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agent
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// ticketTickets: the statements of table tickets, which is the source of truth
-// of Ticket.
+// ticketTickets is table tickets, which is the source of truth of Ticket; its
+// statements are listed in schema.md.
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets",
 	Pattern: "Tickets",
@@ -2137,8 +1570,6 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "ticket_id", Type: "timeuuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
 		{Name: "requester", Type: "text"},
 		{Name: "subject", Type: "text"},
 		{Name: "status", Type: "text"},
@@ -2147,23 +1578,10 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "body", Type: "text"},
 		{Name: "replies", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     ticketTicketsGetCQL,
-		GetMany: ticketTicketsGetManyCQL,
-		State:   ticketTicketsStateCQL,
-		Change:  ticketTicketsChangeCQL,
-		Remove:  ticketTicketsRemoveCQL,
-		Settle:  ticketTicketsSettleCQL,
-		Scan:    ticketTicketsScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// ticketTicketsGetCQL reads a row of tickets by its primary key. Its
-// placeholders bind org_id, ticket_id.
-const ticketTicketsGetCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_deleted
-	FROM tickets
-	WHERE org_id = ? AND ticket_id = ?`
 
 // ticketTicketsScan reads the next row of tickets that is no grave of a
 // deleted Ticket into e; false when there is none.
@@ -2180,22 +1598,8 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	}
 }
 
-// ticketTicketsGetManyCQL reads the rows of tickets of several partition keys
-// at once. cqlgenimpl.GetMany binds org_id, the list of ticket_id values.
-const ticketTicketsGetManyCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_deleted
-	FROM tickets
-	WHERE org_id = ? AND ticket_id IN ?`
-
-// ticketTicketsStateCQL reads a row of tickets with the write protocol's
-// columns. Its placeholders bind org_id, ticket_id.
-const ticketTicketsStateCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE org_id = ? AND ticket_id = ?`
-
-// ticketTicketsState binds ticketTicketsStateCQL: the primary key of e.
+// ticketTicketsState binds the State statement of tickets: the primary key of
+// e.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID}
 }
@@ -2212,63 +1616,23 @@ func ticketTicketsData(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
 
-// ticketTicketsChangeCQL writes a row of tickets if its version is the one
-// read (null: if there is no row). Its placeholders bind requester, subject,
-// status, agent_id, opened_at, body, replies, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, org_id,
-// ticket_id, the version read.
-const ticketTicketsChangeCQL = `UPDATE tickets
-	SET requester = ?, subject = ?, status = ?, agent_id = ?,
-		opened_at = ?, body = ?, replies = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsChange binds ticketTicketsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// ticketTicketsChange binds the Change statement of tickets: it sets e's
+// values, at version c.TS, if the version is still c.Old.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
-// ticketTicketsRemoveCQL leaves a grave of a row of tickets if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, org_id, ticket_id, the
-// version read.
-const ticketTicketsRemoveCQL = `UPDATE tickets
-	USING TTL 864000
-	SET requester = null, subject = null, status = null, agent_id = null,
-		opened_at = null, body = null, replies = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsRemove binds ticketTicketsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// ticketTicketsRemove binds the Remove statement of tickets: it leaves a grave
+// of e, at version c.TS, if the version is still c.Old.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
-// ticketTicketsSettleCQL clears the pending record of a row of tickets if its
-// version is the one read. Its placeholders bind org_id, ticket_id, the
-// version read.
-const ticketTicketsSettleCQL = `UPDATE tickets
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsSettle binds ticketTicketsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
+// ticketTicketsSettle binds the Settle statement of tickets: it clears the
+// pending record of e's row if the version is still version.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.OrgID, e.TicketID, version}
 }
-
-// ticketTicketsScanCQL reads a token range of tickets for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const ticketTicketsScanCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE token(org_id, ticket_id) > ? AND token(org_id, ticket_id) <= ?`
 
 // TicketsByRequesterRow is a row of tickets_by_requester, which stores only
 // some columns of Ticket. It is a type of its own so that a partial row cannot
@@ -2282,8 +1646,8 @@ type TicketsByRequesterRow struct {
 	Status    Status     `db:"status"`
 }
 
-// ticketTicketsByRequester: the statements of table tickets_by_requester,
-// which serves TicketsByRequester.
+// ticketTicketsByRequester is table tickets_by_requester, which serves
+// TicketsByRequester; its statements are listed in schema.md.
 var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_requester",
 	Pattern: "TicketsByRequester",
@@ -2295,41 +1659,16 @@ var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "opened_at", Type: "timestamp", Desc: true},
 		{Name: "ticket_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "requester", Type: "text"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "subject", Type: "text"},
 		{Name: "status", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByRequesterInsertCQL,
-		Delete:      ticketTicketsByRequesterDeleteCQL,
-		Scan:        ticketTicketsByRequesterScanCQL,
-		First:       ticketTicketsByRequesterFirstCQL,
-		FirstFrom:   ticketTicketsByRequesterFirstFromCQL,
-		FirstTo:     ticketTicketsByRequesterFirstToCQL,
-		FirstFromTo: ticketTicketsByRequesterFirstFromToCQL,
-		After: []string{
-			ticketTicketsByRequesterAfter0CQL,
-			ticketTicketsByRequesterAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByRequesterAfterToCQL,
-		AtOrAfter: ticketTicketsByRequesterAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// ticketTicketsByRequesterInsertCQL writes a whole row of
-// tickets_by_requester. Its placeholders bind org_id, requester, opened_at,
-// ticket_id, subject, status, the write timestamp.
-const ticketTicketsByRequesterInsertCQL = `INSERT INTO tickets_by_requester (org_id, requester, opened_at,
-		ticket_id, subject, status)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByRequesterRow binds ticketTicketsByRequesterInsertCQL for e,
-// written at ts; tickets_by_requester has no column to leave unset.
+// ticketTicketsByRequesterRow binds the Insert statement of
+// tickets_by_requester for e, written at ts; tickets_by_requester has no
+// column to leave unset.
 func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID, e.Subject, e.Status, ts}
 }
@@ -2339,76 +1678,6 @@ func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
 func ticketTicketsByRequesterKey(e *Ticket) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByRequesterDeleteCQL deletes a row of tickets_by_requester by
-// its primary key. Its placeholders bind the write timestamp, org_id,
-// requester, opened_at, ticket_id.
-const ticketTicketsByRequesterDeleteCQL = `DELETE FROM tickets_by_requester
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND requester = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByRequesterScanCQL reads a token range of tickets_by_requester
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByRequesterScanCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status,
-		writetime(subject), writetime(status)
-	FROM tickets_by_requester
-	WHERE token(org_id, requester) > ? AND token(org_id, requester) <= ?`
-
-// ticketTicketsByRequesterFirstCQL reads a partition of tickets_by_requester
-// from its first row. cqlgenimpl.ReadPage binds org_id, requester.
-const ticketTicketsByRequesterFirstCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ?`
-
-// ticketTicketsByRequesterFirstFromCQL reads a partition of
-// tickets_by_requester from the From bound. cqlgenimpl.ReadPage binds org_id,
-// requester, From.
-const ticketTicketsByRequesterFirstFromCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at <= ?`
-
-// ticketTicketsByRequesterFirstToCQL reads a partition of tickets_by_requester
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// requester, To.
-const ticketTicketsByRequesterFirstToCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at > ?`
-
-// ticketTicketsByRequesterFirstFromToCQL reads a partition of
-// tickets_by_requester between the bounds. cqlgenimpl.ReadPage binds org_id,
-// requester, From, To.
-const ticketTicketsByRequesterFirstFromToCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByRequesterAfter0CQL continues a read of tickets_by_requester
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, requester, opened_at.
-const ticketTicketsByRequesterAfter0CQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at < ?`
-
-// ticketTicketsByRequesterAfter1CQL continues a read of tickets_by_requester
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, requester, opened_at, ticket_id.
-const ticketTicketsByRequesterAfter1CQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByRequesterAfterToCQL continues a read of tickets_by_requester
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// requester, opened_at, To.
-const ticketTicketsByRequesterAfterToCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByRequesterAtOrAfterCQL continues a read of
-// tickets_by_requester at or after a row. cqlgenimpl.ReadPage binds org_id,
-// requester, opened_at, ticket_id.
-const ticketTicketsByRequesterAtOrAfterCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at = ? AND ticket_id >= ?`
 
 // ticketTicketsByRequesterScan reads one row of tickets_by_requester into e;
 // false when there is none.
@@ -2454,8 +1723,8 @@ func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
 	return (e.Status == StatusOpen || e.Status == StatusPending) && e.AgentID != ""
 }
 
-// ticketOpenTicketsByAgent: the statements of table open_tickets_by_agent,
-// which serves OpenTicketsByAgent.
+// ticketOpenTicketsByAgent is table open_tickets_by_agent, which serves
+// OpenTicketsByAgent; its statements are listed in schema.md.
 var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "open_tickets_by_agent",
 	Pattern: "OpenTicketsByAgent",
@@ -2467,42 +1736,17 @@ var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "opened_at", Type: "timestamp"},
 		{Name: "ticket_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "ticket_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "requester", Type: "text"},
 		{Name: "subject", Type: "text"},
 		{Name: "status", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketOpenTicketsByAgentInsertCQL,
-		Delete:      ticketOpenTicketsByAgentDeleteCQL,
-		Scan:        ticketOpenTicketsByAgentScanCQL,
-		First:       ticketOpenTicketsByAgentFirstCQL,
-		FirstFrom:   ticketOpenTicketsByAgentFirstFromCQL,
-		FirstTo:     ticketOpenTicketsByAgentFirstToCQL,
-		FirstFromTo: ticketOpenTicketsByAgentFirstFromToCQL,
-		After: []string{
-			ticketOpenTicketsByAgentAfter0CQL,
-		},
-		AfterTo:     ticketOpenTicketsByAgentAfterToCQL,
-		AtOrAfter:   ticketOpenTicketsByAgentAtOrAfterCQL,
-		AtOrAfterTo: ticketOpenTicketsByAgentAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// ticketOpenTicketsByAgentInsertCQL writes a whole row of
-// open_tickets_by_agent. Its placeholders bind org_id, agent_id, opened_at,
-// ticket_id, requester, subject, status, the write timestamp.
-const ticketOpenTicketsByAgentInsertCQL = `INSERT INTO open_tickets_by_agent (org_id, agent_id, opened_at,
-		ticket_id, requester, subject, status)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketOpenTicketsByAgentRow binds ticketOpenTicketsByAgentInsertCQL for e,
-// written at ts; open_tickets_by_agent has no column to leave unset.
+// ticketOpenTicketsByAgentRow binds the Insert statement of
+// open_tickets_by_agent for e, written at ts; open_tickets_by_agent has no
+// column to leave unset.
 func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
 }
@@ -2512,86 +1756,6 @@ func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
 func ticketOpenTicketsByAgentKey(e *Ticket) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
 }
-
-// ticketOpenTicketsByAgentDeleteCQL deletes a row of open_tickets_by_agent by
-// its primary key. Its placeholders bind the write timestamp, org_id,
-// agent_id, opened_at, ticket_id.
-const ticketOpenTicketsByAgentDeleteCQL = `DELETE FROM open_tickets_by_agent
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketOpenTicketsByAgentScanCQL reads a token range of open_tickets_by_agent
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketOpenTicketsByAgentScanCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status, writetime(requester), writetime(subject), writetime(status)
-	FROM open_tickets_by_agent
-	WHERE token(org_id, agent_id) > ? AND token(org_id, agent_id) <= ?`
-
-// ticketOpenTicketsByAgentFirstCQL reads a partition of open_tickets_by_agent
-// from its first row. cqlgenimpl.ReadPage binds org_id, agent_id.
-const ticketOpenTicketsByAgentFirstCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ?`
-
-// ticketOpenTicketsByAgentFirstFromCQL reads a partition of
-// open_tickets_by_agent from the From bound. cqlgenimpl.ReadPage binds org_id,
-// agent_id, From.
-const ticketOpenTicketsByAgentFirstFromCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND opened_at >= ?`
-
-// ticketOpenTicketsByAgentFirstToCQL reads a partition of
-// open_tickets_by_agent from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, To.
-const ticketOpenTicketsByAgentFirstToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND opened_at < ?`
-
-// ticketOpenTicketsByAgentFirstFromToCQL reads a partition of
-// open_tickets_by_agent between the bounds. cqlgenimpl.ReadPage binds org_id,
-// agent_id, From, To.
-const ticketOpenTicketsByAgentFirstFromToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND opened_at >= ? AND opened_at < ?`
-
-// ticketOpenTicketsByAgentAfter0CQL continues a read of open_tickets_by_agent
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, agent_id, opened_at, ticket_id.
-const ticketOpenTicketsByAgentAfter0CQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) > (?, ?)`
-
-// ticketOpenTicketsByAgentAfterToCQL continues a read of open_tickets_by_agent
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
-// opened_at, ticket_id, To.
-const ticketOpenTicketsByAgentAfterToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) > (?, ?)
-		AND opened_at < ?`
-
-// ticketOpenTicketsByAgentAtOrAfterCQL continues a read of
-// open_tickets_by_agent at or after a row. cqlgenimpl.ReadPage binds org_id,
-// agent_id, opened_at, ticket_id.
-const ticketOpenTicketsByAgentAtOrAfterCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) >= (?, ?)`
-
-// ticketOpenTicketsByAgentAtOrAfterToCQL continues a read of
-// open_tickets_by_agent at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, opened_at, ticket_id, To.
-const ticketOpenTicketsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) >= (?, ?)
-		AND opened_at < ?`
 
 // ticketOpenTicketsByAgentScan reads one row of open_tickets_by_agent into e;
 // false when there is none.
@@ -3051,8 +2215,8 @@ func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agent
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// articleArticles: the statements of table articles, which is the source of
-// truth of Article.
+// articleArticles is table articles, which is the source of truth of Article;
+// its statements are listed in schema.md.
 var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "articles",
 	Pattern: "Articles",
@@ -3062,133 +2226,29 @@ var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "article_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "article_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "title", Type: "text"},
 		{Name: "tags", Type: "set<text>"},
 		{Name: "views", Type: "bigint"},
 		{Name: "updated_at", Type: "timestamp"},
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      articleArticlesInsertCQL,
-		InsertTTL:   articleArticlesInsertTTLCQL,
-		Create:      articleArticlesCreateCQL,
-		Delete:      articleArticlesDeleteCQL,
-		Get:         articleArticlesGetCQL,
-		First:       articleArticlesFirstCQL,
-		FirstFrom:   articleArticlesFirstFromCQL,
-		FirstTo:     articleArticlesFirstToCQL,
-		FirstFromTo: articleArticlesFirstFromToCQL,
-		After: []string{
-			articleArticlesAfter0CQL,
-		},
-		AfterTo:     articleArticlesAfterToCQL,
-		AtOrAfter:   articleArticlesAtOrAfterCQL,
-		AtOrAfterTo: articleArticlesAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// articleArticlesInsertCQL writes a whole row of articles. Its placeholders
-// bind org_id, article_id, title, tags, views, updated_at, body, the write
-// timestamp.
-const articleArticlesInsertCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
-		updated_at, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// articleArticlesRow binds articleArticlesInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// articleArticlesRow binds the Insert statement of articles for e, written at
+// ts. With unset, nil pointers and empty collections are left unset, writing
+// no tombstone; without, they clear their columns.
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
-
-// articleArticlesInsertTTLCQL writes a whole row of articles with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, article_id,
-// title, tags, views, updated_at, body, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const articleArticlesInsertTTLCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
-		updated_at, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// articleArticlesCreateCQL writes a whole row of articles if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds org_id, article_id, title, tags,
-// views, updated_at, body, the TTL in seconds (unset: the table's default).
-const articleArticlesCreateCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
-		updated_at, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// articleArticlesDeleteCQL deletes a row of articles by its primary key. Its
-// placeholders bind the write timestamp, org_id, article_id.
-const articleArticlesDeleteCQL = `DELETE FROM articles
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND article_id = ?`
-
-// articleArticlesGetCQL reads a row of articles by its primary key. Its
-// placeholders bind org_id, article_id.
-const articleArticlesGetCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id = ?`
 
 // articleArticlesScan reads one row of articles into e; false when there is
 // none.
 func articleArticlesScan(it cqlgen.Iter, e *Article) bool {
 	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
-
-// articleArticlesFirstCQL reads a partition of articles from its first row.
-// cqlgenimpl.ReadPage binds org_id.
-const articleArticlesFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ?`
-
-// articleArticlesFirstFromCQL reads a partition of articles from the From
-// bound. cqlgenimpl.ReadPage binds org_id, From.
-const articleArticlesFirstFromCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ?`
-
-// articleArticlesFirstToCQL reads a partition of articles from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
-const articleArticlesFirstToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id < ?`
-
-// articleArticlesFirstFromToCQL reads a partition of articles between the
-// bounds. cqlgenimpl.ReadPage binds org_id, From, To.
-const articleArticlesFirstFromToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ? AND article_id < ?`
-
-// articleArticlesAfter0CQL continues a read of articles after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, article_id.
-const articleArticlesAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id > ?`
-
-// articleArticlesAfterToCQL continues a read of articles after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds org_id, article_id, To.
-const articleArticlesAfterToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id > ? AND article_id < ?`
-
-// articleArticlesAtOrAfterCQL continues a read of articles at or after a row.
-// cqlgenimpl.ReadPage binds org_id, article_id.
-const articleArticlesAtOrAfterCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ?`
-
-// articleArticlesAtOrAfterToCQL continues a read of articles at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, article_id, To.
-const articleArticlesAtOrAfterToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ? AND article_id < ?`
 
 // articleArticlesClustering is the clustering key of e in articles, in order.
 func articleArticlesClustering(e *Article) []any {
@@ -3391,8 +2451,9 @@ func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOpt
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// articleArticlesTagged: the statements of index articles_by_tag on table
-// articles, which serve ArticlesTagged.
+// articleArticlesTagged is the read of table articles through index
+// articles_by_tag, which serves ArticlesTagged; its statements are listed in
+// schema.md.
 var articleArticlesTagged = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "articles",
 	Pattern: "ArticlesTagged",
@@ -3402,31 +2463,21 @@ var articleArticlesTagged = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "article_id", Type: "timeuuid"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "title", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "views", Type: "bigint"},
+		{Name: "updated_at", Type: "timestamp"},
+		{Name: "body", Type: "text"},
+	},
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "tags",
+		Contains: true,
+	},
+	Values: []cqlgenimpl.Column{
 		{Name: "tags", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: articleArticlesTaggedFirstCQL,
-		After: []string{
-			articleArticlesTaggedAfter0CQL,
-		},
-	},
 })
-
-// articleArticlesTaggedFirstCQL reads a partition of articles through index
-// articles_by_tag. cqlgenimpl.ReadIndex binds org_id, the value of tags looked
-// for.
-const articleArticlesTaggedFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND tags CONTAINS ?`
-
-// articleArticlesTaggedAfter0CQL continues a read through articles_by_tag
-// after a row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds org_id, the value of tags looked for,
-// article_id.
-const articleArticlesTaggedAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND tags CONTAINS ? AND article_id > ?`
 
 // articleArticlesTaggedKey is the cursor key of a row read through
 // articles_by_tag: its clustering key.
@@ -3475,8 +2526,9 @@ func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag stri
 	})
 }
 
-// articleArticlesByViews: the statements of index articles_by_views on table
-// articles, which serve ArticlesByViews.
+// articleArticlesByViews is the read of table articles through index
+// articles_by_views, which serves ArticlesByViews; its statements are listed
+// in schema.md.
 var articleArticlesByViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "articles",
 	Pattern: "ArticlesByViews",
@@ -3486,30 +2538,22 @@ var articleArticlesByViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "article_id", Type: "timeuuid"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "title", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
 		{Name: "views", Type: "bigint"},
-		{Name: "views", Type: "bigint"},
+		{Name: "updated_at", Type: "timestamp"},
+		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: articleArticlesByViewsFirstCQL,
-		After: []string{
-			articleArticlesByViewsAfter0CQL,
-		},
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "views",
+		Range:  true,
+	},
+	Values: []cqlgenimpl.Column{
+		{Name: "views", Type: "bigint"},
+		{Name: "views", Type: "bigint"},
 	},
 })
-
-// articleArticlesByViewsFirstCQL reads a partition of articles through index
-// articles_by_views. cqlgenimpl.ReadIndex binds org_id, From, To.
-const articleArticlesByViewsFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND views >= ? AND views < ?`
-
-// articleArticlesByViewsAfter0CQL continues a read through articles_by_views
-// after a row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds org_id, From, To, article_id.
-const articleArticlesByViewsAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND views >= ? AND views < ? AND article_id > ?`
 
 // articleArticlesByViewsKey is the cursor key of a row read through
 // articles_by_views: its clustering key.
@@ -3565,8 +2609,8 @@ func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFr
 	})
 }
 
-// auditEventAuditLog: the statements of table audit_log, which is the source
-// of truth of AuditEvent.
+// auditEventAuditLog is table audit_log, which is the source of truth of
+// AuditEvent; its statements are listed in schema.md.
 var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "audit_log",
 	Pattern: "AuditLog",
@@ -3578,173 +2622,26 @@ var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "event_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "actor", Type: "text"},
 		{Name: "action", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      auditEventAuditLogInsertCQL,
-		InsertTTL:   auditEventAuditLogInsertTTLCQL,
-		Create:      auditEventAuditLogCreateCQL,
-		Delete:      auditEventAuditLogDeleteCQL,
-		Get:         auditEventAuditLogGetCQL,
-		First:       auditEventAuditLogFirstCQL,
-		FirstFrom:   auditEventAuditLogFirstFromCQL,
-		FirstTo:     auditEventAuditLogFirstToCQL,
-		FirstFromTo: auditEventAuditLogFirstFromToCQL,
-		After: []string{
-			auditEventAuditLogAfter0CQL,
-			auditEventAuditLogAfter1CQL,
-		},
-		AfterTo:   auditEventAuditLogAfterToCQL,
-		AtOrAfter: auditEventAuditLogAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       auditEventAuditLogScatterFirstCQL,
-				FirstFrom:   auditEventAuditLogScatterFirstFromCQL,
-				FirstTo:     auditEventAuditLogScatterFirstToCQL,
-				FirstFromTo: auditEventAuditLogScatterFirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// auditEventAuditLogInsertCQL writes a whole row of audit_log. Its
-// placeholders bind org_id, bucket, at, event_id, actor, action, the write
-// timestamp.
-const auditEventAuditLogInsertCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// auditEventAuditLogRow binds auditEventAuditLogInsertCQL for e, written at
-// ts.
+// auditEventAuditLogRow binds the Insert statement of audit_log for e, written
+// at ts.
 func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
-
-// auditEventAuditLogInsertTTLCQL writes a whole row of audit_log with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, bucket, at,
-// event_id, actor, action, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const auditEventAuditLogInsertTTLCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// auditEventAuditLogCreateCQL writes a whole row of audit_log if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds org_id, bucket, at, event_id,
-// actor, action, the TTL in seconds (unset: the table's default).
-const auditEventAuditLogCreateCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// auditEventAuditLogDeleteCQL deletes a row of audit_log by its primary key.
-// Its placeholders bind the write timestamp, org_id, bucket, at, event_id.
-const auditEventAuditLogDeleteCQL = `DELETE FROM audit_log
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id = ?`
-
-// auditEventAuditLogGetCQL reads a row of audit_log by its primary key. Its
-// placeholders bind org_id, bucket, at, event_id.
-const auditEventAuditLogGetCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id = ?`
 
 // auditEventAuditLogScan reads one row of audit_log into e; false when there
 // is none.
 func auditEventAuditLogScan(it cqlgen.Iter, e *AuditEvent) bool {
 	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
-
-// auditEventAuditLogFirstCQL reads a partition of audit_log from its first
-// row. cqlgenimpl.ReadPage binds org_id, bucket.
-const auditEventAuditLogFirstCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ?`
-
-// auditEventAuditLogFirstFromCQL reads a partition of audit_log from the From
-// bound. cqlgenimpl.ReadPage binds org_id, bucket, From.
-const auditEventAuditLogFirstFromCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at <= ?`
-
-// auditEventAuditLogFirstToCQL reads a partition of audit_log from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds org_id, bucket, To.
-const auditEventAuditLogFirstToCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at > ?`
-
-// auditEventAuditLogFirstFromToCQL reads a partition of audit_log between the
-// bounds. cqlgenimpl.ReadPage binds org_id, bucket, From, To.
-const auditEventAuditLogFirstFromToCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// auditEventAuditLogAfter0CQL continues a read of audit_log after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, bucket, at.
-const auditEventAuditLogAfter0CQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at < ?`
-
-// auditEventAuditLogAfter1CQL continues a read of audit_log after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, bucket, at, event_id.
-const auditEventAuditLogAfter1CQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id > ?`
-
-// auditEventAuditLogAfterToCQL continues a read of audit_log after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds org_id, bucket, at, To.
-const auditEventAuditLogAfterToCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at < ? AND at > ?`
-
-// auditEventAuditLogAtOrAfterCQL continues a read of audit_log at or after a
-// row. cqlgenimpl.ReadPage binds org_id, bucket, at, event_id.
-const auditEventAuditLogAtOrAfterCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id >= ?`
-
-// auditEventAuditLogScatterFirstCQL reads a partition of audit_log from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, the list of bucket values, the most rows
-// per bucket.
-const auditEventAuditLogScatterFirstCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// auditEventAuditLogScatterFirstFromCQL reads a partition of audit_log from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, the list of bucket values, From, the most
-// rows per bucket.
-const auditEventAuditLogScatterFirstFromCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// auditEventAuditLogScatterFirstToCQL reads a partition of audit_log from its
-// first row up to the To bound, in several time buckets at once, the bucket
-// named last. cqlgenimpl.ReadPage binds org_id, the list of bucket values, To,
-// the most rows per bucket.
-const auditEventAuditLogScatterFirstToCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// auditEventAuditLogScatterFirstFromToCQL reads a partition of audit_log
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, the list of bucket values, From, To, the
-// most rows per bucket.
-const auditEventAuditLogScatterFirstFromToCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // auditEventAuditLogClustering is the clustering key of e in audit_log, in
 // order.
@@ -3957,8 +2854,8 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// macroMacros: the statements of table macros, which is the source of truth of
-// Macro.
+// macroMacros is table macros, which is the source of truth of Macro; its
+// statements are listed in schema.md.
 var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "macros",
 	Pattern: "Macros",
@@ -3967,28 +2864,14 @@ var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "macro_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "macro_id", Type: "text"},
 		{Name: "team", Type: "text"},
 		{Name: "title", Type: "text"},
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     macroMacrosGetCQL,
-		GetMany: macroMacrosGetManyCQL,
-		State:   macroMacrosStateCQL,
-		Change:  macroMacrosChangeCQL,
-		Remove:  macroMacrosRemoveCQL,
-		Settle:  macroMacrosSettleCQL,
-		Scan:    macroMacrosScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// macroMacrosGetCQL reads a row of macros by its primary key. Its placeholders
-// bind org_id, macro_id.
-const macroMacrosGetCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_deleted
-	FROM macros
-	WHERE org_id = ? AND macro_id = ?`
 
 // macroMacrosScan reads the next row of macros that is no grave of a deleted
 // Macro into e; false when there is none.
@@ -4005,20 +2888,7 @@ func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
 	}
 }
 
-// macroMacrosGetManyCQL reads the rows of macros of several partition keys at
-// once. cqlgenimpl.GetMany binds org_id, the list of macro_id values.
-const macroMacrosGetManyCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_deleted
-	FROM macros
-	WHERE org_id = ? AND macro_id IN ?`
-
-// macroMacrosStateCQL reads a row of macros with the write protocol's columns.
-// Its placeholders bind org_id, macro_id.
-const macroMacrosStateCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM macros
-	WHERE org_id = ? AND macro_id = ?`
-
-// macroMacrosState binds macroMacrosStateCQL: the primary key of e.
+// macroMacrosState binds the State statement of macros: the primary key of e.
 func macroMacrosState(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID}
 }
@@ -4035,62 +2905,26 @@ func macroMacrosData(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
 }
 
-// macroMacrosChangeCQL writes a row of macros if its version is the one read
-// (null: if there is no row). Its placeholders bind team, title, body,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, org_id, macro_id, the version read.
-const macroMacrosChangeCQL = `UPDATE macros
-	SET team = ?, title = ?, body = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND macro_id = ?
-	IF cqlgen_version = ?`
-
-// macroMacrosChange binds macroMacrosChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// macroMacrosChange binds the Change statement of macros: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
-// macroMacrosRemoveCQL leaves a grave of a row of macros if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, org_id, macro_id, the
-// version read.
-const macroMacrosRemoveCQL = `UPDATE macros
-	USING TTL 864000
-	SET team = null, title = null, body = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND macro_id = ?
-	IF cqlgen_version = ?`
-
-// macroMacrosRemove binds macroMacrosRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// macroMacrosRemove binds the Remove statement of macros: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
-// macroMacrosSettleCQL clears the pending record of a row of macros if its
-// version is the one read. Its placeholders bind org_id, macro_id, the version
-// read.
-const macroMacrosSettleCQL = `UPDATE macros
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND macro_id = ?
-	IF cqlgen_version = ?`
-
-// macroMacrosSettle binds macroMacrosSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// macroMacrosSettle binds the Settle statement of macros: it clears the
+// pending record of e's row if the version is still version.
 func macroMacrosSettle(e *Macro, version int64) []any {
 	return []any{e.OrgID, e.MacroID, version}
 }
 
-// macroMacrosScanCQL reads a token range of macros for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const macroMacrosScanCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM macros
-	WHERE token(org_id, macro_id) > ? AND token(org_id, macro_id) <= ?`
-
-// macroMacrosByTitle: the statements of table macros_by_title, which serves
-// MacrosByTitle.
+// macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle; its
+// statements are listed in schema.md.
 var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "macros_by_title",
 	Pattern: "MacrosByTitle",
@@ -4101,38 +2935,15 @@ var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "title", Type: "text"},
 		{Name: "macro_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "team", Type: "text"},
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      macroMacrosByTitleInsertCQL,
-		Delete:      macroMacrosByTitleDeleteCQL,
-		Scan:        macroMacrosByTitleScanCQL,
-		First:       macroMacrosByTitleFirstCQL,
-		FirstFrom:   macroMacrosByTitleFirstFromCQL,
-		FirstTo:     macroMacrosByTitleFirstToCQL,
-		FirstFromTo: macroMacrosByTitleFirstFromToCQL,
-		After: []string{
-			macroMacrosByTitleAfter0CQL,
-		},
-		AfterTo:     macroMacrosByTitleAfterToCQL,
-		AtOrAfter:   macroMacrosByTitleAtOrAfterCQL,
-		AtOrAfterTo: macroMacrosByTitleAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// macroMacrosByTitleInsertCQL writes a whole row of macros_by_title. Its
-// placeholders bind org_id, title, macro_id, team, body, the write timestamp.
-const macroMacrosByTitleInsertCQL = `INSERT INTO macros_by_title (org_id, title, macro_id, team, body)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// macroMacrosByTitleRow binds macroMacrosByTitleInsertCQL for e, written at
-// ts; macros_by_title has no column to leave unset.
+// macroMacrosByTitleRow binds the Insert statement of macros_by_title for e,
+// written at ts; macros_by_title has no column to leave unset.
 func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
 }
@@ -4142,71 +2953,6 @@ func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
 func macroMacrosByTitleKey(e *Macro) []any {
 	return []any{e.OrgID, e.Title, e.MacroID}
 }
-
-// macroMacrosByTitleDeleteCQL deletes a row of macros_by_title by its primary
-// key. Its placeholders bind the write timestamp, org_id, title, macro_id.
-const macroMacrosByTitleDeleteCQL = `DELETE FROM macros_by_title
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND title = ? AND macro_id = ?`
-
-// macroMacrosByTitleScanCQL reads a token range of macros_by_title for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const macroMacrosByTitleScanCQL = `SELECT org_id, title, macro_id, team, body, writetime(team),
-		writetime(body)
-	FROM macros_by_title
-	WHERE token(org_id) > ? AND token(org_id) <= ?`
-
-// macroMacrosByTitleFirstCQL reads a partition of macros_by_title from its
-// first row. cqlgenimpl.ReadPage binds org_id.
-const macroMacrosByTitleFirstCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ?`
-
-// macroMacrosByTitleFirstFromCQL reads a partition of macros_by_title from the
-// From bound. cqlgenimpl.ReadPage binds org_id, From.
-const macroMacrosByTitleFirstFromCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND title >= ?`
-
-// macroMacrosByTitleFirstToCQL reads a partition of macros_by_title from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
-const macroMacrosByTitleFirstToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND title < ?`
-
-// macroMacrosByTitleFirstFromToCQL reads a partition of macros_by_title
-// between the bounds. cqlgenimpl.ReadPage binds org_id, From, To.
-const macroMacrosByTitleFirstFromToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND title >= ? AND title < ?`
-
-// macroMacrosByTitleAfter0CQL continues a read of macros_by_title after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, title, macro_id.
-const macroMacrosByTitleAfter0CQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) > (?, ?)`
-
-// macroMacrosByTitleAfterToCQL continues a read of macros_by_title after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, title, macro_id,
-// To.
-const macroMacrosByTitleAfterToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) > (?, ?) AND title < ?`
-
-// macroMacrosByTitleAtOrAfterCQL continues a read of macros_by_title at or
-// after a row. cqlgenimpl.ReadPage binds org_id, title, macro_id.
-const macroMacrosByTitleAtOrAfterCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) >= (?, ?)`
-
-// macroMacrosByTitleAtOrAfterToCQL continues a read of macros_by_title at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, title,
-// macro_id, To.
-const macroMacrosByTitleAtOrAfterToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) >= (?, ?) AND title < ?`
 
 // macroMacrosByTitleScan reads one row of macros_by_title into e; false when
 // there is none.
@@ -4232,8 +2978,8 @@ func macroMacrosByTitleCompare(a, b *Macro) int {
 	return 0
 }
 
-// macroMacrosByTeam: the statements of table macros_by_team, which serves
-// MacrosByTeam.
+// macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam; its
+// statements are listed in schema.md.
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "macros_by_team",
 	Pattern: "MacrosByTeam",
@@ -4245,38 +2991,14 @@ var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "title", Type: "text"},
 		{Name: "macro_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      macroMacrosByTeamInsertCQL,
-		Delete:      macroMacrosByTeamDeleteCQL,
-		Scan:        macroMacrosByTeamScanCQL,
-		First:       macroMacrosByTeamFirstCQL,
-		FirstFrom:   macroMacrosByTeamFirstFromCQL,
-		FirstTo:     macroMacrosByTeamFirstToCQL,
-		FirstFromTo: macroMacrosByTeamFirstFromToCQL,
-		After: []string{
-			macroMacrosByTeamAfter0CQL,
-		},
-		AfterTo:     macroMacrosByTeamAfterToCQL,
-		AtOrAfter:   macroMacrosByTeamAtOrAfterCQL,
-		AtOrAfterTo: macroMacrosByTeamAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// macroMacrosByTeamInsertCQL writes a whole row of macros_by_team. Its
-// placeholders bind org_id, team, title, macro_id, body, the write timestamp.
-const macroMacrosByTeamInsertCQL = `INSERT INTO macros_by_team (org_id, team, title, macro_id, body)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// macroMacrosByTeamRow binds macroMacrosByTeamInsertCQL for e, written at ts;
-// macros_by_team has no column to leave unset.
+// macroMacrosByTeamRow binds the Insert statement of macros_by_team for e,
+// written at ts; macros_by_team has no column to leave unset.
 func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
 }
@@ -4286,73 +3008,6 @@ func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
 func macroMacrosByTeamKey(e *Macro) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
 }
-
-// macroMacrosByTeamDeleteCQL deletes a row of macros_by_team by its primary
-// key. Its placeholders bind the write timestamp, org_id, team, title,
-// macro_id.
-const macroMacrosByTeamDeleteCQL = `DELETE FROM macros_by_team
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND team = ? AND title = ? AND macro_id = ?`
-
-// macroMacrosByTeamScanCQL reads a token range of macros_by_team for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const macroMacrosByTeamScanCQL = `SELECT org_id, team, title, macro_id, body, writetime(body)
-	FROM macros_by_team
-	WHERE token(org_id, team) > ? AND token(org_id, team) <= ?`
-
-// macroMacrosByTeamFirstCQL reads a partition of macros_by_team from its first
-// row. cqlgenimpl.ReadPage binds org_id, team.
-const macroMacrosByTeamFirstCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ?`
-
-// macroMacrosByTeamFirstFromCQL reads a partition of macros_by_team from the
-// From bound. cqlgenimpl.ReadPage binds org_id, team, From.
-const macroMacrosByTeamFirstFromCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND title >= ?`
-
-// macroMacrosByTeamFirstToCQL reads a partition of macros_by_team from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, team, To.
-const macroMacrosByTeamFirstToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND title < ?`
-
-// macroMacrosByTeamFirstFromToCQL reads a partition of macros_by_team between
-// the bounds. cqlgenimpl.ReadPage binds org_id, team, From, To.
-const macroMacrosByTeamFirstFromToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND title >= ? AND title < ?`
-
-// macroMacrosByTeamAfter0CQL continues a read of macros_by_team after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, team, title, macro_id.
-const macroMacrosByTeamAfter0CQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) > (?, ?)`
-
-// macroMacrosByTeamAfterToCQL continues a read of macros_by_team after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds org_id, team, title, macro_id,
-// To.
-const macroMacrosByTeamAfterToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) > (?, ?)
-		AND title < ?`
-
-// macroMacrosByTeamAtOrAfterCQL continues a read of macros_by_team at or after
-// a row. cqlgenimpl.ReadPage binds org_id, team, title, macro_id.
-const macroMacrosByTeamAtOrAfterCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) >= (?, ?)`
-
-// macroMacrosByTeamAtOrAfterToCQL continues a read of macros_by_team at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, team,
-// title, macro_id, To.
-const macroMacrosByTeamAtOrAfterToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) >= (?, ?)
-		AND title < ?`
 
 // macroMacrosByTeamScan reads one row of macros_by_team into e; false when
 // there is none.
@@ -4801,8 +3456,8 @@ func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string,
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// replyRepliesByTicket: the statements of table replies_by_ticket, which is
-// the source of truth of Reply.
+// replyRepliesByTicket is table replies_by_ticket, which is the source of
+// truth of Reply; its statements are listed in schema.md.
 var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "replies_by_ticket",
 	Pattern: "RepliesByTicket",
@@ -4815,225 +3470,26 @@ var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "reply_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "channel", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "reply_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "author", Type: "text"},
 		{Name: "body", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      replyRepliesByTicketInsertCQL,
-		InsertTTL:   replyRepliesByTicketInsertTTLCQL,
-		Create:      replyRepliesByTicketCreateCQL,
-		Delete:      replyRepliesByTicketDeleteCQL,
-		Get:         replyRepliesByTicketGetCQL,
-		First:       replyRepliesByTicketFirstCQL,
-		FirstFrom:   replyRepliesByTicketFirstFromCQL,
-		FirstTo:     replyRepliesByTicketFirstToCQL,
-		FirstFromTo: replyRepliesByTicketFirstFromToCQL,
-		After: []string{
-			replyRepliesByTicketAfter0CQL,
-			replyRepliesByTicketAfter1CQL,
-			replyRepliesByTicketAfter2CQL,
-		},
-		AfterTo:   replyRepliesByTicketAfterToCQL,
-		AtOrAfter: replyRepliesByTicketAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       replyRepliesByTicketEq1FirstCQL,
-				FirstFrom:   replyRepliesByTicketEq1FirstFromCQL,
-				FirstTo:     replyRepliesByTicketEq1FirstToCQL,
-				FirstFromTo: replyRepliesByTicketEq1FirstFromToCQL,
-				After: []string{
-					replyRepliesByTicketEq1After1CQL,
-					replyRepliesByTicketEq1After2CQL,
-				},
-				AfterTo:   replyRepliesByTicketEq1AfterToCQL,
-				AtOrAfter: replyRepliesByTicketEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Prefix:    1,
 })
 
-// replyRepliesByTicketInsertCQL writes a whole row of replies_by_ticket. Its
-// placeholders bind org_id, ticket_id, channel, sent_at, reply_id, author,
-// body, the write timestamp.
-const replyRepliesByTicketInsertCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
-		reply_id, author, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// replyRepliesByTicketRow binds replyRepliesByTicketInsertCQL for e, written
-// at ts.
+// replyRepliesByTicketRow binds the Insert statement of replies_by_ticket for
+// e, written at ts.
 func replyRepliesByTicketRow(e *Reply, ts int64) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
-
-// replyRepliesByTicketInsertTTLCQL writes a whole row of replies_by_ticket
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// ticket_id, channel, sent_at, reply_id, author, body, the TTL in seconds
-// (unset: the table's default), the write timestamp.
-const replyRepliesByTicketInsertTTLCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
-		reply_id, author, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// replyRepliesByTicketCreateCQL writes a whole row of replies_by_ticket if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, ticket_id,
-// channel, sent_at, reply_id, author, body, the TTL in seconds (unset: the
-// table's default).
-const replyRepliesByTicketCreateCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
-		reply_id, author, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// replyRepliesByTicketDeleteCQL deletes a row of replies_by_ticket by its
-// primary key. Its placeholders bind the write timestamp, org_id, ticket_id,
-// channel, sent_at, reply_id.
-const replyRepliesByTicketDeleteCQL = `DELETE FROM replies_by_ticket
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id = ?`
-
-// replyRepliesByTicketGetCQL reads a row of replies_by_ticket by its primary
-// key. Its placeholders bind org_id, ticket_id, channel, sent_at, reply_id.
-const replyRepliesByTicketGetCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id = ?`
 
 // replyRepliesByTicketScan reads one row of replies_by_ticket into e; false
 // when there is none.
 func replyRepliesByTicketScan(it cqlgen.Iter, e *Reply) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
-
-// replyRepliesByTicketFirstCQL reads a partition of replies_by_ticket from its
-// first row. cqlgenimpl.ReadPage binds org_id, ticket_id.
-const replyRepliesByTicketFirstCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ?`
-
-// replyRepliesByTicketFirstFromCQL reads a partition of replies_by_ticket from
-// the From bound. cqlgenimpl.ReadPage binds org_id, ticket_id, From.
-const replyRepliesByTicketFirstFromCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel >= ?`
-
-// replyRepliesByTicketFirstToCQL reads a partition of replies_by_ticket from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, To.
-const replyRepliesByTicketFirstToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel < ?`
-
-// replyRepliesByTicketFirstFromToCQL reads a partition of replies_by_ticket
-// between the bounds. cqlgenimpl.ReadPage binds org_id, ticket_id, From, To.
-const replyRepliesByTicketFirstFromToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel >= ? AND channel < ?`
-
-// replyRepliesByTicketAfter0CQL continues a read of replies_by_ticket after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, channel.
-const replyRepliesByTicketAfter0CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel > ?`
-
-// replyRepliesByTicketAfter1CQL continues a read of replies_by_ticket after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, channel, sent_at.
-const replyRepliesByTicketAfter1CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?`
-
-// replyRepliesByTicketAfter2CQL continues a read of replies_by_ticket after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, channel, sent_at, reply_id.
-const replyRepliesByTicketAfter2CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id > ?`
-
-// replyRepliesByTicketAfterToCQL continues a read of replies_by_ticket after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, ticket_id,
-// channel, To.
-const replyRepliesByTicketAfterToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel > ? AND channel < ?`
-
-// replyRepliesByTicketAtOrAfterCQL continues a read of replies_by_ticket at or
-// after a row. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at,
-// reply_id.
-const replyRepliesByTicketAtOrAfterCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id >= ?`
-
-// replyRepliesByTicketEq1FirstCQL reads a partition of replies_by_ticket from
-// its first row, in the rows of one channel. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, channel.
-const replyRepliesByTicketEq1FirstCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ?`
-
-// replyRepliesByTicketEq1FirstFromCQL reads a partition of replies_by_ticket
-// from the From bound, in the rows of one channel. cqlgenimpl.ReadPage binds
-// org_id, ticket_id, channel, From.
-const replyRepliesByTicketEq1FirstFromCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at <= ?`
-
-// replyRepliesByTicketEq1FirstToCQL reads a partition of replies_by_ticket
-// from its first row up to the To bound, in the rows of one channel.
-// cqlgenimpl.ReadPage binds org_id, ticket_id, channel, To.
-const replyRepliesByTicketEq1FirstToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at > ?`
-
-// replyRepliesByTicketEq1FirstFromToCQL reads a partition of replies_by_ticket
-// between the bounds, in the rows of one channel. cqlgenimpl.ReadPage binds
-// org_id, ticket_id, channel, From, To.
-const replyRepliesByTicketEq1FirstFromToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at <= ?
-		AND sent_at > ?`
-
-// replyRepliesByTicketEq1After1CQL continues a read of replies_by_ticket after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// channel. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at.
-const replyRepliesByTicketEq1After1CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?`
-
-// replyRepliesByTicketEq1After2CQL continues a read of replies_by_ticket after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// channel. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at,
-// reply_id.
-const replyRepliesByTicketEq1After2CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id > ?`
-
-// replyRepliesByTicketEq1AfterToCQL continues a read of replies_by_ticket
-// after a row, up to the To bound, in the rows of one channel.
-// cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at, To.
-const replyRepliesByTicketEq1AfterToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?
-		AND sent_at > ?`
-
-// replyRepliesByTicketEq1AtOrAfterCQL continues a read of replies_by_ticket at
-// or after a row, in the rows of one channel. cqlgenimpl.ReadPage binds
-// org_id, ticket_id, channel, sent_at, reply_id.
-const replyRepliesByTicketEq1AtOrAfterCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id >= ?`
 
 // replyRepliesByTicketClustering is the clustering key of e in
 // replies_by_ticket, in order.
@@ -5290,8 +3746,8 @@ func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID 
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// agentSessionAgentSessions: the statements of table agent_sessions, which is
-// the source of truth of AgentSession.
+// agentSessionAgentSessions is table agent_sessions, which is the source of
+// truth of AgentSession; its statements are listed in schema.md.
 var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agent_sessions",
 	Pattern: "AgentSessions",
@@ -5299,80 +3755,26 @@ var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "org_id", Type: "text"},
 		{Name: "session_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "session_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "agent_id", Type: "text"},
 		{Name: "signed_in", Type: "timestamp"},
 		{Name: "user_agent", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    agentSessionAgentSessionsInsertCQL,
-		InsertTTL: agentSessionAgentSessionsInsertTTLCQL,
-		Create:    agentSessionAgentSessionsCreateCQL,
-		Delete:    agentSessionAgentSessionsDeleteCQL,
-		Get:       agentSessionAgentSessionsGetCQL,
-		GetMany:   agentSessionAgentSessionsGetManyCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// agentSessionAgentSessionsInsertCQL writes a whole row of agent_sessions. Its
-// placeholders bind org_id, session_id, agent_id, signed_in, user_agent, the
-// write timestamp.
-const agentSessionAgentSessionsInsertCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
-		user_agent)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// agentSessionAgentSessionsRow binds agentSessionAgentSessionsInsertCQL for e,
-// written at ts.
+// agentSessionAgentSessionsRow binds the Insert statement of agent_sessions
+// for e, written at ts.
 func agentSessionAgentSessionsRow(e *AgentSession, ts int64) []any {
 	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
 }
-
-// agentSessionAgentSessionsInsertTTLCQL writes a whole row of agent_sessions
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
-// table's default), the write timestamp.
-const agentSessionAgentSessionsInsertTTLCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
-		user_agent)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// agentSessionAgentSessionsCreateCQL writes a whole row of agent_sessions if
-// no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional
-// write takes no client timestamp. cqlgenimpl.ReadPage binds org_id,
-// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
-// table's default).
-const agentSessionAgentSessionsCreateCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
-		user_agent)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// agentSessionAgentSessionsDeleteCQL deletes a row of agent_sessions by its
-// primary key. Its placeholders bind the write timestamp, org_id, session_id.
-const agentSessionAgentSessionsDeleteCQL = `DELETE FROM agent_sessions
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND session_id = ?`
-
-// agentSessionAgentSessionsGetCQL reads a row of agent_sessions by its primary
-// key. Its placeholders bind org_id, session_id.
-const agentSessionAgentSessionsGetCQL = `SELECT org_id, session_id, agent_id, signed_in, user_agent
-	FROM agent_sessions
-	WHERE org_id = ? AND session_id = ?`
 
 // agentSessionAgentSessionsScan reads one row of agent_sessions into e; false
 // when there is none.
 func agentSessionAgentSessionsScan(it cqlgen.Iter, e *AgentSession) bool {
 	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
-
-// agentSessionAgentSessionsGetManyCQL reads the rows of agent_sessions of
-// several partition keys at once. cqlgenimpl.GetMany binds org_id, the list of
-// session_id values.
-const agentSessionAgentSessionsGetManyCQL = `SELECT org_id, session_id, agent_id, signed_in, user_agent
-	FROM agent_sessions
-	WHERE org_id = ? AND session_id IN ?`
 
 // AgentSessionRepo reads and writes AgentSession in table agent_sessions.
 type AgentSessionRepo struct {
@@ -5552,82 +3954,34 @@ func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs
 	})
 }
 
-// organisationOrganisations: the statements of table organisations, which is
-// the source of truth of Organisation.
+// organisationOrganisations is table organisations, which is the source of
+// truth of Organisation; its statements are listed in schema.md.
 var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "organisations",
 	Pattern: "Organisations",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "org_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "owner", Type: "text"},
 		{Name: "plan", Type: "text"},
 		{Name: "signed_up", Type: "timestamp"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    organisationOrganisationsInsertCQL,
-		InsertTTL: organisationOrganisationsInsertTTLCQL,
-		Create:    organisationOrganisationsCreateCQL,
-		Delete:    organisationOrganisationsDeleteCQL,
-		Get:       organisationOrganisationsGetCQL,
-		GetMany:   organisationOrganisationsGetManyCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// organisationOrganisationsInsertCQL writes a whole row of organisations. Its
-// placeholders bind org_id, owner, plan, signed_up, the write timestamp.
-const organisationOrganisationsInsertCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// organisationOrganisationsRow binds organisationOrganisationsInsertCQL for e,
-// written at ts.
+// organisationOrganisationsRow binds the Insert statement of organisations for
+// e, written at ts.
 func organisationOrganisationsRow(e *Organisation, ts int64) []any {
 	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
 }
-
-// organisationOrganisationsInsertTTLCQL writes a whole row of organisations
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// owner, plan, signed_up, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const organisationOrganisationsInsertTTLCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// organisationOrganisationsCreateCQL writes a whole row of organisations if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, owner, plan,
-// signed_up, the TTL in seconds (unset: the table's default).
-const organisationOrganisationsCreateCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// organisationOrganisationsDeleteCQL deletes a row of organisations by its
-// primary key. Its placeholders bind the write timestamp, org_id.
-const organisationOrganisationsDeleteCQL = `DELETE FROM organisations
-	USING TIMESTAMP ?
-	WHERE org_id = ?`
-
-// organisationOrganisationsGetCQL reads a row of organisations by its primary
-// key. Its placeholders bind org_id.
-const organisationOrganisationsGetCQL = `SELECT org_id, owner, plan, signed_up
-	FROM organisations
-	WHERE org_id = ?`
 
 // organisationOrganisationsScan reads one row of organisations into e; false
 // when there is none.
 func organisationOrganisationsScan(it cqlgen.Iter, e *Organisation) bool {
 	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
-
-// organisationOrganisationsGetManyCQL reads the rows of organisations of
-// several partition keys at once. cqlgenimpl.GetMany binds the list of org_id
-// values.
-const organisationOrganisationsGetManyCQL = `SELECT org_id, owner, plan, signed_up
-	FROM organisations
-	WHERE org_id IN ?`
 
 // OrganisationRepo reads and writes Organisation in table organisations.
 type OrganisationRepo struct {
@@ -5787,8 +4141,8 @@ func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlg
 	})
 }
 
-// timeEntryTimeEntries: the statements of table time_entries, which is the
-// source of truth of TimeEntry.
+// timeEntryTimeEntries is table time_entries, which is the source of truth of
+// TimeEntry; its statements are listed in schema.md.
 var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "time_entries",
 	Pattern: "TimeEntries",
@@ -5801,61 +4155,20 @@ var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "logged_at", Type: "timestamp", Desc: true},
 		{Name: "entry_id", Type: "timeuuid"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      timeEntryTimeEntriesInsertCQL,
-		Delete:      timeEntryTimeEntriesDeleteCQL,
-		Get:         timeEntryTimeEntriesGetCQL,
-		Scan:        timeEntryTimeEntriesScanCQL,
-		State:       timeEntryTimeEntriesStateCQL,
-		First:       timeEntryTimeEntriesFirstCQL,
-		FirstFrom:   timeEntryTimeEntriesFirstFromCQL,
-		FirstTo:     timeEntryTimeEntriesFirstToCQL,
-		FirstFromTo: timeEntryTimeEntriesFirstFromToCQL,
-		After: []string{
-			timeEntryTimeEntriesAfter0CQL,
-			timeEntryTimeEntriesAfter1CQL,
-		},
-		AfterTo:   timeEntryTimeEntriesAfterToCQL,
-		AtOrAfter: timeEntryTimeEntriesAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       timeEntryTimeEntriesScatterFirstCQL,
-				FirstFrom:   timeEntryTimeEntriesScatterFirstFromCQL,
-				FirstTo:     timeEntryTimeEntriesScatterFirstToCQL,
-				FirstFromTo: timeEntryTimeEntriesScatterFirstFromToCQL,
-			},
-		},
+	Columns: []cqlgenimpl.Column{
+		{Name: "ticket_id", Type: "timeuuid"},
+		{Name: "spent", Type: "bigint"},
 	},
+	Canonical:  true,
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// timeEntryTimeEntriesInsertCQL writes a whole row of time_entries. Its
-// placeholders bind org_id, agent_id, week_start, logged_at, entry_id,
-// ticket_id, spent, the write timestamp.
-const timeEntryTimeEntriesInsertCQL = `INSERT INTO time_entries (org_id, agent_id, week_start, logged_at,
-		entry_id, ticket_id, spent)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// timeEntryTimeEntriesRow binds timeEntryTimeEntriesInsertCQL for e, written
-// at ts; time_entries has no column to leave unset.
+// timeEntryTimeEntriesRow binds the Insert statement of time_entries for e,
+// written at ts; time_entries has no column to leave unset.
 func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
-
-// timeEntryTimeEntriesDeleteCQL deletes a row of time_entries by its primary
-// key. Its placeholders bind the write timestamp, org_id, agent_id,
-// week_start, logged_at, entry_id.
-const timeEntryTimeEntriesDeleteCQL = `DELETE FROM time_entries
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id = ?`
-
-// timeEntryTimeEntriesGetCQL reads a row of time_entries by its primary key.
-// Its placeholders bind org_id, agent_id, week_start, logged_at, entry_id.
-const timeEntryTimeEntriesGetCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id = ?`
 
 // timeEntryTimeEntriesScan reads one row of time_entries into e; false when
 // there is none.
@@ -5863,26 +4176,8 @@ func timeEntryTimeEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
-// timeEntryTimeEntriesScanCQL reads a token range of time_entries for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const timeEntryTimeEntriesScanCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		writetime(ticket_id), writetime(spent)
-	FROM time_entries
-	WHERE token(org_id, agent_id, week_start) > ?
-		AND token(org_id, agent_id, week_start) <= ?`
-
-// timeEntryTimeEntriesStateCQL reads a row of time_entries again for repair,
-// with its write timestamp. Its placeholders bind org_id, agent_id,
-// week_start, logged_at, entry_id.
-const timeEntryTimeEntriesStateCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		writetime(ticket_id), writetime(spent)
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id = ?`
-
-// timeEntryTimeEntriesState binds timeEntryTimeEntriesStateCQL: the primary
-// key of e.
+// timeEntryTimeEntriesState binds the State statement of time_entries: the
+// primary key of e.
 func timeEntryTimeEntriesState(e *TimeEntry) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
 }
@@ -5895,105 +4190,6 @@ func timeEntryTimeEntriesScanState(it cqlgen.Iter) (v cqlgenimpl.State[TimeEntry
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// timeEntryTimeEntriesFirstCQL reads a partition of time_entries from its
-// first row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start.
-const timeEntryTimeEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ?`
-
-// timeEntryTimeEntriesFirstFromCQL reads a partition of time_entries from the
-// From bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From.
-const timeEntryTimeEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?`
-
-// timeEntryTimeEntriesFirstToCQL reads a partition of time_entries from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
-// week_start, To.
-const timeEntryTimeEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at > ?`
-
-// timeEntryTimeEntriesFirstFromToCQL reads a partition of time_entries between
-// the bounds. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From,
-// To.
-const timeEntryTimeEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?
-		AND logged_at > ?`
-
-// timeEntryTimeEntriesAfter0CQL continues a read of time_entries after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, agent_id, week_start, logged_at.
-const timeEntryTimeEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?`
-
-// timeEntryTimeEntriesAfter1CQL continues a read of time_entries after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, agent_id, week_start, logged_at, entry_id.
-const timeEntryTimeEntriesAfter1CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id > ?`
-
-// timeEntryTimeEntriesAfterToCQL continues a read of time_entries after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
-// logged_at, To.
-const timeEntryTimeEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?
-		AND logged_at > ?`
-
-// timeEntryTimeEntriesAtOrAfterCQL continues a read of time_entries at or
-// after a row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
-// logged_at, entry_id.
-const timeEntryTimeEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id >= ?`
-
-// timeEntryTimeEntriesScatterFirstCQL reads a partition of time_entries from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
-// the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryTimeEntriesScatterFirstFromCQL reads a partition of time_entries
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
-// From, the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at <= ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryTimeEntriesScatterFirstToCQL reads a partition of time_entries from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
-// week_start values, To, the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at > ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryTimeEntriesScatterFirstFromToCQL reads a partition of time_entries
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
-// From, To, the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at <= ?
-		AND logged_at > ?
-	PER PARTITION LIMIT ?`
 
 // timeEntryTimeEntriesClustering is the clustering key of e in time_entries,
 // in order.
@@ -6013,8 +4209,8 @@ func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 	return 0
 }
 
-// timeEntryPayPeriodEntries: the statements of table
-// time_entries_by_pay_period, which serves PayPeriodEntries.
+// timeEntryPayPeriodEntries is table time_entries_by_pay_period, which serves
+// PayPeriodEntries; its statements are listed in schema.md.
 var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "time_entries_by_pay_period",
 	Pattern: "PayPeriodEntries",
@@ -6027,179 +4223,20 @@ var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "logged_at", Type: "timestamp"},
 		{Name: "entry_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "period_start", Type: "date"},
-		{Name: "logged_at", Type: "timestamp"},
-		{Name: "entry_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ticket_id", Type: "timeuuid"},
 		{Name: "spent", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      timeEntryPayPeriodEntriesInsertCQL,
-		Delete:      timeEntryPayPeriodEntriesDeleteCQL,
-		Scan:        timeEntryPayPeriodEntriesScanCQL,
-		First:       timeEntryPayPeriodEntriesFirstCQL,
-		FirstFrom:   timeEntryPayPeriodEntriesFirstFromCQL,
-		FirstTo:     timeEntryPayPeriodEntriesFirstToCQL,
-		FirstFromTo: timeEntryPayPeriodEntriesFirstFromToCQL,
-		After: []string{
-			timeEntryPayPeriodEntriesAfter0CQL,
-		},
-		AfterTo:     timeEntryPayPeriodEntriesAfterToCQL,
-		AtOrAfter:   timeEntryPayPeriodEntriesAtOrAfterCQL,
-		AtOrAfterTo: timeEntryPayPeriodEntriesAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       timeEntryPayPeriodEntriesScatterFirstCQL,
-				FirstFrom:   timeEntryPayPeriodEntriesScatterFirstFromCQL,
-				FirstTo:     timeEntryPayPeriodEntriesScatterFirstToCQL,
-				FirstFromTo: timeEntryPayPeriodEntriesScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// timeEntryPayPeriodEntriesInsertCQL writes a whole row of
-// time_entries_by_pay_period. Its placeholders bind org_id, agent_id,
-// period_start, logged_at, entry_id, ticket_id, spent, the write timestamp.
-const timeEntryPayPeriodEntriesInsertCQL = `INSERT INTO time_entries_by_pay_period (org_id, agent_id, period_start,
-		logged_at, entry_id, ticket_id, spent)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// timeEntryPayPeriodEntriesRow binds timeEntryPayPeriodEntriesInsertCQL for e,
-// written at ts; time_entries_by_pay_period has no column to leave unset.
+// timeEntryPayPeriodEntriesRow binds the Insert statement of
+// time_entries_by_pay_period for e, written at ts; time_entries_by_pay_period
+// has no column to leave unset.
 func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
-
-// timeEntryPayPeriodEntriesDeleteCQL deletes a row of
-// time_entries_by_pay_period by its primary key. Its placeholders bind the
-// write timestamp, org_id, agent_id, period_start, logged_at, entry_id.
-const timeEntryPayPeriodEntriesDeleteCQL = `DELETE FROM time_entries_by_pay_period
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at = ?
-		AND entry_id = ?`
-
-// timeEntryPayPeriodEntriesScanCQL reads a token range of
-// time_entries_by_pay_period for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const timeEntryPayPeriodEntriesScanCQL = `SELECT org_id, agent_id, period_start, logged_at, entry_id, ticket_id,
-		spent, writetime(ticket_id), writetime(spent)
-	FROM time_entries_by_pay_period
-	WHERE token(org_id, agent_id, period_start) > ?
-		AND token(org_id, agent_id, period_start) <= ?`
-
-// timeEntryPayPeriodEntriesFirstCQL reads a partition of
-// time_entries_by_pay_period from its first row. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start.
-const timeEntryPayPeriodEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?`
-
-// timeEntryPayPeriodEntriesFirstFromCQL reads a partition of
-// time_entries_by_pay_period from the From bound. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start, From.
-const timeEntryPayPeriodEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND logged_at >= ?`
-
-// timeEntryPayPeriodEntriesFirstToCQL reads a partition of
-// time_entries_by_pay_period from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, To.
-const timeEntryPayPeriodEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesFirstFromToCQL reads a partition of
-// time_entries_by_pay_period between the bounds. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start, From, To.
-const timeEntryPayPeriodEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND logged_at >= ? AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesAfter0CQL continues a read of
-// time_entries_by_pay_period after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds org_id, agent_id, period_start,
-// logged_at, entry_id.
-const timeEntryPayPeriodEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) > (?, ?)`
-
-// timeEntryPayPeriodEntriesAfterToCQL continues a read of
-// time_entries_by_pay_period after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
-// entry_id, To.
-const timeEntryPayPeriodEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) > (?, ?) AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesAtOrAfterCQL continues a read of
-// time_entries_by_pay_period at or after a row. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start, logged_at, entry_id.
-const timeEntryPayPeriodEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) >= (?, ?)`
-
-// timeEntryPayPeriodEntriesAtOrAfterToCQL continues a read of
-// time_entries_by_pay_period at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
-// entry_id, To.
-const timeEntryPayPeriodEntriesAtOrAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) >= (?, ?) AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesScatterFirstCQL reads a partition of
-// time_entries_by_pay_period from its first row, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
-// list of period_start values, the most rows per bucket.
-const timeEntryPayPeriodEntriesScatterFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryPayPeriodEntriesScatterFirstFromCQL reads a partition of
-// time_entries_by_pay_period from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
-// list of period_start values, From, the most rows per bucket.
-const timeEntryPayPeriodEntriesScatterFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-		AND logged_at >= ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryPayPeriodEntriesScatterFirstToCQL reads a partition of
-// time_entries_by_pay_period from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// org_id, agent_id, the list of period_start values, To, the most rows per
-// bucket.
-const timeEntryPayPeriodEntriesScatterFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-		AND logged_at < ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryPayPeriodEntriesScatterFirstFromToCQL reads a partition of
-// time_entries_by_pay_period between the bounds, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
-// list of period_start values, From, To, the most rows per bucket.
-const timeEntryPayPeriodEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-		AND logged_at >= ? AND logged_at < ?
-	PER PARTITION LIMIT ?`
 
 // timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period
 // into e; false when there is none.
@@ -6576,8 +4613,8 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// cannedReplyCannedReplies: the statements of table canned_replies, which is
-// the source of truth of CannedReply.
+// cannedReplyCannedReplies is table canned_replies, which is the source of
+// truth of CannedReply; its statements are listed in schema.md.
 var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "canned_replies",
 	Pattern: "CannedReplies",
@@ -6587,129 +4624,27 @@ var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "reply_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "reply_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "title", Type: "text"},
 		{Name: "body", Type: "text"},
 		{Name: "embedding", Type: "vector<float, 384>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      cannedReplyCannedRepliesInsertCQL,
-		InsertTTL:   cannedReplyCannedRepliesInsertTTLCQL,
-		Create:      cannedReplyCannedRepliesCreateCQL,
-		Delete:      cannedReplyCannedRepliesDeleteCQL,
-		Get:         cannedReplyCannedRepliesGetCQL,
-		First:       cannedReplyCannedRepliesFirstCQL,
-		FirstFrom:   cannedReplyCannedRepliesFirstFromCQL,
-		FirstTo:     cannedReplyCannedRepliesFirstToCQL,
-		FirstFromTo: cannedReplyCannedRepliesFirstFromToCQL,
-		After: []string{
-			cannedReplyCannedRepliesAfter0CQL,
-		},
-		AfterTo:     cannedReplyCannedRepliesAfterToCQL,
-		AtOrAfter:   cannedReplyCannedRepliesAtOrAfterCQL,
-		AtOrAfterTo: cannedReplyCannedRepliesAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// cannedReplyCannedRepliesInsertCQL writes a whole row of canned_replies. Its
-// placeholders bind org_id, reply_id, title, body, embedding, the write
-// timestamp.
-const cannedReplyCannedRepliesInsertCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// cannedReplyCannedRepliesRow binds cannedReplyCannedRepliesInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
+// cannedReplyCannedRepliesRow binds the Insert statement of canned_replies for
+// e, written at ts. With unset, nil pointers and empty collections are left
 // unset, writing no tombstone; without, they clear their columns.
 func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
 }
-
-// cannedReplyCannedRepliesInsertTTLCQL writes a whole row of canned_replies
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// reply_id, title, body, embedding, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const cannedReplyCannedRepliesInsertTTLCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// cannedReplyCannedRepliesCreateCQL writes a whole row of canned_replies if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, reply_id,
-// title, body, embedding, the TTL in seconds (unset: the table's default).
-const cannedReplyCannedRepliesCreateCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// cannedReplyCannedRepliesDeleteCQL deletes a row of canned_replies by its
-// primary key. Its placeholders bind the write timestamp, org_id, reply_id.
-const cannedReplyCannedRepliesDeleteCQL = `DELETE FROM canned_replies
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND reply_id = ?`
-
-// cannedReplyCannedRepliesGetCQL reads a row of canned_replies by its primary
-// key. Its placeholders bind org_id, reply_id.
-const cannedReplyCannedRepliesGetCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id = ?`
 
 // cannedReplyCannedRepliesScan reads one row of canned_replies into e; false
 // when there is none.
 func cannedReplyCannedRepliesScan(it cqlgen.Iter, e *CannedReply) bool {
 	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
-
-// cannedReplyCannedRepliesFirstCQL reads a partition of canned_replies from
-// its first row. cqlgenimpl.ReadPage binds org_id.
-const cannedReplyCannedRepliesFirstCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ?`
-
-// cannedReplyCannedRepliesFirstFromCQL reads a partition of canned_replies
-// from the From bound. cqlgenimpl.ReadPage binds org_id, From.
-const cannedReplyCannedRepliesFirstFromCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ?`
-
-// cannedReplyCannedRepliesFirstToCQL reads a partition of canned_replies from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
-const cannedReplyCannedRepliesFirstToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id < ?`
-
-// cannedReplyCannedRepliesFirstFromToCQL reads a partition of canned_replies
-// between the bounds. cqlgenimpl.ReadPage binds org_id, From, To.
-const cannedReplyCannedRepliesFirstFromToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
-
-// cannedReplyCannedRepliesAfter0CQL continues a read of canned_replies after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, reply_id.
-const cannedReplyCannedRepliesAfter0CQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id > ?`
-
-// cannedReplyCannedRepliesAfterToCQL continues a read of canned_replies after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, reply_id, To.
-const cannedReplyCannedRepliesAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id > ? AND reply_id < ?`
-
-// cannedReplyCannedRepliesAtOrAfterCQL continues a read of canned_replies at
-// or after a row. cqlgenimpl.ReadPage binds org_id, reply_id.
-const cannedReplyCannedRepliesAtOrAfterCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ?`
-
-// cannedReplyCannedRepliesAtOrAfterToCQL continues a read of canned_replies at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// reply_id, To.
-const cannedReplyCannedRepliesAtOrAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
 
 // cannedReplyCannedRepliesClustering is the clustering key of e in
 // canned_replies, in order.
@@ -6918,9 +4853,9 @@ func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *Ca
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// cannedReplySimilarReplies: the statements of index
-// canned_replies_by_embedding on table canned_replies, which serve
-// SimilarReplies.
+// cannedReplySimilarReplies is the read of table canned_replies through index
+// canned_replies_by_embedding, which serves SimilarReplies; its statements are
+// listed in schema.md.
 var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "canned_replies",
 	Pattern: "SimilarReplies",
@@ -6930,23 +4865,19 @@ var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "reply_id", Type: "timeuuid"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "title", Type: "text"},
+		{Name: "body", Type: "text"},
 		{Name: "embedding", Type: "vector<float, 384>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Nearest: cannedReplySimilarRepliesNearestCQL,
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "embedding",
+		ANN:    true,
+	},
+	Values: []cqlgenimpl.Column{
+		{Name: "embedding", Type: "vector<float, 384>"},
 	},
 })
-
-// cannedReplySimilarRepliesNearestCQL reads the rows of a partition of
-// canned_replies nearest a vector through the ANN index
-// canned_replies_by_embedding. cqlgenimpl.ReadNearest binds org_id, the value
-// of embedding looked for, the limit.
-const cannedReplySimilarRepliesNearestCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ?
-	ORDER BY embedding ANN OF ?
-	LIMIT ?`
 
 // SimilarRepliesOptions are the optional parts of a SimilarReplies read.
 type SimilarRepliesOptions struct {

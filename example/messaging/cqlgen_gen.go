@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// messageMessagesByConversation: the statements of table
-// messages_by_conversation, which is the source of truth of Message.
+// messageMessagesByConversation is table messages_by_conversation, which is
+// the source of truth of Message; its statements are listed in schema.md.
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_conversation",
 	Pattern: "MessagesByConversation",
@@ -28,53 +28,20 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "timeuuid"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByConversationInsertCQL,
-		Delete:      messageMessagesByConversationDeleteCQL,
-		Get:         messageMessagesByConversationGetCQL,
-		Scan:        messageMessagesByConversationScanCQL,
-		State:       messageMessagesByConversationStateCQL,
-		First:       messageMessagesByConversationFirstCQL,
-		FirstFrom:   messageMessagesByConversationFirstFromCQL,
-		FirstTo:     messageMessagesByConversationFirstToCQL,
-		FirstFromTo: messageMessagesByConversationFirstFromToCQL,
-		After: []string{
-			messageMessagesByConversationAfter0CQL,
-			messageMessagesByConversationAfter1CQL,
-		},
-		AfterTo:   messageMessagesByConversationAfterToCQL,
-		AtOrAfter: messageMessagesByConversationAtOrAfterCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "text", Type: "text"},
 	},
+	Canonical:  true,
+	Maintained: true,
 })
 
-// messageMessagesByConversationInsertCQL writes a whole row of
-// messages_by_conversation. Its placeholders bind conversation_id, sent_at,
-// message_id, user_id, text, the write timestamp.
-const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversation (conversation_id, sent_at,
-		message_id, user_id, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts;
-// messages_by_conversation has no column to leave unset.
+// messageMessagesByConversationRow binds the Insert statement of
+// messages_by_conversation for e, written at ts; messages_by_conversation has
+// no column to leave unset.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
-
-// messageMessagesByConversationDeleteCQL deletes a row of
-// messages_by_conversation by its primary key. Its placeholders bind the write
-// timestamp, conversation_id, sent_at, message_id.
-const messageMessagesByConversationDeleteCQL = `DELETE FROM messages_by_conversation
-	USING TIMESTAMP ?
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationGetCQL reads a row of messages_by_conversation
-// by its primary key. Its placeholders bind conversation_id, sent_at,
-// message_id.
-const messageMessagesByConversationGetCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
 
 // messageMessagesByConversationScan reads one row of messages_by_conversation
 // into e; false when there is none.
@@ -82,24 +49,8 @@ func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
 
-// messageMessagesByConversationScanCQL reads a token range of
-// messages_by_conversation for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const messageMessagesByConversationScanCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
-		writetime(user_id), writetime(text)
-	FROM messages_by_conversation
-	WHERE token(conversation_id) > ? AND token(conversation_id) <= ?`
-
-// messageMessagesByConversationStateCQL reads a row of
-// messages_by_conversation again for repair, with its write timestamp. Its
-// placeholders bind conversation_id, sent_at, message_id.
-const messageMessagesByConversationStateCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
-		writetime(user_id), writetime(text)
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationState binds
-// messageMessagesByConversationStateCQL: the primary key of e.
+// messageMessagesByConversationState binds the State statement of
+// messages_by_conversation: the primary key of e.
 func messageMessagesByConversationState(e *Message) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID}
 }
@@ -113,63 +64,6 @@ func messageMessagesByConversationScanState(it cqlgen.Iter) (v cqlgenimpl.State[
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// messageMessagesByConversationFirstCQL reads a partition of
-// messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
-// conversation_id.
-const messageMessagesByConversationFirstCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ?`
-
-// messageMessagesByConversationFirstFromCQL reads a partition of
-// messages_by_conversation from the From bound. cqlgenimpl.ReadPage binds
-// conversation_id, From.
-const messageMessagesByConversationFirstFromCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ?`
-
-// messageMessagesByConversationFirstToCQL reads a partition of
-// messages_by_conversation from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, To.
-const messageMessagesByConversationFirstToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at > ?`
-
-// messageMessagesByConversationFirstFromToCQL reads a partition of
-// messages_by_conversation between the bounds. cqlgenimpl.ReadPage binds
-// conversation_id, From, To.
-const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByConversationAfter0CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at.
-const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ?`
-
-// messageMessagesByConversationAfter1CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at,
-// message_id.
-const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByConversationAfterToCQL continues a read of
-// messages_by_conversation after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at, To.
-const messageMessagesByConversationAfterToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByConversationAtOrAfterCQL continues a read of
-// messages_by_conversation at or after a row. cqlgenimpl.ReadPage binds
-// conversation_id, sent_at, message_id.
-const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id >= ?`
 
 // messageMessagesByConversationClustering is the clustering key of e in
 // messages_by_conversation, in order.
@@ -189,8 +83,8 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 	return 0
 }
 
-// messageMessagesByUser: the statements of table messages_by_user, which
-// serves MessagesByUser.
+// messageMessagesByUser is table messages_by_user, which serves
+// MessagesByUser; its statements are listed in schema.md.
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_user",
 	Pattern: "MessagesByUser",
@@ -201,108 +95,18 @@ var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "sent_at", Type: "timestamp", Desc: true},
 		{Name: "message_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "conversation_id", Type: "text"},
 		{Name: "text", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByUserInsertCQL,
-		Delete:      messageMessagesByUserDeleteCQL,
-		Scan:        messageMessagesByUserScanCQL,
-		First:       messageMessagesByUserFirstCQL,
-		FirstFrom:   messageMessagesByUserFirstFromCQL,
-		FirstTo:     messageMessagesByUserFirstToCQL,
-		FirstFromTo: messageMessagesByUserFirstFromToCQL,
-		After: []string{
-			messageMessagesByUserAfter0CQL,
-			messageMessagesByUserAfter1CQL,
-		},
-		AfterTo:   messageMessagesByUserAfterToCQL,
-		AtOrAfter: messageMessagesByUserAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// messageMessagesByUserInsertCQL writes a whole row of messages_by_user. Its
-// placeholders bind user_id, sent_at, message_id, conversation_id, text, the
-// write timestamp.
-const messageMessagesByUserInsertCQL = `INSERT INTO messages_by_user (user_id, sent_at, message_id,
-		conversation_id, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByUserRow binds messageMessagesByUserInsertCQL for e, written
-// at ts; messages_by_user has no column to leave unset.
+// messageMessagesByUserRow binds the Insert statement of messages_by_user for
+// e, written at ts; messages_by_user has no column to leave unset.
 func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
 }
-
-// messageMessagesByUserDeleteCQL deletes a row of messages_by_user by its
-// primary key. Its placeholders bind the write timestamp, user_id, sent_at,
-// message_id.
-const messageMessagesByUserDeleteCQL = `DELETE FROM messages_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByUserScanCQL reads a token range of messages_by_user for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const messageMessagesByUserScanCQL = `SELECT user_id, sent_at, message_id, conversation_id, text,
-		writetime(conversation_id), writetime(text)
-	FROM messages_by_user
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// messageMessagesByUserFirstCQL reads a partition of messages_by_user from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const messageMessagesByUserFirstCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ?`
-
-// messageMessagesByUserFirstFromCQL reads a partition of messages_by_user from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const messageMessagesByUserFirstFromCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at <= ?`
-
-// messageMessagesByUserFirstToCQL reads a partition of messages_by_user from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const messageMessagesByUserFirstToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at > ?`
-
-// messageMessagesByUserFirstFromToCQL reads a partition of messages_by_user
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const messageMessagesByUserFirstFromToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByUserAfter0CQL continues a read of messages_by_user after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, sent_at.
-const messageMessagesByUserAfter0CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at < ?`
-
-// messageMessagesByUserAfter1CQL continues a read of messages_by_user after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, sent_at, message_id.
-const messageMessagesByUserAfter1CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByUserAfterToCQL continues a read of messages_by_user after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, sent_at, To.
-const messageMessagesByUserAfterToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByUserAtOrAfterCQL continues a read of messages_by_user at or
-// after a row. cqlgenimpl.ReadPage binds user_id, sent_at, message_id.
-const messageMessagesByUserAtOrAfterCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at = ? AND message_id >= ?`
 
 // messageMessagesByUserScan reads one row of messages_by_user into e; false
 // when there is none.

@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// playListeningHistory: the statements of table listening_history, which is
-// the source of truth of Play.
+// playListeningHistory is table listening_history, which is the source of
+// truth of Play; its statements are listed in schema.md.
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "listening_history",
 	Pattern: "ListeningHistory",
@@ -29,134 +29,26 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "played_at", Type: "timestamp", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "track_name", Type: "text"},
 		{Name: "artist", Type: "text"},
 		{Name: "duration_s", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playListeningHistoryInsertCQL,
-		InsertTTL:   playListeningHistoryInsertTTLCQL,
-		Create:      playListeningHistoryCreateCQL,
-		Delete:      playListeningHistoryDeleteCQL,
-		Get:         playListeningHistoryGetCQL,
-		First:       playListeningHistoryFirstCQL,
-		FirstFrom:   playListeningHistoryFirstFromCQL,
-		FirstTo:     playListeningHistoryFirstToCQL,
-		FirstFromTo: playListeningHistoryFirstFromToCQL,
-		After: []string{
-			playListeningHistoryAfter0CQL,
-			playListeningHistoryAfter1CQL,
-		},
-		AfterTo:   playListeningHistoryAfterToCQL,
-		AtOrAfter: playListeningHistoryAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// playListeningHistoryInsertCQL writes a whole row of listening_history. Its
-// placeholders bind user_id, played_at, track_id, track_name, artist,
-// duration_s, the write timestamp.
-const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
-		track_name, artist, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playListeningHistoryRow binds playListeningHistoryInsertCQL for e, written
-// at ts.
+// playListeningHistoryRow binds the Insert statement of listening_history for
+// e, written at ts.
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
-
-// playListeningHistoryInsertTTLCQL writes a whole row of listening_history
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
-// user_id, played_at, track_id, track_name, artist, duration_s, the TTL in
-// seconds (unset: the table's default), the write timestamp.
-const playListeningHistoryInsertTTLCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
-		track_name, artist, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playListeningHistoryCreateCQL writes a whole row of listening_history if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds user_id, played_at,
-// track_id, track_name, artist, duration_s, the TTL in seconds (unset: the
-// table's default).
-const playListeningHistoryCreateCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
-		track_name, artist, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playListeningHistoryDeleteCQL deletes a row of listening_history by its
-// primary key. Its placeholders bind the write timestamp, user_id, played_at,
-// track_id.
-const playListeningHistoryDeleteCQL = `DELETE FROM listening_history
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playListeningHistoryGetCQL reads a row of listening_history by its primary
-// key. Its placeholders bind user_id, played_at, track_id.
-const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
 
 // playListeningHistoryScan reads one row of listening_history into e; false
 // when there is none.
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
-
-// playListeningHistoryFirstCQL reads a partition of listening_history from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const playListeningHistoryFirstCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ?`
-
-// playListeningHistoryFirstFromCQL reads a partition of listening_history from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const playListeningHistoryFirstFromCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ?`
-
-// playListeningHistoryFirstToCQL reads a partition of listening_history from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const playListeningHistoryFirstToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at > ?`
-
-// playListeningHistoryFirstFromToCQL reads a partition of listening_history
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
-
-// playListeningHistoryAfter0CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at.
-const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ?`
-
-// playListeningHistoryAfter1CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at, track_id.
-const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id > ?`
-
-// playListeningHistoryAfterToCQL continues a read of listening_history after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, played_at, To.
-const playListeningHistoryAfterToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ? AND played_at > ?`
-
-// playListeningHistoryAtOrAfterCQL continues a read of listening_history at or
-// after a row. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
-const playListeningHistoryAtOrAfterCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
 
 // playListeningHistoryClustering is the clustering key of e in
 // listening_history, in order.
@@ -366,8 +258,8 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// trackTracks: the statements of table tracks, which is the source of truth of
-// Track.
+// trackTracks is table tracks, which is the source of truth of Track; its
+// statements are listed in schema.md.
 var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tracks",
 	Pattern: "Tracks",
@@ -375,30 +267,16 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "track_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "track_id", Type: "text"},
 		{Name: "artist_id", Type: "text"},
 		{Name: "play_count", Type: "bigint"},
 		{Name: "track_name", Type: "text"},
 		{Name: "album", Type: "text"},
 		{Name: "duration_s", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     trackTracksGetCQL,
-		GetMany: trackTracksGetManyCQL,
-		State:   trackTracksStateCQL,
-		Change:  trackTracksChangeCQL,
-		Remove:  trackTracksRemoveCQL,
-		Settle:  trackTracksSettleCQL,
-		Scan:    trackTracksScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// trackTracksGetCQL reads a row of tracks by its primary key. Its placeholders
-// bind track_id.
-const trackTracksGetCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_deleted
-	FROM tracks
-	WHERE track_id = ?`
 
 // trackTracksScan reads the next row of tracks that is no grave of a deleted
 // Track into e; false when there is none.
@@ -415,21 +293,7 @@ func trackTracksScan(it cqlgen.Iter, e *Track) bool {
 	}
 }
 
-// trackTracksGetManyCQL reads the rows of tracks of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of track_id values.
-const trackTracksGetManyCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_deleted
-	FROM tracks
-	WHERE track_id IN ?`
-
-// trackTracksStateCQL reads a row of tracks with the write protocol's columns.
-// Its placeholders bind track_id.
-const trackTracksStateCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM tracks
-	WHERE track_id = ?`
-
-// trackTracksState binds trackTracksStateCQL: the primary key of e.
+// trackTracksState binds the State statement of tracks: the primary key of e.
 func trackTracksState(e *Track) []any {
 	return []any{e.TrackID}
 }
@@ -446,62 +310,26 @@ func trackTracksData(e *Track) []any {
 	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
 }
 
-// trackTracksChangeCQL writes a row of tracks if its version is the one read
-// (null: if there is no row). Its placeholders bind artist_id, play_count,
-// track_name, album, duration_s, cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, track_id, the version read.
-const trackTracksChangeCQL = `UPDATE tracks
-	SET artist_id = ?, play_count = ?, track_name = ?, album = ?,
-		duration_s = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE track_id = ?
-	IF cqlgen_version = ?`
-
-// trackTracksChange binds trackTracksChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// trackTracksChange binds the Change statement of tracks: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
-// trackTracksRemoveCQL leaves a grave of a row of tracks if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, track_id, the version read.
-const trackTracksRemoveCQL = `UPDATE tracks
-	USING TTL 864000
-	SET artist_id = null, play_count = null, track_name = null,
-		album = null, duration_s = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE track_id = ?
-	IF cqlgen_version = ?`
-
-// trackTracksRemove binds trackTracksRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// trackTracksRemove binds the Remove statement of tracks: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
-// trackTracksSettleCQL clears the pending record of a row of tracks if its
-// version is the one read. Its placeholders bind track_id, the version read.
-const trackTracksSettleCQL = `UPDATE tracks
-	SET cqlgen_pending = null
-	WHERE track_id = ?
-	IF cqlgen_version = ?`
-
-// trackTracksSettle binds trackTracksSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// trackTracksSettle binds the Settle statement of tracks: it clears the
+// pending record of e's row if the version is still version.
 func trackTracksSettle(e *Track, version int64) []any {
 	return []any{e.TrackID, version}
 }
 
-// trackTracksScanCQL reads a token range of tracks for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const trackTracksScanCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM tracks
-	WHERE token(track_id) > ? AND token(track_id) <= ?`
-
-// trackTopTracksByArtist: the statements of table top_tracks_by_artist, which
-// serves TopTracksByArtist.
+// trackTopTracksByArtist is table top_tracks_by_artist, which serves
+// TopTracksByArtist; its statements are listed in schema.md.
 var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "top_tracks_by_artist",
 	Pattern: "TopTracksByArtist",
@@ -512,41 +340,16 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "artist_id", Type: "text"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "track_name", Type: "text"},
 		{Name: "album", Type: "text"},
 		{Name: "duration_s", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      trackTopTracksByArtistInsertCQL,
-		Delete:      trackTopTracksByArtistDeleteCQL,
-		Scan:        trackTopTracksByArtistScanCQL,
-		First:       trackTopTracksByArtistFirstCQL,
-		FirstFrom:   trackTopTracksByArtistFirstFromCQL,
-		FirstTo:     trackTopTracksByArtistFirstToCQL,
-		FirstFromTo: trackTopTracksByArtistFirstFromToCQL,
-		After: []string{
-			trackTopTracksByArtistAfter0CQL,
-			trackTopTracksByArtistAfter1CQL,
-		},
-		AfterTo:   trackTopTracksByArtistAfterToCQL,
-		AtOrAfter: trackTopTracksByArtistAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// trackTopTracksByArtistInsertCQL writes a whole row of top_tracks_by_artist.
-// Its placeholders bind artist_id, play_count, track_id, track_name, album,
-// duration_s, the write timestamp.
-const trackTopTracksByArtistInsertCQL = `INSERT INTO top_tracks_by_artist (artist_id, play_count, track_id,
-		track_name, album, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// trackTopTracksByArtistRow binds trackTopTracksByArtistInsertCQL for e,
-// written at ts; top_tracks_by_artist has no column to leave unset.
+// trackTopTracksByArtistRow binds the Insert statement of top_tracks_by_artist
+// for e, written at ts; top_tracks_by_artist has no column to leave unset.
 func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
 }
@@ -556,75 +359,6 @@ func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
 func trackTopTracksByArtistKey(e *Track) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID}
 }
-
-// trackTopTracksByArtistDeleteCQL deletes a row of top_tracks_by_artist by its
-// primary key. Its placeholders bind the write timestamp, artist_id,
-// play_count, track_id.
-const trackTopTracksByArtistDeleteCQL = `DELETE FROM top_tracks_by_artist
-	USING TIMESTAMP ?
-	WHERE artist_id = ? AND play_count = ? AND track_id = ?`
-
-// trackTopTracksByArtistScanCQL reads a token range of top_tracks_by_artist
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const trackTopTracksByArtistScanCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s,
-		writetime(track_name), writetime(album), writetime(duration_s)
-	FROM top_tracks_by_artist
-	WHERE token(artist_id) > ? AND token(artist_id) <= ?`
-
-// trackTopTracksByArtistFirstCQL reads a partition of top_tracks_by_artist
-// from its first row. cqlgenimpl.ReadPage binds artist_id.
-const trackTopTracksByArtistFirstCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ?`
-
-// trackTopTracksByArtistFirstFromCQL reads a partition of top_tracks_by_artist
-// from the From bound. cqlgenimpl.ReadPage binds artist_id, From.
-const trackTopTracksByArtistFirstFromCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count <= ?`
-
-// trackTopTracksByArtistFirstToCQL reads a partition of top_tracks_by_artist
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds artist_id,
-// To.
-const trackTopTracksByArtistFirstToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count > ?`
-
-// trackTopTracksByArtistFirstFromToCQL reads a partition of
-// top_tracks_by_artist between the bounds. cqlgenimpl.ReadPage binds
-// artist_id, From, To.
-const trackTopTracksByArtistFirstFromToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count <= ? AND play_count > ?`
-
-// trackTopTracksByArtistAfter0CQL continues a read of top_tracks_by_artist
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds artist_id, play_count.
-const trackTopTracksByArtistAfter0CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count < ?`
-
-// trackTopTracksByArtistAfter1CQL continues a read of top_tracks_by_artist
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds artist_id, play_count, track_id.
-const trackTopTracksByArtistAfter1CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count = ? AND track_id > ?`
-
-// trackTopTracksByArtistAfterToCQL continues a read of top_tracks_by_artist
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds artist_id,
-// play_count, To.
-const trackTopTracksByArtistAfterToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count < ? AND play_count > ?`
-
-// trackTopTracksByArtistAtOrAfterCQL continues a read of top_tracks_by_artist
-// at or after a row. cqlgenimpl.ReadPage binds artist_id, play_count,
-// track_id.
-const trackTopTracksByArtistAtOrAfterCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count = ? AND track_id >= ?`
 
 // trackTopTracksByArtistScan reads one row of top_tracks_by_artist into e;
 // false when there is none.
@@ -968,8 +702,8 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// playlistTrackPlaylistTracks: the statements of table playlist_tracks, which
-// is the source of truth of PlaylistTrack.
+// playlistTrackPlaylistTracks is table playlist_tracks, which is the source of
+// truth of PlaylistTrack; its statements are listed in schema.md.
 var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "playlist_tracks",
 	Pattern: "PlaylistTracks",
@@ -980,150 +714,27 @@ var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "position", Type: "int"},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "playlist_id", Type: "text"},
-		{Name: "position", Type: "int"},
-		{Name: "track_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "track_name", Type: "text"},
 		{Name: "artist", Type: "text"},
 		{Name: "duration_s", Type: "int"},
 		{Name: "added_by", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playlistTrackPlaylistTracksInsertCQL,
-		InsertTTL:   playlistTrackPlaylistTracksInsertTTLCQL,
-		Create:      playlistTrackPlaylistTracksCreateCQL,
-		Delete:      playlistTrackPlaylistTracksDeleteCQL,
-		Get:         playlistTrackPlaylistTracksGetCQL,
-		First:       playlistTrackPlaylistTracksFirstCQL,
-		FirstFrom:   playlistTrackPlaylistTracksFirstFromCQL,
-		FirstTo:     playlistTrackPlaylistTracksFirstToCQL,
-		FirstFromTo: playlistTrackPlaylistTracksFirstFromToCQL,
-		After: []string{
-			playlistTrackPlaylistTracksAfter0CQL,
-		},
-		AfterTo:     playlistTrackPlaylistTracksAfterToCQL,
-		AtOrAfter:   playlistTrackPlaylistTracksAtOrAfterCQL,
-		AtOrAfterTo: playlistTrackPlaylistTracksAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// playlistTrackPlaylistTracksInsertCQL writes a whole row of playlist_tracks.
-// Its placeholders bind playlist_id, position, track_id, track_name, artist,
-// duration_s, added_by, the write timestamp.
-const playlistTrackPlaylistTracksInsertCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
-		track_name, artist, duration_s, added_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playlistTrackPlaylistTracksRow binds playlistTrackPlaylistTracksInsertCQL
+// playlistTrackPlaylistTracksRow binds the Insert statement of playlist_tracks
 // for e, written at ts.
 func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
-
-// playlistTrackPlaylistTracksInsertTTLCQL writes a whole row of
-// playlist_tracks with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds playlist_id, position, track_id, track_name,
-// artist, duration_s, added_by, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const playlistTrackPlaylistTracksInsertTTLCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
-		track_name, artist, duration_s, added_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playlistTrackPlaylistTracksCreateCQL writes a whole row of playlist_tracks
-// if no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional
-// write takes no client timestamp. cqlgenimpl.ReadPage binds playlist_id,
-// position, track_id, track_name, artist, duration_s, added_by, the TTL in
-// seconds (unset: the table's default).
-const playlistTrackPlaylistTracksCreateCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
-		track_name, artist, duration_s, added_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playlistTrackPlaylistTracksDeleteCQL deletes a row of playlist_tracks by its
-// primary key. Its placeholders bind the write timestamp, playlist_id,
-// position, track_id.
-const playlistTrackPlaylistTracksDeleteCQL = `DELETE FROM playlist_tracks
-	USING TIMESTAMP ?
-	WHERE playlist_id = ? AND position = ? AND track_id = ?`
-
-// playlistTrackPlaylistTracksGetCQL reads a row of playlist_tracks by its
-// primary key. Its placeholders bind playlist_id, position, track_id.
-const playlistTrackPlaylistTracksGetCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position = ? AND track_id = ?`
 
 // playlistTrackPlaylistTracksScan reads one row of playlist_tracks into e;
 // false when there is none.
 func playlistTrackPlaylistTracksScan(it cqlgen.Iter, e *PlaylistTrack) bool {
 	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
-
-// playlistTrackPlaylistTracksFirstCQL reads a partition of playlist_tracks
-// from its first row. cqlgenimpl.ReadPage binds playlist_id.
-const playlistTrackPlaylistTracksFirstCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ?`
-
-// playlistTrackPlaylistTracksFirstFromCQL reads a partition of playlist_tracks
-// from the From bound. cqlgenimpl.ReadPage binds playlist_id, From.
-const playlistTrackPlaylistTracksFirstFromCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position >= ?`
-
-// playlistTrackPlaylistTracksFirstToCQL reads a partition of playlist_tracks
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds
-// playlist_id, To.
-const playlistTrackPlaylistTracksFirstToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position < ?`
-
-// playlistTrackPlaylistTracksFirstFromToCQL reads a partition of
-// playlist_tracks between the bounds. cqlgenimpl.ReadPage binds playlist_id,
-// From, To.
-const playlistTrackPlaylistTracksFirstFromToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position >= ? AND position < ?`
-
-// playlistTrackPlaylistTracksAfter0CQL continues a read of playlist_tracks
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds playlist_id, position, track_id.
-const playlistTrackPlaylistTracksAfter0CQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) > (?, ?)`
-
-// playlistTrackPlaylistTracksAfterToCQL continues a read of playlist_tracks
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds playlist_id,
-// position, track_id, To.
-const playlistTrackPlaylistTracksAfterToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) > (?, ?) AND position < ?`
-
-// playlistTrackPlaylistTracksAtOrAfterCQL continues a read of playlist_tracks
-// at or after a row. cqlgenimpl.ReadPage binds playlist_id, position,
-// track_id.
-const playlistTrackPlaylistTracksAtOrAfterCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) >= (?, ?)`
-
-// playlistTrackPlaylistTracksAtOrAfterToCQL continues a read of
-// playlist_tracks at or after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds playlist_id, position, track_id, To.
-const playlistTrackPlaylistTracksAtOrAfterToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) >= (?, ?)
-		AND position < ?`
 
 // playlistTrackPlaylistTracksClustering is the clustering key of e in
 // playlist_tracks, in order.
@@ -1333,8 +944,8 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// chartEntryDailyTrackPlays: the statements of table daily_track_plays, which
-// is the source of truth of ChartEntry.
+// chartEntryDailyTrackPlays is table daily_track_plays, which is the source of
+// truth of ChartEntry; its statements are listed in schema.md.
 var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_track_plays",
 	Pattern: "DailyTrackPlays",
@@ -1343,29 +954,14 @@ var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "track_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "track_id", Type: "text"},
 		{Name: "play_count", Type: "bigint"},
 		{Name: "track_name", Type: "text"},
 		{Name: "artist", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     chartEntryDailyTrackPlaysGetCQL,
-		GetMany: chartEntryDailyTrackPlaysGetManyCQL,
-		State:   chartEntryDailyTrackPlaysStateCQL,
-		Change:  chartEntryDailyTrackPlaysChangeCQL,
-		Remove:  chartEntryDailyTrackPlaysRemoveCQL,
-		Settle:  chartEntryDailyTrackPlaysSettleCQL,
-		Scan:    chartEntryDailyTrackPlaysScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// chartEntryDailyTrackPlaysGetCQL reads a row of daily_track_plays by its
-// primary key. Its placeholders bind chart_date, track_id.
-const chartEntryDailyTrackPlaysGetCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_deleted
-	FROM daily_track_plays
-	WHERE chart_date = ? AND track_id = ?`
 
 // chartEntryDailyTrackPlaysScan reads the next row of daily_track_plays that
 // is no grave of a deleted ChartEntry into e; false when there is none.
@@ -1382,23 +978,8 @@ func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
 	}
 }
 
-// chartEntryDailyTrackPlaysGetManyCQL reads the rows of daily_track_plays of
-// several partition keys at once. cqlgenimpl.GetMany binds chart_date, the
-// list of track_id values.
-const chartEntryDailyTrackPlaysGetManyCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_deleted
-	FROM daily_track_plays
-	WHERE chart_date = ? AND track_id IN ?`
-
-// chartEntryDailyTrackPlaysStateCQL reads a row of daily_track_plays with the
-// write protocol's columns. Its placeholders bind chart_date, track_id.
-const chartEntryDailyTrackPlaysStateCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM daily_track_plays
-	WHERE chart_date = ? AND track_id = ?`
-
-// chartEntryDailyTrackPlaysState binds chartEntryDailyTrackPlaysStateCQL: the
-// primary key of e.
+// chartEntryDailyTrackPlaysState binds the State statement of
+// daily_track_plays: the primary key of e.
 func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID}
 }
@@ -1416,66 +997,29 @@ func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
 }
 
-// chartEntryDailyTrackPlaysChangeCQL writes a row of daily_track_plays if its
-// version is the one read (null: if there is no row). Its placeholders bind
-// play_count, track_name, artist, cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, chart_date, track_id, the
-// version read.
-const chartEntryDailyTrackPlaysChangeCQL = `UPDATE daily_track_plays
-	SET play_count = ?, track_name = ?, artist = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE chart_date = ? AND track_id = ?
-	IF cqlgen_version = ?`
-
-// chartEntryDailyTrackPlaysChange binds chartEntryDailyTrackPlaysChangeCQL: it
-// sets e's values, at version c.TS, if the version is still c.Old.
+// chartEntryDailyTrackPlaysChange binds the Change statement of
+// daily_track_plays: it sets e's values, at version c.TS, if the version is
+// still c.Old.
 func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
-// chartEntryDailyTrackPlaysRemoveCQL leaves a grave of a row of
-// daily_track_plays if its version is the one read. Its placeholders bind
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, chart_date, track_id, the version read.
-const chartEntryDailyTrackPlaysRemoveCQL = `UPDATE daily_track_plays
-	USING TTL 864000
-	SET play_count = null, track_name = null, artist = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE chart_date = ? AND track_id = ?
-	IF cqlgen_version = ?`
-
-// chartEntryDailyTrackPlaysRemove binds chartEntryDailyTrackPlaysRemoveCQL: it
-// leaves a grave of e, at version c.TS, if the version is still c.Old.
+// chartEntryDailyTrackPlaysRemove binds the Remove statement of
+// daily_track_plays: it leaves a grave of e, at version c.TS, if the version
+// is still c.Old.
 func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
-// chartEntryDailyTrackPlaysSettleCQL clears the pending record of a row of
-// daily_track_plays if its version is the one read. Its placeholders bind
-// chart_date, track_id, the version read.
-const chartEntryDailyTrackPlaysSettleCQL = `UPDATE daily_track_plays
-	SET cqlgen_pending = null
-	WHERE chart_date = ? AND track_id = ?
-	IF cqlgen_version = ?`
-
-// chartEntryDailyTrackPlaysSettle binds chartEntryDailyTrackPlaysSettleCQL: it
-// clears the pending record of e's row if the version is still version.
+// chartEntryDailyTrackPlaysSettle binds the Settle statement of
+// daily_track_plays: it clears the pending record of e's row if the version is
+// still version.
 func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 	return []any{e.ChartDate, e.TrackID, version}
 }
 
-// chartEntryDailyTrackPlaysScanCQL reads a token range of daily_track_plays
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const chartEntryDailyTrackPlaysScanCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM daily_track_plays
-	WHERE token(chart_date, track_id) > ?
-		AND token(chart_date, track_id) <= ?`
-
-// chartEntryDailyCharts: the statements of table daily_charts, which serves
-// DailyCharts.
+// chartEntryDailyCharts is table daily_charts, which serves DailyCharts; its
+// statements are listed in schema.md.
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_charts",
 	Pattern: "DailyCharts",
@@ -1487,55 +1031,16 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "track_name", Type: "text"},
 		{Name: "artist", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      chartEntryDailyChartsInsertCQL,
-		Delete:      chartEntryDailyChartsDeleteCQL,
-		Scan:        chartEntryDailyChartsScanCQL,
-		First:       chartEntryDailyChartsFirstCQL,
-		FirstFrom:   chartEntryDailyChartsFirstFromCQL,
-		FirstTo:     chartEntryDailyChartsFirstToCQL,
-		FirstFromTo: chartEntryDailyChartsFirstFromToCQL,
-		After: []string{
-			chartEntryDailyChartsAfter0CQL,
-			chartEntryDailyChartsAfter1CQL,
-		},
-		AfterTo:   chartEntryDailyChartsAfterToCQL,
-		AtOrAfter: chartEntryDailyChartsAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       chartEntryDailyChartsScatterFirstCQL,
-				FirstFrom:   chartEntryDailyChartsScatterFirstFromCQL,
-				FirstTo:     chartEntryDailyChartsScatterFirstToCQL,
-				FirstFromTo: chartEntryDailyChartsScatterFirstFromToCQL,
-				After: []string{
-					chartEntryDailyChartsScatterAfter0CQL,
-					chartEntryDailyChartsScatterAfter1CQL,
-				},
-				AfterTo:   chartEntryDailyChartsScatterAfterToCQL,
-				AtOrAfter: chartEntryDailyChartsScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsInsertCQL writes a whole row of daily_charts. Its
-// placeholders bind chart_date, shard, play_count, track_id, track_name,
-// artist, the write timestamp.
-const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id,
-		track_name, artist)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// chartEntryDailyChartsRow binds chartEntryDailyChartsInsertCQL for e, written
-// at ts; daily_charts has no column to leave unset.
+// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e,
+// written at ts; daily_charts has no column to leave unset.
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
 }
@@ -1545,149 +1050,6 @@ func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 func chartEntryDailyChartsKey(e *ChartEntry) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
 }
-
-// chartEntryDailyChartsDeleteCQL deletes a row of daily_charts by its primary
-// key. Its placeholders bind the write timestamp, chart_date, shard,
-// play_count, track_id.
-const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
-	USING TIMESTAMP ?
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
-
-// chartEntryDailyChartsScanCQL reads a token range of daily_charts for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const chartEntryDailyChartsScanCQL = `SELECT chart_date, shard, play_count, track_id, track_name, artist,
-		writetime(track_name), writetime(artist)
-	FROM daily_charts
-	WHERE token(chart_date, shard) > ? AND token(chart_date, shard) <= ?`
-
-// chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
-// first row. cqlgenimpl.ReadPage binds chart_date, shard.
-const chartEntryDailyChartsFirstCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ?`
-
-// chartEntryDailyChartsFirstFromCQL reads a partition of daily_charts from the
-// From bound. cqlgenimpl.ReadPage binds chart_date, shard, From.
-const chartEntryDailyChartsFirstFromCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?`
-
-// chartEntryDailyChartsFirstToCQL reads a partition of daily_charts from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// To.
-const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count > ?`
-
-// chartEntryDailyChartsFirstFromToCQL reads a partition of daily_charts
-// between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
-const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?
-		AND play_count > ?`
-
-// chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count.
-const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ?`
-
-// chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count, track_id.
-const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`
-
-// chartEntryDailyChartsAfterToCQL continues a read of daily_charts after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, To.
-const chartEntryDailyChartsAfterToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ? AND play_count > ?`
-
-// chartEntryDailyChartsAtOrAfterCQL continues a read of daily_charts at or
-// after a row. cqlgenimpl.ReadPage binds chart_date, shard, play_count,
-// track_id.
-const chartEntryDailyChartsAtOrAfterCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id >= ?`
-
-// chartEntryDailyChartsScatterFirstCQL reads a partition of daily_charts from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, the most
-// rows per bucket.
-const chartEntryDailyChartsScatterFirstCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromCQL reads a partition of daily_charts
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, the
-// most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstToCQL reads a partition of daily_charts
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds chart_date, the list of shard
-// values, To, the most rows per bucket.
-const chartEntryDailyChartsScatterFirstToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromToCQL reads a partition of daily_charts
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, To,
-// the most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter0CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter0CQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter1CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter1CQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfterToCQL continues a read of daily_charts
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds chart_date, the list of shard values,
-// play_count, To, the most rows per bucket.
-const chartEntryDailyChartsScatterAfterToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAtOrAfterCQL continues a read of daily_charts at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, play_count,
-// track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAtOrAfterCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id >= ?
-	PER PARTITION LIMIT ?`
 
 // chartEntryDailyChartsScan reads one row of daily_charts into e; false when
 // there is none.
@@ -2071,8 +1433,8 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// releaseReleases: the statements of table releases, which is the source of
-// truth of Release.
+// releaseReleases is table releases, which is the source of truth of Release;
+// its statements are listed in schema.md.
 var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "releases",
 	Pattern: "Releases",
@@ -2080,27 +1442,14 @@ var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "release_id", Type: "uuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "release_id", Type: "uuid"},
 		{Name: "artist_id", Type: "text"},
 		{Name: "title", Type: "text"},
 		{Name: "released_at", Type: "timestamp"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     releaseReleasesGetCQL,
-		GetMany: releaseReleasesGetManyCQL,
-		State:   releaseReleasesStateCQL,
-		Change:  releaseReleasesChangeCQL,
-		Remove:  releaseReleasesRemoveCQL,
-		Settle:  releaseReleasesSettleCQL,
-		Scan:    releaseReleasesScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// releaseReleasesGetCQL reads a row of releases by its primary key. Its
-// placeholders bind release_id.
-const releaseReleasesGetCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_deleted
-	FROM releases
-	WHERE release_id = ?`
 
 // releaseReleasesScan reads the next row of releases that is no grave of a
 // deleted Release into e; false when there is none.
@@ -2117,20 +1466,8 @@ func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
 	}
 }
 
-// releaseReleasesGetManyCQL reads the rows of releases of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of release_id values.
-const releaseReleasesGetManyCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_deleted
-	FROM releases
-	WHERE release_id IN ?`
-
-// releaseReleasesStateCQL reads a row of releases with the write protocol's
-// columns. Its placeholders bind release_id.
-const releaseReleasesStateCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM releases
-	WHERE release_id = ?`
-
-// releaseReleasesState binds releaseReleasesStateCQL: the primary key of e.
+// releaseReleasesState binds the State statement of releases: the primary key
+// of e.
 func releaseReleasesState(e *Release) []any {
 	return []any{e.ReleaseID}
 }
@@ -2147,64 +1484,26 @@ func releaseReleasesData(e *Release) []any {
 	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
 }
 
-// releaseReleasesChangeCQL writes a row of releases if its version is the one
-// read (null: if there is no row). Its placeholders bind artist_id, title,
-// released_at, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, release_id, the version read.
-const releaseReleasesChangeCQL = `UPDATE releases
-	SET artist_id = ?, title = ?, released_at = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE release_id = ?
-	IF cqlgen_version = ?`
-
-// releaseReleasesChange binds releaseReleasesChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// releaseReleasesChange binds the Change statement of releases: it sets e's
+// values, at version c.TS, if the version is still c.Old.
 func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
-// releaseReleasesRemoveCQL leaves a grave of a row of releases if its version
-// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, release_id, the version
-// read.
-const releaseReleasesRemoveCQL = `UPDATE releases
-	USING TTL 864000
-	SET artist_id = null, title = null, released_at = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE release_id = ?
-	IF cqlgen_version = ?`
-
-// releaseReleasesRemove binds releaseReleasesRemoveCQL: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// releaseReleasesRemove binds the Remove statement of releases: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
 func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
-// releaseReleasesSettleCQL clears the pending record of a row of releases if
-// its version is the one read. Its placeholders bind release_id, the version
-// read.
-const releaseReleasesSettleCQL = `UPDATE releases
-	SET cqlgen_pending = null
-	WHERE release_id = ?
-	IF cqlgen_version = ?`
-
-// releaseReleasesSettle binds releaseReleasesSettleCQL: it clears the pending
-// record of e's row if the version is still version.
+// releaseReleasesSettle binds the Settle statement of releases: it clears the
+// pending record of e's row if the version is still version.
 func releaseReleasesSettle(e *Release, version int64) []any {
 	return []any{e.ReleaseID, version}
 }
 
-// releaseReleasesScanCQL reads a token range of releases for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const releaseReleasesScanCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM releases
-	WHERE token(release_id) > ? AND token(release_id) <= ?`
-
-// releaseNewReleases: the statements of table new_releases, which serves
-// NewReleases.
+// releaseNewReleases is table new_releases, which serves NewReleases; its
+// statements are listed in schema.md.
 var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "new_releases",
 	Pattern: "NewReleases",
@@ -2215,48 +1514,16 @@ var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "released_at", Type: "timestamp", Desc: true},
 		{Name: "release_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "released_at", Type: "timestamp", Desc: true},
-		{Name: "release_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "artist_id", Type: "text"},
 		{Name: "title", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      releaseNewReleasesInsertCQL,
-		Delete:      releaseNewReleasesDeleteCQL,
-		Scan:        releaseNewReleasesScanCQL,
-		First:       releaseNewReleasesFirstCQL,
-		FirstFrom:   releaseNewReleasesFirstFromCQL,
-		FirstTo:     releaseNewReleasesFirstToCQL,
-		FirstFromTo: releaseNewReleasesFirstFromToCQL,
-		After: []string{
-			releaseNewReleasesAfter0CQL,
-			releaseNewReleasesAfter1CQL,
-		},
-		AfterTo:   releaseNewReleasesAfterToCQL,
-		AtOrAfter: releaseNewReleasesAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       releaseNewReleasesScatterFirstCQL,
-				FirstFrom:   releaseNewReleasesScatterFirstFromCQL,
-				FirstTo:     releaseNewReleasesScatterFirstToCQL,
-				FirstFromTo: releaseNewReleasesScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// releaseNewReleasesInsertCQL writes a whole row of new_releases. Its
-// placeholders bind bucket, released_at, release_id, artist_id, title, the
-// write timestamp.
-const releaseNewReleasesInsertCQL = `INSERT INTO new_releases (bucket, released_at, release_id, artist_id,
-		title)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// releaseNewReleasesRow binds releaseNewReleasesInsertCQL for e, written at
-// ts; new_releases has no column to leave unset.
+// releaseNewReleasesRow binds the Insert statement of new_releases for e,
+// written at ts; new_releases has no column to leave unset.
 func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID, e.ArtistID, e.Title, ts}
 }
@@ -2266,107 +1533,6 @@ func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
 func releaseNewReleasesKey(e *Release) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID}
 }
-
-// releaseNewReleasesDeleteCQL deletes a row of new_releases by its primary
-// key. Its placeholders bind the write timestamp, bucket, released_at,
-// release_id.
-const releaseNewReleasesDeleteCQL = `DELETE FROM new_releases
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND released_at = ? AND release_id = ?`
-
-// releaseNewReleasesScanCQL reads a token range of new_releases for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const releaseNewReleasesScanCQL = `SELECT bucket, released_at, release_id, artist_id, title,
-		writetime(artist_id), writetime(title)
-	FROM new_releases
-	WHERE token(bucket) > ? AND token(bucket) <= ?`
-
-// releaseNewReleasesFirstCQL reads a partition of new_releases from its first
-// row. cqlgenimpl.ReadPage binds bucket.
-const releaseNewReleasesFirstCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ?`
-
-// releaseNewReleasesFirstFromCQL reads a partition of new_releases from the
-// From bound. cqlgenimpl.ReadPage binds bucket, From.
-const releaseNewReleasesFirstFromCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at <= ?`
-
-// releaseNewReleasesFirstToCQL reads a partition of new_releases from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const releaseNewReleasesFirstToCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at > ?`
-
-// releaseNewReleasesFirstFromToCQL reads a partition of new_releases between
-// the bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const releaseNewReleasesFirstFromToCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at <= ? AND released_at > ?`
-
-// releaseNewReleasesAfter0CQL continues a read of new_releases after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, released_at.
-const releaseNewReleasesAfter0CQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at < ?`
-
-// releaseNewReleasesAfter1CQL continues a read of new_releases after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, released_at, release_id.
-const releaseNewReleasesAfter1CQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at = ? AND release_id > ?`
-
-// releaseNewReleasesAfterToCQL continues a read of new_releases after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds bucket, released_at, To.
-const releaseNewReleasesAfterToCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at < ? AND released_at > ?`
-
-// releaseNewReleasesAtOrAfterCQL continues a read of new_releases at or after
-// a row. cqlgenimpl.ReadPage binds bucket, released_at, release_id.
-const releaseNewReleasesAtOrAfterCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at = ? AND release_id >= ?`
-
-// releaseNewReleasesScatterFirstCQL reads a partition of new_releases from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const releaseNewReleasesScatterFirstCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// releaseNewReleasesScatterFirstFromCQL reads a partition of new_releases from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const releaseNewReleasesScatterFirstFromCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ? AND released_at <= ?
-	PER PARTITION LIMIT ?`
-
-// releaseNewReleasesScatterFirstToCQL reads a partition of new_releases from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
-// the most rows per bucket.
-const releaseNewReleasesScatterFirstToCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ? AND released_at > ?
-	PER PARTITION LIMIT ?`
-
-// releaseNewReleasesScatterFirstFromToCQL reads a partition of new_releases
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const releaseNewReleasesScatterFirstFromToCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ? AND released_at <= ? AND released_at > ?
-	PER PARTITION LIMIT ?`
 
 // releaseNewReleasesScan reads one row of new_releases into e; false when
 // there is none.

@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// noteNotesByUser: the statements of table notes_by_user, which is the source
-// of truth of Note.
+// noteNotesByUser is table notes_by_user, which is the source of truth of
+// Note; its statements are listed in schema.md.
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes_by_user",
 	Pattern: "NotesByUser",
@@ -28,125 +28,24 @@ var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_at", Type: "timestamp", Desc: true},
 		{Name: "note_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "note_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "text", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      noteNotesByUserInsertCQL,
-		InsertTTL:   noteNotesByUserInsertTTLCQL,
-		Create:      noteNotesByUserCreateCQL,
-		Delete:      noteNotesByUserDeleteCQL,
-		Get:         noteNotesByUserGetCQL,
-		First:       noteNotesByUserFirstCQL,
-		FirstFrom:   noteNotesByUserFirstFromCQL,
-		FirstTo:     noteNotesByUserFirstToCQL,
-		FirstFromTo: noteNotesByUserFirstFromToCQL,
-		After: []string{
-			noteNotesByUserAfter0CQL,
-			noteNotesByUserAfter1CQL,
-		},
-		AfterTo:   noteNotesByUserAfterToCQL,
-		AtOrAfter: noteNotesByUserAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// noteNotesByUserInsertCQL writes a whole row of notes_by_user. Its
-// placeholders bind user_id, created_at, note_id, text, the write timestamp.
-const noteNotesByUserInsertCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// noteNotesByUserRow binds noteNotesByUserInsertCQL for e, written at ts.
+// noteNotesByUserRow binds the Insert statement of notes_by_user for e,
+// written at ts.
 func noteNotesByUserRow(e *Note, ts int64) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
-
-// noteNotesByUserInsertTTLCQL writes a whole row of notes_by_user with a TTL
-// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds user_id,
-// created_at, note_id, text, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const noteNotesByUserInsertTTLCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// noteNotesByUserCreateCQL writes a whole row of notes_by_user if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds user_id, created_at, note_id,
-// text, the TTL in seconds (unset: the table's default).
-const noteNotesByUserCreateCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// noteNotesByUserDeleteCQL deletes a row of notes_by_user by its primary key.
-// Its placeholders bind the write timestamp, user_id, created_at, note_id.
-const noteNotesByUserDeleteCQL = `DELETE FROM notes_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND created_at = ? AND note_id = ?`
-
-// noteNotesByUserGetCQL reads a row of notes_by_user by its primary key. Its
-// placeholders bind user_id, created_at, note_id.
-const noteNotesByUserGetCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at = ? AND note_id = ?`
 
 // noteNotesByUserScan reads one row of notes_by_user into e; false when there
 // is none.
 func noteNotesByUserScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
-
-// noteNotesByUserFirstCQL reads a partition of notes_by_user from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const noteNotesByUserFirstCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ?`
-
-// noteNotesByUserFirstFromCQL reads a partition of notes_by_user from the From
-// bound. cqlgenimpl.ReadPage binds user_id, From.
-const noteNotesByUserFirstFromCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at <= ?`
-
-// noteNotesByUserFirstToCQL reads a partition of notes_by_user from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const noteNotesByUserFirstToCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at > ?`
-
-// noteNotesByUserFirstFromToCQL reads a partition of notes_by_user between the
-// bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const noteNotesByUserFirstFromToCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at <= ? AND created_at > ?`
-
-// noteNotesByUserAfter0CQL continues a read of notes_by_user after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, created_at.
-const noteNotesByUserAfter0CQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at < ?`
-
-// noteNotesByUserAfter1CQL continues a read of notes_by_user after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, created_at, note_id.
-const noteNotesByUserAfter1CQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at = ? AND note_id > ?`
-
-// noteNotesByUserAfterToCQL continues a read of notes_by_user after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, created_at, To.
-const noteNotesByUserAfterToCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at < ? AND created_at > ?`
-
-// noteNotesByUserAtOrAfterCQL continues a read of notes_by_user at or after a
-// row. cqlgenimpl.ReadPage binds user_id, created_at, note_id.
-const noteNotesByUserAtOrAfterCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at = ? AND note_id >= ?`
 
 // noteNotesByUserClustering is the clustering key of e in notes_by_user, in
 // order.

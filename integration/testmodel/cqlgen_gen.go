@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order; its
+// statements are listed in schema.md.
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -30,41 +30,16 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
 		{Name: "ref", Type: "text"},
 		{Name: "event", Type: "timeuuid"},
 		{Name: "status", Type: "text"},
 		{Name: "total", Type: "bigint"},
 		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         orderOrdersGetCQL,
-		State:       orderOrdersStateCQL,
-		Change:      orderOrdersChangeCQL,
-		Remove:      orderOrdersRemoveCQL,
-		Settle:      orderOrdersSettleCQL,
-		Scan:        orderOrdersScanCQL,
-		First:       orderOrdersFirstCQL,
-		FirstFrom:   orderOrdersFirstFromCQL,
-		FirstTo:     orderOrdersFirstToCQL,
-		FirstFromTo: orderOrdersFirstFromToCQL,
-		After: []string{
-			orderOrdersAfter0CQL,
-			orderOrdersAfter1CQL,
-		},
-		AfterTo:   orderOrdersAfterToCQL,
-		AtOrAfter: orderOrdersAtOrAfterCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind user_id, placed_at, order_id.
-const orderOrdersGetCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
@@ -81,14 +56,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind user_id, placed_at, order_id.
-const orderOrdersStateCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+// orderOrdersState binds the State statement of orders: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
@@ -105,119 +73,23 @@ func orderOrdersData(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind ref, event, status, total,
-// items, cqlgen_version (the write timestamp), the pending record, the record
-// of the last changes, user_id, placed_at, order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET ref = ?, event = ?, status = ?, total = ?, items = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, user_id, placed_at,
-// order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET ref = null, event = null, status = null, total = null,
-		items = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind user_id, placed_at, order_id,
-// the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders: it clears the
+// pending record of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
 }
-
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersFirstCQL reads a partition of orders from its first row.
-// cqlgenimpl.ReadPage binds user_id.
-const orderOrdersFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ?`
-
-// orderOrdersFirstFromCQL reads a partition of orders from the From bound.
-// cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at <= ?`
-
-// orderOrdersFirstToCQL reads a partition of orders from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at > ?`
-
-// orderOrdersFirstFromToCQL reads a partition of orders between the bounds.
-// cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at <= ? AND placed_at > ?`
-
-// orderOrdersAfter0CQL continues a read of orders after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// placed_at.
-const orderOrdersAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at < ?`
-
-// orderOrdersAfter1CQL continues a read of orders after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// placed_at, order_id.
-const orderOrdersAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersAfterToCQL continues a read of orders after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds user_id, placed_at, To.
-const orderOrdersAfterToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersAtOrAfterCQL continues a read of orders at or after a row.
-// cqlgenimpl.ReadPage binds user_id, placed_at, order_id.
-const orderOrdersAtOrAfterCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id >= ?`
 
 // orderOrdersClustering is the clustering key of e in orders, in order.
 func orderOrdersClustering(e *Order) []any {
@@ -235,8 +107,8 @@ func orderOrdersCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByRef: the statements of table orders_by_ref, which serves
-// OrdersByRef.
+// orderOrdersByRef is table orders_by_ref, which serves OrdersByRef; its
+// statements are listed in schema.md.
 var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_ref",
 	Pattern: "OrdersByRef",
@@ -248,43 +120,17 @@ var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "ref", Type: "text", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event", Type: "timeuuid"},
 		{Name: "status", Type: "text"},
 		{Name: "total", Type: "bigint"},
 		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByRefInsertCQL,
-		Delete:      orderOrdersByRefDeleteCQL,
-		Scan:        orderOrdersByRefScanCQL,
-		First:       orderOrdersByRefFirstCQL,
-		FirstFrom:   orderOrdersByRefFirstFromCQL,
-		FirstTo:     orderOrdersByRefFirstToCQL,
-		FirstFromTo: orderOrdersByRefFirstFromToCQL,
-		After: []string{
-			orderOrdersByRefAfter0CQL,
-			orderOrdersByRefAfter1CQL,
-		},
-		AfterTo:   orderOrdersByRefAfterToCQL,
-		AtOrAfter: orderOrdersByRefAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersByRefInsertCQL writes a whole row of orders_by_ref. Its
-// placeholders bind user_id, ref, placed_at, order_id, event, status, total,
-// items, the write timestamp.
-const orderOrdersByRefInsertCQL = `INSERT INTO orders_by_ref (user_id, ref, placed_at, order_id, event,
-		status, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByRefRow binds orderOrdersByRefInsertCQL for e, written at ts;
-// orders_by_ref has no column to leave unset.
+// orderOrdersByRefRow binds the Insert statement of orders_by_ref for e,
+// written at ts; orders_by_ref has no column to leave unset.
 func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
 }
@@ -294,71 +140,6 @@ func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByRefKey(e *Order) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByRefDeleteCQL deletes a row of orders_by_ref by its primary key.
-// Its placeholders bind the write timestamp, user_id, ref, placed_at,
-// order_id.
-const orderOrdersByRefDeleteCQL = `DELETE FROM orders_by_ref
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND ref = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByRefScanCQL reads a token range of orders_by_ref for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByRefScanCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items,
-		writetime(event), writetime(status), writetime(total), writetime(items)
-	FROM orders_by_ref
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersByRefFirstCQL reads a partition of orders_by_ref from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const orderOrdersByRefFirstCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ?`
-
-// orderOrdersByRefFirstFromCQL reads a partition of orders_by_ref from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersByRefFirstFromCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref <= ?`
-
-// orderOrdersByRefFirstToCQL reads a partition of orders_by_ref from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersByRefFirstToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref > ?`
-
-// orderOrdersByRefFirstFromToCQL reads a partition of orders_by_ref between
-// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersByRefFirstFromToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref <= ? AND ref > ?`
-
-// orderOrdersByRefAfter0CQL continues a read of orders_by_ref after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, ref.
-const orderOrdersByRefAfter0CQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref < ?`
-
-// orderOrdersByRefAfter1CQL continues a read of orders_by_ref after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, ref, placed_at, order_id.
-const orderOrdersByRefAfter1CQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderOrdersByRefAfterToCQL continues a read of orders_by_ref after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, ref, To.
-const orderOrdersByRefAfterToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref < ? AND ref > ?`
-
-// orderOrdersByRefAtOrAfterCQL continues a read of orders_by_ref at or after a
-// row. cqlgenimpl.ReadPage binds user_id, ref, placed_at, order_id.
-const orderOrdersByRefAtOrAfterCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref = ? AND (placed_at, order_id) >= (?, ?)`
 
 // orderOrdersByRefScan reads one row of orders_by_ref into e; false when there
 // is none.
@@ -387,8 +168,8 @@ func orderOrdersByRefCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByEvent: the statements of table orders_by_event, which serves
-// OrdersByEvent.
+// orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent; its
+// statements are listed in schema.md.
 var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_event",
 	Pattern: "OrdersByEvent",
@@ -400,43 +181,17 @@ var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "event", Type: "timeuuid", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ref", Type: "text"},
 		{Name: "status", Type: "text"},
 		{Name: "total", Type: "bigint"},
 		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByEventInsertCQL,
-		Delete:      orderOrdersByEventDeleteCQL,
-		Scan:        orderOrdersByEventScanCQL,
-		First:       orderOrdersByEventFirstCQL,
-		FirstFrom:   orderOrdersByEventFirstFromCQL,
-		FirstTo:     orderOrdersByEventFirstToCQL,
-		FirstFromTo: orderOrdersByEventFirstFromToCQL,
-		After: []string{
-			orderOrdersByEventAfter0CQL,
-			orderOrdersByEventAfter1CQL,
-		},
-		AfterTo:   orderOrdersByEventAfterToCQL,
-		AtOrAfter: orderOrdersByEventAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersByEventInsertCQL writes a whole row of orders_by_event. Its
-// placeholders bind user_id, event, placed_at, order_id, ref, status, total,
-// items, the write timestamp.
-const orderOrdersByEventInsertCQL = `INSERT INTO orders_by_event (user_id, event, placed_at, order_id, ref,
-		status, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByEventRow binds orderOrdersByEventInsertCQL for e, written at
-// ts; orders_by_event has no column to leave unset.
+// orderOrdersByEventRow binds the Insert statement of orders_by_event for e,
+// written at ts; orders_by_event has no column to leave unset.
 func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
 }
@@ -446,71 +201,6 @@ func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByEventKey(e *Order) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByEventDeleteCQL deletes a row of orders_by_event by its primary
-// key. Its placeholders bind the write timestamp, user_id, event, placed_at,
-// order_id.
-const orderOrdersByEventDeleteCQL = `DELETE FROM orders_by_event
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND event = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByEventScanCQL reads a token range of orders_by_event for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByEventScanCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items,
-		writetime(ref), writetime(status), writetime(total), writetime(items)
-	FROM orders_by_event
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersByEventFirstCQL reads a partition of orders_by_event from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const orderOrdersByEventFirstCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ?`
-
-// orderOrdersByEventFirstFromCQL reads a partition of orders_by_event from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersByEventFirstFromCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event <= ?`
-
-// orderOrdersByEventFirstToCQL reads a partition of orders_by_event from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersByEventFirstToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event > ?`
-
-// orderOrdersByEventFirstFromToCQL reads a partition of orders_by_event
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersByEventFirstFromToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event <= ? AND event > ?`
-
-// orderOrdersByEventAfter0CQL continues a read of orders_by_event after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, event.
-const orderOrdersByEventAfter0CQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event < ?`
-
-// orderOrdersByEventAfter1CQL continues a read of orders_by_event after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, event, placed_at, order_id.
-const orderOrdersByEventAfter1CQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderOrdersByEventAfterToCQL continues a read of orders_by_event after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, event, To.
-const orderOrdersByEventAfterToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event < ? AND event > ?`
-
-// orderOrdersByEventAtOrAfterCQL continues a read of orders_by_event at or
-// after a row. cqlgenimpl.ReadPage binds user_id, event, placed_at, order_id.
-const orderOrdersByEventAtOrAfterCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event = ? AND (placed_at, order_id) >= (?, ?)`
 
 // orderOrdersByEventScan reads one row of orders_by_event into e; false when
 // there is none.
@@ -539,8 +229,8 @@ func orderOrdersByEventCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByStatus: the statements of table orders_by_status, which serves
-// OrdersByStatus.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus;
+// its statements are listed in schema.md.
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersByStatus",
@@ -552,58 +242,18 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ref", Type: "text"},
 		{Name: "event", Type: "timeuuid"},
 		{Name: "total", Type: "bigint"},
 		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByStatusInsertCQL,
-		Delete:      orderOrdersByStatusDeleteCQL,
-		Scan:        orderOrdersByStatusScanCQL,
-		First:       orderOrdersByStatusFirstCQL,
-		FirstFrom:   orderOrdersByStatusFirstFromCQL,
-		FirstTo:     orderOrdersByStatusFirstToCQL,
-		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersByStatusAfter0CQL,
-			orderOrdersByStatusAfter1CQL,
-			orderOrdersByStatusAfter2CQL,
-		},
-		AfterTo:   orderOrdersByStatusAfterToCQL,
-		AtOrAfter: orderOrdersByStatusAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByStatusEq1FirstCQL,
-				FirstFrom:   orderOrdersByStatusEq1FirstFromCQL,
-				FirstTo:     orderOrdersByStatusEq1FirstToCQL,
-				FirstFromTo: orderOrdersByStatusEq1FirstFromToCQL,
-				After: []string{
-					orderOrdersByStatusEq1After1CQL,
-					orderOrdersByStatusEq1After2CQL,
-				},
-				AfterTo:   orderOrdersByStatusEq1AfterToCQL,
-				AtOrAfter: orderOrdersByStatusEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Prefix:     1,
 })
 
-// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind user_id, status, placed_at, order_id, ref, event, total,
-// items, the write timestamp.
-const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (user_id, status, placed_at, order_id,
-		ref, event, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
+// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e,
+// written at ts; orders_by_status has no column to leave unset.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
@@ -613,134 +263,6 @@ func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, user_id, status,
-// placed_at, order_id.
-const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByStatusScanCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		writetime(ref), writetime(event), writetime(total), writetime(items)
-	FROM orders_by_status
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const orderOrdersByStatusFirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ?`
-
-// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersByStatusFirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status >= ?`
-
-// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersByStatusFirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status < ?`
-
-// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersByStatusFirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status >= ? AND status < ?`
-
-// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, status.
-const orderOrdersByStatusAfter0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status > ?`
-
-// orderOrdersByStatusAfter1CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, status, placed_at.
-const orderOrdersByStatusAfter1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at < ?`
-
-// orderOrdersByStatusAfter2CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, status, placed_at, order_id.
-const orderOrdersByStatusAfter2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, status, To.
-const orderOrdersByStatusAfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status > ? AND status < ?`
-
-// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds user_id, status, placed_at, order_id.
-const orderOrdersByStatusAtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByStatusEq1FirstCQL reads a partition of orders_by_status from
-// its first row, in the rows of one status. cqlgenimpl.ReadPage binds user_id,
-// status.
-const orderOrdersByStatusEq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ?`
-
-// orderOrdersByStatusEq1FirstFromCQL reads a partition of orders_by_status
-// from the From bound, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, status, From.
-const orderOrdersByStatusEq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at <= ?`
-
-// orderOrdersByStatusEq1FirstToCQL reads a partition of orders_by_status from
-// its first row up to the To bound, in the rows of one status.
-// cqlgenimpl.ReadPage binds user_id, status, To.
-const orderOrdersByStatusEq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at > ?`
-
-// orderOrdersByStatusEq1FirstFromToCQL reads a partition of orders_by_status
-// between the bounds, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, status, From, To.
-const orderOrdersByStatusEq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at <= ? AND placed_at > ?`
-
-// orderOrdersByStatusEq1After1CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// status. cqlgenimpl.ReadPage binds user_id, status, placed_at.
-const orderOrdersByStatusEq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at < ?`
-
-// orderOrdersByStatusEq1After2CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// status. cqlgenimpl.ReadPage binds user_id, status, placed_at, order_id.
-const orderOrdersByStatusEq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByStatusEq1AfterToCQL continues a read of orders_by_status after
-// a row, up to the To bound, in the rows of one status. cqlgenimpl.ReadPage
-// binds user_id, status, placed_at, To.
-const orderOrdersByStatusEq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByStatusEq1AtOrAfterCQL continues a read of orders_by_status at
-// or after a row, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, status, placed_at, order_id.
-const orderOrdersByStatusEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
 
 // orderOrdersByStatusScan reads one row of orders_by_status into e; false when
 // there is none.
@@ -769,7 +291,8 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrders4: the statements of table orders_4, which serves Orders4.
+// orderOrders4 is table orders_4, which serves Orders4; its statements are
+// listed in schema.md.
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_4",
 	Pattern: "Orders4",
@@ -782,86 +305,19 @@ var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ref", Type: "text"},
 		{Name: "event", Type: "timeuuid"},
 		{Name: "total", Type: "bigint"},
 		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrders4InsertCQL,
-		Delete:      orderOrders4DeleteCQL,
-		Scan:        orderOrders4ScanCQL,
-		First:       orderOrders4FirstCQL,
-		FirstFrom:   orderOrders4FirstFromCQL,
-		FirstTo:     orderOrders4FirstToCQL,
-		FirstFromTo: orderOrders4FirstFromToCQL,
-		After: []string{
-			orderOrders4After0CQL,
-			orderOrders4After1CQL,
-			orderOrders4After2CQL,
-		},
-		AfterTo:   orderOrders4AfterToCQL,
-		AtOrAfter: orderOrders4AtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrders4Eq1FirstCQL,
-				FirstFrom:   orderOrders4Eq1FirstFromCQL,
-				FirstTo:     orderOrders4Eq1FirstToCQL,
-				FirstFromTo: orderOrders4Eq1FirstFromToCQL,
-				After: []string{
-					orderOrders4Eq1After1CQL,
-					orderOrders4Eq1After2CQL,
-				},
-				AfterTo:   orderOrders4Eq1AfterToCQL,
-				AtOrAfter: orderOrders4Eq1AtOrAfterCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrders4ScatterFirstCQL,
-				FirstFrom:   orderOrders4ScatterFirstFromCQL,
-				FirstTo:     orderOrders4ScatterFirstToCQL,
-				FirstFromTo: orderOrders4ScatterFirstFromToCQL,
-				After: []string{
-					orderOrders4ScatterAfter0CQL,
-					orderOrders4ScatterAfter1CQL,
-					orderOrders4ScatterAfter2CQL,
-				},
-				AfterTo:   orderOrders4ScatterAfterToCQL,
-				AtOrAfter: orderOrders4ScatterAtOrAfterCQL,
-			},
-			{
-				First:       orderOrders4ScatterEq1FirstCQL,
-				FirstFrom:   orderOrders4ScatterEq1FirstFromCQL,
-				FirstTo:     orderOrders4ScatterEq1FirstToCQL,
-				FirstFromTo: orderOrders4ScatterEq1FirstFromToCQL,
-				After: []string{
-					orderOrders4ScatterEq1After1CQL,
-					orderOrders4ScatterEq1After2CQL,
-				},
-				AfterTo:   orderOrders4ScatterEq1AfterToCQL,
-				AtOrAfter: orderOrders4ScatterEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Prefix:     1,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// orderOrders4InsertCQL writes a whole row of orders_4. Its placeholders bind
-// user_id, shard, status, placed_at, order_id, ref, event, total, items, the
-// write timestamp.
-const orderOrders4InsertCQL = `INSERT INTO orders_4 (user_id, shard, status, placed_at, order_id, ref,
-		event, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrders4Row binds orderOrders4InsertCQL for e, written at ts; orders_4
-// has no column to leave unset.
+// orderOrders4Row binds the Insert statement of orders_4 for e, written at ts;
+// orders_4 has no column to leave unset.
 func orderOrders4Row(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
@@ -871,318 +327,6 @@ func orderOrders4Row(e *Order, ts int64, _ bool) []any {
 func orderOrders4Key(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrders4DeleteCQL deletes a row of orders_4 by its primary key. Its
-// placeholders bind the write timestamp, user_id, shard, status, placed_at,
-// order_id.
-const orderOrders4DeleteCQL = `DELETE FROM orders_4
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id = ?`
-
-// orderOrders4ScanCQL reads a token range of orders_4 for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrders4ScanCQL = `SELECT user_id, shard, status, placed_at, order_id, ref, event, total,
-		items, writetime(ref), writetime(event), writetime(total),
-		writetime(items)
-	FROM orders_4
-	WHERE token(user_id, shard) > ? AND token(user_id, shard) <= ?`
-
-// orderOrders4FirstCQL reads a partition of orders_4 from its first row.
-// cqlgenimpl.ReadPage binds user_id, shard.
-const orderOrders4FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ?`
-
-// orderOrders4FirstFromCQL reads a partition of orders_4 from the From bound.
-// cqlgenimpl.ReadPage binds user_id, shard, From.
-const orderOrders4FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status >= ?`
-
-// orderOrders4FirstToCQL reads a partition of orders_4 from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, shard, To.
-const orderOrders4FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status < ?`
-
-// orderOrders4FirstFromToCQL reads a partition of orders_4 between the bounds.
-// cqlgenimpl.ReadPage binds user_id, shard, From, To.
-const orderOrders4FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status >= ? AND status < ?`
-
-// orderOrders4After0CQL continues a read of orders_4 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// shard, status.
-const orderOrders4After0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status > ?`
-
-// orderOrders4After1CQL continues a read of orders_4 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// shard, status, placed_at.
-const orderOrders4After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?`
-
-// orderOrders4After2CQL continues a read of orders_4 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// shard, status, placed_at, order_id.
-const orderOrders4After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrders4AfterToCQL continues a read of orders_4 after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds user_id, shard, status, To.
-const orderOrders4AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status > ? AND status < ?`
-
-// orderOrders4AtOrAfterCQL continues a read of orders_4 at or after a row.
-// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at, order_id.
-const orderOrders4AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id >= ?`
-
-// orderOrders4Eq1FirstCQL reads a partition of orders_4 from its first row, in
-// the rows of one status. cqlgenimpl.ReadPage binds user_id, shard, status.
-const orderOrders4Eq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ?`
-
-// orderOrders4Eq1FirstFromCQL reads a partition of orders_4 from the From
-// bound, in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard,
-// status, From.
-const orderOrders4Eq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at <= ?`
-
-// orderOrders4Eq1FirstToCQL reads a partition of orders_4 from its first row
-// up to the To bound, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, shard, status, To.
-const orderOrders4Eq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at > ?`
-
-// orderOrders4Eq1FirstFromToCQL reads a partition of orders_4 between the
-// bounds, in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard,
-// status, From, To.
-const orderOrders4Eq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrders4Eq1After1CQL continues a read of orders_4 after a row, at one
-// run of clustering columns of one direction, in the rows of one status.
-// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at.
-const orderOrders4Eq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?`
-
-// orderOrders4Eq1After2CQL continues a read of orders_4 after a row, at one
-// run of clustering columns of one direction, in the rows of one status.
-// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at, order_id.
-const orderOrders4Eq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrders4Eq1AfterToCQL continues a read of orders_4 after a row, up to
-// the To bound, in the rows of one status. cqlgenimpl.ReadPage binds user_id,
-// shard, status, placed_at, To.
-const orderOrders4Eq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?
-		AND placed_at > ?`
-
-// orderOrders4Eq1AtOrAfterCQL continues a read of orders_4 at or after a row,
-// in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard, status,
-// placed_at, order_id.
-const orderOrders4Eq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id >= ?`
-
-// orderOrders4ScatterFirstCQL reads a partition of orders_4 from its first
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, the most rows
-// per bucket.
-const orderOrders4ScatterFirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterFirstFromCQL reads a partition of orders_4 from the From
-// bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, From, the most
-// rows per bucket.
-const orderOrders4ScatterFirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterFirstToCQL reads a partition of orders_4 from its first
-// row up to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, To, the most
-// rows per bucket.
-const orderOrders4ScatterFirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterFirstFromToCQL reads a partition of orders_4 between the
-// bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, From, To, the
-// most rows per bucket.
-const orderOrders4ScatterFirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status >= ? AND status < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfter0CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
-// shard values, status, the most rows per bucket.
-const orderOrders4ScatterAfter0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfter1CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
-// shard values, status, placed_at, the most rows per bucket.
-const orderOrders4ScatterAfter1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfter2CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
-// shard values, status, placed_at, order_id, the most rows per bucket.
-const orderOrders4ScatterAfter2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfterToCQL continues a read of orders_4 after a row, up
-// to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, status, To, the
-// most rows per bucket.
-const orderOrders4ScatterAfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status > ? AND status < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAtOrAfterCQL continues a read of orders_4 at or after a
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, status,
-// placed_at, order_id, the most rows per bucket.
-const orderOrders4ScatterAtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstCQL reads a partition of orders_4 from its first
-// row, in the rows of one status, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds user_id, the list of shard values,
-// status, the most rows per bucket.
-const orderOrders4ScatterEq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstFromCQL reads a partition of orders_4 from the
-// From bound, in the rows of one status, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
-// values, status, From, the most rows per bucket.
-const orderOrders4ScatterEq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstToCQL reads a partition of orders_4 from its
-// first row up to the To bound, in the rows of one status, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds user_id,
-// the list of shard values, status, To, the most rows per bucket.
-const orderOrders4ScatterEq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstFromToCQL reads a partition of orders_4 between
-// the bounds, in the rows of one status, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
-// values, status, From, To, the most rows per bucket.
-const orderOrders4ScatterEq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at <= ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1After1CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in the rows of one status,
-// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
-// binds user_id, the list of shard values, status, placed_at, the most rows
-// per bucket.
-const orderOrders4ScatterEq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1After2CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in the rows of one status,
-// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
-// binds user_id, the list of shard values, status, placed_at, order_id, the
-// most rows per bucket.
-const orderOrders4ScatterEq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1AfterToCQL continues a read of orders_4 after a row,
-// up to the To bound, in the rows of one status, in every hash bucket at once,
-// the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
-// values, status, placed_at, To, the most rows per bucket.
-const orderOrders4ScatterEq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1AtOrAfterCQL continues a read of orders_4 at or after
-// a row, in the rows of one status, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds user_id, the list of shard values,
-// status, placed_at, order_id, the most rows per bucket.
-const orderOrders4ScatterEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id >= ?
-	PER PARTITION LIMIT ?`
 
 // orderOrders4Scan reads one row of orders_4 into e; false when there is none.
 func orderOrders4Scan(it cqlgen.Iter, e *Order) bool {
@@ -1208,8 +352,8 @@ func orderOrders4Compare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByDay: the statements of table orders_by_day, which serves
-// OrdersByDay.
+// orderOrdersByDay is table orders_by_day, which serves OrdersByDay; its
+// statements are listed in schema.md.
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_day",
 	Pattern: "OrdersByDay",
@@ -1221,52 +365,19 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ref", Type: "text"},
 		{Name: "event", Type: "timeuuid"},
 		{Name: "status", Type: "text"},
 		{Name: "total", Type: "bigint"},
 		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayInsertCQL,
-		Delete:      orderOrdersByDayDeleteCQL,
-		Scan:        orderOrdersByDayScanCQL,
-		First:       orderOrdersByDayFirstCQL,
-		FirstFrom:   orderOrdersByDayFirstFromCQL,
-		FirstTo:     orderOrdersByDayFirstToCQL,
-		FirstFromTo: orderOrdersByDayFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayAfter0CQL,
-			orderOrdersByDayAfter1CQL,
-		},
-		AfterTo:   orderOrdersByDayAfterToCQL,
-		AtOrAfter: orderOrdersByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByDayScatterFirstCQL,
-				FirstFrom:   orderOrdersByDayScatterFirstFromCQL,
-				FirstTo:     orderOrdersByDayScatterFirstToCQL,
-				FirstFromTo: orderOrdersByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByDayInsertCQL writes a whole row of orders_by_day. Its
-// placeholders bind user_id, day, placed_at, order_id, ref, event, status,
-// total, items, the write timestamp.
-const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_day (user_id, day, placed_at, order_id, ref,
-		event, status, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
-// orders_by_day has no column to leave unset.
+// orderOrdersByDayRow binds the Insert statement of orders_by_day for e,
+// written at ts; orders_by_day has no column to leave unset.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items, ts}
 }
@@ -1276,112 +387,6 @@ func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByDayDeleteCQL deletes a row of orders_by_day by its primary key.
-// Its placeholders bind the write timestamp, user_id, day, placed_at,
-// order_id.
-const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByDayScanCQL reads a token range of orders_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByDayScanCQL = `SELECT user_id, day, placed_at, order_id, ref, event, status, total,
-		items, writetime(ref), writetime(event), writetime(status),
-		writetime(total), writetime(items)
-	FROM orders_by_day
-	WHERE token(user_id, day) > ? AND token(user_id, day) <= ?`
-
-// orderOrdersByDayFirstCQL reads a partition of orders_by_day from its first
-// row. cqlgenimpl.ReadPage binds user_id, day.
-const orderOrdersByDayFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ?`
-
-// orderOrdersByDayFirstFromCQL reads a partition of orders_by_day from the
-// From bound. cqlgenimpl.ReadPage binds user_id, day, From.
-const orderOrdersByDayFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at <= ?`
-
-// orderOrdersByDayFirstToCQL reads a partition of orders_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds user_id, day, To.
-const orderOrdersByDayFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at > ?`
-
-// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_day between
-// the bounds. cqlgenimpl.ReadPage binds user_id, day, From, To.
-const orderOrdersByDayFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at <= ? AND placed_at > ?`
-
-// orderOrdersByDayAfter0CQL continues a read of orders_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, day, placed_at.
-const orderOrdersByDayAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at < ?`
-
-// orderOrdersByDayAfter1CQL continues a read of orders_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, day, placed_at, order_id.
-const orderOrdersByDayAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByDayAfterToCQL continues a read of orders_by_day after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, day, placed_at, To.
-const orderOrdersByDayAfterToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_day at or after a
-// row. cqlgenimpl.ReadPage binds user_id, day, placed_at, order_id.
-const orderOrdersByDayAtOrAfterCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByDayScatterFirstCQL reads a partition of orders_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of day values, the most rows per
-// bucket.
-const orderOrdersByDayScatterFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromCQL reads a partition of orders_by_day from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of day values, From, the most
-// rows per bucket.
-const orderOrdersByDayScatterFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstToCQL reads a partition of orders_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of day
-// values, To, the most rows per bucket.
-const orderOrdersByDayScatterFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromToCQL reads a partition of orders_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of day values, From, To, the
-// most rows per bucket.
-const orderOrdersByDayScatterFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ? AND placed_at <= ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
 
 // orderOrdersByDayScan reads one row of orders_by_day into e; false when there
 // is none.
@@ -2061,8 +1066,9 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByD
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// orderOrdersByTotal: the statements of index orders_by_total on table orders,
-// which serve OrdersByTotal.
+// orderOrdersByTotal is the read of table orders through index
+// orders_by_total, which serves OrdersByTotal; its statements are listed in
+// schema.md.
 var orderOrdersByTotal = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "OrdersByTotal",
@@ -2073,43 +1079,23 @@ var orderOrdersByTotal = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "ref", Type: "text"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "status", Type: "text"},
 		{Name: "total", Type: "bigint"},
-		{Name: "total", Type: "bigint"},
+		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: orderOrdersByTotalFirstCQL,
-		After: []string{
-			orderOrdersByTotalAfter0CQL,
-			orderOrdersByTotalAfter1CQL,
-		},
+	Versioned: true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "total",
+		Range:  true,
+	},
+	Values: []cqlgenimpl.Column{
+		{Name: "total", Type: "bigint"},
+		{Name: "total", Type: "bigint"},
 	},
 })
-
-// orderOrdersByTotalFirstCQL reads a partition of orders through index
-// orders_by_total. cqlgenimpl.ReadIndex binds user_id, From, To.
-const orderOrdersByTotalFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND total >= ? AND total < ?`
-
-// orderOrdersByTotalAfter0CQL continues a read through orders_by_total after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at.
-const orderOrdersByTotalAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND total >= ? AND total < ? AND placed_at < ?`
-
-// orderOrdersByTotalAfter1CQL continues a read through orders_by_total after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at,
-// order_id.
-const orderOrdersByTotalAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND total >= ? AND total < ? AND placed_at = ?
-		AND order_id > ?`
 
 // orderOrdersByTotalKey is the cursor key of a row read through
 // orders_by_total: its clustering key.
@@ -2165,8 +1151,9 @@ func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom 
 	})
 }
 
-// orderOrdersByItems: the statements of index orders_by_items on table orders,
-// which serve OrdersByItems.
+// orderOrdersByItems is the read of table orders through index
+// orders_by_items, which serves OrdersByItems; its statements are listed in
+// schema.md.
 var orderOrdersByItems = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "OrdersByItems",
@@ -2177,52 +1164,24 @@ var orderOrdersByItems = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Index: []cqlgenimpl.Column{
-		{Name: "items", Type: "int"},
+	Columns: []cqlgenimpl.Column{
+		{Name: "ref", Type: "text"},
+		{Name: "event", Type: "timeuuid"},
+		{Name: "status", Type: "text"},
+		{Name: "total", Type: "bigint"},
 		{Name: "items", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: orderOrdersByItemsFirstCQL,
-		Next:  orderOrdersByItemsNextCQL,
-		After: []string{
-			orderOrdersByItemsAfter0CQL,
-			orderOrdersByItemsAfter1CQL,
-		},
+	Versioned: true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "items",
+		Range:   true,
+		Scatter: true,
+	},
+	Values: []cqlgenimpl.Column{
+		{Name: "items", Type: "int"},
+		{Name: "items", Type: "int"},
 	},
 })
-
-// orderOrdersByItemsFirstCQL reads orders through index orders_by_items, over
-// every token range. cqlgenimpl.ReadIndex binds From, To.
-const orderOrdersByItemsFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE items >= ? AND items < ?`
-
-// orderOrdersByItemsAfter0CQL continues a read through orders_by_items after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at.
-const orderOrdersByItemsAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND items >= ? AND items < ? AND placed_at < ?`
-
-// orderOrdersByItemsAfter1CQL continues a read through orders_by_items after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at,
-// order_id.
-const orderOrdersByItemsAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND items >= ? AND items < ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrdersByItemsNextCQL continues a scatter read through orders_by_items
-// with the partitions after a row's, in token order. cqlgenimpl.ReadIndex
-// binds user_id, From, To.
-const orderOrdersByItemsNextCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE token(user_id) > token(?) AND items >= ? AND items < ?`
 
 // orderOrdersByItemsKey is the cursor key of a row read through
 // orders_by_items: its partition key, then its clustering key.
@@ -2271,8 +1230,8 @@ func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo 
 	})
 }
 
-// noteNotes: the statements of table notes, which is the source of truth of
-// Note.
+// noteNotes is table notes, which is the source of truth of Note; its
+// statements are listed in schema.md.
 var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "Notes",
@@ -2283,126 +1242,26 @@ var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "author", Type: "text"},
 		{Name: "tags", Type: "set<text>"},
 		{Name: "size", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      noteNotesInsertCQL,
-		InsertTTL:   noteNotesInsertTTLCQL,
-		Create:      noteNotesCreateCQL,
-		Delete:      noteNotesDeleteCQL,
-		Get:         noteNotesGetCQL,
-		First:       noteNotesFirstCQL,
-		FirstFrom:   noteNotesFirstFromCQL,
-		FirstTo:     noteNotesFirstToCQL,
-		FirstFromTo: noteNotesFirstFromToCQL,
-		After: []string{
-			noteNotesAfter0CQL,
-			noteNotesAfter1CQL,
-		},
-		AfterTo:   noteNotesAfterToCQL,
-		AtOrAfter: noteNotesAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// noteNotesInsertCQL writes a whole row of notes. Its placeholders bind space,
-// at, seq, author, tags, size, the write timestamp.
-const noteNotesInsertCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// noteNotesRow binds noteNotesInsertCQL for e, written at ts. With unset, nil
-// pointers and empty collections are left unset, writing no tombstone;
-// without, they clear their columns.
+// noteNotesRow binds the Insert statement of notes for e, written at ts. With
+// unset, nil pointers and empty collections are left unset, writing no
+// tombstone; without, they clear their columns.
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
-
-// noteNotesInsertTTLCQL writes a whole row of notes with a TTL of the call's
-// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds space, at, seq, author, tags,
-// size, the TTL in seconds (unset: the table's default), the write timestamp.
-const noteNotesInsertTTLCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// noteNotesCreateCQL writes a whole row of notes if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds space, at, seq, author, tags, size, the
-// TTL in seconds (unset: the table's default).
-const noteNotesCreateCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// noteNotesDeleteCQL deletes a row of notes by its primary key. Its
-// placeholders bind the write timestamp, space, at, seq.
-const noteNotesDeleteCQL = `DELETE FROM notes
-	USING TIMESTAMP ?
-	WHERE space = ? AND at = ? AND seq = ?`
-
-// noteNotesGetCQL reads a row of notes by its primary key. Its placeholders
-// bind space, at, seq.
-const noteNotesGetCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at = ? AND seq = ?`
 
 // noteNotesScan reads one row of notes into e; false when there is none.
 func noteNotesScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
-
-// noteNotesFirstCQL reads a partition of notes from its first row.
-// cqlgenimpl.ReadPage binds space.
-const noteNotesFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ?`
-
-// noteNotesFirstFromCQL reads a partition of notes from the From bound.
-// cqlgenimpl.ReadPage binds space, From.
-const noteNotesFirstFromCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at <= ?`
-
-// noteNotesFirstToCQL reads a partition of notes from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds space, To.
-const noteNotesFirstToCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at > ?`
-
-// noteNotesFirstFromToCQL reads a partition of notes between the bounds.
-// cqlgenimpl.ReadPage binds space, From, To.
-const noteNotesFirstFromToCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at <= ? AND at > ?`
-
-// noteNotesAfter0CQL continues a read of notes after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space, at.
-const noteNotesAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at < ?`
-
-// noteNotesAfter1CQL continues a read of notes after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space, at,
-// seq.
-const noteNotesAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at = ? AND seq > ?`
-
-// noteNotesAfterToCQL continues a read of notes after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds space, at, To.
-const noteNotesAfterToCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at < ? AND at > ?`
-
-// noteNotesAtOrAfterCQL continues a read of notes at or after a row.
-// cqlgenimpl.ReadPage binds space, at, seq.
-const noteNotesAtOrAfterCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at = ? AND seq >= ?`
 
 // noteNotesClustering is the clustering key of e in notes, in order.
 func noteNotesClustering(e *Note) []any {
@@ -2608,8 +1467,8 @@ func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ 
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// noteNotesByTag: the statements of index notes_by_tag on table notes, which
-// serve NotesByTag.
+// noteNotesByTag is the read of table notes through index notes_by_tag, which
+// serves NotesByTag; its statements are listed in schema.md.
 var noteNotesByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "NotesByTag",
@@ -2620,38 +1479,19 @@ var noteNotesByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "size", Type: "int"},
+	},
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "tags",
+		Contains: true,
+	},
+	Values: []cqlgenimpl.Column{
 		{Name: "tags", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: noteNotesByTagFirstCQL,
-		After: []string{
-			noteNotesByTagAfter0CQL,
-			noteNotesByTagAfter1CQL,
-		},
-	},
 })
-
-// noteNotesByTagFirstCQL reads a partition of notes through index
-// notes_by_tag. cqlgenimpl.ReadIndex binds space, the value of tags looked
-// for.
-const noteNotesByTagFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND tags CONTAINS ?`
-
-// noteNotesByTagAfter0CQL continues a read through notes_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, at.
-const noteNotesByTagAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND tags CONTAINS ? AND at < ?`
-
-// noteNotesByTagAfter1CQL continues a read through notes_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, at, seq.
-const noteNotesByTagAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND tags CONTAINS ? AND at = ? AND seq > ?`
 
 // noteNotesByTagKey is the cursor key of a row read through notes_by_tag: its
 // clustering key.
@@ -2700,8 +1540,8 @@ func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *
 	})
 }
 
-// noteNotesBySize: the statements of index notes_by_size on table notes, which
-// serve NotesBySize.
+// noteNotesBySize is the read of table notes through index notes_by_size,
+// which serves NotesBySize; its statements are listed in schema.md.
 var noteNotesBySize = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "NotesBySize",
@@ -2712,38 +1552,20 @@ var noteNotesBySize = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Index: []cqlgenimpl.Column{
-		{Name: "size", Type: "int"},
+	Columns: []cqlgenimpl.Column{
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
 		{Name: "size", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: noteNotesBySizeFirstCQL,
-		After: []string{
-			noteNotesBySizeAfter0CQL,
-			noteNotesBySizeAfter1CQL,
-		},
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "size",
+		Range:  true,
+	},
+	Values: []cqlgenimpl.Column{
+		{Name: "size", Type: "int"},
+		{Name: "size", Type: "int"},
 	},
 })
-
-// noteNotesBySizeFirstCQL reads a partition of notes through index
-// notes_by_size. cqlgenimpl.ReadIndex binds space, From, To.
-const noteNotesBySizeFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND size >= ? AND size < ?`
-
-// noteNotesBySizeAfter0CQL continues a read through notes_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, at.
-const noteNotesBySizeAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND size >= ? AND size < ? AND at < ?`
-
-// noteNotesBySizeAfter1CQL continues a read through notes_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, at, seq.
-const noteNotesBySizeAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND size >= ? AND size < ? AND at = ? AND seq > ?`
 
 // noteNotesBySizeKey is the cursor key of a row read through notes_by_size:
 // its clustering key.
@@ -2798,8 +1620,8 @@ func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32
 	})
 }
 
-// noteNotesByAuthor: the statements of index notes_by_author on table notes,
-// which serve NotesByAuthor.
+// noteNotesByAuthor is the read of table notes through index notes_by_author,
+// which serves NotesByAuthor; its statements are listed in schema.md.
 var noteNotesByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "NotesByAuthor",
@@ -2810,48 +1632,19 @@ var noteNotesByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "size", Type: "int"},
+	},
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "author",
+		Scatter: true,
+	},
+	Values: []cqlgenimpl.Column{
 		{Name: "author", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: noteNotesByAuthorFirstCQL,
-		Next:  noteNotesByAuthorNextCQL,
-		After: []string{
-			noteNotesByAuthorAfter0CQL,
-			noteNotesByAuthorAfter1CQL,
-		},
-	},
 })
-
-// noteNotesByAuthorFirstCQL reads notes through index notes_by_author, over
-// every token range. cqlgenimpl.ReadIndex binds the value of author looked
-// for.
-const noteNotesByAuthorFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE author = ?`
-
-// noteNotesByAuthorAfter0CQL continues a read through notes_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// at.
-const noteNotesByAuthorAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND author = ? AND at < ?`
-
-// noteNotesByAuthorAfter1CQL continues a read through notes_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// at, seq.
-const noteNotesByAuthorAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND author = ? AND at = ? AND seq > ?`
-
-// noteNotesByAuthorNextCQL continues a scatter read through notes_by_author
-// with the partitions after a row's, in token order. cqlgenimpl.ReadIndex
-// binds space, the value of author looked for.
-const noteNotesByAuthorNextCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE token(space) > token(?) AND author = ?`
 
 // noteNotesByAuthorKey is the cursor key of a row read through
 // notes_by_author: its partition key, then its clustering key.
@@ -2893,8 +1686,8 @@ func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByA
 	})
 }
 
-// tradeTradesByAccount: the statements of table trades_by_account, which is
-// the source of truth of Trade.
+// tradeTradesByAccount is table trades_by_account, which is the source of
+// truth of Trade; its statements are listed in schema.md.
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_account",
 	Pattern: "TradesByAccount",
@@ -2906,274 +1699,25 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "day", Type: "date", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-		{Name: "kind", Type: "text"},
-		{Name: "day", Type: "date", Desc: true},
-		{Name: "seq", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "shares", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tradeTradesByAccountInsertCQL,
-		InsertTTL:   tradeTradesByAccountInsertTTLCQL,
-		Create:      tradeTradesByAccountCreateCQL,
-		Delete:      tradeTradesByAccountDeleteCQL,
-		Get:         tradeTradesByAccountGetCQL,
-		First:       tradeTradesByAccountFirstCQL,
-		FirstFrom:   tradeTradesByAccountFirstFromCQL,
-		FirstTo:     tradeTradesByAccountFirstToCQL,
-		FirstFromTo: tradeTradesByAccountFirstFromToCQL,
-		After: []string{
-			tradeTradesByAccountAfter0CQL,
-			tradeTradesByAccountAfter1CQL,
-			tradeTradesByAccountAfter2CQL,
-		},
-		AfterTo:   tradeTradesByAccountAfterToCQL,
-		AtOrAfter: tradeTradesByAccountAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesByAccountEq1FirstCQL,
-				FirstFrom:   tradeTradesByAccountEq1FirstFromCQL,
-				FirstTo:     tradeTradesByAccountEq1FirstToCQL,
-				FirstFromTo: tradeTradesByAccountEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesByAccountEq1After1CQL,
-					tradeTradesByAccountEq1After2CQL,
-				},
-				AfterTo:   tradeTradesByAccountEq1AfterToCQL,
-				AtOrAfter: tradeTradesByAccountEq1AtOrAfterCQL,
-			},
-			{
-				First:       tradeTradesByAccountEq2FirstCQL,
-				FirstFrom:   tradeTradesByAccountEq2FirstFromCQL,
-				FirstTo:     tradeTradesByAccountEq2FirstToCQL,
-				FirstFromTo: tradeTradesByAccountEq2FirstFromToCQL,
-				After: []string{
-					tradeTradesByAccountEq2After2CQL,
-				},
-				AfterTo:     tradeTradesByAccountEq2AfterToCQL,
-				AtOrAfter:   tradeTradesByAccountEq2AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesByAccountEq2AtOrAfterToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Prefix:    2,
 })
 
-// tradeTradesByAccountInsertCQL writes a whole row of trades_by_account. Its
-// placeholders bind account, kind, day, seq, shares, the write timestamp.
-const tradeTradesByAccountInsertCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tradeTradesByAccountRow binds tradeTradesByAccountInsertCQL for e, written
-// at ts.
+// tradeTradesByAccountRow binds the Insert statement of trades_by_account for
+// e, written at ts.
 func tradeTradesByAccountRow(e *Trade, ts int64) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
-
-// tradeTradesByAccountInsertTTLCQL writes a whole row of trades_by_account
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
-// account, kind, day, seq, shares, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const tradeTradesByAccountInsertTTLCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// tradeTradesByAccountCreateCQL writes a whole row of trades_by_account if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds account, kind, day,
-// seq, shares, the TTL in seconds (unset: the table's default).
-const tradeTradesByAccountCreateCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// tradeTradesByAccountDeleteCQL deletes a row of trades_by_account by its
-// primary key. Its placeholders bind the write timestamp, account, kind, day,
-// seq.
-const tradeTradesByAccountDeleteCQL = `DELETE FROM trades_by_account
-	USING TIMESTAMP ?
-	WHERE account = ? AND kind = ? AND day = ? AND seq = ?`
-
-// tradeTradesByAccountGetCQL reads a row of trades_by_account by its primary
-// key. Its placeholders bind account, kind, day, seq.
-const tradeTradesByAccountGetCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq = ?`
 
 // tradeTradesByAccountScan reads one row of trades_by_account into e; false
 // when there is none.
 func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
-
-// tradeTradesByAccountFirstCQL reads a partition of trades_by_account from its
-// first row. cqlgenimpl.ReadPage binds account.
-const tradeTradesByAccountFirstCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ?`
-
-// tradeTradesByAccountFirstFromCQL reads a partition of trades_by_account from
-// the From bound. cqlgenimpl.ReadPage binds account, From.
-const tradeTradesByAccountFirstFromCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind >= ?`
-
-// tradeTradesByAccountFirstToCQL reads a partition of trades_by_account from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds account, To.
-const tradeTradesByAccountFirstToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind < ?`
-
-// tradeTradesByAccountFirstFromToCQL reads a partition of trades_by_account
-// between the bounds. cqlgenimpl.ReadPage binds account, From, To.
-const tradeTradesByAccountFirstFromToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind >= ? AND kind < ?`
-
-// tradeTradesByAccountAfter0CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, kind.
-const tradeTradesByAccountAfter0CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind > ?`
-
-// tradeTradesByAccountAfter1CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, kind, day.
-const tradeTradesByAccountAfter1CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day < ?`
-
-// tradeTradesByAccountAfter2CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, kind, day, seq.
-const tradeTradesByAccountAfter2CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
-
-// tradeTradesByAccountAfterToCQL continues a read of trades_by_account after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds account, kind, To.
-const tradeTradesByAccountAfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind > ? AND kind < ?`
-
-// tradeTradesByAccountAtOrAfterCQL continues a read of trades_by_account at or
-// after a row. cqlgenimpl.ReadPage binds account, kind, day, seq.
-const tradeTradesByAccountAtOrAfterCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq1FirstCQL reads a partition of trades_by_account from
-// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds account,
-// kind.
-const tradeTradesByAccountEq1FirstCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ?`
-
-// tradeTradesByAccountEq1FirstFromCQL reads a partition of trades_by_account
-// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// account, kind, From.
-const tradeTradesByAccountEq1FirstFromCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day <= ?`
-
-// tradeTradesByAccountEq1FirstToCQL reads a partition of trades_by_account
-// from its first row up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds account, kind, To.
-const tradeTradesByAccountEq1FirstToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day > ?`
-
-// tradeTradesByAccountEq1FirstFromToCQL reads a partition of trades_by_account
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
-// account, kind, From, To.
-const tradeTradesByAccountEq1FirstFromToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day <= ? AND day > ?`
-
-// tradeTradesByAccountEq1After1CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds account, kind, day.
-const tradeTradesByAccountEq1After1CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day < ?`
-
-// tradeTradesByAccountEq1After2CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds account, kind, day, seq.
-const tradeTradesByAccountEq1After2CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
-
-// tradeTradesByAccountEq1AfterToCQL continues a read of trades_by_account
-// after a row, up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds account, kind, day, To.
-const tradeTradesByAccountEq1AfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day < ? AND day > ?`
-
-// tradeTradesByAccountEq1AtOrAfterCQL continues a read of trades_by_account at
-// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds account,
-// kind, day, seq.
-const tradeTradesByAccountEq1AtOrAfterCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq2FirstCQL reads a partition of trades_by_account from
-// its first row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day.
-const tradeTradesByAccountEq2FirstCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ?`
-
-// tradeTradesByAccountEq2FirstFromCQL reads a partition of trades_by_account
-// from the From bound, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day, From.
-const tradeTradesByAccountEq2FirstFromCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq2FirstToCQL reads a partition of trades_by_account
-// from its first row up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds account, kind, day, To.
-const tradeTradesByAccountEq2FirstToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq < ?`
-
-// tradeTradesByAccountEq2FirstFromToCQL reads a partition of trades_by_account
-// between the bounds, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day, From, To.
-const tradeTradesByAccountEq2FirstFromToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ? AND seq < ?`
-
-// tradeTradesByAccountEq2After2CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind, day. cqlgenimpl.ReadPage binds account, kind, day, seq.
-const tradeTradesByAccountEq2After2CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
-
-// tradeTradesByAccountEq2AfterToCQL continues a read of trades_by_account
-// after a row, up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds account, kind, day, seq, To.
-const tradeTradesByAccountEq2AfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ? AND seq < ?`
-
-// tradeTradesByAccountEq2AtOrAfterCQL continues a read of trades_by_account at
-// or after a row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day, seq.
-const tradeTradesByAccountEq2AtOrAfterCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq2AtOrAfterToCQL continues a read of trades_by_account
-// at or after a row, up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds account, kind, day, seq, To.
-const tradeTradesByAccountEq2AtOrAfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ? AND seq < ?`
 
 // tradeTradesByAccountClustering is the clustering key of e in
 // trades_by_account, in order.
@@ -3429,8 +1973,8 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// deskTradeTradesByDesk: the statements of table trades_by_desk, which is the
-// source of truth of DeskTrade.
+// deskTradeTradesByDesk is table trades_by_desk, which is the source of truth
+// of DeskTrade; its statements are listed in schema.md.
 var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_desk",
 	Pattern: "TradesByDesk",
@@ -3443,551 +1987,26 @@ var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "day", Type: "date"},
 		{Name: "seq", Type: "bigint", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "desk", Type: "text"},
-		{Name: "bucket", Type: "int"},
-		{Name: "kind", Type: "text", Desc: true},
-		{Name: "day", Type: "date"},
-		{Name: "seq", Type: "bigint", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "shares", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      deskTradeTradesByDeskInsertCQL,
-		InsertTTL:   deskTradeTradesByDeskInsertTTLCQL,
-		Create:      deskTradeTradesByDeskCreateCQL,
-		Delete:      deskTradeTradesByDeskDeleteCQL,
-		Get:         deskTradeTradesByDeskGetCQL,
-		First:       deskTradeTradesByDeskFirstCQL,
-		FirstFrom:   deskTradeTradesByDeskFirstFromCQL,
-		FirstTo:     deskTradeTradesByDeskFirstToCQL,
-		FirstFromTo: deskTradeTradesByDeskFirstFromToCQL,
-		After: []string{
-			deskTradeTradesByDeskAfter0CQL,
-			deskTradeTradesByDeskAfter1CQL,
-			deskTradeTradesByDeskAfter2CQL,
-		},
-		AfterTo:   deskTradeTradesByDeskAfterToCQL,
-		AtOrAfter: deskTradeTradesByDeskAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       deskTradeTradesByDeskEq1FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskEq1FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskEq1FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskEq1FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskEq1After1CQL,
-					deskTradeTradesByDeskEq1After2CQL,
-				},
-				AfterTo:   deskTradeTradesByDeskEq1AfterToCQL,
-				AtOrAfter: deskTradeTradesByDeskEq1AtOrAfterCQL,
-			},
-			{
-				First:       deskTradeTradesByDeskEq2FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskEq2FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskEq2FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskEq2FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskEq2After2CQL,
-				},
-				AfterTo:     deskTradeTradesByDeskEq2AfterToCQL,
-				AtOrAfter:   deskTradeTradesByDeskEq2AtOrAfterCQL,
-				AtOrAfterTo: deskTradeTradesByDeskEq2AtOrAfterToCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       deskTradeTradesByDeskScatterFirstCQL,
-				FirstFrom:   deskTradeTradesByDeskScatterFirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskScatterFirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskScatterFirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskScatterAfter0CQL,
-					deskTradeTradesByDeskScatterAfter1CQL,
-					deskTradeTradesByDeskScatterAfter2CQL,
-				},
-				AfterTo:   deskTradeTradesByDeskScatterAfterToCQL,
-				AtOrAfter: deskTradeTradesByDeskScatterAtOrAfterCQL,
-			},
-			{
-				First:       deskTradeTradesByDeskScatterEq1FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskScatterEq1FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskScatterEq1FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskScatterEq1FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskScatterEq1After1CQL,
-					deskTradeTradesByDeskScatterEq1After2CQL,
-				},
-				AfterTo:   deskTradeTradesByDeskScatterEq1AfterToCQL,
-				AtOrAfter: deskTradeTradesByDeskScatterEq1AtOrAfterCQL,
-			},
-			{
-				First:       deskTradeTradesByDeskScatterEq2FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskScatterEq2FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskScatterEq2FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskScatterEq2FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskScatterEq2After2CQL,
-				},
-				AfterTo:     deskTradeTradesByDeskScatterEq2AfterToCQL,
-				AtOrAfter:   deskTradeTradesByDeskScatterEq2AtOrAfterCQL,
-				AtOrAfterTo: deskTradeTradesByDeskScatterEq2AtOrAfterToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Prefix:    2,
+	Bucket:    cqlgenimpl.BucketHash,
 })
 
-// deskTradeTradesByDeskInsertCQL writes a whole row of trades_by_desk. Its
-// placeholders bind desk, bucket, kind, day, seq, shares, the write timestamp.
-const deskTradeTradesByDeskInsertCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// deskTradeTradesByDeskRow binds deskTradeTradesByDeskInsertCQL for e, written
-// at ts.
+// deskTradeTradesByDeskRow binds the Insert statement of trades_by_desk for e,
+// written at ts.
 func deskTradeTradesByDeskRow(e *DeskTrade, ts int64) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
-
-// deskTradeTradesByDeskInsertTTLCQL writes a whole row of trades_by_desk with
-// a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds desk,
-// bucket, kind, day, seq, shares, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const deskTradeTradesByDeskInsertTTLCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// deskTradeTradesByDeskCreateCQL writes a whole row of trades_by_desk if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds desk, bucket, kind,
-// day, seq, shares, the TTL in seconds (unset: the table's default).
-const deskTradeTradesByDeskCreateCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// deskTradeTradesByDeskDeleteCQL deletes a row of trades_by_desk by its
-// primary key. Its placeholders bind the write timestamp, desk, bucket, kind,
-// day, seq.
-const deskTradeTradesByDeskDeleteCQL = `DELETE FROM trades_by_desk
-	USING TIMESTAMP ?
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq = ?`
-
-// deskTradeTradesByDeskGetCQL reads a row of trades_by_desk by its primary
-// key. Its placeholders bind desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskGetCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq = ?`
 
 // deskTradeTradesByDeskScan reads one row of trades_by_desk into e; false when
 // there is none.
 func deskTradeTradesByDeskScan(it cqlgen.Iter, e *DeskTrade) bool {
 	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
-
-// deskTradeTradesByDeskFirstCQL reads a partition of trades_by_desk from its
-// first row. cqlgenimpl.ReadPage binds desk, bucket.
-const deskTradeTradesByDeskFirstCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ?`
-
-// deskTradeTradesByDeskFirstFromCQL reads a partition of trades_by_desk from
-// the From bound. cqlgenimpl.ReadPage binds desk, bucket, From.
-const deskTradeTradesByDeskFirstFromCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind <= ?`
-
-// deskTradeTradesByDeskFirstToCQL reads a partition of trades_by_desk from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds desk, bucket, To.
-const deskTradeTradesByDeskFirstToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind > ?`
-
-// deskTradeTradesByDeskFirstFromToCQL reads a partition of trades_by_desk
-// between the bounds. cqlgenimpl.ReadPage binds desk, bucket, From, To.
-const deskTradeTradesByDeskFirstFromToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind <= ? AND kind > ?`
-
-// deskTradeTradesByDeskAfter0CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds desk, bucket, kind.
-const deskTradeTradesByDeskAfter0CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind < ?`
-
-// deskTradeTradesByDeskAfter1CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day.
-const deskTradeTradesByDeskAfter1CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ?`
-
-// deskTradeTradesByDeskAfter2CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskAfter2CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
-
-// deskTradeTradesByDeskAfterToCQL continues a read of trades_by_desk after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds desk, bucket, kind, To.
-const deskTradeTradesByDeskAfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind < ? AND kind > ?`
-
-// deskTradeTradesByDeskAtOrAfterCQL continues a read of trades_by_desk at or
-// after a row. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskAtOrAfterCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq1FirstCQL reads a partition of trades_by_desk from
-// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
-// bucket, kind.
-const deskTradeTradesByDeskEq1FirstCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ?`
-
-// deskTradeTradesByDeskEq1FirstFromCQL reads a partition of trades_by_desk
-// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, From.
-const deskTradeTradesByDeskEq1FirstFromCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day >= ?`
-
-// deskTradeTradesByDeskEq1FirstToCQL reads a partition of trades_by_desk from
-// its first row up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds desk, bucket, kind, To.
-const deskTradeTradesByDeskEq1FirstToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day < ?`
-
-// deskTradeTradesByDeskEq1FirstFromToCQL reads a partition of trades_by_desk
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
-// bucket, kind, From, To.
-const deskTradeTradesByDeskEq1FirstFromToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day >= ? AND day < ?`
-
-// deskTradeTradesByDeskEq1After1CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds desk, bucket, kind, day.
-const deskTradeTradesByDeskEq1After1CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ?`
-
-// deskTradeTradesByDeskEq1After2CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskEq1After2CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
-
-// deskTradeTradesByDeskEq1AfterToCQL continues a read of trades_by_desk after
-// a row, up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day, To.
-const deskTradeTradesByDeskEq1AfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ? AND day < ?`
-
-// deskTradeTradesByDeskEq1AtOrAfterCQL continues a read of trades_by_desk at
-// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
-// bucket, kind, day, seq.
-const deskTradeTradesByDeskEq1AtOrAfterCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq2FirstCQL reads a partition of trades_by_desk from
-// its first row, in the rows of one kind, day. cqlgenimpl.ReadPage binds desk,
-// bucket, kind, day.
-const deskTradeTradesByDeskEq2FirstCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ?`
-
-// deskTradeTradesByDeskEq2FirstFromCQL reads a partition of trades_by_desk
-// from the From bound, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, day, From.
-const deskTradeTradesByDeskEq2FirstFromCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq2FirstToCQL reads a partition of trades_by_desk from
-// its first row up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds desk, bucket, kind, day, To.
-const deskTradeTradesByDeskEq2FirstToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq > ?`
-
-// deskTradeTradesByDeskEq2FirstFromToCQL reads a partition of trades_by_desk
-// between the bounds, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, day, From, To.
-const deskTradeTradesByDeskEq2FirstFromToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?`
-
-// deskTradeTradesByDeskEq2After2CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind, day. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskEq2After2CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
-
-// deskTradeTradesByDeskEq2AfterToCQL continues a read of trades_by_desk after
-// a row, up to the To bound, in the rows of one kind, day. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day, seq, To.
-const deskTradeTradesByDeskEq2AfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?
-		AND seq > ?`
-
-// deskTradeTradesByDeskEq2AtOrAfterCQL continues a read of trades_by_desk at
-// or after a row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskEq2AtOrAfterCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq2AtOrAfterToCQL continues a read of trades_by_desk at
-// or after a row, up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq, To.
-const deskTradeTradesByDeskEq2AtOrAfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?`
-
-// deskTradeTradesByDeskScatterFirstCQL reads a partition of trades_by_desk
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, the most rows per
-// bucket.
-const deskTradeTradesByDeskScatterFirstCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterFirstFromCQL reads a partition of trades_by_desk
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, From, the most
-// rows per bucket.
-const deskTradeTradesByDeskScatterFirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterFirstToCQL reads a partition of trades_by_desk
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds desk, the list of bucket
-// values, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterFirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterFirstFromToCQL reads a partition of
-// trades_by_desk between the bounds, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds desk, the list of bucket values, From,
-// To, the most rows per bucket.
-const deskTradeTradesByDeskScatterFirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind <= ? AND kind > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfter0CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfter0CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfter1CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfter1CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfter2CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, seq, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfter2CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfterToCQL continues a read of trades_by_desk
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds desk, the list of bucket values, kind,
-// To, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind < ? AND kind > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAtOrAfterCQL continues a read of trades_by_desk
-// at or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterAtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstCQL reads a partition of trades_by_desk
-// from its first row, in the rows of one kind, in every hash bucket at once,
-// the bucket named last. cqlgenimpl.ReadPage binds desk, the list of bucket
-// values, kind, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstFromCQL reads a partition of
-// trades_by_desk from the From bound, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, From, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day >= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstToCQL reads a partition of
-// trades_by_desk from its first row up to the To bound, in the rows of one
-// kind, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, To, the
-// most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstFromToCQL reads a partition of
-// trades_by_desk between the bounds, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, From, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day >= ? AND day < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1After1CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one kind, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, the
-// most rows per bucket.
-const deskTradeTradesByDeskScatterEq1After1CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1After2CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one kind, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1After2CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1AfterToCQL continues a read of trades_by_desk
-// after a row, up to the To bound, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, day, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1AfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ? AND day < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1AtOrAfterCQL continues a read of
-// trades_by_desk at or after a row, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, day, seq, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1AtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstCQL reads a partition of trades_by_desk
-// from its first row, in the rows of one kind, day, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds desk, the list of
-// bucket values, kind, day, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstFromCQL reads a partition of
-// trades_by_desk from the From bound, in the rows of one kind, day, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, From, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstToCQL reads a partition of
-// trades_by_desk from its first row up to the To bound, in the rows of one
-// kind, day, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, To,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstFromToCQL reads a partition of
-// trades_by_desk between the bounds, in the rows of one kind, day, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, From, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2After2CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one kind, day, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2After2CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2AfterToCQL continues a read of trades_by_desk
-// after a row, up to the To bound, in the rows of one kind, day, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, day, seq, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2AfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-		AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2AtOrAfterCQL continues a read of
-// trades_by_desk at or after a row, in the rows of one kind, day, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, seq, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2AtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2AtOrAfterToCQL continues a read of
-// trades_by_desk at or after a row, up to the To bound, in the rows of one
-// kind, day, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2AtOrAfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?
-	PER PARTITION LIMIT ?`
 
 // deskTradeTradesByDeskClustering is the clustering key of e in
 // trades_by_desk, in order.
@@ -4246,8 +2265,8 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// tickTicksBySymbol: the statements of table ticks_by_symbol, which is the
-// source of truth of Tick.
+// tickTicksBySymbol is table ticks_by_symbol, which is the source of truth of
+// Tick; its statements are listed in schema.md.
 var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "ticks_by_symbol",
 	Pattern: "TicksBySymbol",
@@ -4260,292 +2279,26 @@ var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "price", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tickTicksBySymbolInsertCQL,
-		InsertTTL:   tickTicksBySymbolInsertTTLCQL,
-		Create:      tickTicksBySymbolCreateCQL,
-		Delete:      tickTicksBySymbolDeleteCQL,
-		Get:         tickTicksBySymbolGetCQL,
-		First:       tickTicksBySymbolFirstCQL,
-		FirstFrom:   tickTicksBySymbolFirstFromCQL,
-		FirstTo:     tickTicksBySymbolFirstToCQL,
-		FirstFromTo: tickTicksBySymbolFirstFromToCQL,
-		After: []string{
-			tickTicksBySymbolAfter0CQL,
-			tickTicksBySymbolAfter1CQL,
-			tickTicksBySymbolAfter2CQL,
-		},
-		AfterTo:   tickTicksBySymbolAfterToCQL,
-		AtOrAfter: tickTicksBySymbolAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tickTicksBySymbolEq1FirstCQL,
-				FirstFrom:   tickTicksBySymbolEq1FirstFromCQL,
-				FirstTo:     tickTicksBySymbolEq1FirstToCQL,
-				FirstFromTo: tickTicksBySymbolEq1FirstFromToCQL,
-				After: []string{
-					tickTicksBySymbolEq1After1CQL,
-					tickTicksBySymbolEq1After2CQL,
-				},
-				AfterTo:   tickTicksBySymbolEq1AfterToCQL,
-				AtOrAfter: tickTicksBySymbolEq1AtOrAfterCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       tickTicksBySymbolScatterFirstCQL,
-				FirstFrom:   tickTicksBySymbolScatterFirstFromCQL,
-				FirstTo:     tickTicksBySymbolScatterFirstToCQL,
-				FirstFromTo: tickTicksBySymbolScatterFirstFromToCQL,
-			},
-			{
-				First:       tickTicksBySymbolScatterEq1FirstCQL,
-				FirstFrom:   tickTicksBySymbolScatterEq1FirstFromCQL,
-				FirstTo:     tickTicksBySymbolScatterEq1FirstToCQL,
-				FirstFromTo: tickTicksBySymbolScatterEq1FirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Prefix:    1,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// tickTicksBySymbolInsertCQL writes a whole row of ticks_by_symbol. Its
-// placeholders bind symbol, bucket, kind, at, seq, price, the write timestamp.
-const tickTicksBySymbolInsertCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tickTicksBySymbolRow binds tickTicksBySymbolInsertCQL for e, written at ts.
+// tickTicksBySymbolRow binds the Insert statement of ticks_by_symbol for e,
+// written at ts.
 func tickTicksBySymbolRow(e *Tick, ts int64) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
-
-// tickTicksBySymbolInsertTTLCQL writes a whole row of ticks_by_symbol with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds symbol,
-// bucket, kind, at, seq, price, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const tickTicksBySymbolInsertTTLCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// tickTicksBySymbolCreateCQL writes a whole row of ticks_by_symbol if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds symbol, bucket, kind,
-// at, seq, price, the TTL in seconds (unset: the table's default).
-const tickTicksBySymbolCreateCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// tickTicksBySymbolDeleteCQL deletes a row of ticks_by_symbol by its primary
-// key. Its placeholders bind the write timestamp, symbol, bucket, kind, at,
-// seq.
-const tickTicksBySymbolDeleteCQL = `DELETE FROM ticks_by_symbol
-	USING TIMESTAMP ?
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq = ?`
-
-// tickTicksBySymbolGetCQL reads a row of ticks_by_symbol by its primary key.
-// Its placeholders bind symbol, bucket, kind, at, seq.
-const tickTicksBySymbolGetCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq = ?`
 
 // tickTicksBySymbolScan reads one row of ticks_by_symbol into e; false when
 // there is none.
 func tickTicksBySymbolScan(it cqlgen.Iter, e *Tick) bool {
 	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
-
-// tickTicksBySymbolFirstCQL reads a partition of ticks_by_symbol from its
-// first row. cqlgenimpl.ReadPage binds symbol, bucket.
-const tickTicksBySymbolFirstCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ?`
-
-// tickTicksBySymbolFirstFromCQL reads a partition of ticks_by_symbol from the
-// From bound. cqlgenimpl.ReadPage binds symbol, bucket, From.
-const tickTicksBySymbolFirstFromCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind >= ?`
-
-// tickTicksBySymbolFirstToCQL reads a partition of ticks_by_symbol from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, To.
-const tickTicksBySymbolFirstToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind < ?`
-
-// tickTicksBySymbolFirstFromToCQL reads a partition of ticks_by_symbol between
-// the bounds. cqlgenimpl.ReadPage binds symbol, bucket, From, To.
-const tickTicksBySymbolFirstFromToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind >= ? AND kind < ?`
-
-// tickTicksBySymbolAfter0CQL continues a read of ticks_by_symbol after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind.
-const tickTicksBySymbolAfter0CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind > ?`
-
-// tickTicksBySymbolAfter1CQL continues a read of ticks_by_symbol after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, at.
-const tickTicksBySymbolAfter1CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// tickTicksBySymbolAfter2CQL continues a read of ticks_by_symbol after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, at, seq.
-const tickTicksBySymbolAfter2CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq > ?`
-
-// tickTicksBySymbolAfterToCQL continues a read of ticks_by_symbol after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, kind, To.
-const tickTicksBySymbolAfterToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind > ? AND kind < ?`
-
-// tickTicksBySymbolAtOrAfterCQL continues a read of ticks_by_symbol at or
-// after a row. cqlgenimpl.ReadPage binds symbol, bucket, kind, at, seq.
-const tickTicksBySymbolAtOrAfterCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq >= ?`
-
-// tickTicksBySymbolEq1FirstCQL reads a partition of ticks_by_symbol from its
-// first row, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
-// bucket, kind.
-const tickTicksBySymbolEq1FirstCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ?`
-
-// tickTicksBySymbolEq1FirstFromCQL reads a partition of ticks_by_symbol from
-// the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
-// bucket, kind, From.
-const tickTicksBySymbolEq1FirstFromCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// tickTicksBySymbolEq1FirstToCQL reads a partition of ticks_by_symbol from its
-// first row up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage
-// binds symbol, bucket, kind, To.
-const tickTicksBySymbolEq1FirstToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at > ?`
-
-// tickTicksBySymbolEq1FirstFromToCQL reads a partition of ticks_by_symbol
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, From, To.
-const tickTicksBySymbolEq1FirstFromToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
-
-// tickTicksBySymbolEq1After1CQL continues a read of ticks_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds symbol, bucket, kind, at.
-const tickTicksBySymbolEq1After1CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// tickTicksBySymbolEq1After2CQL continues a read of ticks_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds symbol, bucket, kind, at, seq.
-const tickTicksBySymbolEq1After2CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq > ?`
-
-// tickTicksBySymbolEq1AfterToCQL continues a read of ticks_by_symbol after a
-// row, up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, at, To.
-const tickTicksBySymbolEq1AfterToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ? AND at > ?`
-
-// tickTicksBySymbolEq1AtOrAfterCQL continues a read of ticks_by_symbol at or
-// after a row, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
-// bucket, kind, at, seq.
-const tickTicksBySymbolEq1AtOrAfterCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq >= ?`
-
-// tickTicksBySymbolScatterFirstCQL reads a partition of ticks_by_symbol from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, the most rows
-// per bucket.
-const tickTicksBySymbolScatterFirstCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterFirstFromCQL reads a partition of ticks_by_symbol
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, the most
-// rows per bucket.
-const tickTicksBySymbolScatterFirstFromCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind >= ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterFirstToCQL reads a partition of ticks_by_symbol from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, To, the most rows per bucket.
-const tickTicksBySymbolScatterFirstToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterFirstFromToCQL reads a partition of ticks_by_symbol
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, To, the
-// most rows per bucket.
-const tickTicksBySymbolScatterFirstFromToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind >= ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstCQL reads a partition of ticks_by_symbol
-// from its first row, in the rows of one kind, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of
-// bucket values, kind, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstFromCQL reads a partition of ticks_by_symbol
-// from the From bound, in the rows of one kind, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of
-// bucket values, kind, From, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstFromCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstToCQL reads a partition of ticks_by_symbol
-// from its first row up to the To bound, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, kind, To, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstFromToCQL reads a partition of
-// ticks_by_symbol between the bounds, in the rows of one kind, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds symbol,
-// the list of bucket values, kind, From, To, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstFromToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // tickTicksBySymbolClustering is the clustering key of e in ticks_by_symbol,
 // in order.
@@ -4797,8 +2550,8 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// readingReadingsByDay: the statements of table readings_by_day, which is the
-// source of truth of Reading.
+// readingReadingsByDay is table readings_by_day, which is the source of truth
+// of Reading; its statements are listed in schema.md.
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_day",
 	Pattern: "ReadingsByDay",
@@ -4811,46 +2564,15 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "seq", Type: "bigint"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
 		{Name: "value", Type: "double"},
 		{Name: "note", Type: "text"},
 		{Name: "tags", Type: "list<text>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         readingReadingsByDayGetCQL,
-		State:       readingReadingsByDayStateCQL,
-		Change:      readingReadingsByDayChangeCQL,
-		Remove:      readingReadingsByDayRemoveCQL,
-		Settle:      readingReadingsByDaySettleCQL,
-		Scan:        readingReadingsByDayScanCQL,
-		First:       readingReadingsByDayFirstCQL,
-		FirstFrom:   readingReadingsByDayFirstFromCQL,
-		FirstTo:     readingReadingsByDayFirstToCQL,
-		FirstFromTo: readingReadingsByDayFirstFromToCQL,
-		After: []string{
-			readingReadingsByDayAfter0CQL,
-			readingReadingsByDayAfter1CQL,
-		},
-		AfterTo:   readingReadingsByDayAfterToCQL,
-		AtOrAfter: readingReadingsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByDayScatterFirstCQL,
-				FirstFrom:   readingReadingsByDayScatterFirstFromCQL,
-				FirstTo:     readingReadingsByDayScatterFirstToCQL,
-				FirstFromTo: readingReadingsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
-
-// readingReadingsByDayGetCQL reads a row of readings_by_day by its primary
-// key. Its placeholders bind sensor_id, day, at, seq.
-const readingReadingsByDayGetCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
 
 // readingReadingsByDayScan reads the next row of readings_by_day that is no
 // grave of a deleted Reading into e; false when there is none.
@@ -4867,15 +2589,8 @@ func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 	}
 }
 
-// readingReadingsByDayStateCQL reads a row of readings_by_day with the write
-// protocol's columns. Its placeholders bind sensor_id, day, at, seq.
-const readingReadingsByDayStateCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
-
-// readingReadingsByDayState binds readingReadingsByDayStateCQL: the primary
-// key of e.
+// readingReadingsByDayState binds the State statement of readings_by_day: the
+// primary key of e.
 func readingReadingsByDayState(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
 }
@@ -4906,147 +2621,24 @@ func readingMerge(cur, e *Reading) Reading {
 	return m
 }
 
-// readingReadingsByDayChangeCQL writes a row of readings_by_day if its version
-// is the one read (null: if there is no row). Its placeholders bind value,
-// note, tags, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, sensor_id, day, at, seq, the version read.
-const readingReadingsByDayChangeCQL = `UPDATE readings_by_day
-	SET value = ?, note = ?, tags = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsByDayChange binds readingReadingsByDayChangeCQL: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
+// readingReadingsByDayChange binds the Change statement of readings_by_day: it
+// sets e's values, leaving nil pointers and empty collections unset with
+// c.Unset, at version c.TS, if the version is still c.Old.
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
-// readingReadingsByDayRemoveCQL leaves a grave of a row of readings_by_day if
-// its version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, sensor_id,
-// day, at, seq, the version read.
-const readingReadingsByDayRemoveCQL = `UPDATE readings_by_day
-	USING TTL 864000
-	SET value = null, note = null, tags = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsByDayRemove binds readingReadingsByDayRemoveCQL: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// readingReadingsByDayRemove binds the Remove statement of readings_by_day: it
+// leaves a grave of e, at version c.TS, if the version is still c.Old.
 func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
-// readingReadingsByDaySettleCQL clears the pending record of a row of
-// readings_by_day if its version is the one read. Its placeholders bind
-// sensor_id, day, at, seq, the version read.
-const readingReadingsByDaySettleCQL = `UPDATE readings_by_day
-	SET cqlgen_pending = null
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsByDaySettle binds readingReadingsByDaySettleCQL: it clears
-// the pending record of e's row if the version is still version.
+// readingReadingsByDaySettle binds the Settle statement of readings_by_day: it
+// clears the pending record of e's row if the version is still version.
 func readingReadingsByDaySettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, version}
 }
-
-// readingReadingsByDayScanCQL reads a token range of readings_by_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByDayScanCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings_by_day
-	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
-
-// readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, day.
-const readingReadingsByDayFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ?`
-
-// readingReadingsByDayFirstFromCQL reads a partition of readings_by_day from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, day, From.
-const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at <= ?`
-
-// readingReadingsByDayFirstToCQL reads a partition of readings_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, To.
-const readingReadingsByDayFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at > ?`
-
-// readingReadingsByDayFirstFromToCQL reads a partition of readings_by_day
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, day, From, To.
-const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at <= ? AND at > ?`
-
-// readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, day, at.
-const readingReadingsByDayAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at < ?`
-
-// readingReadingsByDayAfter1CQL continues a read of readings_by_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, day, at, seq.
-const readingReadingsByDayAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq > ?`
-
-// readingReadingsByDayAfterToCQL continues a read of readings_by_day after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, at, To.
-const readingReadingsByDayAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at < ? AND at > ?`
-
-// readingReadingsByDayAtOrAfterCQL continues a read of readings_by_day at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, day, at, seq.
-const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq >= ?`
-
-// readingReadingsByDayScatterFirstCQL reads a partition of readings_by_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, the most rows
-// per bucket.
-const readingReadingsByDayScatterFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromCQL reads a partition of readings_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, From, the most
-// rows per bucket.
-const readingReadingsByDayScatterFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstToCQL reads a partition of readings_by_day
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromToCQL reads a partition of
-// readings_by_day between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, From, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByDayClustering is the clustering key of e in
 // readings_by_day, in order.
@@ -5066,8 +2658,8 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadings1: the statements of table readings_1, which serves
-// Readings1.
+// readingReadings1 is table readings_1, which serves Readings1; its statements
+// are listed in schema.md.
 var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_1",
 	Pattern: "Readings1",
@@ -5079,41 +2671,18 @@ var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "value", Type: "double"},
 		{Name: "note", Type: "text"},
 		{Name: "tags", Type: "list<text>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadings1InsertCQL,
-		Delete:      readingReadings1DeleteCQL,
-		Scan:        readingReadings1ScanCQL,
-		First:       readingReadings1FirstCQL,
-		FirstFrom:   readingReadings1FirstFromCQL,
-		FirstTo:     readingReadings1FirstToCQL,
-		FirstFromTo: readingReadings1FirstFromToCQL,
-		After: []string{
-			readingReadings1After0CQL,
-			readingReadings1After1CQL,
-		},
-		AfterTo:   readingReadings1AfterToCQL,
-		AtOrAfter: readingReadings1AtOrAfterCQL,
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketOne,
 })
 
-// readingReadings1InsertCQL writes a whole row of readings_1. Its placeholders
-// bind sensor_id, shard, at, seq, value, note, tags, the write timestamp.
-const readingReadings1InsertCQL = `INSERT INTO readings_1 (sensor_id, shard, at, seq, value, note, tags)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadings1Row binds readingReadings1InsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// readingReadings1Row binds the Insert statement of readings_1 for e, written
+// at ts. With unset, nil pointers and empty collections are left unset,
+// writing no tombstone; without, they clear their columns.
 func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
@@ -5123,70 +2692,6 @@ func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
 func readingReadings1Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq}
 }
-
-// readingReadings1DeleteCQL deletes a row of readings_1 by its primary key.
-// Its placeholders bind the write timestamp, sensor_id, shard, at, seq.
-const readingReadings1DeleteCQL = `DELETE FROM readings_1
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
-
-// readingReadings1ScanCQL reads a token range of readings_1 for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const readingReadings1ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value),
-		writetime(note)
-	FROM readings_1
-	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
-
-// readingReadings1FirstCQL reads a partition of readings_1 from its first row.
-// cqlgenimpl.ReadPage binds sensor_id, shard.
-const readingReadings1FirstCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ?`
-
-// readingReadings1FirstFromCQL reads a partition of readings_1 from the From
-// bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
-const readingReadings1FirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at <= ?`
-
-// readingReadings1FirstToCQL reads a partition of readings_1 from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, To.
-const readingReadings1FirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at > ?`
-
-// readingReadings1FirstFromToCQL reads a partition of readings_1 between the
-// bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
-const readingReadings1FirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
-
-// readingReadings1After0CQL continues a read of readings_1 after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at.
-const readingReadings1After0CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at < ?`
-
-// readingReadings1After1CQL continues a read of readings_1 after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at, seq.
-const readingReadings1After1CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
-
-// readingReadings1AfterToCQL continues a read of readings_1 after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, at, To.
-const readingReadings1AfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at < ? AND at > ?`
-
-// readingReadings1AtOrAfterCQL continues a read of readings_1 at or after a
-// row. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
-const readingReadings1AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
 
 // readingReadings1Scan reads one row of readings_1 into e; false when there is
 // none.
@@ -5212,8 +2717,8 @@ func readingReadings1Compare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadings16: the statements of table readings_16, which serves
-// Readings16.
+// readingReadings16 is table readings_16, which serves Readings16; its
+// statements are listed in schema.md.
 var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_16",
 	Pattern: "Readings16",
@@ -5225,56 +2730,18 @@ var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "value", Type: "double"},
 		{Name: "note", Type: "text"},
 		{Name: "tags", Type: "list<text>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadings16InsertCQL,
-		Delete:      readingReadings16DeleteCQL,
-		Scan:        readingReadings16ScanCQL,
-		First:       readingReadings16FirstCQL,
-		FirstFrom:   readingReadings16FirstFromCQL,
-		FirstTo:     readingReadings16FirstToCQL,
-		FirstFromTo: readingReadings16FirstFromToCQL,
-		After: []string{
-			readingReadings16After0CQL,
-			readingReadings16After1CQL,
-		},
-		AfterTo:   readingReadings16AfterToCQL,
-		AtOrAfter: readingReadings16AtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadings16ScatterFirstCQL,
-				FirstFrom:   readingReadings16ScatterFirstFromCQL,
-				FirstTo:     readingReadings16ScatterFirstToCQL,
-				FirstFromTo: readingReadings16ScatterFirstFromToCQL,
-				After: []string{
-					readingReadings16ScatterAfter0CQL,
-					readingReadings16ScatterAfter1CQL,
-				},
-				AfterTo:   readingReadings16ScatterAfterToCQL,
-				AtOrAfter: readingReadings16ScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// readingReadings16InsertCQL writes a whole row of readings_16. Its
-// placeholders bind sensor_id, shard, at, seq, value, note, tags, the write
-// timestamp.
-const readingReadings16InsertCQL = `INSERT INTO readings_16 (sensor_id, shard, at, seq, value, note, tags)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadings16Row binds readingReadings16InsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// readingReadings16Row binds the Insert statement of readings_16 for e,
+// written at ts. With unset, nil pointers and empty collections are left
+// unset, writing no tombstone; without, they clear their columns.
 func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
@@ -5284,142 +2751,6 @@ func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
 func readingReadings16Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq}
 }
-
-// readingReadings16DeleteCQL deletes a row of readings_16 by its primary key.
-// Its placeholders bind the write timestamp, sensor_id, shard, at, seq.
-const readingReadings16DeleteCQL = `DELETE FROM readings_16
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
-
-// readingReadings16ScanCQL reads a token range of readings_16 for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const readingReadings16ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value),
-		writetime(note)
-	FROM readings_16
-	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
-
-// readingReadings16FirstCQL reads a partition of readings_16 from its first
-// row. cqlgenimpl.ReadPage binds sensor_id, shard.
-const readingReadings16FirstCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ?`
-
-// readingReadings16FirstFromCQL reads a partition of readings_16 from the From
-// bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
-const readingReadings16FirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at <= ?`
-
-// readingReadings16FirstToCQL reads a partition of readings_16 from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, To.
-const readingReadings16FirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at > ?`
-
-// readingReadings16FirstFromToCQL reads a partition of readings_16 between the
-// bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
-const readingReadings16FirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
-
-// readingReadings16After0CQL continues a read of readings_16 after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at.
-const readingReadings16After0CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at < ?`
-
-// readingReadings16After1CQL continues a read of readings_16 after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at, seq.
-const readingReadings16After1CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
-
-// readingReadings16AfterToCQL continues a read of readings_16 after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, at, To.
-const readingReadings16AfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at < ? AND at > ?`
-
-// readingReadings16AtOrAfterCQL continues a read of readings_16 at or after a
-// row. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
-const readingReadings16AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
-
-// readingReadings16ScatterFirstCQL reads a partition of readings_16 from its
-// first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, the most rows
-// per bucket.
-const readingReadings16ScatterFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterFirstFromCQL reads a partition of readings_16 from
-// the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, From, the
-// most rows per bucket.
-const readingReadings16ScatterFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterFirstToCQL reads a partition of readings_16 from its
-// first row up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds sensor_id, the list of shard values, To, the
-// most rows per bucket.
-const readingReadings16ScatterFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterFirstFromToCQL reads a partition of readings_16
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, From, To, the
-// most rows per bucket.
-const readingReadings16ScatterFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAfter0CQL continues a read of readings_16 after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the
-// list of shard values, at, the most rows per bucket.
-const readingReadings16ScatterAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAfter1CQL continues a read of readings_16 after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the
-// list of shard values, at, seq, the most rows per bucket.
-const readingReadings16ScatterAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at = ? AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAfterToCQL continues a read of readings_16 after a
-// row, up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds sensor_id, the list of shard values, at, To,
-// the most rows per bucket.
-const readingReadings16ScatterAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at < ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAtOrAfterCQL continues a read of readings_16 at or
-// after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, at, seq, the
-// most rows per bucket.
-const readingReadings16ScatterAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at = ? AND seq >= ?
-	PER PARTITION LIMIT ?`
 
 // readingReadings16Scan reads one row of readings_16 into e; false when there
 // is none.
@@ -5876,8 +3207,8 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit; its
+// statements are listed in schema.md.
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -5885,29 +3216,16 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "visit_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "text"},
 		{Name: "user_id", Type: "text"},
 		{Name: "site", Type: "text"},
 		{Name: "at", Type: "timestamp"},
 		{Name: "page", Type: "text"},
 		{Name: "millis", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     visitVisitsGetCQL,
-		GetMany: visitVisitsGetManyCQL,
-		State:   visitVisitsStateCQL,
-		Change:  visitVisitsChangeCQL,
-		Remove:  visitVisitsRemoveCQL,
-		Settle:  visitVisitsSettleCQL,
-		Scan:    visitVisitsScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind visit_id.
-const visitVisitsGetCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_deleted
-	FROM visits
-	WHERE visit_id = ?`
 
 // visitVisitsScan reads the next row of visits that is no grave of a deleted
 // Visit into e; false when there is none.
@@ -5924,20 +3242,7 @@ func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	}
 }
 
-// visitVisitsGetManyCQL reads the rows of visits of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of visit_id values.
-const visitVisitsGetManyCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_deleted
-	FROM visits
-	WHERE visit_id IN ?`
-
-// visitVisitsStateCQL reads a row of visits with the write protocol's columns.
-// Its placeholders bind visit_id.
-const visitVisitsStateCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM visits
-	WHERE visit_id = ?`
-
-// visitVisitsState binds visitVisitsStateCQL: the primary key of e.
+// visitVisitsState binds the State statement of visits: the primary key of e.
 func visitVisitsState(e *Visit) []any {
 	return []any{e.VisitID}
 }
@@ -5954,62 +3259,26 @@ func visitVisitsData(e *Visit) []any {
 	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
 }
 
-// visitVisitsChangeCQL writes a row of visits if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, site, at, page,
-// millis, cqlgen_version (the write timestamp), the pending record, the record
-// of the last changes, visit_id, the version read.
-const visitVisitsChangeCQL = `UPDATE visits
-	SET user_id = ?, site = ?, at = ?, page = ?, millis = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE visit_id = ?
-	IF cqlgen_version = ?`
-
-// visitVisitsChange binds visitVisitsChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// visitVisitsChange binds the Change statement of visits: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
-// visitVisitsRemoveCQL leaves a grave of a row of visits if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, visit_id, the version read.
-const visitVisitsRemoveCQL = `UPDATE visits
-	USING TTL 864000
-	SET user_id = null, site = null, at = null, page = null, millis = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE visit_id = ?
-	IF cqlgen_version = ?`
-
-// visitVisitsRemove binds visitVisitsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// visitVisitsRemove binds the Remove statement of visits: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
-// visitVisitsSettleCQL clears the pending record of a row of visits if its
-// version is the one read. Its placeholders bind visit_id, the version read.
-const visitVisitsSettleCQL = `UPDATE visits
-	SET cqlgen_pending = null
-	WHERE visit_id = ?
-	IF cqlgen_version = ?`
-
-// visitVisitsSettle binds visitVisitsSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// visitVisitsSettle binds the Settle statement of visits: it clears the
+// pending record of e's row if the version is still version.
 func visitVisitsSettle(e *Visit, version int64) []any {
 	return []any{e.VisitID, version}
 }
 
-// visitVisitsScanCQL reads a token range of visits for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const visitVisitsScanCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM visits
-	WHERE token(visit_id) > ? AND token(visit_id) <= ?`
-
-// visitVisitsByUser: the statements of table visits_by_user, which serves
-// VisitsByUser.
+// visitVisitsByUser is table visits_by_user, which serves VisitsByUser; its
+// statements are listed in schema.md.
 var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_user",
 	Pattern: "VisitsByUser",
@@ -6020,40 +3289,16 @@ var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "visit_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "site", Type: "text"},
 		{Name: "page", Type: "text"},
 		{Name: "millis", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsByUserInsertCQL,
-		Delete:      visitVisitsByUserDeleteCQL,
-		Scan:        visitVisitsByUserScanCQL,
-		First:       visitVisitsByUserFirstCQL,
-		FirstFrom:   visitVisitsByUserFirstFromCQL,
-		FirstTo:     visitVisitsByUserFirstToCQL,
-		FirstFromTo: visitVisitsByUserFirstFromToCQL,
-		After: []string{
-			visitVisitsByUserAfter0CQL,
-			visitVisitsByUserAfter1CQL,
-		},
-		AfterTo:   visitVisitsByUserAfterToCQL,
-		AtOrAfter: visitVisitsByUserAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// visitVisitsByUserInsertCQL writes a whole row of visits_by_user. Its
-// placeholders bind user_id, at, visit_id, site, page, millis, the write
-// timestamp.
-const visitVisitsByUserInsertCQL = `INSERT INTO visits_by_user (user_id, at, visit_id, site, page, millis)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsByUserRow binds visitVisitsByUserInsertCQL for e, written at ts;
-// visits_by_user has no column to leave unset.
+// visitVisitsByUserRow binds the Insert statement of visits_by_user for e,
+// written at ts; visits_by_user has no column to leave unset.
 func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
 }
@@ -6063,70 +3308,6 @@ func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
 func visitVisitsByUserKey(e *Visit) []any {
 	return []any{e.UserID, e.At, e.VisitID}
 }
-
-// visitVisitsByUserDeleteCQL deletes a row of visits_by_user by its primary
-// key. Its placeholders bind the write timestamp, user_id, at, visit_id.
-const visitVisitsByUserDeleteCQL = `DELETE FROM visits_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND at = ? AND visit_id = ?`
-
-// visitVisitsByUserScanCQL reads a token range of visits_by_user for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const visitVisitsByUserScanCQL = `SELECT user_id, at, visit_id, site, page, millis, writetime(site),
-		writetime(page), writetime(millis)
-	FROM visits_by_user
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// visitVisitsByUserFirstCQL reads a partition of visits_by_user from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const visitVisitsByUserFirstCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ?`
-
-// visitVisitsByUserFirstFromCQL reads a partition of visits_by_user from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const visitVisitsByUserFirstFromCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at <= ?`
-
-// visitVisitsByUserFirstToCQL reads a partition of visits_by_user from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const visitVisitsByUserFirstToCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at > ?`
-
-// visitVisitsByUserFirstFromToCQL reads a partition of visits_by_user between
-// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const visitVisitsByUserFirstFromToCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at <= ? AND at > ?`
-
-// visitVisitsByUserAfter0CQL continues a read of visits_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, at.
-const visitVisitsByUserAfter0CQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at < ?`
-
-// visitVisitsByUserAfter1CQL continues a read of visits_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, at, visit_id.
-const visitVisitsByUserAfter1CQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at = ? AND visit_id > ?`
-
-// visitVisitsByUserAfterToCQL continues a read of visits_by_user after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds user_id, at, To.
-const visitVisitsByUserAfterToCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at < ? AND at > ?`
-
-// visitVisitsByUserAtOrAfterCQL continues a read of visits_by_user at or after
-// a row. cqlgenimpl.ReadPage binds user_id, at, visit_id.
-const visitVisitsByUserAtOrAfterCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at = ? AND visit_id >= ?`
 
 // visitVisitsByUserScan reads one row of visits_by_user into e; false when
 // there is none.
@@ -6152,8 +3333,8 @@ func visitVisitsByUserCompare(a, b *Visit) int {
 	return 0
 }
 
-// visitVisitsBySite: the statements of table visits_by_site, which serves
-// VisitsBySite.
+// visitVisitsBySite is table visits_by_site, which serves VisitsBySite; its
+// statements are listed in schema.md.
 var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_site",
 	Pattern: "VisitsBySite",
@@ -6165,56 +3346,17 @@ var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "visit_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "user_id", Type: "text"},
 		{Name: "page", Type: "text"},
 		{Name: "millis", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsBySiteInsertCQL,
-		Delete:      visitVisitsBySiteDeleteCQL,
-		Scan:        visitVisitsBySiteScanCQL,
-		First:       visitVisitsBySiteFirstCQL,
-		FirstFrom:   visitVisitsBySiteFirstFromCQL,
-		FirstTo:     visitVisitsBySiteFirstToCQL,
-		FirstFromTo: visitVisitsBySiteFirstFromToCQL,
-		After: []string{
-			visitVisitsBySiteAfter0CQL,
-			visitVisitsBySiteAfter1CQL,
-		},
-		AfterTo:   visitVisitsBySiteAfterToCQL,
-		AtOrAfter: visitVisitsBySiteAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       visitVisitsBySiteScatterFirstCQL,
-				FirstFrom:   visitVisitsBySiteScatterFirstFromCQL,
-				FirstTo:     visitVisitsBySiteScatterFirstToCQL,
-				FirstFromTo: visitVisitsBySiteScatterFirstFromToCQL,
-				After: []string{
-					visitVisitsBySiteScatterAfter0CQL,
-					visitVisitsBySiteScatterAfter1CQL,
-				},
-				AfterTo:   visitVisitsBySiteScatterAfterToCQL,
-				AtOrAfter: visitVisitsBySiteScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// visitVisitsBySiteInsertCQL writes a whole row of visits_by_site. Its
-// placeholders bind site, shard, at, visit_id, user_id, page, millis, the
-// write timestamp.
-const visitVisitsBySiteInsertCQL = `INSERT INTO visits_by_site (site, shard, at, visit_id, user_id, page,
-		millis)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsBySiteRow binds visitVisitsBySiteInsertCQL for e, written at ts;
-// visits_by_site has no column to leave unset.
+// visitVisitsBySiteRow binds the Insert statement of visits_by_site for e,
+// written at ts; visits_by_site has no column to leave unset.
 func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
@@ -6224,142 +3366,6 @@ func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
 func visitVisitsBySiteKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID}
 }
-
-// visitVisitsBySiteDeleteCQL deletes a row of visits_by_site by its primary
-// key. Its placeholders bind the write timestamp, site, shard, at, visit_id.
-const visitVisitsBySiteDeleteCQL = `DELETE FROM visits_by_site
-	USING TIMESTAMP ?
-	WHERE site = ? AND shard = ? AND at = ? AND visit_id = ?`
-
-// visitVisitsBySiteScanCQL reads a token range of visits_by_site for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const visitVisitsBySiteScanCQL = `SELECT site, shard, at, visit_id, user_id, page, millis,
-		writetime(user_id), writetime(page), writetime(millis)
-	FROM visits_by_site
-	WHERE token(site, shard) > ? AND token(site, shard) <= ?`
-
-// visitVisitsBySiteFirstCQL reads a partition of visits_by_site from its first
-// row. cqlgenimpl.ReadPage binds site, shard.
-const visitVisitsBySiteFirstCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ?`
-
-// visitVisitsBySiteFirstFromCQL reads a partition of visits_by_site from the
-// From bound. cqlgenimpl.ReadPage binds site, shard, From.
-const visitVisitsBySiteFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at <= ?`
-
-// visitVisitsBySiteFirstToCQL reads a partition of visits_by_site from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds site, shard, To.
-const visitVisitsBySiteFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at > ?`
-
-// visitVisitsBySiteFirstFromToCQL reads a partition of visits_by_site between
-// the bounds. cqlgenimpl.ReadPage binds site, shard, From, To.
-const visitVisitsBySiteFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at <= ? AND at > ?`
-
-// visitVisitsBySiteAfter0CQL continues a read of visits_by_site after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// site, shard, at.
-const visitVisitsBySiteAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at < ?`
-
-// visitVisitsBySiteAfter1CQL continues a read of visits_by_site after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// site, shard, at, visit_id.
-const visitVisitsBySiteAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at = ? AND visit_id > ?`
-
-// visitVisitsBySiteAfterToCQL continues a read of visits_by_site after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds site, shard, at, To.
-const visitVisitsBySiteAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at < ? AND at > ?`
-
-// visitVisitsBySiteAtOrAfterCQL continues a read of visits_by_site at or after
-// a row. cqlgenimpl.ReadPage binds site, shard, at, visit_id.
-const visitVisitsBySiteAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at = ? AND visit_id >= ?`
-
-// visitVisitsBySiteScatterFirstCQL reads a partition of visits_by_site from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, the most rows per
-// bucket.
-const visitVisitsBySiteScatterFirstCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterFirstFromCQL reads a partition of visits_by_site
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, From, the most
-// rows per bucket.
-const visitVisitsBySiteScatterFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterFirstToCQL reads a partition of visits_by_site from
-// its first row up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds site, the list of shard values, To,
-// the most rows per bucket.
-const visitVisitsBySiteScatterFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterFirstFromToCQL reads a partition of visits_by_site
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, From, To, the most
-// rows per bucket.
-const visitVisitsBySiteScatterFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAfter0CQL continues a read of visits_by_site after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds site, the list of
-// shard values, at, the most rows per bucket.
-const visitVisitsBySiteScatterAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at < ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAfter1CQL continues a read of visits_by_site after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds site, the list of
-// shard values, at, visit_id, the most rows per bucket.
-const visitVisitsBySiteScatterAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at = ? AND visit_id > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAfterToCQL continues a read of visits_by_site after
-// a row, up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds site, the list of shard values, at, To, the
-// most rows per bucket.
-const visitVisitsBySiteScatterAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at < ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAtOrAfterCQL continues a read of visits_by_site at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, at, visit_id, the
-// most rows per bucket.
-const visitVisitsBySiteScatterAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at = ? AND visit_id >= ?
-	PER PARTITION LIMIT ?`
 
 // visitVisitsBySiteScan reads one row of visits_by_site into e; false when
 // there is none.
@@ -6385,8 +3391,8 @@ func visitVisitsBySiteCompare(a, b *Visit) int {
 	return 0
 }
 
-// visitVisitsBySiteDay: the statements of table visits_by_site_day, which
-// serves VisitsBySiteDay.
+// visitVisitsBySiteDay is table visits_by_site_day, which serves
+// VisitsBySiteDay; its statements are listed in schema.md.
 var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_site_day",
 	Pattern: "VisitsBySiteDay",
@@ -6398,50 +3404,17 @@ var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "visit_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "user_id", Type: "text"},
 		{Name: "page", Type: "text"},
 		{Name: "millis", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsBySiteDayInsertCQL,
-		Delete:      visitVisitsBySiteDayDeleteCQL,
-		Scan:        visitVisitsBySiteDayScanCQL,
-		First:       visitVisitsBySiteDayFirstCQL,
-		FirstFrom:   visitVisitsBySiteDayFirstFromCQL,
-		FirstTo:     visitVisitsBySiteDayFirstToCQL,
-		FirstFromTo: visitVisitsBySiteDayFirstFromToCQL,
-		After: []string{
-			visitVisitsBySiteDayAfter0CQL,
-			visitVisitsBySiteDayAfter1CQL,
-		},
-		AfterTo:   visitVisitsBySiteDayAfterToCQL,
-		AtOrAfter: visitVisitsBySiteDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       visitVisitsBySiteDayScatterFirstCQL,
-				FirstFrom:   visitVisitsBySiteDayScatterFirstFromCQL,
-				FirstTo:     visitVisitsBySiteDayScatterFirstToCQL,
-				FirstFromTo: visitVisitsBySiteDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// visitVisitsBySiteDayInsertCQL writes a whole row of visits_by_site_day. Its
-// placeholders bind site, day, at, visit_id, user_id, page, millis, the write
-// timestamp.
-const visitVisitsBySiteDayInsertCQL = `INSERT INTO visits_by_site_day (site, day, at, visit_id, user_id, page,
-		millis)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsBySiteDayRow binds visitVisitsBySiteDayInsertCQL for e, written
-// at ts; visits_by_site_day has no column to leave unset.
+// visitVisitsBySiteDayRow binds the Insert statement of visits_by_site_day for
+// e, written at ts; visits_by_site_day has no column to leave unset.
 func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
@@ -6451,107 +3424,6 @@ func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
 func visitVisitsBySiteDayKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID}
 }
-
-// visitVisitsBySiteDayDeleteCQL deletes a row of visits_by_site_day by its
-// primary key. Its placeholders bind the write timestamp, site, day, at,
-// visit_id.
-const visitVisitsBySiteDayDeleteCQL = `DELETE FROM visits_by_site_day
-	USING TIMESTAMP ?
-	WHERE site = ? AND day = ? AND at = ? AND visit_id = ?`
-
-// visitVisitsBySiteDayScanCQL reads a token range of visits_by_site_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const visitVisitsBySiteDayScanCQL = `SELECT site, day, at, visit_id, user_id, page, millis,
-		writetime(user_id), writetime(page), writetime(millis)
-	FROM visits_by_site_day
-	WHERE token(site, day) > ? AND token(site, day) <= ?`
-
-// visitVisitsBySiteDayFirstCQL reads a partition of visits_by_site_day from
-// its first row. cqlgenimpl.ReadPage binds site, day.
-const visitVisitsBySiteDayFirstCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ?`
-
-// visitVisitsBySiteDayFirstFromCQL reads a partition of visits_by_site_day
-// from the From bound. cqlgenimpl.ReadPage binds site, day, From.
-const visitVisitsBySiteDayFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at <= ?`
-
-// visitVisitsBySiteDayFirstToCQL reads a partition of visits_by_site_day from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds site, day, To.
-const visitVisitsBySiteDayFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at > ?`
-
-// visitVisitsBySiteDayFirstFromToCQL reads a partition of visits_by_site_day
-// between the bounds. cqlgenimpl.ReadPage binds site, day, From, To.
-const visitVisitsBySiteDayFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at <= ? AND at > ?`
-
-// visitVisitsBySiteDayAfter0CQL continues a read of visits_by_site_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds site, day, at.
-const visitVisitsBySiteDayAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at < ?`
-
-// visitVisitsBySiteDayAfter1CQL continues a read of visits_by_site_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds site, day, at, visit_id.
-const visitVisitsBySiteDayAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at = ? AND visit_id > ?`
-
-// visitVisitsBySiteDayAfterToCQL continues a read of visits_by_site_day after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds site, day, at, To.
-const visitVisitsBySiteDayAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at < ? AND at > ?`
-
-// visitVisitsBySiteDayAtOrAfterCQL continues a read of visits_by_site_day at
-// or after a row. cqlgenimpl.ReadPage binds site, day, at, visit_id.
-const visitVisitsBySiteDayAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at = ? AND visit_id >= ?`
-
-// visitVisitsBySiteDayScatterFirstCQL reads a partition of visits_by_site_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of day values, the most rows per
-// bucket.
-const visitVisitsBySiteDayScatterFirstCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteDayScatterFirstFromCQL reads a partition of
-// visits_by_site_day from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds site, the list of day values,
-// From, the most rows per bucket.
-const visitVisitsBySiteDayScatterFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteDayScatterFirstToCQL reads a partition of
-// visits_by_site_day from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds site, the
-// list of day values, To, the most rows per bucket.
-const visitVisitsBySiteDayScatterFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteDayScatterFirstFromToCQL reads a partition of
-// visits_by_site_day between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds site, the list of day values,
-// From, To, the most rows per bucket.
-const visitVisitsBySiteDayScatterFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // visitVisitsBySiteDayScan reads one row of visits_by_site_day into e; false
 // when there is none.
@@ -6586,8 +3458,8 @@ type VisitsByPageRow struct {
 	Site    string `db:"site"`
 }
 
-// visitVisitsByPage: the statements of table visits_by_page, which serves
-// VisitsByPage.
+// visitVisitsByPage is table visits_by_page, which serves VisitsByPage; its
+// statements are listed in schema.md.
 var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_page",
 	Pattern: "VisitsByPage",
@@ -6597,36 +3469,14 @@ var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "visit_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "page", Type: "text"},
-		{Name: "visit_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "site", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsByPageInsertCQL,
-		Delete:      visitVisitsByPageDeleteCQL,
-		Scan:        visitVisitsByPageScanCQL,
-		First:       visitVisitsByPageFirstCQL,
-		FirstFrom:   visitVisitsByPageFirstFromCQL,
-		FirstTo:     visitVisitsByPageFirstToCQL,
-		FirstFromTo: visitVisitsByPageFirstFromToCQL,
-		After: []string{
-			visitVisitsByPageAfter0CQL,
-		},
-		AfterTo:     visitVisitsByPageAfterToCQL,
-		AtOrAfter:   visitVisitsByPageAtOrAfterCQL,
-		AtOrAfterTo: visitVisitsByPageAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// visitVisitsByPageInsertCQL writes a whole row of visits_by_page. Its
-// placeholders bind page, visit_id, site, the write timestamp.
-const visitVisitsByPageInsertCQL = `INSERT INTO visits_by_page (page, visit_id, site)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsByPageRow binds visitVisitsByPageInsertCQL for e, written at ts;
-// visits_by_page has no column to leave unset.
+// visitVisitsByPageRow binds the Insert statement of visits_by_page for e,
+// written at ts; visits_by_page has no column to leave unset.
 func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Page, e.VisitID, e.Site, ts}
 }
@@ -6636,69 +3486,6 @@ func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
 func visitVisitsByPageKey(e *Visit) []any {
 	return []any{e.Page, e.VisitID}
 }
-
-// visitVisitsByPageDeleteCQL deletes a row of visits_by_page by its primary
-// key. Its placeholders bind the write timestamp, page, visit_id.
-const visitVisitsByPageDeleteCQL = `DELETE FROM visits_by_page
-	USING TIMESTAMP ?
-	WHERE page = ? AND visit_id = ?`
-
-// visitVisitsByPageScanCQL reads a token range of visits_by_page for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const visitVisitsByPageScanCQL = `SELECT page, visit_id, site, writetime(site)
-	FROM visits_by_page
-	WHERE token(page) > ? AND token(page) <= ?`
-
-// visitVisitsByPageFirstCQL reads a partition of visits_by_page from its first
-// row. cqlgenimpl.ReadPage binds page.
-const visitVisitsByPageFirstCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ?`
-
-// visitVisitsByPageFirstFromCQL reads a partition of visits_by_page from the
-// From bound. cqlgenimpl.ReadPage binds page, From.
-const visitVisitsByPageFirstFromCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ?`
-
-// visitVisitsByPageFirstToCQL reads a partition of visits_by_page from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds page, To.
-const visitVisitsByPageFirstToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id < ?`
-
-// visitVisitsByPageFirstFromToCQL reads a partition of visits_by_page between
-// the bounds. cqlgenimpl.ReadPage binds page, From, To.
-const visitVisitsByPageFirstFromToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
-
-// visitVisitsByPageAfter0CQL continues a read of visits_by_page after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// page, visit_id.
-const visitVisitsByPageAfter0CQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id > ?`
-
-// visitVisitsByPageAfterToCQL continues a read of visits_by_page after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds page, visit_id, To.
-const visitVisitsByPageAfterToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id > ? AND visit_id < ?`
-
-// visitVisitsByPageAtOrAfterCQL continues a read of visits_by_page at or after
-// a row. cqlgenimpl.ReadPage binds page, visit_id.
-const visitVisitsByPageAtOrAfterCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ?`
-
-// visitVisitsByPageAtOrAfterToCQL continues a read of visits_by_page at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds page, visit_id,
-// To.
-const visitVisitsByPageAtOrAfterToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
 
 // visitVisitsByPageScan reads one row of visits_by_page into e; false when
 // there is none.
@@ -7249,8 +4036,8 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// lineLines: the statements of table lines, which is the source of truth of
-// Line.
+// lineLines is table lines, which is the source of truth of Line; its
+// statements are listed in schema.md.
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines",
 	Pattern: "Lines",
@@ -7261,39 +4048,15 @@ var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "item_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
 		{Name: "user_id", Type: "text", Static: true},
 		{Name: "edits", Type: "bigint", Static: true},
 		{Name: "status", Type: "text"},
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         lineLinesGetCQL,
-		State:       lineLinesStateCQL,
-		Partition:   lineLinesPartitionCQL,
-		Change:      lineLinesChangeCQL,
-		Remove:      lineLinesRemoveCQL,
-		Settle:      lineLinesSettleCQL,
-		Scan:        lineLinesScanCQL,
-		First:       lineLinesFirstCQL,
-		FirstFrom:   lineLinesFirstFromCQL,
-		FirstTo:     lineLinesFirstToCQL,
-		FirstFromTo: lineLinesFirstFromToCQL,
-		After: []string{
-			lineLinesAfter0CQL,
-		},
-		AfterTo:     lineLinesAfterToCQL,
-		AtOrAfter:   lineLinesAtOrAfterCQL,
-		AtOrAfterTo: lineLinesAtOrAfterToCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// lineLinesGetCQL reads a row of lines by its primary key. Its placeholders
-// bind order_id, item_id.
-const lineLinesGetCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
 
 // lineLinesScan reads the next row of lines that is no grave of a deleted Line
 // nor a partition's statics alone into e; false when there is none.
@@ -7311,14 +4074,7 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	}
 }
 
-// lineLinesStateCQL reads a row of lines with the write protocol's columns.
-// Its placeholders bind order_id, item_id.
-const lineLinesStateCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
-
-// lineLinesState binds lineLinesStateCQL: the primary key of e.
+// lineLinesState binds the State statement of lines: the primary key of e.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
@@ -7336,120 +4092,25 @@ func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.Edits, e.Status, e.Qty}
 }
 
-// lineLinesPartitionCQL reads the first row of a partition of lines with the
-// write protocol's columns, for the partition's statics and their version. Its
-// placeholders bind order_id.
-const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM lines
-	WHERE order_id = ?
-	LIMIT 1`
-
-// lineLinesChangeCQL writes a row of lines if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, edits, status,
-// qty, cqlgen_version (the write timestamp), the pending record, the record of
-// the last changes, the statics' new version (unset: unchanged), order_id,
-// item_id, the version read, the statics' version read.
-const lineLinesChangeCQL = `UPDATE lines
-	SET user_id = ?, edits = ?, status = ?, qty = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?,
-		cqlgen_static_version = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesChange binds lineLinesChangeCQL: it sets e's values, and the
-// statics' version to c.Static, at version c.TS, if the version is still c.Old
-// and the statics' version c.OldStatic.
+// lineLinesChange binds the Change statement of lines: it sets e's values, and
+// the statics' version to c.Static, at version c.TS, if the version is still
+// c.Old and the statics' version c.OldStatic.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, item_id, the
-// version read, the statics' version read.
-const lineLinesRemoveCQL = `UPDATE lines
-	USING TTL 864000
-	SET status = null, qty = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
+// lineLinesRemove binds the Remove statement of lines: it leaves a grave of e,
+// at version c.TS, if the version is still c.Old and the statics' version
+// c.OldStatic.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesSettleCQL clears the pending record of a row of lines if its
-// version is the one read. Its placeholders bind order_id, item_id, the
-// version read.
-const lineLinesSettleCQL = `UPDATE lines
-	SET cqlgen_pending = null
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ?`
-
-// lineLinesSettle binds lineLinesSettleCQL: it clears the pending record of
-// e's row if the version is still version.
+// lineLinesSettle binds the Settle statement of lines: it clears the pending
+// record of e's row if the version is still version.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
-
-// lineLinesScanCQL reads a token range of lines for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const lineLinesScanCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM lines
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesFirstCQL reads a partition of lines from its first row.
-// cqlgenimpl.ReadPage binds order_id.
-const lineLinesFirstCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ?`
-
-// lineLinesFirstFromCQL reads a partition of lines from the From bound.
-// cqlgenimpl.ReadPage binds order_id, From.
-const lineLinesFirstFromCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesFirstToCQL reads a partition of lines from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds order_id, To.
-const lineLinesFirstToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id < ?`
-
-// lineLinesFirstFromToCQL reads a partition of lines between the bounds.
-// cqlgenimpl.ReadPage binds order_id, From, To.
-const lineLinesFirstFromToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
-
-// lineLinesAfter0CQL continues a read of lines after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
-// item_id.
-const lineLinesAfter0CQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ?`
-
-// lineLinesAfterToCQL continues a read of lines after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAfterToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ? AND item_id < ?`
-
-// lineLinesAtOrAfterCQL continues a read of lines at or after a row.
-// cqlgenimpl.ReadPage binds order_id, item_id.
-const lineLinesAtOrAfterCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesAtOrAfterToCQL continues a read of lines at or after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAtOrAfterToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
 
 // lineLinesClustering is the clustering key of e in lines, in order.
 func lineLinesClustering(e *Line) []any {
@@ -7474,8 +4135,8 @@ type LinesByStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByStatus: the statements of table lines_by_status, which serves
-// LinesByStatus.
+// lineLinesByStatus is table lines_by_status, which serves LinesByStatus; its
+// statements are listed in schema.md.
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_status",
 	Pattern: "LinesByStatus",
@@ -7486,37 +4147,14 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 		{Name: "item_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByStatusInsertCQL,
-		Delete:      lineLinesByStatusDeleteCQL,
-		Scan:        lineLinesByStatusScanCQL,
-		First:       lineLinesByStatusFirstCQL,
-		FirstFrom:   lineLinesByStatusFirstFromCQL,
-		FirstTo:     lineLinesByStatusFirstToCQL,
-		FirstFromTo: lineLinesByStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByStatusAfterToCQL,
-		AtOrAfter:   lineLinesByStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByStatusAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// lineLinesByStatusInsertCQL writes a whole row of lines_by_status. Its
-// placeholders bind status, order_id, item_id, qty, the write timestamp.
-const lineLinesByStatusInsertCQL = `INSERT INTO lines_by_status (status, order_id, item_id, qty)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByStatusRow binds lineLinesByStatusInsertCQL for e, written at ts;
-// lines_by_status has no column to leave unset.
+// lineLinesByStatusRow binds the Insert statement of lines_by_status for e,
+// written at ts; lines_by_status has no column to leave unset.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
@@ -7526,69 +4164,6 @@ func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
-
-// lineLinesByStatusDeleteCQL deletes a row of lines_by_status by its primary
-// key. Its placeholders bind the write timestamp, status, order_id, item_id.
-const lineLinesByStatusDeleteCQL = `DELETE FROM lines_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ? AND item_id = ?`
-
-// lineLinesByStatusScanCQL reads a token range of lines_by_status for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const lineLinesByStatusScanCQL = `SELECT status, order_id, item_id, qty, writetime(qty)
-	FROM lines_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// lineLinesByStatusFirstCQL reads a partition of lines_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const lineLinesByStatusFirstCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ?`
-
-// lineLinesByStatusFirstFromCQL reads a partition of lines_by_status from the
-// From bound. cqlgenimpl.ReadPage binds status, From.
-const lineLinesByStatusFirstFromCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// lineLinesByStatusFirstToCQL reads a partition of lines_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const lineLinesByStatusFirstToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id < ?`
-
-// lineLinesByStatusFirstFromToCQL reads a partition of lines_by_status between
-// the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const lineLinesByStatusFirstFromToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// lineLinesByStatusAfter0CQL continues a read of lines_by_status after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// status, order_id, item_id.
-const lineLinesByStatusAfter0CQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?)`
-
-// lineLinesByStatusAfterToCQL continues a read of lines_by_status after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds status, order_id, item_id, To.
-const lineLinesByStatusAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?) AND order_id < ?`
-
-// lineLinesByStatusAtOrAfterCQL continues a read of lines_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id, item_id.
-const lineLinesByStatusAtOrAfterCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?)`
-
-// lineLinesByStatusAtOrAfterToCQL continues a read of lines_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// item_id, To.
-const lineLinesByStatusAtOrAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?) AND order_id < ?`
 
 // lineLinesByStatusScan reads one row of lines_by_status into e; false when
 // there is none.
@@ -7625,8 +4200,8 @@ type LinesByOrderStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByOrderStatus: the statements of table lines_by_order_status, which
-// serves LinesByOrderStatus.
+// lineLinesByOrderStatus is table lines_by_order_status, which serves
+// LinesByOrderStatus; its statements are listed in schema.md.
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_order_status",
 	Pattern: "LinesByOrderStatus",
@@ -7637,39 +4212,16 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "status", Type: "text"},
 		{Name: "item_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "user_id", Type: "text", Static: true},
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByOrderStatusInsertCQL,
-		Delete:      lineLinesByOrderStatusDeleteCQL,
-		Scan:        lineLinesByOrderStatusScanCQL,
-		First:       lineLinesByOrderStatusFirstCQL,
-		FirstFrom:   lineLinesByOrderStatusFirstFromCQL,
-		FirstTo:     lineLinesByOrderStatusFirstToCQL,
-		FirstFromTo: lineLinesByOrderStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByOrderStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByOrderStatusAfterToCQL,
-		AtOrAfter:   lineLinesByOrderStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByOrderStatusAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// lineLinesByOrderStatusInsertCQL writes a whole row of lines_by_order_status.
-// Its placeholders bind order_id, status, item_id, user_id, qty, the write
-// timestamp.
-const lineLinesByOrderStatusInsertCQL = `INSERT INTO lines_by_order_status (order_id, status, item_id, user_id, qty)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByOrderStatusRow binds lineLinesByOrderStatusInsertCQL for e,
-// written at ts; lines_by_order_status has no column to leave unset.
+// lineLinesByOrderStatusRow binds the Insert statement of
+// lines_by_order_status for e, written at ts; lines_by_order_status has no
+// column to leave unset.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
@@ -7679,74 +4231,6 @@ func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
-
-// lineLinesByOrderStatusDeleteCQL deletes a row of lines_by_order_status by
-// its primary key. Its placeholders bind the write timestamp, order_id,
-// status, item_id.
-const lineLinesByOrderStatusDeleteCQL = `DELETE FROM lines_by_order_status
-	USING TIMESTAMP ?
-	WHERE order_id = ? AND status = ? AND item_id = ?`
-
-// lineLinesByOrderStatusScanCQL reads a token range of lines_by_order_status
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const lineLinesByOrderStatusScanCQL = `SELECT order_id, status, item_id, user_id, qty, writetime(qty)
-	FROM lines_by_order_status
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesByOrderStatusFirstCQL reads a partition of lines_by_order_status
-// from its first row. cqlgenimpl.ReadPage binds order_id.
-const lineLinesByOrderStatusFirstCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ?`
-
-// lineLinesByOrderStatusFirstFromCQL reads a partition of
-// lines_by_order_status from the From bound. cqlgenimpl.ReadPage binds
-// order_id, From.
-const lineLinesByOrderStatusFirstFromCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ?`
-
-// lineLinesByOrderStatusFirstToCQL reads a partition of lines_by_order_status
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds order_id,
-// To.
-const lineLinesByOrderStatusFirstToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status < ?`
-
-// lineLinesByOrderStatusFirstFromToCQL reads a partition of
-// lines_by_order_status between the bounds. cqlgenimpl.ReadPage binds
-// order_id, From, To.
-const lineLinesByOrderStatusFirstFromToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ? AND status < ?`
-
-// lineLinesByOrderStatusAfter0CQL continues a read of lines_by_order_status
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAfter0CQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?)`
-
-// lineLinesByOrderStatusAfterToCQL continues a read of lines_by_order_status
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds order_id, status,
-// item_id, To.
-const lineLinesByOrderStatusAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?) AND status < ?`
-
-// lineLinesByOrderStatusAtOrAfterCQL continues a read of lines_by_order_status
-// at or after a row. cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAtOrAfterCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?)`
-
-// lineLinesByOrderStatusAtOrAfterToCQL continues a read of
-// lines_by_order_status at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds order_id, status, item_id, To.
-const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?) AND status < ?`
 
 // lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
 // e, skipping a partition's statics alone; false when there is none.
@@ -8191,8 +4675,8 @@ func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *Li
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// partParts: the statements of table parts, which is the source of truth of
-// Part.
+// partParts is table parts, which is the source of truth of Part; its
+// statements are listed in schema.md.
 var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "parts",
 	Pattern: "Parts",
@@ -8203,38 +4687,14 @@ var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "part_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "part_id", Type: "text"},
 		{Name: "owner", Type: "text", Static: true},
 		{Name: "kind", Type: "text"},
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         partPartsGetCQL,
-		State:       partPartsStateCQL,
-		Partition:   partPartsPartitionCQL,
-		Change:      partPartsChangeCQL,
-		Remove:      partPartsRemoveCQL,
-		Settle:      partPartsSettleCQL,
-		Scan:        partPartsScanCQL,
-		First:       partPartsFirstCQL,
-		FirstFrom:   partPartsFirstFromCQL,
-		FirstTo:     partPartsFirstToCQL,
-		FirstFromTo: partPartsFirstFromToCQL,
-		After: []string{
-			partPartsAfter0CQL,
-		},
-		AfterTo:     partPartsAfterToCQL,
-		AtOrAfter:   partPartsAtOrAfterCQL,
-		AtOrAfterTo: partPartsAtOrAfterToCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// partPartsGetCQL reads a row of parts by its primary key. Its placeholders
-// bind order_id, part_id.
-const partPartsGetCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id = ?`
 
 // partPartsScan reads the next row of parts that is no grave of a deleted Part
 // nor a partition's statics alone into e; false when there is none.
@@ -8252,14 +4712,7 @@ func partPartsScan(it cqlgen.Iter, e *Part) bool {
 	}
 }
 
-// partPartsStateCQL reads a row of parts with the write protocol's columns.
-// Its placeholders bind order_id, part_id.
-const partPartsStateCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM parts
-	WHERE order_id = ? AND part_id = ?`
-
-// partPartsState binds partPartsStateCQL: the primary key of e.
+// partPartsState binds the State statement of parts: the primary key of e.
 func partPartsState(e *Part) []any {
 	return []any{e.OrderID, e.PartID}
 }
@@ -8277,120 +4730,25 @@ func partPartsData(e *Part) []any {
 	return []any{e.OrderID, e.PartID, e.Owner, e.Kind, e.Qty}
 }
 
-// partPartsPartitionCQL reads the first row of a partition of parts with the
-// write protocol's columns, for the partition's statics and their version. Its
-// placeholders bind order_id.
-const partPartsPartitionCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM parts
-	WHERE order_id = ?
-	LIMIT 1`
-
-// partPartsChangeCQL writes a row of parts if its version is the one read
-// (null: if there is no row). Its placeholders bind owner, kind, qty,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, the statics' new version (unset: unchanged), order_id,
-// part_id, the version read, the statics' version read.
-const partPartsChangeCQL = `UPDATE parts
-	SET owner = ?, kind = ?, qty = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?,
-		cqlgen_static_version = ?
-	WHERE order_id = ? AND part_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// partPartsChange binds partPartsChangeCQL: it sets e's values, and the
-// statics' version to c.Static, at version c.TS, if the version is still c.Old
-// and the statics' version c.OldStatic.
+// partPartsChange binds the Change statement of parts: it sets e's values, and
+// the statics' version to c.Static, at version c.TS, if the version is still
+// c.Old and the statics' version c.OldStatic.
 func partPartsChange(e *Part, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
-// partPartsRemoveCQL leaves a grave of a row of parts if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, part_id, the
-// version read, the statics' version read.
-const partPartsRemoveCQL = `UPDATE parts
-	USING TTL 864000
-	SET kind = null, qty = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ? AND part_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// partPartsRemove binds partPartsRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
+// partPartsRemove binds the Remove statement of parts: it leaves a grave of e,
+// at version c.TS, if the version is still c.Old and the statics' version
+// c.OldStatic.
 func partPartsRemove(e *Part, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
-// partPartsSettleCQL clears the pending record of a row of parts if its
-// version is the one read. Its placeholders bind order_id, part_id, the
-// version read.
-const partPartsSettleCQL = `UPDATE parts
-	SET cqlgen_pending = null
-	WHERE order_id = ? AND part_id = ?
-	IF cqlgen_version = ?`
-
-// partPartsSettle binds partPartsSettleCQL: it clears the pending record of
-// e's row if the version is still version.
+// partPartsSettle binds the Settle statement of parts: it clears the pending
+// record of e's row if the version is still version.
 func partPartsSettle(e *Part, version int64) []any {
 	return []any{e.OrderID, e.PartID, version}
 }
-
-// partPartsScanCQL reads a token range of parts for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const partPartsScanCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM parts
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// partPartsFirstCQL reads a partition of parts from its first row.
-// cqlgenimpl.ReadPage binds order_id.
-const partPartsFirstCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ?`
-
-// partPartsFirstFromCQL reads a partition of parts from the From bound.
-// cqlgenimpl.ReadPage binds order_id, From.
-const partPartsFirstFromCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ?`
-
-// partPartsFirstToCQL reads a partition of parts from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds order_id, To.
-const partPartsFirstToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id < ?`
-
-// partPartsFirstFromToCQL reads a partition of parts between the bounds.
-// cqlgenimpl.ReadPage binds order_id, From, To.
-const partPartsFirstFromToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ? AND part_id < ?`
-
-// partPartsAfter0CQL continues a read of parts after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
-// part_id.
-const partPartsAfter0CQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id > ?`
-
-// partPartsAfterToCQL continues a read of parts after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds order_id, part_id, To.
-const partPartsAfterToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id > ? AND part_id < ?`
-
-// partPartsAtOrAfterCQL continues a read of parts at or after a row.
-// cqlgenimpl.ReadPage binds order_id, part_id.
-const partPartsAtOrAfterCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ?`
-
-// partPartsAtOrAfterToCQL continues a read of parts at or after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds order_id, part_id, To.
-const partPartsAtOrAfterToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ? AND part_id < ?`
 
 // partPartsClustering is the clustering key of e in parts, in order.
 func partPartsClustering(e *Part) []any {
@@ -8415,8 +4773,8 @@ type PartsByKindRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// partPartsByKind: the statements of table parts_by_kind, which serves
-// PartsByKind.
+// partPartsByKind is table parts_by_kind, which serves PartsByKind; its
+// statements are listed in schema.md.
 var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "parts_by_kind",
 	Pattern: "PartsByKind",
@@ -8427,37 +4785,14 @@ var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 		{Name: "part_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "part_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      partPartsByKindInsertCQL,
-		Delete:      partPartsByKindDeleteCQL,
-		Scan:        partPartsByKindScanCQL,
-		First:       partPartsByKindFirstCQL,
-		FirstFrom:   partPartsByKindFirstFromCQL,
-		FirstTo:     partPartsByKindFirstToCQL,
-		FirstFromTo: partPartsByKindFirstFromToCQL,
-		After: []string{
-			partPartsByKindAfter0CQL,
-		},
-		AfterTo:     partPartsByKindAfterToCQL,
-		AtOrAfter:   partPartsByKindAtOrAfterCQL,
-		AtOrAfterTo: partPartsByKindAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// partPartsByKindInsertCQL writes a whole row of parts_by_kind. Its
-// placeholders bind kind, order_id, part_id, qty, the write timestamp.
-const partPartsByKindInsertCQL = `INSERT INTO parts_by_kind (kind, order_id, part_id, qty)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// partPartsByKindRow binds partPartsByKindInsertCQL for e, written at ts;
-// parts_by_kind has no column to leave unset.
+// partPartsByKindRow binds the Insert statement of parts_by_kind for e,
+// written at ts; parts_by_kind has no column to leave unset.
 func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
 	return []any{e.Kind, e.OrderID, e.PartID, e.Qty, ts}
 }
@@ -8467,69 +4802,6 @@ func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
 func partPartsByKindKey(e *Part) []any {
 	return []any{e.Kind, e.OrderID, e.PartID}
 }
-
-// partPartsByKindDeleteCQL deletes a row of parts_by_kind by its primary key.
-// Its placeholders bind the write timestamp, kind, order_id, part_id.
-const partPartsByKindDeleteCQL = `DELETE FROM parts_by_kind
-	USING TIMESTAMP ?
-	WHERE kind = ? AND order_id = ? AND part_id = ?`
-
-// partPartsByKindScanCQL reads a token range of parts_by_kind for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const partPartsByKindScanCQL = `SELECT kind, order_id, part_id, qty, writetime(qty)
-	FROM parts_by_kind
-	WHERE token(kind) > ? AND token(kind) <= ?`
-
-// partPartsByKindFirstCQL reads a partition of parts_by_kind from its first
-// row. cqlgenimpl.ReadPage binds kind.
-const partPartsByKindFirstCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ?`
-
-// partPartsByKindFirstFromCQL reads a partition of parts_by_kind from the From
-// bound. cqlgenimpl.ReadPage binds kind, From.
-const partPartsByKindFirstFromCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND order_id >= ?`
-
-// partPartsByKindFirstToCQL reads a partition of parts_by_kind from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds kind, To.
-const partPartsByKindFirstToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND order_id < ?`
-
-// partPartsByKindFirstFromToCQL reads a partition of parts_by_kind between the
-// bounds. cqlgenimpl.ReadPage binds kind, From, To.
-const partPartsByKindFirstFromToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND order_id >= ? AND order_id < ?`
-
-// partPartsByKindAfter0CQL continues a read of parts_by_kind after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// kind, order_id, part_id.
-const partPartsByKindAfter0CQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) > (?, ?)`
-
-// partPartsByKindAfterToCQL continues a read of parts_by_kind after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds kind, order_id, part_id, To.
-const partPartsByKindAfterToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) > (?, ?) AND order_id < ?`
-
-// partPartsByKindAtOrAfterCQL continues a read of parts_by_kind at or after a
-// row. cqlgenimpl.ReadPage binds kind, order_id, part_id.
-const partPartsByKindAtOrAfterCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) >= (?, ?)`
-
-// partPartsByKindAtOrAfterToCQL continues a read of parts_by_kind at or after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds kind, order_id,
-// part_id, To.
-const partPartsByKindAtOrAfterToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) >= (?, ?) AND order_id < ?`
 
 // partPartsByKindScan reads one row of parts_by_kind into e; false when there
 // is none.

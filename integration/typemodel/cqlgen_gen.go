@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// everythingEverything: the statements of table everything, which is the
-// source of truth of Everything.
+// everythingEverything is table everything, which is the source of truth of
+// Everything; its statements are listed in schema.md.
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "everything",
 	Pattern: "Everything",
@@ -30,9 +30,6 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "day", Type: "date"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
 		{Name: "event", Type: "timeuuid"},
 		{Name: "raw16", Type: "uuid"},
 		{Name: "s", Type: "text"},
@@ -73,35 +70,10 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "events", Type: "list<timeuuid>"},
 		{Name: "by_day", Type: "map<date, timestamp>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         everythingEverythingGetCQL,
-		State:       everythingEverythingStateCQL,
-		Change:      everythingEverythingChangeCQL,
-		Remove:      everythingEverythingRemoveCQL,
-		Settle:      everythingEverythingSettleCQL,
-		Scan:        everythingEverythingScanCQL,
-		First:       everythingEverythingFirstCQL,
-		FirstFrom:   everythingEverythingFirstFromCQL,
-		FirstTo:     everythingEverythingFirstToCQL,
-		FirstFromTo: everythingEverythingFirstFromToCQL,
-		After: []string{
-			everythingEverythingAfter0CQL,
-		},
-		AfterTo:     everythingEverythingAfterToCQL,
-		AtOrAfter:   everythingEverythingAtOrAfterCQL,
-		AtOrAfterTo: everythingEverythingAtOrAfterToCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// everythingEverythingGetCQL reads a row of everything by its primary key. Its
-// placeholders bind id, tags_key, day.
-const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day = ?`
 
 // everythingEverythingScan reads the next row of everything that is no grave
 // of a deleted Everything into e; false when there is none.
@@ -118,18 +90,8 @@ func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 	}
 }
 
-// everythingEverythingStateCQL reads a row of everything with the write
-// protocol's columns. Its placeholders bind id, tags_key, day.
-const everythingEverythingStateCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingState binds everythingEverythingStateCQL: the primary
-// key of e.
+// everythingEverythingState binds the State statement of everything: the
+// primary key of e.
 func everythingEverythingState(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
 }
@@ -190,163 +152,24 @@ func everythingMerge(cur, e *Everything) Everything {
 	return m
 }
 
-// everythingEverythingChangeCQL writes a row of everything if its version is
-// the one read (null: if there is no row). Its placeholders bind event, raw16,
-// s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob,
-// at, took, of_day, span, big, dec, addr, list, set_of, set_ascii, members,
-// counts, nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, id, tags_key, day, the version read.
-const everythingEverythingChangeCQL = `UPDATE everything
-	SET event = ?, raw16 = ?, s = ?, a = ?, g = ?, b = ?, i = ?, i8 = ?,
-		i16 = ?, i32 = ?, i64 = ?, u8 = ?, u16 = ?, u32 = ?, u64 = ?,
-		narrow = ?, f32 = ?, f64 = ?, blob = ?, at = ?, took = ?, of_day = ?,
-		span = ?, big = ?, dec = ?, addr = ?, list = ?, set_of = ?,
-		set_ascii = ?, members = ?, counts = ?, nested = ?, frozen_map = ?,
-		maybe = ?, maybe_at = ?, price = ?, prices = ?, events = ?, by_day = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE id = ? AND tags_key = ? AND day = ?
-	IF cqlgen_version = ?`
-
-// everythingEverythingChange binds everythingEverythingChangeCQL: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
+// everythingEverythingChange binds the Change statement of everything: it sets
+// e's values, leaving nil pointers and empty collections unset with c.Unset,
+// at version c.TS, if the version is still c.Old.
 func everythingEverythingChange(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, c.Unset), cqlgenimpl.SliceOrUnset(e.Set, c.Unset), cqlgenimpl.SliceOrUnset(e.SetAscii, c.Unset), cqlgenimpl.MapOrUnset(e.Members, c.Unset), cqlgenimpl.MapOrUnset(e.Counts, c.Unset), cqlgenimpl.MapOrUnset(e.Nested, c.Unset), cqlgenimpl.MapOrUnset(e.Frozen, c.Unset), cqlgenimpl.OrUnset(e.Maybe, c.Unset), cqlgenimpl.OrUnset(e.MaybeAt, c.Unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, c.Unset), cqlgenimpl.SliceOrUnset(e.Events, c.Unset), cqlgenimpl.MapOrUnset(e.ByDay, c.Unset), c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
 
-// everythingEverythingRemoveCQL leaves a grave of a row of everything if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, id,
-// tags_key, day, the version read.
-const everythingEverythingRemoveCQL = `UPDATE everything
-	USING TTL 864000
-	SET event = null, raw16 = null, s = null, a = null, g = null, b = null,
-		i = null, i8 = null, i16 = null, i32 = null, i64 = null, u8 = null,
-		u16 = null, u32 = null, u64 = null, narrow = null, f32 = null,
-		f64 = null, blob = null, at = null, took = null, of_day = null,
-		span = null, big = null, dec = null, addr = null, list = null,
-		set_of = null, set_ascii = null, members = null, counts = null,
-		nested = null, frozen_map = null, maybe = null, maybe_at = null,
-		price = null, prices = null, events = null, by_day = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE id = ? AND tags_key = ? AND day = ?
-	IF cqlgen_version = ?`
-
-// everythingEverythingRemove binds everythingEverythingRemoveCQL: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// everythingEverythingRemove binds the Remove statement of everything: it
+// leaves a grave of e, at version c.TS, if the version is still c.Old.
 func everythingEverythingRemove(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
 
-// everythingEverythingSettleCQL clears the pending record of a row of
-// everything if its version is the one read. Its placeholders bind id,
-// tags_key, day, the version read.
-const everythingEverythingSettleCQL = `UPDATE everything
-	SET cqlgen_pending = null
-	WHERE id = ? AND tags_key = ? AND day = ?
-	IF cqlgen_version = ?`
-
-// everythingEverythingSettle binds everythingEverythingSettleCQL: it clears
-// the pending record of e's row if the version is still version.
+// everythingEverythingSettle binds the Settle statement of everything: it
+// clears the pending record of e's row if the version is still version.
 func everythingEverythingSettle(e *Everything, version int64) []any {
 	return []any{e.ID, e.TagsKey, e.Day, version}
 }
-
-// everythingEverythingScanCQL reads a token range of everything for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const everythingEverythingScanCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM everything
-	WHERE token(id) > ? AND token(id) <= ?`
-
-// everythingEverythingFirstCQL reads a partition of everything from its first
-// row. cqlgenimpl.ReadPage binds id.
-const everythingEverythingFirstCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ?`
-
-// everythingEverythingFirstFromCQL reads a partition of everything from the
-// From bound. cqlgenimpl.ReadPage binds id, From.
-const everythingEverythingFirstFromCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key >= ?`
-
-// everythingEverythingFirstToCQL reads a partition of everything from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds id, To.
-const everythingEverythingFirstToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key < ?`
-
-// everythingEverythingFirstFromToCQL reads a partition of everything between
-// the bounds. cqlgenimpl.ReadPage binds id, From, To.
-const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
-
-// everythingEverythingAfter0CQL continues a read of everything after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// id, tags_key, day.
-const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?)`
-
-// everythingEverythingAfterToCQL continues a read of everything after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, day, To.
-const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?) AND tags_key < ?`
-
-// everythingEverythingAtOrAfterCQL continues a read of everything at or after
-// a row. cqlgenimpl.ReadPage binds id, tags_key, day.
-const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?)`
-
-// everythingEverythingAtOrAfterToCQL continues a read of everything at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds id, tags_key,
-// day, To.
-const everythingEverythingAtOrAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?) AND tags_key < ?`
 
 // everythingEverythingClustering is the clustering key of e in everything, in
 // order.
@@ -366,8 +189,8 @@ func everythingEverythingCompare(a, b *Everything) int {
 	return 0
 }
 
-// everythingEverythingByS: the statements of table everything_by_s, which
-// serves EverythingByS.
+// everythingEverythingByS is table everything_by_s, which serves
+// EverythingByS; its statements are listed in schema.md.
 var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "everything_by_s",
 	Pattern: "EverythingByS",
@@ -379,11 +202,7 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "tags_key", Type: "frozen<list<text>>"},
 		{Name: "day", Type: "date"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "s", Type: "text"},
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event", Type: "timeuuid"},
 		{Name: "raw16", Type: "uuid"},
 		{Name: "a", Type: "ascii"},
@@ -423,40 +242,11 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "events", Type: "list<timeuuid>"},
 		{Name: "by_day", Type: "map<date, timestamp>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      everythingEverythingBySInsertCQL,
-		Delete:      everythingEverythingBySDeleteCQL,
-		Scan:        everythingEverythingBySScanCQL,
-		First:       everythingEverythingBySFirstCQL,
-		FirstFrom:   everythingEverythingBySFirstFromCQL,
-		FirstTo:     everythingEverythingBySFirstToCQL,
-		FirstFromTo: everythingEverythingBySFirstFromToCQL,
-		After: []string{
-			everythingEverythingBySAfter0CQL,
-		},
-		AfterTo:     everythingEverythingBySAfterToCQL,
-		AtOrAfter:   everythingEverythingBySAtOrAfterCQL,
-		AtOrAfterTo: everythingEverythingBySAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// everythingEverythingBySInsertCQL writes a whole row of everything_by_s. Its
-// placeholders bind s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16,
-// i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-// big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-// frozen_map, maybe, maybe_at, price, prices, events, by_day, the write
-// timestamp.
-const everythingEverythingBySInsertCQL = `INSERT INTO everything_by_s (s, id, tags_key, day, event, raw16, a, g,
-		b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at,
-		took, of_day, span, big, dec, addr, list, set_of, set_ascii, members,
-		counts, nested, frozen_map, maybe, maybe_at, price, prices, events,
-		by_day)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// everythingEverythingBySRow binds everythingEverythingBySInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
+// everythingEverythingBySRow binds the Insert statement of everything_by_s for
+// e, written at ts. With unset, nil pointers and empty collections are left
 // unset, writing no tombstone; without, they clear their columns.
 func everythingEverythingBySRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), ts}
@@ -467,105 +257,6 @@ func everythingEverythingBySRow(e *Everything, ts int64, unset bool) []any {
 func everythingEverythingBySKey(e *Everything) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day}
 }
-
-// everythingEverythingBySDeleteCQL deletes a row of everything_by_s by its
-// primary key. Its placeholders bind the write timestamp, s, id, tags_key,
-// day.
-const everythingEverythingBySDeleteCQL = `DELETE FROM everything_by_s
-	USING TIMESTAMP ?
-	WHERE s = ? AND id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingBySScanCQL reads a token range of everything_by_s for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const everythingEverythingBySScanCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		writetime(event), writetime(raw16), writetime(a), writetime(g),
-		writetime(b), writetime(i), writetime(i8), writetime(i16),
-		writetime(i32), writetime(i64), writetime(u8), writetime(u16),
-		writetime(u32), writetime(u64), writetime(narrow), writetime(f32),
-		writetime(f64), writetime(blob), writetime(at), writetime(took),
-		writetime(of_day), writetime(span), writetime(big), writetime(dec),
-		writetime(addr), writetime(maybe), writetime(maybe_at), writetime(price)
-	FROM everything_by_s
-	WHERE token(s) > ? AND token(s) <= ?`
-
-// everythingEverythingBySFirstCQL reads a partition of everything_by_s from
-// its first row. cqlgenimpl.ReadPage binds s.
-const everythingEverythingBySFirstCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ?`
-
-// everythingEverythingBySFirstFromCQL reads a partition of everything_by_s
-// from the From bound. cqlgenimpl.ReadPage binds s, From.
-const everythingEverythingBySFirstFromCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id >= ?`
-
-// everythingEverythingBySFirstToCQL reads a partition of everything_by_s from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds s, To.
-const everythingEverythingBySFirstToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id < ?`
-
-// everythingEverythingBySFirstFromToCQL reads a partition of everything_by_s
-// between the bounds. cqlgenimpl.ReadPage binds s, From, To.
-const everythingEverythingBySFirstFromToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id >= ? AND id < ?`
-
-// everythingEverythingBySAfter0CQL continues a read of everything_by_s after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds s, id, tags_key, day.
-const everythingEverythingBySAfter0CQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) > (?, ?, ?)`
-
-// everythingEverythingBySAfterToCQL continues a read of everything_by_s after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds s, id, tags_key, day,
-// To.
-const everythingEverythingBySAfterToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) > (?, ?, ?) AND id < ?`
-
-// everythingEverythingBySAtOrAfterCQL continues a read of everything_by_s at
-// or after a row. cqlgenimpl.ReadPage binds s, id, tags_key, day.
-const everythingEverythingBySAtOrAfterCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) >= (?, ?, ?)`
-
-// everythingEverythingBySAtOrAfterToCQL continues a read of everything_by_s at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds s, id,
-// tags_key, day, To.
-const everythingEverythingBySAtOrAfterToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) >= (?, ?, ?) AND id < ?`
 
 // everythingEverythingBySScan reads one row of everything_by_s into e; false
 // when there is none.
@@ -953,8 +644,8 @@ func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *Everyth
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer; its statements are listed in schema.md.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
@@ -962,7 +653,6 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "customer_id", Type: "uuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
 		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
 		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
 		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
@@ -972,23 +662,10 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_at", Type: "timestamp"},
 		{Name: "created_by", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     customerCustomersGetCQL,
-		GetMany: customerCustomersGetManyCQL,
-		State:   customerCustomersStateCQL,
-		Change:  customerCustomersChangeCQL,
-		Remove:  customerCustomersRemoveCQL,
-		Settle:  customerCustomersSettleCQL,
-		Scan:    customerCustomersScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind customer_id.
-const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE customer_id = ?`
 
 // customerCustomersScan reads the next row of customers that is no grave of a
 // deleted Customer into e; false when there is none.
@@ -1005,23 +682,8 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of customer_id values.
-const customerCustomersGetManyCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE customer_id IN ?`
-
-// customerCustomersStateCQL reads a row of customers with the write protocol's
-// columns. Its placeholders bind customer_id.
-const customerCustomersStateCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE customer_id = ?`
-
-// customerCustomersState binds customerCustomersStateCQL: the primary key of
-// e.
+// customerCustomersState binds the State statement of customers: the primary
+// key of e.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
@@ -1058,69 +720,27 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChangeCQL writes a row of customers if its version is the
-// one read (null: if there is no row). Its placeholders bind region, billing,
-// shipping, others, by_label, seen, created_at, created_by, cqlgen_version
-// (the write timestamp), the pending record, the record of the last changes,
-// customer_id, the version read.
-const customerCustomersChangeCQL = `UPDATE customers
-	SET region = ?, billing = ?, shipping = ?, others = ?, by_label = ?,
-		seen = ?, created_at = ?, created_by = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
+// customerCustomersChange binds the Change statement of customers: it sets e's
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersRemoveCQL leaves a grave of a row of customers if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, customer_id,
-// the version read.
-const customerCustomersRemoveCQL = `UPDATE customers
-	USING TTL 864000
-	SET region = null, billing = null, shipping = null, others = null,
-		by_label = null, seen = null, created_at = null, created_by = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// customerCustomersRemove binds the Remove statement of customers: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersSettleCQL clears the pending record of a row of customers
-// if its version is the one read. Its placeholders bind customer_id, the
-// version read.
-const customerCustomersSettleCQL = `UPDATE customers
-	SET cqlgen_pending = null
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
-// pending record of e's row if the version is still version.
+// customerCustomersSettle binds the Settle statement of customers: it clears
+// the pending record of e's row if the version is still version.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
 
-// customerCustomersScanCQL reads a token range of customers for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const customerCustomersScanCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE token(customer_id) > ? AND token(customer_id) <= ?`
-
-// customerCustomersByRegion: the statements of table customers_by_region,
-// which serves CustomersByRegion.
+// customerCustomersByRegion is table customers_by_region, which serves
+// CustomersByRegion; its statements are listed in schema.md.
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers_by_region",
 	Pattern: "CustomersByRegion",
@@ -1131,10 +751,7 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_at", Type: "timestamp", Desc: true},
 		{Name: "customer_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
 		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
 		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
@@ -1142,34 +759,13 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
 		{Name: "created_by", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      customerCustomersByRegionInsertCQL,
-		Delete:      customerCustomersByRegionDeleteCQL,
-		Scan:        customerCustomersByRegionScanCQL,
-		First:       customerCustomersByRegionFirstCQL,
-		FirstFrom:   customerCustomersByRegionFirstFromCQL,
-		FirstTo:     customerCustomersByRegionFirstToCQL,
-		FirstFromTo: customerCustomersByRegionFirstFromToCQL,
-		After: []string{
-			customerCustomersByRegionAfter0CQL,
-			customerCustomersByRegionAfter1CQL,
-		},
-		AfterTo:   customerCustomersByRegionAfterToCQL,
-		AtOrAfter: customerCustomersByRegionAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// customerCustomersByRegionInsertCQL writes a whole row of
-// customers_by_region. Its placeholders bind region, created_at, customer_id,
-// billing, shipping, others, by_label, seen, created_by, the write timestamp.
-const customerCustomersByRegionInsertCQL = `INSERT INTO customers_by_region (region, created_at, customer_id,
-		billing, shipping, others, by_label, seen, created_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersByRegionRow binds customerCustomersByRegionInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// customerCustomersByRegionRow binds the Insert statement of
+// customers_by_region for e, written at ts. With unset, nil pointers and empty
+// collections are left unset, writing no tombstone; without, they clear their
+// columns.
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, ts}
 }
@@ -1179,84 +775,6 @@ func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
-
-// customerCustomersByRegionDeleteCQL deletes a row of customers_by_region by
-// its primary key. Its placeholders bind the write timestamp, region,
-// created_at, customer_id.
-const customerCustomersByRegionDeleteCQL = `DELETE FROM customers_by_region
-	USING TIMESTAMP ?
-	WHERE region = ? AND created_at = ? AND customer_id = ?`
-
-// customerCustomersByRegionScanCQL reads a token range of customers_by_region
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const customerCustomersByRegionScanCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, writetime(billing), writetime(shipping),
-		writetime(created_by)
-	FROM customers_by_region
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// customerCustomersByRegionFirstCQL reads a partition of customers_by_region
-// from its first row. cqlgenimpl.ReadPage binds region.
-const customerCustomersByRegionFirstCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ?`
-
-// customerCustomersByRegionFirstFromCQL reads a partition of
-// customers_by_region from the From bound. cqlgenimpl.ReadPage binds region,
-// From.
-const customerCustomersByRegionFirstFromCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ?`
-
-// customerCustomersByRegionFirstToCQL reads a partition of customers_by_region
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const customerCustomersByRegionFirstToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at > ?`
-
-// customerCustomersByRegionFirstFromToCQL reads a partition of
-// customers_by_region between the bounds. cqlgenimpl.ReadPage binds region,
-// From, To.
-const customerCustomersByRegionFirstFromToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ? AND created_at > ?`
-
-// customerCustomersByRegionAfter0CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at.
-const customerCustomersByRegionAfter0CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ?`
-
-// customerCustomersByRegionAfter1CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at, customer_id.
-const customerCustomersByRegionAfter1CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id > ?`
-
-// customerCustomersByRegionAfterToCQL continues a read of customers_by_region
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region,
-// created_at, To.
-const customerCustomersByRegionAfterToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ? AND created_at > ?`
-
-// customerCustomersByRegionAtOrAfterCQL continues a read of
-// customers_by_region at or after a row. cqlgenimpl.ReadPage binds region,
-// created_at, customer_id.
-const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id >= ?`
 
 // customerCustomersByRegionScan reads one row of customers_by_region into e;
 // false when there is none.
@@ -1591,8 +1109,8 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit; its
+// statements are listed in schema.md.
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -1602,121 +1120,22 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsInsertCQL,
-		InsertTTL:   visitVisitsInsertTTLCQL,
-		Create:      visitVisitsCreateCQL,
-		Delete:      visitVisitsDeleteCQL,
-		Get:         visitVisitsGetCQL,
-		First:       visitVisitsFirstCQL,
-		FirstFrom:   visitVisitsFirstFromCQL,
-		FirstTo:     visitVisitsFirstToCQL,
-		FirstFromTo: visitVisitsFirstFromToCQL,
-		After: []string{
-			visitVisitsAfter0CQL,
-		},
-		AfterTo:     visitVisitsAfterToCQL,
-		AtOrAfter:   visitVisitsAtOrAfterCQL,
-		AtOrAfterTo: visitVisitsAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// visitVisitsInsertCQL writes a whole row of visits. Its placeholders bind
-// customer_id, spot, note, the write timestamp.
-const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, spot, note)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsRow binds visitVisitsInsertCQL for e, written at ts.
+// visitVisitsRow binds the Insert statement of visits for e, written at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.Spot, e.Note, ts}
 }
-
-// visitVisitsInsertTTLCQL writes a whole row of visits with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, spot, note,
-// the TTL in seconds (unset: the table's default), the write timestamp.
-const visitVisitsInsertTTLCQL = `INSERT INTO visits (customer_id, spot, note)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// visitVisitsCreateCQL writes a whole row of visits if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds customer_id, spot, note, the TTL in
-// seconds (unset: the table's default).
-const visitVisitsCreateCQL = `INSERT INTO visits (customer_id, spot, note)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
-// placeholders bind the write timestamp, customer_id, spot.
-const visitVisitsDeleteCQL = `DELETE FROM visits
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND spot = ?`
-
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind customer_id, spot.
-const visitVisitsGetCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot = ?`
 
 // visitVisitsScan reads one row of visits into e; false when there is none.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
 }
-
-// visitVisitsFirstCQL reads a partition of visits from its first row.
-// cqlgenimpl.ReadPage binds customer_id.
-const visitVisitsFirstCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ?`
-
-// visitVisitsFirstFromCQL reads a partition of visits from the From bound.
-// cqlgenimpl.ReadPage binds customer_id, From.
-const visitVisitsFirstFromCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ?`
-
-// visitVisitsFirstToCQL reads a partition of visits from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds customer_id, To.
-const visitVisitsFirstToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot < ?`
-
-// visitVisitsFirstFromToCQL reads a partition of visits between the bounds.
-// cqlgenimpl.ReadPage binds customer_id, From, To.
-const visitVisitsFirstFromToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ? AND spot < ?`
-
-// visitVisitsAfter0CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// spot.
-const visitVisitsAfter0CQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot > ?`
-
-// visitVisitsAfterToCQL continues a read of visits after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds customer_id, spot, To.
-const visitVisitsAfterToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot > ? AND spot < ?`
-
-// visitVisitsAtOrAfterCQL continues a read of visits at or after a row.
-// cqlgenimpl.ReadPage binds customer_id, spot.
-const visitVisitsAtOrAfterCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ?`
-
-// visitVisitsAtOrAfterToCQL continues a read of visits at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds customer_id, spot, To.
-const visitVisitsAtOrAfterToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ? AND spot < ?`
 
 // visitVisitsClustering is the clustering key of e in visits, in order.
 func visitVisitsClustering(e *Visit) []any {

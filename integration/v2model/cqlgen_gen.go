@@ -15,11 +15,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// ticketTickets: the statements of table tickets, which is the source of truth
-// of Ticket.
+// ticketTickets is table tickets, which is the source of truth of Ticket; its
+// statements are listed in schema.md.
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets",
 	Pattern: "Tickets",
@@ -27,7 +27,6 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "ticket_id", Type: "uuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
 		{Name: "queue", Type: "text"},
 		{Name: "owner", Type: "text"},
 		{Name: "board", Type: "text"},
@@ -40,25 +39,11 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
 		{Name: "edits", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:        ticketTicketsGetCQL,
-		GetMany:    ticketTicketsGetManyCQL,
-		State:      ticketTicketsStateCQL,
-		Change:     ticketTicketsChangeCQL,
-		Remove:     ticketTicketsRemoveCQL,
-		Settle:     ticketTicketsSettleCQL,
-		FenceLive:  ticketTicketsFenceLiveCQL,
-		FenceGrave: ticketTicketsFenceGraveCQL,
-		Scan:       ticketTicketsScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
+	Fenced:     true,
 })
-
-// ticketTicketsGetCQL reads a row of tickets by its primary key. Its
-// placeholders bind ticket_id.
-const ticketTicketsGetCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_deleted
-	FROM tickets
-	WHERE ticket_id = ?`
 
 // ticketTicketsScan reads the next row of tickets that is no grave of a
 // deleted Ticket into e; false when there is none.
@@ -75,22 +60,8 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	}
 }
 
-// ticketTicketsGetManyCQL reads the rows of tickets of several partition keys
-// at once. cqlgenimpl.GetMany binds the list of ticket_id values.
-const ticketTicketsGetManyCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_deleted
-	FROM tickets
-	WHERE ticket_id IN ?`
-
-// ticketTicketsStateCQL reads a row of tickets with the write protocol's
-// columns. Its placeholders bind ticket_id.
-const ticketTicketsStateCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE ticket_id = ?`
-
-// ticketTicketsState binds ticketTicketsStateCQL: the primary key of e.
+// ticketTicketsState binds the State statement of tickets: the primary key of
+// e.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.TicketID}
 }
@@ -107,84 +78,26 @@ func ticketTicketsData(e *Ticket) []any {
 	return []any{e.TicketID, e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits}
 }
 
-// ticketTicketsChangeCQL writes a row of tickets if its version is the one
-// read (null: if there is no row). Its placeholders bind queue, owner, board,
-// assignee, ref, status, opened_at, subject, sla, policy, edits,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, ticket_id, the version read.
-const ticketTicketsChangeCQL = `UPDATE tickets
-	SET queue = ?, owner = ?, board = ?, assignee = ?, ref = ?, status = ?,
-		opened_at = ?, subject = ?, sla = ?, policy = ?, edits = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsChange binds ticketTicketsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// ticketTicketsChange binds the Change statement of tickets: it sets e's
+// values, at version c.TS, if the version is still c.Old.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
-// ticketTicketsRemoveCQL leaves a grave of a row of tickets if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, ticket_id, the version
-// read.
-const ticketTicketsRemoveCQL = `UPDATE tickets
-	USING TTL 864000
-	SET queue = null, owner = null, board = null, assignee = null,
-		ref = null, status = null, opened_at = null, subject = null,
-		sla = null, policy = null, edits = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsRemove binds ticketTicketsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// ticketTicketsRemove binds the Remove statement of tickets: it leaves a grave
+// of e, at version c.TS, if the version is still c.Old.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
-// ticketTicketsSettleCQL clears the pending record of a row of tickets if its
-// version is the one read. Its placeholders bind ticket_id, the version read.
-const ticketTicketsSettleCQL = `UPDATE tickets
-	SET cqlgen_pending = null
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsSettle binds ticketTicketsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
+// ticketTicketsSettle binds the Settle statement of tickets: it clears the
+// pending record of e's row if the version is still version.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.TicketID, version}
 }
 
-// ticketTicketsFenceLiveCQL moves on the version of a live row of tickets
-// whose claim of a unique key another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), ticket_id, the version read.
-const ticketTicketsFenceLiveCQL = `UPDATE tickets
-	SET cqlgen_version = ?
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsFenceGraveCQL moves on the version of a grave of tickets, or of
-// no row, whose claim another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), ticket_id, the version read.
-const ticketTicketsFenceGraveCQL = `UPDATE tickets
-	USING TTL 864000
-	SET cqlgen_version = ?, cqlgen_deleted = true
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsScanCQL reads a token range of tickets for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const ticketTicketsScanCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE token(ticket_id) > ? AND token(ticket_id) <= ?`
-
-// ticketTicketsByQueue: the statements of table tickets_by_queue, which serves
-// TicketsByQueue.
+// ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue;
+// its statements are listed in schema.md.
 var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_queue",
 	Pattern: "TicketsByQueue",
@@ -195,10 +108,7 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "opened_at", Type: "timestamp", Desc: true},
 		{Name: "ticket_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "owner", Type: "text"},
 		{Name: "board", Type: "text"},
 		{Name: "assignee", Type: "text"},
@@ -209,33 +119,11 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
 		{Name: "edits", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByQueueInsertCQL,
-		Delete:      ticketTicketsByQueueDeleteCQL,
-		Scan:        ticketTicketsByQueueScanCQL,
-		First:       ticketTicketsByQueueFirstCQL,
-		FirstFrom:   ticketTicketsByQueueFirstFromCQL,
-		FirstTo:     ticketTicketsByQueueFirstToCQL,
-		FirstFromTo: ticketTicketsByQueueFirstFromToCQL,
-		After: []string{
-			ticketTicketsByQueueAfter0CQL,
-			ticketTicketsByQueueAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByQueueAfterToCQL,
-		AtOrAfter: ticketTicketsByQueueAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// ticketTicketsByQueueInsertCQL writes a whole row of tickets_by_queue. Its
-// placeholders bind queue, opened_at, ticket_id, owner, board, assignee, ref,
-// status, subject, sla, policy, edits, the write timestamp.
-const ticketTicketsByQueueInsertCQL = `INSERT INTO tickets_by_queue (queue, opened_at, ticket_id, owner,
-		board, assignee, ref, status, subject, sla, policy, edits)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByQueueRow binds ticketTicketsByQueueInsertCQL for e, written
-// at ts; tickets_by_queue has no column to leave unset.
+// ticketTicketsByQueueRow binds the Insert statement of tickets_by_queue for
+// e, written at ts; tickets_by_queue has no column to leave unset.
 func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
@@ -245,82 +133,6 @@ func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
 func ticketTicketsByQueueKey(e *Ticket) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByQueueDeleteCQL deletes a row of tickets_by_queue by its
-// primary key. Its placeholders bind the write timestamp, queue, opened_at,
-// ticket_id.
-const ticketTicketsByQueueDeleteCQL = `DELETE FROM tickets_by_queue
-	USING TIMESTAMP ?
-	WHERE queue = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByQueueScanCQL reads a token range of tickets_by_queue for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByQueueScanCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, writetime(owner),
-		writetime(board), writetime(assignee), writetime(ref),
-		writetime(status), writetime(subject), writetime(sla),
-		writetime(policy), writetime(edits)
-	FROM tickets_by_queue
-	WHERE token(queue) > ? AND token(queue) <= ?`
-
-// ticketTicketsByQueueFirstCQL reads a partition of tickets_by_queue from its
-// first row. cqlgenimpl.ReadPage binds queue.
-const ticketTicketsByQueueFirstCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ?`
-
-// ticketTicketsByQueueFirstFromCQL reads a partition of tickets_by_queue from
-// the From bound. cqlgenimpl.ReadPage binds queue, From.
-const ticketTicketsByQueueFirstFromCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at <= ?`
-
-// ticketTicketsByQueueFirstToCQL reads a partition of tickets_by_queue from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds queue, To.
-const ticketTicketsByQueueFirstToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at > ?`
-
-// ticketTicketsByQueueFirstFromToCQL reads a partition of tickets_by_queue
-// between the bounds. cqlgenimpl.ReadPage binds queue, From, To.
-const ticketTicketsByQueueFirstFromToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByQueueAfter0CQL continues a read of tickets_by_queue after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds queue, opened_at.
-const ticketTicketsByQueueAfter0CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at < ?`
-
-// ticketTicketsByQueueAfter1CQL continues a read of tickets_by_queue after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds queue, opened_at, ticket_id.
-const ticketTicketsByQueueAfter1CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByQueueAfterToCQL continues a read of tickets_by_queue after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds queue, opened_at, To.
-const ticketTicketsByQueueAfterToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByQueueAtOrAfterCQL continues a read of tickets_by_queue at or
-// after a row. cqlgenimpl.ReadPage binds queue, opened_at, ticket_id.
-const ticketTicketsByQueueAtOrAfterCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at = ? AND ticket_id >= ?`
 
 // ticketTicketsByQueueScan reads one row of tickets_by_queue into e; false
 // when there is none.
@@ -356,8 +168,8 @@ type TicketsByOwnerRow struct {
 	Subject  string     `db:"subject"`
 }
 
-// ticketTicketsByOwner: the statements of table tickets_by_owner, which serves
-// TicketsByOwner.
+// ticketTicketsByOwner is table tickets_by_owner, which serves TicketsByOwner;
+// its statements are listed in schema.md.
 var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_owner",
 	Pattern: "TicketsByOwner",
@@ -367,37 +179,15 @@ var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "ticket_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "ticket_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "queue", Type: "text"},
 		{Name: "subject", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByOwnerInsertCQL,
-		Delete:      ticketTicketsByOwnerDeleteCQL,
-		Scan:        ticketTicketsByOwnerScanCQL,
-		First:       ticketTicketsByOwnerFirstCQL,
-		FirstFrom:   ticketTicketsByOwnerFirstFromCQL,
-		FirstTo:     ticketTicketsByOwnerFirstToCQL,
-		FirstFromTo: ticketTicketsByOwnerFirstFromToCQL,
-		After: []string{
-			ticketTicketsByOwnerAfter0CQL,
-		},
-		AfterTo:     ticketTicketsByOwnerAfterToCQL,
-		AtOrAfter:   ticketTicketsByOwnerAtOrAfterCQL,
-		AtOrAfterTo: ticketTicketsByOwnerAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// ticketTicketsByOwnerInsertCQL writes a whole row of tickets_by_owner. Its
-// placeholders bind owner, ticket_id, queue, subject, the write timestamp.
-const ticketTicketsByOwnerInsertCQL = `INSERT INTO tickets_by_owner (owner, ticket_id, queue, subject)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByOwnerRow binds ticketTicketsByOwnerInsertCQL for e, written
-// at ts; tickets_by_owner has no column to leave unset.
+// ticketTicketsByOwnerRow binds the Insert statement of tickets_by_owner for
+// e, written at ts; tickets_by_owner has no column to leave unset.
 func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Owner, e.TicketID, e.Queue, e.Subject, ts}
 }
@@ -407,70 +197,6 @@ func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
 func ticketTicketsByOwnerKey(e *Ticket) []any {
 	return []any{e.Owner, e.TicketID}
 }
-
-// ticketTicketsByOwnerDeleteCQL deletes a row of tickets_by_owner by its
-// primary key. Its placeholders bind the write timestamp, owner, ticket_id.
-const ticketTicketsByOwnerDeleteCQL = `DELETE FROM tickets_by_owner
-	USING TIMESTAMP ?
-	WHERE owner = ? AND ticket_id = ?`
-
-// ticketTicketsByOwnerScanCQL reads a token range of tickets_by_owner for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByOwnerScanCQL = `SELECT owner, ticket_id, queue, subject, writetime(queue),
-		writetime(subject)
-	FROM tickets_by_owner
-	WHERE token(owner) > ? AND token(owner) <= ?`
-
-// ticketTicketsByOwnerFirstCQL reads a partition of tickets_by_owner from its
-// first row. cqlgenimpl.ReadPage binds owner.
-const ticketTicketsByOwnerFirstCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ?`
-
-// ticketTicketsByOwnerFirstFromCQL reads a partition of tickets_by_owner from
-// the From bound. cqlgenimpl.ReadPage binds owner, From.
-const ticketTicketsByOwnerFirstFromCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ?`
-
-// ticketTicketsByOwnerFirstToCQL reads a partition of tickets_by_owner from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds owner, To.
-const ticketTicketsByOwnerFirstToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id < ?`
-
-// ticketTicketsByOwnerFirstFromToCQL reads a partition of tickets_by_owner
-// between the bounds. cqlgenimpl.ReadPage binds owner, From, To.
-const ticketTicketsByOwnerFirstFromToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ? AND ticket_id < ?`
-
-// ticketTicketsByOwnerAfter0CQL continues a read of tickets_by_owner after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds owner, ticket_id.
-const ticketTicketsByOwnerAfter0CQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id > ?`
-
-// ticketTicketsByOwnerAfterToCQL continues a read of tickets_by_owner after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds owner, ticket_id, To.
-const ticketTicketsByOwnerAfterToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id > ? AND ticket_id < ?`
-
-// ticketTicketsByOwnerAtOrAfterCQL continues a read of tickets_by_owner at or
-// after a row. cqlgenimpl.ReadPage binds owner, ticket_id.
-const ticketTicketsByOwnerAtOrAfterCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ?`
-
-// ticketTicketsByOwnerAtOrAfterToCQL continues a read of tickets_by_owner at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds owner,
-// ticket_id, To.
-const ticketTicketsByOwnerAtOrAfterToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ? AND ticket_id < ?`
 
 // ticketTicketsByOwnerScan reads one row of tickets_by_owner into e; false
 // when there is none.
@@ -493,8 +219,8 @@ func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 	return 0
 }
 
-// ticketTicketsByBoard: the statements of table tickets_by_board, which serves
-// TicketsByBoard.
+// ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard;
+// its statements are listed in schema.md.
 var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_board",
 	Pattern: "TicketsByBoard",
@@ -506,11 +232,7 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "opened_at", Type: "timestamp", Desc: true},
 		{Name: "ticket_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "queue", Type: "text"},
 		{Name: "owner", Type: "text"},
 		{Name: "assignee", Type: "text"},
@@ -521,47 +243,12 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
 		{Name: "edits", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByBoardInsertCQL,
-		Delete:      ticketTicketsByBoardDeleteCQL,
-		Scan:        ticketTicketsByBoardScanCQL,
-		First:       ticketTicketsByBoardFirstCQL,
-		FirstFrom:   ticketTicketsByBoardFirstFromCQL,
-		FirstTo:     ticketTicketsByBoardFirstToCQL,
-		FirstFromTo: ticketTicketsByBoardFirstFromToCQL,
-		After: []string{
-			ticketTicketsByBoardAfter0CQL,
-			ticketTicketsByBoardAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByBoardAfterToCQL,
-		AtOrAfter: ticketTicketsByBoardAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       ticketTicketsByBoardScatterFirstCQL,
-				FirstFrom:   ticketTicketsByBoardScatterFirstFromCQL,
-				FirstTo:     ticketTicketsByBoardScatterFirstToCQL,
-				FirstFromTo: ticketTicketsByBoardScatterFirstFromToCQL,
-				After: []string{
-					ticketTicketsByBoardScatterAfter0CQL,
-					ticketTicketsByBoardScatterAfter1CQL,
-				},
-				AfterTo:   ticketTicketsByBoardScatterAfterToCQL,
-				AtOrAfter: ticketTicketsByBoardScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// ticketTicketsByBoardInsertCQL writes a whole row of tickets_by_board. Its
-// placeholders bind board, shard, opened_at, ticket_id, queue, owner,
-// assignee, ref, status, subject, sla, policy, edits, the write timestamp.
-const ticketTicketsByBoardInsertCQL = `INSERT INTO tickets_by_board (board, shard, opened_at, ticket_id,
-		queue, owner, assignee, ref, status, subject, sla, policy, edits)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByBoardRow binds ticketTicketsByBoardInsertCQL for e, written
-// at ts; tickets_by_board has no column to leave unset.
+// ticketTicketsByBoardRow binds the Insert statement of tickets_by_board for
+// e, written at ts; tickets_by_board has no column to leave unset.
 func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID, e.Queue, e.Owner, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
@@ -571,164 +258,6 @@ func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
 func ticketTicketsByBoardKey(e *Ticket) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByBoardDeleteCQL deletes a row of tickets_by_board by its
-// primary key. Its placeholders bind the write timestamp, board, shard,
-// opened_at, ticket_id.
-const ticketTicketsByBoardDeleteCQL = `DELETE FROM tickets_by_board
-	USING TIMESTAMP ?
-	WHERE board = ? AND shard = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByBoardScanCQL reads a token range of tickets_by_board for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByBoardScanCQL = `SELECT board, shard, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, writetime(queue),
-		writetime(owner), writetime(assignee), writetime(ref),
-		writetime(status), writetime(subject), writetime(sla),
-		writetime(policy), writetime(edits)
-	FROM tickets_by_board
-	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
-
-// ticketTicketsByBoardFirstCQL reads a partition of tickets_by_board from its
-// first row. cqlgenimpl.ReadPage binds board, shard.
-const ticketTicketsByBoardFirstCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ?`
-
-// ticketTicketsByBoardFirstFromCQL reads a partition of tickets_by_board from
-// the From bound. cqlgenimpl.ReadPage binds board, shard, From.
-const ticketTicketsByBoardFirstFromCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at <= ?`
-
-// ticketTicketsByBoardFirstToCQL reads a partition of tickets_by_board from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds board, shard,
-// To.
-const ticketTicketsByBoardFirstToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at > ?`
-
-// ticketTicketsByBoardFirstFromToCQL reads a partition of tickets_by_board
-// between the bounds. cqlgenimpl.ReadPage binds board, shard, From, To.
-const ticketTicketsByBoardFirstFromToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByBoardAfter0CQL continues a read of tickets_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, shard, opened_at.
-const ticketTicketsByBoardAfter0CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at < ?`
-
-// ticketTicketsByBoardAfter1CQL continues a read of tickets_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, shard, opened_at, ticket_id.
-const ticketTicketsByBoardAfter1CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByBoardAfterToCQL continues a read of tickets_by_board after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds board, shard, opened_at,
-// To.
-const ticketTicketsByBoardAfterToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByBoardAtOrAfterCQL continues a read of tickets_by_board at or
-// after a row. cqlgenimpl.ReadPage binds board, shard, opened_at, ticket_id.
-const ticketTicketsByBoardAtOrAfterCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at = ? AND ticket_id >= ?`
-
-// ticketTicketsByBoardScatterFirstCQL reads a partition of tickets_by_board
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
-// bucket.
-const ticketTicketsByBoardScatterFirstCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterFirstFromCQL reads a partition of
-// tickets_by_board from the From bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
-// values, From, the most rows per bucket.
-const ticketTicketsByBoardScatterFirstFromCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at <= ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterFirstToCQL reads a partition of tickets_by_board
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
-// values, To, the most rows per bucket.
-const ticketTicketsByBoardScatterFirstToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterFirstFromToCQL reads a partition of
-// tickets_by_board between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
-// values, From, To, the most rows per bucket.
-const ticketTicketsByBoardScatterFirstFromToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at <= ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAfter0CQL continues a read of tickets_by_board
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds board,
-// the list of shard values, opened_at, the most rows per bucket.
-const ticketTicketsByBoardScatterAfter0CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at < ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAfter1CQL continues a read of tickets_by_board
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds board,
-// the list of shard values, opened_at, ticket_id, the most rows per bucket.
-const ticketTicketsByBoardScatterAfter1CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at = ? AND ticket_id > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAfterToCQL continues a read of tickets_by_board
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds board, the list of shard values,
-// opened_at, To, the most rows per bucket.
-const ticketTicketsByBoardScatterAfterToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at < ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAtOrAfterCQL continues a read of tickets_by_board
-// at or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, opened_at,
-// ticket_id, the most rows per bucket.
-const ticketTicketsByBoardScatterAtOrAfterCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at = ? AND ticket_id >= ?
-	PER PARTITION LIMIT ?`
 
 // ticketTicketsByBoardScan reads one row of tickets_by_board into e; false
 // when there is none.
@@ -754,8 +283,8 @@ func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	return 0
 }
 
-// ticketTicketsByDay: the statements of table tickets_by_day, which serves
-// TicketsByDay.
+// ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay; its
+// statements are listed in schema.md.
 var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_day",
 	Pattern: "TicketsByDay",
@@ -767,11 +296,7 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "opened_at", Type: "timestamp", Desc: true},
 		{Name: "ticket_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "owner", Type: "text"},
 		{Name: "board", Type: "text"},
 		{Name: "assignee", Type: "text"},
@@ -782,41 +307,12 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
 		{Name: "edits", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByDayInsertCQL,
-		Delete:      ticketTicketsByDayDeleteCQL,
-		Scan:        ticketTicketsByDayScanCQL,
-		First:       ticketTicketsByDayFirstCQL,
-		FirstFrom:   ticketTicketsByDayFirstFromCQL,
-		FirstTo:     ticketTicketsByDayFirstToCQL,
-		FirstFromTo: ticketTicketsByDayFirstFromToCQL,
-		After: []string{
-			ticketTicketsByDayAfter0CQL,
-			ticketTicketsByDayAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByDayAfterToCQL,
-		AtOrAfter: ticketTicketsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       ticketTicketsByDayScatterFirstCQL,
-				FirstFrom:   ticketTicketsByDayScatterFirstFromCQL,
-				FirstTo:     ticketTicketsByDayScatterFirstToCQL,
-				FirstFromTo: ticketTicketsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// ticketTicketsByDayInsertCQL writes a whole row of tickets_by_day. Its
-// placeholders bind queue, day, opened_at, ticket_id, owner, board, assignee,
-// ref, status, subject, sla, policy, edits, the write timestamp.
-const ticketTicketsByDayInsertCQL = `INSERT INTO tickets_by_day (queue, day, opened_at, ticket_id, owner,
-		board, assignee, ref, status, subject, sla, policy, edits)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByDayRow binds ticketTicketsByDayInsertCQL for e, written at
-// ts; tickets_by_day has no column to leave unset.
+// ticketTicketsByDayRow binds the Insert statement of tickets_by_day for e,
+// written at ts; tickets_by_day has no column to leave unset.
 func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
@@ -826,122 +322,6 @@ func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
 func ticketTicketsByDayKey(e *Ticket) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByDayDeleteCQL deletes a row of tickets_by_day by its primary
-// key. Its placeholders bind the write timestamp, queue, day, opened_at,
-// ticket_id.
-const ticketTicketsByDayDeleteCQL = `DELETE FROM tickets_by_day
-	USING TIMESTAMP ?
-	WHERE queue = ? AND day = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByDayScanCQL reads a token range of tickets_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const ticketTicketsByDayScanCQL = `SELECT queue, day, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, writetime(owner),
-		writetime(board), writetime(assignee), writetime(ref),
-		writetime(status), writetime(subject), writetime(sla),
-		writetime(policy), writetime(edits)
-	FROM tickets_by_day
-	WHERE token(queue, day) > ? AND token(queue, day) <= ?`
-
-// ticketTicketsByDayFirstCQL reads a partition of tickets_by_day from its
-// first row. cqlgenimpl.ReadPage binds queue, day.
-const ticketTicketsByDayFirstCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ?`
-
-// ticketTicketsByDayFirstFromCQL reads a partition of tickets_by_day from the
-// From bound. cqlgenimpl.ReadPage binds queue, day, From.
-const ticketTicketsByDayFirstFromCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at <= ?`
-
-// ticketTicketsByDayFirstToCQL reads a partition of tickets_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds queue, day, To.
-const ticketTicketsByDayFirstToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at > ?`
-
-// ticketTicketsByDayFirstFromToCQL reads a partition of tickets_by_day between
-// the bounds. cqlgenimpl.ReadPage binds queue, day, From, To.
-const ticketTicketsByDayFirstFromToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByDayAfter0CQL continues a read of tickets_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// queue, day, opened_at.
-const ticketTicketsByDayAfter0CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at < ?`
-
-// ticketTicketsByDayAfter1CQL continues a read of tickets_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// queue, day, opened_at, ticket_id.
-const ticketTicketsByDayAfter1CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByDayAfterToCQL continues a read of tickets_by_day after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds queue, day, opened_at, To.
-const ticketTicketsByDayAfterToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByDayAtOrAfterCQL continues a read of tickets_by_day at or
-// after a row. cqlgenimpl.ReadPage binds queue, day, opened_at, ticket_id.
-const ticketTicketsByDayAtOrAfterCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at = ? AND ticket_id >= ?`
-
-// ticketTicketsByDayScatterFirstCQL reads a partition of tickets_by_day from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds queue, the list of day values, the most rows per
-// bucket.
-const ticketTicketsByDayScatterFirstCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByDayScatterFirstFromCQL reads a partition of tickets_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds queue, the list of day values, From, the most rows
-// per bucket.
-const ticketTicketsByDayScatterFirstFromCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ? AND opened_at <= ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByDayScatterFirstToCQL reads a partition of tickets_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds queue, the list of day values,
-// To, the most rows per bucket.
-const ticketTicketsByDayScatterFirstToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByDayScatterFirstFromToCQL reads a partition of tickets_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds queue, the list of day values, From, To, the most
-// rows per bucket.
-const ticketTicketsByDayScatterFirstFromToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ? AND opened_at <= ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
 
 // ticketTicketsByDayScan reads one row of tickets_by_day into e; false when
 // there is none.
@@ -985,8 +365,8 @@ func ticketOpenTicketsByAssigneeHolds(e *Ticket) bool {
 	return e.Status == StatusOpen && e.Assignee != ""
 }
 
-// ticketOpenTicketsByAssignee: the statements of table
-// open_tickets_by_assignee, which serves OpenTicketsByAssignee.
+// ticketOpenTicketsByAssignee is table open_tickets_by_assignee, which serves
+// OpenTicketsByAssignee; its statements are listed in schema.md.
 var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "open_tickets_by_assignee",
 	Pattern: "OpenTicketsByAssignee",
@@ -996,40 +376,17 @@ var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "ticket_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "assignee", Type: "text"},
-		{Name: "ticket_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "queue", Type: "text"},
 		{Name: "status", Type: "text"},
 		{Name: "subject", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketOpenTicketsByAssigneeInsertCQL,
-		Delete:      ticketOpenTicketsByAssigneeDeleteCQL,
-		Scan:        ticketOpenTicketsByAssigneeScanCQL,
-		First:       ticketOpenTicketsByAssigneeFirstCQL,
-		FirstFrom:   ticketOpenTicketsByAssigneeFirstFromCQL,
-		FirstTo:     ticketOpenTicketsByAssigneeFirstToCQL,
-		FirstFromTo: ticketOpenTicketsByAssigneeFirstFromToCQL,
-		After: []string{
-			ticketOpenTicketsByAssigneeAfter0CQL,
-		},
-		AfterTo:     ticketOpenTicketsByAssigneeAfterToCQL,
-		AtOrAfter:   ticketOpenTicketsByAssigneeAtOrAfterCQL,
-		AtOrAfterTo: ticketOpenTicketsByAssigneeAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// ticketOpenTicketsByAssigneeInsertCQL writes a whole row of
-// open_tickets_by_assignee. Its placeholders bind assignee, ticket_id, queue,
-// status, subject, the write timestamp.
-const ticketOpenTicketsByAssigneeInsertCQL = `INSERT INTO open_tickets_by_assignee (assignee, ticket_id, queue,
-		status, subject)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketOpenTicketsByAssigneeRow binds ticketOpenTicketsByAssigneeInsertCQL
-// for e, written at ts; open_tickets_by_assignee has no column to leave unset.
+// ticketOpenTicketsByAssigneeRow binds the Insert statement of
+// open_tickets_by_assignee for e, written at ts; open_tickets_by_assignee has
+// no column to leave unset.
 func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Assignee, e.TicketID, e.Queue, e.Status, e.Subject, ts}
 }
@@ -1039,77 +396,6 @@ func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
 func ticketOpenTicketsByAssigneeKey(e *Ticket) []any {
 	return []any{e.Assignee, e.TicketID}
 }
-
-// ticketOpenTicketsByAssigneeDeleteCQL deletes a row of
-// open_tickets_by_assignee by its primary key. Its placeholders bind the write
-// timestamp, assignee, ticket_id.
-const ticketOpenTicketsByAssigneeDeleteCQL = `DELETE FROM open_tickets_by_assignee
-	USING TIMESTAMP ?
-	WHERE assignee = ? AND ticket_id = ?`
-
-// ticketOpenTicketsByAssigneeScanCQL reads a token range of
-// open_tickets_by_assignee for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const ticketOpenTicketsByAssigneeScanCQL = `SELECT assignee, ticket_id, queue, status, subject, writetime(queue),
-		writetime(status), writetime(subject)
-	FROM open_tickets_by_assignee
-	WHERE token(assignee) > ? AND token(assignee) <= ?`
-
-// ticketOpenTicketsByAssigneeFirstCQL reads a partition of
-// open_tickets_by_assignee from its first row. cqlgenimpl.ReadPage binds
-// assignee.
-const ticketOpenTicketsByAssigneeFirstCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ?`
-
-// ticketOpenTicketsByAssigneeFirstFromCQL reads a partition of
-// open_tickets_by_assignee from the From bound. cqlgenimpl.ReadPage binds
-// assignee, From.
-const ticketOpenTicketsByAssigneeFirstFromCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ?`
-
-// ticketOpenTicketsByAssigneeFirstToCQL reads a partition of
-// open_tickets_by_assignee from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds assignee, To.
-const ticketOpenTicketsByAssigneeFirstToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id < ?`
-
-// ticketOpenTicketsByAssigneeFirstFromToCQL reads a partition of
-// open_tickets_by_assignee between the bounds. cqlgenimpl.ReadPage binds
-// assignee, From, To.
-const ticketOpenTicketsByAssigneeFirstFromToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ? AND ticket_id < ?`
-
-// ticketOpenTicketsByAssigneeAfter0CQL continues a read of
-// open_tickets_by_assignee after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds assignee, ticket_id.
-const ticketOpenTicketsByAssigneeAfter0CQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id > ?`
-
-// ticketOpenTicketsByAssigneeAfterToCQL continues a read of
-// open_tickets_by_assignee after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds assignee, ticket_id, To.
-const ticketOpenTicketsByAssigneeAfterToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id > ? AND ticket_id < ?`
-
-// ticketOpenTicketsByAssigneeAtOrAfterCQL continues a read of
-// open_tickets_by_assignee at or after a row. cqlgenimpl.ReadPage binds
-// assignee, ticket_id.
-const ticketOpenTicketsByAssigneeAtOrAfterCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ?`
-
-// ticketOpenTicketsByAssigneeAtOrAfterToCQL continues a read of
-// open_tickets_by_assignee at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds assignee, ticket_id, To.
-const ticketOpenTicketsByAssigneeAtOrAfterToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ? AND ticket_id < ?`
 
 // ticketOpenTicketsByAssigneeScan reads one row of open_tickets_by_assignee
 // into e; false when there is none.
@@ -1132,38 +418,23 @@ func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 	return 0
 }
 
-// ticketTicketByRef: the statements of table tickets_by_ref, which serves
-// TicketByRef.
+// ticketTicketByRef is table tickets_by_ref, which serves TicketByRef; its
+// statements are listed in schema.md.
 var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_ref",
 	Pattern: "TicketByRef",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "ref", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ticket_id", Type: "uuid"},
 	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  ticketTicketByRefInsertCQL,
-		Delete:  ticketTicketByRefDeleteCQL,
-		Get:     ticketTicketByRefGetCQL,
-		Take:    ticketTicketByRefTakeCQL,
-		Release: ticketTicketByRefReleaseCQL,
-		Scan:    ticketTicketByRefScanCQL,
-	},
+	Maintained: true,
+	Unique:     true,
 })
 
-// ticketTicketByRefInsertCQL claims a key of tickets_by_ref for an entity, if
-// no one holds it. Its placeholders bind ref, ticket_id, cqlgen_claim (the
-// version of the change).
-const ticketTicketByRefInsertCQL = `INSERT INTO tickets_by_ref (ref, ticket_id, cqlgen_claim)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS`
-
-// ticketTicketByRefRow binds ticketTicketByRefInsertCQL for e, written at ts;
-// tickets_by_ref has no column to leave unset.
+// ticketTicketByRefRow binds the Insert statement of tickets_by_ref for e,
+// written at ts; tickets_by_ref has no column to leave unset.
 func ticketTicketByRefRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Ref, e.TicketID, ts}
 }
@@ -1173,41 +444,6 @@ func ticketTicketByRefRow(e *Ticket, ts int64, _ bool) []any {
 func ticketTicketByRefKey(e *Ticket) []any {
 	return []any{e.Ref}
 }
-
-// ticketTicketByRefDeleteCQL deletes a row of tickets_by_ref by its primary
-// key. Its placeholders bind the write timestamp, ref.
-const ticketTicketByRefDeleteCQL = `DELETE FROM tickets_by_ref
-	USING TIMESTAMP ?
-	WHERE ref = ?`
-
-// ticketTicketByRefGetCQL reads a claim of tickets_by_ref: who holds the key,
-// since which version. Its placeholders bind ref.
-const ticketTicketByRefGetCQL = `SELECT ref, ticket_id, cqlgen_claim
-	FROM tickets_by_ref
-	WHERE ref = ?`
-
-// ticketTicketByRefTakeCQL moves a claim of tickets_by_ref to another owner,
-// or renews it, if its owner and version are the ones read. Its placeholders
-// bind ticket_id, cqlgen_claim (the version of the change), ref, ticket_id as
-// read, the version read.
-const ticketTicketByRefTakeCQL = `UPDATE tickets_by_ref
-	SET ticket_id = ?, cqlgen_claim = ?
-	WHERE ref = ?
-	IF ticket_id = ? AND cqlgen_claim = ?`
-
-// ticketTicketByRefReleaseCQL gives up a claim of tickets_by_ref if it is its
-// owner's and older than the change. Its placeholders bind ref, ticket_id, the
-// version of the change.
-const ticketTicketByRefReleaseCQL = `DELETE FROM tickets_by_ref
-	WHERE ref = ?
-	IF ticket_id = ? AND cqlgen_claim < ?`
-
-// ticketTicketByRefScanCQL reads a token range of tickets_by_ref for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const ticketTicketByRefScanCQL = `SELECT ref, ticket_id, writetime(ticket_id)
-	FROM tickets_by_ref
-	WHERE token(ref) > ? AND token(ref) <= ?`
 
 // TicketRepo reads and writes Ticket in its tables (tickets, tickets_by_queue,
 // tickets_by_owner, tickets_by_board, tickets_by_day,
@@ -1837,52 +1073,26 @@ func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, er
 	return cqlgenimpl.Resolve(ctx, r.s, ticketWrites, 5, []any{ref})
 }
 
-// queueLoadQueueLoad: the statements of table queue_load, which is the source
-// of truth of QueueLoad.
+// queueLoadQueueLoad is table queue_load, which is the source of truth of
+// QueueLoad; its statements are listed in schema.md.
 var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "queue_load",
 	Pattern: "QueueLoad",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "queue_id", Type: "uuid"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Add:     queueLoadQueueLoadAddCQL,
-		Delete:  queueLoadQueueLoadDeleteCQL,
-		Get:     queueLoadQueueLoadGetCQL,
-		GetMany: queueLoadQueueLoadGetManyCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "opened", Type: "counter"},
+		{Name: "closed", Type: "counter"},
 	},
+	Canonical: true,
 })
-
-// queueLoadQueueLoadAddCQL adds an amount to every counter of a row of
-// queue_load; it is never retried. Its placeholders bind the amount added to
-// opened, the amount added to closed, queue_id.
-const queueLoadQueueLoadAddCQL = `UPDATE queue_load
-	SET opened = opened + ?, closed = closed + ?
-	WHERE queue_id = ?`
-
-// queueLoadQueueLoadDeleteCQL deletes a row of queue_load by its primary key.
-// Its placeholders bind queue_id.
-const queueLoadQueueLoadDeleteCQL = `DELETE FROM queue_load
-	WHERE queue_id = ?`
-
-// queueLoadQueueLoadGetCQL reads a row of queue_load by its primary key. Its
-// placeholders bind queue_id.
-const queueLoadQueueLoadGetCQL = `SELECT queue_id, opened, closed
-	FROM queue_load
-	WHERE queue_id = ?`
 
 // queueLoadQueueLoadScan reads one row of queue_load into e; false when there
 // is none.
 func queueLoadQueueLoadScan(it cqlgen.Iter, e *QueueLoad) bool {
 	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
 }
-
-// queueLoadQueueLoadGetManyCQL reads the rows of queue_load of several
-// partition keys at once. cqlgenimpl.GetMany binds the list of queue_id
-// values.
-const queueLoadQueueLoadGetManyCQL = `SELECT queue_id, opened, closed
-	FROM queue_load
-	WHERE queue_id IN ?`
 
 // QueueLoadRepo reads and writes QueueLoad in table queue_load.
 type QueueLoadRepo struct {
@@ -2000,8 +1210,8 @@ func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ c
 	})
 }
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event; its
+// statements are listed in schema.md.
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -2011,69 +1221,26 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-		},
-		AfterTo:     eventEventsAfterToCQL,
-		AtOrAfter:   eventEventsAtOrAfterCQL,
-		AtOrAfterTo: eventEventsAtOrAfterToCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "actor", Type: "text"},
+		{Name: "kind", Type: "text"},
 	},
+	Canonical:  true,
+	Maintained: true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// ticket_id, event_id, actor, kind, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (ticket_id, event_id, actor, kind)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e, written at ts;
+// events has no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.Actor, e.Kind, ts}
 }
-
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, ticket_id, event_id.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind ticket_id, event_id.
-const eventEventsGetCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT ticket_id, event_id, actor, kind, writetime(actor),
-		writetime(kind)
-	FROM events
-	WHERE token(ticket_id) > ? AND token(ticket_id) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind ticket_id, event_id.
-const eventEventsStateCQL = `SELECT ticket_id, event_id, actor, kind, writetime(actor),
-		writetime(kind)
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
+// eventEventsState binds the State statement of events: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
@@ -2086,55 +1253,6 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds ticket_id.
-const eventEventsFirstCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds ticket_id, From.
-const eventEventsFirstFromCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds ticket_id, To.
-const eventEventsFirstToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds ticket_id, From, To.
-const eventEventsFirstFromToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds ticket_id,
-// event_id.
-const eventEventsAfter0CQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id < ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAfterToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds ticket_id, event_id.
-const eventEventsAtOrAfterCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsAtOrAfterToCQL continues a read of events at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAtOrAfterToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
 
 // eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
@@ -2149,8 +1267,8 @@ func eventEventsCompare(a, b *Event) int {
 	return 0
 }
 
-// eventEventsByActor: the statements of table events_by_actor, which serves
-// EventsByActor.
+// eventEventsByActor is table events_by_actor, which serves EventsByActor; its
+// statements are listed in schema.md.
 var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_actor",
 	Pattern: "EventsByActor",
@@ -2161,151 +1279,19 @@ var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "actor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ticket_id", Type: "uuid"},
 		{Name: "kind", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByActorInsertCQL,
-		Delete:      eventEventsByActorDeleteCQL,
-		Scan:        eventEventsByActorScanCQL,
-		First:       eventEventsByActorFirstCQL,
-		FirstFrom:   eventEventsByActorFirstFromCQL,
-		FirstTo:     eventEventsByActorFirstToCQL,
-		FirstFromTo: eventEventsByActorFirstFromToCQL,
-		After: []string{
-			eventEventsByActorAfter0CQL,
-		},
-		AfterTo:     eventEventsByActorAfterToCQL,
-		AtOrAfter:   eventEventsByActorAtOrAfterCQL,
-		AtOrAfterTo: eventEventsByActorAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       eventEventsByActorScatterFirstCQL,
-				FirstFrom:   eventEventsByActorScatterFirstFromCQL,
-				FirstTo:     eventEventsByActorScatterFirstToCQL,
-				FirstFromTo: eventEventsByActorScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByActorInsertCQL writes a whole row of events_by_actor. Its
-// placeholders bind actor, bucket, event_id, ticket_id, kind, the write
-// timestamp.
-const eventEventsByActorInsertCQL = `INSERT INTO events_by_actor (actor, bucket, event_id, ticket_id, kind)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByActorRow binds eventEventsByActorInsertCQL for e, written at
-// ts; events_by_actor has no column to leave unset.
+// eventEventsByActorRow binds the Insert statement of events_by_actor for e,
+// written at ts; events_by_actor has no column to leave unset.
 func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, ts}
 }
-
-// eventEventsByActorDeleteCQL deletes a row of events_by_actor by its primary
-// key. Its placeholders bind the write timestamp, actor, bucket, event_id.
-const eventEventsByActorDeleteCQL = `DELETE FROM events_by_actor
-	USING TIMESTAMP ?
-	WHERE actor = ? AND bucket = ? AND event_id = ?`
-
-// eventEventsByActorScanCQL reads a token range of events_by_actor for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const eventEventsByActorScanCQL = `SELECT actor, bucket, event_id, ticket_id, kind, writetime(ticket_id),
-		writetime(kind)
-	FROM events_by_actor
-	WHERE token(actor, bucket) > ? AND token(actor, bucket) <= ?`
-
-// eventEventsByActorFirstCQL reads a partition of events_by_actor from its
-// first row. cqlgenimpl.ReadPage binds actor, bucket.
-const eventEventsByActorFirstCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ?`
-
-// eventEventsByActorFirstFromCQL reads a partition of events_by_actor from the
-// From bound. cqlgenimpl.ReadPage binds actor, bucket, From.
-const eventEventsByActorFirstFromCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByActorFirstToCQL reads a partition of events_by_actor from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds actor, bucket, To.
-const eventEventsByActorFirstToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id > ?`
-
-// eventEventsByActorFirstFromToCQL reads a partition of events_by_actor
-// between the bounds. cqlgenimpl.ReadPage binds actor, bucket, From, To.
-const eventEventsByActorFirstFromToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByActorAfter0CQL continues a read of events_by_actor after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// actor, bucket, event_id.
-const eventEventsByActorAfter0CQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id < ?`
-
-// eventEventsByActorAfterToCQL continues a read of events_by_actor after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds actor, bucket, event_id,
-// To.
-const eventEventsByActorAfterToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsByActorAtOrAfterCQL continues a read of events_by_actor at or
-// after a row. cqlgenimpl.ReadPage binds actor, bucket, event_id.
-const eventEventsByActorAtOrAfterCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByActorAtOrAfterToCQL continues a read of events_by_actor at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds actor, bucket,
-// event_id, To.
-const eventEventsByActorAtOrAfterToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByActorScatterFirstCQL reads a partition of events_by_actor from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds actor, the list of bucket values, the most rows
-// per bucket.
-const eventEventsByActorScatterFirstCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByActorScatterFirstFromCQL reads a partition of events_by_actor
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds actor, the list of bucket values, From, the most
-// rows per bucket.
-const eventEventsByActorScatterFirstFromCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByActorScatterFirstToCQL reads a partition of events_by_actor
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds actor, the list of bucket
-// values, To, the most rows per bucket.
-const eventEventsByActorScatterFirstToCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByActorScatterFirstFromToCQL reads a partition of events_by_actor
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds actor, the list of bucket values, From, To, the
-// most rows per bucket.
-const eventEventsByActorScatterFirstFromToCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
-	PER PARTITION LIMIT ?`
 
 // eventEventsByActorScan reads one row of events_by_actor into e; false when
 // there is none.
@@ -2634,8 +1620,8 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// watcherWatchers: the statements of table watchers, which is the source of
-// truth of Watcher.
+// watcherWatchers is table watchers, which is the source of truth of Watcher;
+// its statements are listed in schema.md.
 var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "watchers",
 	Pattern: "Watchers",
@@ -2645,126 +1631,26 @@ var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "watcher", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "watcher", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "since", Type: "timestamp"},
 		{Name: "topics", Type: "set<text>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      watcherWatchersInsertCQL,
-		InsertTTL:   watcherWatchersInsertTTLCQL,
-		Create:      watcherWatchersCreateCQL,
-		Delete:      watcherWatchersDeleteCQL,
-		Get:         watcherWatchersGetCQL,
-		First:       watcherWatchersFirstCQL,
-		FirstFrom:   watcherWatchersFirstFromCQL,
-		FirstTo:     watcherWatchersFirstToCQL,
-		FirstFromTo: watcherWatchersFirstFromToCQL,
-		After: []string{
-			watcherWatchersAfter0CQL,
-		},
-		AfterTo:     watcherWatchersAfterToCQL,
-		AtOrAfter:   watcherWatchersAtOrAfterCQL,
-		AtOrAfterTo: watcherWatchersAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// watcherWatchersInsertCQL writes a whole row of watchers. Its placeholders
-// bind ticket_id, watcher, since, topics, the write timestamp.
-const watcherWatchersInsertCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// watcherWatchersRow binds watcherWatchersInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// watcherWatchersRow binds the Insert statement of watchers for e, written at
+// ts. With unset, nil pointers and empty collections are left unset, writing
+// no tombstone; without, they clear their columns.
 func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
 }
-
-// watcherWatchersInsertTTLCQL writes a whole row of watchers with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds ticket_id, watcher,
-// since, topics, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const watcherWatchersInsertTTLCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// watcherWatchersCreateCQL writes a whole row of watchers if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds ticket_id, watcher, since,
-// topics, the TTL in seconds (unset: the table's default).
-const watcherWatchersCreateCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// watcherWatchersDeleteCQL deletes a row of watchers by its primary key. Its
-// placeholders bind the write timestamp, ticket_id, watcher.
-const watcherWatchersDeleteCQL = `DELETE FROM watchers
-	USING TIMESTAMP ?
-	WHERE ticket_id = ? AND watcher = ?`
-
-// watcherWatchersGetCQL reads a row of watchers by its primary key. Its
-// placeholders bind ticket_id, watcher.
-const watcherWatchersGetCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher = ?`
 
 // watcherWatchersScan reads one row of watchers into e; false when there is
 // none.
 func watcherWatchersScan(it cqlgen.Iter, e *Watcher) bool {
 	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
-
-// watcherWatchersFirstCQL reads a partition of watchers from its first row.
-// cqlgenimpl.ReadPage binds ticket_id.
-const watcherWatchersFirstCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ?`
-
-// watcherWatchersFirstFromCQL reads a partition of watchers from the From
-// bound. cqlgenimpl.ReadPage binds ticket_id, From.
-const watcherWatchersFirstFromCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ?`
-
-// watcherWatchersFirstToCQL reads a partition of watchers from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds ticket_id, To.
-const watcherWatchersFirstToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher < ?`
-
-// watcherWatchersFirstFromToCQL reads a partition of watchers between the
-// bounds. cqlgenimpl.ReadPage binds ticket_id, From, To.
-const watcherWatchersFirstFromToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ? AND watcher < ?`
-
-// watcherWatchersAfter0CQL continues a read of watchers after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// ticket_id, watcher.
-const watcherWatchersAfter0CQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher > ?`
-
-// watcherWatchersAfterToCQL continues a read of watchers after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds ticket_id, watcher, To.
-const watcherWatchersAfterToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher > ? AND watcher < ?`
-
-// watcherWatchersAtOrAfterCQL continues a read of watchers at or after a row.
-// cqlgenimpl.ReadPage binds ticket_id, watcher.
-const watcherWatchersAtOrAfterCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ?`
-
-// watcherWatchersAtOrAfterToCQL continues a read of watchers at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds ticket_id, watcher, To.
-const watcherWatchersAtOrAfterToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ? AND watcher < ?`
 
 // watcherWatchersClustering is the clustering key of e in watchers, in order.
 func watcherWatchersClustering(e *Watcher) []any {

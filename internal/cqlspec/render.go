@@ -46,24 +46,24 @@ func (r *renderer) col(k Kind) Col {
 
 func (r *renderer) key() []Col { return append(r.kind(KindPartition), r.kind(KindClustering)...) }
 
-func (r *renderer) pagesOne() bool { return len(r.t.Clustering) == 0 && r.t.Bucket == NoBucket }
+func (r *renderer) pagesOne() bool { return len(r.t.Clustering) == 0 && r.t.Bucket == BucketNone }
 
 // HasRead reports whether the table has a read of its own: every table but
 // a canonical one whose partitions hold one row, which Get reads.
 func (t *Table) HasRead() bool {
-	return !(t.Canonical && len(t.Clustering) == 0 && t.Bucket == NoBucket)
+	return !(t.Canonical && len(t.Clustering) == 0 && t.Bucket == BucketNone)
 }
 
 // ReadsOne reports whether the table's read returns one row rather than
 // pages.
 func (t *Table) ReadsOne() bool {
-	return t.Unique || (len(t.Clustering) == 0 && t.Bucket == NoBucket && !t.Canonical)
+	return t.Unique || (len(t.Clustering) == 0 && t.Bucket == BucketNone && !t.Canonical)
 }
 
 // HasGetMany reports whether the table gets a multi-get: the source of
 // truth whose partitions hold one entity.
 func (t *Table) HasGetMany() bool {
-	return t.Canonical && len(t.Clustering) == 0 && t.Bucket == NoBucket && !t.Unique && len(t.PartitionKey) > 0
+	return t.Canonical && len(t.Clustering) == 0 && t.Bucket == BucketNone && !t.Unique && len(t.PartitionKey) > 0
 }
 
 // Pages reports whether the table's read is in pages.
@@ -72,7 +72,7 @@ func (t *Table) Pages() bool { return t.HasRead() && !t.ReadsOne() }
 // Scatters reports whether the table's reads get the scatter form of their
 // page statements.
 func (t *Table) Scatters() bool {
-	return t.Pages() && (t.Bucket == HashBuckets || t.Bucket == TimeBuckets)
+	return t.Pages() && (t.Bucket == BucketHash || t.Bucket == BucketTime)
 }
 
 // HasCounters reports a counter table.
@@ -216,7 +216,7 @@ func (r *renderer) pages(sel string, depth int, scatter bool) {
 	read(SlotFirstTo, 0, cs, bs)
 	cs, bs = with(pconds, pbinds, fc, fb, tc, tb)
 	read(SlotFirstFromTo, 0, cs, bs)
-	if scatter && t.Bucket == TimeBuckets {
+	if scatter && t.Bucket == BucketTime {
 		return
 	}
 	// A continuation after a row: for each run of clustering columns of

@@ -49,10 +49,10 @@ type Column struct {
 type Bucket uint8
 
 const (
-	NoBucket    Bucket = iota
-	OneBucket          // a hash bucket of one: a bucket column, never scattered
-	HashBuckets        // several hash buckets, read at once (scatter)
-	TimeBuckets        // time buckets, older ones read at once from their first rows
+	BucketNone Bucket = iota
+	BucketOne         // a hash bucket of one: a bucket column, never scattered
+	BucketHash        // several hash buckets, read at once (scatter)
+	BucketTime        // time buckets, older ones read at once from their first rows
 )
 
 // Table describes a table of an access pattern: all its renderer and its
@@ -148,7 +148,7 @@ type Col struct {
 func (t *Table) All() []Col {
 	var out []Col
 	for i, c := range t.PartitionKey {
-		out = append(out, Col{Column: c, Kind: KindPartition, Field: !(t.Bucket != NoBucket && i == len(t.PartitionKey)-1)})
+		out = append(out, Col{Column: c, Kind: KindPartition, Field: !(t.Bucket != BucketNone && i == len(t.PartitionKey)-1)})
 	}
 	for _, c := range t.Clustering {
 		out = append(out, Col{Column: c, Kind: KindClustering, Field: true})

@@ -1,6 +1,9 @@
 package cqlspec
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // CQL is the statement's text, clauses on their own lines, a long clause
 // continued over several at its commas or before its ANDs: the text sent,
@@ -70,4 +73,20 @@ func matchingParen(c string, open int) int {
 		}
 	}
 	return -1
+}
+
+// Label names the statement in a listing: its slot, the clustering column
+// an After starts at, the depth of a prefix read and the scatter form.
+func (s *Statement) Label() string {
+	l := string(s.Slot)
+	if s.Slot == SlotAfter {
+		l += " " + strconv.Itoa(s.Level)
+	}
+	if s.Depth > 0 {
+		l += ", prefix " + strconv.Itoa(s.Depth)
+	}
+	if s.Scatter {
+		l += ", scatter"
+	}
+	return l
 }

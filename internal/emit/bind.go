@@ -106,12 +106,12 @@ func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
 	case anyUnsettable(t):
 		params = append(params, jen.Id("unset").Bool())
 		b.unset = jen.Id("unset")
-		doc(f, "%s binds %s for e, written at ts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear their columns.", t.Names.Row, s.Const)
+		doc(f, "%s binds %s for e, written at ts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear their columns.", t.Names.Row, stmtRef(t, s))
 	case rowTakesUnset(t):
 		params = append(params, jen.Id("_").Bool())
-		doc(f, "%s binds %s for e, written at ts; %s has no column to leave unset.", t.Names.Row, s.Const, t.Name)
+		doc(f, "%s binds %s for e, written at ts; %s has no column to leave unset.", t.Names.Row, stmtRef(t, s), t.Name)
 	default:
-		doc(f, "%s binds %s for e, written at ts.", t.Names.Row, s.Const)
+		doc(f, "%s binds %s for e, written at ts.", t.Names.Row, stmtRef(t, s))
 	}
 	f.Func().Id(t.Names.Row).Params(params...).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(values(s, b)...)),
@@ -291,7 +291,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 	cur := binding{recv: jen.Id("e")}
 	switch s.Slot {
 	case model.SlotState:
-		doc(f, "%s binds %s: the primary key of e.", n.State, s.Const)
+		doc(f, "%s binds %s: the primary key of e.", n.State, stmtRef(t, s))
 		f.Func().Id(n.State).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, cur)...)))
 		var dest []jen.Code
@@ -368,11 +368,11 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				words += ", and the statics' version to c.Static"
 			}
 		}
-		doc(f, "%s binds %s: it %s, at version c.TS, if %s.", name, s.Const, words, cond)
+		doc(f, "%s binds %s: it %s, at version c.TS, if %s.", name, stmtRef(t, s), words, cond)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, b)...)))
 	case model.SlotSettle:
-		doc(f, "%s binds %s: it clears the pending record of e's row if the version is still version.", n.Settle, s.Const)
+		doc(f, "%s binds %s: it clears the pending record of e's row if the version is still version.", n.Settle, stmtRef(t, s))
 		f.Func().Id(n.Settle).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("version").Int64()).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), old: jen.Id("version")})...)))
 	}

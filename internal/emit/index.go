@@ -13,21 +13,8 @@ import (
 func indexDecls(f *jen.File, ix *model.Index) {
 	t := ix.On
 	n := ix.Names
-	stmts := ix.Statements()
-	doc(f, "%s: the statements of index %s on table %s, which serve %s.", n.Var, ix.Name, t.Name, ix.Method)
-	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(indexSpec(ix, stmts))
-	for _, s := range stmts {
-		var binds []string
-		for _, b := range s.Binds {
-			binds = append(binds, b.Words())
-		}
-		binder := "cqlgenimpl.ReadIndex"
-		if ix.ANN {
-			binder = "cqlgenimpl.ReadNearest"
-		}
-		doc(f, "%s %s. %s binds %s.", s.Const, indexSlotWords(s.Slot, ix), binder, strings.Join(binds, ", "))
-		f.Const().Id(s.Const).Op("=").Op("`" + s.CQL() + "`")
-	}
+	doc(f, "%s is the read of table %s through index %s, which serves %s; its statements are listed in schema.md.", n.Var, t.Name, ix.Name, ix.Method)
+	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(ix.Spec()))
 	if ix.ANN {
 		nearestRead(f, ix)
 		return
@@ -48,72 +35,6 @@ func indexDecls(f *jen.File, ix *model.Index) {
 		jen.Return(jen.Index().Any().Values(key...)),
 	)
 	indexRead(f, ix)
-}
-
-func indexSlotWords(s model.Slot, ix *model.Index) string {
-	switch s {
-	case model.SlotFirst:
-		if ix.Scatter() {
-			return "reads " + ix.On.Name + " through index " + ix.Name + ", over every token range"
-		}
-		return "reads a partition of " + ix.On.Name + " through index " + ix.Name
-	case model.SlotNext:
-		return "continues a scatter read through " + ix.Name + " with the partitions after a row's, in token order"
-	case model.SlotNearest:
-		if ix.Scatter() {
-			return "reads the rows of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name + ", over the cluster"
-		}
-		return "reads the rows of a partition of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name
-	}
-	return "continues a read through " + ix.Name + " after a row, within its partition, at one run of clustering columns of one direction"
-}
-
-// indexSpec is the cqlgenimpl.TableSpec literal of an index read.
-func indexSpec(ix *model.Index, stmts []*model.Statement) jen.Code {
-	t := ix.On
-	col := func(name, typ string, desc bool) jen.Code {
-		v := []jen.Code{jen.Id("Name").Op(":").Lit(name), jen.Id("Type").Op(":").Lit(typ)}
-		if desc {
-			v = append(v, jen.Id("Desc").Op(":").True())
-		}
-		return jen.Values(v...)
-	}
-	list := func(vs []jen.Code) jen.Code {
-		if len(vs) == 0 {
-			return nil
-		}
-		return jen.Index().Qual(impl, "Column").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, vs...)
-	}
-	var pk, ck, values []jen.Code
-	for _, c := range t.PartitionKey() {
-		pk = append(pk, col(c.Name, c.Type.String(), false))
-	}
-	for _, c := range t.Clustering() {
-		ck = append(ck, col(c.Name, c.Type.String(), c.Desc))
-	}
-	values = append(values, col(ix.Column.Name, ix.ValueType().String(), false))
-	if ix.Range {
-		values = append(values, col(ix.Column.Name, ix.ValueType().String(), false))
-	}
-	var cql, after []jen.Code
-	for _, s := range stmts {
-		if s.Slot == model.SlotAfter {
-			after = append(after, jen.Id(s.Const))
-			continue
-		}
-		cql = append(cql, jen.Id(string(s.Slot)), jen.Id(s.Const))
-	}
-	if len(after) > 0 {
-		cql = append(cql, jen.Id("After"), jen.Index().String().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, after...))
-	}
-	return jen.Qual(impl, "TableSpec").Add(keyed(
-		jen.Id("Name"), jen.Lit(t.Name),
-		jen.Id("Pattern"), jen.Lit(ix.Method),
-		jen.Id("PartitionKey"), list(pk),
-		jen.Id("Clustering"), list(ck),
-		jen.Id("Index"), list(values),
-		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
-	))
 }
 
 // valueParams are the parameters of the values an index read looks for.

@@ -257,7 +257,8 @@ func (ix *Index) Spec() *cqlspec.Table {
 		return nil
 	}
 	s := t.Spec()
-	s.Pattern = ix.Method
+	// The index's statements need the columns a read selects alone.
+	s.Pattern, s.Canonical, s.Single, s.Maintained, s.Fenced, s.Unique, s.Prefix, s.TTL = ix.Method, false, false, false, false, false, 0, 0
 	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Range: ix.Range, ANN: ix.ANN, Scatter: ix.Scatter()}
 	v := cqlspec.Column{Name: ix.Column.Name, Type: ix.ValueType().String()}
 	s.Values = []cqlspec.Column{v}

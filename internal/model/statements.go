@@ -235,11 +235,11 @@ func (t *Table) Spec() *cqlspec.Table {
 	if b := t.Bucket; b != nil {
 		switch {
 		case b.Kind.IsTime():
-			s.Bucket = cqlspec.TimeBuckets
+			s.Bucket = cqlspec.BucketTime
 		case b.N > 1:
-			s.Bucket = cqlspec.HashBuckets
+			s.Bucket = cqlspec.BucketHash
 		default:
-			s.Bucket = cqlspec.OneBucket
+			s.Bucket = cqlspec.BucketOne
 		}
 	}
 	for _, c := range t.Columns {

@@ -4,13 +4,15 @@
 // hand uses package cqlgen (github.com/cqlgen/cqlgen/runtime/cqlgen)
 // instead, whose API is kept stable.
 //
-// Generated code declares every statement it runs as a constant, so that a
-// reviewer sees the CQL in the generated file; this package runs them. It
+// Generated code declares each table as a description (TableSpec, the
+// contract of internal/cqlspec); this package renders every statement of
+// the table from it, with the renderer that lists them on the review page
+// (schema.md), and runs them. It
 // reads pages (one partition, hash buckets merged, time buckets walked
 // back), encodes cursors, derives buckets, orders rows as Cassandra does,
 // and keeps the tables of an entity in step on Update and Delete.
 //
-// A generated file asserts SupportPackageIsVersion6 at compile time: built
+// A generated file asserts SupportPackageIsVersion7 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
@@ -22,9 +24,8 @@ package cqlgenimpl
 // place (a scan is func(cqlgen.Iter, *T) bool); version 6 reads and
 // writes the record of the last changes (State.Writes, Change.Writes), the
 // version of a partition's statics (State.StaticVersion, Change.Static)
-// and takes bounds of either kind (FromExclusive, ToInclusive). Code
-// generated for version 5 still runs on this package, without those.
-const (
-	SupportPackageIsVersion6 = true
-	SupportPackageIsVersion5 = true
-)
+// and takes bounds of either kind (FromExclusive, ToInclusive); version 7
+// declares tables as descriptions, whose statements NewTable renders
+// (the CQL constants of earlier versions are gone). Code generated for
+// earlier versions no longer compiles here: regenerate it.
+const SupportPackageIsVersion7 = true

@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// postPosts: the statements of table posts, which is the source of truth of
-// Post.
+// postPosts is table posts, which is the source of truth of Post; its
+// statements are listed in schema.md.
 var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "posts",
 	Pattern: "Posts",
@@ -26,27 +26,14 @@ var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "post_id", Type: "uuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "post_id", Type: "uuid"},
 		{Name: "author", Type: "text"},
 		{Name: "posted_at", Type: "timestamp"},
 		{Name: "title", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     postPostsGetCQL,
-		GetMany: postPostsGetManyCQL,
-		State:   postPostsStateCQL,
-		Change:  postPostsChangeCQL,
-		Remove:  postPostsRemoveCQL,
-		Settle:  postPostsSettleCQL,
-		Scan:    postPostsScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// postPostsGetCQL reads a row of posts by its primary key. Its placeholders
-// bind post_id.
-const postPostsGetCQL = `SELECT post_id, author, posted_at, title, cqlgen_deleted
-	FROM posts
-	WHERE post_id = ?`
 
 // postPostsScan reads the next row of posts that is no grave of a deleted Post
 // into e; false when there is none.
@@ -63,20 +50,7 @@ func postPostsScan(it cqlgen.Iter, e *Post) bool {
 	}
 }
 
-// postPostsGetManyCQL reads the rows of posts of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of post_id values.
-const postPostsGetManyCQL = `SELECT post_id, author, posted_at, title, cqlgen_deleted
-	FROM posts
-	WHERE post_id IN ?`
-
-// postPostsStateCQL reads a row of posts with the write protocol's columns.
-// Its placeholders bind post_id.
-const postPostsStateCQL = `SELECT post_id, author, posted_at, title, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM posts
-	WHERE post_id = ?`
-
-// postPostsState binds postPostsStateCQL: the primary key of e.
+// postPostsState binds the State statement of posts: the primary key of e.
 func postPostsState(e *Post) []any {
 	return []any{e.PostID}
 }
@@ -93,59 +67,26 @@ func postPostsData(e *Post) []any {
 	return []any{e.PostID, e.Author, e.PostedAt, e.Title}
 }
 
-// postPostsChangeCQL writes a row of posts if its version is the one read
-// (null: if there is no row). Its placeholders bind author, posted_at, title,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, post_id, the version read.
-const postPostsChangeCQL = `UPDATE posts
-	SET author = ?, posted_at = ?, title = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE post_id = ?
-	IF cqlgen_version = ?`
-
-// postPostsChange binds postPostsChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// postPostsChange binds the Change statement of posts: it sets e's values, at
+// version c.TS, if the version is still c.Old.
 func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
 	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
-// postPostsRemoveCQL leaves a grave of a row of posts if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, post_id, the version read.
-const postPostsRemoveCQL = `UPDATE posts
-	USING TTL 864000
-	SET author = null, posted_at = null, title = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE post_id = ?
-	IF cqlgen_version = ?`
-
-// postPostsRemove binds postPostsRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old.
+// postPostsRemove binds the Remove statement of posts: it leaves a grave of e,
+// at version c.TS, if the version is still c.Old.
 func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
-// postPostsSettleCQL clears the pending record of a row of posts if its
-// version is the one read. Its placeholders bind post_id, the version read.
-const postPostsSettleCQL = `UPDATE posts
-	SET cqlgen_pending = null
-	WHERE post_id = ?
-	IF cqlgen_version = ?`
-
-// postPostsSettle binds postPostsSettleCQL: it clears the pending record of
-// e's row if the version is still version.
+// postPostsSettle binds the Settle statement of posts: it clears the pending
+// record of e's row if the version is still version.
 func postPostsSettle(e *Post, version int64) []any {
 	return []any{e.PostID, version}
 }
 
-// postPostsScanCQL reads a token range of posts for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const postPostsScanCQL = `SELECT post_id, author, posted_at, title, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM posts
-	WHERE token(post_id) > ? AND token(post_id) <= ?`
-
-// postNewPosts: the statements of table new_posts, which serves NewPosts.
+// postNewPosts is table new_posts, which serves NewPosts; its statements are
+// listed in schema.md.
 var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "new_posts",
 	Pattern: "NewPosts",
@@ -156,46 +97,16 @@ var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "posted_at", Type: "timestamp", Desc: true},
 		{Name: "post_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "posted_at", Type: "timestamp", Desc: true},
-		{Name: "post_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "author", Type: "text"},
 		{Name: "title", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      postNewPostsInsertCQL,
-		Delete:      postNewPostsDeleteCQL,
-		Scan:        postNewPostsScanCQL,
-		First:       postNewPostsFirstCQL,
-		FirstFrom:   postNewPostsFirstFromCQL,
-		FirstTo:     postNewPostsFirstToCQL,
-		FirstFromTo: postNewPostsFirstFromToCQL,
-		After: []string{
-			postNewPostsAfter0CQL,
-			postNewPostsAfter1CQL,
-		},
-		AfterTo:   postNewPostsAfterToCQL,
-		AtOrAfter: postNewPostsAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       postNewPostsScatterFirstCQL,
-				FirstFrom:   postNewPostsScatterFirstFromCQL,
-				FirstTo:     postNewPostsScatterFirstToCQL,
-				FirstFromTo: postNewPostsScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// postNewPostsInsertCQL writes a whole row of new_posts. Its placeholders bind
-// bucket, posted_at, post_id, author, title, the write timestamp.
-const postNewPostsInsertCQL = `INSERT INTO new_posts (bucket, posted_at, post_id, author, title)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// postNewPostsRow binds postNewPostsInsertCQL for e, written at ts; new_posts
-// has no column to leave unset.
+// postNewPostsRow binds the Insert statement of new_posts for e, written at
+// ts; new_posts has no column to leave unset.
 func postNewPostsRow(e *Post, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID, e.Author, e.Title, ts}
 }
@@ -205,105 +116,6 @@ func postNewPostsRow(e *Post, ts int64, _ bool) []any {
 func postNewPostsKey(e *Post) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID}
 }
-
-// postNewPostsDeleteCQL deletes a row of new_posts by its primary key. Its
-// placeholders bind the write timestamp, bucket, posted_at, post_id.
-const postNewPostsDeleteCQL = `DELETE FROM new_posts
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND posted_at = ? AND post_id = ?`
-
-// postNewPostsScanCQL reads a token range of new_posts for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const postNewPostsScanCQL = `SELECT bucket, posted_at, post_id, author, title, writetime(author),
-		writetime(title)
-	FROM new_posts
-	WHERE token(bucket) > ? AND token(bucket) <= ?`
-
-// postNewPostsFirstCQL reads a partition of new_posts from its first row.
-// cqlgenimpl.ReadPage binds bucket.
-const postNewPostsFirstCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ?`
-
-// postNewPostsFirstFromCQL reads a partition of new_posts from the From bound.
-// cqlgenimpl.ReadPage binds bucket, From.
-const postNewPostsFirstFromCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at <= ?`
-
-// postNewPostsFirstToCQL reads a partition of new_posts from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const postNewPostsFirstToCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at > ?`
-
-// postNewPostsFirstFromToCQL reads a partition of new_posts between the
-// bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const postNewPostsFirstFromToCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at <= ? AND posted_at > ?`
-
-// postNewPostsAfter0CQL continues a read of new_posts after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds bucket,
-// posted_at.
-const postNewPostsAfter0CQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at < ?`
-
-// postNewPostsAfter1CQL continues a read of new_posts after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds bucket,
-// posted_at, post_id.
-const postNewPostsAfter1CQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at = ? AND post_id > ?`
-
-// postNewPostsAfterToCQL continues a read of new_posts after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds bucket, posted_at, To.
-const postNewPostsAfterToCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at < ? AND posted_at > ?`
-
-// postNewPostsAtOrAfterCQL continues a read of new_posts at or after a row.
-// cqlgenimpl.ReadPage binds bucket, posted_at, post_id.
-const postNewPostsAtOrAfterCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at = ? AND post_id >= ?`
-
-// postNewPostsScatterFirstCQL reads a partition of new_posts from its first
-// row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const postNewPostsScatterFirstCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// postNewPostsScatterFirstFromCQL reads a partition of new_posts from the From
-// bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const postNewPostsScatterFirstFromCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ? AND posted_at <= ?
-	PER PARTITION LIMIT ?`
-
-// postNewPostsScatterFirstToCQL reads a partition of new_posts from its first
-// row up to the To bound, in several time buckets at once, the bucket named
-// last. cqlgenimpl.ReadPage binds the list of bucket values, To, the most rows
-// per bucket.
-const postNewPostsScatterFirstToCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ? AND posted_at > ?
-	PER PARTITION LIMIT ?`
-
-// postNewPostsScatterFirstFromToCQL reads a partition of new_posts between the
-// bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const postNewPostsScatterFirstFromToCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ? AND posted_at <= ? AND posted_at > ?
-	PER PARTITION LIMIT ?`
 
 // postNewPostsScan reads one row of new_posts into e; false when there is
 // none.
@@ -649,8 +461,8 @@ func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.P
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// clickClicksByHour: the statements of table clicks_by_hour, which is the
-// source of truth of Click.
+// clickClicksByHour is table clicks_by_hour, which is the source of truth of
+// Click; its statements are listed in schema.md.
 var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "clicks_by_hour",
 	Pattern: "ClicksByHour",
@@ -661,168 +473,22 @@ var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "click_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "timestamp"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "click_id", Type: "timeuuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      clickClicksByHourInsertCQL,
-		InsertTTL:   clickClicksByHourInsertTTLCQL,
-		Create:      clickClicksByHourCreateCQL,
-		Delete:      clickClicksByHourDeleteCQL,
-		Get:         clickClicksByHourGetCQL,
-		First:       clickClicksByHourFirstCQL,
-		FirstFrom:   clickClicksByHourFirstFromCQL,
-		FirstTo:     clickClicksByHourFirstToCQL,
-		FirstFromTo: clickClicksByHourFirstFromToCQL,
-		After: []string{
-			clickClicksByHourAfter0CQL,
-			clickClicksByHourAfter1CQL,
-		},
-		AfterTo:   clickClicksByHourAfterToCQL,
-		AtOrAfter: clickClicksByHourAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       clickClicksByHourScatterFirstCQL,
-				FirstFrom:   clickClicksByHourScatterFirstFromCQL,
-				FirstTo:     clickClicksByHourScatterFirstToCQL,
-				FirstFromTo: clickClicksByHourScatterFirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// clickClicksByHourInsertCQL writes a whole row of clicks_by_hour. Its
-// placeholders bind bucket, at, click_id, the write timestamp.
-const clickClicksByHourInsertCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// clickClicksByHourRow binds clickClicksByHourInsertCQL for e, written at ts.
+// clickClicksByHourRow binds the Insert statement of clicks_by_hour for e,
+// written at ts.
 func clickClicksByHourRow(e *Click, ts int64) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
-
-// clickClicksByHourInsertTTLCQL writes a whole row of clicks_by_hour with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at,
-// click_id, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const clickClicksByHourInsertTTLCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// clickClicksByHourCreateCQL writes a whole row of clicks_by_hour if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds bucket, at, click_id,
-// the TTL in seconds (unset: the table's default).
-const clickClicksByHourCreateCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// clickClicksByHourDeleteCQL deletes a row of clicks_by_hour by its primary
-// key. Its placeholders bind the write timestamp, bucket, at, click_id.
-const clickClicksByHourDeleteCQL = `DELETE FROM clicks_by_hour
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND at = ? AND click_id = ?`
-
-// clickClicksByHourGetCQL reads a row of clicks_by_hour by its primary key.
-// Its placeholders bind bucket, at, click_id.
-const clickClicksByHourGetCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at = ? AND click_id = ?`
 
 // clickClicksByHourScan reads one row of clicks_by_hour into e; false when
 // there is none.
 func clickClicksByHourScan(it cqlgen.Iter, e *Click) bool {
 	return it.Scan(&e.At, &e.ClickID)
 }
-
-// clickClicksByHourFirstCQL reads a partition of clicks_by_hour from its first
-// row. cqlgenimpl.ReadPage binds bucket.
-const clickClicksByHourFirstCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ?`
-
-// clickClicksByHourFirstFromCQL reads a partition of clicks_by_hour from the
-// From bound. cqlgenimpl.ReadPage binds bucket, From.
-const clickClicksByHourFirstFromCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at <= ?`
-
-// clickClicksByHourFirstToCQL reads a partition of clicks_by_hour from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const clickClicksByHourFirstToCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at > ?`
-
-// clickClicksByHourFirstFromToCQL reads a partition of clicks_by_hour between
-// the bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const clickClicksByHourFirstFromToCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at <= ? AND at > ?`
-
-// clickClicksByHourAfter0CQL continues a read of clicks_by_hour after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at.
-const clickClicksByHourAfter0CQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at < ?`
-
-// clickClicksByHourAfter1CQL continues a read of clicks_by_hour after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at, click_id.
-const clickClicksByHourAfter1CQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at = ? AND click_id > ?`
-
-// clickClicksByHourAfterToCQL continues a read of clicks_by_hour after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds bucket, at, To.
-const clickClicksByHourAfterToCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at < ? AND at > ?`
-
-// clickClicksByHourAtOrAfterCQL continues a read of clicks_by_hour at or after
-// a row. cqlgenimpl.ReadPage binds bucket, at, click_id.
-const clickClicksByHourAtOrAfterCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at = ? AND click_id >= ?`
-
-// clickClicksByHourScatterFirstCQL reads a partition of clicks_by_hour from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const clickClicksByHourScatterFirstCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// clickClicksByHourScatterFirstFromCQL reads a partition of clicks_by_hour
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const clickClicksByHourScatterFirstFromCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// clickClicksByHourScatterFirstToCQL reads a partition of clicks_by_hour from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
-// the most rows per bucket.
-const clickClicksByHourScatterFirstToCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// clickClicksByHourScatterFirstFromToCQL reads a partition of clicks_by_hour
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const clickClicksByHourScatterFirstFromToCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // clickClicksByHourClustering is the clustering key of e in clicks_by_hour, in
 // order.
@@ -1028,8 +694,8 @@ func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// loginLoginsByDay: the statements of table logins_by_day, which is the source
-// of truth of Login.
+// loginLoginsByDay is table logins_by_day, which is the source of truth of
+// Login; its statements are listed in schema.md.
 var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "logins_by_day",
 	Pattern: "LoginsByDay",
@@ -1040,168 +706,22 @@ var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "user_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "user_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      loginLoginsByDayInsertCQL,
-		InsertTTL:   loginLoginsByDayInsertTTLCQL,
-		Create:      loginLoginsByDayCreateCQL,
-		Delete:      loginLoginsByDayDeleteCQL,
-		Get:         loginLoginsByDayGetCQL,
-		First:       loginLoginsByDayFirstCQL,
-		FirstFrom:   loginLoginsByDayFirstFromCQL,
-		FirstTo:     loginLoginsByDayFirstToCQL,
-		FirstFromTo: loginLoginsByDayFirstFromToCQL,
-		After: []string{
-			loginLoginsByDayAfter0CQL,
-			loginLoginsByDayAfter1CQL,
-		},
-		AfterTo:   loginLoginsByDayAfterToCQL,
-		AtOrAfter: loginLoginsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       loginLoginsByDayScatterFirstCQL,
-				FirstFrom:   loginLoginsByDayScatterFirstFromCQL,
-				FirstTo:     loginLoginsByDayScatterFirstToCQL,
-				FirstFromTo: loginLoginsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// loginLoginsByDayInsertCQL writes a whole row of logins_by_day. Its
-// placeholders bind bucket, at, user_id, the write timestamp.
-const loginLoginsByDayInsertCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// loginLoginsByDayRow binds loginLoginsByDayInsertCQL for e, written at ts.
+// loginLoginsByDayRow binds the Insert statement of logins_by_day for e,
+// written at ts.
 func loginLoginsByDayRow(e *Login, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
-
-// loginLoginsByDayInsertTTLCQL writes a whole row of logins_by_day with a TTL
-// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at,
-// user_id, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const loginLoginsByDayInsertTTLCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// loginLoginsByDayCreateCQL writes a whole row of logins_by_day if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds bucket, at, user_id, the TTL
-// in seconds (unset: the table's default).
-const loginLoginsByDayCreateCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// loginLoginsByDayDeleteCQL deletes a row of logins_by_day by its primary key.
-// Its placeholders bind the write timestamp, bucket, at, user_id.
-const loginLoginsByDayDeleteCQL = `DELETE FROM logins_by_day
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND at = ? AND user_id = ?`
-
-// loginLoginsByDayGetCQL reads a row of logins_by_day by its primary key. Its
-// placeholders bind bucket, at, user_id.
-const loginLoginsByDayGetCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at = ? AND user_id = ?`
 
 // loginLoginsByDayScan reads one row of logins_by_day into e; false when there
 // is none.
 func loginLoginsByDayScan(it cqlgen.Iter, e *Login) bool {
 	return it.Scan(&e.At, &e.UserID)
 }
-
-// loginLoginsByDayFirstCQL reads a partition of logins_by_day from its first
-// row. cqlgenimpl.ReadPage binds bucket.
-const loginLoginsByDayFirstCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ?`
-
-// loginLoginsByDayFirstFromCQL reads a partition of logins_by_day from the
-// From bound. cqlgenimpl.ReadPage binds bucket, From.
-const loginLoginsByDayFirstFromCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at <= ?`
-
-// loginLoginsByDayFirstToCQL reads a partition of logins_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const loginLoginsByDayFirstToCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at > ?`
-
-// loginLoginsByDayFirstFromToCQL reads a partition of logins_by_day between
-// the bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const loginLoginsByDayFirstFromToCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at <= ? AND at > ?`
-
-// loginLoginsByDayAfter0CQL continues a read of logins_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at.
-const loginLoginsByDayAfter0CQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at < ?`
-
-// loginLoginsByDayAfter1CQL continues a read of logins_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at, user_id.
-const loginLoginsByDayAfter1CQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at = ? AND user_id > ?`
-
-// loginLoginsByDayAfterToCQL continues a read of logins_by_day after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds bucket, at, To.
-const loginLoginsByDayAfterToCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at < ? AND at > ?`
-
-// loginLoginsByDayAtOrAfterCQL continues a read of logins_by_day at or after a
-// row. cqlgenimpl.ReadPage binds bucket, at, user_id.
-const loginLoginsByDayAtOrAfterCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at = ? AND user_id >= ?`
-
-// loginLoginsByDayScatterFirstCQL reads a partition of logins_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const loginLoginsByDayScatterFirstCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// loginLoginsByDayScatterFirstFromCQL reads a partition of logins_by_day from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const loginLoginsByDayScatterFirstFromCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// loginLoginsByDayScatterFirstToCQL reads a partition of logins_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
-// the most rows per bucket.
-const loginLoginsByDayScatterFirstToCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// loginLoginsByDayScatterFirstFromToCQL reads a partition of logins_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const loginLoginsByDayScatterFirstFromToCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // loginLoginsByDayClustering is the clustering key of e in logins_by_day, in
 // order.
@@ -1407,8 +927,8 @@ func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ c
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// likeLikesByDay: the statements of table likes_by_day, which is the source of
-// truth of Like.
+// likeLikesByDay is table likes_by_day, which is the source of truth of Like;
+// its statements are listed in schema.md.
 var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "likes_by_day",
 	Pattern: "LikesByDay",
@@ -1419,167 +939,22 @@ var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "like_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "like_id", Type: "timeuuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      likeLikesByDayInsertCQL,
-		InsertTTL:   likeLikesByDayInsertTTLCQL,
-		Create:      likeLikesByDayCreateCQL,
-		Delete:      likeLikesByDayDeleteCQL,
-		Get:         likeLikesByDayGetCQL,
-		First:       likeLikesByDayFirstCQL,
-		FirstFrom:   likeLikesByDayFirstFromCQL,
-		FirstTo:     likeLikesByDayFirstToCQL,
-		FirstFromTo: likeLikesByDayFirstFromToCQL,
-		After: []string{
-			likeLikesByDayAfter0CQL,
-			likeLikesByDayAfter1CQL,
-		},
-		AfterTo:   likeLikesByDayAfterToCQL,
-		AtOrAfter: likeLikesByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       likeLikesByDayScatterFirstCQL,
-				FirstFrom:   likeLikesByDayScatterFirstFromCQL,
-				FirstTo:     likeLikesByDayScatterFirstToCQL,
-				FirstFromTo: likeLikesByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// likeLikesByDayInsertCQL writes a whole row of likes_by_day. Its placeholders
-// bind bucket, at, like_id, the write timestamp.
-const likeLikesByDayInsertCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// likeLikesByDayRow binds likeLikesByDayInsertCQL for e, written at ts.
+// likeLikesByDayRow binds the Insert statement of likes_by_day for e, written
+// at ts.
 func likeLikesByDayRow(e *Like, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
-
-// likeLikesByDayInsertTTLCQL writes a whole row of likes_by_day with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at, like_id,
-// the TTL in seconds (unset: the table's default), the write timestamp.
-const likeLikesByDayInsertTTLCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// likeLikesByDayCreateCQL writes a whole row of likes_by_day if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds bucket, at, like_id, the TTL in
-// seconds (unset: the table's default).
-const likeLikesByDayCreateCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// likeLikesByDayDeleteCQL deletes a row of likes_by_day by its primary key.
-// Its placeholders bind the write timestamp, bucket, at, like_id.
-const likeLikesByDayDeleteCQL = `DELETE FROM likes_by_day
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND at = ? AND like_id = ?`
-
-// likeLikesByDayGetCQL reads a row of likes_by_day by its primary key. Its
-// placeholders bind bucket, at, like_id.
-const likeLikesByDayGetCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at = ? AND like_id = ?`
 
 // likeLikesByDayScan reads one row of likes_by_day into e; false when there is
 // none.
 func likeLikesByDayScan(it cqlgen.Iter, e *Like) bool {
 	return it.Scan(&e.At, &e.LikeID)
 }
-
-// likeLikesByDayFirstCQL reads a partition of likes_by_day from its first row.
-// cqlgenimpl.ReadPage binds bucket.
-const likeLikesByDayFirstCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ?`
-
-// likeLikesByDayFirstFromCQL reads a partition of likes_by_day from the From
-// bound. cqlgenimpl.ReadPage binds bucket, From.
-const likeLikesByDayFirstFromCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at <= ?`
-
-// likeLikesByDayFirstToCQL reads a partition of likes_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const likeLikesByDayFirstToCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at > ?`
-
-// likeLikesByDayFirstFromToCQL reads a partition of likes_by_day between the
-// bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const likeLikesByDayFirstFromToCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at <= ? AND at > ?`
-
-// likeLikesByDayAfter0CQL continues a read of likes_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at.
-const likeLikesByDayAfter0CQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at < ?`
-
-// likeLikesByDayAfter1CQL continues a read of likes_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at, like_id.
-const likeLikesByDayAfter1CQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at = ? AND like_id > ?`
-
-// likeLikesByDayAfterToCQL continues a read of likes_by_day after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds bucket, at, To.
-const likeLikesByDayAfterToCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at < ? AND at > ?`
-
-// likeLikesByDayAtOrAfterCQL continues a read of likes_by_day at or after a
-// row. cqlgenimpl.ReadPage binds bucket, at, like_id.
-const likeLikesByDayAtOrAfterCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at = ? AND like_id >= ?`
-
-// likeLikesByDayScatterFirstCQL reads a partition of likes_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const likeLikesByDayScatterFirstCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// likeLikesByDayScatterFirstFromCQL reads a partition of likes_by_day from the
-// From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const likeLikesByDayScatterFirstFromCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// likeLikesByDayScatterFirstToCQL reads a partition of likes_by_day from its
-// first row up to the To bound, in several time buckets at once, the bucket
-// named last. cqlgenimpl.ReadPage binds the list of bucket values, To, the
-// most rows per bucket.
-const likeLikesByDayScatterFirstToCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// likeLikesByDayScatterFirstFromToCQL reads a partition of likes_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const likeLikesByDayScatterFirstFromToCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // likeLikesByDayClustering is the clustering key of e in likes_by_day, in
 // order.

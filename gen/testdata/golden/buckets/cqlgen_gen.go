@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// readingReadings: the statements of table readings, which is the source of
-// truth of Reading.
+// readingReadings is table readings, which is the source of truth of Reading;
+// its statements are listed in schema.md.
 var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings",
 	Pattern: "Readings",
@@ -28,37 +28,14 @@ var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         readingReadingsGetCQL,
-		State:       readingReadingsStateCQL,
-		Change:      readingReadingsChangeCQL,
-		Remove:      readingReadingsRemoveCQL,
-		Settle:      readingReadingsSettleCQL,
-		Scan:        readingReadingsScanCQL,
-		First:       readingReadingsFirstCQL,
-		FirstFrom:   readingReadingsFirstFromCQL,
-		FirstTo:     readingReadingsFirstToCQL,
-		FirstFromTo: readingReadingsFirstFromToCQL,
-		After: []string{
-			readingReadingsAfter0CQL,
-		},
-		AfterTo:     readingReadingsAfterToCQL,
-		AtOrAfter:   readingReadingsAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsAtOrAfterToCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// readingReadingsGetCQL reads a row of readings by its primary key. Its
-// placeholders bind sensor_id, read_at.
-const readingReadingsGetCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at = ?`
 
 // readingReadingsScan reads the next row of readings that is no grave of a
 // deleted Reading into e; false when there is none.
@@ -75,14 +52,8 @@ func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
 	}
 }
 
-// readingReadingsStateCQL reads a row of readings with the write protocol's
-// columns. Its placeholders bind sensor_id, read_at.
-const readingReadingsStateCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings
-	WHERE sensor_id = ? AND read_at = ?`
-
-// readingReadingsState binds readingReadingsStateCQL: the primary key of e.
+// readingReadingsState binds the State statement of readings: the primary key
+// of e.
 func readingReadingsState(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt}
 }
@@ -99,110 +70,23 @@ func readingReadingsData(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
 }
 
-// readingReadingsChangeCQL writes a row of readings if its version is the one
-// read (null: if there is no row). Its placeholders bind event_id, local_day,
-// value, cqlgen_version (the write timestamp), the pending record, the record
-// of the last changes, sensor_id, read_at, the version read.
-const readingReadingsChangeCQL = `UPDATE readings
-	SET event_id = ?, local_day = ?, value = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE sensor_id = ? AND read_at = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsChange binds readingReadingsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// readingReadingsChange binds the Change statement of readings: it sets e's
+// values, at version c.TS, if the version is still c.Old.
 func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
-// readingReadingsRemoveCQL leaves a grave of a row of readings if its version
-// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, sensor_id, read_at, the
-// version read.
-const readingReadingsRemoveCQL = `UPDATE readings
-	USING TTL 864000
-	SET event_id = null, local_day = null, value = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE sensor_id = ? AND read_at = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsRemove binds readingReadingsRemoveCQL: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// readingReadingsRemove binds the Remove statement of readings: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
 func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
-// readingReadingsSettleCQL clears the pending record of a row of readings if
-// its version is the one read. Its placeholders bind sensor_id, read_at, the
-// version read.
-const readingReadingsSettleCQL = `UPDATE readings
-	SET cqlgen_pending = null
-	WHERE sensor_id = ? AND read_at = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsSettle binds readingReadingsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
+// readingReadingsSettle binds the Settle statement of readings: it clears the
+// pending record of e's row if the version is still version.
 func readingReadingsSettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, e.ReadAt, version}
 }
-
-// readingReadingsScanCQL reads a token range of readings for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const readingReadingsScanCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings
-	WHERE token(sensor_id) > ? AND token(sensor_id) <= ?`
-
-// readingReadingsFirstCQL reads a partition of readings from its first row.
-// cqlgenimpl.ReadPage binds sensor_id.
-const readingReadingsFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ?`
-
-// readingReadingsFirstFromCQL reads a partition of readings from the From
-// bound. cqlgenimpl.ReadPage binds sensor_id, From.
-const readingReadingsFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ?`
-
-// readingReadingsFirstToCQL reads a partition of readings from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds sensor_id, To.
-const readingReadingsFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at > ?`
-
-// readingReadingsFirstFromToCQL reads a partition of readings between the
-// bounds. cqlgenimpl.ReadPage binds sensor_id, From, To.
-const readingReadingsFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsAfter0CQL continues a read of readings after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, read_at.
-const readingReadingsAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at < ?`
-
-// readingReadingsAfterToCQL continues a read of readings after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
-const readingReadingsAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsAtOrAfterCQL continues a read of readings at or after a row.
-// cqlgenimpl.ReadPage binds sensor_id, read_at.
-const readingReadingsAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ?`
-
-// readingReadingsAtOrAfterToCQL continues a read of readings at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
-const readingReadingsAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
 
 // readingReadingsClustering is the clustering key of e in readings, in order.
 func readingReadingsClustering(e *Reading) []any {
@@ -217,8 +101,8 @@ func readingReadingsCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByHour: the statements of table readings_by_hour, which
-// serves ReadingsByHour.
+// readingReadingsByHour is table readings_by_hour, which serves
+// ReadingsByHour; its statements are listed in schema.md.
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_hour",
 	Pattern: "ReadingsByHour",
@@ -229,49 +113,17 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "timestamp"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByHourInsertCQL,
-		Delete:      readingReadingsByHourDeleteCQL,
-		Scan:        readingReadingsByHourScanCQL,
-		First:       readingReadingsByHourFirstCQL,
-		FirstFrom:   readingReadingsByHourFirstFromCQL,
-		FirstTo:     readingReadingsByHourFirstToCQL,
-		FirstFromTo: readingReadingsByHourFirstFromToCQL,
-		After: []string{
-			readingReadingsByHourAfter0CQL,
-		},
-		AfterTo:     readingReadingsByHourAfterToCQL,
-		AtOrAfter:   readingReadingsByHourAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByHourAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByHourScatterFirstCQL,
-				FirstFrom:   readingReadingsByHourScatterFirstFromCQL,
-				FirstTo:     readingReadingsByHourScatterFirstToCQL,
-				FirstFromTo: readingReadingsByHourScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByHourInsertCQL writes a whole row of readings_by_hour. Its
-// placeholders bind sensor_id, bucket, read_at, event_id, local_day, value,
-// the write timestamp.
-const readingReadingsByHourInsertCQL = `INSERT INTO readings_by_hour (sensor_id, bucket, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByHourRow binds readingReadingsByHourInsertCQL for e, written
-// at ts; readings_by_hour has no column to leave unset.
+// readingReadingsByHourRow binds the Insert statement of readings_by_hour for
+// e, written at ts; readings_by_hour has no column to leave unset.
 func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -281,109 +133,6 @@ func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByHourKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByHourDeleteCQL deletes a row of readings_by_hour by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, bucket,
-// read_at.
-const readingReadingsByHourDeleteCQL = `DELETE FROM readings_by_hour
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND bucket = ? AND read_at = ?`
-
-// readingReadingsByHourScanCQL reads a token range of readings_by_hour for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByHourScanCQL = `SELECT sensor_id, bucket, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_hour
-	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
-
-// readingReadingsByHourFirstCQL reads a partition of readings_by_hour from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, bucket.
-const readingReadingsByHourFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ?`
-
-// readingReadingsByHourFirstFromCQL reads a partition of readings_by_hour from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, bucket, From.
-const readingReadingsByHourFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ?`
-
-// readingReadingsByHourFirstToCQL reads a partition of readings_by_hour from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// bucket, To.
-const readingReadingsByHourFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at > ?`
-
-// readingReadingsByHourFirstFromToCQL reads a partition of readings_by_hour
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, bucket, From, To.
-const readingReadingsByHourFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByHourAfter0CQL continues a read of readings_by_hour after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, bucket, read_at.
-const readingReadingsByHourAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at < ?`
-
-// readingReadingsByHourAfterToCQL continues a read of readings_by_hour after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, bucket,
-// read_at, To.
-const readingReadingsByHourAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByHourAtOrAfterCQL continues a read of readings_by_hour at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, bucket, read_at.
-const readingReadingsByHourAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ?`
-
-// readingReadingsByHourAtOrAfterToCQL continues a read of readings_by_hour at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// bucket, read_at, To.
-const readingReadingsByHourAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByHourScatterFirstCQL reads a partition of readings_by_hour
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of bucket values, the most
-// rows per bucket.
-const readingReadingsByHourScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByHourScatterFirstFromCQL reads a partition of
-// readings_by_hour from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
-// values, From, the most rows per bucket.
-const readingReadingsByHourScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByHourScatterFirstToCQL reads a partition of readings_by_hour
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
-// values, To, the most rows per bucket.
-const readingReadingsByHourScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByHourScatterFirstFromToCQL reads a partition of
-// readings_by_hour between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
-// values, From, To, the most rows per bucket.
-const readingReadingsByHourScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByHourScan reads one row of readings_by_hour into e; false
 // when there is none.
@@ -406,8 +155,8 @@ func readingReadingsByHourCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByDay: the statements of table readings_by_day, which serves
-// ReadingsByDay.
+// readingReadingsByDay is table readings_by_day, which serves ReadingsByDay;
+// its statements are listed in schema.md.
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_day",
 	Pattern: "ReadingsByDay",
@@ -418,49 +167,17 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByDayInsertCQL,
-		Delete:      readingReadingsByDayDeleteCQL,
-		Scan:        readingReadingsByDayScanCQL,
-		First:       readingReadingsByDayFirstCQL,
-		FirstFrom:   readingReadingsByDayFirstFromCQL,
-		FirstTo:     readingReadingsByDayFirstToCQL,
-		FirstFromTo: readingReadingsByDayFirstFromToCQL,
-		After: []string{
-			readingReadingsByDayAfter0CQL,
-		},
-		AfterTo:     readingReadingsByDayAfterToCQL,
-		AtOrAfter:   readingReadingsByDayAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByDayAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByDayScatterFirstCQL,
-				FirstFrom:   readingReadingsByDayScatterFirstFromCQL,
-				FirstTo:     readingReadingsByDayScatterFirstToCQL,
-				FirstFromTo: readingReadingsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByDayInsertCQL writes a whole row of readings_by_day. Its
-// placeholders bind sensor_id, day, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByDayInsertCQL = `INSERT INTO readings_by_day (sensor_id, day, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByDayRow binds readingReadingsByDayInsertCQL for e, written
-// at ts; readings_by_day has no column to leave unset.
+// readingReadingsByDayRow binds the Insert statement of readings_by_day for e,
+// written at ts; readings_by_day has no column to leave unset.
 func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -470,108 +187,6 @@ func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByDayDeleteCQL deletes a row of readings_by_day by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, day,
-// read_at.
-const readingReadingsByDayDeleteCQL = `DELETE FROM readings_by_day
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND day = ? AND read_at = ?`
-
-// readingReadingsByDayScanCQL reads a token range of readings_by_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByDayScanCQL = `SELECT sensor_id, day, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_day
-	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
-
-// readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, day.
-const readingReadingsByDayFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ?`
-
-// readingReadingsByDayFirstFromCQL reads a partition of readings_by_day from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, day, From.
-const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ?`
-
-// readingReadingsByDayFirstToCQL reads a partition of readings_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, To.
-const readingReadingsByDayFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at > ?`
-
-// readingReadingsByDayFirstFromToCQL reads a partition of readings_by_day
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, day, From, To.
-const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, day, read_at.
-const readingReadingsByDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at < ?`
-
-// readingReadingsByDayAfterToCQL continues a read of readings_by_day after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, read_at,
-// To.
-const readingReadingsByDayAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByDayAtOrAfterCQL continues a read of readings_by_day at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, day, read_at.
-const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ?`
-
-// readingReadingsByDayAtOrAfterToCQL continues a read of readings_by_day at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day,
-// read_at, To.
-const readingReadingsByDayAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByDayScatterFirstCQL reads a partition of readings_by_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, the most rows
-// per bucket.
-const readingReadingsByDayScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromCQL reads a partition of readings_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, From, the most
-// rows per bucket.
-const readingReadingsByDayScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstToCQL reads a partition of readings_by_day
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromToCQL reads a partition of
-// readings_by_day between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, From, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByDayScan reads one row of readings_by_day into e; false when
 // there is none.
@@ -594,8 +209,8 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByWeek: the statements of table readings_by_week, which
-// serves ReadingsByWeek.
+// readingReadingsByWeek is table readings_by_week, which serves
+// ReadingsByWeek; its statements are listed in schema.md.
 var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_week",
 	Pattern: "ReadingsByWeek",
@@ -606,49 +221,17 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByWeekInsertCQL,
-		Delete:      readingReadingsByWeekDeleteCQL,
-		Scan:        readingReadingsByWeekScanCQL,
-		First:       readingReadingsByWeekFirstCQL,
-		FirstFrom:   readingReadingsByWeekFirstFromCQL,
-		FirstTo:     readingReadingsByWeekFirstToCQL,
-		FirstFromTo: readingReadingsByWeekFirstFromToCQL,
-		After: []string{
-			readingReadingsByWeekAfter0CQL,
-		},
-		AfterTo:     readingReadingsByWeekAfterToCQL,
-		AtOrAfter:   readingReadingsByWeekAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByWeekAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByWeekScatterFirstCQL,
-				FirstFrom:   readingReadingsByWeekScatterFirstFromCQL,
-				FirstTo:     readingReadingsByWeekScatterFirstToCQL,
-				FirstFromTo: readingReadingsByWeekScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByWeekInsertCQL writes a whole row of readings_by_week. Its
-// placeholders bind sensor_id, week, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByWeekInsertCQL = `INSERT INTO readings_by_week (sensor_id, week, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByWeekRow binds readingReadingsByWeekInsertCQL for e, written
-// at ts; readings_by_week has no column to leave unset.
+// readingReadingsByWeekRow binds the Insert statement of readings_by_week for
+// e, written at ts; readings_by_week has no column to leave unset.
 func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -658,109 +241,6 @@ func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByWeekDeleteCQL deletes a row of readings_by_week by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, week,
-// read_at.
-const readingReadingsByWeekDeleteCQL = `DELETE FROM readings_by_week
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND week = ? AND read_at = ?`
-
-// readingReadingsByWeekScanCQL reads a token range of readings_by_week for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByWeekScanCQL = `SELECT sensor_id, week, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_week
-	WHERE token(sensor_id, week) > ? AND token(sensor_id, week) <= ?`
-
-// readingReadingsByWeekFirstCQL reads a partition of readings_by_week from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, week.
-const readingReadingsByWeekFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ?`
-
-// readingReadingsByWeekFirstFromCQL reads a partition of readings_by_week from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, week, From.
-const readingReadingsByWeekFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ?`
-
-// readingReadingsByWeekFirstToCQL reads a partition of readings_by_week from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, week,
-// To.
-const readingReadingsByWeekFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at > ?`
-
-// readingReadingsByWeekFirstFromToCQL reads a partition of readings_by_week
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, week, From, To.
-const readingReadingsByWeekFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByWeekAfter0CQL continues a read of readings_by_week after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, week, read_at.
-const readingReadingsByWeekAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at < ?`
-
-// readingReadingsByWeekAfterToCQL continues a read of readings_by_week after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, week, read_at,
-// To.
-const readingReadingsByWeekAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByWeekAtOrAfterCQL continues a read of readings_by_week at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, week, read_at.
-const readingReadingsByWeekAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ?`
-
-// readingReadingsByWeekAtOrAfterToCQL continues a read of readings_by_week at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// week, read_at, To.
-const readingReadingsByWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByWeekScatterFirstCQL reads a partition of readings_by_week
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of week values, the most rows
-// per bucket.
-const readingReadingsByWeekScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByWeekScatterFirstFromCQL reads a partition of
-// readings_by_week from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
-// values, From, the most rows per bucket.
-const readingReadingsByWeekScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByWeekScatterFirstToCQL reads a partition of readings_by_week
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
-// values, To, the most rows per bucket.
-const readingReadingsByWeekScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByWeekScatterFirstFromToCQL reads a partition of
-// readings_by_week between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
-// values, From, To, the most rows per bucket.
-const readingReadingsByWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByWeekScan reads one row of readings_by_week into e; false
 // when there is none.
@@ -783,8 +263,8 @@ func readingReadingsByWeekCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByMonth: the statements of table readings_by_month, which
-// serves ReadingsByMonth.
+// readingReadingsByMonth is table readings_by_month, which serves
+// ReadingsByMonth; its statements are listed in schema.md.
 var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_month",
 	Pattern: "ReadingsByMonth",
@@ -795,49 +275,17 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "month", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByMonthInsertCQL,
-		Delete:      readingReadingsByMonthDeleteCQL,
-		Scan:        readingReadingsByMonthScanCQL,
-		First:       readingReadingsByMonthFirstCQL,
-		FirstFrom:   readingReadingsByMonthFirstFromCQL,
-		FirstTo:     readingReadingsByMonthFirstToCQL,
-		FirstFromTo: readingReadingsByMonthFirstFromToCQL,
-		After: []string{
-			readingReadingsByMonthAfter0CQL,
-		},
-		AfterTo:     readingReadingsByMonthAfterToCQL,
-		AtOrAfter:   readingReadingsByMonthAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByMonthAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByMonthScatterFirstCQL,
-				FirstFrom:   readingReadingsByMonthScatterFirstFromCQL,
-				FirstTo:     readingReadingsByMonthScatterFirstToCQL,
-				FirstFromTo: readingReadingsByMonthScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByMonthInsertCQL writes a whole row of readings_by_month. Its
-// placeholders bind sensor_id, month, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByMonthInsertCQL = `INSERT INTO readings_by_month (sensor_id, month, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByMonthRow binds readingReadingsByMonthInsertCQL for e,
-// written at ts; readings_by_month has no column to leave unset.
+// readingReadingsByMonthRow binds the Insert statement of readings_by_month
+// for e, written at ts; readings_by_month has no column to leave unset.
 func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -847,109 +295,6 @@ func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByMonthDeleteCQL deletes a row of readings_by_month by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, month,
-// read_at.
-const readingReadingsByMonthDeleteCQL = `DELETE FROM readings_by_month
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND month = ? AND read_at = ?`
-
-// readingReadingsByMonthScanCQL reads a token range of readings_by_month for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByMonthScanCQL = `SELECT sensor_id, month, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_month
-	WHERE token(sensor_id, month) > ? AND token(sensor_id, month) <= ?`
-
-// readingReadingsByMonthFirstCQL reads a partition of readings_by_month from
-// its first row. cqlgenimpl.ReadPage binds sensor_id, month.
-const readingReadingsByMonthFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ?`
-
-// readingReadingsByMonthFirstFromCQL reads a partition of readings_by_month
-// from the From bound. cqlgenimpl.ReadPage binds sensor_id, month, From.
-const readingReadingsByMonthFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ?`
-
-// readingReadingsByMonthFirstToCQL reads a partition of readings_by_month from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// month, To.
-const readingReadingsByMonthFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at > ?`
-
-// readingReadingsByMonthFirstFromToCQL reads a partition of readings_by_month
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, month, From, To.
-const readingReadingsByMonthFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByMonthAfter0CQL continues a read of readings_by_month after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, month, read_at.
-const readingReadingsByMonthAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at < ?`
-
-// readingReadingsByMonthAfterToCQL continues a read of readings_by_month after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, month,
-// read_at, To.
-const readingReadingsByMonthAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByMonthAtOrAfterCQL continues a read of readings_by_month at
-// or after a row. cqlgenimpl.ReadPage binds sensor_id, month, read_at.
-const readingReadingsByMonthAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ?`
-
-// readingReadingsByMonthAtOrAfterToCQL continues a read of readings_by_month
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// month, read_at, To.
-const readingReadingsByMonthAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByMonthScatterFirstCQL reads a partition of readings_by_month
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of month values, the most rows
-// per bucket.
-const readingReadingsByMonthScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByMonthScatterFirstFromCQL reads a partition of
-// readings_by_month from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of month
-// values, From, the most rows per bucket.
-const readingReadingsByMonthScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByMonthScatterFirstToCQL reads a partition of
-// readings_by_month from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of month values, To, the most rows per bucket.
-const readingReadingsByMonthScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByMonthScatterFirstFromToCQL reads a partition of
-// readings_by_month between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of month
-// values, From, To, the most rows per bucket.
-const readingReadingsByMonthScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByMonthScan reads one row of readings_by_month into e; false
 // when there is none.
@@ -972,8 +317,8 @@ func readingReadingsByMonthCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsBy10Days: the statements of table readings_by_10_days, which
-// serves ReadingsBy10Days.
+// readingReadingsBy10Days is table readings_by_10_days, which serves
+// ReadingsBy10Days; its statements are listed in schema.md.
 var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_10_days",
 	Pattern: "ReadingsBy10Days",
@@ -984,49 +329,17 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "range_start", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsBy10DaysInsertCQL,
-		Delete:      readingReadingsBy10DaysDeleteCQL,
-		Scan:        readingReadingsBy10DaysScanCQL,
-		First:       readingReadingsBy10DaysFirstCQL,
-		FirstFrom:   readingReadingsBy10DaysFirstFromCQL,
-		FirstTo:     readingReadingsBy10DaysFirstToCQL,
-		FirstFromTo: readingReadingsBy10DaysFirstFromToCQL,
-		After: []string{
-			readingReadingsBy10DaysAfter0CQL,
-		},
-		AfterTo:     readingReadingsBy10DaysAfterToCQL,
-		AtOrAfter:   readingReadingsBy10DaysAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsBy10DaysAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsBy10DaysScatterFirstCQL,
-				FirstFrom:   readingReadingsBy10DaysScatterFirstFromCQL,
-				FirstTo:     readingReadingsBy10DaysScatterFirstToCQL,
-				FirstFromTo: readingReadingsBy10DaysScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsBy10DaysInsertCQL writes a whole row of readings_by_10_days.
-// Its placeholders bind sensor_id, range_start, read_at, event_id, local_day,
-// value, the write timestamp.
-const readingReadingsBy10DaysInsertCQL = `INSERT INTO readings_by_10_days (sensor_id, range_start, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsBy10DaysRow binds readingReadingsBy10DaysInsertCQL for e,
-// written at ts; readings_by_10_days has no column to leave unset.
+// readingReadingsBy10DaysRow binds the Insert statement of readings_by_10_days
+// for e, written at ts; readings_by_10_days has no column to leave unset.
 func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -1036,113 +349,6 @@ func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsBy10DaysKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsBy10DaysDeleteCQL deletes a row of readings_by_10_days by its
-// primary key. Its placeholders bind the write timestamp, sensor_id,
-// range_start, read_at.
-const readingReadingsBy10DaysDeleteCQL = `DELETE FROM readings_by_10_days
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND range_start = ? AND read_at = ?`
-
-// readingReadingsBy10DaysScanCQL reads a token range of readings_by_10_days
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsBy10DaysScanCQL = `SELECT sensor_id, range_start, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_10_days
-	WHERE token(sensor_id, range_start) > ?
-		AND token(sensor_id, range_start) <= ?`
-
-// readingReadingsBy10DaysFirstCQL reads a partition of readings_by_10_days
-// from its first row. cqlgenimpl.ReadPage binds sensor_id, range_start.
-const readingReadingsBy10DaysFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ?`
-
-// readingReadingsBy10DaysFirstFromCQL reads a partition of readings_by_10_days
-// from the From bound. cqlgenimpl.ReadPage binds sensor_id, range_start, From.
-const readingReadingsBy10DaysFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ?`
-
-// readingReadingsBy10DaysFirstToCQL reads a partition of readings_by_10_days
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// range_start, To.
-const readingReadingsBy10DaysFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at > ?`
-
-// readingReadingsBy10DaysFirstFromToCQL reads a partition of
-// readings_by_10_days between the bounds. cqlgenimpl.ReadPage binds sensor_id,
-// range_start, From, To.
-const readingReadingsBy10DaysFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBy10DaysAfter0CQL continues a read of readings_by_10_days
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, range_start, read_at.
-const readingReadingsBy10DaysAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at < ?`
-
-// readingReadingsBy10DaysAfterToCQL continues a read of readings_by_10_days
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// range_start, read_at, To.
-const readingReadingsBy10DaysAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsBy10DaysAtOrAfterCQL continues a read of readings_by_10_days
-// at or after a row. cqlgenimpl.ReadPage binds sensor_id, range_start,
-// read_at.
-const readingReadingsBy10DaysAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ?`
-
-// readingReadingsBy10DaysAtOrAfterToCQL continues a read of
-// readings_by_10_days at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, range_start, read_at, To.
-const readingReadingsBy10DaysAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBy10DaysScatterFirstCQL reads a partition of
-// readings_by_10_days from its first row, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// range_start values, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBy10DaysScatterFirstFromCQL reads a partition of
-// readings_by_10_days from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// range_start values, From, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBy10DaysScatterFirstToCQL reads a partition of
-// readings_by_10_days from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of range_start values, To, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBy10DaysScatterFirstFromToCQL reads a partition of
-// readings_by_10_days between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// range_start values, From, To, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ? AND read_at <= ?
-		AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsBy10DaysScan reads one row of readings_by_10_days into e;
 // false when there is none.
@@ -1165,8 +371,8 @@ func readingReadingsBy10DaysCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByShard: the statements of table readings_by_shard, which
-// serves ReadingsByShard.
+// readingReadingsByShard is table readings_by_shard, which serves
+// ReadingsByShard; its statements are listed in schema.md.
 var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_shard",
 	Pattern: "ReadingsByShard",
@@ -1177,55 +383,17 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByShardInsertCQL,
-		Delete:      readingReadingsByShardDeleteCQL,
-		Scan:        readingReadingsByShardScanCQL,
-		First:       readingReadingsByShardFirstCQL,
-		FirstFrom:   readingReadingsByShardFirstFromCQL,
-		FirstTo:     readingReadingsByShardFirstToCQL,
-		FirstFromTo: readingReadingsByShardFirstFromToCQL,
-		After: []string{
-			readingReadingsByShardAfter0CQL,
-		},
-		AfterTo:     readingReadingsByShardAfterToCQL,
-		AtOrAfter:   readingReadingsByShardAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByShardAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByShardScatterFirstCQL,
-				FirstFrom:   readingReadingsByShardScatterFirstFromCQL,
-				FirstTo:     readingReadingsByShardScatterFirstToCQL,
-				FirstFromTo: readingReadingsByShardScatterFirstFromToCQL,
-				After: []string{
-					readingReadingsByShardScatterAfter0CQL,
-				},
-				AfterTo:     readingReadingsByShardScatterAfterToCQL,
-				AtOrAfter:   readingReadingsByShardScatterAtOrAfterCQL,
-				AtOrAfterTo: readingReadingsByShardScatterAtOrAfterToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// readingReadingsByShardInsertCQL writes a whole row of readings_by_shard. Its
-// placeholders bind sensor_id, shard, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByShardInsertCQL = `INSERT INTO readings_by_shard (sensor_id, shard, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByShardRow binds readingReadingsByShardInsertCQL for e,
-// written at ts; readings_by_shard has no column to leave unset.
+// readingReadingsByShardRow binds the Insert statement of readings_by_shard
+// for e, written at ts; readings_by_shard has no column to leave unset.
 func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -1235,145 +403,6 @@ func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByShardKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt}
 }
-
-// readingReadingsByShardDeleteCQL deletes a row of readings_by_shard by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, shard,
-// read_at.
-const readingReadingsByShardDeleteCQL = `DELETE FROM readings_by_shard
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND shard = ? AND read_at = ?`
-
-// readingReadingsByShardScanCQL reads a token range of readings_by_shard for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByShardScanCQL = `SELECT sensor_id, shard, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_shard
-	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
-
-// readingReadingsByShardFirstCQL reads a partition of readings_by_shard from
-// its first row. cqlgenimpl.ReadPage binds sensor_id, shard.
-const readingReadingsByShardFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ?`
-
-// readingReadingsByShardFirstFromCQL reads a partition of readings_by_shard
-// from the From bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
-const readingReadingsByShardFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ?`
-
-// readingReadingsByShardFirstToCQL reads a partition of readings_by_shard from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// shard, To.
-const readingReadingsByShardFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at > ?`
-
-// readingReadingsByShardFirstFromToCQL reads a partition of readings_by_shard
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
-const readingReadingsByShardFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByShardAfter0CQL continues a read of readings_by_shard after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, shard, read_at.
-const readingReadingsByShardAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at < ?`
-
-// readingReadingsByShardAfterToCQL continues a read of readings_by_shard after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard,
-// read_at, To.
-const readingReadingsByShardAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByShardAtOrAfterCQL continues a read of readings_by_shard at
-// or after a row. cqlgenimpl.ReadPage binds sensor_id, shard, read_at.
-const readingReadingsByShardAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ?`
-
-// readingReadingsByShardAtOrAfterToCQL continues a read of readings_by_shard
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// shard, read_at, To.
-const readingReadingsByShardAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByShardScatterFirstCQL reads a partition of readings_by_shard
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, the most rows
-// per bucket.
-const readingReadingsByShardScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterFirstFromCQL reads a partition of
-// readings_by_shard from the From bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
-// values, From, the most rows per bucket.
-const readingReadingsByShardScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterFirstToCQL reads a partition of
-// readings_by_shard from its first row up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of shard values, To, the most rows per bucket.
-const readingReadingsByShardScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterFirstFromToCQL reads a partition of
-// readings_by_shard between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
-// values, From, To, the most rows per bucket.
-const readingReadingsByShardScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAfter0CQL continues a read of readings_by_shard
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor_id, the list of shard values, read_at, the most rows per bucket.
-const readingReadingsByShardScatterAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAfterToCQL continues a read of
-// readings_by_shard after a row, up to the To bound, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
-// of shard values, read_at, To, the most rows per bucket.
-const readingReadingsByShardScatterAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at < ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAtOrAfterCQL continues a read of
-// readings_by_shard at or after a row, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
-// values, read_at, the most rows per bucket.
-const readingReadingsByShardScatterAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAtOrAfterToCQL continues a read of
-// readings_by_shard at or after a row, up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of shard values, read_at, To, the most rows per bucket.
-const readingReadingsByShardScatterAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByShardScan reads one row of readings_by_shard into e; false
 // when there is none.
@@ -1396,8 +425,8 @@ func readingReadingsByShardCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByEventMonth: the statements of table
-// readings_by_event_month, which serves ReadingsByEventMonth.
+// readingReadingsByEventMonth is table readings_by_event_month, which serves
+// ReadingsByEventMonth; its statements are listed in schema.md.
 var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_event_month",
 	Pattern: "ReadingsByEventMonth",
@@ -1409,49 +438,17 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 		{Name: "read_at", Type: "timestamp"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-		{Name: "read_at", Type: "timestamp"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByEventMonthInsertCQL,
-		Delete:      readingReadingsByEventMonthDeleteCQL,
-		Scan:        readingReadingsByEventMonthScanCQL,
-		First:       readingReadingsByEventMonthFirstCQL,
-		FirstFrom:   readingReadingsByEventMonthFirstFromCQL,
-		FirstTo:     readingReadingsByEventMonthFirstToCQL,
-		FirstFromTo: readingReadingsByEventMonthFirstFromToCQL,
-		After: []string{
-			readingReadingsByEventMonthAfter0CQL,
-			readingReadingsByEventMonthAfter1CQL,
-		},
-		AfterTo:   readingReadingsByEventMonthAfterToCQL,
-		AtOrAfter: readingReadingsByEventMonthAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByEventMonthScatterFirstCQL,
-				FirstFrom:   readingReadingsByEventMonthScatterFirstFromCQL,
-				FirstTo:     readingReadingsByEventMonthScatterFirstToCQL,
-				FirstFromTo: readingReadingsByEventMonthScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByEventMonthInsertCQL writes a whole row of
-// readings_by_event_month. Its placeholders bind sensor_id, bucket, event_id,
-// read_at, local_day, value, the write timestamp.
-const readingReadingsByEventMonthInsertCQL = `INSERT INTO readings_by_event_month (sensor_id, bucket, event_id,
-		read_at, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByEventMonthRow binds readingReadingsByEventMonthInsertCQL
-// for e, written at ts; readings_by_event_month has no column to leave unset.
+// readingReadingsByEventMonthRow binds the Insert statement of
+// readings_by_event_month for e, written at ts; readings_by_event_month has no
+// column to leave unset.
 func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
 }
@@ -1461,113 +458,6 @@ func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByEventMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
 }
-
-// readingReadingsByEventMonthDeleteCQL deletes a row of
-// readings_by_event_month by its primary key. Its placeholders bind the write
-// timestamp, sensor_id, bucket, event_id, read_at.
-const readingReadingsByEventMonthDeleteCQL = `DELETE FROM readings_by_event_month
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at = ?`
-
-// readingReadingsByEventMonthScanCQL reads a token range of
-// readings_by_event_month for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const readingReadingsByEventMonthScanCQL = `SELECT sensor_id, bucket, event_id, read_at, local_day, value,
-		writetime(local_day), writetime(value)
-	FROM readings_by_event_month
-	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
-
-// readingReadingsByEventMonthFirstCQL reads a partition of
-// readings_by_event_month from its first row. cqlgenimpl.ReadPage binds
-// sensor_id, bucket.
-const readingReadingsByEventMonthFirstCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ?`
-
-// readingReadingsByEventMonthFirstFromCQL reads a partition of
-// readings_by_event_month from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, bucket, From.
-const readingReadingsByEventMonthFirstFromCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id <= ?`
-
-// readingReadingsByEventMonthFirstToCQL reads a partition of
-// readings_by_event_month from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, bucket, To.
-const readingReadingsByEventMonthFirstToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id > ?`
-
-// readingReadingsByEventMonthFirstFromToCQL reads a partition of
-// readings_by_event_month between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, bucket, From, To.
-const readingReadingsByEventMonthFirstFromToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// readingReadingsByEventMonthAfter0CQL continues a read of
-// readings_by_event_month after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, bucket, event_id.
-const readingReadingsByEventMonthAfter0CQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id < ?`
-
-// readingReadingsByEventMonthAfter1CQL continues a read of
-// readings_by_event_month after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, bucket, event_id, read_at.
-const readingReadingsByEventMonthAfter1CQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at > ?`
-
-// readingReadingsByEventMonthAfterToCQL continues a read of
-// readings_by_event_month after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, bucket, event_id, To.
-const readingReadingsByEventMonthAfterToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id < ? AND event_id > ?`
-
-// readingReadingsByEventMonthAtOrAfterCQL continues a read of
-// readings_by_event_month at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, bucket, event_id, read_at.
-const readingReadingsByEventMonthAtOrAfterCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at >= ?`
-
-// readingReadingsByEventMonthScatterFirstCQL reads a partition of
-// readings_by_event_month from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// bucket values, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByEventMonthScatterFirstFromCQL reads a partition of
-// readings_by_event_month from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
-// of bucket values, From, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstFromCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByEventMonthScatterFirstToCQL reads a partition of
-// readings_by_event_month from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor_id, the list of bucket values, To, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstToCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByEventMonthScatterFirstFromToCQL reads a partition of
-// readings_by_event_month between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// bucket values, From, To, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstFromToCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByEventMonthScan reads one row of readings_by_event_month
 // into e; false when there is none.
@@ -1593,8 +483,8 @@ func readingReadingsByEventMonthCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByLocalDay: the statements of table readings_by_local_day,
-// which serves ReadingsByLocalDay.
+// readingReadingsByLocalDay is table readings_by_local_day, which serves
+// ReadingsByLocalDay; its statements are listed in schema.md.
 var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_local_day",
 	Pattern: "ReadingsByLocalDay",
@@ -1605,49 +495,18 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByLocalDayInsertCQL,
-		Delete:      readingReadingsByLocalDayDeleteCQL,
-		Scan:        readingReadingsByLocalDayScanCQL,
-		First:       readingReadingsByLocalDayFirstCQL,
-		FirstFrom:   readingReadingsByLocalDayFirstFromCQL,
-		FirstTo:     readingReadingsByLocalDayFirstToCQL,
-		FirstFromTo: readingReadingsByLocalDayFirstFromToCQL,
-		After: []string{
-			readingReadingsByLocalDayAfter0CQL,
-		},
-		AfterTo:     readingReadingsByLocalDayAfterToCQL,
-		AtOrAfter:   readingReadingsByLocalDayAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByLocalDayAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByLocalDayScatterFirstCQL,
-				FirstFrom:   readingReadingsByLocalDayScatterFirstFromCQL,
-				FirstTo:     readingReadingsByLocalDayScatterFirstToCQL,
-				FirstFromTo: readingReadingsByLocalDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByLocalDayInsertCQL writes a whole row of
-// readings_by_local_day. Its placeholders bind sensor_id, week_start, read_at,
-// event_id, local_day, value, the write timestamp.
-const readingReadingsByLocalDayInsertCQL = `INSERT INTO readings_by_local_day (sensor_id, week_start, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByLocalDayRow binds readingReadingsByLocalDayInsertCQL for e,
-// written at ts; readings_by_local_day has no column to leave unset.
+// readingReadingsByLocalDayRow binds the Insert statement of
+// readings_by_local_day for e, written at ts; readings_by_local_day has no
+// column to leave unset.
 func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -1657,113 +516,6 @@ func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByLocalDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
 }
-
-// readingReadingsByLocalDayDeleteCQL deletes a row of readings_by_local_day by
-// its primary key. Its placeholders bind the write timestamp, sensor_id,
-// week_start, read_at.
-const readingReadingsByLocalDayDeleteCQL = `DELETE FROM readings_by_local_day
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND week_start = ? AND read_at = ?`
-
-// readingReadingsByLocalDayScanCQL reads a token range of
-// readings_by_local_day for verify, repair and backfill. Its placeholders bind
-// the lower token (excluded), the upper token.
-const readingReadingsByLocalDayScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_local_day
-	WHERE token(sensor_id, week_start) > ?
-		AND token(sensor_id, week_start) <= ?`
-
-// readingReadingsByLocalDayFirstCQL reads a partition of readings_by_local_day
-// from its first row. cqlgenimpl.ReadPage binds sensor_id, week_start.
-const readingReadingsByLocalDayFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ?`
-
-// readingReadingsByLocalDayFirstFromCQL reads a partition of
-// readings_by_local_day from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From.
-const readingReadingsByLocalDayFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsByLocalDayFirstToCQL reads a partition of
-// readings_by_local_day from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, To.
-const readingReadingsByLocalDayFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at > ?`
-
-// readingReadingsByLocalDayFirstFromToCQL reads a partition of
-// readings_by_local_day between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From, To.
-const readingReadingsByLocalDayFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByLocalDayAfter0CQL continues a read of readings_by_local_day
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at.
-const readingReadingsByLocalDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ?`
-
-// readingReadingsByLocalDayAfterToCQL continues a read of
-// readings_by_local_day after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, week_start, read_at, To.
-const readingReadingsByLocalDayAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByLocalDayAtOrAfterCQL continues a read of
-// readings_by_local_day at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, read_at.
-const readingReadingsByLocalDayAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsByLocalDayAtOrAfterToCQL continues a read of
-// readings_by_local_day at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at, To.
-const readingReadingsByLocalDayAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByLocalDayScatterFirstCQL reads a partition of
-// readings_by_local_day from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByLocalDayScatterFirstFromCQL reads a partition of
-// readings_by_local_day from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, From, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByLocalDayScatterFirstToCQL reads a partition of
-// readings_by_local_day from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of week_start values, To, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByLocalDayScatterFirstFromToCQL reads a partition of
-// readings_by_local_day between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, From, To, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByLocalDayScan reads one row of readings_by_local_day into e;
 // false when there is none.
@@ -1786,8 +538,8 @@ func readingReadingsByLocalDayCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsBySundayWeek: the statements of table
-// readings_by_sunday_week, which serves ReadingsBySundayWeek.
+// readingReadingsBySundayWeek is table readings_by_sunday_week, which serves
+// ReadingsBySundayWeek; its statements are listed in schema.md.
 var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_sunday_week",
 	Pattern: "ReadingsBySundayWeek",
@@ -1798,49 +550,18 @@ var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsBySundayWeekInsertCQL,
-		Delete:      readingReadingsBySundayWeekDeleteCQL,
-		Scan:        readingReadingsBySundayWeekScanCQL,
-		First:       readingReadingsBySundayWeekFirstCQL,
-		FirstFrom:   readingReadingsBySundayWeekFirstFromCQL,
-		FirstTo:     readingReadingsBySundayWeekFirstToCQL,
-		FirstFromTo: readingReadingsBySundayWeekFirstFromToCQL,
-		After: []string{
-			readingReadingsBySundayWeekAfter0CQL,
-		},
-		AfterTo:     readingReadingsBySundayWeekAfterToCQL,
-		AtOrAfter:   readingReadingsBySundayWeekAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsBySundayWeekAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsBySundayWeekScatterFirstCQL,
-				FirstFrom:   readingReadingsBySundayWeekScatterFirstFromCQL,
-				FirstTo:     readingReadingsBySundayWeekScatterFirstToCQL,
-				FirstFromTo: readingReadingsBySundayWeekScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsBySundayWeekInsertCQL writes a whole row of
-// readings_by_sunday_week. Its placeholders bind sensor_id, week_start,
-// read_at, event_id, local_day, value, the write timestamp.
-const readingReadingsBySundayWeekInsertCQL = `INSERT INTO readings_by_sunday_week (sensor_id, week_start, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsBySundayWeekRow binds readingReadingsBySundayWeekInsertCQL
-// for e, written at ts; readings_by_sunday_week has no column to leave unset.
+// readingReadingsBySundayWeekRow binds the Insert statement of
+// readings_by_sunday_week for e, written at ts; readings_by_sunday_week has no
+// column to leave unset.
 func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -1850,114 +571,6 @@ func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsBySundayWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsBySundayWeekDeleteCQL deletes a row of
-// readings_by_sunday_week by its primary key. Its placeholders bind the write
-// timestamp, sensor_id, week_start, read_at.
-const readingReadingsBySundayWeekDeleteCQL = `DELETE FROM readings_by_sunday_week
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND week_start = ? AND read_at = ?`
-
-// readingReadingsBySundayWeekScanCQL reads a token range of
-// readings_by_sunday_week for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const readingReadingsBySundayWeekScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_sunday_week
-	WHERE token(sensor_id, week_start) > ?
-		AND token(sensor_id, week_start) <= ?`
-
-// readingReadingsBySundayWeekFirstCQL reads a partition of
-// readings_by_sunday_week from its first row. cqlgenimpl.ReadPage binds
-// sensor_id, week_start.
-const readingReadingsBySundayWeekFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ?`
-
-// readingReadingsBySundayWeekFirstFromCQL reads a partition of
-// readings_by_sunday_week from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From.
-const readingReadingsBySundayWeekFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsBySundayWeekFirstToCQL reads a partition of
-// readings_by_sunday_week from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, To.
-const readingReadingsBySundayWeekFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at > ?`
-
-// readingReadingsBySundayWeekFirstFromToCQL reads a partition of
-// readings_by_sunday_week between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From, To.
-const readingReadingsBySundayWeekFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBySundayWeekAfter0CQL continues a read of
-// readings_by_sunday_week after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, week_start, read_at.
-const readingReadingsBySundayWeekAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ?`
-
-// readingReadingsBySundayWeekAfterToCQL continues a read of
-// readings_by_sunday_week after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, week_start, read_at, To.
-const readingReadingsBySundayWeekAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsBySundayWeekAtOrAfterCQL continues a read of
-// readings_by_sunday_week at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, read_at.
-const readingReadingsBySundayWeekAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsBySundayWeekAtOrAfterToCQL continues a read of
-// readings_by_sunday_week at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at, To.
-const readingReadingsBySundayWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBySundayWeekScatterFirstCQL reads a partition of
-// readings_by_sunday_week from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBySundayWeekScatterFirstFromCQL reads a partition of
-// readings_by_sunday_week from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
-// of week_start values, From, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBySundayWeekScatterFirstToCQL reads a partition of
-// readings_by_sunday_week from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor_id, the list of week_start values, To, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBySundayWeekScatterFirstFromToCQL reads a partition of
-// readings_by_sunday_week between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, From, To, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week
 // into e; false when there is none.
@@ -1980,8 +593,8 @@ func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByFortnight: the statements of table readings_by_fortnight,
-// which serves ReadingsByFortnight.
+// readingReadingsByFortnight is table readings_by_fortnight, which serves
+// ReadingsByFortnight; its statements are listed in schema.md.
 var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_fortnight",
 	Pattern: "ReadingsByFortnight",
@@ -1992,49 +605,18 @@ var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "read_at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "fortnight", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid"},
 		{Name: "local_day", Type: "date"},
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByFortnightInsertCQL,
-		Delete:      readingReadingsByFortnightDeleteCQL,
-		Scan:        readingReadingsByFortnightScanCQL,
-		First:       readingReadingsByFortnightFirstCQL,
-		FirstFrom:   readingReadingsByFortnightFirstFromCQL,
-		FirstTo:     readingReadingsByFortnightFirstToCQL,
-		FirstFromTo: readingReadingsByFortnightFirstFromToCQL,
-		After: []string{
-			readingReadingsByFortnightAfter0CQL,
-		},
-		AfterTo:     readingReadingsByFortnightAfterToCQL,
-		AtOrAfter:   readingReadingsByFortnightAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByFortnightAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByFortnightScatterFirstCQL,
-				FirstFrom:   readingReadingsByFortnightScatterFirstFromCQL,
-				FirstTo:     readingReadingsByFortnightScatterFirstToCQL,
-				FirstFromTo: readingReadingsByFortnightScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByFortnightInsertCQL writes a whole row of
-// readings_by_fortnight. Its placeholders bind sensor_id, fortnight, read_at,
-// event_id, local_day, value, the write timestamp.
-const readingReadingsByFortnightInsertCQL = `INSERT INTO readings_by_fortnight (sensor_id, fortnight, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByFortnightRow binds readingReadingsByFortnightInsertCQL for
-// e, written at ts; readings_by_fortnight has no column to leave unset.
+// readingReadingsByFortnightRow binds the Insert statement of
+// readings_by_fortnight for e, written at ts; readings_by_fortnight has no
+// column to leave unset.
 func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
@@ -2044,114 +626,6 @@ func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
 func readingReadingsByFortnightKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByFortnightDeleteCQL deletes a row of readings_by_fortnight
-// by its primary key. Its placeholders bind the write timestamp, sensor_id,
-// fortnight, read_at.
-const readingReadingsByFortnightDeleteCQL = `DELETE FROM readings_by_fortnight
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND fortnight = ? AND read_at = ?`
-
-// readingReadingsByFortnightScanCQL reads a token range of
-// readings_by_fortnight for verify, repair and backfill. Its placeholders bind
-// the lower token (excluded), the upper token.
-const readingReadingsByFortnightScanCQL = `SELECT sensor_id, fortnight, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_fortnight
-	WHERE token(sensor_id, fortnight) > ?
-		AND token(sensor_id, fortnight) <= ?`
-
-// readingReadingsByFortnightFirstCQL reads a partition of
-// readings_by_fortnight from its first row. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight.
-const readingReadingsByFortnightFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ?`
-
-// readingReadingsByFortnightFirstFromCQL reads a partition of
-// readings_by_fortnight from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight, From.
-const readingReadingsByFortnightFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ?`
-
-// readingReadingsByFortnightFirstToCQL reads a partition of
-// readings_by_fortnight from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, fortnight, To.
-const readingReadingsByFortnightFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at > ?`
-
-// readingReadingsByFortnightFirstFromToCQL reads a partition of
-// readings_by_fortnight between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight, From, To.
-const readingReadingsByFortnightFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByFortnightAfter0CQL continues a read of
-// readings_by_fortnight after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, fortnight, read_at.
-const readingReadingsByFortnightAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at < ?`
-
-// readingReadingsByFortnightAfterToCQL continues a read of
-// readings_by_fortnight after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, fortnight, read_at, To.
-const readingReadingsByFortnightAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByFortnightAtOrAfterCQL continues a read of
-// readings_by_fortnight at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight, read_at.
-const readingReadingsByFortnightAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ?`
-
-// readingReadingsByFortnightAtOrAfterToCQL continues a read of
-// readings_by_fortnight at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, fortnight, read_at, To.
-const readingReadingsByFortnightAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByFortnightScatterFirstCQL reads a partition of
-// readings_by_fortnight from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// fortnight values, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByFortnightScatterFirstFromCQL reads a partition of
-// readings_by_fortnight from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// fortnight values, From, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByFortnightScatterFirstToCQL reads a partition of
-// readings_by_fortnight from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of fortnight values, To, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByFortnightScatterFirstFromToCQL reads a partition of
-// readings_by_fortnight between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// fortnight values, From, To, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByFortnightScan reads one row of readings_by_fortnight into
 // e; false when there is none.

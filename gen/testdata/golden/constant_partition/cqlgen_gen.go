@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// settingSettings: the statements of table settings, which is the source of
-// truth of Setting.
+// settingSettings is table settings, which is the source of truth of Setting;
+// its statements are listed in schema.md.
 var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "settings",
 	Pattern: "Settings",
@@ -27,122 +27,24 @@ var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-		{Name: "name", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "value", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      settingSettingsInsertCQL,
-		InsertTTL:   settingSettingsInsertTTLCQL,
-		Create:      settingSettingsCreateCQL,
-		Delete:      settingSettingsDeleteCQL,
-		Get:         settingSettingsGetCQL,
-		First:       settingSettingsFirstCQL,
-		FirstFrom:   settingSettingsFirstFromCQL,
-		FirstTo:     settingSettingsFirstToCQL,
-		FirstFromTo: settingSettingsFirstFromToCQL,
-		After: []string{
-			settingSettingsAfter0CQL,
-		},
-		AfterTo:     settingSettingsAfterToCQL,
-		AtOrAfter:   settingSettingsAtOrAfterCQL,
-		AtOrAfterTo: settingSettingsAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// settingSettingsInsertCQL writes a whole row of settings. Its placeholders
-// bind scope, name, value, the write timestamp.
-const settingSettingsInsertCQL = `INSERT INTO settings (scope, name, value)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// settingSettingsRow binds settingSettingsInsertCQL for e, written at ts.
+// settingSettingsRow binds the Insert statement of settings for e, written at
+// ts.
 func settingSettingsRow(e *Setting, ts int64) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
-
-// settingSettingsInsertTTLCQL writes a whole row of settings with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds scope, name, value, the
-// TTL in seconds (unset: the table's default), the write timestamp.
-const settingSettingsInsertTTLCQL = `INSERT INTO settings (scope, name, value)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// settingSettingsCreateCQL writes a whole row of settings if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds scope, name, value, the TTL in
-// seconds (unset: the table's default).
-const settingSettingsCreateCQL = `INSERT INTO settings (scope, name, value)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// settingSettingsDeleteCQL deletes a row of settings by its primary key. Its
-// placeholders bind the write timestamp, scope, name.
-const settingSettingsDeleteCQL = `DELETE FROM settings
-	USING TIMESTAMP ?
-	WHERE scope = ? AND name = ?`
-
-// settingSettingsGetCQL reads a row of settings by its primary key. Its
-// placeholders bind scope, name.
-const settingSettingsGetCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name = ?`
 
 // settingSettingsScan reads one row of settings into e; false when there is
 // none.
 func settingSettingsScan(it cqlgen.Iter, e *Setting) bool {
 	return it.Scan(&e.Scope, &e.Name, &e.Value)
 }
-
-// settingSettingsFirstCQL reads a partition of settings from its first row.
-// cqlgenimpl.ReadPage binds scope.
-const settingSettingsFirstCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ?`
-
-// settingSettingsFirstFromCQL reads a partition of settings from the From
-// bound. cqlgenimpl.ReadPage binds scope, From.
-const settingSettingsFirstFromCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ?`
-
-// settingSettingsFirstToCQL reads a partition of settings from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds scope, To.
-const settingSettingsFirstToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name < ?`
-
-// settingSettingsFirstFromToCQL reads a partition of settings between the
-// bounds. cqlgenimpl.ReadPage binds scope, From, To.
-const settingSettingsFirstFromToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ? AND name < ?`
-
-// settingSettingsAfter0CQL continues a read of settings after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds scope,
-// name.
-const settingSettingsAfter0CQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name > ?`
-
-// settingSettingsAfterToCQL continues a read of settings after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds scope, name, To.
-const settingSettingsAfterToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name > ? AND name < ?`
-
-// settingSettingsAtOrAfterCQL continues a read of settings at or after a row.
-// cqlgenimpl.ReadPage binds scope, name.
-const settingSettingsAtOrAfterCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ?`
-
-// settingSettingsAtOrAfterToCQL continues a read of settings at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds scope, name, To.
-const settingSettingsAtOrAfterToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ? AND name < ?`
 
 // settingSettingsClustering is the clustering key of e in settings, in order.
 func settingSettingsClustering(e *Setting) []any {
@@ -344,8 +246,8 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// changeChangesByDay: the statements of table changes_by_day, which is the
-// source of truth of Change.
+// changeChangesByDay is table changes_by_day, which is the source of truth of
+// Change; its statements are listed in schema.md.
 var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "changes_by_day",
 	Pattern: "ChangesByDay",
@@ -357,170 +259,22 @@ var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "name", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      changeChangesByDayInsertCQL,
-		InsertTTL:   changeChangesByDayInsertTTLCQL,
-		Create:      changeChangesByDayCreateCQL,
-		Delete:      changeChangesByDayDeleteCQL,
-		Get:         changeChangesByDayGetCQL,
-		First:       changeChangesByDayFirstCQL,
-		FirstFrom:   changeChangesByDayFirstFromCQL,
-		FirstTo:     changeChangesByDayFirstToCQL,
-		FirstFromTo: changeChangesByDayFirstFromToCQL,
-		After: []string{
-			changeChangesByDayAfter0CQL,
-			changeChangesByDayAfter1CQL,
-		},
-		AfterTo:   changeChangesByDayAfterToCQL,
-		AtOrAfter: changeChangesByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       changeChangesByDayScatterFirstCQL,
-				FirstFrom:   changeChangesByDayScatterFirstFromCQL,
-				FirstTo:     changeChangesByDayScatterFirstToCQL,
-				FirstFromTo: changeChangesByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// changeChangesByDayInsertCQL writes a whole row of changes_by_day. Its
-// placeholders bind scope, bucket, at, name, the write timestamp.
-const changeChangesByDayInsertCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// changeChangesByDayRow binds changeChangesByDayInsertCQL for e, written at
-// ts.
+// changeChangesByDayRow binds the Insert statement of changes_by_day for e,
+// written at ts.
 func changeChangesByDayRow(e *Change, ts int64) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
-
-// changeChangesByDayInsertTTLCQL writes a whole row of changes_by_day with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds scope, bucket,
-// at, name, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const changeChangesByDayInsertTTLCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// changeChangesByDayCreateCQL writes a whole row of changes_by_day if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds scope, bucket, at,
-// name, the TTL in seconds (unset: the table's default).
-const changeChangesByDayCreateCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// changeChangesByDayDeleteCQL deletes a row of changes_by_day by its primary
-// key. Its placeholders bind the write timestamp, scope, bucket, at, name.
-const changeChangesByDayDeleteCQL = `DELETE FROM changes_by_day
-	USING TIMESTAMP ?
-	WHERE scope = ? AND bucket = ? AND at = ? AND name = ?`
-
-// changeChangesByDayGetCQL reads a row of changes_by_day by its primary key.
-// Its placeholders bind scope, bucket, at, name.
-const changeChangesByDayGetCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at = ? AND name = ?`
 
 // changeChangesByDayScan reads one row of changes_by_day into e; false when
 // there is none.
 func changeChangesByDayScan(it cqlgen.Iter, e *Change) bool {
 	return it.Scan(&e.Scope, &e.At, &e.Name)
 }
-
-// changeChangesByDayFirstCQL reads a partition of changes_by_day from its
-// first row. cqlgenimpl.ReadPage binds scope, bucket.
-const changeChangesByDayFirstCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ?`
-
-// changeChangesByDayFirstFromCQL reads a partition of changes_by_day from the
-// From bound. cqlgenimpl.ReadPage binds scope, bucket, From.
-const changeChangesByDayFirstFromCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at <= ?`
-
-// changeChangesByDayFirstToCQL reads a partition of changes_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds scope, bucket, To.
-const changeChangesByDayFirstToCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at > ?`
-
-// changeChangesByDayFirstFromToCQL reads a partition of changes_by_day between
-// the bounds. cqlgenimpl.ReadPage binds scope, bucket, From, To.
-const changeChangesByDayFirstFromToCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// changeChangesByDayAfter0CQL continues a read of changes_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// scope, bucket, at.
-const changeChangesByDayAfter0CQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at < ?`
-
-// changeChangesByDayAfter1CQL continues a read of changes_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// scope, bucket, at, name.
-const changeChangesByDayAfter1CQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at = ? AND name > ?`
-
-// changeChangesByDayAfterToCQL continues a read of changes_by_day after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds scope, bucket, at, To.
-const changeChangesByDayAfterToCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at < ? AND at > ?`
-
-// changeChangesByDayAtOrAfterCQL continues a read of changes_by_day at or
-// after a row. cqlgenimpl.ReadPage binds scope, bucket, at, name.
-const changeChangesByDayAtOrAfterCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at = ? AND name >= ?`
-
-// changeChangesByDayScatterFirstCQL reads a partition of changes_by_day from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds scope, the list of bucket values, the most rows
-// per bucket.
-const changeChangesByDayScatterFirstCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// changeChangesByDayScatterFirstFromCQL reads a partition of changes_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds scope, the list of bucket values, From, the most
-// rows per bucket.
-const changeChangesByDayScatterFirstFromCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// changeChangesByDayScatterFirstToCQL reads a partition of changes_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds scope, the list of bucket
-// values, To, the most rows per bucket.
-const changeChangesByDayScatterFirstToCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// changeChangesByDayScatterFirstFromToCQL reads a partition of changes_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds scope, the list of bucket values, From, To, the
-// most rows per bucket.
-const changeChangesByDayScatterFirstFromToCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // changeChangesByDayClustering is the clustering key of e in changes_by_day,
 // in order.

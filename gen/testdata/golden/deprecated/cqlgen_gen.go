@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order; its
+// statements are listed in schema.md.
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -25,28 +25,15 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
 		{Name: "customer_id", Type: "text"},
 		{Name: "status", Type: "text"},
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "total", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind order_id.
-const orderOrdersGetCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_deleted
-	FROM orders
-	WHERE order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
@@ -63,20 +50,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_deleted
-	FROM orders
-	WHERE order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind order_id.
-const orderOrdersStateCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+// orderOrdersState binds the State statement of orders: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
@@ -93,62 +67,26 @@ func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.CustomerID, e.Status, e.PlacedAt, e.Total}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind customer_id, status,
-// placed_at, total, cqlgen_version (the write timestamp), the pending record,
-// the record of the last changes, order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET customer_id = ?, status = ?, placed_at = ?, total = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.Status, e.PlacedAt, e.Total, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET customer_id = null, status = null, placed_at = null, total = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind order_id, the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders: it clears the
+// pending record of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// orderOrdersByDay: the statements of table orders_by_customer_day, which
-// serves OrdersByDay.
+// orderOrdersByDay is table orders_by_customer_day, which serves OrdersByDay;
+// its statements are listed in schema.md.
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_customer_day",
 	Pattern: "OrdersByDay",
@@ -160,49 +98,16 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "status", Type: "text"},
 		{Name: "total", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayInsertCQL,
-		Delete:      orderOrdersByDayDeleteCQL,
-		Scan:        orderOrdersByDayScanCQL,
-		First:       orderOrdersByDayFirstCQL,
-		FirstFrom:   orderOrdersByDayFirstFromCQL,
-		FirstTo:     orderOrdersByDayFirstToCQL,
-		FirstFromTo: orderOrdersByDayFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayAfter0CQL,
-			orderOrdersByDayAfter1CQL,
-		},
-		AfterTo:   orderOrdersByDayAfterToCQL,
-		AtOrAfter: orderOrdersByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByDayScatterFirstCQL,
-				FirstFrom:   orderOrdersByDayScatterFirstFromCQL,
-				FirstTo:     orderOrdersByDayScatterFirstToCQL,
-				FirstFromTo: orderOrdersByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByDayInsertCQL writes a whole row of orders_by_customer_day. Its
-// placeholders bind customer_id, bucket, placed_at, order_id, status, total,
-// the write timestamp.
-const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_customer_day (customer_id, bucket, placed_at,
-		order_id, status, total)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
-// orders_by_customer_day has no column to leave unset.
+// orderOrdersByDayRow binds the Insert statement of orders_by_customer_day for
+// e, written at ts; orders_by_customer_day has no column to leave unset.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
@@ -212,112 +117,6 @@ func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByDayDeleteCQL deletes a row of orders_by_customer_day by its
-// primary key. Its placeholders bind the write timestamp, customer_id, bucket,
-// placed_at, order_id.
-const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_customer_day
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByDayScanCQL reads a token range of orders_by_customer_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByDayScanCQL = `SELECT customer_id, bucket, placed_at, order_id, status, total,
-		writetime(status), writetime(total)
-	FROM orders_by_customer_day
-	WHERE token(customer_id, bucket) > ? AND token(customer_id, bucket) <= ?`
-
-// orderOrdersByDayFirstCQL reads a partition of orders_by_customer_day from
-// its first row. cqlgenimpl.ReadPage binds customer_id, bucket.
-const orderOrdersByDayFirstCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ?`
-
-// orderOrdersByDayFirstFromCQL reads a partition of orders_by_customer_day
-// from the From bound. cqlgenimpl.ReadPage binds customer_id, bucket, From.
-const orderOrdersByDayFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?`
-
-// orderOrdersByDayFirstToCQL reads a partition of orders_by_customer_day from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds customer_id,
-// bucket, To.
-const orderOrdersByDayFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at > ?`
-
-// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_customer_day
-// between the bounds. cqlgenimpl.ReadPage binds customer_id, bucket, From, To.
-const orderOrdersByDayFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrdersByDayAfter0CQL continues a read of orders_by_customer_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds customer_id, bucket, placed_at.
-const orderOrdersByDayAfter0CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ?`
-
-// orderOrdersByDayAfter1CQL continues a read of orders_by_customer_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds customer_id, bucket, placed_at, order_id.
-const orderOrdersByDayAfter1CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByDayAfterToCQL continues a read of orders_by_customer_day after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds customer_id, bucket,
-// placed_at, To.
-const orderOrdersByDayAfterToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_customer_day at
-// or after a row. cqlgenimpl.ReadPage binds customer_id, bucket, placed_at,
-// order_id.
-const orderOrdersByDayAtOrAfterCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByDayScatterFirstCQL reads a partition of orders_by_customer_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds customer_id, the list of bucket values, the most
-// rows per bucket.
-const orderOrdersByDayScatterFirstCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromCQL reads a partition of
-// orders_by_customer_day from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list of
-// bucket values, From, the most rows per bucket.
-const orderOrdersByDayScatterFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstToCQL reads a partition of
-// orders_by_customer_day from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// customer_id, the list of bucket values, To, the most rows per bucket.
-const orderOrdersByDayScatterFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromToCQL reads a partition of
-// orders_by_customer_day between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list of
-// bucket values, From, To, the most rows per bucket.
-const orderOrdersByDayScatterFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
 
 // orderOrdersByDayScan reads one row of orders_by_customer_day into e; false
 // when there is none.
@@ -343,8 +142,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByMonth: the statements of table orders_by_customer_month, which
-// serves OrdersByMonth.
+// orderOrdersByMonth is table orders_by_customer_month, which serves
+// OrdersByMonth; its statements are listed in schema.md.
 var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_customer_month",
 	Pattern: "OrdersByMonth",
@@ -356,49 +155,16 @@ var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "status", Type: "text"},
 		{Name: "total", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByMonthInsertCQL,
-		Delete:      orderOrdersByMonthDeleteCQL,
-		Scan:        orderOrdersByMonthScanCQL,
-		First:       orderOrdersByMonthFirstCQL,
-		FirstFrom:   orderOrdersByMonthFirstFromCQL,
-		FirstTo:     orderOrdersByMonthFirstToCQL,
-		FirstFromTo: orderOrdersByMonthFirstFromToCQL,
-		After: []string{
-			orderOrdersByMonthAfter0CQL,
-			orderOrdersByMonthAfter1CQL,
-		},
-		AfterTo:   orderOrdersByMonthAfterToCQL,
-		AtOrAfter: orderOrdersByMonthAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByMonthScatterFirstCQL,
-				FirstFrom:   orderOrdersByMonthScatterFirstFromCQL,
-				FirstTo:     orderOrdersByMonthScatterFirstToCQL,
-				FirstFromTo: orderOrdersByMonthScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByMonthInsertCQL writes a whole row of orders_by_customer_month.
-// Its placeholders bind customer_id, bucket, placed_at, order_id, status,
-// total, the write timestamp.
-const orderOrdersByMonthInsertCQL = `INSERT INTO orders_by_customer_month (customer_id, bucket, placed_at,
-		order_id, status, total)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByMonthRow binds orderOrdersByMonthInsertCQL for e, written at
-// ts; orders_by_customer_month has no column to leave unset.
+// orderOrdersByMonthRow binds the Insert statement of orders_by_customer_month
+// for e, written at ts; orders_by_customer_month has no column to leave unset.
 func orderOrdersByMonthRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
@@ -408,113 +174,6 @@ func orderOrdersByMonthRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByMonthKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByMonthDeleteCQL deletes a row of orders_by_customer_month by its
-// primary key. Its placeholders bind the write timestamp, customer_id, bucket,
-// placed_at, order_id.
-const orderOrdersByMonthDeleteCQL = `DELETE FROM orders_by_customer_month
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByMonthScanCQL reads a token range of orders_by_customer_month
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByMonthScanCQL = `SELECT customer_id, bucket, placed_at, order_id, status, total,
-		writetime(status), writetime(total)
-	FROM orders_by_customer_month
-	WHERE token(customer_id, bucket) > ? AND token(customer_id, bucket) <= ?`
-
-// orderOrdersByMonthFirstCQL reads a partition of orders_by_customer_month
-// from its first row. cqlgenimpl.ReadPage binds customer_id, bucket.
-const orderOrdersByMonthFirstCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ?`
-
-// orderOrdersByMonthFirstFromCQL reads a partition of orders_by_customer_month
-// from the From bound. cqlgenimpl.ReadPage binds customer_id, bucket, From.
-const orderOrdersByMonthFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?`
-
-// orderOrdersByMonthFirstToCQL reads a partition of orders_by_customer_month
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds
-// customer_id, bucket, To.
-const orderOrdersByMonthFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at > ?`
-
-// orderOrdersByMonthFirstFromToCQL reads a partition of
-// orders_by_customer_month between the bounds. cqlgenimpl.ReadPage binds
-// customer_id, bucket, From, To.
-const orderOrdersByMonthFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrdersByMonthAfter0CQL continues a read of orders_by_customer_month
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds customer_id, bucket, placed_at.
-const orderOrdersByMonthAfter0CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ?`
-
-// orderOrdersByMonthAfter1CQL continues a read of orders_by_customer_month
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds customer_id, bucket, placed_at, order_id.
-const orderOrdersByMonthAfter1CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByMonthAfterToCQL continues a read of orders_by_customer_month
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds customer_id,
-// bucket, placed_at, To.
-const orderOrdersByMonthAfterToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByMonthAtOrAfterCQL continues a read of orders_by_customer_month
-// at or after a row. cqlgenimpl.ReadPage binds customer_id, bucket, placed_at,
-// order_id.
-const orderOrdersByMonthAtOrAfterCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByMonthScatterFirstCQL reads a partition of
-// orders_by_customer_month from its first row, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
-// of bucket values, the most rows per bucket.
-const orderOrdersByMonthScatterFirstCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByMonthScatterFirstFromCQL reads a partition of
-// orders_by_customer_month from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
-// of bucket values, From, the most rows per bucket.
-const orderOrdersByMonthScatterFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByMonthScatterFirstToCQL reads a partition of
-// orders_by_customer_month from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// customer_id, the list of bucket values, To, the most rows per bucket.
-const orderOrdersByMonthScatterFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByMonthScatterFirstFromToCQL reads a partition of
-// orders_by_customer_month between the bounds, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
-// of bucket values, From, To, the most rows per bucket.
-const orderOrdersByMonthScatterFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
 
 // orderOrdersByMonthScan reads one row of orders_by_customer_month into e;
 // false when there is none.
@@ -540,8 +199,8 @@ func orderOrdersByMonthCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByStatus: the statements of table orders_by_status, which serves
-// OrdersByStatus.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus;
+// its statements are listed in schema.md.
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersByStatus",
@@ -551,40 +210,16 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "customer_id", Type: "text"},
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "total", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByStatusInsertCQL,
-		Delete:      orderOrdersByStatusDeleteCQL,
-		Scan:        orderOrdersByStatusScanCQL,
-		First:       orderOrdersByStatusFirstCQL,
-		FirstFrom:   orderOrdersByStatusFirstFromCQL,
-		FirstTo:     orderOrdersByStatusFirstToCQL,
-		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersByStatusAfter0CQL,
-		},
-		AfterTo:     orderOrdersByStatusAfterToCQL,
-		AtOrAfter:   orderOrdersByStatusAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByStatusAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind status, order_id, customer_id, placed_at, total, the write
-// timestamp.
-const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (status, order_id, customer_id, placed_at,
-		total)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
+// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e,
+// written at ts; orders_by_status has no column to leave unset.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.CustomerID, e.PlacedAt, e.Total, ts}
 }
@@ -594,70 +229,6 @@ func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
-
-// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, status, order_id.
-const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ?`
-
-// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByStatusScanCQL = `SELECT status, order_id, customer_id, placed_at, total,
-		writetime(customer_id), writetime(placed_at), writetime(total)
-	FROM orders_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const orderOrdersByStatusFirstCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ?`
-
-// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds status, From.
-const orderOrdersByStatusFirstFromCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const orderOrdersByStatusFirstToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id < ?`
-
-// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const orderOrdersByStatusFirstFromToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds status, order_id.
-const orderOrdersByStatusAfter0CQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ?`
-
-// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id, To.
-const orderOrdersByStatusAfterToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id.
-const orderOrdersByStatusAtOrAfterCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusAtOrAfterToCQL continues a read of orders_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// To.
-const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByStatusScan reads one row of orders_by_status into e; false when
 // there is none.

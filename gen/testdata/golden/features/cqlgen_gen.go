@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order; its
+// statements are listed in schema.md.
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -26,31 +26,16 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "order_id", Type: "text"},
 		{Name: "customer_id", Type: "text"},
 		{Name: "customer_name", Type: "text"},
 		{Name: "status", Type: "ascii"},
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "total_cents", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind tenant_id, order_id.
-const orderOrdersGetCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_deleted
-	FROM orders
-	WHERE tenant_id = ? AND order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
@@ -67,22 +52,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds tenant_id, the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_deleted
-	FROM orders
-	WHERE tenant_id = ? AND order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind tenant_id, order_id.
-const orderOrdersStateCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE tenant_id = ? AND order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+// orderOrdersState binds the State statement of orders: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.TenantID, e.OrderID}
 }
@@ -99,63 +69,23 @@ func orderOrdersData(e *Order) []any {
 	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind customer_id,
-// customer_name, status, placed_at, total_cents, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, tenant_id,
-// order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET customer_id = ?, customer_name = ?, status = ?, placed_at = ?,
-		total_cents = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tenant_id = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, tenant_id, order_id, the
-// version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET customer_id = null, customer_name = null, status = null,
-		placed_at = null, total_cents = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tenant_id = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind tenant_id, order_id, the
-// version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE tenant_id = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders: it clears the
+// pending record of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.TenantID, e.OrderID, version}
 }
-
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE token(tenant_id, order_id) > ? AND token(tenant_id, order_id) <= ?`
 
 // OrdersByCustomerRow is a row of orders_by_customer, which stores only some
 // columns of Order. It is a type of its own so that a partial row cannot be
@@ -168,8 +98,8 @@ type OrdersByCustomerRow struct {
 	TotalCents int64     `db:"total_cents"`
 }
 
-// orderOrdersByCustomer: the statements of table orders_by_customer, which
-// serves OrdersByCustomer.
+// orderOrdersByCustomer is table orders_by_customer, which serves
+// OrdersByCustomer; its statements are listed in schema.md.
 var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_customer",
 	Pattern: "OrdersByCustomer",
@@ -181,40 +111,14 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp", Desc: true},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "total_cents", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByCustomerInsertCQL,
-		Delete:      orderOrdersByCustomerDeleteCQL,
-		Scan:        orderOrdersByCustomerScanCQL,
-		First:       orderOrdersByCustomerFirstCQL,
-		FirstFrom:   orderOrdersByCustomerFirstFromCQL,
-		FirstTo:     orderOrdersByCustomerFirstToCQL,
-		FirstFromTo: orderOrdersByCustomerFirstFromToCQL,
-		After: []string{
-			orderOrdersByCustomerAfter0CQL,
-			orderOrdersByCustomerAfter1CQL,
-		},
-		AfterTo:   orderOrdersByCustomerAfterToCQL,
-		AtOrAfter: orderOrdersByCustomerAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersByCustomerInsertCQL writes a whole row of orders_by_customer. Its
-// placeholders bind tenant_id, customer_id, placed_at, order_id, total_cents,
-// the write timestamp.
-const orderOrdersByCustomerInsertCQL = `INSERT INTO orders_by_customer (tenant_id, customer_id, placed_at,
-		order_id, total_cents)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByCustomerRow binds orderOrdersByCustomerInsertCQL for e, written
-// at ts; orders_by_customer has no column to leave unset.
+// orderOrdersByCustomerRow binds the Insert statement of orders_by_customer
+// for e, written at ts; orders_by_customer has no column to leave unset.
 func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
 }
@@ -224,81 +128,6 @@ func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByCustomerKey(e *Order) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByCustomerDeleteCQL deletes a row of orders_by_customer by its
-// primary key. Its placeholders bind the write timestamp, tenant_id,
-// customer_id, placed_at, order_id.
-const orderOrdersByCustomerDeleteCQL = `DELETE FROM orders_by_customer
-	USING TIMESTAMP ?
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
-		AND order_id = ?`
-
-// orderOrdersByCustomerScanCQL reads a token range of orders_by_customer for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByCustomerScanCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents,
-		writetime(total_cents)
-	FROM orders_by_customer
-	WHERE token(tenant_id, customer_id) > ?
-		AND token(tenant_id, customer_id) <= ?`
-
-// orderOrdersByCustomerFirstCQL reads a partition of orders_by_customer from
-// its first row. cqlgenimpl.ReadPage binds tenant_id, customer_id.
-const orderOrdersByCustomerFirstCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ?`
-
-// orderOrdersByCustomerFirstFromCQL reads a partition of orders_by_customer
-// from the From bound. cqlgenimpl.ReadPage binds tenant_id, customer_id, From.
-const orderOrdersByCustomerFirstFromCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?`
-
-// orderOrdersByCustomerFirstToCQL reads a partition of orders_by_customer from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds tenant_id,
-// customer_id, To.
-const orderOrdersByCustomerFirstToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at > ?`
-
-// orderOrdersByCustomerFirstFromToCQL reads a partition of orders_by_customer
-// between the bounds. cqlgenimpl.ReadPage binds tenant_id, customer_id, From,
-// To.
-const orderOrdersByCustomerFirstFromToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrdersByCustomerAfter0CQL continues a read of orders_by_customer after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at.
-const orderOrdersByCustomerAfter0CQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?`
-
-// orderOrdersByCustomerAfter1CQL continues a read of orders_by_customer after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at, order_id.
-const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrdersByCustomerAfterToCQL continues a read of orders_by_customer after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, customer_id,
-// placed_at, To.
-const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?
-		AND placed_at > ?`
-
-// orderOrdersByCustomerAtOrAfterCQL continues a read of orders_by_customer at
-// or after a row. cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at,
-// order_id.
-const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
-		AND order_id >= ?`
 
 // orderOrdersByCustomerScan reads one row of orders_by_customer into e; false
 // when there is none.
@@ -324,8 +153,8 @@ func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	return 0
 }
 
-// orderOrdersInStatus: the statements of table orders_by_status, which serves
-// OrdersInStatus.
+// orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus;
+// its statements are listed in schema.md.
 var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersInStatus",
@@ -337,42 +166,16 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "status", Type: "ascii"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "customer_id", Type: "text"},
 		{Name: "customer_name", Type: "text"},
 		{Name: "total_cents", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersInStatusInsertCQL,
-		Delete:      orderOrdersInStatusDeleteCQL,
-		Scan:        orderOrdersInStatusScanCQL,
-		First:       orderOrdersInStatusFirstCQL,
-		FirstFrom:   orderOrdersInStatusFirstFromCQL,
-		FirstTo:     orderOrdersInStatusFirstToCQL,
-		FirstFromTo: orderOrdersInStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersInStatusAfter0CQL,
-		},
-		AfterTo:     orderOrdersInStatusAfterToCQL,
-		AtOrAfter:   orderOrdersInStatusAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersInStatusAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersInStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind tenant_id, status, placed_at, order_id, customer_id,
-// customer_name, total_cents, the write timestamp.
-const orderOrdersInStatusInsertCQL = `INSERT INTO orders_by_status (tenant_id, status, placed_at, order_id,
-		customer_id, customer_name, total_cents)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersInStatusRow binds orderOrdersInStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
+// orderOrdersInStatusRow binds the Insert statement of orders_by_status for e,
+// written at ts; orders_by_status has no column to leave unset.
 func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
 }
@@ -382,85 +185,6 @@ func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersInStatusKey(e *Order) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersInStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, tenant_id, status,
-// placed_at, order_id.
-const orderOrdersInStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersInStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersInStatusScanCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents, writetime(customer_id),
-		writetime(customer_name), writetime(total_cents)
-	FROM orders_by_status
-	WHERE token(tenant_id, status) > ? AND token(tenant_id, status) <= ?`
-
-// orderOrdersInStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds tenant_id, status.
-const orderOrdersInStatusFirstCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ?`
-
-// orderOrdersInStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds tenant_id, status, From.
-const orderOrdersInStatusFirstFromCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at >= ?`
-
-// orderOrdersInStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds tenant_id, status,
-// To.
-const orderOrdersInStatusFirstToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at < ?`
-
-// orderOrdersInStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds tenant_id, status, From, To.
-const orderOrdersInStatusFirstFromToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at >= ? AND placed_at < ?`
-
-// orderOrdersInStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds tenant_id, status, placed_at, order_id.
-const orderOrdersInStatusAfter0CQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderOrdersInStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, status,
-// placed_at, order_id, To.
-const orderOrdersInStatusAfterToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) > (?, ?)
-		AND placed_at < ?`
-
-// orderOrdersInStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds tenant_id, status, placed_at,
-// order_id.
-const orderOrdersInStatusAtOrAfterCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) >= (?, ?)`
-
-// orderOrdersInStatusAtOrAfterToCQL continues a read of orders_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id,
-// status, placed_at, order_id, To.
-const orderOrdersInStatusAtOrAfterToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) >= (?, ?)
-		AND placed_at < ?`
 
 // orderOrdersInStatusScan reads one row of orders_by_status into e; false when
 // there is none.

@@ -13,10 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// docDocs: the statements of table docs, which is the source of truth of Doc.
+// docDocs is table docs, which is the source of truth of Doc; its statements
+// are listed in schema.md.
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "Docs",
@@ -27,128 +28,26 @@ var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "updated_at", Type: "timestamp", Desc: true},
 		{Name: "doc_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "author", Type: "text"},
 		{Name: "tags", Type: "set<text>"},
 		{Name: "bytes", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      docDocsInsertCQL,
-		InsertTTL:   docDocsInsertTTLCQL,
-		Create:      docDocsCreateCQL,
-		Delete:      docDocsDeleteCQL,
-		Get:         docDocsGetCQL,
-		First:       docDocsFirstCQL,
-		FirstFrom:   docDocsFirstFromCQL,
-		FirstTo:     docDocsFirstToCQL,
-		FirstFromTo: docDocsFirstFromToCQL,
-		After: []string{
-			docDocsAfter0CQL,
-			docDocsAfter1CQL,
-		},
-		AfterTo:   docDocsAfterToCQL,
-		AtOrAfter: docDocsAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// docDocsInsertCQL writes a whole row of docs. Its placeholders bind space,
-// updated_at, doc_id, author, tags, bytes, the write timestamp.
-const docDocsInsertCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// docDocsRow binds docDocsInsertCQL for e, written at ts. With unset, nil
-// pointers and empty collections are left unset, writing no tombstone;
-// without, they clear their columns.
+// docDocsRow binds the Insert statement of docs for e, written at ts. With
+// unset, nil pointers and empty collections are left unset, writing no
+// tombstone; without, they clear their columns.
 func docDocsRow(e *Doc, ts int64, unset bool) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID, e.Author, cqlgenimpl.MapOrUnset(e.Tags, unset), e.Bytes, ts}
 }
-
-// docDocsInsertTTLCQL writes a whole row of docs with a TTL of the call's
-// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds space, updated_at, doc_id,
-// author, tags, bytes, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const docDocsInsertTTLCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// docDocsCreateCQL writes a whole row of docs if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds space, updated_at, doc_id, author,
-// tags, bytes, the TTL in seconds (unset: the table's default).
-const docDocsCreateCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// docDocsDeleteCQL deletes a row of docs by its primary key. Its placeholders
-// bind the write timestamp, space, updated_at, doc_id.
-const docDocsDeleteCQL = `DELETE FROM docs
-	USING TIMESTAMP ?
-	WHERE space = ? AND updated_at = ? AND doc_id = ?`
-
-// docDocsGetCQL reads a row of docs by its primary key. Its placeholders bind
-// space, updated_at, doc_id.
-const docDocsGetCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at = ? AND doc_id = ?`
 
 // docDocsScan reads one row of docs into e; false when there is none.
 func docDocsScan(it cqlgen.Iter, e *Doc) bool {
 	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
-
-// docDocsFirstCQL reads a partition of docs from its first row.
-// cqlgenimpl.ReadPage binds space.
-const docDocsFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ?`
-
-// docDocsFirstFromCQL reads a partition of docs from the From bound.
-// cqlgenimpl.ReadPage binds space, From.
-const docDocsFirstFromCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at <= ?`
-
-// docDocsFirstToCQL reads a partition of docs from its first row up to the To
-// bound. cqlgenimpl.ReadPage binds space, To.
-const docDocsFirstToCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at > ?`
-
-// docDocsFirstFromToCQL reads a partition of docs between the bounds.
-// cqlgenimpl.ReadPage binds space, From, To.
-const docDocsFirstFromToCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at <= ? AND updated_at > ?`
-
-// docDocsAfter0CQL continues a read of docs after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space,
-// updated_at.
-const docDocsAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at < ?`
-
-// docDocsAfter1CQL continues a read of docs after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space,
-// updated_at, doc_id.
-const docDocsAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at = ? AND doc_id > ?`
-
-// docDocsAfterToCQL continues a read of docs after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds space, updated_at, To.
-const docDocsAfterToCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at < ? AND updated_at > ?`
-
-// docDocsAtOrAfterCQL continues a read of docs at or after a row.
-// cqlgenimpl.ReadPage binds space, updated_at, doc_id.
-const docDocsAtOrAfterCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at = ? AND doc_id >= ?`
 
 // docDocsClustering is the clustering key of e in docs, in order.
 func docDocsClustering(e *Doc) []any {
@@ -355,8 +254,8 @@ func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cql
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// docDocsByTag: the statements of index docs_by_tag on table docs, which serve
-// DocsByTag.
+// docDocsByTag is the read of table docs through index docs_by_tag, which
+// serves DocsByTag; its statements are listed in schema.md.
 var docDocsByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "DocsByTag",
@@ -367,38 +266,19 @@ var docDocsByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "updated_at", Type: "timestamp", Desc: true},
 		{Name: "doc_id", Type: "uuid"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "bytes", Type: "int"},
+	},
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "tags",
+		Contains: true,
+	},
+	Values: []cqlgenimpl.Column{
 		{Name: "tags", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: docDocsByTagFirstCQL,
-		After: []string{
-			docDocsByTagAfter0CQL,
-			docDocsByTagAfter1CQL,
-		},
-	},
 })
-
-// docDocsByTagFirstCQL reads a partition of docs through index docs_by_tag.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for.
-const docDocsByTagFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND tags CONTAINS ?`
-
-// docDocsByTagAfter0CQL continues a read through docs_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, updated_at.
-const docDocsByTagAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND tags CONTAINS ? AND updated_at < ?`
-
-// docDocsByTagAfter1CQL continues a read through docs_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, updated_at,
-// doc_id.
-const docDocsByTagAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND tags CONTAINS ? AND updated_at = ? AND doc_id > ?`
 
 // docDocsByTagKey is the cursor key of a row read through docs_by_tag: its
 // clustering key.
@@ -447,8 +327,8 @@ func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *Do
 	})
 }
 
-// docDocsSized: the statements of index docs_by_size on table docs, which
-// serve DocsSized.
+// docDocsSized is the read of table docs through index docs_by_size, which
+// serves DocsSized; its statements are listed in schema.md.
 var docDocsSized = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "DocsSized",
@@ -459,39 +339,20 @@ var docDocsSized = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "updated_at", Type: "timestamp", Desc: true},
 		{Name: "doc_id", Type: "uuid"},
 	},
-	Index: []cqlgenimpl.Column{
-		{Name: "bytes", Type: "int"},
+	Columns: []cqlgenimpl.Column{
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
 		{Name: "bytes", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: docDocsSizedFirstCQL,
-		After: []string{
-			docDocsSizedAfter0CQL,
-			docDocsSizedAfter1CQL,
-		},
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "bytes",
+		Range:  true,
+	},
+	Values: []cqlgenimpl.Column{
+		{Name: "bytes", Type: "int"},
+		{Name: "bytes", Type: "int"},
 	},
 })
-
-// docDocsSizedFirstCQL reads a partition of docs through index docs_by_size.
-// cqlgenimpl.ReadIndex binds space, From, To.
-const docDocsSizedFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND bytes >= ? AND bytes < ?`
-
-// docDocsSizedAfter0CQL continues a read through docs_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, updated_at.
-const docDocsSizedAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND bytes >= ? AND bytes < ? AND updated_at < ?`
-
-// docDocsSizedAfter1CQL continues a read through docs_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, updated_at, doc_id.
-const docDocsSizedAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND bytes >= ? AND bytes < ? AND updated_at = ?
-		AND doc_id > ?`
 
 // docDocsSizedKey is the cursor key of a row read through docs_by_size: its
 // clustering key.
@@ -547,8 +408,8 @@ func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, 
 	})
 }
 
-// docDocsByAuthor: the statements of index docs_by_author on table docs, which
-// serve DocsByAuthor.
+// docDocsByAuthor is the read of table docs through index docs_by_author,
+// which serves DocsByAuthor; its statements are listed in schema.md.
 var docDocsByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "DocsByAuthor",
@@ -559,47 +420,19 @@ var docDocsByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "updated_at", Type: "timestamp", Desc: true},
 		{Name: "doc_id", Type: "uuid"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "author", Type: "text"},
+		{Name: "tags", Type: "set<text>"},
+		{Name: "bytes", Type: "int"},
+	},
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "author",
+		Scatter: true,
+	},
+	Values: []cqlgenimpl.Column{
 		{Name: "author", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		First: docDocsByAuthorFirstCQL,
-		Next:  docDocsByAuthorNextCQL,
-		After: []string{
-			docDocsByAuthorAfter0CQL,
-			docDocsByAuthorAfter1CQL,
-		},
-	},
 })
-
-// docDocsByAuthorFirstCQL reads docs through index docs_by_author, over every
-// token range. cqlgenimpl.ReadIndex binds the value of author looked for.
-const docDocsByAuthorFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE author = ?`
-
-// docDocsByAuthorAfter0CQL continues a read through docs_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// updated_at.
-const docDocsByAuthorAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND author = ? AND updated_at < ?`
-
-// docDocsByAuthorAfter1CQL continues a read through docs_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// updated_at, doc_id.
-const docDocsByAuthorAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND author = ? AND updated_at = ? AND doc_id > ?`
-
-// docDocsByAuthorNextCQL continues a scatter read through docs_by_author with
-// the partitions after a row's, in token order. cqlgenimpl.ReadIndex binds
-// space, the value of author looked for.
-const docDocsByAuthorNextCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE token(space) > token(?) AND author = ?`
 
 // docDocsByAuthorKey is the cursor key of a row read through docs_by_author:
 // its partition key, then its clustering key.
@@ -641,8 +474,8 @@ func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuth
 	})
 }
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event; its
+// statements are listed in schema.md.
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -653,67 +486,25 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "id", Type: "timeuuid"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-			eventEventsAfter1CQL,
-		},
-		AfterTo:   eventEventsAfterToCQL,
-		AtOrAfter: eventEventsAtOrAfterCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "kind", Type: "text"},
 	},
+	Canonical:  true,
+	Maintained: true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// source, at, id, kind, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (source, at, id, kind)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e, written at ts;
+// events has no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Source, e.At, e.ID, e.Kind, ts}
 }
-
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, source, at, id.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE source = ? AND at = ? AND id = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind source, at, id.
-const eventEventsGetCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at = ? AND id = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT source, at, id, kind, writetime(kind)
-	FROM events
-	WHERE token(source) > ? AND token(source) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind source, at, id.
-const eventEventsStateCQL = `SELECT source, at, id, kind, writetime(kind)
-	FROM events
-	WHERE source = ? AND at = ? AND id = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
+// eventEventsState binds the State statement of events: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.Source, e.At, e.ID}
 }
@@ -726,55 +517,6 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds source.
-const eventEventsFirstCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds source, From.
-const eventEventsFirstFromCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds source, To.
-const eventEventsFirstToCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds source, From, To.
-const eventEventsFirstFromToCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at <= ? AND at > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds source, at.
-const eventEventsAfter0CQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at < ?`
-
-// eventEventsAfter1CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds source, at,
-// id.
-const eventEventsAfter1CQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at = ? AND id > ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds source, at, To.
-const eventEventsAfterToCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at < ? AND at > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds source, at, id.
-const eventEventsAtOrAfterCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at = ? AND id >= ?`
 
 // eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
@@ -792,8 +534,8 @@ func eventEventsCompare(a, b *Event) int {
 	return 0
 }
 
-// eventEventsByKind: the statements of table events_by_kind, which serves
-// EventsByKind.
+// eventEventsByKind is table events_by_kind, which serves EventsByKind; its
+// statements are listed in schema.md.
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_kind",
 	Pattern: "EventsByKind",
@@ -805,148 +547,18 @@ var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "source", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByKindInsertCQL,
-		Delete:      eventEventsByKindDeleteCQL,
-		Scan:        eventEventsByKindScanCQL,
-		First:       eventEventsByKindFirstCQL,
-		FirstFrom:   eventEventsByKindFirstFromCQL,
-		FirstTo:     eventEventsByKindFirstToCQL,
-		FirstFromTo: eventEventsByKindFirstFromToCQL,
-		After: []string{
-			eventEventsByKindAfter0CQL,
-			eventEventsByKindAfter1CQL,
-		},
-		AfterTo:   eventEventsByKindAfterToCQL,
-		AtOrAfter: eventEventsByKindAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       eventEventsByKindScatterFirstCQL,
-				FirstFrom:   eventEventsByKindScatterFirstFromCQL,
-				FirstTo:     eventEventsByKindScatterFirstToCQL,
-				FirstFromTo: eventEventsByKindScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByKindInsertCQL writes a whole row of events_by_kind. Its
-// placeholders bind kind, bucket, at, id, source, the write timestamp.
-const eventEventsByKindInsertCQL = `INSERT INTO events_by_kind (kind, bucket, at, id, source)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByKindRow binds eventEventsByKindInsertCQL for e, written at ts;
-// events_by_kind has no column to leave unset.
+// eventEventsByKindRow binds the Insert statement of events_by_kind for e,
+// written at ts; events_by_kind has no column to leave unset.
 func eventEventsByKindRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Kind, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.ID, e.Source, ts}
 }
-
-// eventEventsByKindDeleteCQL deletes a row of events_by_kind by its primary
-// key. Its placeholders bind the write timestamp, kind, bucket, at, id.
-const eventEventsByKindDeleteCQL = `DELETE FROM events_by_kind
-	USING TIMESTAMP ?
-	WHERE kind = ? AND bucket = ? AND at = ? AND id = ?`
-
-// eventEventsByKindScanCQL reads a token range of events_by_kind for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const eventEventsByKindScanCQL = `SELECT kind, bucket, at, id, source, writetime(source)
-	FROM events_by_kind
-	WHERE token(kind, bucket) > ? AND token(kind, bucket) <= ?`
-
-// eventEventsByKindFirstCQL reads a partition of events_by_kind from its first
-// row. cqlgenimpl.ReadPage binds kind, bucket.
-const eventEventsByKindFirstCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ?`
-
-// eventEventsByKindFirstFromCQL reads a partition of events_by_kind from the
-// From bound. cqlgenimpl.ReadPage binds kind, bucket, From.
-const eventEventsByKindFirstFromCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at <= ?`
-
-// eventEventsByKindFirstToCQL reads a partition of events_by_kind from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds kind, bucket, To.
-const eventEventsByKindFirstToCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at > ?`
-
-// eventEventsByKindFirstFromToCQL reads a partition of events_by_kind between
-// the bounds. cqlgenimpl.ReadPage binds kind, bucket, From, To.
-const eventEventsByKindFirstFromToCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// eventEventsByKindAfter0CQL continues a read of events_by_kind after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// kind, bucket, at.
-const eventEventsByKindAfter0CQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at < ?`
-
-// eventEventsByKindAfter1CQL continues a read of events_by_kind after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// kind, bucket, at, id.
-const eventEventsByKindAfter1CQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at = ? AND id > ?`
-
-// eventEventsByKindAfterToCQL continues a read of events_by_kind after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds kind, bucket, at, To.
-const eventEventsByKindAfterToCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at < ? AND at > ?`
-
-// eventEventsByKindAtOrAfterCQL continues a read of events_by_kind at or after
-// a row. cqlgenimpl.ReadPage binds kind, bucket, at, id.
-const eventEventsByKindAtOrAfterCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at = ? AND id >= ?`
-
-// eventEventsByKindScatterFirstCQL reads a partition of events_by_kind from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds kind, the list of bucket values, the most rows per
-// bucket.
-const eventEventsByKindScatterFirstCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByKindScatterFirstFromCQL reads a partition of events_by_kind
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds kind, the list of bucket values, From, the most
-// rows per bucket.
-const eventEventsByKindScatterFirstFromCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByKindScatterFirstToCQL reads a partition of events_by_kind from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds kind, the list of bucket
-// values, To, the most rows per bucket.
-const eventEventsByKindScatterFirstToCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByKindScatterFirstFromToCQL reads a partition of events_by_kind
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds kind, the list of bucket values, From, To, the
-// most rows per bucket.
-const eventEventsByKindScatterFirstFromToCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // eventEventsByKindScan reads one row of events_by_kind into e; false when
 // there is none.

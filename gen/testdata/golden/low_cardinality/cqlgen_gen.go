@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order; its
+// statements are listed in schema.md.
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -25,27 +25,14 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
 		{Name: "status", Type: "text"},
 		{Name: "urgent", Type: "boolean"},
 		{Name: "day", Type: "date"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind order_id.
-const orderOrdersGetCQL = `SELECT order_id, status, urgent, day, cqlgen_deleted
-	FROM orders
-	WHERE order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
@@ -62,20 +49,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT order_id, status, urgent, day, cqlgen_deleted
-	FROM orders
-	WHERE order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind order_id.
-const orderOrdersStateCQL = `SELECT order_id, status, urgent, day, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+// orderOrdersState binds the State statement of orders: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
@@ -92,60 +66,26 @@ func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Status, e.Urgent, e.Day}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind status, urgent, day,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET status = ?, urgent = ?, day = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders: it sets e's values,
+// at version c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Status, e.Urgent, e.Day, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET status = null, urgent = null, day = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind order_id, the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders: it clears the
+// pending record of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT order_id, status, urgent, day, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// orderOrdersByStatus: the statements of table orders_by_status, which serves
-// OrdersByStatus.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus;
+// its statements are listed in schema.md.
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersByStatus",
@@ -155,37 +95,15 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "urgent", Type: "boolean"},
 		{Name: "day", Type: "date"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByStatusInsertCQL,
-		Delete:      orderOrdersByStatusDeleteCQL,
-		Scan:        orderOrdersByStatusScanCQL,
-		First:       orderOrdersByStatusFirstCQL,
-		FirstFrom:   orderOrdersByStatusFirstFromCQL,
-		FirstTo:     orderOrdersByStatusFirstToCQL,
-		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersByStatusAfter0CQL,
-		},
-		AfterTo:     orderOrdersByStatusAfterToCQL,
-		AtOrAfter:   orderOrdersByStatusAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByStatusAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind status, order_id, urgent, day, the write timestamp.
-const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (status, order_id, urgent, day)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
+// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e,
+// written at ts; orders_by_status has no column to leave unset.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
 }
@@ -195,69 +113,6 @@ func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
-
-// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, status, order_id.
-const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ?`
-
-// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByStatusScanCQL = `SELECT status, order_id, urgent, day, writetime(urgent), writetime(day)
-	FROM orders_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const orderOrdersByStatusFirstCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ?`
-
-// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds status, From.
-const orderOrdersByStatusFirstFromCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const orderOrdersByStatusFirstToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id < ?`
-
-// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const orderOrdersByStatusFirstFromToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds status, order_id.
-const orderOrdersByStatusAfter0CQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ?`
-
-// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id, To.
-const orderOrdersByStatusAfterToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id.
-const orderOrdersByStatusAtOrAfterCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusAtOrAfterToCQL continues a read of orders_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// To.
-const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByStatusScan reads one row of orders_by_status into e; false when
 // there is none.
@@ -280,8 +135,8 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByFlag: the statements of table orders_by_flag, which serves
-// OrdersByFlag.
+// orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag; its
+// statements are listed in schema.md.
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_flag",
 	Pattern: "OrdersByFlag",
@@ -291,37 +146,15 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "urgent", Type: "boolean"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "status", Type: "text"},
 		{Name: "day", Type: "date"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByFlagInsertCQL,
-		Delete:      orderOrdersByFlagDeleteCQL,
-		Scan:        orderOrdersByFlagScanCQL,
-		First:       orderOrdersByFlagFirstCQL,
-		FirstFrom:   orderOrdersByFlagFirstFromCQL,
-		FirstTo:     orderOrdersByFlagFirstToCQL,
-		FirstFromTo: orderOrdersByFlagFirstFromToCQL,
-		After: []string{
-			orderOrdersByFlagAfter0CQL,
-		},
-		AfterTo:     orderOrdersByFlagAfterToCQL,
-		AtOrAfter:   orderOrdersByFlagAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByFlagAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersByFlagInsertCQL writes a whole row of orders_by_flag. Its
-// placeholders bind urgent, order_id, status, day, the write timestamp.
-const orderOrdersByFlagInsertCQL = `INSERT INTO orders_by_flag (urgent, order_id, status, day)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByFlagRow binds orderOrdersByFlagInsertCQL for e, written at ts;
-// orders_by_flag has no column to leave unset.
+// orderOrdersByFlagRow binds the Insert statement of orders_by_flag for e,
+// written at ts; orders_by_flag has no column to leave unset.
 func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
 }
@@ -331,69 +164,6 @@ func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByFlagKey(e *Order) []any {
 	return []any{e.Urgent, e.OrderID}
 }
-
-// orderOrdersByFlagDeleteCQL deletes a row of orders_by_flag by its primary
-// key. Its placeholders bind the write timestamp, urgent, order_id.
-const orderOrdersByFlagDeleteCQL = `DELETE FROM orders_by_flag
-	USING TIMESTAMP ?
-	WHERE urgent = ? AND order_id = ?`
-
-// orderOrdersByFlagScanCQL reads a token range of orders_by_flag for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByFlagScanCQL = `SELECT urgent, order_id, status, day, writetime(status), writetime(day)
-	FROM orders_by_flag
-	WHERE token(urgent) > ? AND token(urgent) <= ?`
-
-// orderOrdersByFlagFirstCQL reads a partition of orders_by_flag from its first
-// row. cqlgenimpl.ReadPage binds urgent.
-const orderOrdersByFlagFirstCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ?`
-
-// orderOrdersByFlagFirstFromCQL reads a partition of orders_by_flag from the
-// From bound. cqlgenimpl.ReadPage binds urgent, From.
-const orderOrdersByFlagFirstFromCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ?`
-
-// orderOrdersByFlagFirstToCQL reads a partition of orders_by_flag from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds urgent, To.
-const orderOrdersByFlagFirstToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id < ?`
-
-// orderOrdersByFlagFirstFromToCQL reads a partition of orders_by_flag between
-// the bounds. cqlgenimpl.ReadPage binds urgent, From, To.
-const orderOrdersByFlagFirstFromToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByFlagAfter0CQL continues a read of orders_by_flag after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// urgent, order_id.
-const orderOrdersByFlagAfter0CQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id > ?`
-
-// orderOrdersByFlagAfterToCQL continues a read of orders_by_flag after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds urgent, order_id, To.
-const orderOrdersByFlagAfterToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByFlagAtOrAfterCQL continues a read of orders_by_flag at or after
-// a row. cqlgenimpl.ReadPage binds urgent, order_id.
-const orderOrdersByFlagAtOrAfterCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ?`
-
-// orderOrdersByFlagAtOrAfterToCQL continues a read of orders_by_flag at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds urgent, order_id,
-// To.
-const orderOrdersByFlagAtOrAfterToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByFlagScan reads one row of orders_by_flag into e; false when
 // there is none.
@@ -416,8 +186,8 @@ func orderOrdersByFlagCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByDay: the statements of table orders_by_day, which serves
-// OrdersByDay.
+// orderOrdersByDay is table orders_by_day, which serves OrdersByDay; its
+// statements are listed in schema.md.
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_day",
 	Pattern: "OrdersByDay",
@@ -427,37 +197,15 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "status", Type: "text"},
 		{Name: "urgent", Type: "boolean"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayInsertCQL,
-		Delete:      orderOrdersByDayDeleteCQL,
-		Scan:        orderOrdersByDayScanCQL,
-		First:       orderOrdersByDayFirstCQL,
-		FirstFrom:   orderOrdersByDayFirstFromCQL,
-		FirstTo:     orderOrdersByDayFirstToCQL,
-		FirstFromTo: orderOrdersByDayFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayAfter0CQL,
-		},
-		AfterTo:     orderOrdersByDayAfterToCQL,
-		AtOrAfter:   orderOrdersByDayAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByDayAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersByDayInsertCQL writes a whole row of orders_by_day. Its
-// placeholders bind day, order_id, status, urgent, the write timestamp.
-const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_day (day, order_id, status, urgent)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
-// orders_by_day has no column to leave unset.
+// orderOrdersByDayRow binds the Insert statement of orders_by_day for e,
+// written at ts; orders_by_day has no column to leave unset.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
 }
@@ -467,69 +215,6 @@ func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.Day, e.OrderID}
 }
-
-// orderOrdersByDayDeleteCQL deletes a row of orders_by_day by its primary key.
-// Its placeholders bind the write timestamp, day, order_id.
-const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
-	USING TIMESTAMP ?
-	WHERE day = ? AND order_id = ?`
-
-// orderOrdersByDayScanCQL reads a token range of orders_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByDayScanCQL = `SELECT day, order_id, status, urgent, writetime(status),
-		writetime(urgent)
-	FROM orders_by_day
-	WHERE token(day) > ? AND token(day) <= ?`
-
-// orderOrdersByDayFirstCQL reads a partition of orders_by_day from its first
-// row. cqlgenimpl.ReadPage binds day.
-const orderOrdersByDayFirstCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ?`
-
-// orderOrdersByDayFirstFromCQL reads a partition of orders_by_day from the
-// From bound. cqlgenimpl.ReadPage binds day, From.
-const orderOrdersByDayFirstFromCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ?`
-
-// orderOrdersByDayFirstToCQL reads a partition of orders_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds day, To.
-const orderOrdersByDayFirstToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id < ?`
-
-// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_day between
-// the bounds. cqlgenimpl.ReadPage binds day, From, To.
-const orderOrdersByDayFirstFromToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByDayAfter0CQL continues a read of orders_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// day, order_id.
-const orderOrdersByDayAfter0CQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id > ?`
-
-// orderOrdersByDayAfterToCQL continues a read of orders_by_day after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds day, order_id, To.
-const orderOrdersByDayAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_day at or after a
-// row. cqlgenimpl.ReadPage binds day, order_id.
-const orderOrdersByDayAtOrAfterCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ?`
-
-// orderOrdersByDayAtOrAfterToCQL continues a read of orders_by_day at or after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds day, order_id, To.
-const orderOrdersByDayAtOrAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersByDayScan reads one row of orders_by_day into e; false when there
 // is none.
@@ -552,8 +237,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByDaySharded: the statements of table orders_by_day_sharded,
-// which serves OrdersByDaySharded.
+// orderOrdersByDaySharded is table orders_by_day_sharded, which serves
+// OrdersByDaySharded; its statements are listed in schema.md.
 var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_day_sharded",
 	Pattern: "OrdersByDaySharded",
@@ -564,53 +249,17 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "bucket", Type: "int"},
-		{Name: "order_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "status", Type: "text"},
 		{Name: "urgent", Type: "boolean"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayShardedInsertCQL,
-		Delete:      orderOrdersByDayShardedDeleteCQL,
-		Scan:        orderOrdersByDayShardedScanCQL,
-		First:       orderOrdersByDayShardedFirstCQL,
-		FirstFrom:   orderOrdersByDayShardedFirstFromCQL,
-		FirstTo:     orderOrdersByDayShardedFirstToCQL,
-		FirstFromTo: orderOrdersByDayShardedFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayShardedAfter0CQL,
-		},
-		AfterTo:     orderOrdersByDayShardedAfterToCQL,
-		AtOrAfter:   orderOrdersByDayShardedAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByDayShardedAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByDayShardedScatterFirstCQL,
-				FirstFrom:   orderOrdersByDayShardedScatterFirstFromCQL,
-				FirstTo:     orderOrdersByDayShardedScatterFirstToCQL,
-				FirstFromTo: orderOrdersByDayShardedScatterFirstFromToCQL,
-				After: []string{
-					orderOrdersByDayShardedScatterAfter0CQL,
-				},
-				AfterTo:     orderOrdersByDayShardedScatterAfterToCQL,
-				AtOrAfter:   orderOrdersByDayShardedScatterAtOrAfterCQL,
-				AtOrAfterTo: orderOrdersByDayShardedScatterAtOrAfterToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// orderOrdersByDayShardedInsertCQL writes a whole row of
-// orders_by_day_sharded. Its placeholders bind day, bucket, order_id, status,
-// urgent, the write timestamp.
-const orderOrdersByDayShardedInsertCQL = `INSERT INTO orders_by_day_sharded (day, bucket, order_id, status, urgent)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayShardedRow binds orderOrdersByDayShardedInsertCQL for e,
-// written at ts; orders_by_day_sharded has no column to leave unset.
+// orderOrdersByDayShardedRow binds the Insert statement of
+// orders_by_day_sharded for e, written at ts; orders_by_day_sharded has no
+// column to leave unset.
 func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
 }
@@ -620,149 +269,6 @@ func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
 func orderOrdersByDayShardedKey(e *Order) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID}
 }
-
-// orderOrdersByDayShardedDeleteCQL deletes a row of orders_by_day_sharded by
-// its primary key. Its placeholders bind the write timestamp, day, bucket,
-// order_id.
-const orderOrdersByDayShardedDeleteCQL = `DELETE FROM orders_by_day_sharded
-	USING TIMESTAMP ?
-	WHERE day = ? AND bucket = ? AND order_id = ?`
-
-// orderOrdersByDayShardedScanCQL reads a token range of orders_by_day_sharded
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByDayShardedScanCQL = `SELECT day, bucket, order_id, status, urgent, writetime(status),
-		writetime(urgent)
-	FROM orders_by_day_sharded
-	WHERE token(day, bucket) > ? AND token(day, bucket) <= ?`
-
-// orderOrdersByDayShardedFirstCQL reads a partition of orders_by_day_sharded
-// from its first row. cqlgenimpl.ReadPage binds day, bucket.
-const orderOrdersByDayShardedFirstCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ?`
-
-// orderOrdersByDayShardedFirstFromCQL reads a partition of
-// orders_by_day_sharded from the From bound. cqlgenimpl.ReadPage binds day,
-// bucket, From.
-const orderOrdersByDayShardedFirstFromCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ?`
-
-// orderOrdersByDayShardedFirstToCQL reads a partition of orders_by_day_sharded
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds day,
-// bucket, To.
-const orderOrdersByDayShardedFirstToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id < ?`
-
-// orderOrdersByDayShardedFirstFromToCQL reads a partition of
-// orders_by_day_sharded between the bounds. cqlgenimpl.ReadPage binds day,
-// bucket, From, To.
-const orderOrdersByDayShardedFirstFromToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByDayShardedAfter0CQL continues a read of orders_by_day_sharded
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds day, bucket, order_id.
-const orderOrdersByDayShardedAfter0CQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id > ?`
-
-// orderOrdersByDayShardedAfterToCQL continues a read of orders_by_day_sharded
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds day, bucket,
-// order_id, To.
-const orderOrdersByDayShardedAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByDayShardedAtOrAfterCQL continues a read of
-// orders_by_day_sharded at or after a row. cqlgenimpl.ReadPage binds day,
-// bucket, order_id.
-const orderOrdersByDayShardedAtOrAfterCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ?`
-
-// orderOrdersByDayShardedAtOrAfterToCQL continues a read of
-// orders_by_day_sharded at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds day, bucket, order_id, To.
-const orderOrdersByDayShardedAtOrAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByDayShardedScatterFirstCQL reads a partition of
-// orders_by_day_sharded from its first row, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterFirstFromCQL reads a partition of
-// orders_by_day_sharded from the From bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// From, the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstFromCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterFirstToCQL reads a partition of
-// orders_by_day_sharded from its first row up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
-// list of bucket values, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterFirstFromToCQL reads a partition of
-// orders_by_day_sharded between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// From, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstFromToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ? AND order_id < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAfter0CQL continues a read of
-// orders_by_day_sharded after a row, at one run of clustering columns of one
-// direction, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of bucket values, order_id, the most
-// rows per bucket.
-const orderOrdersByDayShardedScatterAfter0CQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAfterToCQL continues a read of
-// orders_by_day_sharded after a row, up to the To bound, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds day, the list of
-// bucket values, order_id, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterAfterToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id > ? AND order_id < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAtOrAfterCQL continues a read of
-// orders_by_day_sharded at or after a row, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// order_id, the most rows per bucket.
-const orderOrdersByDayShardedScatterAtOrAfterCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAtOrAfterToCQL continues a read of
-// orders_by_day_sharded at or after a row, up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
-// list of bucket values, order_id, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterAtOrAfterToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ? AND order_id < ?
-	PER PARTITION LIMIT ?`
 
 // orderOrdersByDayShardedScan reads one row of orders_by_day_sharded into e;
 // false when there is none.

@@ -13,11 +13,12 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// unshardedChartEntryDailyChartsUnsharded: the statements of table
-// daily_charts_unsharded, which is the source of truth of UnshardedChartEntry.
+// unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded,
+// which is the source of truth of UnshardedChartEntry; its statements are
+// listed in schema.md.
 var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_charts_unsharded",
 	Pattern: "DailyChartsUnsharded",
@@ -28,135 +29,21 @@ var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.Tab
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      unshardedChartEntryDailyChartsUnshardedInsertCQL,
-		InsertTTL:   unshardedChartEntryDailyChartsUnshardedInsertTTLCQL,
-		Create:      unshardedChartEntryDailyChartsUnshardedCreateCQL,
-		Delete:      unshardedChartEntryDailyChartsUnshardedDeleteCQL,
-		Get:         unshardedChartEntryDailyChartsUnshardedGetCQL,
-		First:       unshardedChartEntryDailyChartsUnshardedFirstCQL,
-		FirstFrom:   unshardedChartEntryDailyChartsUnshardedFirstFromCQL,
-		FirstTo:     unshardedChartEntryDailyChartsUnshardedFirstToCQL,
-		FirstFromTo: unshardedChartEntryDailyChartsUnshardedFirstFromToCQL,
-		After: []string{
-			unshardedChartEntryDailyChartsUnshardedAfter0CQL,
-			unshardedChartEntryDailyChartsUnshardedAfter1CQL,
-		},
-		AfterTo:   unshardedChartEntryDailyChartsUnshardedAfterToCQL,
-		AtOrAfter: unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// unshardedChartEntryDailyChartsUnshardedInsertCQL writes a whole row of
-// daily_charts_unsharded. Its placeholders bind chart_date, play_count,
-// track_id, the write timestamp.
-const unshardedChartEntryDailyChartsUnshardedInsertCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// unshardedChartEntryDailyChartsUnshardedRow binds
-// unshardedChartEntryDailyChartsUnshardedInsertCQL for e, written at ts.
+// unshardedChartEntryDailyChartsUnshardedRow binds the Insert statement of
+// daily_charts_unsharded for e, written at ts.
 func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
-
-// unshardedChartEntryDailyChartsUnshardedInsertTTLCQL writes a whole row of
-// daily_charts_unsharded with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds chart_date, play_count, track_id, the TTL in
-// seconds (unset: the table's default), the write timestamp.
-const unshardedChartEntryDailyChartsUnshardedInsertTTLCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// unshardedChartEntryDailyChartsUnshardedCreateCQL writes a whole row of
-// daily_charts_unsharded if no row has its key, for InsertIfAbsent and
-// cqlgen.IfAbsent; a conditional write takes no client timestamp.
-// cqlgenimpl.ReadPage binds chart_date, play_count, track_id, the TTL in
-// seconds (unset: the table's default).
-const unshardedChartEntryDailyChartsUnshardedCreateCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// unshardedChartEntryDailyChartsUnshardedDeleteCQL deletes a row of
-// daily_charts_unsharded by its primary key. Its placeholders bind the write
-// timestamp, chart_date, play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedDeleteCQL = `DELETE FROM daily_charts_unsharded
-	USING TIMESTAMP ?
-	WHERE chart_date = ? AND play_count = ? AND track_id = ?`
-
-// unshardedChartEntryDailyChartsUnshardedGetCQL reads a row of
-// daily_charts_unsharded by its primary key. Its placeholders bind chart_date,
-// play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedGetCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count = ? AND track_id = ?`
 
 // unshardedChartEntryDailyChartsUnshardedScan reads one row of
 // daily_charts_unsharded into e; false when there is none.
 func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter, e *UnshardedChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
-
-// unshardedChartEntryDailyChartsUnshardedFirstCQL reads a partition of
-// daily_charts_unsharded from its first row. cqlgenimpl.ReadPage binds
-// chart_date.
-const unshardedChartEntryDailyChartsUnshardedFirstCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ?`
-
-// unshardedChartEntryDailyChartsUnshardedFirstFromCQL reads a partition of
-// daily_charts_unsharded from the From bound. cqlgenimpl.ReadPage binds
-// chart_date, From.
-const unshardedChartEntryDailyChartsUnshardedFirstFromCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count <= ?`
-
-// unshardedChartEntryDailyChartsUnshardedFirstToCQL reads a partition of
-// daily_charts_unsharded from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds chart_date, To.
-const unshardedChartEntryDailyChartsUnshardedFirstToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count > ?`
-
-// unshardedChartEntryDailyChartsUnshardedFirstFromToCQL reads a partition of
-// daily_charts_unsharded between the bounds. cqlgenimpl.ReadPage binds
-// chart_date, From, To.
-const unshardedChartEntryDailyChartsUnshardedFirstFromToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count <= ? AND play_count > ?`
-
-// unshardedChartEntryDailyChartsUnshardedAfter0CQL continues a read of
-// daily_charts_unsharded after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds chart_date, play_count.
-const unshardedChartEntryDailyChartsUnshardedAfter0CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count < ?`
-
-// unshardedChartEntryDailyChartsUnshardedAfter1CQL continues a read of
-// daily_charts_unsharded after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds chart_date, play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedAfter1CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count = ? AND track_id > ?`
-
-// unshardedChartEntryDailyChartsUnshardedAfterToCQL continues a read of
-// daily_charts_unsharded after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds chart_date, play_count, To.
-const unshardedChartEntryDailyChartsUnshardedAfterToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count < ? AND play_count > ?`
-
-// unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL continues a read of
-// daily_charts_unsharded at or after a row. cqlgenimpl.ReadPage binds
-// chart_date, play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count = ? AND track_id >= ?`
 
 // unshardedChartEntryDailyChartsUnshardedClustering is the clustering key of e
 // in daily_charts_unsharded, in order.
@@ -371,8 +258,8 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// chartEntryDailyCharts: the statements of table daily_charts, which is the
-// source of truth of ChartEntry.
+// chartEntryDailyCharts is table daily_charts, which is the source of truth of
+// ChartEntry; its statements are listed in schema.md.
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_charts",
 	Pattern: "DailyCharts",
@@ -384,220 +271,22 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "play_count", Type: "bigint", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      chartEntryDailyChartsInsertCQL,
-		InsertTTL:   chartEntryDailyChartsInsertTTLCQL,
-		Create:      chartEntryDailyChartsCreateCQL,
-		Delete:      chartEntryDailyChartsDeleteCQL,
-		Get:         chartEntryDailyChartsGetCQL,
-		First:       chartEntryDailyChartsFirstCQL,
-		FirstFrom:   chartEntryDailyChartsFirstFromCQL,
-		FirstTo:     chartEntryDailyChartsFirstToCQL,
-		FirstFromTo: chartEntryDailyChartsFirstFromToCQL,
-		After: []string{
-			chartEntryDailyChartsAfter0CQL,
-			chartEntryDailyChartsAfter1CQL,
-		},
-		AfterTo:   chartEntryDailyChartsAfterToCQL,
-		AtOrAfter: chartEntryDailyChartsAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       chartEntryDailyChartsScatterFirstCQL,
-				FirstFrom:   chartEntryDailyChartsScatterFirstFromCQL,
-				FirstTo:     chartEntryDailyChartsScatterFirstToCQL,
-				FirstFromTo: chartEntryDailyChartsScatterFirstFromToCQL,
-				After: []string{
-					chartEntryDailyChartsScatterAfter0CQL,
-					chartEntryDailyChartsScatterAfter1CQL,
-				},
-				AfterTo:   chartEntryDailyChartsScatterAfterToCQL,
-				AtOrAfter: chartEntryDailyChartsScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Bucket:    cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsInsertCQL writes a whole row of daily_charts. Its
-// placeholders bind chart_date, shard, play_count, track_id, the write
-// timestamp.
-const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// chartEntryDailyChartsRow binds chartEntryDailyChartsInsertCQL for e, written
-// at ts.
+// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e,
+// written at ts.
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
-
-// chartEntryDailyChartsInsertTTLCQL writes a whole row of daily_charts with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds chart_date,
-// shard, play_count, track_id, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const chartEntryDailyChartsInsertTTLCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// chartEntryDailyChartsCreateCQL writes a whole row of daily_charts if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, track_id, the TTL in seconds (unset: the table's default).
-const chartEntryDailyChartsCreateCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// chartEntryDailyChartsDeleteCQL deletes a row of daily_charts by its primary
-// key. Its placeholders bind the write timestamp, chart_date, shard,
-// play_count, track_id.
-const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
-	USING TIMESTAMP ?
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
-
-// chartEntryDailyChartsGetCQL reads a row of daily_charts by its primary key.
-// Its placeholders bind chart_date, shard, play_count, track_id.
-const chartEntryDailyChartsGetCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
 
 // chartEntryDailyChartsScan reads one row of daily_charts into e; false when
 // there is none.
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
-
-// chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
-// first row. cqlgenimpl.ReadPage binds chart_date, shard.
-const chartEntryDailyChartsFirstCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ?`
-
-// chartEntryDailyChartsFirstFromCQL reads a partition of daily_charts from the
-// From bound. cqlgenimpl.ReadPage binds chart_date, shard, From.
-const chartEntryDailyChartsFirstFromCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?`
-
-// chartEntryDailyChartsFirstToCQL reads a partition of daily_charts from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// To.
-const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count > ?`
-
-// chartEntryDailyChartsFirstFromToCQL reads a partition of daily_charts
-// between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
-const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?
-		AND play_count > ?`
-
-// chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count.
-const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ?`
-
-// chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count, track_id.
-const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`
-
-// chartEntryDailyChartsAfterToCQL continues a read of daily_charts after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, To.
-const chartEntryDailyChartsAfterToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ? AND play_count > ?`
-
-// chartEntryDailyChartsAtOrAfterCQL continues a read of daily_charts at or
-// after a row. cqlgenimpl.ReadPage binds chart_date, shard, play_count,
-// track_id.
-const chartEntryDailyChartsAtOrAfterCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id >= ?`
-
-// chartEntryDailyChartsScatterFirstCQL reads a partition of daily_charts from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, the most
-// rows per bucket.
-const chartEntryDailyChartsScatterFirstCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromCQL reads a partition of daily_charts
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, the
-// most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstToCQL reads a partition of daily_charts
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds chart_date, the list of shard
-// values, To, the most rows per bucket.
-const chartEntryDailyChartsScatterFirstToCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromToCQL reads a partition of daily_charts
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, To,
-// the most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromToCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter0CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter0CQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter1CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter1CQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfterToCQL continues a read of daily_charts
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds chart_date, the list of shard values,
-// play_count, To, the most rows per bucket.
-const chartEntryDailyChartsScatterAfterToCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAtOrAfterCQL continues a read of daily_charts at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, play_count,
-// track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAtOrAfterCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id >= ?
-	PER PARTITION LIMIT ?`
 
 // chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
 // in order.
@@ -810,8 +499,8 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// playListeningHistory: the statements of table listening_history, which is
-// the source of truth of Play.
+// playListeningHistory is table listening_history, which is the source of
+// truth of Play; its statements are listed in schema.md.
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "listening_history",
 	Pattern: "ListeningHistory",
@@ -822,126 +511,21 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "played_at", Type: "timestamp", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playListeningHistoryInsertCQL,
-		InsertTTL:   playListeningHistoryInsertTTLCQL,
-		Create:      playListeningHistoryCreateCQL,
-		Delete:      playListeningHistoryDeleteCQL,
-		Get:         playListeningHistoryGetCQL,
-		First:       playListeningHistoryFirstCQL,
-		FirstFrom:   playListeningHistoryFirstFromCQL,
-		FirstTo:     playListeningHistoryFirstToCQL,
-		FirstFromTo: playListeningHistoryFirstFromToCQL,
-		After: []string{
-			playListeningHistoryAfter0CQL,
-			playListeningHistoryAfter1CQL,
-		},
-		AfterTo:   playListeningHistoryAfterToCQL,
-		AtOrAfter: playListeningHistoryAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// playListeningHistoryInsertCQL writes a whole row of listening_history. Its
-// placeholders bind user_id, played_at, track_id, the write timestamp.
-const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playListeningHistoryRow binds playListeningHistoryInsertCQL for e, written
-// at ts.
+// playListeningHistoryRow binds the Insert statement of listening_history for
+// e, written at ts.
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
-
-// playListeningHistoryInsertTTLCQL writes a whole row of listening_history
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
-// user_id, played_at, track_id, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const playListeningHistoryInsertTTLCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playListeningHistoryCreateCQL writes a whole row of listening_history if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds user_id, played_at,
-// track_id, the TTL in seconds (unset: the table's default).
-const playListeningHistoryCreateCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playListeningHistoryDeleteCQL deletes a row of listening_history by its
-// primary key. Its placeholders bind the write timestamp, user_id, played_at,
-// track_id.
-const playListeningHistoryDeleteCQL = `DELETE FROM listening_history
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playListeningHistoryGetCQL reads a row of listening_history by its primary
-// key. Its placeholders bind user_id, played_at, track_id.
-const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
 
 // playListeningHistoryScan reads one row of listening_history into e; false
 // when there is none.
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
-
-// playListeningHistoryFirstCQL reads a partition of listening_history from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const playListeningHistoryFirstCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ?`
-
-// playListeningHistoryFirstFromCQL reads a partition of listening_history from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const playListeningHistoryFirstFromCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ?`
-
-// playListeningHistoryFirstToCQL reads a partition of listening_history from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const playListeningHistoryFirstToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at > ?`
-
-// playListeningHistoryFirstFromToCQL reads a partition of listening_history
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
-
-// playListeningHistoryAfter0CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at.
-const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ?`
-
-// playListeningHistoryAfter1CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at, track_id.
-const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id > ?`
-
-// playListeningHistoryAfterToCQL continues a read of listening_history after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, played_at, To.
-const playListeningHistoryAfterToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ? AND played_at > ?`
-
-// playListeningHistoryAtOrAfterCQL continues a read of listening_history at or
-// after a row. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
-const playListeningHistoryAtOrAfterCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
 
 // playListeningHistoryClustering is the clustering key of e in
 // listening_history, in order.
@@ -1152,8 +736,9 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// playForeverListeningHistoryForever: the statements of table
-// listening_history_forever, which is the source of truth of PlayForever.
+// playForeverListeningHistoryForever is table listening_history_forever, which
+// is the source of truth of PlayForever; its statements are listed in
+// schema.md.
 var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "listening_history_forever",
 	Pattern: "ListeningHistoryForever",
@@ -1164,135 +749,21 @@ var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpe
 		{Name: "played_at", Type: "timestamp", Desc: true},
 		{Name: "track_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playForeverListeningHistoryForeverInsertCQL,
-		InsertTTL:   playForeverListeningHistoryForeverInsertTTLCQL,
-		Create:      playForeverListeningHistoryForeverCreateCQL,
-		Delete:      playForeverListeningHistoryForeverDeleteCQL,
-		Get:         playForeverListeningHistoryForeverGetCQL,
-		First:       playForeverListeningHistoryForeverFirstCQL,
-		FirstFrom:   playForeverListeningHistoryForeverFirstFromCQL,
-		FirstTo:     playForeverListeningHistoryForeverFirstToCQL,
-		FirstFromTo: playForeverListeningHistoryForeverFirstFromToCQL,
-		After: []string{
-			playForeverListeningHistoryForeverAfter0CQL,
-			playForeverListeningHistoryForeverAfter1CQL,
-		},
-		AfterTo:   playForeverListeningHistoryForeverAfterToCQL,
-		AtOrAfter: playForeverListeningHistoryForeverAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// playForeverListeningHistoryForeverInsertCQL writes a whole row of
-// listening_history_forever. Its placeholders bind user_id, played_at,
-// track_id, the write timestamp.
-const playForeverListeningHistoryForeverInsertCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playForeverListeningHistoryForeverRow binds
-// playForeverListeningHistoryForeverInsertCQL for e, written at ts.
+// playForeverListeningHistoryForeverRow binds the Insert statement of
+// listening_history_forever for e, written at ts.
 func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
-
-// playForeverListeningHistoryForeverInsertTTLCQL writes a whole row of
-// listening_history_forever with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds user_id, played_at, track_id, the TTL in seconds
-// (unset: the table's default), the write timestamp.
-const playForeverListeningHistoryForeverInsertTTLCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playForeverListeningHistoryForeverCreateCQL writes a whole row of
-// listening_history_forever if no row has its key, for InsertIfAbsent and
-// cqlgen.IfAbsent; a conditional write takes no client timestamp.
-// cqlgenimpl.ReadPage binds user_id, played_at, track_id, the TTL in seconds
-// (unset: the table's default).
-const playForeverListeningHistoryForeverCreateCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playForeverListeningHistoryForeverDeleteCQL deletes a row of
-// listening_history_forever by its primary key. Its placeholders bind the
-// write timestamp, user_id, played_at, track_id.
-const playForeverListeningHistoryForeverDeleteCQL = `DELETE FROM listening_history_forever
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playForeverListeningHistoryForeverGetCQL reads a row of
-// listening_history_forever by its primary key. Its placeholders bind user_id,
-// played_at, track_id.
-const playForeverListeningHistoryForeverGetCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
 
 // playForeverListeningHistoryForeverScan reads one row of
 // listening_history_forever into e; false when there is none.
 func playForeverListeningHistoryForeverScan(it cqlgen.Iter, e *PlayForever) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
-
-// playForeverListeningHistoryForeverFirstCQL reads a partition of
-// listening_history_forever from its first row. cqlgenimpl.ReadPage binds
-// user_id.
-const playForeverListeningHistoryForeverFirstCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ?`
-
-// playForeverListeningHistoryForeverFirstFromCQL reads a partition of
-// listening_history_forever from the From bound. cqlgenimpl.ReadPage binds
-// user_id, From.
-const playForeverListeningHistoryForeverFirstFromCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at <= ?`
-
-// playForeverListeningHistoryForeverFirstToCQL reads a partition of
-// listening_history_forever from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds user_id, To.
-const playForeverListeningHistoryForeverFirstToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at > ?`
-
-// playForeverListeningHistoryForeverFirstFromToCQL reads a partition of
-// listening_history_forever between the bounds. cqlgenimpl.ReadPage binds
-// user_id, From, To.
-const playForeverListeningHistoryForeverFirstFromToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
-
-// playForeverListeningHistoryForeverAfter0CQL continues a read of
-// listening_history_forever after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds user_id, played_at.
-const playForeverListeningHistoryForeverAfter0CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at < ?`
-
-// playForeverListeningHistoryForeverAfter1CQL continues a read of
-// listening_history_forever after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
-const playForeverListeningHistoryForeverAfter1CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at = ? AND track_id > ?`
-
-// playForeverListeningHistoryForeverAfterToCQL continues a read of
-// listening_history_forever after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds user_id, played_at, To.
-const playForeverListeningHistoryForeverAfterToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at < ? AND played_at > ?`
-
-// playForeverListeningHistoryForeverAtOrAfterCQL continues a read of
-// listening_history_forever at or after a row. cqlgenimpl.ReadPage binds
-// user_id, played_at, track_id.
-const playForeverListeningHistoryForeverAtOrAfterCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
 
 // playForeverListeningHistoryForeverClustering is the clustering key of e in
 // listening_history_forever, in order.

@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// tradeTradesByAccount: the statements of table trades_by_account, which is
-// the source of truth of Trade.
+// tradeTradesByAccount is table trades_by_account, which is the source of
+// truth of Trade; its statements are listed in schema.md.
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_account",
 	Pattern: "TradesByAccount",
@@ -30,54 +30,14 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "trade_id", Type: "bigint"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date", Desc: true},
-		{Name: "trade_id", Type: "bigint"},
 		{Name: "symbol", Type: "text"},
 		{Name: "shares", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         tradeTradesByAccountGetCQL,
-		State:       tradeTradesByAccountStateCQL,
-		Change:      tradeTradesByAccountChangeCQL,
-		Remove:      tradeTradesByAccountRemoveCQL,
-		Settle:      tradeTradesByAccountSettleCQL,
-		Scan:        tradeTradesByAccountScanCQL,
-		First:       tradeTradesByAccountFirstCQL,
-		FirstFrom:   tradeTradesByAccountFirstFromCQL,
-		FirstTo:     tradeTradesByAccountFirstToCQL,
-		FirstFromTo: tradeTradesByAccountFirstFromToCQL,
-		After: []string{
-			tradeTradesByAccountAfter0CQL,
-			tradeTradesByAccountAfter1CQL,
-			tradeTradesByAccountAfter2CQL,
-		},
-		AfterTo:   tradeTradesByAccountAfterToCQL,
-		AtOrAfter: tradeTradesByAccountAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesByAccountEq1FirstCQL,
-				FirstFrom:   tradeTradesByAccountEq1FirstFromCQL,
-				FirstTo:     tradeTradesByAccountEq1FirstToCQL,
-				FirstFromTo: tradeTradesByAccountEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesByAccountEq1After1CQL,
-					tradeTradesByAccountEq1After2CQL,
-				},
-				AfterTo:   tradeTradesByAccountEq1AfterToCQL,
-				AtOrAfter: tradeTradesByAccountEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
+	Prefix:     1,
 })
-
-// tradeTradesByAccountGetCQL reads a row of trades_by_account by its primary
-// key. Its placeholders bind account, type, trade_date, trade_id.
-const tradeTradesByAccountGetCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?`
 
 // tradeTradesByAccountScan reads the next row of trades_by_account that is no
 // grave of a deleted Trade into e; false when there is none.
@@ -94,16 +54,8 @@ func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	}
 }
 
-// tradeTradesByAccountStateCQL reads a row of trades_by_account with the write
-// protocol's columns. Its placeholders bind account, type, trade_date,
-// trade_id.
-const tradeTradesByAccountStateCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?`
-
-// tradeTradesByAccountState binds tradeTradesByAccountStateCQL: the primary
-// key of e.
+// tradeTradesByAccountState binds the State statement of trades_by_account:
+// the primary key of e.
 func tradeTradesByAccountState(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID}
 }
@@ -121,191 +73,23 @@ func tradeTradesByAccountData(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, e.Symbol, e.Shares}
 }
 
-// tradeTradesByAccountChangeCQL writes a row of trades_by_account if its
-// version is the one read (null: if there is no row). Its placeholders bind
-// symbol, shares, cqlgen_version (the write timestamp), the pending record,
-// the record of the last changes, account, type, trade_date, trade_id, the
-// version read.
-const tradeTradesByAccountChangeCQL = `UPDATE trades_by_account
-	SET symbol = ?, shares = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
-	IF cqlgen_version = ?`
-
-// tradeTradesByAccountChange binds tradeTradesByAccountChangeCQL: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// tradeTradesByAccountChange binds the Change statement of trades_by_account:
+// it sets e's values, at version c.TS, if the version is still c.Old.
 func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
-// tradeTradesByAccountRemoveCQL leaves a grave of a row of trades_by_account
-// if its version is the one read. Its placeholders bind cqlgen_version (the
-// write timestamp), the pending record, the record of the last changes,
-// account, type, trade_date, trade_id, the version read.
-const tradeTradesByAccountRemoveCQL = `UPDATE trades_by_account
-	USING TTL 864000
-	SET symbol = null, shares = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
-	IF cqlgen_version = ?`
-
-// tradeTradesByAccountRemove binds tradeTradesByAccountRemoveCQL: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// tradeTradesByAccountRemove binds the Remove statement of trades_by_account:
+// it leaves a grave of e, at version c.TS, if the version is still c.Old.
 func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
-// tradeTradesByAccountSettleCQL clears the pending record of a row of
-// trades_by_account if its version is the one read. Its placeholders bind
-// account, type, trade_date, trade_id, the version read.
-const tradeTradesByAccountSettleCQL = `UPDATE trades_by_account
-	SET cqlgen_pending = null
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
-	IF cqlgen_version = ?`
-
-// tradeTradesByAccountSettle binds tradeTradesByAccountSettleCQL: it clears
-// the pending record of e's row if the version is still version.
+// tradeTradesByAccountSettle binds the Settle statement of trades_by_account:
+// it clears the pending record of e's row if the version is still version.
 func tradeTradesByAccountSettle(e *Trade, version int64) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, version}
 }
-
-// tradeTradesByAccountScanCQL reads a token range of trades_by_account for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const tradeTradesByAccountScanCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM trades_by_account
-	WHERE token(account) > ? AND token(account) <= ?`
-
-// tradeTradesByAccountFirstCQL reads a partition of trades_by_account from its
-// first row. cqlgenimpl.ReadPage binds account.
-const tradeTradesByAccountFirstCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ?`
-
-// tradeTradesByAccountFirstFromCQL reads a partition of trades_by_account from
-// the From bound. cqlgenimpl.ReadPage binds account, From.
-const tradeTradesByAccountFirstFromCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type >= ?`
-
-// tradeTradesByAccountFirstToCQL reads a partition of trades_by_account from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds account, To.
-const tradeTradesByAccountFirstToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type < ?`
-
-// tradeTradesByAccountFirstFromToCQL reads a partition of trades_by_account
-// between the bounds. cqlgenimpl.ReadPage binds account, From, To.
-const tradeTradesByAccountFirstFromToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type >= ? AND type < ?`
-
-// tradeTradesByAccountAfter0CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, type.
-const tradeTradesByAccountAfter0CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type > ?`
-
-// tradeTradesByAccountAfter1CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, type, trade_date.
-const tradeTradesByAccountAfter1CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date < ?`
-
-// tradeTradesByAccountAfter2CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, type, trade_date, trade_id.
-const tradeTradesByAccountAfter2CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id > ?`
-
-// tradeTradesByAccountAfterToCQL continues a read of trades_by_account after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds account, type, To.
-const tradeTradesByAccountAfterToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type > ? AND type < ?`
-
-// tradeTradesByAccountAtOrAfterCQL continues a read of trades_by_account at or
-// after a row. cqlgenimpl.ReadPage binds account, type, trade_date, trade_id.
-const tradeTradesByAccountAtOrAfterCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id >= ?`
-
-// tradeTradesByAccountEq1FirstCQL reads a partition of trades_by_account from
-// its first row, in the rows of one type. cqlgenimpl.ReadPage binds account,
-// type.
-const tradeTradesByAccountEq1FirstCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ?`
-
-// tradeTradesByAccountEq1FirstFromCQL reads a partition of trades_by_account
-// from the From bound, in the rows of one type. cqlgenimpl.ReadPage binds
-// account, type, From.
-const tradeTradesByAccountEq1FirstFromCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date <= ?`
-
-// tradeTradesByAccountEq1FirstToCQL reads a partition of trades_by_account
-// from its first row up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds account, type, To.
-const tradeTradesByAccountEq1FirstToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date > ?`
-
-// tradeTradesByAccountEq1FirstFromToCQL reads a partition of trades_by_account
-// between the bounds, in the rows of one type. cqlgenimpl.ReadPage binds
-// account, type, From, To.
-const tradeTradesByAccountEq1FirstFromToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date <= ? AND trade_date > ?`
-
-// tradeTradesByAccountEq1After1CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// type. cqlgenimpl.ReadPage binds account, type, trade_date.
-const tradeTradesByAccountEq1After1CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date < ?`
-
-// tradeTradesByAccountEq1After2CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// type. cqlgenimpl.ReadPage binds account, type, trade_date, trade_id.
-const tradeTradesByAccountEq1After2CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id > ?`
-
-// tradeTradesByAccountEq1AfterToCQL continues a read of trades_by_account
-// after a row, up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds account, type, trade_date, To.
-const tradeTradesByAccountEq1AfterToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date < ? AND trade_date > ?`
-
-// tradeTradesByAccountEq1AtOrAfterCQL continues a read of trades_by_account at
-// or after a row, in the rows of one type. cqlgenimpl.ReadPage binds account,
-// type, trade_date, trade_id.
-const tradeTradesByAccountEq1AtOrAfterCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id >= ?`
 
 // tradeTradesByAccountClustering is the clustering key of e in
 // trades_by_account, in order.
@@ -328,8 +112,8 @@ func tradeTradesByAccountCompare(a, b *Trade) int {
 	return 0
 }
 
-// tradeTradesBySymbol: the statements of table trades_by_symbol, which serves
-// TradesBySymbol.
+// tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol;
+// its statements are listed in schema.md.
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_symbol",
 	Pattern: "TradesBySymbol",
@@ -343,106 +127,16 @@ var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "account", Type: "text"},
 		{Name: "trade_id", Type: "bigint"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "int"},
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date"},
-		{Name: "account", Type: "text"},
-		{Name: "trade_id", Type: "bigint"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "shares", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tradeTradesBySymbolInsertCQL,
-		Delete:      tradeTradesBySymbolDeleteCQL,
-		Scan:        tradeTradesBySymbolScanCQL,
-		First:       tradeTradesBySymbolFirstCQL,
-		FirstFrom:   tradeTradesBySymbolFirstFromCQL,
-		FirstTo:     tradeTradesBySymbolFirstToCQL,
-		FirstFromTo: tradeTradesBySymbolFirstFromToCQL,
-		After: []string{
-			tradeTradesBySymbolAfter0CQL,
-		},
-		AfterTo:     tradeTradesBySymbolAfterToCQL,
-		AtOrAfter:   tradeTradesBySymbolAtOrAfterCQL,
-		AtOrAfterTo: tradeTradesBySymbolAtOrAfterToCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesBySymbolEq1FirstCQL,
-				FirstFrom:   tradeTradesBySymbolEq1FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolEq1FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolEq1After1CQL,
-				},
-				AfterTo:     tradeTradesBySymbolEq1AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolEq1AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolEq1AtOrAfterToCQL,
-			},
-			{
-				First:       tradeTradesBySymbolEq2FirstCQL,
-				FirstFrom:   tradeTradesBySymbolEq2FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolEq2FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolEq2FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolEq2After2CQL,
-				},
-				AfterTo:     tradeTradesBySymbolEq2AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolEq2AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolEq2AtOrAfterToCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesBySymbolScatterFirstCQL,
-				FirstFrom:   tradeTradesBySymbolScatterFirstFromCQL,
-				FirstTo:     tradeTradesBySymbolScatterFirstToCQL,
-				FirstFromTo: tradeTradesBySymbolScatterFirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolScatterAfter0CQL,
-				},
-				AfterTo:     tradeTradesBySymbolScatterAfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolScatterAtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolScatterAtOrAfterToCQL,
-			},
-			{
-				First:       tradeTradesBySymbolScatterEq1FirstCQL,
-				FirstFrom:   tradeTradesBySymbolScatterEq1FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolScatterEq1FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolScatterEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolScatterEq1After1CQL,
-				},
-				AfterTo:     tradeTradesBySymbolScatterEq1AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolScatterEq1AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolScatterEq1AtOrAfterToCQL,
-			},
-			{
-				First:       tradeTradesBySymbolScatterEq2FirstCQL,
-				FirstFrom:   tradeTradesBySymbolScatterEq2FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolScatterEq2FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolScatterEq2FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolScatterEq2After2CQL,
-				},
-				AfterTo:     tradeTradesBySymbolScatterEq2AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolScatterEq2AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolScatterEq2AtOrAfterToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Prefix:     2,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// tradeTradesBySymbolInsertCQL writes a whole row of trades_by_symbol. Its
-// placeholders bind symbol, bucket, type, trade_date, account, trade_id,
-// shares, the write timestamp.
-const tradeTradesBySymbolInsertCQL = `INSERT INTO trades_by_symbol (symbol, bucket, type, trade_date,
-		account, trade_id, shares)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tradeTradesBySymbolRow binds tradeTradesBySymbolInsertCQL for e, written at
-// ts; trades_by_symbol has no column to leave unset.
+// tradeTradesBySymbolRow binds the Insert statement of trades_by_symbol for e,
+// written at ts; trades_by_symbol has no column to leave unset.
 func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID, e.Shares, ts}
 }
@@ -452,453 +146,6 @@ func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
 func tradeTradesBySymbolKey(e *Trade) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID}
 }
-
-// tradeTradesBySymbolDeleteCQL deletes a row of trades_by_symbol by its
-// primary key. Its placeholders bind the write timestamp, symbol, bucket,
-// type, trade_date, account, trade_id.
-const tradeTradesBySymbolDeleteCQL = `DELETE FROM trades_by_symbol
-	USING TIMESTAMP ?
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account = ? AND trade_id = ?`
-
-// tradeTradesBySymbolScanCQL reads a token range of trades_by_symbol for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const tradeTradesBySymbolScanCQL = `SELECT symbol, bucket, type, trade_date, account, trade_id, shares,
-		writetime(shares)
-	FROM trades_by_symbol
-	WHERE token(symbol, bucket) > ? AND token(symbol, bucket) <= ?`
-
-// tradeTradesBySymbolFirstCQL reads a partition of trades_by_symbol from its
-// first row. cqlgenimpl.ReadPage binds symbol, bucket.
-const tradeTradesBySymbolFirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?`
-
-// tradeTradesBySymbolFirstFromCQL reads a partition of trades_by_symbol from
-// the From bound. cqlgenimpl.ReadPage binds symbol, bucket, From.
-const tradeTradesBySymbolFirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type >= ?`
-
-// tradeTradesBySymbolFirstToCQL reads a partition of trades_by_symbol from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, To.
-const tradeTradesBySymbolFirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type < ?`
-
-// tradeTradesBySymbolFirstFromToCQL reads a partition of trades_by_symbol
-// between the bounds. cqlgenimpl.ReadPage binds symbol, bucket, From, To.
-const tradeTradesBySymbolFirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type >= ? AND type < ?`
-
-// tradeTradesBySymbolAfter0CQL continues a read of trades_by_symbol after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, account, trade_id.
-const tradeTradesBySymbolAfter0CQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?)`
-
-// tradeTradesBySymbolAfterToCQL continues a read of trades_by_symbol after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, type,
-// trade_date, account, trade_id, To.
-const tradeTradesBySymbolAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?) AND type < ?`
-
-// tradeTradesBySymbolAtOrAfterCQL continues a read of trades_by_symbol at or
-// after a row. cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date,
-// account, trade_id.
-const tradeTradesBySymbolAtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?)`
-
-// tradeTradesBySymbolAtOrAfterToCQL continues a read of trades_by_symbol at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket,
-// type, trade_date, account, trade_id, To.
-const tradeTradesBySymbolAtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?) AND type < ?`
-
-// tradeTradesBySymbolEq1FirstCQL reads a partition of trades_by_symbol from
-// its first row, in the rows of one type. cqlgenimpl.ReadPage binds symbol,
-// bucket, type.
-const tradeTradesBySymbolEq1FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?`
-
-// tradeTradesBySymbolEq1FirstFromCQL reads a partition of trades_by_symbol
-// from the From bound, in the rows of one type. cqlgenimpl.ReadPage binds
-// symbol, bucket, type, From.
-const tradeTradesBySymbolEq1FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date >= ?`
-
-// tradeTradesBySymbolEq1FirstToCQL reads a partition of trades_by_symbol from
-// its first row up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, To.
-const tradeTradesBySymbolEq1FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date < ?`
-
-// tradeTradesBySymbolEq1FirstFromToCQL reads a partition of trades_by_symbol
-// between the bounds, in the rows of one type. cqlgenimpl.ReadPage binds
-// symbol, bucket, type, From, To.
-const tradeTradesBySymbolEq1FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date >= ?
-		AND trade_date < ?`
-
-// tradeTradesBySymbolEq1After1CQL continues a read of trades_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// type. cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id.
-const tradeTradesBySymbolEq1After1CQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?)`
-
-// tradeTradesBySymbolEq1AfterToCQL continues a read of trades_by_symbol after
-// a row, up to the To bound, in the rows of one type. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, account, trade_id, To.
-const tradeTradesBySymbolEq1AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?) AND trade_date < ?`
-
-// tradeTradesBySymbolEq1AtOrAfterCQL continues a read of trades_by_symbol at
-// or after a row, in the rows of one type. cqlgenimpl.ReadPage binds symbol,
-// bucket, type, trade_date, account, trade_id.
-const tradeTradesBySymbolEq1AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?)`
-
-// tradeTradesBySymbolEq1AtOrAfterToCQL continues a read of trades_by_symbol at
-// or after a row, up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id, To.
-const tradeTradesBySymbolEq1AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?) AND trade_date < ?`
-
-// tradeTradesBySymbolEq2FirstCQL reads a partition of trades_by_symbol from
-// its first row, in the rows of one type, trade_date. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date.
-const tradeTradesBySymbolEq2FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?`
-
-// tradeTradesBySymbolEq2FirstFromCQL reads a partition of trades_by_symbol
-// from the From bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, From.
-const tradeTradesBySymbolEq2FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account >= ?`
-
-// tradeTradesBySymbolEq2FirstToCQL reads a partition of trades_by_symbol from
-// its first row up to the To bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, To.
-const tradeTradesBySymbolEq2FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account < ?`
-
-// tradeTradesBySymbolEq2FirstFromToCQL reads a partition of trades_by_symbol
-// between the bounds, in the rows of one type, trade_date. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, From, To.
-const tradeTradesBySymbolEq2FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account >= ? AND account < ?`
-
-// tradeTradesBySymbolEq2After2CQL continues a read of trades_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// type, trade_date. cqlgenimpl.ReadPage binds symbol, bucket, type,
-// trade_date, account, trade_id.
-const tradeTradesBySymbolEq2After2CQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?)`
-
-// tradeTradesBySymbolEq2AfterToCQL continues a read of trades_by_symbol after
-// a row, up to the To bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id, To.
-const tradeTradesBySymbolEq2AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?) AND account < ?`
-
-// tradeTradesBySymbolEq2AtOrAfterCQL continues a read of trades_by_symbol at
-// or after a row, in the rows of one type, trade_date. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, account, trade_id.
-const tradeTradesBySymbolEq2AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?)`
-
-// tradeTradesBySymbolEq2AtOrAfterToCQL continues a read of trades_by_symbol at
-// or after a row, up to the To bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id, To.
-const tradeTradesBySymbolEq2AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?) AND account < ?`
-
-// tradeTradesBySymbolScatterFirstCQL reads a partition of trades_by_symbol
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, the most rows
-// per bucket.
-const tradeTradesBySymbolScatterFirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterFirstFromCQL reads a partition of trades_by_symbol
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, the most
-// rows per bucket.
-const tradeTradesBySymbolScatterFirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type >= ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterFirstToCQL reads a partition of trades_by_symbol
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, To, the most rows per bucket.
-const tradeTradesBySymbolScatterFirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterFirstFromToCQL reads a partition of
-// trades_by_symbol between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, From, To, the most rows per bucket.
-const tradeTradesBySymbolScatterFirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type >= ? AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAfter0CQL continues a read of trades_by_symbol
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, account, trade_id, the
-// most rows per bucket.
-const tradeTradesBySymbolScatterAfter0CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAfterToCQL continues a read of trades_by_symbol
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds symbol, the list of bucket values,
-// type, trade_date, account, trade_id, To, the most rows per bucket.
-const tradeTradesBySymbolScatterAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?) AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAtOrAfterCQL continues a read of trades_by_symbol
-// at or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, the most rows per bucket.
-const tradeTradesBySymbolScatterAtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAtOrAfterToCQL continues a read of
-// trades_by_symbol at or after a row, up to the To bound, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list
-// of bucket values, type, trade_date, account, trade_id, To, the most rows per
-// bucket.
-const tradeTradesBySymbolScatterAtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?) AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstCQL reads a partition of trades_by_symbol
-// from its first row, in the rows of one type, in every hash bucket at once,
-// the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, type, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstFromCQL reads a partition of
-// trades_by_symbol from the From bound, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, From, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date >= ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstToCQL reads a partition of
-// trades_by_symbol from its first row up to the To bound, in the rows of one
-// type, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type, To, the
-// most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstFromToCQL reads a partition of
-// trades_by_symbol between the bounds, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, From, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date >= ?
-		AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1After1CQL continues a read of trades_by_symbol
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one type, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1After1CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1AfterToCQL continues a read of trades_by_symbol
-// after a row, up to the To bound, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, trade_date, account, trade_id, To, the most
-// rows per bucket.
-const tradeTradesBySymbolScatterEq1AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?) AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1AtOrAfterCQL continues a read of
-// trades_by_symbol at or after a row, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, trade_date, account, trade_id, the most rows
-// per bucket.
-const tradeTradesBySymbolScatterEq1AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1AtOrAfterToCQL continues a read of
-// trades_by_symbol at or after a row, up to the To bound, in the rows of one
-// type, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?) AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstCQL reads a partition of trades_by_symbol
-// from its first row, in the rows of one type, trade_date, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, trade_date, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstFromCQL reads a partition of
-// trades_by_symbol from the From bound, in the rows of one type, trade_date,
-// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
-// binds symbol, the list of bucket values, type, trade_date, From, the most
-// rows per bucket.
-const tradeTradesBySymbolScatterEq2FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND account >= ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstToCQL reads a partition of
-// trades_by_symbol from its first row up to the To bound, in the rows of one
-// type, trade_date, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND account < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstFromToCQL reads a partition of
-// trades_by_symbol between the bounds, in the rows of one type, trade_date, in
-// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, From, To, the most rows
-// per bucket.
-const tradeTradesBySymbolScatterEq2FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND account >= ? AND account < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2After2CQL continues a read of trades_by_symbol
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one type, trade_date, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2After2CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2AfterToCQL continues a read of trades_by_symbol
-// after a row, up to the To bound, in the rows of one type, trade_date, in
-// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, account, trade_id, To,
-// the most rows per bucket.
-const tradeTradesBySymbolScatterEq2AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?) AND account < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2AtOrAfterCQL continues a read of
-// trades_by_symbol at or after a row, in the rows of one type, trade_date, in
-// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, account, trade_id, the
-// most rows per bucket.
-const tradeTradesBySymbolScatterEq2AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2AtOrAfterToCQL continues a read of
-// trades_by_symbol at or after a row, up to the To bound, in the rows of one
-// type, trade_date, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?) AND account < ?
-	PER PARTITION LIMIT ?`
 
 // tradeTradesBySymbolScan reads one row of trades_by_symbol into e; false when
 // there is none.
@@ -1364,8 +611,8 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// readingReadingsByKind: the statements of table readings_by_kind, which is
-// the source of truth of Reading.
+// readingReadingsByKind is table readings_by_kind, which is the source of
+// truth of Reading; its statements are listed in schema.md.
 var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_kind",
 	Pattern: "ReadingsByKind",
@@ -1377,286 +624,26 @@ var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "kind", Type: "text"},
 		{Name: "at", Type: "timestamp", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "value", Type: "double"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByKindInsertCQL,
-		InsertTTL:   readingReadingsByKindInsertTTLCQL,
-		Create:      readingReadingsByKindCreateCQL,
-		Delete:      readingReadingsByKindDeleteCQL,
-		Get:         readingReadingsByKindGetCQL,
-		First:       readingReadingsByKindFirstCQL,
-		FirstFrom:   readingReadingsByKindFirstFromCQL,
-		FirstTo:     readingReadingsByKindFirstToCQL,
-		FirstFromTo: readingReadingsByKindFirstFromToCQL,
-		After: []string{
-			readingReadingsByKindAfter0CQL,
-			readingReadingsByKindAfter1CQL,
-		},
-		AfterTo:   readingReadingsByKindAfterToCQL,
-		AtOrAfter: readingReadingsByKindAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByKindEq1FirstCQL,
-				FirstFrom:   readingReadingsByKindEq1FirstFromCQL,
-				FirstTo:     readingReadingsByKindEq1FirstToCQL,
-				FirstFromTo: readingReadingsByKindEq1FirstFromToCQL,
-				After: []string{
-					readingReadingsByKindEq1After1CQL,
-				},
-				AfterTo:     readingReadingsByKindEq1AfterToCQL,
-				AtOrAfter:   readingReadingsByKindEq1AtOrAfterCQL,
-				AtOrAfterTo: readingReadingsByKindEq1AtOrAfterToCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByKindScatterFirstCQL,
-				FirstFrom:   readingReadingsByKindScatterFirstFromCQL,
-				FirstTo:     readingReadingsByKindScatterFirstToCQL,
-				FirstFromTo: readingReadingsByKindScatterFirstFromToCQL,
-			},
-			{
-				First:       readingReadingsByKindScatterEq1FirstCQL,
-				FirstFrom:   readingReadingsByKindScatterEq1FirstFromCQL,
-				FirstTo:     readingReadingsByKindScatterEq1FirstToCQL,
-				FirstFromTo: readingReadingsByKindScatterEq1FirstFromToCQL,
-			},
-		},
-	},
+	Canonical: true,
+	Single:    true,
+	Prefix:    1,
+	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByKindInsertCQL writes a whole row of readings_by_kind. Its
-// placeholders bind sensor, bucket, kind, at, value, the write timestamp.
-const readingReadingsByKindInsertCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByKindRow binds readingReadingsByKindInsertCQL for e, written
-// at ts.
+// readingReadingsByKindRow binds the Insert statement of readings_by_kind for
+// e, written at ts.
 func readingReadingsByKindRow(e *Reading, ts int64) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
-
-// readingReadingsByKindInsertTTLCQL writes a whole row of readings_by_kind
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds sensor,
-// bucket, kind, at, value, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const readingReadingsByKindInsertTTLCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// readingReadingsByKindCreateCQL writes a whole row of readings_by_kind if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds sensor, bucket, kind,
-// at, value, the TTL in seconds (unset: the table's default).
-const readingReadingsByKindCreateCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// readingReadingsByKindDeleteCQL deletes a row of readings_by_kind by its
-// primary key. Its placeholders bind the write timestamp, sensor, bucket,
-// kind, at.
-const readingReadingsByKindDeleteCQL = `DELETE FROM readings_by_kind
-	USING TIMESTAMP ?
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at = ?`
-
-// readingReadingsByKindGetCQL reads a row of readings_by_kind by its primary
-// key. Its placeholders bind sensor, bucket, kind, at.
-const readingReadingsByKindGetCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at = ?`
 
 // readingReadingsByKindScan reads one row of readings_by_kind into e; false
 // when there is none.
 func readingReadingsByKindScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
 }
-
-// readingReadingsByKindFirstCQL reads a partition of readings_by_kind from its
-// first row. cqlgenimpl.ReadPage binds sensor, bucket.
-const readingReadingsByKindFirstCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ?`
-
-// readingReadingsByKindFirstFromCQL reads a partition of readings_by_kind from
-// the From bound. cqlgenimpl.ReadPage binds sensor, bucket, From.
-const readingReadingsByKindFirstFromCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind >= ?`
-
-// readingReadingsByKindFirstToCQL reads a partition of readings_by_kind from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor, bucket,
-// To.
-const readingReadingsByKindFirstToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind < ?`
-
-// readingReadingsByKindFirstFromToCQL reads a partition of readings_by_kind
-// between the bounds. cqlgenimpl.ReadPage binds sensor, bucket, From, To.
-const readingReadingsByKindFirstFromToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind >= ? AND kind < ?`
-
-// readingReadingsByKindAfter0CQL continues a read of readings_by_kind after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor, bucket, kind.
-const readingReadingsByKindAfter0CQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind > ?`
-
-// readingReadingsByKindAfter1CQL continues a read of readings_by_kind after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor, bucket, kind, at.
-const readingReadingsByKindAfter1CQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// readingReadingsByKindAfterToCQL continues a read of readings_by_kind after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor, bucket, kind, To.
-const readingReadingsByKindAfterToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind > ? AND kind < ?`
-
-// readingReadingsByKindAtOrAfterCQL continues a read of readings_by_kind at or
-// after a row. cqlgenimpl.ReadPage binds sensor, bucket, kind, at.
-const readingReadingsByKindAtOrAfterCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// readingReadingsByKindEq1FirstCQL reads a partition of readings_by_kind from
-// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds sensor,
-// bucket, kind.
-const readingReadingsByKindEq1FirstCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ?`
-
-// readingReadingsByKindEq1FirstFromCQL reads a partition of readings_by_kind
-// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// sensor, bucket, kind, From.
-const readingReadingsByKindEq1FirstFromCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// readingReadingsByKindEq1FirstToCQL reads a partition of readings_by_kind
-// from its first row up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds sensor, bucket, kind, To.
-const readingReadingsByKindEq1FirstToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at > ?`
-
-// readingReadingsByKindEq1FirstFromToCQL reads a partition of readings_by_kind
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
-// sensor, bucket, kind, From, To.
-const readingReadingsByKindEq1FirstFromToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
-
-// readingReadingsByKindEq1After1CQL continues a read of readings_by_kind after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds sensor, bucket, kind, at.
-const readingReadingsByKindEq1After1CQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// readingReadingsByKindEq1AfterToCQL continues a read of readings_by_kind
-// after a row, up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds sensor, bucket, kind, at, To.
-const readingReadingsByKindEq1AfterToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at < ? AND at > ?`
-
-// readingReadingsByKindEq1AtOrAfterCQL continues a read of readings_by_kind at
-// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds sensor,
-// bucket, kind, at.
-const readingReadingsByKindEq1AtOrAfterCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// readingReadingsByKindEq1AtOrAfterToCQL continues a read of readings_by_kind
-// at or after a row, up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds sensor, bucket, kind, at, To.
-const readingReadingsByKindEq1AtOrAfterToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
-
-// readingReadingsByKindScatterFirstCQL reads a partition of readings_by_kind
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor, the list of bucket values, the most rows
-// per bucket.
-const readingReadingsByKindScatterFirstCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterFirstFromCQL reads a partition of
-// readings_by_kind from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
-// values, From, the most rows per bucket.
-const readingReadingsByKindScatterFirstFromCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind >= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterFirstToCQL reads a partition of readings_by_kind
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
-// values, To, the most rows per bucket.
-const readingReadingsByKindScatterFirstToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterFirstFromToCQL reads a partition of
-// readings_by_kind between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
-// values, From, To, the most rows per bucket.
-const readingReadingsByKindScatterFirstFromToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind >= ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstCQL reads a partition of
-// readings_by_kind from its first row, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor, the list of bucket values, kind, the most rows per bucket.
-const readingReadingsByKindScatterEq1FirstCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstFromCQL reads a partition of
-// readings_by_kind from the From bound, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor, the list of bucket values, kind, From, the most rows per bucket.
-const readingReadingsByKindScatterEq1FirstFromCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstToCQL reads a partition of
-// readings_by_kind from its first row up to the To bound, in the rows of one
-// kind, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor, the list of bucket values, kind, To, the
-// most rows per bucket.
-const readingReadingsByKindScatterEq1FirstToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstFromToCQL reads a partition of
-// readings_by_kind between the bounds, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor, the list of bucket values, kind, From, To, the most rows per bucket.
-const readingReadingsByKindScatterEq1FirstFromToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
 
 // readingReadingsByKindClustering is the clustering key of e in
 // readings_by_kind, in order.

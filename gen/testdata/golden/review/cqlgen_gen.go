@@ -12,10 +12,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// noteEnd: the statements of table end, which is the source of truth of Note.
+// noteEnd is table end, which is the source of truth of Note; its statements
+// are listed in schema.md.
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "end",
 	Pattern: "End",
@@ -23,26 +24,13 @@ var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "id", Type: "text"},
 		{Name: "owner", Type: "text"},
 		{Name: "tag", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     noteEndGetCQL,
-		GetMany: noteEndGetManyCQL,
-		State:   noteEndStateCQL,
-		Change:  noteEndChangeCQL,
-		Remove:  noteEndRemoveCQL,
-		Settle:  noteEndSettleCQL,
-		Scan:    noteEndScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// noteEndGetCQL reads a row of end by its primary key. Its placeholders bind
-// id.
-const noteEndGetCQL = `SELECT id, owner, tag, cqlgen_deleted
-	FROM end
-	WHERE id = ?`
 
 // noteEndScan reads the next row of end that is no grave of a deleted Note
 // into e; false when there is none.
@@ -59,20 +47,7 @@ func noteEndScan(it cqlgen.Iter, e *Note) bool {
 	}
 }
 
-// noteEndGetManyCQL reads the rows of end of several partition keys at once.
-// cqlgenimpl.GetMany binds the list of id values.
-const noteEndGetManyCQL = `SELECT id, owner, tag, cqlgen_deleted
-	FROM end
-	WHERE id IN ?`
-
-// noteEndStateCQL reads a row of end with the write protocol's columns. Its
-// placeholders bind id.
-const noteEndStateCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM end
-	WHERE id = ?`
-
-// noteEndState binds noteEndStateCQL: the primary key of e.
+// noteEndState binds the State statement of end: the primary key of e.
 func noteEndState(e *Note) []any {
 	return []any{e.ID}
 }
@@ -89,57 +64,23 @@ func noteEndData(e *Note) []any {
 	return []any{e.ID, e.Owner, e.Tag}
 }
 
-// noteEndChangeCQL writes a row of end if its version is the one read (null:
-// if there is no row). Its placeholders bind owner, tag, cqlgen_version (the
-// write timestamp), the pending record, the record of the last changes, id,
-// the version read.
-const noteEndChangeCQL = `UPDATE end
-	SET owner = ?, tag = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE id = ?
-	IF cqlgen_version = ?`
-
-// noteEndChange binds noteEndChangeCQL: it sets e's values, at version c.TS,
-// if the version is still c.Old.
+// noteEndChange binds the Change statement of end: it sets e's values, at
+// version c.TS, if the version is still c.Old.
 func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
-// noteEndRemoveCQL leaves a grave of a row of end if its version is the one
-// read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, id, the version read.
-const noteEndRemoveCQL = `UPDATE end
-	USING TTL 864000
-	SET owner = null, tag = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE id = ?
-	IF cqlgen_version = ?`
-
-// noteEndRemove binds noteEndRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old.
+// noteEndRemove binds the Remove statement of end: it leaves a grave of e, at
+// version c.TS, if the version is still c.Old.
 func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
-// noteEndSettleCQL clears the pending record of a row of end if its version is
-// the one read. Its placeholders bind id, the version read.
-const noteEndSettleCQL = `UPDATE end
-	SET cqlgen_pending = null
-	WHERE id = ?
-	IF cqlgen_version = ?`
-
-// noteEndSettle binds noteEndSettleCQL: it clears the pending record of e's
-// row if the version is still version.
+// noteEndSettle binds the Settle statement of end: it clears the pending
+// record of e's row if the version is still version.
 func noteEndSettle(e *Note, version int64) []any {
 	return []any{e.ID, version}
 }
-
-// noteEndScanCQL reads a token range of end for verify, repair and backfill.
-// Its placeholders bind the lower token (excluded), the upper token.
-const noteEndScanCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM end
-	WHERE token(id) > ? AND token(id) <= ?`
 
 // noteSubgraphHolds reports whether subgraph holds e's row: tag = "say \"hi\"
 // #1 <b>x</b> & #quot;". The write protocol moves the row in and out of the
@@ -148,7 +89,8 @@ func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
 }
 
-// noteSubgraph: the statements of table subgraph, which serves Subgraph.
+// noteSubgraph is table subgraph, which serves Subgraph; its statements are
+// listed in schema.md.
 var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "subgraph",
 	Pattern: "Subgraph",
@@ -158,36 +100,14 @@ var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "tag", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      noteSubgraphInsertCQL,
-		Delete:      noteSubgraphDeleteCQL,
-		Scan:        noteSubgraphScanCQL,
-		First:       noteSubgraphFirstCQL,
-		FirstFrom:   noteSubgraphFirstFromCQL,
-		FirstTo:     noteSubgraphFirstToCQL,
-		FirstFromTo: noteSubgraphFirstFromToCQL,
-		After: []string{
-			noteSubgraphAfter0CQL,
-		},
-		AfterTo:     noteSubgraphAfterToCQL,
-		AtOrAfter:   noteSubgraphAtOrAfterCQL,
-		AtOrAfterTo: noteSubgraphAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// noteSubgraphInsertCQL writes a whole row of subgraph. Its placeholders bind
-// owner, id, tag, the write timestamp.
-const noteSubgraphInsertCQL = `INSERT INTO subgraph (owner, id, tag)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// noteSubgraphRow binds noteSubgraphInsertCQL for e, written at ts; subgraph
-// has no column to leave unset.
+// noteSubgraphRow binds the Insert statement of subgraph for e, written at ts;
+// subgraph has no column to leave unset.
 func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.Owner, e.ID, e.Tag, ts}
 }
@@ -197,66 +117,6 @@ func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
 func noteSubgraphKey(e *Note) []any {
 	return []any{e.Owner, e.ID}
 }
-
-// noteSubgraphDeleteCQL deletes a row of subgraph by its primary key. Its
-// placeholders bind the write timestamp, owner, id.
-const noteSubgraphDeleteCQL = `DELETE FROM subgraph
-	USING TIMESTAMP ?
-	WHERE owner = ? AND id = ?`
-
-// noteSubgraphScanCQL reads a token range of subgraph for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const noteSubgraphScanCQL = `SELECT owner, id, tag, writetime(tag)
-	FROM subgraph
-	WHERE token(owner) > ? AND token(owner) <= ?`
-
-// noteSubgraphFirstCQL reads a partition of subgraph from its first row.
-// cqlgenimpl.ReadPage binds owner.
-const noteSubgraphFirstCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ?`
-
-// noteSubgraphFirstFromCQL reads a partition of subgraph from the From bound.
-// cqlgenimpl.ReadPage binds owner, From.
-const noteSubgraphFirstFromCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ?`
-
-// noteSubgraphFirstToCQL reads a partition of subgraph from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds owner, To.
-const noteSubgraphFirstToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id < ?`
-
-// noteSubgraphFirstFromToCQL reads a partition of subgraph between the bounds.
-// cqlgenimpl.ReadPage binds owner, From, To.
-const noteSubgraphFirstFromToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ? AND id < ?`
-
-// noteSubgraphAfter0CQL continues a read of subgraph after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds owner, id.
-const noteSubgraphAfter0CQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id > ?`
-
-// noteSubgraphAfterToCQL continues a read of subgraph after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds owner, id, To.
-const noteSubgraphAfterToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id > ? AND id < ?`
-
-// noteSubgraphAtOrAfterCQL continues a read of subgraph at or after a row.
-// cqlgenimpl.ReadPage binds owner, id.
-const noteSubgraphAtOrAfterCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ?`
-
-// noteSubgraphAtOrAfterToCQL continues a read of subgraph at or after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds owner, id, To.
-const noteSubgraphAtOrAfterToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ? AND id < ?`
 
 // noteSubgraphScan reads one row of subgraph into e; false when there is none.
 func noteSubgraphScan(it cqlgen.Iter, e *Note) bool {

@@ -12,11 +12,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// lineLines: the statements of table lines, which is the source of truth of
-// Line.
+// lineLines is table lines, which is the source of truth of Line; its
+// statements are listed in schema.md.
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines",
 	Pattern: "Lines",
@@ -27,40 +27,15 @@ var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "item_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
 		{Name: "user_id", Type: "text", Static: true},
 		{Name: "placed_at", Type: "timestamp", Static: true},
 		{Name: "status", Type: "text"},
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         lineLinesGetCQL,
-		State:       lineLinesStateCQL,
-		Partition:   lineLinesPartitionCQL,
-		Change:      lineLinesChangeCQL,
-		Remove:      lineLinesRemoveCQL,
-		Settle:      lineLinesSettleCQL,
-		Scan:        lineLinesScanCQL,
-		First:       lineLinesFirstCQL,
-		FirstFrom:   lineLinesFirstFromCQL,
-		FirstTo:     lineLinesFirstToCQL,
-		FirstFromTo: lineLinesFirstFromToCQL,
-		After: []string{
-			lineLinesAfter0CQL,
-		},
-		AfterTo:     lineLinesAfterToCQL,
-		AtOrAfter:   lineLinesAtOrAfterCQL,
-		AtOrAfterTo: lineLinesAtOrAfterToCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// lineLinesGetCQL reads a row of lines by its primary key. Its placeholders
-// bind order_id, item_id.
-const lineLinesGetCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
 
 // lineLinesScan reads the next row of lines that is no grave of a deleted Line
 // nor a partition's statics alone into e; false when there is none.
@@ -78,15 +53,7 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	}
 }
 
-// lineLinesStateCQL reads a row of lines with the write protocol's columns.
-// Its placeholders bind order_id, item_id.
-const lineLinesStateCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
-		cqlgen_static_version
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
-
-// lineLinesState binds lineLinesStateCQL: the primary key of e.
+// lineLinesState binds the State statement of lines: the primary key of e.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
@@ -104,130 +71,25 @@ func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.PlacedAt, e.Status, e.Qty}
 }
 
-// lineLinesPartitionCQL reads the first row of a partition of lines with the
-// write protocol's columns, for the partition's statics and their version. Its
-// placeholders bind order_id.
-const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
-		cqlgen_static_version
-	FROM lines
-	WHERE order_id = ?
-	LIMIT 1`
-
-// lineLinesChangeCQL writes a row of lines if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, placed_at,
-// status, qty, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, the statics' new version (unset: unchanged),
-// order_id, item_id, the version read, the statics' version read.
-const lineLinesChangeCQL = `UPDATE lines
-	SET user_id = ?, placed_at = ?, status = ?, qty = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?, cqlgen_static_version = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesChange binds lineLinesChangeCQL: it sets e's values, and the
-// statics' version to c.Static, at version c.TS, if the version is still c.Old
-// and the statics' version c.OldStatic.
+// lineLinesChange binds the Change statement of lines: it sets e's values, and
+// the statics' version to c.Static, at version c.TS, if the version is still
+// c.Old and the statics' version c.OldStatic.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, item_id, the
-// version read, the statics' version read.
-const lineLinesRemoveCQL = `UPDATE lines
-	USING TTL 864000
-	SET status = null, qty = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
+// lineLinesRemove binds the Remove statement of lines: it leaves a grave of e,
+// at version c.TS, if the version is still c.Old and the statics' version
+// c.OldStatic.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesSettleCQL clears the pending record of a row of lines if its
-// version is the one read. Its placeholders bind order_id, item_id, the
-// version read.
-const lineLinesSettleCQL = `UPDATE lines
-	SET cqlgen_pending = null
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ?`
-
-// lineLinesSettle binds lineLinesSettleCQL: it clears the pending record of
-// e's row if the version is still version.
+// lineLinesSettle binds the Settle statement of lines: it clears the pending
+// record of e's row if the version is still version.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
-
-// lineLinesScanCQL reads a token range of lines for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const lineLinesScanCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
-		cqlgen_static_version
-	FROM lines
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesFirstCQL reads a partition of lines from its first row.
-// cqlgenimpl.ReadPage binds order_id.
-const lineLinesFirstCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ?`
-
-// lineLinesFirstFromCQL reads a partition of lines from the From bound.
-// cqlgenimpl.ReadPage binds order_id, From.
-const lineLinesFirstFromCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesFirstToCQL reads a partition of lines from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds order_id, To.
-const lineLinesFirstToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id < ?`
-
-// lineLinesFirstFromToCQL reads a partition of lines between the bounds.
-// cqlgenimpl.ReadPage binds order_id, From, To.
-const lineLinesFirstFromToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
-
-// lineLinesAfter0CQL continues a read of lines after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
-// item_id.
-const lineLinesAfter0CQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ?`
-
-// lineLinesAfterToCQL continues a read of lines after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAfterToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ? AND item_id < ?`
-
-// lineLinesAtOrAfterCQL continues a read of lines at or after a row.
-// cqlgenimpl.ReadPage binds order_id, item_id.
-const lineLinesAtOrAfterCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesAtOrAfterToCQL continues a read of lines at or after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAtOrAfterToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
 
 // lineLinesClustering is the clustering key of e in lines, in order.
 func lineLinesClustering(e *Line) []any {
@@ -252,8 +114,8 @@ type LinesByStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByStatus: the statements of table lines_by_status, which serves
-// LinesByStatus.
+// lineLinesByStatus is table lines_by_status, which serves LinesByStatus; its
+// statements are listed in schema.md.
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_status",
 	Pattern: "LinesByStatus",
@@ -264,37 +126,14 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "text"},
 		{Name: "item_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByStatusInsertCQL,
-		Delete:      lineLinesByStatusDeleteCQL,
-		Scan:        lineLinesByStatusScanCQL,
-		First:       lineLinesByStatusFirstCQL,
-		FirstFrom:   lineLinesByStatusFirstFromCQL,
-		FirstTo:     lineLinesByStatusFirstToCQL,
-		FirstFromTo: lineLinesByStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByStatusAfterToCQL,
-		AtOrAfter:   lineLinesByStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByStatusAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// lineLinesByStatusInsertCQL writes a whole row of lines_by_status. Its
-// placeholders bind status, order_id, item_id, qty, the write timestamp.
-const lineLinesByStatusInsertCQL = `INSERT INTO lines_by_status (status, order_id, item_id, qty)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByStatusRow binds lineLinesByStatusInsertCQL for e, written at ts;
-// lines_by_status has no column to leave unset.
+// lineLinesByStatusRow binds the Insert statement of lines_by_status for e,
+// written at ts; lines_by_status has no column to leave unset.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
@@ -304,69 +143,6 @@ func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
-
-// lineLinesByStatusDeleteCQL deletes a row of lines_by_status by its primary
-// key. Its placeholders bind the write timestamp, status, order_id, item_id.
-const lineLinesByStatusDeleteCQL = `DELETE FROM lines_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ? AND item_id = ?`
-
-// lineLinesByStatusScanCQL reads a token range of lines_by_status for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const lineLinesByStatusScanCQL = `SELECT status, order_id, item_id, qty, writetime(qty)
-	FROM lines_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// lineLinesByStatusFirstCQL reads a partition of lines_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const lineLinesByStatusFirstCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ?`
-
-// lineLinesByStatusFirstFromCQL reads a partition of lines_by_status from the
-// From bound. cqlgenimpl.ReadPage binds status, From.
-const lineLinesByStatusFirstFromCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// lineLinesByStatusFirstToCQL reads a partition of lines_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const lineLinesByStatusFirstToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id < ?`
-
-// lineLinesByStatusFirstFromToCQL reads a partition of lines_by_status between
-// the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const lineLinesByStatusFirstFromToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// lineLinesByStatusAfter0CQL continues a read of lines_by_status after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// status, order_id, item_id.
-const lineLinesByStatusAfter0CQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?)`
-
-// lineLinesByStatusAfterToCQL continues a read of lines_by_status after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds status, order_id, item_id, To.
-const lineLinesByStatusAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?) AND order_id < ?`
-
-// lineLinesByStatusAtOrAfterCQL continues a read of lines_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id, item_id.
-const lineLinesByStatusAtOrAfterCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?)`
-
-// lineLinesByStatusAtOrAfterToCQL continues a read of lines_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// item_id, To.
-const lineLinesByStatusAtOrAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?) AND order_id < ?`
 
 // lineLinesByStatusScan reads one row of lines_by_status into e; false when
 // there is none.
@@ -403,8 +179,8 @@ type LinesByOrderStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByOrderStatus: the statements of table lines_by_order_status, which
-// serves LinesByOrderStatus.
+// lineLinesByOrderStatus is table lines_by_order_status, which serves
+// LinesByOrderStatus; its statements are listed in schema.md.
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_order_status",
 	Pattern: "LinesByOrderStatus",
@@ -415,39 +191,16 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "status", Type: "text"},
 		{Name: "item_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "user_id", Type: "text", Static: true},
 		{Name: "qty", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByOrderStatusInsertCQL,
-		Delete:      lineLinesByOrderStatusDeleteCQL,
-		Scan:        lineLinesByOrderStatusScanCQL,
-		First:       lineLinesByOrderStatusFirstCQL,
-		FirstFrom:   lineLinesByOrderStatusFirstFromCQL,
-		FirstTo:     lineLinesByOrderStatusFirstToCQL,
-		FirstFromTo: lineLinesByOrderStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByOrderStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByOrderStatusAfterToCQL,
-		AtOrAfter:   lineLinesByOrderStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByOrderStatusAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// lineLinesByOrderStatusInsertCQL writes a whole row of lines_by_order_status.
-// Its placeholders bind order_id, status, item_id, user_id, qty, the write
-// timestamp.
-const lineLinesByOrderStatusInsertCQL = `INSERT INTO lines_by_order_status (order_id, status, item_id, user_id, qty)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByOrderStatusRow binds lineLinesByOrderStatusInsertCQL for e,
-// written at ts; lines_by_order_status has no column to leave unset.
+// lineLinesByOrderStatusRow binds the Insert statement of
+// lines_by_order_status for e, written at ts; lines_by_order_status has no
+// column to leave unset.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
@@ -457,74 +210,6 @@ func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
-
-// lineLinesByOrderStatusDeleteCQL deletes a row of lines_by_order_status by
-// its primary key. Its placeholders bind the write timestamp, order_id,
-// status, item_id.
-const lineLinesByOrderStatusDeleteCQL = `DELETE FROM lines_by_order_status
-	USING TIMESTAMP ?
-	WHERE order_id = ? AND status = ? AND item_id = ?`
-
-// lineLinesByOrderStatusScanCQL reads a token range of lines_by_order_status
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const lineLinesByOrderStatusScanCQL = `SELECT order_id, status, item_id, user_id, qty, writetime(qty)
-	FROM lines_by_order_status
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesByOrderStatusFirstCQL reads a partition of lines_by_order_status
-// from its first row. cqlgenimpl.ReadPage binds order_id.
-const lineLinesByOrderStatusFirstCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ?`
-
-// lineLinesByOrderStatusFirstFromCQL reads a partition of
-// lines_by_order_status from the From bound. cqlgenimpl.ReadPage binds
-// order_id, From.
-const lineLinesByOrderStatusFirstFromCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ?`
-
-// lineLinesByOrderStatusFirstToCQL reads a partition of lines_by_order_status
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds order_id,
-// To.
-const lineLinesByOrderStatusFirstToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status < ?`
-
-// lineLinesByOrderStatusFirstFromToCQL reads a partition of
-// lines_by_order_status between the bounds. cqlgenimpl.ReadPage binds
-// order_id, From, To.
-const lineLinesByOrderStatusFirstFromToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ? AND status < ?`
-
-// lineLinesByOrderStatusAfter0CQL continues a read of lines_by_order_status
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAfter0CQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?)`
-
-// lineLinesByOrderStatusAfterToCQL continues a read of lines_by_order_status
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds order_id, status,
-// item_id, To.
-const lineLinesByOrderStatusAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?) AND status < ?`
-
-// lineLinesByOrderStatusAtOrAfterCQL continues a read of lines_by_order_status
-// at or after a row. cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAtOrAfterCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?)`
-
-// lineLinesByOrderStatusAtOrAfterToCQL continues a read of
-// lines_by_order_status at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds order_id, status, item_id, To.
-const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?) AND status < ?`
 
 // lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
 // e, skipping a partition's statics alone; false when there is none.

@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// everythingEverything: the statements of table everything, which is the
-// source of truth of Everything.
+// everythingEverything is table everything, which is the source of truth of
+// Everything; its statements are listed in schema.md.
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "everything",
 	Pattern: "Everything",
@@ -28,10 +28,7 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "tags_key", Type: "frozen<list<text>>"},
 		{Name: "day", Type: "date"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "event", Type: "timeuuid"},
 		{Name: "raw16", Type: "uuid"},
 		{Name: "s", Type: "text"},
@@ -73,173 +70,22 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "by_day", Type: "map<date, timestamp>"},
 		{Name: "stamped", Type: "timestamp"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      everythingEverythingInsertCQL,
-		InsertTTL:   everythingEverythingInsertTTLCQL,
-		Create:      everythingEverythingCreateCQL,
-		Delete:      everythingEverythingDeleteCQL,
-		Get:         everythingEverythingGetCQL,
-		First:       everythingEverythingFirstCQL,
-		FirstFrom:   everythingEverythingFirstFromCQL,
-		FirstTo:     everythingEverythingFirstToCQL,
-		FirstFromTo: everythingEverythingFirstFromToCQL,
-		After: []string{
-			everythingEverythingAfter0CQL,
-		},
-		AfterTo:     everythingEverythingAfterToCQL,
-		AtOrAfter:   everythingEverythingAtOrAfterCQL,
-		AtOrAfterTo: everythingEverythingAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// everythingEverythingInsertCQL writes a whole row of everything. Its
-// placeholders bind id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16,
-// i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-// big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-// frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped, the
-// write timestamp.
-const everythingEverythingInsertCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
-		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
-		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
-		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		stamped)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// everythingEverythingRow binds everythingEverythingInsertCQL for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
+// everythingEverythingRow binds the Insert statement of everything for e,
+// written at ts. With unset, nil pointers and empty collections are left
+// unset, writing no tombstone; without, they clear their columns.
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
-
-// everythingEverythingInsertTTLCQL writes a whole row of everything with a TTL
-// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds id, tags_key, day,
-// event, raw16, s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow,
-// f32, f64, blob, at, took, of_day, span, big, dec, addr, list, set_of,
-// set_ascii, members, counts, nested, frozen_map, maybe, maybe_at, price,
-// prices, events, by_day, stamped, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const everythingEverythingInsertTTLCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
-		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
-		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
-		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		stamped)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// everythingEverythingCreateCQL writes a whole row of everything if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds id, tags_key, day, event,
-// raw16, s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32,
-// f64, blob, at, took, of_day, span, big, dec, addr, list, set_of, set_ascii,
-// members, counts, nested, frozen_map, maybe, maybe_at, price, prices, events,
-// by_day, stamped, the TTL in seconds (unset: the table's default).
-const everythingEverythingCreateCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
-		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
-		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
-		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		stamped)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// everythingEverythingDeleteCQL deletes a row of everything by its primary
-// key. Its placeholders bind the write timestamp, id, tags_key, day.
-const everythingEverythingDeleteCQL = `DELETE FROM everything
-	USING TIMESTAMP ?
-	WHERE id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingGetCQL reads a row of everything by its primary key. Its
-// placeholders bind id, tags_key, day.
-const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day = ?`
 
 // everythingEverythingScan reads one row of everything into e; false when
 // there is none.
 func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
-
-// everythingEverythingFirstCQL reads a partition of everything from its first
-// row. cqlgenimpl.ReadPage binds id.
-const everythingEverythingFirstCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ?`
-
-// everythingEverythingFirstFromCQL reads a partition of everything from the
-// From bound. cqlgenimpl.ReadPage binds id, From.
-const everythingEverythingFirstFromCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key >= ?`
-
-// everythingEverythingFirstToCQL reads a partition of everything from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds id, To.
-const everythingEverythingFirstToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key < ?`
-
-// everythingEverythingFirstFromToCQL reads a partition of everything between
-// the bounds. cqlgenimpl.ReadPage binds id, From, To.
-const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
-
-// everythingEverythingAfter0CQL continues a read of everything after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// id, tags_key, day.
-const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?)`
-
-// everythingEverythingAfterToCQL continues a read of everything after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, day, To.
-const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?) AND tags_key < ?`
-
-// everythingEverythingAtOrAfterCQL continues a read of everything at or after
-// a row. cqlgenimpl.ReadPage binds id, tags_key, day.
-const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?)`
-
-// everythingEverythingAtOrAfterToCQL continues a read of everything at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds id, tags_key,
-// day, To.
-const everythingEverythingAtOrAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?) AND tags_key < ?`
 
 // everythingEverythingClustering is the clustering key of e in everything, in
 // order.

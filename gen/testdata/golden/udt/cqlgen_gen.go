@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer; its statements are listed in schema.md.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
@@ -26,7 +26,6 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "customer_id", Type: "uuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
 		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
 		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
 		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
@@ -37,23 +36,10 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_by", Type: "text"},
 		{Name: "revision", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     customerCustomersGetCQL,
-		GetMany: customerCustomersGetManyCQL,
-		State:   customerCustomersStateCQL,
-		Change:  customerCustomersChangeCQL,
-		Remove:  customerCustomersRemoveCQL,
-		Settle:  customerCustomersSettleCQL,
-		Scan:    customerCustomersScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind customer_id.
-const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_deleted
-	FROM customers
-	WHERE customer_id = ?`
 
 // customerCustomersScan reads the next row of customers that is no grave of a
 // deleted Customer into e; false when there is none.
@@ -70,23 +56,8 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of customer_id values.
-const customerCustomersGetManyCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_deleted
-	FROM customers
-	WHERE customer_id IN ?`
-
-// customerCustomersStateCQL reads a row of customers with the write protocol's
-// columns. Its placeholders bind customer_id.
-const customerCustomersStateCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM customers
-	WHERE customer_id = ?`
-
-// customerCustomersState binds customerCustomersStateCQL: the primary key of
-// e.
+// customerCustomersState binds the State statement of customers: the primary
+// key of e.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
@@ -123,70 +94,27 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChangeCQL writes a row of customers if its version is the
-// one read (null: if there is no row). Its placeholders bind region, billing,
-// shipping, others, by_label, seen, created_at, created_by, revision,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, customer_id, the version read.
-const customerCustomersChangeCQL = `UPDATE customers
-	SET region = ?, billing = ?, shipping = ?, others = ?, by_label = ?,
-		seen = ?, created_at = ?, created_by = ?, revision = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
+// customerCustomersChange binds the Change statement of customers: it sets e's
 // values, leaving nil pointers and empty collections unset with c.Unset, at
 // version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersRemoveCQL leaves a grave of a row of customers if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, customer_id,
-// the version read.
-const customerCustomersRemoveCQL = `UPDATE customers
-	USING TTL 864000
-	SET region = null, billing = null, shipping = null, others = null,
-		by_label = null, seen = null, created_at = null, created_by = null,
-		revision = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// customerCustomersRemove binds the Remove statement of customers: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersSettleCQL clears the pending record of a row of customers
-// if its version is the one read. Its placeholders bind customer_id, the
-// version read.
-const customerCustomersSettleCQL = `UPDATE customers
-	SET cqlgen_pending = null
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
-// pending record of e's row if the version is still version.
+// customerCustomersSettle binds the Settle statement of customers: it clears
+// the pending record of e's row if the version is still version.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
 
-// customerCustomersScanCQL reads a token range of customers for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const customerCustomersScanCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM customers
-	WHERE token(customer_id) > ? AND token(customer_id) <= ?`
-
-// customerCustomersByRegion: the statements of table customers_by_region,
-// which serves CustomersByRegion.
+// customerCustomersByRegion is table customers_by_region, which serves
+// CustomersByRegion; its statements are listed in schema.md.
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers_by_region",
 	Pattern: "CustomersByRegion",
@@ -197,10 +125,7 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_at", Type: "timestamp", Desc: true},
 		{Name: "customer_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
 		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
 		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
@@ -209,35 +134,13 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "created_by", Type: "text"},
 		{Name: "revision", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      customerCustomersByRegionInsertCQL,
-		Delete:      customerCustomersByRegionDeleteCQL,
-		Scan:        customerCustomersByRegionScanCQL,
-		First:       customerCustomersByRegionFirstCQL,
-		FirstFrom:   customerCustomersByRegionFirstFromCQL,
-		FirstTo:     customerCustomersByRegionFirstToCQL,
-		FirstFromTo: customerCustomersByRegionFirstFromToCQL,
-		After: []string{
-			customerCustomersByRegionAfter0CQL,
-			customerCustomersByRegionAfter1CQL,
-		},
-		AfterTo:   customerCustomersByRegionAfterToCQL,
-		AtOrAfter: customerCustomersByRegionAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// customerCustomersByRegionInsertCQL writes a whole row of
-// customers_by_region. Its placeholders bind region, created_at, customer_id,
-// billing, shipping, others, by_label, seen, created_by, revision, the write
-// timestamp.
-const customerCustomersByRegionInsertCQL = `INSERT INTO customers_by_region (region, created_at, customer_id,
-		billing, shipping, others, by_label, seen, created_by, revision)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersByRegionRow binds customerCustomersByRegionInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// customerCustomersByRegionRow binds the Insert statement of
+// customers_by_region for e, written at ts. With unset, nil pointers and empty
+// collections are left unset, writing no tombstone; without, they clear their
+// columns.
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, e.Revision, ts}
 }
@@ -247,84 +150,6 @@ func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
-
-// customerCustomersByRegionDeleteCQL deletes a row of customers_by_region by
-// its primary key. Its placeholders bind the write timestamp, region,
-// created_at, customer_id.
-const customerCustomersByRegionDeleteCQL = `DELETE FROM customers_by_region
-	USING TIMESTAMP ?
-	WHERE region = ? AND created_at = ? AND customer_id = ?`
-
-// customerCustomersByRegionScanCQL reads a token range of customers_by_region
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const customerCustomersByRegionScanCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision, writetime(billing),
-		writetime(shipping), writetime(created_by), writetime(revision)
-	FROM customers_by_region
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// customerCustomersByRegionFirstCQL reads a partition of customers_by_region
-// from its first row. cqlgenimpl.ReadPage binds region.
-const customerCustomersByRegionFirstCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ?`
-
-// customerCustomersByRegionFirstFromCQL reads a partition of
-// customers_by_region from the From bound. cqlgenimpl.ReadPage binds region,
-// From.
-const customerCustomersByRegionFirstFromCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ?`
-
-// customerCustomersByRegionFirstToCQL reads a partition of customers_by_region
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const customerCustomersByRegionFirstToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at > ?`
-
-// customerCustomersByRegionFirstFromToCQL reads a partition of
-// customers_by_region between the bounds. cqlgenimpl.ReadPage binds region,
-// From, To.
-const customerCustomersByRegionFirstFromToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ? AND created_at > ?`
-
-// customerCustomersByRegionAfter0CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at.
-const customerCustomersByRegionAfter0CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ?`
-
-// customerCustomersByRegionAfter1CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at, customer_id.
-const customerCustomersByRegionAfter1CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id > ?`
-
-// customerCustomersByRegionAfterToCQL continues a read of customers_by_region
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region,
-// created_at, To.
-const customerCustomersByRegionAfterToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ? AND created_at > ?`
-
-// customerCustomersByRegionAtOrAfterCQL continues a read of
-// customers_by_region at or after a row. cqlgenimpl.ReadPage binds region,
-// created_at, customer_id.
-const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id >= ?`
 
 // customerCustomersByRegionScan reads one row of customers_by_region into e;
 // false when there is none.
@@ -659,8 +484,8 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit; its
+// statements are listed in schema.md.
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -671,129 +496,24 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp"},
 		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "created_at", Type: "timestamp"},
 		{Name: "created_by", Type: "text"},
 		{Name: "revision", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsInsertCQL,
-		InsertTTL:   visitVisitsInsertTTLCQL,
-		Create:      visitVisitsCreateCQL,
-		Delete:      visitVisitsDeleteCQL,
-		Get:         visitVisitsGetCQL,
-		First:       visitVisitsFirstCQL,
-		FirstFrom:   visitVisitsFirstFromCQL,
-		FirstTo:     visitVisitsFirstToCQL,
-		FirstFromTo: visitVisitsFirstFromToCQL,
-		After: []string{
-			visitVisitsAfter0CQL,
-		},
-		AfterTo:     visitVisitsAfterToCQL,
-		AtOrAfter:   visitVisitsAtOrAfterCQL,
-		AtOrAfterTo: visitVisitsAtOrAfterToCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// visitVisitsInsertCQL writes a whole row of visits. Its placeholders bind
-// customer_id, at, spot, created_at, created_by, revision, the write
-// timestamp.
-const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
-		revision)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsRow binds visitVisitsInsertCQL for e, written at ts.
+// visitVisitsRow binds the Insert statement of visits for e, written at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
-
-// visitVisitsInsertTTLCQL writes a whole row of visits with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, at, spot,
-// created_at, created_by, revision, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const visitVisitsInsertTTLCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
-		revision)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// visitVisitsCreateCQL writes a whole row of visits if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds customer_id, at, spot, created_at,
-// created_by, revision, the TTL in seconds (unset: the table's default).
-const visitVisitsCreateCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
-		revision)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
-// placeholders bind the write timestamp, customer_id, at, spot.
-const visitVisitsDeleteCQL = `DELETE FROM visits
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND at = ? AND spot = ?`
-
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind customer_id, at, spot.
-const visitVisitsGetCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at = ? AND spot = ?`
 
 // visitVisitsScan reads one row of visits into e; false when there is none.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
-
-// visitVisitsFirstCQL reads a partition of visits from its first row.
-// cqlgenimpl.ReadPage binds customer_id.
-const visitVisitsFirstCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ?`
-
-// visitVisitsFirstFromCQL reads a partition of visits from the From bound.
-// cqlgenimpl.ReadPage binds customer_id, From.
-const visitVisitsFirstFromCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at >= ?`
-
-// visitVisitsFirstToCQL reads a partition of visits from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds customer_id, To.
-const visitVisitsFirstToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at < ?`
-
-// visitVisitsFirstFromToCQL reads a partition of visits between the bounds.
-// cqlgenimpl.ReadPage binds customer_id, From, To.
-const visitVisitsFirstFromToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at >= ? AND at < ?`
-
-// visitVisitsAfter0CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// at, spot.
-const visitVisitsAfter0CQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) > (?, ?)`
-
-// visitVisitsAfterToCQL continues a read of visits after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds customer_id, at, spot, To.
-const visitVisitsAfterToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) > (?, ?) AND at < ?`
-
-// visitVisitsAtOrAfterCQL continues a read of visits at or after a row.
-// cqlgenimpl.ReadPage binds customer_id, at, spot.
-const visitVisitsAtOrAfterCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) >= (?, ?)`
-
-// visitVisitsAtOrAfterToCQL continues a read of visits at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds customer_id, at, spot, To.
-const visitVisitsAtOrAfterToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) >= (?, ?) AND at < ?`
 
 // visitVisitsClustering is the clustering key of e in visits, in order.
 func visitVisitsClustering(e *Visit) []any {

@@ -12,86 +12,39 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer; its statements are listed in schema.md.
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "customer_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "name", Type: "text"},
 		{Name: "billing", Type: "frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>"},
 		{Name: "others", Type: "list<frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>>"},
 		{Name: "spots", Type: "map<text, frozen<udt<geo, lat double, lon double>>>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    customerCustomersInsertCQL,
-		InsertTTL: customerCustomersInsertTTLCQL,
-		Create:    customerCustomersCreateCQL,
-		Delete:    customerCustomersDeleteCQL,
-		Get:       customerCustomersGetCQL,
-		GetMany:   customerCustomersGetManyCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// customerCustomersInsertCQL writes a whole row of customers. Its placeholders
-// bind customer_id, name, billing, others, spots, the write timestamp.
-const customerCustomersInsertCQL = `INSERT INTO customers (customer_id, name, billing, others, spots)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersRow binds customerCustomersInsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// customerCustomersRow binds the Insert statement of customers for e, written
+// at ts. With unset, nil pointers and empty collections are left unset,
+// writing no tombstone; without, they clear their columns.
 func customerCustomersRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.CustomerID, e.Name, e.Billing, cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.Spots, unset), ts}
 }
-
-// customerCustomersInsertTTLCQL writes a whole row of customers with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, name,
-// billing, others, spots, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const customerCustomersInsertTTLCQL = `INSERT INTO customers (customer_id, name, billing, others, spots)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// customerCustomersCreateCQL writes a whole row of customers if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds customer_id, name, billing,
-// others, spots, the TTL in seconds (unset: the table's default).
-const customerCustomersCreateCQL = `INSERT INTO customers (customer_id, name, billing, others, spots)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// customerCustomersDeleteCQL deletes a row of customers by its primary key.
-// Its placeholders bind the write timestamp, customer_id.
-const customerCustomersDeleteCQL = `DELETE FROM customers
-	USING TIMESTAMP ?
-	WHERE customer_id = ?`
-
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind customer_id.
-const customerCustomersGetCQL = `SELECT customer_id, name, billing, others, spots
-	FROM customers
-	WHERE customer_id = ?`
 
 // customerCustomersScan reads one row of customers into e; false when there is
 // none.
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
-
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of customer_id values.
-const customerCustomersGetManyCQL = `SELECT customer_id, name, billing, others, spots
-	FROM customers
-	WHERE customer_id IN ?`
 
 // CustomerRepo reads and writes Customer in table customers.
 type CustomerRepo struct {
@@ -250,8 +203,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 	})
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit; its
+// statements are listed in schema.md.
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -262,124 +215,22 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "visit_id", Type: "timeuuid", Desc: true},
 		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "visit_id", Type: "timeuuid", Desc: true},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "at", Type: "timestamp"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsInsertCQL,
-		InsertTTL:   visitVisitsInsertTTLCQL,
-		Create:      visitVisitsCreateCQL,
-		Delete:      visitVisitsDeleteCQL,
-		Get:         visitVisitsGetCQL,
-		First:       visitVisitsFirstCQL,
-		FirstFrom:   visitVisitsFirstFromCQL,
-		FirstTo:     visitVisitsFirstToCQL,
-		FirstFromTo: visitVisitsFirstFromToCQL,
-		After: []string{
-			visitVisitsAfter0CQL,
-			visitVisitsAfter1CQL,
-		},
-		AfterTo:   visitVisitsAfterToCQL,
-		AtOrAfter: visitVisitsAtOrAfterCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// visitVisitsInsertCQL writes a whole row of visits. Its placeholders bind
-// customer_id, visit_id, spot, at, the write timestamp.
-const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, visit_id, spot, at)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsRow binds visitVisitsInsertCQL for e, written at ts.
+// visitVisitsRow binds the Insert statement of visits for e, written at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.VisitID, e.Spot, e.At, ts}
 }
-
-// visitVisitsInsertTTLCQL writes a whole row of visits with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, visit_id,
-// spot, at, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const visitVisitsInsertTTLCQL = `INSERT INTO visits (customer_id, visit_id, spot, at)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// visitVisitsCreateCQL writes a whole row of visits if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds customer_id, visit_id, spot, at, the
-// TTL in seconds (unset: the table's default).
-const visitVisitsCreateCQL = `INSERT INTO visits (customer_id, visit_id, spot, at)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
-// placeholders bind the write timestamp, customer_id, visit_id, spot.
-const visitVisitsDeleteCQL = `DELETE FROM visits
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND visit_id = ? AND spot = ?`
-
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind customer_id, visit_id, spot.
-const visitVisitsGetCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id = ? AND spot = ?`
 
 // visitVisitsScan reads one row of visits into e; false when there is none.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
-
-// visitVisitsFirstCQL reads a partition of visits from its first row.
-// cqlgenimpl.ReadPage binds customer_id.
-const visitVisitsFirstCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ?`
-
-// visitVisitsFirstFromCQL reads a partition of visits from the From bound.
-// cqlgenimpl.ReadPage binds customer_id, From.
-const visitVisitsFirstFromCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id <= ?`
-
-// visitVisitsFirstToCQL reads a partition of visits from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds customer_id, To.
-const visitVisitsFirstToCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id > ?`
-
-// visitVisitsFirstFromToCQL reads a partition of visits between the bounds.
-// cqlgenimpl.ReadPage binds customer_id, From, To.
-const visitVisitsFirstFromToCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id <= ? AND visit_id > ?`
-
-// visitVisitsAfter0CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// visit_id.
-const visitVisitsAfter0CQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id < ?`
-
-// visitVisitsAfter1CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// visit_id, spot.
-const visitVisitsAfter1CQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id = ? AND spot > ?`
-
-// visitVisitsAfterToCQL continues a read of visits after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds customer_id, visit_id, To.
-const visitVisitsAfterToCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id < ? AND visit_id > ?`
-
-// visitVisitsAtOrAfterCQL continues a read of visits at or after a row.
-// cqlgenimpl.ReadPage binds customer_id, visit_id, spot.
-const visitVisitsAtOrAfterCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id = ? AND spot >= ?`
 
 // visitVisitsClustering is the clustering key of e in visits, in order.
 func visitVisitsClustering(e *Visit) []any {

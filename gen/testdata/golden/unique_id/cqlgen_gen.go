@@ -13,11 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event; its
+// statements are listed in schema.md.
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -27,69 +27,26 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-		},
-		AfterTo:     eventEventsAfterToCQL,
-		AtOrAfter:   eventEventsAtOrAfterCQL,
-		AtOrAfterTo: eventEventsAtOrAfterToCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "agent_id", Type: "text"},
+		{Name: "note", Type: "text"},
 	},
+	Canonical:  true,
+	Maintained: true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// ticket_id, event_id, agent_id, note, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (ticket_id, event_id, agent_id, note)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e, written at ts;
+// events has no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.AgentID, e.Note, ts}
 }
-
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, ticket_id, event_id.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind ticket_id, event_id.
-const eventEventsGetCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT ticket_id, event_id, agent_id, note, writetime(agent_id),
-		writetime(note)
-	FROM events
-	WHERE token(ticket_id) > ? AND token(ticket_id) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind ticket_id, event_id.
-const eventEventsStateCQL = `SELECT ticket_id, event_id, agent_id, note, writetime(agent_id),
-		writetime(note)
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
+// eventEventsState binds the State statement of events: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
@@ -102,55 +59,6 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds ticket_id.
-const eventEventsFirstCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds ticket_id, From.
-const eventEventsFirstFromCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds ticket_id, To.
-const eventEventsFirstToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds ticket_id, From, To.
-const eventEventsFirstFromToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds ticket_id,
-// event_id.
-const eventEventsAfter0CQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id < ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAfterToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds ticket_id, event_id.
-const eventEventsAtOrAfterCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsAtOrAfterToCQL continues a read of events at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAtOrAfterToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
 
 // eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
@@ -165,8 +73,8 @@ func eventEventsCompare(a, b *Event) int {
 	return 0
 }
 
-// eventEventsByAgent: the statements of table events_by_agent, which serves
-// EventsByAgent.
+// eventEventsByAgent is table events_by_agent, which serves EventsByAgent; its
+// statements are listed in schema.md.
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_agent",
 	Pattern: "EventsByAgent",
@@ -177,153 +85,19 @@ var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "event_id", Type: "timeuuid", Desc: true},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
+	Columns: []cqlgenimpl.Column{
 		{Name: "ticket_id", Type: "text"},
 		{Name: "note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByAgentInsertCQL,
-		Delete:      eventEventsByAgentDeleteCQL,
-		Scan:        eventEventsByAgentScanCQL,
-		First:       eventEventsByAgentFirstCQL,
-		FirstFrom:   eventEventsByAgentFirstFromCQL,
-		FirstTo:     eventEventsByAgentFirstToCQL,
-		FirstFromTo: eventEventsByAgentFirstFromToCQL,
-		After: []string{
-			eventEventsByAgentAfter0CQL,
-		},
-		AfterTo:     eventEventsByAgentAfterToCQL,
-		AtOrAfter:   eventEventsByAgentAtOrAfterCQL,
-		AtOrAfterTo: eventEventsByAgentAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       eventEventsByAgentScatterFirstCQL,
-				FirstFrom:   eventEventsByAgentScatterFirstFromCQL,
-				FirstTo:     eventEventsByAgentScatterFirstToCQL,
-				FirstFromTo: eventEventsByAgentScatterFirstFromToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByAgentInsertCQL writes a whole row of events_by_agent. Its
-// placeholders bind agent_id, bucket, event_id, ticket_id, note, the write
-// timestamp.
-const eventEventsByAgentInsertCQL = `INSERT INTO events_by_agent (agent_id, bucket, event_id, ticket_id,
-		note)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByAgentRow binds eventEventsByAgentInsertCQL for e, written at
-// ts; events_by_agent has no column to leave unset.
+// eventEventsByAgentRow binds the Insert statement of events_by_agent for e,
+// written at ts; events_by_agent has no column to leave unset.
 func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Note, ts}
 }
-
-// eventEventsByAgentDeleteCQL deletes a row of events_by_agent by its primary
-// key. Its placeholders bind the write timestamp, agent_id, bucket, event_id.
-const eventEventsByAgentDeleteCQL = `DELETE FROM events_by_agent
-	USING TIMESTAMP ?
-	WHERE agent_id = ? AND bucket = ? AND event_id = ?`
-
-// eventEventsByAgentScanCQL reads a token range of events_by_agent for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const eventEventsByAgentScanCQL = `SELECT agent_id, bucket, event_id, ticket_id, note,
-		writetime(ticket_id), writetime(note)
-	FROM events_by_agent
-	WHERE token(agent_id, bucket) > ? AND token(agent_id, bucket) <= ?`
-
-// eventEventsByAgentFirstCQL reads a partition of events_by_agent from its
-// first row. cqlgenimpl.ReadPage binds agent_id, bucket.
-const eventEventsByAgentFirstCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ?`
-
-// eventEventsByAgentFirstFromCQL reads a partition of events_by_agent from the
-// From bound. cqlgenimpl.ReadPage binds agent_id, bucket, From.
-const eventEventsByAgentFirstFromCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByAgentFirstToCQL reads a partition of events_by_agent from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds agent_id, bucket,
-// To.
-const eventEventsByAgentFirstToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id > ?`
-
-// eventEventsByAgentFirstFromToCQL reads a partition of events_by_agent
-// between the bounds. cqlgenimpl.ReadPage binds agent_id, bucket, From, To.
-const eventEventsByAgentFirstFromToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByAgentAfter0CQL continues a read of events_by_agent after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// agent_id, bucket, event_id.
-const eventEventsByAgentAfter0CQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id < ?`
-
-// eventEventsByAgentAfterToCQL continues a read of events_by_agent after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds agent_id, bucket,
-// event_id, To.
-const eventEventsByAgentAfterToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsByAgentAtOrAfterCQL continues a read of events_by_agent at or
-// after a row. cqlgenimpl.ReadPage binds agent_id, bucket, event_id.
-const eventEventsByAgentAtOrAfterCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByAgentAtOrAfterToCQL continues a read of events_by_agent at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds agent_id, bucket,
-// event_id, To.
-const eventEventsByAgentAtOrAfterToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByAgentScatterFirstCQL reads a partition of events_by_agent from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, the most rows
-// per bucket.
-const eventEventsByAgentScatterFirstCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByAgentScatterFirstFromCQL reads a partition of events_by_agent
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, From, the
-// most rows per bucket.
-const eventEventsByAgentScatterFirstFromCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByAgentScatterFirstToCQL reads a partition of events_by_agent
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds agent_id, the list of bucket
-// values, To, the most rows per bucket.
-const eventEventsByAgentScatterFirstToCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByAgentScatterFirstFromToCQL reads a partition of events_by_agent
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, From, To, the
-// most rows per bucket.
-const eventEventsByAgentScatterFirstFromToCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
-	PER PARTITION LIMIT ?`
 
 // eventEventsByAgentScan reads one row of events_by_agent into e; false when
 // there is none.
@@ -652,8 +426,8 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// uploadUploads: the statements of table uploads, which is the source of truth
-// of Upload.
+// uploadUploads is table uploads, which is the source of truth of Upload; its
+// statements are listed in schema.md.
 var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "uploads",
 	Pattern: "Uploads",
@@ -664,36 +438,13 @@ var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "upload_id", Type: "uuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "upload_id", Type: "uuid"},
 		{Name: "day", Type: "date"},
 		{Name: "size", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         uploadUploadsGetCQL,
-		State:       uploadUploadsStateCQL,
-		Change:      uploadUploadsChangeCQL,
-		Remove:      uploadUploadsRemoveCQL,
-		Settle:      uploadUploadsSettleCQL,
-		Scan:        uploadUploadsScanCQL,
-		First:       uploadUploadsFirstCQL,
-		FirstFrom:   uploadUploadsFirstFromCQL,
-		FirstTo:     uploadUploadsFirstToCQL,
-		FirstFromTo: uploadUploadsFirstFromToCQL,
-		After: []string{
-			uploadUploadsAfter0CQL,
-		},
-		AfterTo:     uploadUploadsAfterToCQL,
-		AtOrAfter:   uploadUploadsAtOrAfterCQL,
-		AtOrAfterTo: uploadUploadsAtOrAfterToCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// uploadUploadsGetCQL reads a row of uploads by its primary key. Its
-// placeholders bind owner, upload_id.
-const uploadUploadsGetCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id = ?`
 
 // uploadUploadsScan reads the next row of uploads that is no grave of a
 // deleted Upload into e; false when there is none.
@@ -710,14 +461,8 @@ func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
 	}
 }
 
-// uploadUploadsStateCQL reads a row of uploads with the write protocol's
-// columns. Its placeholders bind owner, upload_id.
-const uploadUploadsStateCQL = `SELECT owner, upload_id, day, size, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM uploads
-	WHERE owner = ? AND upload_id = ?`
-
-// uploadUploadsState binds uploadUploadsStateCQL: the primary key of e.
+// uploadUploadsState binds the State statement of uploads: the primary key of
+// e.
 func uploadUploadsState(e *Upload) []any {
 	return []any{e.Owner, e.UploadID}
 }
@@ -734,108 +479,23 @@ func uploadUploadsData(e *Upload) []any {
 	return []any{e.Owner, e.UploadID, e.Day, e.Size}
 }
 
-// uploadUploadsChangeCQL writes a row of uploads if its version is the one
-// read (null: if there is no row). Its placeholders bind day, size,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, owner, upload_id, the version read.
-const uploadUploadsChangeCQL = `UPDATE uploads
-	SET day = ?, size = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE owner = ? AND upload_id = ?
-	IF cqlgen_version = ?`
-
-// uploadUploadsChange binds uploadUploadsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// uploadUploadsChange binds the Change statement of uploads: it sets e's
+// values, at version c.TS, if the version is still c.Old.
 func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
-// uploadUploadsRemoveCQL leaves a grave of a row of uploads if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, owner, upload_id, the
-// version read.
-const uploadUploadsRemoveCQL = `UPDATE uploads
-	USING TTL 864000
-	SET day = null, size = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE owner = ? AND upload_id = ?
-	IF cqlgen_version = ?`
-
-// uploadUploadsRemove binds uploadUploadsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// uploadUploadsRemove binds the Remove statement of uploads: it leaves a grave
+// of e, at version c.TS, if the version is still c.Old.
 func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
-// uploadUploadsSettleCQL clears the pending record of a row of uploads if its
-// version is the one read. Its placeholders bind owner, upload_id, the version
-// read.
-const uploadUploadsSettleCQL = `UPDATE uploads
-	SET cqlgen_pending = null
-	WHERE owner = ? AND upload_id = ?
-	IF cqlgen_version = ?`
-
-// uploadUploadsSettle binds uploadUploadsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
+// uploadUploadsSettle binds the Settle statement of uploads: it clears the
+// pending record of e's row if the version is still version.
 func uploadUploadsSettle(e *Upload, version int64) []any {
 	return []any{e.Owner, e.UploadID, version}
 }
-
-// uploadUploadsScanCQL reads a token range of uploads for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const uploadUploadsScanCQL = `SELECT owner, upload_id, day, size, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM uploads
-	WHERE token(owner) > ? AND token(owner) <= ?`
-
-// uploadUploadsFirstCQL reads a partition of uploads from its first row.
-// cqlgenimpl.ReadPage binds owner.
-const uploadUploadsFirstCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ?`
-
-// uploadUploadsFirstFromCQL reads a partition of uploads from the From bound.
-// cqlgenimpl.ReadPage binds owner, From.
-const uploadUploadsFirstFromCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ?`
-
-// uploadUploadsFirstToCQL reads a partition of uploads from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds owner, To.
-const uploadUploadsFirstToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id < ?`
-
-// uploadUploadsFirstFromToCQL reads a partition of uploads between the bounds.
-// cqlgenimpl.ReadPage binds owner, From, To.
-const uploadUploadsFirstFromToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ? AND upload_id < ?`
-
-// uploadUploadsAfter0CQL continues a read of uploads after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds owner,
-// upload_id.
-const uploadUploadsAfter0CQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id > ?`
-
-// uploadUploadsAfterToCQL continues a read of uploads after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds owner, upload_id, To.
-const uploadUploadsAfterToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id > ? AND upload_id < ?`
-
-// uploadUploadsAtOrAfterCQL continues a read of uploads at or after a row.
-// cqlgenimpl.ReadPage binds owner, upload_id.
-const uploadUploadsAtOrAfterCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ?`
-
-// uploadUploadsAtOrAfterToCQL continues a read of uploads at or after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds owner, upload_id, To.
-const uploadUploadsAtOrAfterToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ? AND upload_id < ?`
 
 // uploadUploadsClustering is the clustering key of e in uploads, in order.
 func uploadUploadsClustering(e *Upload) []any {
@@ -850,8 +510,8 @@ func uploadUploadsCompare(a, b *Upload) int {
 	return 0
 }
 
-// uploadUploadsByDay: the statements of table uploads_by_day, which serves
-// UploadsByDay.
+// uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay; its
+// statements are listed in schema.md.
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "uploads_by_day",
 	Pattern: "UploadsByDay",
@@ -862,52 +522,16 @@ var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "upload_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "shard", Type: "int"},
-		{Name: "upload_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "owner", Type: "text"},
 		{Name: "size", Type: "bigint"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      uploadUploadsByDayInsertCQL,
-		Delete:      uploadUploadsByDayDeleteCQL,
-		Scan:        uploadUploadsByDayScanCQL,
-		First:       uploadUploadsByDayFirstCQL,
-		FirstFrom:   uploadUploadsByDayFirstFromCQL,
-		FirstTo:     uploadUploadsByDayFirstToCQL,
-		FirstFromTo: uploadUploadsByDayFirstFromToCQL,
-		After: []string{
-			uploadUploadsByDayAfter0CQL,
-		},
-		AfterTo:     uploadUploadsByDayAfterToCQL,
-		AtOrAfter:   uploadUploadsByDayAtOrAfterCQL,
-		AtOrAfterTo: uploadUploadsByDayAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       uploadUploadsByDayScatterFirstCQL,
-				FirstFrom:   uploadUploadsByDayScatterFirstFromCQL,
-				FirstTo:     uploadUploadsByDayScatterFirstToCQL,
-				FirstFromTo: uploadUploadsByDayScatterFirstFromToCQL,
-				After: []string{
-					uploadUploadsByDayScatterAfter0CQL,
-				},
-				AfterTo:     uploadUploadsByDayScatterAfterToCQL,
-				AtOrAfter:   uploadUploadsByDayScatterAtOrAfterCQL,
-				AtOrAfterTo: uploadUploadsByDayScatterAtOrAfterToCQL,
-			},
-		},
-	},
+	Maintained: true,
+	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// uploadUploadsByDayInsertCQL writes a whole row of uploads_by_day. Its
-// placeholders bind day, shard, upload_id, owner, size, the write timestamp.
-const uploadUploadsByDayInsertCQL = `INSERT INTO uploads_by_day (day, shard, upload_id, owner, size)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// uploadUploadsByDayRow binds uploadUploadsByDayInsertCQL for e, written at
-// ts; uploads_by_day has no column to leave unset.
+// uploadUploadsByDayRow binds the Insert statement of uploads_by_day for e,
+// written at ts; uploads_by_day has no column to leave unset.
 func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID, e.Owner, e.Size, ts}
 }
@@ -917,142 +541,6 @@ func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
 func uploadUploadsByDayKey(e *Upload) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID}
 }
-
-// uploadUploadsByDayDeleteCQL deletes a row of uploads_by_day by its primary
-// key. Its placeholders bind the write timestamp, day, shard, upload_id.
-const uploadUploadsByDayDeleteCQL = `DELETE FROM uploads_by_day
-	USING TIMESTAMP ?
-	WHERE day = ? AND shard = ? AND upload_id = ?`
-
-// uploadUploadsByDayScanCQL reads a token range of uploads_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const uploadUploadsByDayScanCQL = `SELECT day, shard, upload_id, owner, size, writetime(owner),
-		writetime(size)
-	FROM uploads_by_day
-	WHERE token(day, shard) > ? AND token(day, shard) <= ?`
-
-// uploadUploadsByDayFirstCQL reads a partition of uploads_by_day from its
-// first row. cqlgenimpl.ReadPage binds day, shard.
-const uploadUploadsByDayFirstCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ?`
-
-// uploadUploadsByDayFirstFromCQL reads a partition of uploads_by_day from the
-// From bound. cqlgenimpl.ReadPage binds day, shard, From.
-const uploadUploadsByDayFirstFromCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ?`
-
-// uploadUploadsByDayFirstToCQL reads a partition of uploads_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds day, shard, To.
-const uploadUploadsByDayFirstToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id < ?`
-
-// uploadUploadsByDayFirstFromToCQL reads a partition of uploads_by_day between
-// the bounds. cqlgenimpl.ReadPage binds day, shard, From, To.
-const uploadUploadsByDayFirstFromToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ? AND upload_id < ?`
-
-// uploadUploadsByDayAfter0CQL continues a read of uploads_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// day, shard, upload_id.
-const uploadUploadsByDayAfter0CQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id > ?`
-
-// uploadUploadsByDayAfterToCQL continues a read of uploads_by_day after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds day, shard, upload_id, To.
-const uploadUploadsByDayAfterToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id > ? AND upload_id < ?`
-
-// uploadUploadsByDayAtOrAfterCQL continues a read of uploads_by_day at or
-// after a row. cqlgenimpl.ReadPage binds day, shard, upload_id.
-const uploadUploadsByDayAtOrAfterCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ?`
-
-// uploadUploadsByDayAtOrAfterToCQL continues a read of uploads_by_day at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds day, shard,
-// upload_id, To.
-const uploadUploadsByDayAtOrAfterToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ? AND upload_id < ?`
-
-// uploadUploadsByDayScatterFirstCQL reads a partition of uploads_by_day from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, the most rows per
-// bucket.
-const uploadUploadsByDayScatterFirstCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterFirstFromCQL reads a partition of uploads_by_day
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, From, the most rows
-// per bucket.
-const uploadUploadsByDayScatterFirstFromCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterFirstToCQL reads a partition of uploads_by_day from
-// its first row up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds day, the list of shard values, To, the
-// most rows per bucket.
-const uploadUploadsByDayScatterFirstToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterFirstFromToCQL reads a partition of uploads_by_day
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, From, To, the most
-// rows per bucket.
-const uploadUploadsByDayScatterFirstFromToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAfter0CQL continues a read of uploads_by_day after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
-// list of shard values, upload_id, the most rows per bucket.
-const uploadUploadsByDayScatterAfter0CQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id > ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAfterToCQL continues a read of uploads_by_day after
-// a row, up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds day, the list of shard values, upload_id,
-// To, the most rows per bucket.
-const uploadUploadsByDayScatterAfterToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id > ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAtOrAfterCQL continues a read of uploads_by_day at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, upload_id, the most
-// rows per bucket.
-const uploadUploadsByDayScatterAtOrAfterCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAtOrAfterToCQL continues a read of uploads_by_day
-// at or after a row, up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of shard values,
-// upload_id, To, the most rows per bucket.
-const uploadUploadsByDayScatterAtOrAfterToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
 
 // uploadUploadsByDayScan reads one row of uploads_by_day into e; false when
 // there is none.

@@ -11,11 +11,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// accountAccounts: the statements of table accounts, which is the source of
-// truth of Account.
+// accountAccounts is table accounts, which is the source of truth of Account;
+// its statements are listed in schema.md.
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts",
 	Pattern: "Accounts",
@@ -23,30 +23,16 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "account_id", Type: "text"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
 		{Name: "tenant_id", Type: "text"},
 		{Name: "email", Type: "text"},
 		{Name: "handle", Type: "text"},
 		{Name: "name", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:        accountAccountsGetCQL,
-		GetMany:    accountAccountsGetManyCQL,
-		State:      accountAccountsStateCQL,
-		Change:     accountAccountsChangeCQL,
-		Remove:     accountAccountsRemoveCQL,
-		Settle:     accountAccountsSettleCQL,
-		FenceLive:  accountAccountsFenceLiveCQL,
-		FenceGrave: accountAccountsFenceGraveCQL,
-		Scan:       accountAccountsScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
+	Fenced:     true,
 })
-
-// accountAccountsGetCQL reads a row of accounts by its primary key. Its
-// placeholders bind account_id.
-const accountAccountsGetCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_deleted
-	FROM accounts
-	WHERE account_id = ?`
 
 // accountAccountsScan reads the next row of accounts that is no grave of a
 // deleted Account into e; false when there is none.
@@ -63,20 +49,8 @@ func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	}
 }
 
-// accountAccountsGetManyCQL reads the rows of accounts of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of account_id values.
-const accountAccountsGetManyCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_deleted
-	FROM accounts
-	WHERE account_id IN ?`
-
-// accountAccountsStateCQL reads a row of accounts with the write protocol's
-// columns. Its placeholders bind account_id.
-const accountAccountsStateCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM accounts
-	WHERE account_id = ?`
-
-// accountAccountsState binds accountAccountsStateCQL: the primary key of e.
+// accountAccountsState binds the State statement of accounts: the primary key
+// of e.
 func accountAccountsState(e *Account) []any {
 	return []any{e.AccountID}
 }
@@ -93,111 +67,41 @@ func accountAccountsData(e *Account) []any {
 	return []any{e.AccountID, e.TenantID, e.Email, e.Handle, e.Name}
 }
 
-// accountAccountsChangeCQL writes a row of accounts if its version is the one
-// read (null: if there is no row). Its placeholders bind tenant_id, email,
-// handle, name, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, account_id, the version read.
-const accountAccountsChangeCQL = `UPDATE accounts
-	SET tenant_id = ?, email = ?, handle = ?, name = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsChange binds accountAccountsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// accountAccountsChange binds the Change statement of accounts: it sets e's
+// values, at version c.TS, if the version is still c.Old.
 func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
 	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
-// accountAccountsRemoveCQL leaves a grave of a row of accounts if its version
-// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, account_id, the version
-// read.
-const accountAccountsRemoveCQL = `UPDATE accounts
-	USING TTL 864000
-	SET tenant_id = null, email = null, handle = null, name = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsRemove binds accountAccountsRemoveCQL: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// accountAccountsRemove binds the Remove statement of accounts: it leaves a
+// grave of e, at version c.TS, if the version is still c.Old.
 func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
-// accountAccountsSettleCQL clears the pending record of a row of accounts if
-// its version is the one read. Its placeholders bind account_id, the version
-// read.
-const accountAccountsSettleCQL = `UPDATE accounts
-	SET cqlgen_pending = null
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsSettle binds accountAccountsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
+// accountAccountsSettle binds the Settle statement of accounts: it clears the
+// pending record of e's row if the version is still version.
 func accountAccountsSettle(e *Account, version int64) []any {
 	return []any{e.AccountID, version}
 }
 
-// accountAccountsFenceLiveCQL moves on the version of a live row of accounts
-// whose claim of a unique key another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), account_id, the version read.
-const accountAccountsFenceLiveCQL = `UPDATE accounts
-	SET cqlgen_version = ?
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsFenceGraveCQL moves on the version of a grave of accounts, or
-// of no row, whose claim another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), account_id, the version read.
-const accountAccountsFenceGraveCQL = `UPDATE accounts
-	USING TTL 864000
-	SET cqlgen_version = ?, cqlgen_deleted = true
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsScanCQL reads a token range of accounts for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const accountAccountsScanCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM accounts
-	WHERE token(account_id) > ? AND token(account_id) <= ?`
-
-// accountAccountByEmail: the statements of table accounts_by_email, which
-// serves AccountByEmail.
+// accountAccountByEmail is table accounts_by_email, which serves
+// AccountByEmail; its statements are listed in schema.md.
 var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts_by_email",
 	Pattern: "AccountByEmail",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "email", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "email", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "account_id", Type: "text"},
 	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  accountAccountByEmailInsertCQL,
-		Delete:  accountAccountByEmailDeleteCQL,
-		Get:     accountAccountByEmailGetCQL,
-		Take:    accountAccountByEmailTakeCQL,
-		Release: accountAccountByEmailReleaseCQL,
-		Scan:    accountAccountByEmailScanCQL,
-	},
+	Maintained: true,
+	Unique:     true,
 })
 
-// accountAccountByEmailInsertCQL claims a key of accounts_by_email for an
-// entity, if no one holds it. Its placeholders bind email, account_id,
-// cqlgen_claim (the version of the change).
-const accountAccountByEmailInsertCQL = `INSERT INTO accounts_by_email (email, account_id, cqlgen_claim)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS`
-
-// accountAccountByEmailRow binds accountAccountByEmailInsertCQL for e, written
-// at ts; accounts_by_email has no column to leave unset.
+// accountAccountByEmailRow binds the Insert statement of accounts_by_email for
+// e, written at ts; accounts_by_email has no column to leave unset.
 func accountAccountByEmailRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.Email, e.AccountID, ts}
 }
@@ -208,43 +112,8 @@ func accountAccountByEmailKey(e *Account) []any {
 	return []any{e.Email}
 }
 
-// accountAccountByEmailDeleteCQL deletes a row of accounts_by_email by its
-// primary key. Its placeholders bind the write timestamp, email.
-const accountAccountByEmailDeleteCQL = `DELETE FROM accounts_by_email
-	USING TIMESTAMP ?
-	WHERE email = ?`
-
-// accountAccountByEmailGetCQL reads a claim of accounts_by_email: who holds
-// the key, since which version. Its placeholders bind email.
-const accountAccountByEmailGetCQL = `SELECT email, account_id, cqlgen_claim
-	FROM accounts_by_email
-	WHERE email = ?`
-
-// accountAccountByEmailTakeCQL moves a claim of accounts_by_email to another
-// owner, or renews it, if its owner and version are the ones read. Its
-// placeholders bind account_id, cqlgen_claim (the version of the change),
-// email, account_id as read, the version read.
-const accountAccountByEmailTakeCQL = `UPDATE accounts_by_email
-	SET account_id = ?, cqlgen_claim = ?
-	WHERE email = ?
-	IF account_id = ? AND cqlgen_claim = ?`
-
-// accountAccountByEmailReleaseCQL gives up a claim of accounts_by_email if it
-// is its owner's and older than the change. Its placeholders bind email,
-// account_id, the version of the change.
-const accountAccountByEmailReleaseCQL = `DELETE FROM accounts_by_email
-	WHERE email = ?
-	IF account_id = ? AND cqlgen_claim < ?`
-
-// accountAccountByEmailScanCQL reads a token range of accounts_by_email for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const accountAccountByEmailScanCQL = `SELECT email, account_id, writetime(account_id)
-	FROM accounts_by_email
-	WHERE token(email) > ? AND token(email) <= ?`
-
-// accountAccountsByHandle: the statements of table accounts_by_handle, which
-// serves AccountsByHandle.
+// accountAccountsByHandle is table accounts_by_handle, which serves
+// AccountsByHandle; its statements are listed in schema.md.
 var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts_by_handle",
 	Pattern: "AccountsByHandle",
@@ -254,32 +123,15 @@ var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "handle", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "handle", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "account_id", Type: "text"},
 	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  accountAccountsByHandleInsertCQL,
-		Delete:  accountAccountsByHandleDeleteCQL,
-		Get:     accountAccountsByHandleGetCQL,
-		Take:    accountAccountsByHandleTakeCQL,
-		Release: accountAccountsByHandleReleaseCQL,
-		Scan:    accountAccountsByHandleScanCQL,
-	},
+	Maintained: true,
+	Unique:     true,
 })
 
-// accountAccountsByHandleInsertCQL claims a key of accounts_by_handle for an
-// entity, if no one holds it. Its placeholders bind tenant_id, handle,
-// account_id, cqlgen_claim (the version of the change).
-const accountAccountsByHandleInsertCQL = `INSERT INTO accounts_by_handle (tenant_id, handle, account_id,
-		cqlgen_claim)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS`
-
-// accountAccountsByHandleRow binds accountAccountsByHandleInsertCQL for e,
-// written at ts; accounts_by_handle has no column to leave unset.
+// accountAccountsByHandleRow binds the Insert statement of accounts_by_handle
+// for e, written at ts; accounts_by_handle has no column to leave unset.
 func accountAccountsByHandleRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Handle, e.AccountID, ts}
 }
@@ -289,41 +141,6 @@ func accountAccountsByHandleRow(e *Account, ts int64, _ bool) []any {
 func accountAccountsByHandleKey(e *Account) []any {
 	return []any{e.TenantID, e.Handle}
 }
-
-// accountAccountsByHandleDeleteCQL deletes a row of accounts_by_handle by its
-// primary key. Its placeholders bind the write timestamp, tenant_id, handle.
-const accountAccountsByHandleDeleteCQL = `DELETE FROM accounts_by_handle
-	USING TIMESTAMP ?
-	WHERE tenant_id = ? AND handle = ?`
-
-// accountAccountsByHandleGetCQL reads a claim of accounts_by_handle: who holds
-// the key, since which version. Its placeholders bind tenant_id, handle.
-const accountAccountsByHandleGetCQL = `SELECT tenant_id, handle, account_id, cqlgen_claim
-	FROM accounts_by_handle
-	WHERE tenant_id = ? AND handle = ?`
-
-// accountAccountsByHandleTakeCQL moves a claim of accounts_by_handle to
-// another owner, or renews it, if its owner and version are the ones read. Its
-// placeholders bind account_id, cqlgen_claim (the version of the change),
-// tenant_id, handle, account_id as read, the version read.
-const accountAccountsByHandleTakeCQL = `UPDATE accounts_by_handle
-	SET account_id = ?, cqlgen_claim = ?
-	WHERE tenant_id = ? AND handle = ?
-	IF account_id = ? AND cqlgen_claim = ?`
-
-// accountAccountsByHandleReleaseCQL gives up a claim of accounts_by_handle if
-// it is its owner's and older than the change. Its placeholders bind
-// tenant_id, handle, account_id, the version of the change.
-const accountAccountsByHandleReleaseCQL = `DELETE FROM accounts_by_handle
-	WHERE tenant_id = ? AND handle = ?
-	IF account_id = ? AND cqlgen_claim < ?`
-
-// accountAccountsByHandleScanCQL reads a token range of accounts_by_handle for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const accountAccountsByHandleScanCQL = `SELECT tenant_id, handle, account_id, writetime(account_id)
-	FROM accounts_by_handle
-	WHERE token(tenant_id) > ? AND token(tenant_id) <= ?`
 
 // AccountRepo reads and writes Account in its tables (accounts,
 // accounts_by_email, accounts_by_handle), keeping every copy in step; accounts

@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// videoVideos: the statements of table videos, which is the source of truth of
-// Video.
+// videoVideos is table videos, which is the source of truth of Video; its
+// statements are listed in schema.md.
 var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos",
 	Pattern: "Videos",
@@ -29,8 +29,6 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "video_id", Type: "timeuuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
-		{Name: "video_id", Type: "timeuuid"},
 		{Name: "user_id", Type: "text"},
 		{Name: "added_at", Type: "timestamp"},
 		{Name: "title", Type: "text"},
@@ -38,32 +36,10 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "thumbnail", Type: "vector<float, 4>"},
 		{Name: "signature", Type: "blob"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:         videoVideosGetCQL,
-		State:       videoVideosStateCQL,
-		Change:      videoVideosChangeCQL,
-		Remove:      videoVideosRemoveCQL,
-		Settle:      videoVideosSettleCQL,
-		Scan:        videoVideosScanCQL,
-		First:       videoVideosFirstCQL,
-		FirstFrom:   videoVideosFirstFromCQL,
-		FirstTo:     videoVideosFirstToCQL,
-		FirstFromTo: videoVideosFirstFromToCQL,
-		After: []string{
-			videoVideosAfter0CQL,
-		},
-		AfterTo:     videoVideosAfterToCQL,
-		AtOrAfter:   videoVideosAtOrAfterCQL,
-		AtOrAfterTo: videoVideosAtOrAfterToCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// videoVideosGetCQL reads a row of videos by its primary key. Its placeholders
-// bind channel_id, video_id.
-const videoVideosGetCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id = ?`
 
 // videoVideosScan reads the next row of videos that is no grave of a deleted
 // Video into e; false when there is none.
@@ -80,15 +56,7 @@ func videoVideosScan(it cqlgen.Iter, e *Video) bool {
 	}
 }
 
-// videoVideosStateCQL reads a row of videos with the write protocol's columns.
-// Its placeholders bind channel_id, video_id.
-const videoVideosStateCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM videos
-	WHERE channel_id = ? AND video_id = ?`
-
-// videoVideosState binds videoVideosStateCQL: the primary key of e.
+// videoVideosState binds the State statement of videos: the primary key of e.
 func videoVideosState(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID}
 }
@@ -118,121 +86,24 @@ func videoMerge(cur, e *Video) Video {
 	return m
 }
 
-// videoVideosChangeCQL writes a row of videos if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, added_at, title,
-// content, thumbnail, signature, cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, channel_id, video_id, the
-// version read.
-const videoVideosChangeCQL = `UPDATE videos
-	SET user_id = ?, added_at = ?, title = ?, content = ?, thumbnail = ?,
-		signature = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE channel_id = ? AND video_id = ?
-	IF cqlgen_version = ?`
-
-// videoVideosChange binds videoVideosChangeCQL: it sets e's values, leaving
-// nil pointers and empty collections unset with c.Unset, at version c.TS, if
-// the version is still c.Old.
+// videoVideosChange binds the Change statement of videos: it sets e's values,
+// leaving nil pointers and empty collections unset with c.Unset, at version
+// c.TS, if the version is still c.Old.
 func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
-// videoVideosRemoveCQL leaves a grave of a row of videos if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, channel_id, video_id, the
-// version read.
-const videoVideosRemoveCQL = `UPDATE videos
-	USING TTL 864000
-	SET user_id = null, added_at = null, title = null, content = null,
-		thumbnail = null, signature = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE channel_id = ? AND video_id = ?
-	IF cqlgen_version = ?`
-
-// videoVideosRemove binds videoVideosRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// videoVideosRemove binds the Remove statement of videos: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
-// videoVideosSettleCQL clears the pending record of a row of videos if its
-// version is the one read. Its placeholders bind channel_id, video_id, the
-// version read.
-const videoVideosSettleCQL = `UPDATE videos
-	SET cqlgen_pending = null
-	WHERE channel_id = ? AND video_id = ?
-	IF cqlgen_version = ?`
-
-// videoVideosSettle binds videoVideosSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// videoVideosSettle binds the Settle statement of videos: it clears the
+// pending record of e's row if the version is still version.
 func videoVideosSettle(e *Video, version int64) []any {
 	return []any{e.ChannelID, e.VideoID, version}
 }
-
-// videoVideosScanCQL reads a token range of videos for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const videoVideosScanCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM videos
-	WHERE token(channel_id) > ? AND token(channel_id) <= ?`
-
-// videoVideosFirstCQL reads a partition of videos from its first row.
-// cqlgenimpl.ReadPage binds channel_id.
-const videoVideosFirstCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ?`
-
-// videoVideosFirstFromCQL reads a partition of videos from the From bound.
-// cqlgenimpl.ReadPage binds channel_id, From.
-const videoVideosFirstFromCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ?`
-
-// videoVideosFirstToCQL reads a partition of videos from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds channel_id, To.
-const videoVideosFirstToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id < ?`
-
-// videoVideosFirstFromToCQL reads a partition of videos between the bounds.
-// cqlgenimpl.ReadPage binds channel_id, From, To.
-const videoVideosFirstFromToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ? AND video_id < ?`
-
-// videoVideosAfter0CQL continues a read of videos after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds channel_id,
-// video_id.
-const videoVideosAfter0CQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id > ?`
-
-// videoVideosAfterToCQL continues a read of videos after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds channel_id, video_id, To.
-const videoVideosAfterToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id > ? AND video_id < ?`
-
-// videoVideosAtOrAfterCQL continues a read of videos at or after a row.
-// cqlgenimpl.ReadPage binds channel_id, video_id.
-const videoVideosAtOrAfterCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ?`
-
-// videoVideosAtOrAfterToCQL continues a read of videos at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds channel_id, video_id, To.
-const videoVideosAtOrAfterToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ? AND video_id < ?`
 
 // videoVideosClustering is the clustering key of e in videos, in order.
 func videoVideosClustering(e *Video) []any {
@@ -247,8 +118,8 @@ func videoVideosCompare(a, b *Video) int {
 	return 0
 }
 
-// videoVideosByUser: the statements of table videos_by_user, which serves
-// VideosByUser.
+// videoVideosByUser is table videos_by_user, which serves VideosByUser; its
+// statements are listed in schema.md.
 var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos_by_user",
 	Pattern: "VideosByUser",
@@ -260,44 +131,18 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "channel_id", Type: "text"},
 		{Name: "video_id", Type: "timeuuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "added_at", Type: "timestamp", Desc: true},
-		{Name: "channel_id", Type: "text"},
-		{Name: "video_id", Type: "timeuuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "title", Type: "text"},
 		{Name: "content", Type: "vector<float, 8>"},
 		{Name: "thumbnail", Type: "vector<float, 4>"},
 		{Name: "signature", Type: "blob"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      videoVideosByUserInsertCQL,
-		Delete:      videoVideosByUserDeleteCQL,
-		Scan:        videoVideosByUserScanCQL,
-		First:       videoVideosByUserFirstCQL,
-		FirstFrom:   videoVideosByUserFirstFromCQL,
-		FirstTo:     videoVideosByUserFirstToCQL,
-		FirstFromTo: videoVideosByUserFirstFromToCQL,
-		After: []string{
-			videoVideosByUserAfter0CQL,
-			videoVideosByUserAfter1CQL,
-		},
-		AfterTo:   videoVideosByUserAfterToCQL,
-		AtOrAfter: videoVideosByUserAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// videoVideosByUserInsertCQL writes a whole row of videos_by_user. Its
-// placeholders bind user_id, added_at, channel_id, video_id, title, content,
-// thumbnail, signature, the write timestamp.
-const videoVideosByUserInsertCQL = `INSERT INTO videos_by_user (user_id, added_at, channel_id, video_id,
-		title, content, thumbnail, signature)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// videoVideosByUserRow binds videoVideosByUserInsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// videoVideosByUserRow binds the Insert statement of videos_by_user for e,
+// written at ts. With unset, nil pointers and empty collections are left
+// unset, writing no tombstone; without, they clear their columns.
 func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
 }
@@ -307,80 +152,6 @@ func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
 func videoVideosByUserKey(e *Video) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID}
 }
-
-// videoVideosByUserDeleteCQL deletes a row of videos_by_user by its primary
-// key. Its placeholders bind the write timestamp, user_id, added_at,
-// channel_id, video_id.
-const videoVideosByUserDeleteCQL = `DELETE FROM videos_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND added_at = ? AND channel_id = ? AND video_id = ?`
-
-// videoVideosByUserScanCQL reads a token range of videos_by_user for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const videoVideosByUserScanCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature, writetime(title), writetime(content),
-		writetime(thumbnail), writetime(signature)
-	FROM videos_by_user
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// videoVideosByUserFirstCQL reads a partition of videos_by_user from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const videoVideosByUserFirstCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ?`
-
-// videoVideosByUserFirstFromCQL reads a partition of videos_by_user from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const videoVideosByUserFirstFromCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at <= ?`
-
-// videoVideosByUserFirstToCQL reads a partition of videos_by_user from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const videoVideosByUserFirstToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at > ?`
-
-// videoVideosByUserFirstFromToCQL reads a partition of videos_by_user between
-// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const videoVideosByUserFirstFromToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at <= ? AND added_at > ?`
-
-// videoVideosByUserAfter0CQL continues a read of videos_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, added_at.
-const videoVideosByUserAfter0CQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at < ?`
-
-// videoVideosByUserAfter1CQL continues a read of videos_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, added_at, channel_id, video_id.
-const videoVideosByUserAfter1CQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at = ? AND (channel_id, video_id) > (?, ?)`
-
-// videoVideosByUserAfterToCQL continues a read of videos_by_user after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds user_id, added_at, To.
-const videoVideosByUserAfterToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at < ? AND added_at > ?`
-
-// videoVideosByUserAtOrAfterCQL continues a read of videos_by_user at or after
-// a row. cqlgenimpl.ReadPage binds user_id, added_at, channel_id, video_id.
-const videoVideosByUserAtOrAfterCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at = ? AND (channel_id, video_id) >= (?, ?)`
 
 // videoVideosByUserScan reads one row of videos_by_user into e; false when
 // there is none.
@@ -768,8 +539,8 @@ func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosBy
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// videoVideosLike: the statements of index videos_like on table videos, which
-// serve VideosLike.
+// videoVideosLike is the read of table videos through index videos_like, which
+// serves VideosLike; its statements are listed in schema.md.
 var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos",
 	Pattern: "VideosLike",
@@ -779,23 +550,23 @@ var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "video_id", Type: "timeuuid"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "added_at", Type: "timestamp"},
+		{Name: "title", Type: "text"},
+		{Name: "content", Type: "vector<float, 8>"},
+		{Name: "thumbnail", Type: "vector<float, 4>"},
+		{Name: "signature", Type: "blob"},
+	},
+	Versioned: true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "content",
+		ANN:    true,
+	},
+	Values: []cqlgenimpl.Column{
 		{Name: "content", Type: "vector<float, 8>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Nearest: videoVideosLikeNearestCQL,
-	},
 })
-
-// videoVideosLikeNearestCQL reads the rows of a partition of videos nearest a
-// vector through the ANN index videos_like. cqlgenimpl.ReadNearest binds
-// channel_id, the value of content looked for, the limit.
-const videoVideosLikeNearestCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ?
-	ORDER BY content ANN OF ?
-	LIMIT ?`
 
 // VideosLikeOptions are the optional parts of a VideosLike read.
 type VideosLikeOptions struct {
@@ -837,8 +608,9 @@ func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []
 	})
 }
 
-// videoVideosByThumbnail: the statements of index videos_by_thumbnail on table
-// videos, which serve VideosByThumbnail.
+// videoVideosByThumbnail is the read of table videos through index
+// videos_by_thumbnail, which serves VideosByThumbnail; its statements are
+// listed in schema.md.
 var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos",
 	Pattern: "VideosByThumbnail",
@@ -848,22 +620,24 @@ var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "video_id", Type: "timeuuid"},
 	},
-	Index: []cqlgenimpl.Column{
+	Columns: []cqlgenimpl.Column{
+		{Name: "user_id", Type: "text"},
+		{Name: "added_at", Type: "timestamp"},
+		{Name: "title", Type: "text"},
+		{Name: "content", Type: "vector<float, 8>"},
+		{Name: "thumbnail", Type: "vector<float, 4>"},
+		{Name: "signature", Type: "blob"},
+	},
+	Versioned: true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "thumbnail",
+		ANN:     true,
+		Scatter: true,
+	},
+	Values: []cqlgenimpl.Column{
 		{Name: "thumbnail", Type: "vector<float, 4>"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Nearest: videoVideosByThumbnailNearestCQL,
-	},
 })
-
-// videoVideosByThumbnailNearestCQL reads the rows of videos nearest a vector
-// through the ANN index videos_by_thumbnail, over the cluster.
-// cqlgenimpl.ReadNearest binds the value of thumbnail looked for, the limit.
-const videoVideosByThumbnailNearestCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	ORDER BY thumbnail ANN OF ?
-	LIMIT ?`
 
 // VideosByThumbnailOptions are the optional parts of a VideosByThumbnail read.
 type VideosByThumbnailOptions struct {
@@ -898,16 +672,15 @@ func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, 
 	})
 }
 
-// accountAccounts: the statements of table accounts, which is the source of
-// truth of Account.
+// accountAccounts is table accounts, which is the source of truth of Account;
+// its statements are listed in schema.md.
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts",
 	Pattern: "Accounts",
 	PartitionKey: []cqlgenimpl.Column{
 		{Name: "account_id", Type: "text"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "email", Type: "text"},
 		{Name: "phone", Type: "text"},
 		{Name: "balance", Type: "bigint"},
@@ -915,72 +688,22 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "born", Type: "date"},
 		{Name: "card", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    accountAccountsInsertCQL,
-		InsertTTL: accountAccountsInsertTTLCQL,
-		Create:    accountAccountsCreateCQL,
-		Delete:    accountAccountsDeleteCQL,
-		Get:       accountAccountsGetCQL,
-		GetMany:   accountAccountsGetManyCQL,
-	},
+	Canonical: true,
+	Single:    true,
 })
 
-// accountAccountsInsertCQL writes a whole row of accounts. Its placeholders
-// bind account_id, email, phone, balance, notes, born, card, the write
-// timestamp.
-const accountAccountsInsertCQL = `INSERT INTO accounts (account_id, email, phone, balance, notes, born,
-		card)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// accountAccountsRow binds accountAccountsInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// accountAccountsRow binds the Insert statement of accounts for e, written at
+// ts. With unset, nil pointers and empty collections are left unset, writing
+// no tombstone; without, they clear their columns.
 func accountAccountsRow(e *Account, ts int64, unset bool) []any {
 	return []any{e.AccountID, e.Email, e.Phone, e.Balance, e.Notes, cqlgenimpl.OrUnset(e.Born, unset), e.Card, ts}
 }
-
-// accountAccountsInsertTTLCQL writes a whole row of accounts with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds account_id, email, phone,
-// balance, notes, born, card, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const accountAccountsInsertTTLCQL = `INSERT INTO accounts (account_id, email, phone, balance, notes, born,
-		card)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// accountAccountsCreateCQL writes a whole row of accounts if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds account_id, email, phone,
-// balance, notes, born, card, the TTL in seconds (unset: the table's default).
-const accountAccountsCreateCQL = `INSERT INTO accounts (account_id, email, phone, balance, notes, born,
-		card)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// accountAccountsDeleteCQL deletes a row of accounts by its primary key. Its
-// placeholders bind the write timestamp, account_id.
-const accountAccountsDeleteCQL = `DELETE FROM accounts
-	USING TIMESTAMP ?
-	WHERE account_id = ?`
-
-// accountAccountsGetCQL reads a row of accounts by its primary key. Its
-// placeholders bind account_id.
-const accountAccountsGetCQL = `SELECT account_id, email, phone, balance, notes, born, card
-	FROM accounts
-	WHERE account_id = ?`
 
 // accountAccountsScan reads one row of accounts into e; false when there is
 // none.
 func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
-
-// accountAccountsGetManyCQL reads the rows of accounts of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of account_id values.
-const accountAccountsGetManyCQL = `SELECT account_id, email, phone, balance, notes, born, card
-	FROM accounts
-	WHERE account_id IN ?`
 
 // AccountRepo reads and writes Account in table accounts.
 type AccountRepo struct {

@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion6, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion6
+// SupportPackageIsVersion7, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order; its
+// statements are listed in schema.md.
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -26,7 +26,6 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "order_id", Type: "uuid"},
 	},
 	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
 		{Name: "region", Type: "text"},
 		{Name: "stage", Type: "text"},
 		{Name: "courier", Type: "text"},
@@ -36,23 +35,10 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "priority", Type: "int"},
 		{Name: "gift_note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Canonical:  true,
+	Versioned:  true,
+	Maintained: true,
 })
-
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind order_id.
-const orderOrdersGetCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_deleted
-	FROM orders
-	WHERE order_id = ?`
 
 // orderOrdersScan reads the next row of orders that is no grave of a deleted
 // Order into e; false when there is none.
@@ -69,22 +55,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_deleted
-	FROM orders
-	WHERE order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind order_id.
-const orderOrdersStateCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
+// orderOrdersState binds the State statement of orders: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
@@ -111,63 +82,24 @@ func orderMerge(cur, e *Order) Order {
 	return m
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind region, stage, courier,
-// placed_at, flagged, coupon, priority, gift_note, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, order_id,
-// the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET region = ?, stage = ?, courier = ?, placed_at = ?, flagged = ?,
-		coupon = ?, priority = ?, gift_note = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, leaving
-// nil pointers and empty collections unset with c.Unset, at version c.TS, if
-// the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders: it sets e's values,
+// leaving nil pointers and empty collections unset with c.Unset, at version
+// c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET region = null, stage = null, courier = null, placed_at = null,
-		flagged = null, coupon = null, priority = null, gift_note = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
+// e, at version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind order_id, the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders: it clears the
+// pending record of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
-
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
 
 // orderDeliveriesByCourierHolds reports whether deliveries_by_courier holds
 // e's row: stage IN ("packed", "shipped") AND courier is set. The write
@@ -176,8 +108,8 @@ func orderDeliveriesByCourierHolds(e *Order) bool {
 	return (e.Stage == Packed || e.Stage == Shipped) && e.Courier != ""
 }
 
-// orderDeliveriesByCourier: the statements of table deliveries_by_courier,
-// which serves DeliveriesByCourier.
+// orderDeliveriesByCourier is table deliveries_by_courier, which serves
+// DeliveriesByCourier; its statements are listed in schema.md.
 var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "deliveries_by_courier",
 	Pattern: "DeliveriesByCourier",
@@ -188,10 +120,7 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "placed_at", Type: "timestamp"},
 		{Name: "order_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "region", Type: "text"},
 		{Name: "stage", Type: "text"},
 		{Name: "flagged", Type: "boolean"},
@@ -199,34 +128,13 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "priority", Type: "int"},
 		{Name: "gift_note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderDeliveriesByCourierInsertCQL,
-		Delete:      orderDeliveriesByCourierDeleteCQL,
-		Scan:        orderDeliveriesByCourierScanCQL,
-		First:       orderDeliveriesByCourierFirstCQL,
-		FirstFrom:   orderDeliveriesByCourierFirstFromCQL,
-		FirstTo:     orderDeliveriesByCourierFirstToCQL,
-		FirstFromTo: orderDeliveriesByCourierFirstFromToCQL,
-		After: []string{
-			orderDeliveriesByCourierAfter0CQL,
-		},
-		AfterTo:     orderDeliveriesByCourierAfterToCQL,
-		AtOrAfter:   orderDeliveriesByCourierAtOrAfterCQL,
-		AtOrAfterTo: orderDeliveriesByCourierAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderDeliveriesByCourierInsertCQL writes a whole row of
-// deliveries_by_courier. Its placeholders bind courier, placed_at, order_id,
-// region, stage, flagged, coupon, priority, gift_note, the write timestamp.
-const orderDeliveriesByCourierInsertCQL = `INSERT INTO deliveries_by_courier (courier, placed_at, order_id,
-		region, stage, flagged, coupon, priority, gift_note)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderDeliveriesByCourierRow binds orderDeliveriesByCourierInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// orderDeliveriesByCourierRow binds the Insert statement of
+// deliveries_by_courier for e, written at ts. With unset, nil pointers and
+// empty collections are left unset, writing no tombstone; without, they clear
+// their columns.
 func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID, e.Region, e.Stage, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
@@ -236,86 +144,6 @@ func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
 func orderDeliveriesByCourierKey(e *Order) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID}
 }
-
-// orderDeliveriesByCourierDeleteCQL deletes a row of deliveries_by_courier by
-// its primary key. Its placeholders bind the write timestamp, courier,
-// placed_at, order_id.
-const orderDeliveriesByCourierDeleteCQL = `DELETE FROM deliveries_by_courier
-	USING TIMESTAMP ?
-	WHERE courier = ? AND placed_at = ? AND order_id = ?`
-
-// orderDeliveriesByCourierScanCQL reads a token range of deliveries_by_courier
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderDeliveriesByCourierScanCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note, writetime(region), writetime(stage),
-		writetime(flagged), writetime(coupon), writetime(priority),
-		writetime(gift_note)
-	FROM deliveries_by_courier
-	WHERE token(courier) > ? AND token(courier) <= ?`
-
-// orderDeliveriesByCourierFirstCQL reads a partition of deliveries_by_courier
-// from its first row. cqlgenimpl.ReadPage binds courier.
-const orderDeliveriesByCourierFirstCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ?`
-
-// orderDeliveriesByCourierFirstFromCQL reads a partition of
-// deliveries_by_courier from the From bound. cqlgenimpl.ReadPage binds
-// courier, From.
-const orderDeliveriesByCourierFirstFromCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND placed_at >= ?`
-
-// orderDeliveriesByCourierFirstToCQL reads a partition of
-// deliveries_by_courier from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds courier, To.
-const orderDeliveriesByCourierFirstToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND placed_at < ?`
-
-// orderDeliveriesByCourierFirstFromToCQL reads a partition of
-// deliveries_by_courier between the bounds. cqlgenimpl.ReadPage binds courier,
-// From, To.
-const orderDeliveriesByCourierFirstFromToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND placed_at >= ? AND placed_at < ?`
-
-// orderDeliveriesByCourierAfter0CQL continues a read of deliveries_by_courier
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds courier, placed_at, order_id.
-const orderDeliveriesByCourierAfter0CQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderDeliveriesByCourierAfterToCQL continues a read of deliveries_by_courier
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds courier,
-// placed_at, order_id, To.
-const orderDeliveriesByCourierAfterToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) > (?, ?) AND placed_at < ?`
-
-// orderDeliveriesByCourierAtOrAfterCQL continues a read of
-// deliveries_by_courier at or after a row. cqlgenimpl.ReadPage binds courier,
-// placed_at, order_id.
-const orderDeliveriesByCourierAtOrAfterCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) >= (?, ?)`
-
-// orderDeliveriesByCourierAtOrAfterToCQL continues a read of
-// deliveries_by_courier at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds courier, placed_at, order_id, To.
-const orderDeliveriesByCourierAtOrAfterToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) >= (?, ?) AND placed_at < ?`
 
 // orderDeliveriesByCourierScan reads one row of deliveries_by_courier into e;
 // false when there is none.
@@ -348,8 +176,8 @@ func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
 
-// orderFlaggedOrders: the statements of table flagged_orders, which serves
-// FlaggedOrders.
+// orderFlaggedOrders is table flagged_orders, which serves FlaggedOrders; its
+// statements are listed in schema.md.
 var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "flagged_orders",
 	Pattern: "FlaggedOrders",
@@ -359,9 +187,7 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "order_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "stage", Type: "text"},
 		{Name: "courier", Type: "text"},
 		{Name: "placed_at", Type: "timestamp"},
@@ -370,34 +196,12 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "priority", Type: "int"},
 		{Name: "gift_note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderFlaggedOrdersInsertCQL,
-		Delete:      orderFlaggedOrdersDeleteCQL,
-		Scan:        orderFlaggedOrdersScanCQL,
-		First:       orderFlaggedOrdersFirstCQL,
-		FirstFrom:   orderFlaggedOrdersFirstFromCQL,
-		FirstTo:     orderFlaggedOrdersFirstToCQL,
-		FirstFromTo: orderFlaggedOrdersFirstFromToCQL,
-		After: []string{
-			orderFlaggedOrdersAfter0CQL,
-		},
-		AfterTo:     orderFlaggedOrdersAfterToCQL,
-		AtOrAfter:   orderFlaggedOrdersAtOrAfterCQL,
-		AtOrAfterTo: orderFlaggedOrdersAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderFlaggedOrdersInsertCQL writes a whole row of flagged_orders. Its
-// placeholders bind region, order_id, stage, courier, placed_at, flagged,
-// coupon, priority, gift_note, the write timestamp.
-const orderFlaggedOrdersInsertCQL = `INSERT INTO flagged_orders (region, order_id, stage, courier,
-		placed_at, flagged, coupon, priority, gift_note)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderFlaggedOrdersRow binds orderFlaggedOrdersInsertCQL for e, written at
-// ts. With unset, nil pointers and empty collections are left unset, writing
-// no tombstone; without, they clear their columns.
+// orderFlaggedOrdersRow binds the Insert statement of flagged_orders for e,
+// written at ts. With unset, nil pointers and empty collections are left
+// unset, writing no tombstone; without, they clear their columns.
 func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
@@ -407,80 +211,6 @@ func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
 func orderFlaggedOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
-
-// orderFlaggedOrdersDeleteCQL deletes a row of flagged_orders by its primary
-// key. Its placeholders bind the write timestamp, region, order_id.
-const orderFlaggedOrdersDeleteCQL = `DELETE FROM flagged_orders
-	USING TIMESTAMP ?
-	WHERE region = ? AND order_id = ?`
-
-// orderFlaggedOrdersScanCQL reads a token range of flagged_orders for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderFlaggedOrdersScanCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, writetime(stage), writetime(courier),
-		writetime(placed_at), writetime(flagged), writetime(coupon),
-		writetime(priority), writetime(gift_note)
-	FROM flagged_orders
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// orderFlaggedOrdersFirstCQL reads a partition of flagged_orders from its
-// first row. cqlgenimpl.ReadPage binds region.
-const orderFlaggedOrdersFirstCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ?`
-
-// orderFlaggedOrdersFirstFromCQL reads a partition of flagged_orders from the
-// From bound. cqlgenimpl.ReadPage binds region, From.
-const orderFlaggedOrdersFirstFromCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderFlaggedOrdersFirstToCQL reads a partition of flagged_orders from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const orderFlaggedOrdersFirstToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id < ?`
-
-// orderFlaggedOrdersFirstFromToCQL reads a partition of flagged_orders between
-// the bounds. cqlgenimpl.ReadPage binds region, From, To.
-const orderFlaggedOrdersFirstFromToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
-
-// orderFlaggedOrdersAfter0CQL continues a read of flagged_orders after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// region, order_id.
-const orderFlaggedOrdersAfter0CQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id > ?`
-
-// orderFlaggedOrdersAfterToCQL continues a read of flagged_orders after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds region, order_id, To.
-const orderFlaggedOrdersAfterToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id > ? AND order_id < ?`
-
-// orderFlaggedOrdersAtOrAfterCQL continues a read of flagged_orders at or
-// after a row. cqlgenimpl.ReadPage binds region, order_id.
-const orderFlaggedOrdersAtOrAfterCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderFlaggedOrdersAtOrAfterToCQL continues a read of flagged_orders at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region, order_id,
-// To.
-const orderFlaggedOrdersAtOrAfterToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
 
 // orderFlaggedOrdersScan reads one row of flagged_orders into e; false when
 // there is none.
@@ -510,8 +240,8 @@ func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
 
-// orderOrdersWithCoupon: the statements of table orders_with_coupon, which
-// serves OrdersWithCoupon.
+// orderOrdersWithCoupon is table orders_with_coupon, which serves
+// OrdersWithCoupon; its statements are listed in schema.md.
 var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_with_coupon",
 	Pattern: "OrdersWithCoupon",
@@ -521,9 +251,7 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "coupon", Type: "text"},
-		{Name: "order_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "region", Type: "text"},
 		{Name: "stage", Type: "text"},
 		{Name: "courier", Type: "text"},
@@ -532,34 +260,12 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "priority", Type: "int"},
 		{Name: "gift_note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersWithCouponInsertCQL,
-		Delete:      orderOrdersWithCouponDeleteCQL,
-		Scan:        orderOrdersWithCouponScanCQL,
-		First:       orderOrdersWithCouponFirstCQL,
-		FirstFrom:   orderOrdersWithCouponFirstFromCQL,
-		FirstTo:     orderOrdersWithCouponFirstToCQL,
-		FirstFromTo: orderOrdersWithCouponFirstFromToCQL,
-		After: []string{
-			orderOrdersWithCouponAfter0CQL,
-		},
-		AfterTo:     orderOrdersWithCouponAfterToCQL,
-		AtOrAfter:   orderOrdersWithCouponAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersWithCouponAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderOrdersWithCouponInsertCQL writes a whole row of orders_with_coupon. Its
-// placeholders bind coupon, order_id, region, stage, courier, placed_at,
-// flagged, priority, gift_note, the write timestamp.
-const orderOrdersWithCouponInsertCQL = `INSERT INTO orders_with_coupon (coupon, order_id, region, stage,
-		courier, placed_at, flagged, priority, gift_note)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersWithCouponRow binds orderOrdersWithCouponInsertCQL for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
+// orderOrdersWithCouponRow binds the Insert statement of orders_with_coupon
+// for e, written at ts. With unset, nil pointers and empty collections are
+// left unset, writing no tombstone; without, they clear their columns.
 func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Coupon, e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
@@ -569,80 +275,6 @@ func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
 func orderOrdersWithCouponKey(e *Order) []any {
 	return []any{e.Coupon, e.OrderID}
 }
-
-// orderOrdersWithCouponDeleteCQL deletes a row of orders_with_coupon by its
-// primary key. Its placeholders bind the write timestamp, coupon, order_id.
-const orderOrdersWithCouponDeleteCQL = `DELETE FROM orders_with_coupon
-	USING TIMESTAMP ?
-	WHERE coupon = ? AND order_id = ?`
-
-// orderOrdersWithCouponScanCQL reads a token range of orders_with_coupon for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersWithCouponScanCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note, writetime(region), writetime(stage),
-		writetime(courier), writetime(placed_at), writetime(flagged),
-		writetime(priority), writetime(gift_note)
-	FROM orders_with_coupon
-	WHERE token(coupon) > ? AND token(coupon) <= ?`
-
-// orderOrdersWithCouponFirstCQL reads a partition of orders_with_coupon from
-// its first row. cqlgenimpl.ReadPage binds coupon.
-const orderOrdersWithCouponFirstCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ?`
-
-// orderOrdersWithCouponFirstFromCQL reads a partition of orders_with_coupon
-// from the From bound. cqlgenimpl.ReadPage binds coupon, From.
-const orderOrdersWithCouponFirstFromCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ?`
-
-// orderOrdersWithCouponFirstToCQL reads a partition of orders_with_coupon from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds coupon, To.
-const orderOrdersWithCouponFirstToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id < ?`
-
-// orderOrdersWithCouponFirstFromToCQL reads a partition of orders_with_coupon
-// between the bounds. cqlgenimpl.ReadPage binds coupon, From, To.
-const orderOrdersWithCouponFirstFromToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersWithCouponAfter0CQL continues a read of orders_with_coupon after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds coupon, order_id.
-const orderOrdersWithCouponAfter0CQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id > ?`
-
-// orderOrdersWithCouponAfterToCQL continues a read of orders_with_coupon after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds coupon, order_id, To.
-const orderOrdersWithCouponAfterToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersWithCouponAtOrAfterCQL continues a read of orders_with_coupon at
-// or after a row. cqlgenimpl.ReadPage binds coupon, order_id.
-const orderOrdersWithCouponAtOrAfterCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ?`
-
-// orderOrdersWithCouponAtOrAfterToCQL continues a read of orders_with_coupon
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds coupon,
-// order_id, To.
-const orderOrdersWithCouponAtOrAfterToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ? AND order_id < ?`
 
 // orderOrdersWithCouponScan reads one row of orders_with_coupon into e; false
 // when there is none.
@@ -681,8 +313,8 @@ func orderGiftOrdersHolds(e *Order) bool {
 	return e.GiftNote != nil && e.Stage == Placed
 }
 
-// orderGiftOrders: the statements of table gift_orders, which serves
-// GiftOrders.
+// orderGiftOrders is table gift_orders, which serves GiftOrders; its
+// statements are listed in schema.md.
 var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "gift_orders",
 	Pattern: "GiftOrders",
@@ -692,37 +324,15 @@ var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering: []cqlgenimpl.Column{
 		{Name: "order_id", Type: "uuid"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "order_id", Type: "uuid"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "gift_note", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderGiftOrdersInsertCQL,
-		Delete:      orderGiftOrdersDeleteCQL,
-		Scan:        orderGiftOrdersScanCQL,
-		First:       orderGiftOrdersFirstCQL,
-		FirstFrom:   orderGiftOrdersFirstFromCQL,
-		FirstTo:     orderGiftOrdersFirstToCQL,
-		FirstFromTo: orderGiftOrdersFirstFromToCQL,
-		After: []string{
-			orderGiftOrdersAfter0CQL,
-		},
-		AfterTo:     orderGiftOrdersAfterToCQL,
-		AtOrAfter:   orderGiftOrdersAtOrAfterCQL,
-		AtOrAfterTo: orderGiftOrdersAtOrAfterToCQL,
-	},
+	Maintained: true,
 })
 
-// orderGiftOrdersInsertCQL writes a whole row of gift_orders. Its placeholders
-// bind region, order_id, gift_note, the write timestamp.
-const orderGiftOrdersInsertCQL = `INSERT INTO gift_orders (region, order_id, gift_note)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderGiftOrdersRow binds orderGiftOrdersInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// orderGiftOrdersRow binds the Insert statement of gift_orders for e, written
+// at ts. With unset, nil pointers and empty collections are left unset,
+// writing no tombstone; without, they clear their columns.
 func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
@@ -732,68 +342,6 @@ func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
 func orderGiftOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
-
-// orderGiftOrdersDeleteCQL deletes a row of gift_orders by its primary key.
-// Its placeholders bind the write timestamp, region, order_id.
-const orderGiftOrdersDeleteCQL = `DELETE FROM gift_orders
-	USING TIMESTAMP ?
-	WHERE region = ? AND order_id = ?`
-
-// orderGiftOrdersScanCQL reads a token range of gift_orders for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const orderGiftOrdersScanCQL = `SELECT region, order_id, gift_note, writetime(gift_note)
-	FROM gift_orders
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// orderGiftOrdersFirstCQL reads a partition of gift_orders from its first row.
-// cqlgenimpl.ReadPage binds region.
-const orderGiftOrdersFirstCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ?`
-
-// orderGiftOrdersFirstFromCQL reads a partition of gift_orders from the From
-// bound. cqlgenimpl.ReadPage binds region, From.
-const orderGiftOrdersFirstFromCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderGiftOrdersFirstToCQL reads a partition of gift_orders from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const orderGiftOrdersFirstToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id < ?`
-
-// orderGiftOrdersFirstFromToCQL reads a partition of gift_orders between the
-// bounds. cqlgenimpl.ReadPage binds region, From, To.
-const orderGiftOrdersFirstFromToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
-
-// orderGiftOrdersAfter0CQL continues a read of gift_orders after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// region, order_id.
-const orderGiftOrdersAfter0CQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id > ?`
-
-// orderGiftOrdersAfterToCQL continues a read of gift_orders after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds region, order_id, To.
-const orderGiftOrdersAfterToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id > ? AND order_id < ?`
-
-// orderGiftOrdersAtOrAfterCQL continues a read of gift_orders at or after a
-// row. cqlgenimpl.ReadPage binds region, order_id.
-const orderGiftOrdersAtOrAfterCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderGiftOrdersAtOrAfterToCQL continues a read of gift_orders at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds region, order_id, To.
-const orderGiftOrdersAtOrAfterToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
 
 // orderGiftOrdersScan reads one row of gift_orders into e; false when there is
 // none.
@@ -1332,8 +880,8 @@ func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrders
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event; its
+// statements are listed in schema.md.
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -1344,67 +892,26 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "int"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-			eventEventsAfter1CQL,
-		},
-		AfterTo:   eventEventsAfterToCQL,
-		AtOrAfter: eventEventsAtOrAfterCQL,
+	Columns: []cqlgenimpl.Column{
+		{Name: "level", Type: "text"},
+		{Name: "text", Type: "text"},
 	},
+	Canonical:  true,
+	Maintained: true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// device, at, seq, level, text, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (device, at, seq, level, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e, written at ts;
+// events has no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
-
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, device, at, seq.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE device = ? AND at = ? AND seq = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind device, at, seq.
-const eventEventsGetCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at = ? AND seq = ?`
 
 // eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT device, at, seq, level, text, writetime(level), writetime(text)
-	FROM events
-	WHERE token(device) > ? AND token(device) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind device, at, seq.
-const eventEventsStateCQL = `SELECT device, at, seq, level, text, writetime(level), writetime(text)
-	FROM events
-	WHERE device = ? AND at = ? AND seq = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
+// eventEventsState binds the State statement of events: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.Device, e.At, e.Seq}
 }
@@ -1417,55 +924,6 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds device.
-const eventEventsFirstCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds device, From.
-const eventEventsFirstFromCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds device, To.
-const eventEventsFirstToCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds device, From, To.
-const eventEventsFirstFromToCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at <= ? AND at > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds device, at.
-const eventEventsAfter0CQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at < ?`
-
-// eventEventsAfter1CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds device, at,
-// seq.
-const eventEventsAfter1CQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at = ? AND seq > ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds device, at, To.
-const eventEventsAfterToCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at < ? AND at > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds device, at, seq.
-const eventEventsAtOrAfterCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at = ? AND seq >= ?`
 
 // eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
@@ -1490,8 +948,8 @@ func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
 }
 
-// eventAlertsByDevice: the statements of table alerts_by_device, which serves
-// AlertsByDevice.
+// eventAlertsByDevice is table alerts_by_device, which serves AlertsByDevice;
+// its statements are listed in schema.md.
 var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "alerts_by_device",
 	Pattern: "AlertsByDevice",
@@ -1502,104 +960,18 @@ var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 		{Name: "at", Type: "timestamp", Desc: true},
 		{Name: "seq", Type: "int"},
 	},
-	Row: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "int"},
+	Columns: []cqlgenimpl.Column{
 		{Name: "level", Type: "text"},
 		{Name: "text", Type: "text"},
 	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventAlertsByDeviceInsertCQL,
-		Delete:      eventAlertsByDeviceDeleteCQL,
-		Scan:        eventAlertsByDeviceScanCQL,
-		First:       eventAlertsByDeviceFirstCQL,
-		FirstFrom:   eventAlertsByDeviceFirstFromCQL,
-		FirstTo:     eventAlertsByDeviceFirstToCQL,
-		FirstFromTo: eventAlertsByDeviceFirstFromToCQL,
-		After: []string{
-			eventAlertsByDeviceAfter0CQL,
-			eventAlertsByDeviceAfter1CQL,
-		},
-		AfterTo:   eventAlertsByDeviceAfterToCQL,
-		AtOrAfter: eventAlertsByDeviceAtOrAfterCQL,
-	},
+	Maintained: true,
 })
 
-// eventAlertsByDeviceInsertCQL writes a whole row of alerts_by_device. Its
-// placeholders bind device, at, seq, level, text, the write timestamp.
-const eventAlertsByDeviceInsertCQL = `INSERT INTO alerts_by_device (device, at, seq, level, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventAlertsByDeviceRow binds eventAlertsByDeviceInsertCQL for e, written at
-// ts; alerts_by_device has no column to leave unset.
+// eventAlertsByDeviceRow binds the Insert statement of alerts_by_device for e,
+// written at ts; alerts_by_device has no column to leave unset.
 func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
-
-// eventAlertsByDeviceDeleteCQL deletes a row of alerts_by_device by its
-// primary key. Its placeholders bind the write timestamp, device, at, seq.
-const eventAlertsByDeviceDeleteCQL = `DELETE FROM alerts_by_device
-	USING TIMESTAMP ?
-	WHERE device = ? AND at = ? AND seq = ?`
-
-// eventAlertsByDeviceScanCQL reads a token range of alerts_by_device for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const eventAlertsByDeviceScanCQL = `SELECT device, at, seq, level, text, writetime(level), writetime(text)
-	FROM alerts_by_device
-	WHERE token(device) > ? AND token(device) <= ?`
-
-// eventAlertsByDeviceFirstCQL reads a partition of alerts_by_device from its
-// first row. cqlgenimpl.ReadPage binds device.
-const eventAlertsByDeviceFirstCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ?`
-
-// eventAlertsByDeviceFirstFromCQL reads a partition of alerts_by_device from
-// the From bound. cqlgenimpl.ReadPage binds device, From.
-const eventAlertsByDeviceFirstFromCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at <= ?`
-
-// eventAlertsByDeviceFirstToCQL reads a partition of alerts_by_device from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds device, To.
-const eventAlertsByDeviceFirstToCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at > ?`
-
-// eventAlertsByDeviceFirstFromToCQL reads a partition of alerts_by_device
-// between the bounds. cqlgenimpl.ReadPage binds device, From, To.
-const eventAlertsByDeviceFirstFromToCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at <= ? AND at > ?`
-
-// eventAlertsByDeviceAfter0CQL continues a read of alerts_by_device after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds device, at.
-const eventAlertsByDeviceAfter0CQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at < ?`
-
-// eventAlertsByDeviceAfter1CQL continues a read of alerts_by_device after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds device, at, seq.
-const eventAlertsByDeviceAfter1CQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at = ? AND seq > ?`
-
-// eventAlertsByDeviceAfterToCQL continues a read of alerts_by_device after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds device, at, To.
-const eventAlertsByDeviceAfterToCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at < ? AND at > ?`
-
-// eventAlertsByDeviceAtOrAfterCQL continues a read of alerts_by_device at or
-// after a row. cqlgenimpl.ReadPage binds device, at, seq.
-const eventAlertsByDeviceAtOrAfterCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at = ? AND seq >= ?`
 
 // eventAlertsByDeviceScan reads one row of alerts_by_device into e; false when
 // there is none.
