@@ -36,12 +36,12 @@ var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// userUsersRow binds the Insert statement of users for e, written at ts.
+// userUsersRow binds the Insert statement of users for e at ts.
 func userUsersRow(e *User, ts int64) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
 
-// userUsersScan reads one row of users into e; false when there is none.
+// userUsersScan scans a row of users into e.
 func userUsersScan(it cqlgen.Iter, e *User) bool {
 	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
@@ -52,8 +52,7 @@ type UserRepo struct {
 	opts cqlgen.Options
 }
 
-// NewUserRepo returns a repository of User on s. The default strategy is a
-// logged batch.
+// NewUserRepo returns a repository of User on s.
 func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
 	return &UserRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -64,26 +63,16 @@ func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
 // userCheck rejects a User whose partition key values are empty.
 func userCheck(e *User) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "users",
-		}
+		return cqlgenimpl.EmptyKey("users", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to users, at a client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to users, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -98,19 +87,10 @@ func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to users only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in users unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (_ cqlgen.Inserted[User], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[User]{}, err
@@ -120,14 +100,10 @@ func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.O
 	}, userUsersScan)
 }
 
-// Update writes e over the row with its key in users. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in users; nil pointers and empty
+// collections clear their columns.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -139,10 +115,7 @@ func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from users.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -155,18 +128,12 @@ func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the User with the given key from users, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the User with the given key from users; cqlgen.ErrNotFound if
+// there is none.
 func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "users",
-		}
+		return nil, cqlgenimpl.EmptyKey("users", "user_id")
 	}
 	var e User
 	e.UserID = userID
@@ -180,22 +147,14 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) 
 	return &row, nil
 }
 
-// GetMany reads the Users with the given user_id values from users, the source
-// of truth, in one query (user_id IN ?): Rows[i] is the User of userIDs[i],
-// nil when there is none, and Missing lists those indexes. More keys than the
-// repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
-// *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Users with the given user_id values from users in one
+// query: Rows[i] is userIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Found[User], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "User", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "GetMany").End(&err)
 	for _, k := range userIDs {
 		if k == "" {
-			return cqlgen.Found[User]{}, &cqlgen.EmptyKeyError{
-				Column: "user_id",
-				Table:  "users",
-			}
+			return cqlgen.Found[User]{}, cqlgenimpl.EmptyKey("users", "user_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, userUsers, []any{}, userIDs, r.opts.MaxKeys, userUsersScan, func(e *User) string {
@@ -224,26 +183,25 @@ var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// eventEventsByStreamRow binds the Insert statement of events_by_stream for e,
-// written at ts.
+// eventEventsByStreamRow binds the Insert statement of events_by_stream for e
+// at ts.
 func eventEventsByStreamRow(e *Event, ts int64) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
 
-// eventEventsByStreamScan reads one row of events_by_stream into e; false when
-// there is none.
+// eventEventsByStreamScan scans a row of events_by_stream into e.
 func eventEventsByStreamScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
 
 // eventEventsByStreamClustering is the clustering key of e in
-// events_by_stream, in order.
+// events_by_stream.
 func eventEventsByStreamClustering(e *Event) []any {
 	return []any{e.At, e.EventID}
 }
 
-// eventEventsByStreamCompare orders rows of events_by_stream as its clustering
-// order does.
+// eventEventsByStreamCompare orders rows of events_by_stream as Cassandra
+// does.
 func eventEventsByStreamCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -260,8 +218,7 @@ type EventRepo struct {
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -272,26 +229,16 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 // eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.StreamID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "stream_id",
-			Table:  "events_by_stream",
-		}
+		return cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
 	}
 	return nil
 }
 
-// Insert writes e to events_by_stream, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to events_by_stream, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -306,19 +253,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to events_by_stream only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in events_by_stream unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (_ cqlgen.Inserted[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Event]{}, err
@@ -328,15 +266,10 @@ func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen
 	}, eventEventsByStreamScan)
 }
 
-// Update writes e over the row with its key in events_by_stream. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in events_by_stream; nil pointers
+// and empty collections clear their columns.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -348,10 +281,7 @@ func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from events_by_stream.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -364,18 +294,12 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Event with the given key from events_by_stream, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events_by_stream;
+// cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if streamID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "stream_id",
-			Table:  "events_by_stream",
-		}
+		return nil, cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
 	}
 	var e Event
 	e.StreamID = streamID
@@ -407,39 +331,26 @@ type EventsByStreamOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// eventEventsByStreamRead is the static part of a EventsByStream read.
+var eventEventsByStreamRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByStreamCompare,
+	Key:     eventEventsByStreamClustering,
+	Scan:    eventEventsByStreamScan,
+	Table:   eventEventsByStream,
+}
+
 // EventsByStream reads a stream's events, newest first, from events_by_stream,
 // in pages: one partition, in clustering order.
 func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByStream")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByStream").End(&err)
 	if streamID == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "stream_id",
-			Table:  "events_by_stream",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
 	}
 	if o == nil {
 		o = &EventsByStreamOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsByStreamCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsByStreamClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{streamID},
-		Scan:      eventEventsByStreamScan,
-		Table:     eventEventsByStream,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsByStreamRead.With([]any{streamID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -462,20 +373,17 @@ var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// messageMessagesRow binds the Insert statement of messages for e, written at
-// ts; messages has no column to leave unset.
+// messageMessagesRow binds the Insert statement of messages for e at ts.
 func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
 
-// messageMessagesScan reads one row of messages into e; false when there is
-// none.
+// messageMessagesScan scans a row of messages into e.
 func messageMessagesScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
 
-// messageMessagesState binds the State statement of messages: the primary key
-// of e.
+// messageMessagesState binds the State statement of messages.
 func messageMessagesState(e *Message) []any {
 	return []any{e.MessageID}
 }
@@ -510,26 +418,25 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // messageMessagesByConversationRow binds the Insert statement of
-// messages_by_conversation for e, written at ts; messages_by_conversation has
-// no column to leave unset.
+// messages_by_conversation for e at ts.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
 }
 
-// messageMessagesByConversationScan reads one row of messages_by_conversation
-// into e; false when there is none.
+// messageMessagesByConversationScan scans a row of messages_by_conversation
+// into e.
 func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
 }
 
 // messageMessagesByConversationClustering is the clustering key of e in
-// messages_by_conversation, in order.
+// messages_by_conversation.
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
 // messageMessagesByConversationCompare orders rows of messages_by_conversation
-// as its clustering order does.
+// as Cassandra does.
 func messageMessagesByConversationCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -561,25 +468,24 @@ var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // messageMessagesBySenderRow binds the Insert statement of messages_by_sender
-// for e, written at ts; messages_by_sender has no column to leave unset.
+// for e at ts.
 func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
 }
 
-// messageMessagesBySenderScan reads one row of messages_by_sender into e;
-// false when there is none.
+// messageMessagesBySenderScan scans a row of messages_by_sender into e.
 func messageMessagesBySenderScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
 }
 
 // messageMessagesBySenderClustering is the clustering key of e in
-// messages_by_sender, in order.
+// messages_by_sender.
 func messageMessagesBySenderClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-// messageMessagesBySenderCompare orders rows of messages_by_sender as its
-// clustering order does.
+// messageMessagesBySenderCompare orders rows of messages_by_sender as
+// Cassandra does.
 func messageMessagesBySenderCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -611,26 +517,24 @@ var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // messageMessagesByRecipientRow binds the Insert statement of
-// messages_by_recipient for e, written at ts; messages_by_recipient has no
-// column to leave unset.
+// messages_by_recipient for e at ts.
 func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
 }
 
-// messageMessagesByRecipientScan reads one row of messages_by_recipient into
-// e; false when there is none.
+// messageMessagesByRecipientScan scans a row of messages_by_recipient into e.
 func messageMessagesByRecipientScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
 }
 
 // messageMessagesByRecipientClustering is the clustering key of e in
-// messages_by_recipient, in order.
+// messages_by_recipient.
 func messageMessagesByRecipientClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
 // messageMessagesByRecipientCompare orders rows of messages_by_recipient as
-// its clustering order does.
+// Cassandra does.
 func messageMessagesByRecipientCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -642,15 +546,14 @@ func messageMessagesByRecipientCompare(a, b *Message) int {
 }
 
 // MessageRepo reads and writes Message in its tables (messages,
-// messages_by_conversation, messages_by_sender, messages_by_recipient),
-// keeping every copy in step; messages is the source of truth.
+// messages_by_conversation, messages_by_sender, messages_by_recipient), kept
+// in step with messages.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMessageRepo returns a repository of Message on s. The default strategy is
-// a logged batch.
+// NewMessageRepo returns a repository of Message on s.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 	return &MessageRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -661,28 +564,16 @@ func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 // messageCheck rejects a Message whose partition key values are empty.
 func messageCheck(e *Message) error {
 	if e.MessageID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "message_id",
-			Table:  "messages",
-		}
+		return cqlgenimpl.EmptyKey("messages", "message_id")
 	}
 	if e.ConversationID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if e.SenderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sender_id",
-			Table:  "messages_by_sender",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_sender", "sender_id")
 	}
 	if e.RecipientID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "recipient_id",
-			Table:  "messages_by_recipient",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_recipient", "recipient_id")
 	}
 	return nil
 }
@@ -691,25 +582,15 @@ func messageCheck(e *Message) error {
 // source of truth, is empty.
 func messageCheckKey(e *Message) error {
 	if e.MessageID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "message_id",
-			Table:  "messages",
-		}
+		return cqlgenimpl.EmptyKey("messages", "message_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Message in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Message in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -731,14 +612,10 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// Delete removes the Message whose key in messages is e's from every table,
-// found from messages's values, in one logical write under the repository's
-// strategy. Deleting what does not exist is not an error.
+// Delete removes the Message with e's key from every table, found from
+// messages's values, in one logical write.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -763,8 +640,7 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// messageWrites describes Message, which is immutable, for verify, repair and
-// backfill: its source of truth, messages, and the tables derived from it.
+// messageWrites describes immutable Message for verify, repair and backfill.
 var messageWrites = &cqlgenimpl.Entity[Message]{
 	Canonical: messageMessages,
 	Immutable: true,
@@ -797,57 +673,38 @@ func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables of Message that Repair and Backfill write: every one
-// but messages, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but messages.
 func (r *MessageRepo) Tables() []string {
 	return []string{"messages_by_conversation", "messages_by_sender", "messages_by_recipient"}
 }
 
-// Verify compares every table of Message with what messages, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Message's tables missing, stale or orphaned
+// against messages; it writes nothing.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Message wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
-// Backfill writes every row messages implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row messages implies into table; with o.Job it resumes
+// where it stopped.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
-// Get reads the Message with the given key from messages, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Message with the given key from messages; cqlgen.ErrNotFound
+// if there is none.
 func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Get").End(&err)
 	if messageID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "message_id",
-			Table:  "messages",
-		}
+		return nil, cqlgenimpl.EmptyKey("messages", "message_id")
 	}
 	var e Message
 	e.MessageID = messageID
@@ -861,22 +718,14 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, er
 	return &row, nil
 }
 
-// GetMany reads the Messages with the given message_id values from messages,
-// the source of truth, in one query (message_id IN ?): Rows[i] is the Message
-// of messageIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Messages with the given message_id values from messages in
+// one query: Rows[i] is messageIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (_ cqlgen.Found[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "GetMany").End(&err)
 	for _, k := range messageIDs {
 		if k == "" {
-			return cqlgen.Found[Message]{}, &cqlgen.EmptyKeyError{
-				Column: "message_id",
-				Table:  "messages",
-			}
+			return cqlgen.Found[Message]{}, cqlgenimpl.EmptyKey("messages", "message_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, messageMessages, []any{}, messageIDs, r.opts.MaxKeys, messageMessagesScan, func(e *Message) string {
@@ -901,39 +750,27 @@ type MessagesByConversationOptions struct {
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
+// messageMessagesByConversationRead is the static part of a
+// MessagesByConversation read.
+var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByConversationCompare,
+	Key:     messageMessagesByConversationClustering,
+	Scan:    messageMessagesByConversationScan,
+	Table:   messageMessagesByConversation,
+}
+
 // MessagesByConversation reads a conversation's messages, newest first, from
 // messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByConversation")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByConversation").End(&err)
 	if conversationID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if o == nil {
 		o = &MessagesByConversationOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByConversationCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByConversationClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{conversationID},
-		Scan:      messageMessagesByConversationScan,
-		Table:     messageMessagesByConversation,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByConversationRead.With([]any{conversationID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -953,39 +790,26 @@ type MessagesBySenderOptions struct {
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
+// messageMessagesBySenderRead is the static part of a MessagesBySender read.
+var messageMessagesBySenderRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesBySenderCompare,
+	Key:     messageMessagesBySenderClustering,
+	Scan:    messageMessagesBySenderScan,
+	Table:   messageMessagesBySender,
+}
+
 // MessagesBySender reads the messages a user sent, newest first, from
 // messages_by_sender, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesBySender")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesBySender").End(&err)
 	if senderID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "sender_id",
-			Table:  "messages_by_sender",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_sender", "sender_id")
 	}
 	if o == nil {
 		o = &MessagesBySenderOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesBySenderCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesBySenderClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{senderID},
-		Scan:      messageMessagesBySenderScan,
-		Table:     messageMessagesBySender,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesBySenderRead.With([]any{senderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1006,39 +830,27 @@ type MessagesByRecipientOptions struct {
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
+// messageMessagesByRecipientRead is the static part of a MessagesByRecipient
+// read.
+var messageMessagesByRecipientRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByRecipientCompare,
+	Key:     messageMessagesByRecipientClustering,
+	Scan:    messageMessagesByRecipientScan,
+	Table:   messageMessagesByRecipient,
+}
+
 // MessagesByRecipient reads the messages a user received, newest first, from
 // messages_by_recipient, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByRecipient")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByRecipient").End(&err)
 	if recipientID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "recipient_id",
-			Table:  "messages_by_recipient",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_recipient", "recipient_id")
 	}
 	if o == nil {
 		o = &MessagesByRecipientOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByRecipientCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByRecipientClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{recipientID},
-		Scan:      messageMessagesByRecipientScan,
-		Table:     messageMessagesByRecipient,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByRecipientRead.With([]any{recipientID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1075,7 +887,7 @@ func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
 	}
 }
 
-// scoreScoresState binds the State statement of scores: the primary key of e.
+// scoreScoresState binds the State statement of scores.
 func scoreScoresState(e *Score) []any {
 	return []any{e.Board, e.PlayerID}
 }
@@ -1087,25 +899,22 @@ func scoreScoresScanState(it cqlgen.Iter) (v cqlgenimpl.State[Score], ok bool) {
 	return
 }
 
-// scoreScoresData is every column of e's row in scores, in table order.
+// scoreScoresData is e's row in scores.
 func scoreScoresData(e *Score) []any {
 	return []any{e.Board, e.PlayerID, e.Points, e.Name}
 }
 
-// scoreScoresChange binds the Change statement of scores: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// scoreScoresChange binds the Change statement of scores.
 func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
 	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
-// scoreScoresRemove binds the Remove statement of scores: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// scoreScoresRemove binds the Remove statement of scores.
 func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
-// scoreScoresSettle binds the Settle statement of scores: it clears the
-// pending record of e's row if the version is still version.
+// scoreScoresSettle binds the Settle statement of scores.
 func scoreScoresSettle(e *Score, version int64) []any {
 	return []any{e.Board, e.PlayerID, version}
 }
@@ -1128,28 +937,27 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// scoreBoardRow binds the Insert statement of board for e, written at ts;
-// board has no column to leave unset.
+// scoreBoardRow binds the Insert statement of board for e at ts.
 func scoreBoardRow(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
 }
 
-// scoreBoardKey is the primary key of e in board, in order, bucket included.
+// scoreBoardKey is the primary key of e in board.
 func scoreBoardKey(e *Score) []any {
 	return []any{e.Board, e.Points, e.PlayerID}
 }
 
-// scoreBoardScan reads one row of board into e; false when there is none.
+// scoreBoardScan scans a row of board into e.
 func scoreBoardScan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
-// scoreBoardClustering is the clustering key of e in board, in order.
+// scoreBoardClustering is the clustering key of e in board.
 func scoreBoardClustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
 
-// scoreBoardCompare orders rows of board as its clustering order does.
+// scoreBoardCompare orders rows of board as Cassandra does.
 func scoreBoardCompare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1180,29 +988,27 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// scoreBoard16Row binds the Insert statement of board_16 for e, written at ts;
-// board_16 has no column to leave unset.
+// scoreBoard16Row binds the Insert statement of board_16 for e at ts.
 func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
 }
 
-// scoreBoard16Key is the primary key of e in board_16, in order, bucket
-// included.
+// scoreBoard16Key is the primary key of e in board_16.
 func scoreBoard16Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
 }
 
-// scoreBoard16Scan reads one row of board_16 into e; false when there is none.
+// scoreBoard16Scan scans a row of board_16 into e.
 func scoreBoard16Scan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
-// scoreBoard16Clustering is the clustering key of e in board_16, in order.
+// scoreBoard16Clustering is the clustering key of e in board_16.
 func scoreBoard16Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
 
-// scoreBoard16Compare orders rows of board_16 as its clustering order does.
+// scoreBoard16Compare orders rows of board_16 as Cassandra does.
 func scoreBoard16Compare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1233,30 +1039,27 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// scoreBoard100Row binds the Insert statement of board_100 for e, written at
-// ts; board_100 has no column to leave unset.
+// scoreBoard100Row binds the Insert statement of board_100 for e at ts.
 func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
 }
 
-// scoreBoard100Key is the primary key of e in board_100, in order, bucket
-// included.
+// scoreBoard100Key is the primary key of e in board_100.
 func scoreBoard100Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
 }
 
-// scoreBoard100Scan reads one row of board_100 into e; false when there is
-// none.
+// scoreBoard100Scan scans a row of board_100 into e.
 func scoreBoard100Scan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
-// scoreBoard100Clustering is the clustering key of e in board_100, in order.
+// scoreBoard100Clustering is the clustering key of e in board_100.
 func scoreBoard100Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
 
-// scoreBoard100Compare orders rows of board_100 as its clustering order does.
+// scoreBoard100Compare orders rows of board_100 as Cassandra does.
 func scoreBoard100Compare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1268,14 +1071,13 @@ func scoreBoard100Compare(a, b *Score) int {
 }
 
 // ScoreRepo reads and writes Score in its tables (scores, board, board_16,
-// board_100), keeping every copy in step; scores is the source of truth.
+// board_100), kept in step with scores.
 type ScoreRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewScoreRepo returns a repository of Score on s. The default strategy is a
-// logged batch.
+// NewScoreRepo returns a repository of Score on s.
 func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
 	return &ScoreRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1286,16 +1088,10 @@ func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
 // scoreCheck rejects a Score whose partition key values are empty.
 func scoreCheck(e *Score) error {
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if e.PlayerID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	return nil
 }
@@ -1304,22 +1100,15 @@ func scoreCheck(e *Score) error {
 // source of truth, is empty.
 func scoreCheckKey(e *Score) error {
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if e.PlayerID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	return nil
 }
 
-// scoreWrites is the write protocol of Score: its source of truth, scores, and
-// the tables the protocol keeps in step with it.
+// scoreWrites is the write protocol of Score.
 var scoreWrites = &cqlgenimpl.Entity[Score]{
 	Canonical: scoreScores,
 	State:     scoreScoresState,
@@ -1353,18 +1142,11 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 	},
 }
 
-// Insert writes e to every table of Score, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on scores, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Score, leaving nil pointers
+// and empty collections unset, through the write protocol on scores
+// (docs/repositories.md, The write protocol).
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1372,19 +1154,11 @@ func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Score whose key in scores is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on scores's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Score with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// scores (docs/repositories.md, The write protocol).
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1392,16 +1166,11 @@ func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Score whose key in scores is e's from every table; the
-// rows of the other tables are found from scores's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Score with e's key from every table (e needs only its
+// key), through the write protocol on scores (docs/repositories.md, The write
+// protocol).
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1409,26 +1178,15 @@ func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Score with the given key from scores, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Score since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Score with the given key from scores with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (_ *Score, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "GetVersioned").End(&err)
 	if board == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if playerID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	e := &Score{}
 	e.Board = board
@@ -1436,33 +1194,16 @@ func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID str
 	return cqlgenimpl.Versioned(ctx, r.s, scoreWrites, e)
 }
 
-// Modify reads the Score with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Score since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// scores (cqlgen.ErrKeyChanged). It returns the Score written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Score with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (_ *Score, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Modify").End(&err)
 	if board == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if playerID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	e := &Score{}
 	e.Board = board
@@ -1479,62 +1220,41 @@ func (r *ScoreRepo) Entity() string {
 	return "Score"
 }
 
-// Tables lists the tables of Score that Repair and Backfill write: every one
-// but scores, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but scores.
 func (r *ScoreRepo) Tables() []string {
 	return []string{"board", "board_16", "board_100"}
 }
 
-// Verify compares every table of Score with what scores, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Score's tables missing, stale or orphaned against
+// scores; it writes nothing.
 func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Score wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", true, o)
 }
 
-// Backfill writes every row scores implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row scores implies into table; with o.Job it resumes
+// where it stopped.
 func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, scoreWrites, "Score", table, o)
 }
 
-// Get reads the Score with the given key from scores, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Score with the given key from scores; cqlgen.ErrNotFound if
+// there is none.
 func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *Score, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Get").End(&err)
 	if board == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if playerID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	var e Score
 	e.Board = board
@@ -1550,27 +1270,16 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *
 }
 
 // GetMany reads the Scores of one board with the given player_id values from
-// scores, the source of truth, in one query (player_id IN ?): Rows[i] is the
-// Score of playerIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// scores in one query: Rows[i] is playerIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (_ cqlgen.Found[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "GetMany").End(&err)
 	if board == "" {
-		return cqlgen.Found[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return cqlgen.Found[Score]{}, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	for _, k := range playerIDs {
 		if k == "" {
-			return cqlgen.Found[Score]{}, &cqlgen.EmptyKeyError{
-				Column: "player_id",
-				Table:  "scores",
-			}
+			return cqlgen.Found[Score]{}, cqlgenimpl.EmptyKey("scores", "player_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, scoreScores, []any{board}, playerIDs, r.opts.MaxKeys, scoreScoresScan, func(e *Score) string {
@@ -1594,39 +1303,26 @@ type BoardOptions struct {
 	PointsFromExclusive, PointsToInclusive bool
 }
 
+// scoreBoardRead is the static part of a Board read.
+var scoreBoardRead = cqlgenimpl.ReadSpec[Score]{
+	Compare: scoreBoardCompare,
+	Key:     scoreBoardClustering,
+	Scan:    scoreBoardScan,
+	Table:   scoreBoard,
+}
+
 // Board reads a board, best first, in one partition, from board, in pages: one
 // partition, in clustering order.
 func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board").End(&err)
 	if board == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "board",
-		}
+		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board", "board")
 	}
 	if o == nil {
 		o = &BoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Score]{
-		Compare:   scoreBoardCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       scoreBoardClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{board},
-		Scan:      scoreBoardScan,
-		Table:     scoreBoard,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := scoreBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1646,42 +1342,27 @@ type Board16Options struct {
 	PointsFromExclusive, PointsToInclusive bool
 }
 
+// scoreBoard16Read is the static part of a Board16 read.
+var scoreBoard16Read = cqlgenimpl.ReadSpec[Score]{
+	Compare:     scoreBoard16Compare,
+	HashBuckets: 16,
+	Key:         scoreBoard16Clustering,
+	Scan:        scoreBoard16Scan,
+	Table:       scoreBoard16,
+}
+
 // Board16 reads a board, best first, over 16 hash buckets, from board_16, in
 // pages: all 16 hash buckets read in parallel and merged in clustering order.
 func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board16")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board16").End(&err)
 	if board == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "board_16",
-		}
+		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board_16", "board")
 	}
 	if o == nil {
 		o = &Board16Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Score]{
-		Compare:     scoreBoard16Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         scoreBoard16Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{board},
-		Scan:        scoreBoard16Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       scoreBoard16,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := scoreBoard16Read.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1701,43 +1382,28 @@ type Board100Options struct {
 	PointsFromExclusive, PointsToInclusive bool
 }
 
+// scoreBoard100Read is the static part of a Board100 read.
+var scoreBoard100Read = cqlgenimpl.ReadSpec[Score]{
+	Compare:     scoreBoard100Compare,
+	HashBuckets: 100,
+	Key:         scoreBoard100Clustering,
+	Scan:        scoreBoard100Scan,
+	Table:       scoreBoard100,
+}
+
 // Board100 reads a board, best first, over 100 hash buckets, from board_100,
 // in pages: all 100 hash buckets read in parallel and merged in clustering
 // order.
 func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Score", "Board100")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board100").End(&err)
 	if board == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "board_100",
-		}
+		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board_100", "board")
 	}
 	if o == nil {
 		o = &Board100Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Score]{
-		Compare:     scoreBoard100Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 100,
-		Key:         scoreBoard100Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{board},
-		Scan:        scoreBoard100Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       scoreBoard100,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := scoreBoard100Read.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1774,8 +1440,7 @@ func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
 	}
 }
 
-// tallyTalliesState binds the State statement of tallies: the primary key of
-// e.
+// tallyTalliesState binds the State statement of tallies.
 func tallyTalliesState(e *Tally) []any {
 	return []any{e.TallyID}
 }
@@ -1787,25 +1452,22 @@ func tallyTalliesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Tally], ok bool) 
 	return
 }
 
-// tallyTalliesData is every column of e's row in tallies, in table order.
+// tallyTalliesData is e's row in tallies.
 func tallyTalliesData(e *Tally) []any {
 	return []any{e.TallyID, e.Board, e.Points, e.Name}
 }
 
-// tallyTalliesChange binds the Change statement of tallies: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// tallyTalliesChange binds the Change statement of tallies.
 func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
-// tallyTalliesRemove binds the Remove statement of tallies: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// tallyTalliesRemove binds the Remove statement of tallies.
 func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
-// tallyTalliesSettle binds the Settle statement of tallies: it clears the
-// pending record of e's row if the version is still version.
+// tallyTalliesSettle binds the Settle statement of tallies.
 func tallyTalliesSettle(e *Tally, version int64) []any {
 	return []any{e.TallyID, version}
 }
@@ -1828,32 +1490,30 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// tallyTalliesByBoardRow binds the Insert statement of tallies_by_board for e,
-// written at ts; tallies_by_board has no column to leave unset.
+// tallyTalliesByBoardRow binds the Insert statement of tallies_by_board for e
+// at ts.
 func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
 }
 
-// tallyTalliesByBoardKey is the primary key of e in tallies_by_board, in
-// order, bucket included.
+// tallyTalliesByBoardKey is the primary key of e in tallies_by_board.
 func tallyTalliesByBoardKey(e *Tally) []any {
 	return []any{e.Board, e.Points, e.TallyID}
 }
 
-// tallyTalliesByBoardScan reads one row of tallies_by_board into e; false when
-// there is none.
+// tallyTalliesByBoardScan scans a row of tallies_by_board into e.
 func tallyTalliesByBoardScan(it cqlgen.Iter, e *Tally) bool {
 	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
 }
 
 // tallyTalliesByBoardClustering is the clustering key of e in
-// tallies_by_board, in order.
+// tallies_by_board.
 func tallyTalliesByBoardClustering(e *Tally) []any {
 	return []any{e.Points, e.TallyID}
 }
 
-// tallyTalliesByBoardCompare orders rows of tallies_by_board as its clustering
-// order does.
+// tallyTalliesByBoardCompare orders rows of tallies_by_board as Cassandra
+// does.
 func tallyTalliesByBoardCompare(a, b *Tally) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1865,14 +1525,13 @@ func tallyTalliesByBoardCompare(a, b *Tally) int {
 }
 
 // TallyRepo reads and writes Tally in its tables (tallies, tallies_by_board),
-// keeping every copy in step; tallies is the source of truth.
+// kept in step with tallies.
 type TallyRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTallyRepo returns a repository of Tally on s. The default strategy is a
-// logged batch.
+// NewTallyRepo returns a repository of Tally on s.
 func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
 	return &TallyRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1883,16 +1542,10 @@ func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
 // tallyCheck rejects a Tally whose partition key values are empty.
 func tallyCheck(e *Tally) error {
 	if e.TallyID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tallies_by_board",
-		}
+		return cqlgenimpl.EmptyKey("tallies_by_board", "board")
 	}
 	return nil
 }
@@ -1901,16 +1554,12 @@ func tallyCheck(e *Tally) error {
 // source of truth, is empty.
 func tallyCheckKey(e *Tally) error {
 	if e.TallyID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	return nil
 }
 
-// tallyWrites is the write protocol of Tally: its source of truth, tallies,
-// and the tables the protocol keeps in step with it.
+// tallyWrites is the write protocol of Tally.
 var tallyWrites = &cqlgenimpl.Entity[Tally]{
 	Canonical: tallyTallies,
 	State:     tallyTalliesState,
@@ -1930,18 +1579,11 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 	},
 }
 
-// Insert writes e to every table of Tally, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tallies, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Tally, leaving nil pointers
+// and empty collections unset, through the write protocol on tallies
+// (docs/repositories.md, The write protocol).
 func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1949,19 +1591,11 @@ func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Tally whose key in tallies is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tallies's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Tally with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tallies (docs/repositories.md, The write protocol).
 func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1969,16 +1603,11 @@ func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Tally whose key in tallies is e's from every table; the
-// rows of the other tables are found from tallies's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Tally with e's key from every table (e needs only its
+// key), through the write protocol on tallies (docs/repositories.md, The write
+// protocol).
 func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1986,47 +1615,25 @@ func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Tally with the given key from tallies, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Tally since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Tally with the given key from tallies with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (_ *Tally, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "GetVersioned").End(&err)
 	if tallyID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	e := &Tally{}
 	e.TallyID = tallyID
 	return cqlgenimpl.Versioned(ctx, r.s, tallyWrites, e)
 }
 
-// Modify reads the Tally with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Tally since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// tallies (cqlgen.ErrKeyChanged). It returns the Tally written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Tally with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (_ *Tally, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Modify").End(&err)
 	if tallyID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return nil, cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	e := &Tally{}
 	e.TallyID = tallyID
@@ -2042,56 +1649,38 @@ func (r *TallyRepo) Entity() string {
 	return "Tally"
 }
 
-// Tables lists the tables of Tally that Repair and Backfill write: every one
-// but tallies, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tallies.
 func (r *TallyRepo) Tables() []string {
 	return []string{"tallies_by_board"}
 }
 
-// Verify compares every table of Tally with what tallies, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Tally's tables missing, stale or orphaned against
+// tallies; it writes nothing.
 func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Tally wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", true, o)
 }
 
-// Backfill writes every row tallies implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tallies implies into table; with o.Job it resumes
+// where it stopped.
 func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tallyWrites, "Tally", table, o)
 }
 
-// Get reads the Tally with the given key from tallies, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Tally with the given key from tallies; cqlgen.ErrNotFound if
+// there is none.
 func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Get").End(&err)
 	if tallyID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return nil, cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	var e Tally
 	e.TallyID = tallyID
@@ -2105,22 +1694,14 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err erro
 	return &row, nil
 }
 
-// GetMany reads the Tallys with the given tally_id values from tallies, the
-// source of truth, in one query (tally_id IN ?): Rows[i] is the Tally of
-// tallyIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Tallys with the given tally_id values from tallies in one
+// query: Rows[i] is tallyIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (_ cqlgen.Found[Tally], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "GetMany").End(&err)
 	for _, k := range tallyIDs {
 		if k == "" {
-			return cqlgen.Found[Tally]{}, &cqlgen.EmptyKeyError{
-				Column: "tally_id",
-				Table:  "tallies",
-			}
+			return cqlgen.Found[Tally]{}, cqlgenimpl.EmptyKey("tallies", "tally_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, tallyTallies, []any{}, tallyIDs, r.opts.MaxKeys, tallyTalliesScan, func(e *Tally) string {
@@ -2144,39 +1725,26 @@ type TalliesByBoardOptions struct {
 	PointsFromExclusive, PointsToInclusive bool
 }
 
+// tallyTalliesByBoardRead is the static part of a TalliesByBoard read.
+var tallyTalliesByBoardRead = cqlgenimpl.ReadSpec[Tally]{
+	Compare: tallyTalliesByBoardCompare,
+	Key:     tallyTalliesByBoardClustering,
+	Scan:    tallyTalliesByBoardScan,
+	Table:   tallyTalliesByBoard,
+}
+
 // TalliesByBoard reads a board's tallies, most points first, from
 // tallies_by_board, in pages: one partition, in clustering order.
 func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (_ cqlgen.Page[Tally], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tally", "TalliesByBoard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "TalliesByBoard").End(&err)
 	if board == "" {
-		return cqlgen.Page[Tally]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tallies_by_board",
-		}
+		return cqlgen.Page[Tally]{}, cqlgenimpl.EmptyKey("tallies_by_board", "board")
 	}
 	if o == nil {
 		o = &TalliesByBoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Tally]{
-		Compare:   tallyTalliesByBoardCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       tallyTalliesByBoardClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{board},
-		Scan:      tallyTalliesByBoardScan,
-		Table:     tallyTalliesByBoard,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := tallyTalliesByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2215,8 +1783,7 @@ func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
 	}
 }
 
-// standingStandingsState binds the State statement of standings: the primary
-// key of e.
+// standingStandingsState binds the State statement of standings.
 func standingStandingsState(e *Standing) []any {
 	return []any{e.StandingID}
 }
@@ -2228,26 +1795,22 @@ func standingStandingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Standing], o
 	return
 }
 
-// standingStandingsData is every column of e's row in standings, in table
-// order.
+// standingStandingsData is e's row in standings.
 func standingStandingsData(e *Standing) []any {
 	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
 }
 
-// standingStandingsChange binds the Change statement of standings: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// standingStandingsChange binds the Change statement of standings.
 func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
-// standingStandingsRemove binds the Remove statement of standings: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// standingStandingsRemove binds the Remove statement of standings.
 func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
-// standingStandingsSettle binds the Settle statement of standings: it clears
-// the pending record of e's row if the version is still version.
+// standingStandingsSettle binds the Settle statement of standings.
 func standingStandingsSettle(e *Standing, version int64) []any {
 	return []any{e.StandingID, version}
 }
@@ -2273,31 +1836,29 @@ var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // standingStandingsByBoardRow binds the Insert statement of standings_by_board
-// for e, written at ts; standings_by_board has no column to leave unset.
+// for e at ts.
 func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
 }
 
-// standingStandingsByBoardKey is the primary key of e in standings_by_board,
-// in order, bucket included.
+// standingStandingsByBoardKey is the primary key of e in standings_by_board.
 func standingStandingsByBoardKey(e *Standing) []any {
 	return []any{e.Board, e.Points, e.StandingID}
 }
 
-// standingStandingsByBoardScan reads one row of standings_by_board into e;
-// false when there is none.
+// standingStandingsByBoardScan scans a row of standings_by_board into e.
 func standingStandingsByBoardScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
 }
 
 // standingStandingsByBoardClustering is the clustering key of e in
-// standings_by_board, in order.
+// standings_by_board.
 func standingStandingsByBoardClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-// standingStandingsByBoardCompare orders rows of standings_by_board as its
-// clustering order does.
+// standingStandingsByBoardCompare orders rows of standings_by_board as
+// Cassandra does.
 func standingStandingsByBoardCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -2329,31 +1890,29 @@ var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // standingStandingsByTeamRow binds the Insert statement of standings_by_team
-// for e, written at ts; standings_by_team has no column to leave unset.
+// for e at ts.
 func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
 }
 
-// standingStandingsByTeamKey is the primary key of e in standings_by_team, in
-// order, bucket included.
+// standingStandingsByTeamKey is the primary key of e in standings_by_team.
 func standingStandingsByTeamKey(e *Standing) []any {
 	return []any{e.Team, e.Points, e.StandingID}
 }
 
-// standingStandingsByTeamScan reads one row of standings_by_team into e; false
-// when there is none.
+// standingStandingsByTeamScan scans a row of standings_by_team into e.
 func standingStandingsByTeamScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
 }
 
 // standingStandingsByTeamClustering is the clustering key of e in
-// standings_by_team, in order.
+// standings_by_team.
 func standingStandingsByTeamClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-// standingStandingsByTeamCompare orders rows of standings_by_team as its
-// clustering order does.
+// standingStandingsByTeamCompare orders rows of standings_by_team as Cassandra
+// does.
 func standingStandingsByTeamCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -2385,32 +1944,29 @@ var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // standingStandingsByRegionRow binds the Insert statement of
-// standings_by_region for e, written at ts; standings_by_region has no column
-// to leave unset.
+// standings_by_region for e at ts.
 func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
 }
 
-// standingStandingsByRegionKey is the primary key of e in standings_by_region,
-// in order, bucket included.
+// standingStandingsByRegionKey is the primary key of e in standings_by_region.
 func standingStandingsByRegionKey(e *Standing) []any {
 	return []any{e.Region, e.Points, e.StandingID}
 }
 
-// standingStandingsByRegionScan reads one row of standings_by_region into e;
-// false when there is none.
+// standingStandingsByRegionScan scans a row of standings_by_region into e.
 func standingStandingsByRegionScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
 }
 
 // standingStandingsByRegionClustering is the clustering key of e in
-// standings_by_region, in order.
+// standings_by_region.
 func standingStandingsByRegionClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-// standingStandingsByRegionCompare orders rows of standings_by_region as its
-// clustering order does.
+// standingStandingsByRegionCompare orders rows of standings_by_region as
+// Cassandra does.
 func standingStandingsByRegionCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -2422,15 +1978,14 @@ func standingStandingsByRegionCompare(a, b *Standing) int {
 }
 
 // StandingRepo reads and writes Standing in its tables (standings,
-// standings_by_board, standings_by_team, standings_by_region), keeping every
-// copy in step; standings is the source of truth.
+// standings_by_board, standings_by_team, standings_by_region), kept in step
+// with standings.
 type StandingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewStandingRepo returns a repository of Standing on s. The default strategy
-// is a logged batch.
+// NewStandingRepo returns a repository of Standing on s.
 func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
 	return &StandingRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -2441,28 +1996,16 @@ func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
 // standingCheck rejects a Standing whose partition key values are empty.
 func standingCheck(e *Standing) error {
 	if e.StandingID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "standings_by_board",
-		}
+		return cqlgenimpl.EmptyKey("standings_by_board", "board")
 	}
 	if e.Team == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "standings_by_team",
-		}
+		return cqlgenimpl.EmptyKey("standings_by_team", "team")
 	}
 	if e.Region == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "standings_by_region",
-		}
+		return cqlgenimpl.EmptyKey("standings_by_region", "region")
 	}
 	return nil
 }
@@ -2471,16 +2014,12 @@ func standingCheck(e *Standing) error {
 // the source of truth, is empty.
 func standingCheckKey(e *Standing) error {
 	if e.StandingID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	return nil
 }
 
-// standingWrites is the write protocol of Standing: its source of truth,
-// standings, and the tables the protocol keeps in step with it.
+// standingWrites is the write protocol of Standing.
 var standingWrites = &cqlgenimpl.Entity[Standing]{
 	Canonical: standingStandings,
 	State:     standingStandingsState,
@@ -2514,18 +2053,11 @@ var standingWrites = &cqlgenimpl.Entity[Standing]{
 	},
 }
 
-// Insert writes e to every table of Standing, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on standings, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Standing, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// standings (docs/repositories.md, The write protocol).
 func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2533,19 +2065,11 @@ func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Standing whose key in standings is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on standings's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Standing with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// standings (docs/repositories.md, The write protocol).
 func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2553,16 +2077,11 @@ func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Standing whose key in standings is e's from every table;
-// the rows of the other tables are found from standings's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Standing with e's key from every table (e needs only its
+// key), through the write protocol on standings (docs/repositories.md, The
+// write protocol).
 func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2570,47 +2089,25 @@ func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Standing with the given key from standings, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Standing since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Standing with the given key from standings with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (_ *Standing, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "GetVersioned").End(&err)
 	if standingID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	e := &Standing{}
 	e.StandingID = standingID
 	return cqlgenimpl.Versioned(ctx, r.s, standingWrites, e)
 }
 
-// Modify reads the Standing with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Standing since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in standings (cqlgen.ErrKeyChanged). It returns the
-// Standing written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Standing with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (_ *Standing, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Modify").End(&err)
 	if standingID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return nil, cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	e := &Standing{}
 	e.StandingID = standingID
@@ -2626,57 +2123,38 @@ func (r *StandingRepo) Entity() string {
 	return "Standing"
 }
 
-// Tables lists the tables of Standing that Repair and Backfill write: every
-// one but standings, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but standings.
 func (r *StandingRepo) Tables() []string {
 	return []string{"standings_by_board", "standings_by_team", "standings_by_region"}
 }
 
-// Verify compares every table of Standing with what standings, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Standing's tables missing, stale or orphaned
+// against standings; it writes nothing.
 func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Standing wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", true, o)
 }
 
-// Backfill writes every row standings implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row standings implies into table; with o.Job it
+// resumes where it stopped.
 func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, standingWrites, "Standing", table, o)
 }
 
-// Get reads the Standing with the given key from standings, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Standing with the given key from standings; cqlgen.ErrNotFound
+// if there is none.
 func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Get").End(&err)
 	if standingID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return nil, cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	var e Standing
 	e.StandingID = standingID
@@ -2690,22 +2168,14 @@ func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing,
 	return &row, nil
 }
 
-// GetMany reads the Standings with the given standing_id values from
-// standings, the source of truth, in one query (standing_id IN ?): Rows[i] is
-// the Standing of standingIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Standings with the given standing_id values from standings
+// in one query: Rows[i] is standingIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (_ cqlgen.Found[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "GetMany").End(&err)
 	for _, k := range standingIDs {
 		if k == "" {
-			return cqlgen.Found[Standing]{}, &cqlgen.EmptyKeyError{
-				Column: "standing_id",
-				Table:  "standings",
-			}
+			return cqlgen.Found[Standing]{}, cqlgenimpl.EmptyKey("standings", "standing_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, standingStandings, []any{}, standingIDs, r.opts.MaxKeys, standingStandingsScan, func(e *Standing) string {
@@ -2729,39 +2199,26 @@ type StandingsByBoardOptions struct {
 	PointsFromExclusive, PointsToInclusive bool
 }
 
+// standingStandingsByBoardRead is the static part of a StandingsByBoard read.
+var standingStandingsByBoardRead = cqlgenimpl.ReadSpec[Standing]{
+	Compare: standingStandingsByBoardCompare,
+	Key:     standingStandingsByBoardClustering,
+	Scan:    standingStandingsByBoardScan,
+	Table:   standingStandingsByBoard,
+}
+
 // StandingsByBoard reads a board's standings, most points first, from
 // standings_by_board, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByBoard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByBoard").End(&err)
 	if board == "" {
-		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "standings_by_board",
-		}
+		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_board", "board")
 	}
 	if o == nil {
 		o = &StandingsByBoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Standing]{
-		Compare:   standingStandingsByBoardCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       standingStandingsByBoardClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{board},
-		Scan:      standingStandingsByBoardScan,
-		Table:     standingStandingsByBoard,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := standingStandingsByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2781,39 +2238,26 @@ type StandingsByTeamOptions struct {
 	PointsFromExclusive, PointsToInclusive bool
 }
 
+// standingStandingsByTeamRead is the static part of a StandingsByTeam read.
+var standingStandingsByTeamRead = cqlgenimpl.ReadSpec[Standing]{
+	Compare: standingStandingsByTeamCompare,
+	Key:     standingStandingsByTeamClustering,
+	Scan:    standingStandingsByTeamScan,
+	Table:   standingStandingsByTeam,
+}
+
 // StandingsByTeam reads a team's standings, most points first, from
 // standings_by_team, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByTeam")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByTeam").End(&err)
 	if team == "" {
-		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "standings_by_team",
-		}
+		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_team", "team")
 	}
 	if o == nil {
 		o = &StandingsByTeamOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Standing]{
-		Compare:   standingStandingsByTeamCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       standingStandingsByTeamClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{team},
-		Scan:      standingStandingsByTeamScan,
-		Table:     standingStandingsByTeam,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := standingStandingsByTeamRead.With([]any{team}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2833,39 +2277,27 @@ type StandingsByRegionOptions struct {
 	PointsFromExclusive, PointsToInclusive bool
 }
 
+// standingStandingsByRegionRead is the static part of a StandingsByRegion
+// read.
+var standingStandingsByRegionRead = cqlgenimpl.ReadSpec[Standing]{
+	Compare: standingStandingsByRegionCompare,
+	Key:     standingStandingsByRegionClustering,
+	Scan:    standingStandingsByRegionScan,
+	Table:   standingStandingsByRegion,
+}
+
 // StandingsByRegion reads a region's standings, most points first, from
 // standings_by_region, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Standing", "StandingsByRegion")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByRegion").End(&err)
 	if region == "" {
-		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "standings_by_region",
-		}
+		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_region", "region")
 	}
 	if o == nil {
 		o = &StandingsByRegionOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Standing]{
-		Compare:   standingStandingsByRegionCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       standingStandingsByRegionClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      standingStandingsByRegionScan,
-		Table:     standingStandingsByRegion,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := standingStandingsByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2887,26 +2319,22 @@ var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// pingPingsByDayRow binds the Insert statement of pings_by_day for e, written
-// at ts.
+// pingPingsByDayRow binds the Insert statement of pings_by_day for e at ts.
 func pingPingsByDayRow(e *Ping, ts int64) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
 
-// pingPingsByDayScan reads one row of pings_by_day into e; false when there is
-// none.
+// pingPingsByDayScan scans a row of pings_by_day into e.
 func pingPingsByDayScan(it cqlgen.Iter, e *Ping) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq)
 }
 
-// pingPingsByDayClustering is the clustering key of e in pings_by_day, in
-// order.
+// pingPingsByDayClustering is the clustering key of e in pings_by_day.
 func pingPingsByDayClustering(e *Ping) []any {
 	return []any{e.At, e.Seq}
 }
 
-// pingPingsByDayCompare orders rows of pings_by_day as its clustering order
-// does.
+// pingPingsByDayCompare orders rows of pings_by_day as Cassandra does.
 func pingPingsByDayCompare(a, b *Ping) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2923,8 +2351,7 @@ type PingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPingRepo returns a repository of Ping on s. The default strategy is a
-// logged batch.
+// NewPingRepo returns a repository of Ping on s.
 func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
 	return &PingRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -2935,26 +2362,16 @@ func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
 // pingCheck rejects a Ping whose partition key values are empty.
 func pingCheck(e *Ping) error {
 	if e.Device == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "pings_by_day",
-		}
+		return cqlgenimpl.EmptyKey("pings_by_day", "device")
 	}
 	return nil
 }
 
-// Insert writes e to pings_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to pings_by_day, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -2969,19 +2386,10 @@ func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to pings_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in pings_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (_ cqlgen.Inserted[Ping], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Ping]{}, err
@@ -2991,14 +2399,10 @@ func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.O
 	}, pingPingsByDayScan)
 }
 
-// Update writes e over the row with its key in pings_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in pings_by_day; nil pointers and
+// empty collections clear their columns.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -3010,10 +2414,7 @@ func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from pings_by_day.
 func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3026,18 +2427,12 @@ func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the Ping with the given key from pings_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Ping with the given key from pings_by_day; cqlgen.ErrNotFound
+// if there is none.
 func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (_ *Ping, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Get").End(&err)
 	if device == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "pings_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("pings_by_day", "device")
 	}
 	var e Ping
 	e.Device = device
@@ -3075,18 +2470,20 @@ type PingsByDayOptions struct {
 	LookBack int
 }
 
+// pingPingsByDayRead is the static part of a PingsByDay read.
+var pingPingsByDayRead = cqlgenimpl.ReadSpec[Ping]{
+	Compare: pingPingsByDayCompare,
+	Key:     pingPingsByDayClustering,
+	Scan:    pingPingsByDayScan,
+	Table:   pingPingsByDay,
+}
+
 // PingsByDay reads a device's pings, newest first, from pings_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (_ cqlgen.Page[Ping], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ping", "PingsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "PingsByDay").End(&err)
 	if device == "" {
-		return cqlgen.Page[Ping]{}, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "pings_by_day",
-		}
+		return cqlgen.Page[Ping]{}, cqlgenimpl.EmptyKey("pings_by_day", "device")
 	}
 	if o == nil {
 		o = &PingsByDayOptions{}
@@ -3096,28 +2493,9 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Ping]{
-		Compare:     pingPingsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         pingPingsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{device},
-		Scan:        pingPingsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       pingPingsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := pingPingsByDayRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3140,26 +2518,22 @@ var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// entryLogEntriesRow binds the Insert statement of log_entries for e, written
-// at ts.
+// entryLogEntriesRow binds the Insert statement of log_entries for e at ts.
 func entryLogEntriesRow(e *Entry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-// entryLogEntriesScan reads one row of log_entries into e; false when there is
-// none.
+// entryLogEntriesScan scans a row of log_entries into e.
 func entryLogEntriesScan(it cqlgen.Iter, e *Entry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
-// entryLogEntriesClustering is the clustering key of e in log_entries, in
-// order.
+// entryLogEntriesClustering is the clustering key of e in log_entries.
 func entryLogEntriesClustering(e *Entry) []any {
 	return []any{e.At, e.Seq}
 }
 
-// entryLogEntriesCompare orders rows of log_entries as its clustering order
-// does.
+// entryLogEntriesCompare orders rows of log_entries as Cassandra does.
 func entryLogEntriesCompare(a, b *Entry) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return c
@@ -3176,8 +2550,7 @@ type EntryRepo struct {
 	opts cqlgen.Options
 }
 
-// NewEntryRepo returns a repository of Entry on s. The default strategy is a
-// logged batch.
+// NewEntryRepo returns a repository of Entry on s.
 func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
 	return &EntryRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -3188,26 +2561,16 @@ func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
 // entryCheck rejects a Entry whose partition key values are empty.
 func entryCheck(e *Entry) error {
 	if e.Log == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "log_entries",
-		}
+		return cqlgenimpl.EmptyKey("log_entries", "log")
 	}
 	return nil
 }
 
-// Insert writes e to log_entries, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to log_entries, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -3222,19 +2585,10 @@ func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to log_entries only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in log_entries unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (_ cqlgen.Inserted[Entry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Entry]{}, err
@@ -3244,14 +2598,10 @@ func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen
 	}, entryLogEntriesScan)
 }
 
-// Update writes e over the row with its key in log_entries. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in log_entries; nil pointers and
+// empty collections clear their columns.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -3263,10 +2613,7 @@ func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from log_entries.
 func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3279,18 +2626,12 @@ func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Entry with the given key from log_entries, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Entry with the given key from log_entries; cqlgen.ErrNotFound
+// if there is none.
 func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *Entry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Get").End(&err)
 	if log == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "log_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("log_entries", "log")
 	}
 	var e Entry
 	e.Log = log
@@ -3322,39 +2663,26 @@ type LogEntriesOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// entryLogEntriesRead is the static part of a LogEntries read.
+var entryLogEntriesRead = cqlgenimpl.ReadSpec[Entry]{
+	Compare: entryLogEntriesCompare,
+	Key:     entryLogEntriesClustering,
+	Scan:    entryLogEntriesScan,
+	Table:   entryLogEntries,
+}
+
 // LogEntries reads a log's entries, oldest first, from log_entries, in pages:
 // one partition, in clustering order.
 func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (_ cqlgen.Page[Entry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Entry", "LogEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "LogEntries").End(&err)
 	if log == "" {
-		return cqlgen.Page[Entry]{}, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "log_entries",
-		}
+		return cqlgen.Page[Entry]{}, cqlgenimpl.EmptyKey("log_entries", "log")
 	}
 	if o == nil {
 		o = &LogEntriesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Entry]{
-		Compare:   entryLogEntriesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       entryLogEntriesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{log},
-		Scan:      entryLogEntriesScan,
-		Table:     entryLogEntries,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := entryLogEntriesRead.With([]any{log}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3378,25 +2706,24 @@ var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // recentEntryRecentLogEntriesRow binds the Insert statement of
-// recent_log_entries for e, written at ts.
+// recent_log_entries for e at ts.
 func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-// recentEntryRecentLogEntriesScan reads one row of recent_log_entries into e;
-// false when there is none.
+// recentEntryRecentLogEntriesScan scans a row of recent_log_entries into e.
 func recentEntryRecentLogEntriesScan(it cqlgen.Iter, e *RecentEntry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
 // recentEntryRecentLogEntriesClustering is the clustering key of e in
-// recent_log_entries, in order.
+// recent_log_entries.
 func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
 	return []any{e.At, e.Seq}
 }
 
-// recentEntryRecentLogEntriesCompare orders rows of recent_log_entries as its
-// clustering order does.
+// recentEntryRecentLogEntriesCompare orders rows of recent_log_entries as
+// Cassandra does.
 func recentEntryRecentLogEntriesCompare(a, b *RecentEntry) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -3413,8 +2740,7 @@ type RecentEntryRepo struct {
 	opts cqlgen.Options
 }
 
-// NewRecentEntryRepo returns a repository of RecentEntry on s. The default
-// strategy is a logged batch.
+// NewRecentEntryRepo returns a repository of RecentEntry on s.
 func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRepo {
 	return &RecentEntryRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -3425,26 +2751,16 @@ func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRep
 // recentEntryCheck rejects a RecentEntry whose partition key values are empty.
 func recentEntryCheck(e *RecentEntry) error {
 	if e.Log == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "recent_log_entries",
-		}
+		return cqlgenimpl.EmptyKey("recent_log_entries", "log")
 	}
 	return nil
 }
 
-// Insert writes e to recent_log_entries, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to recent_log_entries, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -3459,19 +2775,10 @@ func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cq
 	})
 }
 
-// InsertIfAbsent writes e to recent_log_entries only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in recent_log_entries unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[RecentEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[RecentEntry]{}, err
@@ -3481,15 +2788,10 @@ func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, op
 	}, recentEntryRecentLogEntriesScan)
 }
 
-// Update writes e over the row with its key in recent_log_entries. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in recent_log_entries; nil
+// pointers and empty collections clear their columns.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -3501,10 +2803,7 @@ func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cq
 
 // Delete removes the row with e's key from recent_log_entries.
 func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3517,18 +2816,12 @@ func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cq
 	})
 }
 
-// Get reads the RecentEntry with the given key from recent_log_entries, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the RecentEntry with the given key from recent_log_entries;
+// cqlgen.ErrNotFound if there is none.
 func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *RecentEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Get").End(&err)
 	if log == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "recent_log_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("recent_log_entries", "log")
 	}
 	var e RecentEntry
 	e.Log = log
@@ -3560,38 +2853,26 @@ type RecentLogEntriesOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// recentEntryRecentLogEntriesRead is the static part of a RecentLogEntries
+// read.
+var recentEntryRecentLogEntriesRead = cqlgenimpl.ReadSpec[RecentEntry]{
+	Compare: recentEntryRecentLogEntriesCompare,
+	Key:     recentEntryRecentLogEntriesClustering,
+	Scan:    recentEntryRecentLogEntriesScan,
+	Table:   recentEntryRecentLogEntries,
+}
+
 // RecentLogEntries reads a log's entries, newest first, from
 // recent_log_entries, in pages: one partition, in clustering order.
 func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (_ cqlgen.Page[RecentEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "RecentEntry", "RecentLogEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "RecentLogEntries").End(&err)
 	if log == "" {
-		return cqlgen.Page[RecentEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "recent_log_entries",
-		}
+		return cqlgen.Page[RecentEntry]{}, cqlgenimpl.EmptyKey("recent_log_entries", "log")
 	}
 	if o == nil {
 		o = &RecentLogEntriesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[RecentEntry]{
-		Compare:   recentEntryRecentLogEntriesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       recentEntryRecentLogEntriesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{log},
-		Scan:      recentEntryRecentLogEntriesScan,
-		Table:     recentEntryRecentLogEntries,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := recentEntryRecentLogEntriesRead.With([]any{log}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

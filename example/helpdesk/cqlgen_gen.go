@@ -51,7 +51,7 @@ func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
 	}
 }
 
-// agentAgentsState binds the State statement of agents: the primary key of e.
+// agentAgentsState binds the State statement of agents.
 func agentAgentsState(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID}
 }
@@ -63,25 +63,22 @@ func agentAgentsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Agent], ok bool) {
 	return
 }
 
-// agentAgentsData is every column of e's row in agents, in table order.
+// agentAgentsData is e's row in agents.
 func agentAgentsData(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
 }
 
-// agentAgentsChange binds the Change statement of agents: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// agentAgentsChange binds the Change statement of agents.
 func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
-// agentAgentsRemove binds the Remove statement of agents: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// agentAgentsRemove binds the Remove statement of agents.
 func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
-// agentAgentsSettle binds the Settle statement of agents: it clears the
-// pending record of e's row if the version is still version.
+// agentAgentsSettle binds the Settle statement of agents.
 func agentAgentsSettle(e *Agent, version int64) []any {
 	return []any{e.OrgID, e.AgentID, version}
 }
@@ -102,27 +99,25 @@ var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Unique:     true,
 })
 
-// agentAgentByEmailRow binds the Insert statement of agents_by_email for e,
-// written at ts; agents_by_email has no column to leave unset.
+// agentAgentByEmailRow binds the Insert statement of agents_by_email for e at
+// ts.
 func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Email, e.AgentID, ts}
 }
 
-// agentAgentByEmailKey is the primary key of e in agents_by_email, in order,
-// bucket included.
+// agentAgentByEmailKey is the primary key of e in agents_by_email.
 func agentAgentByEmailKey(e *Agent) []any {
 	return []any{e.OrgID, e.Email}
 }
 
 // AgentRepo reads and writes Agent in its tables (agents, agents_by_email),
-// keeping every copy in step; agents is the source of truth.
+// kept in step with agents.
 type AgentRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewAgentRepo returns a repository of Agent on s. The default strategy is a
-// logged batch.
+// NewAgentRepo returns a repository of Agent on s.
 func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
 	return &AgentRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -133,22 +128,13 @@ func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
 // agentCheck rejects a Agent whose partition key values are empty.
 func agentCheck(e *Agent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "agents_by_email",
-		}
+		return cqlgenimpl.EmptyKey("agents_by_email", "email")
 	}
 	return nil
 }
@@ -157,22 +143,15 @@ func agentCheck(e *Agent) error {
 // source of truth, is empty.
 func agentCheckKey(e *Agent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	return nil
 }
 
-// agentWrites is the write protocol of Agent: its source of truth, agents, and
-// the tables the protocol keeps in step with it.
+// agentWrites is the write protocol of Agent.
 var agentWrites = &cqlgenimpl.Entity[Agent]{
 	Canonical: agentAgents,
 	State:     agentAgentsState,
@@ -193,18 +172,11 @@ var agentWrites = &cqlgenimpl.Entity[Agent]{
 	},
 }
 
-// Insert writes e to every table of Agent, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on agents, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Agent, leaving nil pointers
+// and empty collections unset, through the write protocol on agents
+// (docs/repositories.md, The write protocol).
 func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -212,19 +184,11 @@ func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Agent whose key in agents is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on agents's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Agent with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// agents (docs/repositories.md, The write protocol).
 func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -232,16 +196,11 @@ func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Agent whose key in agents is e's from every table; the
-// rows of the other tables are found from agents's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Agent with e's key from every table (e needs only its
+// key), through the write protocol on agents (docs/repositories.md, The write
+// protocol).
 func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -249,26 +208,15 @@ func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Agent with the given key from agents, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Agent since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Agent with the given key from agents with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (_ *Agent, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if agentID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	e := &Agent{}
 	e.OrgID = orgID
@@ -276,33 +224,16 @@ func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID stri
 	return cqlgenimpl.Versioned(ctx, r.s, agentWrites, e)
 }
 
-// Modify reads the Agent with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Agent since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// agents (cqlgen.ErrKeyChanged). It returns the Agent written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Agent with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (_ *Agent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	e := &Agent{}
 	e.OrgID = orgID
@@ -319,62 +250,41 @@ func (r *AgentRepo) Entity() string {
 	return "Agent"
 }
 
-// Tables lists the tables of Agent that Repair and Backfill write: every one
-// but agents, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but agents.
 func (r *AgentRepo) Tables() []string {
 	return []string{"agents_by_email"}
 }
 
-// Verify compares every table of Agent with what agents, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Agent's tables missing, stale or orphaned against
+// agents; it writes nothing.
 func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Agent wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", true, o)
 }
 
-// Backfill writes every row agents implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row agents implies into table; with o.Job it resumes
+// where it stopped.
 func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, agentWrites, "Agent", table, o)
 }
 
-// Get reads the Agent with the given key from agents, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Agent with the given key from agents; cqlgen.ErrNotFound if
+// there is none.
 func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *Agent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	var e Agent
 	e.OrgID = orgID
@@ -390,27 +300,16 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *A
 }
 
 // GetMany reads the Agents of one org_id with the given agent_id values from
-// agents, the source of truth, in one query (agent_id IN ?): Rows[i] is the
-// Agent of agentIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// agents in one query: Rows[i] is agentIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[Agent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return cqlgen.Found[Agent]{}, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	for _, k := range agentIDs {
 		if k == "" {
-			return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
-				Column: "agent_id",
-				Table:  "agents",
-			}
+			return cqlgen.Found[Agent]{}, cqlgenimpl.EmptyKey("agents", "agent_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, agentAgents, []any{orgID}, agentIDs, r.opts.MaxKeys, agentAgentsScan, func(e *Agent) string {
@@ -418,25 +317,16 @@ func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string
 	})
 }
 
-// AgentByEmail reads the Agent that holds the given key of agents_by_email, a
-// unique key: the claim in agents_by_email names it, and agents, the source of
-// truth, must still give it that key; cqlgen.ErrNotFound if no Agent holds it.
+// AgentByEmail reads the Agent that holds the given unique key of
+// agents_by_email; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string) (_ *Agent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Agent", "AgentByEmail")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "AgentByEmail").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents_by_email",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents_by_email", "org_id")
 	}
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "agents_by_email",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents_by_email", "email")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, agentWrites, 0, []any{orgID, email})
 }
@@ -457,8 +347,7 @@ var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// agentLoadAgentLoadScan reads one row of agent_load into e; false when there
-// is none.
+// agentLoadAgentLoadScan scans a row of agent_load into e.
 func agentLoadAgentLoadScan(it cqlgen.Iter, e *AgentLoad) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 }
@@ -469,8 +358,7 @@ type AgentLoadRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAgentLoadRepo returns a repository of AgentLoad on s. The default
-// strategy is a logged batch.
+// NewAgentLoadRepo returns a repository of AgentLoad on s.
 func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
 	return &AgentLoadRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -481,32 +369,18 @@ func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
 // agentLoadCheck rejects a AgentLoad whose partition key values are empty.
 func agentLoadCheck(e *AgentLoad) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_load",
-		}
+		return cqlgenimpl.EmptyKey("agent_load", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agent_load",
-		}
+		return cqlgenimpl.EmptyKey("agent_load", "agent_id")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Opened, Closed), amounts that may be negative,
-// to the counters of the row with e's key in agent_load, creating it at zero
-// first if there is none, in one update. A counter update is not idempotent,
-// so it is sent once and never retried: an error is a *cqlgen.CounterError,
-// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
-// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
-// and the strategy does not apply.
+// Add adds e's counter fields (Opened, Closed) to the row with e's key in
+// agent_load, sent once, never retried (docs/repositories.md, Counter tables).
 func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -517,14 +391,10 @@ func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from agent_load. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from agent_load; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -537,24 +407,15 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the AgentLoad with the given key from agent_load, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the AgentLoad with the given key from agent_load;
+// cqlgen.ErrNotFound if there is none.
 func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (_ *AgentLoad, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_load",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_load", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agent_load",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_load", "agent_id")
 	}
 	var e AgentLoad
 	e.OrgID = orgID
@@ -570,27 +431,16 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 }
 
 // GetMany reads the AgentLoads of one org_id with the given agent_id values
-// from agent_load, the source of truth, in one query (agent_id IN ?): Rows[i]
-// is the AgentLoad of agentIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// from agent_load in one query: Rows[i] is agentIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[AgentLoad], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentLoad", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_load",
-		}
+		return cqlgen.Found[AgentLoad]{}, cqlgenimpl.EmptyKey("agent_load", "org_id")
 	}
 	for _, k := range agentIDs {
 		if k == "" {
-			return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
-				Column: "agent_id",
-				Table:  "agent_load",
-			}
+			return cqlgen.Found[AgentLoad]{}, cqlgenimpl.EmptyKey("agent_load", "agent_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, agentLoadAgentLoad, []any{orgID}, agentIDs, r.opts.MaxKeys, agentLoadAgentLoadScan, func(e *AgentLoad) string {
@@ -636,8 +486,7 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersState binds the State statement of customers: the primary
-// key of e.
+// customerCustomersState binds the State statement of customers.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.OrgID, e.Email}
 }
@@ -649,14 +498,13 @@ func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], o
 	return
 }
 
-// customerCustomersData is every column of e's row in customers, in table
-// order.
+// customerCustomersData is e's row in customers.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, e.Billing, e.Phones, e.CreatedAt, e.CreatedBy}
 }
 
-// customerMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
+// customerMerge is e written over cur by an Insert: e's unset fields keep
+// cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Billing == nil {
@@ -668,21 +516,17 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChange binds the Change statement of customers: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
+// customerCustomersChange binds the Change statement of customers.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
-// customerCustomersRemove binds the Remove statement of customers: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// customerCustomersRemove binds the Remove statement of customers.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
-// customerCustomersSettle binds the Settle statement of customers: it clears
-// the pending record of e's row if the version is still version.
+// customerCustomersSettle binds the Settle statement of customers.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.OrgID, e.Email, version}
 }
@@ -718,32 +562,31 @@ var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // customerCustomersNewestFirstRow binds the Insert statement of
-// customers_newest_first for e, written at ts; customers_newest_first has no
-// column to leave unset.
+// customers_newest_first for e at ts.
 func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
 }
 
 // customerCustomersNewestFirstKey is the primary key of e in
-// customers_newest_first, in order, bucket included.
+// customers_newest_first.
 func customerCustomersNewestFirstKey(e *Customer) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email}
 }
 
-// customerCustomersNewestFirstScan reads one row of customers_newest_first
-// into e; false when there is none.
+// customerCustomersNewestFirstScan scans a row of customers_newest_first into
+// e.
 func customerCustomersNewestFirstScan(it cqlgen.Iter, e *CustomersNewestFirstRow) bool {
 	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
 }
 
 // customerCustomersNewestFirstClustering is the clustering key of e in
-// customers_newest_first, in order.
+// customers_newest_first.
 func customerCustomersNewestFirstClustering(e *CustomersNewestFirstRow) []any {
 	return []any{e.CreatedAt, e.Email}
 }
 
 // customerCustomersNewestFirstCompare orders rows of customers_newest_first as
-// its clustering order does.
+// Cassandra does.
 func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -755,15 +598,13 @@ func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,
-// customers_newest_first), keeping every copy in step; customers is the source
-// of truth.
+// customers_newest_first), kept in step with customers.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewCustomerRepo returns a repository of Customer on s. The default strategy
-// is a logged batch.
+// NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -774,16 +615,10 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 // customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "email")
 	}
 	return nil
 }
@@ -792,22 +627,15 @@ func customerCheck(e *Customer) error {
 // the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "email")
 	}
 	return nil
 }
 
-// customerWrites is the write protocol of Customer: its source of truth,
-// customers, and the tables the protocol keeps in step with it.
+// customerWrites is the write protocol of Customer.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -828,18 +656,11 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 	},
 }
 
-// Insert writes e to every table of Customer, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on customers, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Customer, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -847,19 +668,11 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Customer whose key in customers is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on customers's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Customer with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -867,16 +680,11 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Customer whose key in customers is e's from every table;
-// the rows of the other tables are found from customers's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Customer with e's key from every table (e needs only its
+// key), through the write protocol on customers (docs/repositories.md, The
+// write protocol).
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -884,26 +692,15 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Customer with the given key from customers, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Customer since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Customer with the given key from customers with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if email == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("customers", "email")
 	}
 	e := &Customer{}
 	e.OrgID = orgID
@@ -911,33 +708,16 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email str
 	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
 }
 
-// Modify reads the Customer with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Customer since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
-// Customer written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Customer with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "email")
 	}
 	e := &Customer{}
 	e.OrgID = orgID
@@ -954,63 +734,41 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables of Customer that Repair and Backfill write: every
-// one but customers, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but customers.
 func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_newest_first"}
 }
 
-// Verify compares every table of Customer with what customers, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Customer's tables missing, stale or orphaned
+// against customers; it writes nothing.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Customer wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row customers implies into table; with o.Job it
+// resumes where it stopped.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
 
-// Get reads the Customer with the given key from customers, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
+// if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "email")
 	}
 	var e Customer
 	e.OrgID = orgID
@@ -1026,27 +784,16 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *
 }
 
 // GetMany reads the Customers of one org_id with the given email values from
-// customers, the source of truth, in one query (email IN ?): Rows[i] is the
-// Customer of emails[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// customers in one query: Rows[i] is emails[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	for _, k := range emails {
 		if k == "" {
-			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-				Column: "email",
-				Table:  "customers",
-			}
+			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "email")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{orgID}, emails, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) string {
@@ -1072,39 +819,27 @@ type CustomersNewestFirstOptions struct {
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
+// customerCustomersNewestFirstRead is the static part of a
+// CustomersNewestFirst read.
+var customerCustomersNewestFirstRead = cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
+	Compare: customerCustomersNewestFirstCompare,
+	Key:     customerCustomersNewestFirstClustering,
+	Scan:    customerCustomersNewestFirstScan,
+	Table:   customerCustomersNewestFirst,
+}
+
 // CustomersNewestFirst reads a tenant's customers, newest first, from
 // customers_newest_first, in pages: one partition, in clustering order.
 func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (_ cqlgen.Page[CustomersNewestFirstRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "CustomersNewestFirst")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersNewestFirst").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[CustomersNewestFirstRow]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers_newest_first",
-		}
+		return cqlgen.Page[CustomersNewestFirstRow]{}, cqlgenimpl.EmptyKey("customers_newest_first", "org_id")
 	}
 	if o == nil {
 		o = &CustomersNewestFirstOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
-		Compare:   customerCustomersNewestFirstCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       customerCustomersNewestFirstClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      customerCustomersNewestFirstScan,
-		Table:     customerCustomersNewestFirst,
-	}
-	if o.CreatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
-	}
-	if o.CreatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
-	}
+	spec := customerCustomersNewestFirstRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1129,20 +864,18 @@ var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketEventTicketEventsRow binds the Insert statement of ticket_events for
-// e, written at ts; ticket_events has no column to leave unset.
+// ticketEventTicketEventsRow binds the Insert statement of ticket_events for e
+// at ts.
 func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID, e.AgentID, e.Kind, e.Note, ts}
 }
 
-// ticketEventTicketEventsScan reads one row of ticket_events into e; false
-// when there is none.
+// ticketEventTicketEventsScan scans a row of ticket_events into e.
 func ticketEventTicketEventsScan(it cqlgen.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
 
-// ticketEventTicketEventsState binds the State statement of ticket_events: the
-// primary key of e.
+// ticketEventTicketEventsState binds the State statement of ticket_events.
 func ticketEventTicketEventsState(e *TicketEvent) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID}
 }
@@ -1157,13 +890,13 @@ func ticketEventTicketEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket
 }
 
 // ticketEventTicketEventsClustering is the clustering key of e in
-// ticket_events, in order.
+// ticket_events.
 func ticketEventTicketEventsClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
 
-// ticketEventTicketEventsCompare orders rows of ticket_events as its
-// clustering order does.
+// ticketEventTicketEventsCompare orders rows of ticket_events as Cassandra
+// does.
 func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -1194,25 +927,24 @@ var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // ticketEventEventsByAgentRow binds the Insert statement of events_by_agent
-// for e, written at ts; events_by_agent has no column to leave unset.
+// for e at ts.
 func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, e.Note, ts}
 }
 
-// ticketEventEventsByAgentScan reads one row of events_by_agent into e; false
-// when there is none.
+// ticketEventEventsByAgentScan scans a row of events_by_agent into e.
 func ticketEventEventsByAgentScan(it cqlgen.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
 }
 
 // ticketEventEventsByAgentClustering is the clustering key of e in
-// events_by_agent, in order.
+// events_by_agent.
 func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
 
-// ticketEventEventsByAgentCompare orders rows of events_by_agent as its
-// clustering order does.
+// ticketEventEventsByAgentCompare orders rows of events_by_agent as Cassandra
+// does.
 func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -1221,15 +953,13 @@ func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
 }
 
 // TicketEventRepo reads and writes TicketEvent in its tables (ticket_events,
-// events_by_agent), keeping every copy in step; ticket_events is the source of
-// truth.
+// events_by_agent), kept in step with ticket_events.
 type TicketEventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTicketEventRepo returns a repository of TicketEvent on s. The default
-// strategy is a logged batch.
+// NewTicketEventRepo returns a repository of TicketEvent on s.
 func NewTicketEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketEventRepo {
 	return &TicketEventRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1240,22 +970,13 @@ func NewTicketEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketEventRep
 // ticketEventCheck rejects a TicketEvent whose partition key values are empty.
 func ticketEventCheck(e *TicketEvent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	return nil
 }
@@ -1264,31 +985,18 @@ func ticketEventCheck(e *TicketEvent) error {
 // ticket_events, the source of truth, is empty.
 func ticketEventCheckKey(e *TicketEvent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of TicketEvent in one logical write, under
-// the repository's strategy (a logged batch unless told otherwise), all
-// statements with one client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// Insert writes e to every table of TicketEvent in one logical write, leaving
+// nil pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, ticketEventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1304,14 +1012,10 @@ func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cq
 	})
 }
 
-// Delete removes the TicketEvent whose key in ticket_events is e's from every
-// table, found from ticket_events's values, in one logical write under the
-// repository's strategy. Deleting what does not exist is not an error.
+// Delete removes the TicketEvent with e's key from every table, found from
+// ticket_events's values, in one logical write.
 func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, ticketEventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1330,9 +1034,8 @@ func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cq
 	})
 }
 
-// ticketEventWrites describes TicketEvent, which is immutable, for verify,
-// repair and backfill: its source of truth, ticket_events, and the tables
-// derived from it.
+// ticketEventWrites describes immutable TicketEvent for verify, repair and
+// backfill.
 var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
 	Canonical: ticketEventTicketEvents,
 	Immutable: true,
@@ -1353,63 +1056,41 @@ func (r *TicketEventRepo) Entity() string {
 	return "TicketEvent"
 }
 
-// Tables lists the tables of TicketEvent that Repair and Backfill write: every
-// one but ticket_events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but ticket_events.
 func (r *TicketEventRepo) Tables() []string {
 	return []string{"events_by_agent"}
 }
 
-// Verify compares every table of TicketEvent with what ticket_events, the
-// source of truth, implies, and reports the rows missing, stale or orphaned.
-// It writes nothing.
+// Verify reports the rows of TicketEvent's tables missing, stale or orphaned
+// against ticket_events; it writes nothing.
 func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of TicketEvent wins over;
-// it is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", true, o)
 }
 
-// Backfill writes every row ticket_events implies into table, a new one say,
-// token range by token range; with o.Job it records the ranges done and, run
-// again, resumes.
+// Backfill writes every row ticket_events implies into table; with o.Job it
+// resumes where it stopped.
 func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketEventWrites, "TicketEvent", table, o)
 }
 
-// Get reads the TicketEvent with the given key from ticket_events, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the TicketEvent with the given key from ticket_events;
+// cqlgen.ErrNotFound if there is none.
 func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (_ *TicketEvent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return nil, cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return nil, cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	var e TicketEvent
 	e.OrgID = orgID
@@ -1442,45 +1123,29 @@ type TicketEventsOptions struct {
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
+// ticketEventTicketEventsRead is the static part of a TicketEvents read.
+var ticketEventTicketEventsRead = cqlgenimpl.ReadSpec[TicketEvent]{
+	Compare: ticketEventTicketEventsCompare,
+	Key:     ticketEventTicketEventsClustering,
+	Scan:    ticketEventTicketEventsScan,
+	Table:   ticketEventTicketEvents,
+}
+
 // TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
 // in pages: one partition, in clustering order.
 func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "TicketEvents")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "TicketEvents").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	if o == nil {
 		o = &TicketEventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[TicketEvent]{
-		Compare:   ticketEventTicketEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketEventTicketEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, ticketID},
-		Scan:      ticketEventTicketEventsScan,
-		Table:     ticketEventTicketEvents,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := ticketEventTicketEventsRead.With([]any{orgID, ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1507,25 +1172,24 @@ type EventsByAgentOptions struct {
 	LookBack int
 }
 
+// ticketEventEventsByAgentRead is the static part of a EventsByAgent read.
+var ticketEventEventsByAgentRead = cqlgenimpl.ReadSpec[TicketEvent]{
+	Compare: ticketEventEventsByAgentCompare,
+	Key:     ticketEventEventsByAgentClustering,
+	Scan:    ticketEventEventsByAgentScan,
+	Table:   ticketEventEventsByAgent,
+}
+
 // EventsByAgent reads an agent's actions on every ticket, newest first, a
 // partition a month, from events_by_agent, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TicketEvent", "EventsByAgent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "EventsByAgent").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("events_by_agent", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	if o == nil {
 		o = &EventsByAgentOptions{}
@@ -1535,28 +1199,9 @@ func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agent
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[TicketEvent]{
-		Compare:     ticketEventEventsByAgentCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         ticketEventEventsByAgentClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID, agentID},
-		Scan:        ticketEventEventsByAgentScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       ticketEventEventsByAgent,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := ticketEventEventsByAgentRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1598,8 +1243,7 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	}
 }
 
-// ticketTicketsState binds the State statement of tickets: the primary key of
-// e.
+// ticketTicketsState binds the State statement of tickets.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID}
 }
@@ -1611,25 +1255,22 @@ func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool
 	return
 }
 
-// ticketTicketsData is every column of e's row in tickets, in table order.
+// ticketTicketsData is e's row in tickets.
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
 
-// ticketTicketsChange binds the Change statement of tickets: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// ticketTicketsChange binds the Change statement of tickets.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
-// ticketTicketsRemove binds the Remove statement of tickets: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// ticketTicketsRemove binds the Remove statement of tickets.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
-// ticketTicketsSettle binds the Settle statement of tickets: it clears the
-// pending record of e's row if the version is still version.
+// ticketTicketsSettle binds the Settle statement of tickets.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.OrgID, e.TicketID, version}
 }
@@ -1667,32 +1308,29 @@ var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // ticketTicketsByRequesterRow binds the Insert statement of
-// tickets_by_requester for e, written at ts; tickets_by_requester has no
-// column to leave unset.
+// tickets_by_requester for e at ts.
 func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID, e.Subject, e.Status, ts}
 }
 
-// ticketTicketsByRequesterKey is the primary key of e in tickets_by_requester,
-// in order, bucket included.
+// ticketTicketsByRequesterKey is the primary key of e in tickets_by_requester.
 func ticketTicketsByRequesterKey(e *Ticket) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByRequesterScan reads one row of tickets_by_requester into e;
-// false when there is none.
+// ticketTicketsByRequesterScan scans a row of tickets_by_requester into e.
 func ticketTicketsByRequesterScan(it cqlgen.Iter, e *TicketsByRequesterRow) bool {
 	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
 }
 
 // ticketTicketsByRequesterClustering is the clustering key of e in
-// tickets_by_requester, in order.
+// tickets_by_requester.
 func ticketTicketsByRequesterClustering(e *TicketsByRequesterRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByRequesterCompare orders rows of tickets_by_requester as its
-// clustering order does.
+// ticketTicketsByRequesterCompare orders rows of tickets_by_requester as
+// Cassandra does.
 func ticketTicketsByRequesterCompare(a, b *TicketsByRequesterRow) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -1745,32 +1383,30 @@ var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // ticketOpenTicketsByAgentRow binds the Insert statement of
-// open_tickets_by_agent for e, written at ts; open_tickets_by_agent has no
-// column to leave unset.
+// open_tickets_by_agent for e at ts.
 func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
 }
 
 // ticketOpenTicketsByAgentKey is the primary key of e in
-// open_tickets_by_agent, in order, bucket included.
+// open_tickets_by_agent.
 func ticketOpenTicketsByAgentKey(e *Ticket) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
 }
 
-// ticketOpenTicketsByAgentScan reads one row of open_tickets_by_agent into e;
-// false when there is none.
+// ticketOpenTicketsByAgentScan scans a row of open_tickets_by_agent into e.
 func ticketOpenTicketsByAgentScan(it cqlgen.Iter, e *OpenTicketsByAgentRow) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
 }
 
 // ticketOpenTicketsByAgentClustering is the clustering key of e in
-// open_tickets_by_agent, in order.
+// open_tickets_by_agent.
 func ticketOpenTicketsByAgentClustering(e *OpenTicketsByAgentRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketOpenTicketsByAgentCompare orders rows of open_tickets_by_agent as its
-// clustering order does.
+// ticketOpenTicketsByAgentCompare orders rows of open_tickets_by_agent as
+// Cassandra does.
 func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return c
@@ -1782,15 +1418,13 @@ func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
 }
 
 // TicketRepo reads and writes Ticket in its tables (tickets,
-// tickets_by_requester, open_tickets_by_agent), keeping every copy in step;
-// tickets is the source of truth.
+// tickets_by_requester, open_tickets_by_agent), kept in step with tickets.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTicketRepo returns a repository of Ticket on s. The default strategy is a
-// logged batch.
+// NewTicketRepo returns a repository of Ticket on s.
 func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
 	return &TicketRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1802,22 +1436,13 @@ func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
 // tables that hold it.
 func ticketCheck(e *Ticket) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	if e.Requester == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "requester",
-			Table:  "tickets_by_requester",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_requester", "requester")
 	}
 	return nil
 }
@@ -1826,22 +1451,15 @@ func ticketCheck(e *Ticket) error {
 // source of truth, is empty.
 func ticketCheckKey(e *Ticket) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	return nil
 }
 
-// ticketWrites is the write protocol of Ticket: its source of truth, tickets,
-// and the tables the protocol keeps in step with it.
+// ticketWrites is the write protocol of Ticket.
 var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	Canonical: ticketTickets,
 	State:     ticketTicketsState,
@@ -1869,18 +1487,11 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	},
 }
 
-// Insert writes e to every table of Ticket, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tickets, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Ticket, leaving nil pointers
+// and empty collections unset, through the write protocol on tickets
+// (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1888,19 +1499,11 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Ticket whose key in tickets is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tickets's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Ticket with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tickets (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1908,16 +1511,11 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Ticket whose key in tickets is e's from every table; the
-// rows of the other tables are found from tickets's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Ticket with e's key from every table (e needs only its
+// key), through the write protocol on tickets (docs/repositories.md, The write
+// protocol).
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1925,26 +1523,15 @@ func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Ticket with the given key from tickets, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Ticket since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Ticket with the given key from tickets with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.OrgID = orgID
@@ -1952,33 +1539,16 @@ func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID go
 	return cqlgenimpl.Versioned(ctx, r.s, ticketWrites, e)
 }
 
-// Modify reads the Ticket with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Ticket since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in tickets (cqlgen.ErrKeyChanged). It returns the Ticket
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Ticket with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.OrgID = orgID
@@ -1995,63 +1565,41 @@ func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables of Ticket that Repair and Backfill write: every one
-// but tickets, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tickets.
 func (r *TicketRepo) Tables() []string {
 	return []string{"tickets_by_requester", "open_tickets_by_agent"}
 }
 
-// Verify compares every table of Ticket with what tickets, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Ticket's tables missing, stale or orphaned
+// against tickets; it writes nothing.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Ticket wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
-// Backfill writes every row tickets implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tickets implies into table; with o.Job it resumes
+// where it stopped.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
 }
 
-// Get reads the Ticket with the given key from tickets, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
+// there is none.
 func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	var e Ticket
 	e.OrgID = orgID
@@ -2067,27 +1615,16 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 }
 
 // GetMany reads the Tickets of one org_id with the given ticket_id values from
-// tickets, the source of truth, in one query (ticket_id IN ?): Rows[i] is the
-// Ticket of ticketIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// tickets in one query: Rows[i] is ticketIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	for _, k := range ticketIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
-				Column: "ticket_id",
-				Table:  "tickets",
-			}
+			return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{orgID}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
@@ -2113,45 +1650,30 @@ type TicketsByRequesterOptions struct {
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
+// ticketTicketsByRequesterRead is the static part of a TicketsByRequester
+// read.
+var ticketTicketsByRequesterRead = cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
+	Compare: ticketTicketsByRequesterCompare,
+	Key:     ticketTicketsByRequesterClustering,
+	Scan:    ticketTicketsByRequesterScan,
+	Table:   ticketTicketsByRequester,
+}
+
 // TicketsByRequester reads a requester's tickets, newest first, from
 // tickets_by_requester, in pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (_ cqlgen.Page[TicketsByRequesterRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByRequester")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByRequester").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TicketsByRequesterRow]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets_by_requester",
-		}
+		return cqlgen.Page[TicketsByRequesterRow]{}, cqlgenimpl.EmptyKey("tickets_by_requester", "org_id")
 	}
 	if requester == "" {
-		return cqlgen.Page[TicketsByRequesterRow]{}, &cqlgen.EmptyKeyError{
-			Column: "requester",
-			Table:  "tickets_by_requester",
-		}
+		return cqlgen.Page[TicketsByRequesterRow]{}, cqlgenimpl.EmptyKey("tickets_by_requester", "requester")
 	}
 	if o == nil {
 		o = &TicketsByRequesterOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
-		Compare:   ticketTicketsByRequesterCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketTicketsByRequesterClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, requester},
-		Scan:      ticketTicketsByRequesterScan,
-		Table:     ticketTicketsByRequester,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByRequesterRead.With([]any{orgID, requester}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2173,45 +1695,30 @@ type OpenTicketsByAgentOptions struct {
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
+// ticketOpenTicketsByAgentRead is the static part of a OpenTicketsByAgent
+// read.
+var ticketOpenTicketsByAgentRead = cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
+	Compare: ticketOpenTicketsByAgentCompare,
+	Key:     ticketOpenTicketsByAgentClustering,
+	Scan:    ticketOpenTicketsByAgentScan,
+	Table:   ticketOpenTicketsByAgent,
+}
+
 // OpenTicketsByAgent reads an agent's open tickets, oldest first, from
 // open_tickets_by_agent, in pages: one partition, in clustering order.
 func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (_ cqlgen.Page[OpenTicketsByAgentRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAgent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "OpenTicketsByAgent").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[OpenTicketsByAgentRow]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "open_tickets_by_agent",
-		}
+		return cqlgen.Page[OpenTicketsByAgentRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_agent", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[OpenTicketsByAgentRow]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "open_tickets_by_agent",
-		}
+		return cqlgen.Page[OpenTicketsByAgentRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_agent", "agent_id")
 	}
 	if o == nil {
 		o = &OpenTicketsByAgentOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
-		Compare:   ticketOpenTicketsByAgentCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketOpenTicketsByAgentClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, agentID},
-		Scan:      ticketOpenTicketsByAgentScan,
-		Table:     ticketOpenTicketsByAgent,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketOpenTicketsByAgentRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2237,25 +1744,23 @@ var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// articleArticlesRow binds the Insert statement of articles for e, written at
-// ts. With unset, nil pointers and empty collections are left unset, writing
-// no tombstone; without, they clear their columns.
+// articleArticlesRow binds the Insert statement of articles for e at ts; unset
+// leaves nil pointers and empty collections unset.
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
 
-// articleArticlesScan reads one row of articles into e; false when there is
-// none.
+// articleArticlesScan scans a row of articles into e.
 func articleArticlesScan(it cqlgen.Iter, e *Article) bool {
 	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
 
-// articleArticlesClustering is the clustering key of e in articles, in order.
+// articleArticlesClustering is the clustering key of e in articles.
 func articleArticlesClustering(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
-// articleArticlesCompare orders rows of articles as its clustering order does.
+// articleArticlesCompare orders rows of articles as Cassandra does.
 func articleArticlesCompare(a, b *Article) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID); c != 0 {
 		return c
@@ -2269,8 +1774,7 @@ type ArticleRepo struct {
 	opts cqlgen.Options
 }
 
-// NewArticleRepo returns a repository of Article on s. The default strategy is
-// a logged batch.
+// NewArticleRepo returns a repository of Article on s.
 func NewArticleRepo(s cqlgen.Session, opts ...cqlgen.Option) *ArticleRepo {
 	return &ArticleRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -2281,26 +1785,16 @@ func NewArticleRepo(s cqlgen.Session, opts ...cqlgen.Option) *ArticleRepo {
 // articleCheck rejects a Article whose partition key values are empty.
 func articleCheck(e *Article) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	return nil
 }
 
-// Insert writes e to articles, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to articles, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -2315,19 +1809,10 @@ func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Opt
 	})
 }
 
-// InsertIfAbsent writes e to articles only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in articles unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (_ cqlgen.Inserted[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Article]{}, err
@@ -2337,14 +1822,10 @@ func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cq
 	}, articleArticlesScan)
 }
 
-// Update writes e over the row with its key in articles. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in articles; nil pointers and
+// empty collections clear their columns.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -2356,10 +1837,7 @@ func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Opt
 
 // Delete removes the row with e's key from articles.
 func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2372,18 +1850,12 @@ func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Opt
 	})
 }
 
-// Get reads the Article with the given key from articles, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Article with the given key from articles; cqlgen.ErrNotFound
+// if there is none.
 func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (_ *Article, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return nil, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	var e Article
 	e.OrgID = orgID
@@ -2415,39 +1887,26 @@ type ArticlesOptions struct {
 	ArticleIDFromExclusive, ArticleIDToInclusive bool
 }
 
+// articleArticlesRead is the static part of a Articles read.
+var articleArticlesRead = cqlgenimpl.ReadSpec[Article]{
+	Compare: articleArticlesCompare,
+	Key:     articleArticlesClustering,
+	Scan:    articleArticlesScan,
+	Table:   articleArticles,
+}
+
 // Articles reads an organisation's knowledge-base articles, from articles, in
 // pages: one partition, in clustering order.
 func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "Articles")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Articles").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgen.Page[Article]{}, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	if o == nil {
 		o = &ArticlesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Article]{
-		Compare:   articleArticlesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       articleArticlesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      articleArticlesScan,
-		Table:     articleArticles,
-	}
-	if o.ArticleIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ArticleIDFrom, o.ArticleIDFromExclusive
-	}
-	if o.ArticleIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ArticleIDTo, o.ArticleIDToInclusive
-	}
+	spec := articleArticlesRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ArticleIDFrom, o.ArticleIDTo, o.ArticleIDFromExclusive, o.ArticleIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2496,19 +1955,12 @@ type ArticlesTaggedOptions struct {
 }
 
 // ArticlesTagged reads an organisation's articles with a tag: the rows of
-// articles whose tags contains the value, through the storage-attached index
-// articles_by_tag, in pages, within one partition, in clustering order; the
-// index makes this a cheap read of one partition's replicas.
+// articles whose tags contains the value, through index articles_by_tag, in
+// pages, within one partition.
 func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag string, o *ArticlesTaggedOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "ArticlesTagged")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "ArticlesTagged").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgen.Page[Article]{}, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	if o == nil {
 		o = &ArticlesTaggedOptions{}
@@ -2575,21 +2027,12 @@ type ArticlesByViewsOptions struct {
 }
 
 // ArticlesByViews reads an organisation's articles read between two counts of
-// views: the rows of articles whose views is at least the From value and less
-// than the To value (or above From, or at most To, as the options say),
-// through the storage-attached index articles_by_views, in pages, within one
-// partition, in clustering order; the index makes this a cheap read of one
-// partition's replicas.
+// views: the rows of articles whose views is within the bounds, through index
+// articles_by_views, in pages, within one partition.
 func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFrom int64, viewsTo int64, o *ArticlesByViewsOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Article", "ArticlesByViews")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "ArticlesByViews").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgen.Page[Article]{}, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	if o == nil {
 		o = &ArticlesByViewsOptions{}
@@ -2631,26 +2074,22 @@ var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// auditEventAuditLogRow binds the Insert statement of audit_log for e, written
-// at ts.
+// auditEventAuditLogRow binds the Insert statement of audit_log for e at ts.
 func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
 
-// auditEventAuditLogScan reads one row of audit_log into e; false when there
-// is none.
+// auditEventAuditLogScan scans a row of audit_log into e.
 func auditEventAuditLogScan(it cqlgen.Iter, e *AuditEvent) bool {
 	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
 
-// auditEventAuditLogClustering is the clustering key of e in audit_log, in
-// order.
+// auditEventAuditLogClustering is the clustering key of e in audit_log.
 func auditEventAuditLogClustering(e *AuditEvent) []any {
 	return []any{e.At, e.EventID}
 }
 
-// auditEventAuditLogCompare orders rows of audit_log as its clustering order
-// does.
+// auditEventAuditLogCompare orders rows of audit_log as Cassandra does.
 func auditEventAuditLogCompare(a, b *AuditEvent) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2667,8 +2106,7 @@ type AuditEventRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAuditEventRepo returns a repository of AuditEvent on s. The default
-// strategy is a logged batch.
+// NewAuditEventRepo returns a repository of AuditEvent on s.
 func NewAuditEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *AuditEventRepo {
 	return &AuditEventRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -2679,26 +2117,16 @@ func NewAuditEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *AuditEventRepo 
 // auditEventCheck rejects a AuditEvent whose partition key values are empty.
 func auditEventCheck(e *AuditEvent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "audit_log",
-		}
+		return cqlgenimpl.EmptyKey("audit_log", "org_id")
 	}
 	return nil
 }
 
-// Insert writes e to audit_log, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to audit_log, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -2713,19 +2141,10 @@ func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlg
 	})
 }
 
-// InsertIfAbsent writes e to audit_log only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in audit_log unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (_ cqlgen.Inserted[AuditEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[AuditEvent]{}, err
@@ -2735,14 +2154,10 @@ func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts
 	}, auditEventAuditLogScan)
 }
 
-// Delete removes the AuditEvent whose key in audit_log is e's from every
-// table, found from audit_log's values, in one logical write under the
-// repository's strategy. Deleting what does not exist is not an error.
+// Delete removes the AuditEvent with e's key from every table, found from
+// audit_log's values, in one logical write.
 func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2758,18 +2173,12 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 	})
 }
 
-// Get reads the AuditEvent with the given key from audit_log, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the AuditEvent with the given key from audit_log;
+// cqlgen.ErrNotFound if there is none.
 func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (_ *AuditEvent, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "audit_log",
-		}
+		return nil, cqlgenimpl.EmptyKey("audit_log", "org_id")
 	}
 	var e AuditEvent
 	e.OrgID = orgID
@@ -2807,19 +2216,21 @@ type AuditLogOptions struct {
 	LookBack int
 }
 
+// auditEventAuditLogRead is the static part of a AuditLog read.
+var auditEventAuditLogRead = cqlgenimpl.ReadSpec[AuditEvent]{
+	Compare: auditEventAuditLogCompare,
+	Key:     auditEventAuditLogClustering,
+	Scan:    auditEventAuditLogScan,
+	Table:   auditEventAuditLog,
+}
+
 // AuditLog reads an organisation's audit events, newest first, a partition a
 // day, from audit_log, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (_ cqlgen.Page[AuditEvent], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AuditEvent", "AuditLog")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "AuditLog").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[AuditEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "audit_log",
-		}
+		return cqlgen.Page[AuditEvent]{}, cqlgenimpl.EmptyKey("audit_log", "org_id")
 	}
 	if o == nil {
 		o = &AuditLogOptions{}
@@ -2829,28 +2240,9 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[AuditEvent]{
-		Compare:     auditEventAuditLogCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         auditEventAuditLogClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID},
-		Scan:        auditEventAuditLogScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       auditEventAuditLog,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := auditEventAuditLogRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2888,7 +2280,7 @@ func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
 	}
 }
 
-// macroMacrosState binds the State statement of macros: the primary key of e.
+// macroMacrosState binds the State statement of macros.
 func macroMacrosState(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID}
 }
@@ -2900,25 +2292,22 @@ func macroMacrosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Macro], ok bool) {
 	return
 }
 
-// macroMacrosData is every column of e's row in macros, in table order.
+// macroMacrosData is e's row in macros.
 func macroMacrosData(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
 }
 
-// macroMacrosChange binds the Change statement of macros: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// macroMacrosChange binds the Change statement of macros.
 func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
-// macroMacrosRemove binds the Remove statement of macros: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// macroMacrosRemove binds the Remove statement of macros.
 func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
-// macroMacrosSettle binds the Settle statement of macros: it clears the
-// pending record of e's row if the version is still version.
+// macroMacrosSettle binds the Settle statement of macros.
 func macroMacrosSettle(e *Macro, version int64) []any {
 	return []any{e.OrgID, e.MacroID, version}
 }
@@ -2942,32 +2331,28 @@ var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// macroMacrosByTitleRow binds the Insert statement of macros_by_title for e,
-// written at ts; macros_by_title has no column to leave unset.
+// macroMacrosByTitleRow binds the Insert statement of macros_by_title for e at
+// ts.
 func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
 }
 
-// macroMacrosByTitleKey is the primary key of e in macros_by_title, in order,
-// bucket included.
+// macroMacrosByTitleKey is the primary key of e in macros_by_title.
 func macroMacrosByTitleKey(e *Macro) []any {
 	return []any{e.OrgID, e.Title, e.MacroID}
 }
 
-// macroMacrosByTitleScan reads one row of macros_by_title into e; false when
-// there is none.
+// macroMacrosByTitleScan scans a row of macros_by_title into e.
 func macroMacrosByTitleScan(it cqlgen.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
 }
 
-// macroMacrosByTitleClustering is the clustering key of e in macros_by_title,
-// in order.
+// macroMacrosByTitleClustering is the clustering key of e in macros_by_title.
 func macroMacrosByTitleClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
 
-// macroMacrosByTitleCompare orders rows of macros_by_title as its clustering
-// order does.
+// macroMacrosByTitleCompare orders rows of macros_by_title as Cassandra does.
 func macroMacrosByTitleCompare(a, b *Macro) int {
 	if c := cmp.Compare(a.Title, b.Title); c != 0 {
 		return c
@@ -2997,32 +2382,28 @@ var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// macroMacrosByTeamRow binds the Insert statement of macros_by_team for e,
-// written at ts; macros_by_team has no column to leave unset.
+// macroMacrosByTeamRow binds the Insert statement of macros_by_team for e at
+// ts.
 func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
 }
 
-// macroMacrosByTeamKey is the primary key of e in macros_by_team, in order,
-// bucket included.
+// macroMacrosByTeamKey is the primary key of e in macros_by_team.
 func macroMacrosByTeamKey(e *Macro) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
 }
 
-// macroMacrosByTeamScan reads one row of macros_by_team into e; false when
-// there is none.
+// macroMacrosByTeamScan scans a row of macros_by_team into e.
 func macroMacrosByTeamScan(it cqlgen.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
 }
 
-// macroMacrosByTeamClustering is the clustering key of e in macros_by_team, in
-// order.
+// macroMacrosByTeamClustering is the clustering key of e in macros_by_team.
 func macroMacrosByTeamClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
 
-// macroMacrosByTeamCompare orders rows of macros_by_team as its clustering
-// order does.
+// macroMacrosByTeamCompare orders rows of macros_by_team as Cassandra does.
 func macroMacrosByTeamCompare(a, b *Macro) int {
 	if c := cmp.Compare(a.Title, b.Title); c != 0 {
 		return c
@@ -3034,14 +2415,13 @@ func macroMacrosByTeamCompare(a, b *Macro) int {
 }
 
 // MacroRepo reads and writes Macro in its tables (macros, macros_by_title,
-// macros_by_team), keeping every copy in step; macros is the source of truth.
+// macros_by_team), kept in step with macros.
 type MacroRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMacroRepo returns a repository of Macro on s. The default strategy is a
-// logged batch.
+// NewMacroRepo returns a repository of Macro on s.
 func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
 	return &MacroRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -3052,22 +2432,13 @@ func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
 // macroCheck rejects a Macro whose partition key values are empty.
 func macroCheck(e *Macro) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if e.MacroID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	if e.Team == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "macros_by_team",
-		}
+		return cqlgenimpl.EmptyKey("macros_by_team", "team")
 	}
 	return nil
 }
@@ -3076,22 +2447,15 @@ func macroCheck(e *Macro) error {
 // source of truth, is empty.
 func macroCheckKey(e *Macro) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if e.MacroID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	return nil
 }
 
-// macroWrites is the write protocol of Macro: its source of truth, macros, and
-// the tables the protocol keeps in step with it.
+// macroWrites is the write protocol of Macro.
 var macroWrites = &cqlgenimpl.Entity[Macro]{
 	Canonical: macroMacros,
 	State:     macroMacrosState,
@@ -3118,18 +2482,11 @@ var macroWrites = &cqlgenimpl.Entity[Macro]{
 	},
 }
 
-// Insert writes e to every table of Macro, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on macros, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Macro, leaving nil pointers
+// and empty collections unset, through the write protocol on macros
+// (docs/repositories.md, The write protocol).
 func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3137,19 +2494,11 @@ func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Macro whose key in macros is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on macros's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Macro with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// macros (docs/repositories.md, The write protocol).
 func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3157,16 +2506,11 @@ func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Macro whose key in macros is e's from every table; the
-// rows of the other tables are found from macros's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Macro with e's key from every table (e needs only its
+// key), through the write protocol on macros (docs/repositories.md, The write
+// protocol).
 func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, macroCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -3174,26 +2518,15 @@ func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Macro with the given key from macros, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Macro since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Macro with the given key from macros with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (_ *Macro, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if macroID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	e := &Macro{}
 	e.OrgID = orgID
@@ -3201,33 +2534,16 @@ func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID stri
 	return cqlgenimpl.Versioned(ctx, r.s, macroWrites, e)
 }
 
-// Modify reads the Macro with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Macro since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// macros (cqlgen.ErrKeyChanged). It returns the Macro written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Macro with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (_ *Macro, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if macroID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	e := &Macro{}
 	e.OrgID = orgID
@@ -3244,62 +2560,41 @@ func (r *MacroRepo) Entity() string {
 	return "Macro"
 }
 
-// Tables lists the tables of Macro that Repair and Backfill write: every one
-// but macros, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but macros.
 func (r *MacroRepo) Tables() []string {
 	return []string{"macros_by_title", "macros_by_team"}
 }
 
-// Verify compares every table of Macro with what macros, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Macro's tables missing, stale or orphaned against
+// macros; it writes nothing.
 func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Macro wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", true, o)
 }
 
-// Backfill writes every row macros implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row macros implies into table; with o.Job it resumes
+// where it stopped.
 func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, macroWrites, "Macro", table, o)
 }
 
-// Get reads the Macro with the given key from macros, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Macro with the given key from macros; cqlgen.ErrNotFound if
+// there is none.
 func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *Macro, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if macroID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	var e Macro
 	e.OrgID = orgID
@@ -3315,27 +2610,16 @@ func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *M
 }
 
 // GetMany reads the Macros of one org_id with the given macro_id values from
-// macros, the source of truth, in one query (macro_id IN ?): Rows[i] is the
-// Macro of macroIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// macros in one query: Rows[i] is macroIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (_ cqlgen.Found[Macro], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return cqlgen.Found[Macro]{}, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	for _, k := range macroIDs {
 		if k == "" {
-			return cqlgen.Found[Macro]{}, &cqlgen.EmptyKeyError{
-				Column: "macro_id",
-				Table:  "macros",
-			}
+			return cqlgen.Found[Macro]{}, cqlgenimpl.EmptyKey("macros", "macro_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, macroMacros, []any{orgID}, macroIDs, r.opts.MaxKeys, macroMacrosScan, func(e *Macro) string {
@@ -3359,42 +2643,29 @@ type MacrosByTitleOptions struct {
 	TitleFromExclusive, TitleToInclusive bool
 }
 
+// macroMacrosByTitleRead is the static part of a MacrosByTitle read.
+var macroMacrosByTitleRead = cqlgenimpl.ReadSpec[Macro]{
+	Compare: macroMacrosByTitleCompare,
+	Key:     macroMacrosByTitleClustering,
+	Scan:    macroMacrosByTitleScan,
+	Table:   macroMacrosByTitle,
+}
+
 // MacrosByTitle reads an organisation's macros by title, from macros_by_title,
 // in pages: one partition, in clustering order.
 //
 // Deprecated: macros_by_title is on its way out; read macros_by_team through
 // MacrosByTeam once it is backfilled.
 func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosByTitleOptions) (_ cqlgen.Page[Macro], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "MacrosByTitle")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "MacrosByTitle").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros_by_title",
-		}
+		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_title", "org_id")
 	}
 	if o == nil {
 		o = &MacrosByTitleOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Macro]{
-		Compare:   macroMacrosByTitleCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       macroMacrosByTitleClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      macroMacrosByTitleScan,
-		Table:     macroMacrosByTitle,
-	}
-	if o.TitleFrom != nil {
-		spec.From, spec.FromExclusive = *o.TitleFrom, o.TitleFromExclusive
-	}
-	if o.TitleTo != nil {
-		spec.To, spec.ToInclusive = *o.TitleTo, o.TitleToInclusive
-	}
+	spec := macroMacrosByTitleRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3414,45 +2685,29 @@ type MacrosByTeamOptions struct {
 	TitleFromExclusive, TitleToInclusive bool
 }
 
+// macroMacrosByTeamRead is the static part of a MacrosByTeam read.
+var macroMacrosByTeamRead = cqlgenimpl.ReadSpec[Macro]{
+	Compare: macroMacrosByTeamCompare,
+	Key:     macroMacrosByTeamClustering,
+	Scan:    macroMacrosByTeamScan,
+	Table:   macroMacrosByTeam,
+}
+
 // MacrosByTeam reads a team's macros by title, from macros_by_team, in pages:
 // one partition, in clustering order.
 func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string, o *MacrosByTeamOptions) (_ cqlgen.Page[Macro], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Macro", "MacrosByTeam")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "MacrosByTeam").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros_by_team",
-		}
+		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_team", "org_id")
 	}
 	if team == "" {
-		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "macros_by_team",
-		}
+		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_team", "team")
 	}
 	if o == nil {
 		o = &MacrosByTeamOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Macro]{
-		Compare:   macroMacrosByTeamCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       macroMacrosByTeamClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, team},
-		Scan:      macroMacrosByTeamScan,
-		Table:     macroMacrosByTeam,
-	}
-	if o.TitleFrom != nil {
-		spec.From, spec.FromExclusive = *o.TitleFrom, o.TitleFromExclusive
-	}
-	if o.TitleTo != nil {
-		spec.To, spec.ToInclusive = *o.TitleTo, o.TitleToInclusive
-	}
+	spec := macroMacrosByTeamRead.With([]any{orgID, team}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3480,25 +2735,24 @@ var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // replyRepliesByTicketRow binds the Insert statement of replies_by_ticket for
-// e, written at ts.
+// e at ts.
 func replyRepliesByTicketRow(e *Reply, ts int64) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
 
-// replyRepliesByTicketScan reads one row of replies_by_ticket into e; false
-// when there is none.
+// replyRepliesByTicketScan scans a row of replies_by_ticket into e.
 func replyRepliesByTicketScan(it cqlgen.Iter, e *Reply) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
 
 // replyRepliesByTicketClustering is the clustering key of e in
-// replies_by_ticket, in order.
+// replies_by_ticket.
 func replyRepliesByTicketClustering(e *Reply) []any {
 	return []any{e.Channel, e.SentAt, e.ReplyID}
 }
 
-// replyRepliesByTicketCompare orders rows of replies_by_ticket as its
-// clustering order does.
+// replyRepliesByTicketCompare orders rows of replies_by_ticket as Cassandra
+// does.
 func replyRepliesByTicketCompare(a, b *Reply) int {
 	if c := cmp.Compare(a.Channel, b.Channel); c != 0 {
 		return c
@@ -3518,8 +2772,7 @@ type ReplyRepo struct {
 	opts cqlgen.Options
 }
 
-// NewReplyRepo returns a repository of Reply on s. The default strategy is a
-// logged batch.
+// NewReplyRepo returns a repository of Reply on s.
 func NewReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReplyRepo {
 	return &ReplyRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -3530,32 +2783,19 @@ func NewReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReplyRepo {
 // replyCheck rejects a Reply whose partition key values are empty.
 func replyCheck(e *Reply) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to replies_by_ticket, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to replies_by_ticket, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -3570,19 +2810,10 @@ func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to replies_by_ticket only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in replies_by_ticket unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Reply]{}, err
@@ -3592,15 +2823,10 @@ func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen
 	}, replyRepliesByTicketScan)
 }
 
-// Update writes e over the row with its key in replies_by_ticket. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in replies_by_ticket; nil pointers
+// and empty collections clear their columns.
 func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -3612,10 +2838,7 @@ func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from replies_by_ticket.
 func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3628,24 +2851,15 @@ func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Reply with the given key from replies_by_ticket, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Reply with the given key from replies_by_ticket;
+// cqlgen.ErrNotFound if there is none.
 func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (_ *Reply, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "replies_by_ticket",
-		}
+		return nil, cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "replies_by_ticket",
-		}
+		return nil, cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
 	}
 	var e Reply
 	e.OrgID = orgID
@@ -3692,24 +2906,23 @@ type RepliesByTicketOptions struct {
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
+// replyRepliesByTicketRead is the static part of a RepliesByTicket read.
+var replyRepliesByTicketRead = cqlgenimpl.ReadSpec[Reply]{
+	Compare: replyRepliesByTicketCompare,
+	Key:     replyRepliesByTicketClustering,
+	Scan:    replyRepliesByTicketScan,
+	Table:   replyRepliesByTicket,
+}
+
 // RepliesByTicket reads a ticket's replies by channel, newest first, from
 // replies_by_ticket, in pages: one partition, in clustering order.
 func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID gocql.UUID, o *RepliesByTicketOptions) (_ cqlgen.Page[Reply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reply", "RepliesByTicket")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "RepliesByTicket").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Reply]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgen.Page[Reply]{}, cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Reply]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgen.Page[Reply]{}, cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
 	}
 	if o == nil {
 		o = &RepliesByTicketOptions{}
@@ -3717,32 +2930,12 @@ func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID 
 	if err := cqlgenimpl.CheckPrefix([]string{"Channel", "SentAt"}, []bool{o.ChannelEq != nil}, []bool{o.ChannelFrom != nil || o.ChannelTo != nil, o.SentAtFrom != nil || o.SentAtTo != nil}); err != nil {
 		return cqlgen.Page[Reply]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Reply]{
-		Compare:   replyRepliesByTicketCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       replyRepliesByTicketClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, ticketID},
-		Scan:      replyRepliesByTicketScan,
-		Table:     replyRepliesByTicket,
-	}
+	spec := replyRepliesByTicketRead.With([]any{orgID, ticketID}, o.Limit, o.Cursor, r.opts)
 	if o.ChannelEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.ChannelEq)
 	}
-	if o.ChannelFrom != nil {
-		spec.From, spec.FromExclusive = *o.ChannelFrom, o.ChannelFromExclusive
-	}
-	if o.ChannelTo != nil {
-		spec.To, spec.ToInclusive = *o.ChannelTo, o.ChannelToInclusive
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.ChannelFrom, o.ChannelTo, o.ChannelFromExclusive, o.ChannelToInclusive)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3765,13 +2958,12 @@ var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // agentSessionAgentSessionsRow binds the Insert statement of agent_sessions
-// for e, written at ts.
+// for e at ts.
 func agentSessionAgentSessionsRow(e *AgentSession, ts int64) []any {
 	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
 }
 
-// agentSessionAgentSessionsScan reads one row of agent_sessions into e; false
-// when there is none.
+// agentSessionAgentSessionsScan scans a row of agent_sessions into e.
 func agentSessionAgentSessionsScan(it cqlgen.Iter, e *AgentSession) bool {
 	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
@@ -3782,8 +2974,7 @@ type AgentSessionRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAgentSessionRepo returns a repository of AgentSession on s. The default
-// strategy is a logged batch.
+// NewAgentSessionRepo returns a repository of AgentSession on s.
 func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionRepo {
 	return &AgentSessionRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -3795,32 +2986,19 @@ func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionR
 // empty.
 func agentSessionCheck(e *AgentSession) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_sessions",
-		}
+		return cqlgenimpl.EmptyKey("agent_sessions", "org_id")
 	}
 	if e.SessionID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "session_id",
-			Table:  "agent_sessions",
-		}
+		return cqlgenimpl.EmptyKey("agent_sessions", "session_id")
 	}
 	return nil
 }
 
-// Insert writes e to agent_sessions, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to agent_sessions, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -3835,19 +3013,10 @@ func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...
 	})
 }
 
-// InsertIfAbsent writes e to agent_sessions only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in agent_sessions unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (_ cqlgen.Inserted[AgentSession], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[AgentSession]{}, err
@@ -3857,14 +3026,10 @@ func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, 
 	}, agentSessionAgentSessionsScan)
 }
 
-// Update writes e over the row with its key in agent_sessions. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in agent_sessions; nil pointers
+// and empty collections clear their columns.
 func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -3876,10 +3041,7 @@ func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...
 
 // Delete removes the row with e's key from agent_sessions.
 func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, agentSessionCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3892,24 +3054,15 @@ func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...
 	})
 }
 
-// Get reads the AgentSession with the given key from agent_sessions, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the AgentSession with the given key from agent_sessions;
+// cqlgen.ErrNotFound if there is none.
 func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (_ *AgentSession, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_sessions",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_sessions", "org_id")
 	}
 	if sessionID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "session_id",
-			Table:  "agent_sessions",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_sessions", "session_id")
 	}
 	var e AgentSession
 	e.OrgID = orgID
@@ -3925,28 +3078,16 @@ func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID stri
 }
 
 // GetMany reads the AgentSessions of one org_id with the given session_id
-// values from agent_sessions, the source of truth, in one query (session_id IN
-// ?): Rows[i] is the AgentSession of sessionIDs[i], nil when there is none,
-// and Missing lists those indexes. More keys than the repository allows
-// (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
-// nothing is sent.
+// values from agent_sessions in one query: Rows[i] is sessionIDs[i]'s, nil
+// when missing (docs/repositories.md, Multi-get).
 func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (_ cqlgen.Found[AgentSession], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "AgentSession", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[AgentSession]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_sessions",
-		}
+		return cqlgen.Found[AgentSession]{}, cqlgenimpl.EmptyKey("agent_sessions", "org_id")
 	}
 	for _, k := range sessionIDs {
 		if k == "" {
-			return cqlgen.Found[AgentSession]{}, &cqlgen.EmptyKeyError{
-				Column: "session_id",
-				Table:  "agent_sessions",
-			}
+			return cqlgen.Found[AgentSession]{}, cqlgenimpl.EmptyKey("agent_sessions", "session_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, agentSessionAgentSessions, []any{orgID}, sessionIDs, r.opts.MaxKeys, agentSessionAgentSessionsScan, func(e *AgentSession) string {
@@ -3972,13 +3113,12 @@ var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // organisationOrganisationsRow binds the Insert statement of organisations for
-// e, written at ts.
+// e at ts.
 func organisationOrganisationsRow(e *Organisation, ts int64) []any {
 	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
 }
 
-// organisationOrganisationsScan reads one row of organisations into e; false
-// when there is none.
+// organisationOrganisationsScan scans a row of organisations into e.
 func organisationOrganisationsScan(it cqlgen.Iter, e *Organisation) bool {
 	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
@@ -3989,8 +3129,7 @@ type OrganisationRepo struct {
 	opts cqlgen.Options
 }
 
-// NewOrganisationRepo returns a repository of Organisation on s. The default
-// strategy is a logged batch.
+// NewOrganisationRepo returns a repository of Organisation on s.
 func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationRepo {
 	return &OrganisationRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -4002,26 +3141,16 @@ func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationR
 // empty.
 func organisationCheck(e *Organisation) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "organisations",
-		}
+		return cqlgenimpl.EmptyKey("organisations", "org_id")
 	}
 	return nil
 }
 
-// Insert writes e to organisations, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to organisations, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -4036,19 +3165,10 @@ func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...
 	})
 }
 
-// InsertIfAbsent writes e to organisations only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in organisations unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (_ cqlgen.Inserted[Organisation], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Organisation]{}, err
@@ -4058,14 +3178,10 @@ func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, 
 	}, organisationOrganisationsScan)
 }
 
-// Update writes e over the row with its key in organisations. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in organisations; nil pointers and
+// empty collections clear their columns.
 func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -4077,10 +3193,7 @@ func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...
 
 // Delete removes the row with e's key from organisations.
 func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, organisationCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4093,18 +3206,12 @@ func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...
 	})
 }
 
-// Get reads the Organisation with the given key from organisations, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Organisation with the given key from organisations;
+// cqlgen.ErrNotFound if there is none.
 func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisation, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "organisations",
-		}
+		return nil, cqlgenimpl.EmptyKey("organisations", "org_id")
 	}
 	var e Organisation
 	e.OrgID = orgID
@@ -4119,21 +3226,13 @@ func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisati
 }
 
 // GetMany reads the Organisations with the given org_id values from
-// organisations, the source of truth, in one query (org_id IN ?): Rows[i] is
-// the Organisation of orgIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// organisations in one query: Rows[i] is orgIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlgen.Found[Organisation], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Organisation", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "GetMany").End(&err)
 	for _, k := range orgIDs {
 		if k == "" {
-			return cqlgen.Found[Organisation]{}, &cqlgen.EmptyKeyError{
-				Column: "org_id",
-				Table:  "organisations",
-			}
+			return cqlgen.Found[Organisation]{}, cqlgenimpl.EmptyKey("organisations", "org_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, organisationOrganisations, []any{}, orgIDs, r.opts.MaxKeys, organisationOrganisationsScan, func(e *Organisation) string {
@@ -4164,20 +3263,18 @@ var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// timeEntryTimeEntriesRow binds the Insert statement of time_entries for e,
-// written at ts; time_entries has no column to leave unset.
+// timeEntryTimeEntriesRow binds the Insert statement of time_entries for e at
+// ts.
 func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
 
-// timeEntryTimeEntriesScan reads one row of time_entries into e; false when
-// there is none.
+// timeEntryTimeEntriesScan scans a row of time_entries into e.
 func timeEntryTimeEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
-// timeEntryTimeEntriesState binds the State statement of time_entries: the
-// primary key of e.
+// timeEntryTimeEntriesState binds the State statement of time_entries.
 func timeEntryTimeEntriesState(e *TimeEntry) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
 }
@@ -4191,14 +3288,12 @@ func timeEntryTimeEntriesScanState(it cqlgen.Iter) (v cqlgenimpl.State[TimeEntry
 	return
 }
 
-// timeEntryTimeEntriesClustering is the clustering key of e in time_entries,
-// in order.
+// timeEntryTimeEntriesClustering is the clustering key of e in time_entries.
 func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
 
-// timeEntryTimeEntriesCompare orders rows of time_entries as its clustering
-// order does.
+// timeEntryTimeEntriesCompare orders rows of time_entries as Cassandra does.
 func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
 		return -c
@@ -4232,26 +3327,25 @@ var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // timeEntryPayPeriodEntriesRow binds the Insert statement of
-// time_entries_by_pay_period for e, written at ts; time_entries_by_pay_period
-// has no column to leave unset.
+// time_entries_by_pay_period for e at ts.
 func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
 
-// timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period
-// into e; false when there is none.
+// timeEntryPayPeriodEntriesScan scans a row of time_entries_by_pay_period into
+// e.
 func timeEntryPayPeriodEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
 // timeEntryPayPeriodEntriesClustering is the clustering key of e in
-// time_entries_by_pay_period, in order.
+// time_entries_by_pay_period.
 func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
 
 // timeEntryPayPeriodEntriesCompare orders rows of time_entries_by_pay_period
-// as its clustering order does.
+// as Cassandra does.
 func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
 	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
 		return c
@@ -4263,15 +3357,13 @@ func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
 }
 
 // TimeEntryRepo reads and writes TimeEntry in its tables (time_entries,
-// time_entries_by_pay_period), keeping every copy in step; time_entries is the
-// source of truth.
+// time_entries_by_pay_period), kept in step with time_entries.
 type TimeEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTimeEntryRepo returns a repository of TimeEntry on s. The default
-// strategy is a logged batch.
+// NewTimeEntryRepo returns a repository of TimeEntry on s.
 func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
 	return &TimeEntryRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -4282,16 +3374,10 @@ func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
 // timeEntryCheck rejects a TimeEntry whose partition key values are empty.
 func timeEntryCheck(e *TimeEntry) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	return nil
 }
@@ -4300,31 +3386,18 @@ func timeEntryCheck(e *TimeEntry) error {
 // time_entries, the source of truth, is empty.
 func timeEntryCheckKey(e *TimeEntry) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of TimeEntry in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of TimeEntry in one logical write, leaving
+// nil pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, timeEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4340,14 +3413,10 @@ func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	})
 }
 
-// Delete removes the TimeEntry whose key in time_entries is e's from every
-// table, found from time_entries's values, in one logical write under the
-// repository's strategy. Deleting what does not exist is not an error.
+// Delete removes the TimeEntry with e's key from every table, found from
+// time_entries's values, in one logical write.
 func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, timeEntryCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -4366,9 +3435,8 @@ func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	})
 }
 
-// timeEntryWrites describes TimeEntry, which is immutable, for verify, repair
-// and backfill: its source of truth, time_entries, and the tables derived from
-// it.
+// timeEntryWrites describes immutable TimeEntry for verify, repair and
+// backfill.
 var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
 	Canonical: timeEntryTimeEntries,
 	Immutable: true,
@@ -4388,63 +3456,41 @@ func (r *TimeEntryRepo) Entity() string {
 	return "TimeEntry"
 }
 
-// Tables lists the tables of TimeEntry that Repair and Backfill write: every
-// one but time_entries, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but time_entries.
 func (r *TimeEntryRepo) Tables() []string {
 	return []string{"time_entries_by_pay_period"}
 }
 
-// Verify compares every table of TimeEntry with what time_entries, the source
-// of truth, implies, and reports the rows missing, stale or orphaned. It
-// writes nothing.
+// Verify reports the rows of TimeEntry's tables missing, stale or orphaned
+// against time_entries; it writes nothing.
 func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of TimeEntry wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", true, o)
 }
 
-// Backfill writes every row time_entries implies into table, a new one say,
-// token range by token range; with o.Job it records the ranges done and, run
-// again, resumes.
+// Backfill writes every row time_entries implies into table; with o.Job it
+// resumes where it stopped.
 func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, timeEntryWrites, "TimeEntry", table, o)
 }
 
-// Get reads the TimeEntry with the given key from time_entries, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the TimeEntry with the given key from time_entries;
+// cqlgen.ErrNotFound if there is none.
 func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (_ *TimeEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	var e TimeEntry
 	e.OrgID = orgID
@@ -4484,25 +3530,24 @@ type TimeEntriesOptions struct {
 	LookBack int
 }
 
+// timeEntryTimeEntriesRead is the static part of a TimeEntries read.
+var timeEntryTimeEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
+	Compare: timeEntryTimeEntriesCompare,
+	Key:     timeEntryTimeEntriesClustering,
+	Scan:    timeEntryTimeEntriesScan,
+	Table:   timeEntryTimeEntries,
+}
+
 // TimeEntries reads an agent's time entries, newest first, a partition a week
 // from Sunday, from time_entries, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "TimeEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "TimeEntries").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	if o == nil {
 		o = &TimeEntriesOptions{}
@@ -4512,28 +3557,9 @@ func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID s
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
-	spec := cqlgenimpl.ReadSpec[TimeEntry]{
-		Compare:     timeEntryTimeEntriesCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         timeEntryTimeEntriesClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID, agentID},
-		Scan:        timeEntryTimeEntriesScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       timeEntryTimeEntries,
-		TimeBuckets: &tb,
-	}
-	if o.LoggedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.LoggedAtFrom, o.LoggedAtFromExclusive
-	}
-	if o.LoggedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.LoggedAtTo, o.LoggedAtToInclusive
-	}
+	spec := timeEntryTimeEntriesRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4560,25 +3586,24 @@ type PayPeriodEntriesOptions struct {
 	LookBack int
 }
 
+// timeEntryPayPeriodEntriesRead is the static part of a PayPeriodEntries read.
+var timeEntryPayPeriodEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
+	Compare: timeEntryPayPeriodEntriesCompare,
+	Key:     timeEntryPayPeriodEntriesClustering,
+	Scan:    timeEntryPayPeriodEntriesScan,
+	Table:   timeEntryPayPeriodEntries,
+}
+
 // PayPeriodEntries reads an agent's time entries of a pay period, a fortnight
 // from Sunday, oldest first, from time_entries_by_pay_period, in pages: time
 // buckets from the newest back, each in clustering order.
 func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "TimeEntry", "PayPeriodEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "PayPeriodEntries").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries_by_pay_period",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries_by_pay_period", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries_by_pay_period",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries_by_pay_period", "agent_id")
 	}
 	if o == nil {
 		o = &PayPeriodEntriesOptions{}
@@ -4588,28 +3613,9 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
-	spec := cqlgenimpl.ReadSpec[TimeEntry]{
-		Compare:     timeEntryPayPeriodEntriesCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         timeEntryPayPeriodEntriesClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID, agentID},
-		Scan:        timeEntryPayPeriodEntriesScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       timeEntryPayPeriodEntries,
-		TimeBuckets: &tb,
-	}
-	if o.LoggedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.LoggedAtFrom, o.LoggedAtFromExclusive
-	}
-	if o.LoggedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.LoggedAtTo, o.LoggedAtToInclusive
-	}
+	spec := timeEntryPayPeriodEntriesRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4634,26 +3640,24 @@ var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // cannedReplyCannedRepliesRow binds the Insert statement of canned_replies for
-// e, written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// e at ts; unset leaves nil pointers and empty collections unset.
 func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
 }
 
-// cannedReplyCannedRepliesScan reads one row of canned_replies into e; false
-// when there is none.
+// cannedReplyCannedRepliesScan scans a row of canned_replies into e.
 func cannedReplyCannedRepliesScan(it cqlgen.Iter, e *CannedReply) bool {
 	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
 
 // cannedReplyCannedRepliesClustering is the clustering key of e in
-// canned_replies, in order.
+// canned_replies.
 func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
 	return []any{e.ReplyID}
 }
 
-// cannedReplyCannedRepliesCompare orders rows of canned_replies as its
-// clustering order does.
+// cannedReplyCannedRepliesCompare orders rows of canned_replies as Cassandra
+// does.
 func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
 		return c
@@ -4667,8 +3671,7 @@ type CannedReplyRepo struct {
 	opts cqlgen.Options
 }
 
-// NewCannedReplyRepo returns a repository of CannedReply on s. The default
-// strategy is a logged batch.
+// NewCannedReplyRepo returns a repository of CannedReply on s.
 func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRepo {
 	return &CannedReplyRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -4680,10 +3683,7 @@ func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRep
 // or whose vectors are not of their dimension.
 func cannedReplyCheck(e *CannedReply) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	if err := cqlgenimpl.CheckVector("canned_replies", "embedding", e.Embedding, 384); err != nil {
 		return err
@@ -4691,18 +3691,11 @@ func cannedReplyCheck(e *CannedReply) error {
 	return nil
 }
 
-// Insert writes e to canned_replies, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to canned_replies, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -4717,19 +3710,10 @@ func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cq
 	})
 }
 
-// InsertIfAbsent writes e to canned_replies only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in canned_replies unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (_ cqlgen.Inserted[CannedReply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[CannedReply]{}, err
@@ -4739,14 +3723,10 @@ func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, op
 	}, cannedReplyCannedRepliesScan)
 }
 
-// Update writes e over the row with its key in canned_replies. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in canned_replies; nil pointers
+// and empty collections clear their columns.
 func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -4758,10 +3738,7 @@ func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cq
 
 // Delete removes the row with e's key from canned_replies.
 func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, cannedReplyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4774,18 +3751,12 @@ func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cq
 	})
 }
 
-// Get reads the CannedReply with the given key from canned_replies, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the CannedReply with the given key from canned_replies;
+// cqlgen.ErrNotFound if there is none.
 func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (_ *CannedReply, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return nil, cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	var e CannedReply
 	e.OrgID = orgID
@@ -4817,39 +3788,26 @@ type CannedRepliesOptions struct {
 	ReplyIDFromExclusive, ReplyIDToInclusive bool
 }
 
+// cannedReplyCannedRepliesRead is the static part of a CannedReplies read.
+var cannedReplyCannedRepliesRead = cqlgenimpl.ReadSpec[CannedReply]{
+	Compare: cannedReplyCannedRepliesCompare,
+	Key:     cannedReplyCannedRepliesClustering,
+	Scan:    cannedReplyCannedRepliesScan,
+	Table:   cannedReplyCannedReplies,
+}
+
 // CannedReplies reads an organisation's canned replies, from canned_replies,
 // in pages: one partition, in clustering order.
 func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (_ cqlgen.Page[CannedReply], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "CannedReplies")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "CannedReplies").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[CannedReply]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return cqlgen.Page[CannedReply]{}, cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	if o == nil {
 		o = &CannedRepliesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[CannedReply]{
-		Compare:   cannedReplyCannedRepliesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       cannedReplyCannedRepliesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      cannedReplyCannedRepliesScan,
-		Table:     cannedReplyCannedReplies,
-	}
-	if o.ReplyIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReplyIDFrom, o.ReplyIDFromExclusive
-	}
-	if o.ReplyIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ReplyIDTo, o.ReplyIDToInclusive
-	}
+	spec := cannedReplyCannedRepliesRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ReplyIDFrom, o.ReplyIDTo, o.ReplyIDFromExclusive, o.ReplyIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4889,22 +3847,13 @@ type SimilarRepliesOptions struct {
 }
 
 // SimilarReplies reads an organisation's canned replies nearest a text's
-// embedding: the rows of canned_replies whose embedding is nearest the vector,
-// by cosine similarity, nearest first, through the storage-attached ANN index
-// canned_replies_by_embedding (ORDER BY embedding ANN OF ? LIMIT ?), within
-// one partition, searched on its replicas. The vector must be of the column's
-// dimension, 384, or the read is a *cqlgen.VectorDimensionError; rows without
-// a vector are never returned.
+// embedding: the rows of canned_replies whose embedding (384 dimensions) is
+// nearest the vector by cosine similarity, nearest first, within one
+// partition, searched on its replicas (docs/repositories.md, Nearest rows).
 func (r *CannedReplyRepo) SimilarReplies(ctx context.Context, orgID string, embedding []float32, o *SimilarRepliesOptions) (_ []CannedReply, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "CannedReply", "SimilarReplies")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "SimilarReplies").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return nil, cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	if o == nil {
 		o = &SimilarRepliesOptions{}

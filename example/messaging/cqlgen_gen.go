@@ -37,20 +37,19 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // messageMessagesByConversationRow binds the Insert statement of
-// messages_by_conversation for e, written at ts; messages_by_conversation has
-// no column to leave unset.
+// messages_by_conversation for e at ts.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
 
-// messageMessagesByConversationScan reads one row of messages_by_conversation
-// into e; false when there is none.
+// messageMessagesByConversationScan scans a row of messages_by_conversation
+// into e.
 func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
 
 // messageMessagesByConversationState binds the State statement of
-// messages_by_conversation: the primary key of e.
+// messages_by_conversation.
 func messageMessagesByConversationState(e *Message) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID}
 }
@@ -66,13 +65,13 @@ func messageMessagesByConversationScanState(it cqlgen.Iter) (v cqlgenimpl.State[
 }
 
 // messageMessagesByConversationClustering is the clustering key of e in
-// messages_by_conversation, in order.
+// messages_by_conversation.
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
 // messageMessagesByConversationCompare orders rows of messages_by_conversation
-// as its clustering order does.
+// as Cassandra does.
 func messageMessagesByConversationCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -103,25 +102,24 @@ var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // messageMessagesByUserRow binds the Insert statement of messages_by_user for
-// e, written at ts; messages_by_user has no column to leave unset.
+// e at ts.
 func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
 }
 
-// messageMessagesByUserScan reads one row of messages_by_user into e; false
-// when there is none.
+// messageMessagesByUserScan scans a row of messages_by_user into e.
 func messageMessagesByUserScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
 }
 
 // messageMessagesByUserClustering is the clustering key of e in
-// messages_by_user, in order.
+// messages_by_user.
 func messageMessagesByUserClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-// messageMessagesByUserCompare orders rows of messages_by_user as its
-// clustering order does.
+// messageMessagesByUserCompare orders rows of messages_by_user as Cassandra
+// does.
 func messageMessagesByUserCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -133,15 +131,14 @@ func messageMessagesByUserCompare(a, b *Message) int {
 }
 
 // MessageRepo reads and writes Message in its tables
-// (messages_by_conversation, messages_by_user), keeping every copy in step;
-// messages_by_conversation is the source of truth.
+// (messages_by_conversation, messages_by_user), kept in step with
+// messages_by_conversation.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMessageRepo returns a repository of Message on s. The default strategy is
-// a logged batch.
+// NewMessageRepo returns a repository of Message on s.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 	return &MessageRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -152,16 +149,10 @@ func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 // messageCheck rejects a Message whose partition key values are empty.
 func messageCheck(e *Message) error {
 	if e.ConversationID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "messages_by_user",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_user", "user_id")
 	}
 	return nil
 }
@@ -170,25 +161,15 @@ func messageCheck(e *Message) error {
 // messages_by_conversation, the source of truth, is empty.
 func messageCheckKey(e *Message) error {
 	if e.ConversationID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Message in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Message in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -204,15 +185,10 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// Delete removes the Message whose key in messages_by_conversation is e's from
-// every table, found from messages_by_conversation's values, in one logical
-// write under the repository's strategy. Deleting what does not exist is not
-// an error.
+// Delete removes the Message with e's key from every table, found from
+// messages_by_conversation's values, in one logical write.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -231,9 +207,7 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// messageWrites describes Message, which is immutable, for verify, repair and
-// backfill: its source of truth, messages_by_conversation, and the tables
-// derived from it.
+// messageWrites describes immutable Message for verify, repair and backfill.
 var messageWrites = &cqlgenimpl.Entity[Message]{
 	Canonical: messageMessagesByConversation,
 	Immutable: true,
@@ -254,57 +228,39 @@ func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables of Message that Repair and Backfill write: every one
-// but messages_by_conversation, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but
+// messages_by_conversation.
 func (r *MessageRepo) Tables() []string {
 	return []string{"messages_by_user"}
 }
 
-// Verify compares every table of Message with what messages_by_conversation,
-// the source of truth, implies, and reports the rows missing, stale or
-// orphaned. It writes nothing.
+// Verify reports the rows of Message's tables missing, stale or orphaned
+// against messages_by_conversation; it writes nothing.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Message wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
-// Backfill writes every row messages_by_conversation implies into table, a new
-// one say, token range by token range; with o.Job it records the ranges done
-// and, run again, resumes.
+// Backfill writes every row messages_by_conversation implies into table; with
+// o.Job it resumes where it stopped.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
-// Get reads the Message with the given key from messages_by_conversation, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Message with the given key from messages_by_conversation;
+// cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (_ *Message, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Get").End(&err)
 	if conversationID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return nil, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	var e Message
 	e.ConversationID = conversationID
@@ -337,39 +293,27 @@ type MessagesByConversationOptions struct {
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
+// messageMessagesByConversationRead is the static part of a
+// MessagesByConversation read.
+var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByConversationCompare,
+	Key:     messageMessagesByConversationClustering,
+	Scan:    messageMessagesByConversationScan,
+	Table:   messageMessagesByConversation,
+}
+
 // MessagesByConversation reads the messages of a conversation, newest first,
 // from messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByConversation")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByConversation").End(&err)
 	if conversationID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if o == nil {
 		o = &MessagesByConversationOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByConversationCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByConversationClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{conversationID},
-		Scan:      messageMessagesByConversationScan,
-		Table:     messageMessagesByConversation,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByConversationRead.With([]any{conversationID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -389,38 +333,25 @@ type MessagesByUserOptions struct {
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
+// messageMessagesByUserRead is the static part of a MessagesByUser read.
+var messageMessagesByUserRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByUserCompare,
+	Key:     messageMessagesByUserClustering,
+	Scan:    messageMessagesByUserScan,
+	Table:   messageMessagesByUser,
+}
+
 // MessagesByUser reads the messages a user sent, newest first, from
 // messages_by_user, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Message", "MessagesByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "messages_by_user",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_user", "user_id")
 	}
 	if o == nil {
 		o = &MessagesByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      messageMessagesByUserScan,
-		Table:     messageMessagesByUser,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

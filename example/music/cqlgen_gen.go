@@ -39,25 +39,24 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // playListeningHistoryRow binds the Insert statement of listening_history for
-// e, written at ts.
+// e at ts.
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
 
-// playListeningHistoryScan reads one row of listening_history into e; false
-// when there is none.
+// playListeningHistoryScan scans a row of listening_history into e.
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
 
 // playListeningHistoryClustering is the clustering key of e in
-// listening_history, in order.
+// listening_history.
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
-// playListeningHistoryCompare orders rows of listening_history as its
-// clustering order does.
+// playListeningHistoryCompare orders rows of listening_history as Cassandra
+// does.
 func playListeningHistoryCompare(a, b *Play) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -74,8 +73,7 @@ type PlayRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlayRepo returns a repository of Play on s. The default strategy is a
-// logged batch.
+// NewPlayRepo returns a repository of Play on s.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -86,26 +84,16 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 // playCheck rejects a Play whose partition key values are empty.
 func playCheck(e *Play) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to listening_history, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to listening_history, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -120,19 +108,10 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to listening_history only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in listening_history unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Play]{}, err
@@ -142,15 +121,10 @@ func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.O
 	}, playListeningHistoryScan)
 }
 
-// Update writes e over the row with its key in listening_history. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in listening_history; nil pointers
+// and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -162,10 +136,7 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -178,18 +149,12 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the Play with the given key from listening_history, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Play with the given key from listening_history;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return nil, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	var e Play
 	e.UserID = userID
@@ -222,39 +187,26 @@ type ListeningHistoryOptions struct {
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
+// playListeningHistoryRead is the static part of a ListeningHistory read.
+var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
+	Compare: playListeningHistoryCompare,
+	Key:     playListeningHistoryClustering,
+	Scan:    playListeningHistoryScan,
+	Table:   playListeningHistory,
+}
+
 // ListeningHistory reads a user's listening history, newest first, from
 // listening_history, in pages: one partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "ListeningHistory")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "ListeningHistory").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgen.Page[Play]{}, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	if o == nil {
 		o = &ListeningHistoryOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Play]{
-		Compare:   playListeningHistoryCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playListeningHistoryClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      playListeningHistoryScan,
-		Table:     playListeningHistory,
-	}
-	if o.PlayedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
-	}
-	if o.PlayedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
-	}
+	spec := playListeningHistoryRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -293,7 +245,7 @@ func trackTracksScan(it cqlgen.Iter, e *Track) bool {
 	}
 }
 
-// trackTracksState binds the State statement of tracks: the primary key of e.
+// trackTracksState binds the State statement of tracks.
 func trackTracksState(e *Track) []any {
 	return []any{e.TrackID}
 }
@@ -305,25 +257,22 @@ func trackTracksScanState(it cqlgen.Iter) (v cqlgenimpl.State[Track], ok bool) {
 	return
 }
 
-// trackTracksData is every column of e's row in tracks, in table order.
+// trackTracksData is e's row in tracks.
 func trackTracksData(e *Track) []any {
 	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
 }
 
-// trackTracksChange binds the Change statement of tracks: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// trackTracksChange binds the Change statement of tracks.
 func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
-// trackTracksRemove binds the Remove statement of tracks: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// trackTracksRemove binds the Remove statement of tracks.
 func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
-// trackTracksSettle binds the Settle statement of tracks: it clears the
-// pending record of e's row if the version is still version.
+// trackTracksSettle binds the Settle statement of tracks.
 func trackTracksSettle(e *Track, version int64) []any {
 	return []any{e.TrackID, version}
 }
@@ -349,31 +298,29 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // trackTopTracksByArtistRow binds the Insert statement of top_tracks_by_artist
-// for e, written at ts; top_tracks_by_artist has no column to leave unset.
+// for e at ts.
 func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
 }
 
-// trackTopTracksByArtistKey is the primary key of e in top_tracks_by_artist,
-// in order, bucket included.
+// trackTopTracksByArtistKey is the primary key of e in top_tracks_by_artist.
 func trackTopTracksByArtistKey(e *Track) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID}
 }
 
-// trackTopTracksByArtistScan reads one row of top_tracks_by_artist into e;
-// false when there is none.
+// trackTopTracksByArtistScan scans a row of top_tracks_by_artist into e.
 func trackTopTracksByArtistScan(it cqlgen.Iter, e *Track) bool {
 	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
 }
 
 // trackTopTracksByArtistClustering is the clustering key of e in
-// top_tracks_by_artist, in order.
+// top_tracks_by_artist.
 func trackTopTracksByArtistClustering(e *Track) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// trackTopTracksByArtistCompare orders rows of top_tracks_by_artist as its
-// clustering order does.
+// trackTopTracksByArtistCompare orders rows of top_tracks_by_artist as
+// Cassandra does.
 func trackTopTracksByArtistCompare(a, b *Track) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -385,15 +332,13 @@ func trackTopTracksByArtistCompare(a, b *Track) int {
 }
 
 // TrackRepo reads and writes Track in its tables (tracks,
-// top_tracks_by_artist), keeping every copy in step; tracks is the source of
-// truth.
+// top_tracks_by_artist), kept in step with tracks.
 type TrackRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTrackRepo returns a repository of Track on s. The default strategy is a
-// logged batch.
+// NewTrackRepo returns a repository of Track on s.
 func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
 	return &TrackRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -404,16 +349,10 @@ func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
 // trackCheck rejects a Track whose partition key values are empty.
 func trackCheck(e *Track) error {
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	if e.ArtistID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "artist_id",
-			Table:  "top_tracks_by_artist",
-		}
+		return cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
 	}
 	return nil
 }
@@ -422,16 +361,12 @@ func trackCheck(e *Track) error {
 // source of truth, is empty.
 func trackCheckKey(e *Track) error {
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	return nil
 }
 
-// trackWrites is the write protocol of Track: its source of truth, tracks, and
-// the tables the protocol keeps in step with it.
+// trackWrites is the write protocol of Track.
 var trackWrites = &cqlgenimpl.Entity[Track]{
 	Canonical: trackTracks,
 	State:     trackTracksState,
@@ -451,18 +386,11 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 	},
 }
 
-// Insert writes e to every table of Track, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tracks, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Track, leaving nil pointers
+// and empty collections unset, through the write protocol on tracks
+// (docs/repositories.md, The write protocol).
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -470,19 +398,11 @@ func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Track whose key in tracks is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tracks's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Track with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tracks (docs/repositories.md, The write protocol).
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -490,16 +410,11 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Track whose key in tracks is e's from every table; the
-// rows of the other tables are found from tracks's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Track with e's key from every table (e needs only its
+// key), through the write protocol on tracks (docs/repositories.md, The write
+// protocol).
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -507,47 +422,25 @@ func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Track with the given key from tracks, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Track since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Track with the given key from tracks with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (_ *Track, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetVersioned").End(&err)
 	if trackID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	e := &Track{}
 	e.TrackID = trackID
 	return cqlgenimpl.Versioned(ctx, r.s, trackWrites, e)
 }
 
-// Modify reads the Track with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Track since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// tracks (cqlgen.ErrKeyChanged). It returns the Track written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Track with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (_ *Track, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Modify").End(&err)
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	e := &Track{}
 	e.TrackID = trackID
@@ -563,56 +456,38 @@ func (r *TrackRepo) Entity() string {
 	return "Track"
 }
 
-// Tables lists the tables of Track that Repair and Backfill write: every one
-// but tracks, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tracks.
 func (r *TrackRepo) Tables() []string {
 	return []string{"top_tracks_by_artist"}
 }
 
-// Verify compares every table of Track with what tracks, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Track's tables missing, stale or orphaned against
+// tracks; it writes nothing.
 func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Track wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
 }
 
-// Backfill writes every row tracks implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tracks implies into table; with o.Job it resumes
+// where it stopped.
 func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
 }
 
-// Get reads the Track with the given key from tracks, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Track with the given key from tracks; cqlgen.ErrNotFound if
+// there is none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Get").End(&err)
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	var e Track
 	e.TrackID = trackID
@@ -626,22 +501,14 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err erro
 	return &row, nil
 }
 
-// GetMany reads the Tracks with the given track_id values from tracks, the
-// source of truth, in one query (track_id IN ?): Rows[i] is the Track of
-// trackIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Tracks with the given track_id values from tracks in one
+// query: Rows[i] is trackIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Found[Track], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetMany").End(&err)
 	for _, k := range trackIDs {
 		if k == "" {
-			return cqlgen.Found[Track]{}, &cqlgen.EmptyKeyError{
-				Column: "track_id",
-				Table:  "tracks",
-			}
+			return cqlgen.Found[Track]{}, cqlgenimpl.EmptyKey("tracks", "track_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, trackTracks, []any{}, trackIDs, r.opts.MaxKeys, trackTracksScan, func(e *Track) string {
@@ -666,39 +533,26 @@ type TopTracksByArtistOptions struct {
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
+// trackTopTracksByArtistRead is the static part of a TopTracksByArtist read.
+var trackTopTracksByArtistRead = cqlgenimpl.ReadSpec[Track]{
+	Compare: trackTopTracksByArtistCompare,
+	Key:     trackTopTracksByArtistClustering,
+	Scan:    trackTopTracksByArtistScan,
+	Table:   trackTopTracksByArtist,
+}
+
 // TopTracksByArtist reads an artist's top tracks, most played first, from
 // top_tracks_by_artist, in pages: one partition, in clustering order.
 func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (_ cqlgen.Page[Track], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Track", "TopTracksByArtist")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "TopTracksByArtist").End(&err)
 	if artistID == "" {
-		return cqlgen.Page[Track]{}, &cqlgen.EmptyKeyError{
-			Column: "artist_id",
-			Table:  "top_tracks_by_artist",
-		}
+		return cqlgen.Page[Track]{}, cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
 	}
 	if o == nil {
 		o = &TopTracksByArtistOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Track]{
-		Compare:   trackTopTracksByArtistCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       trackTopTracksByArtistClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{artistID},
-		Scan:      trackTopTracksByArtistScan,
-		Table:     trackTopTracksByArtist,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := trackTopTracksByArtistRead.With([]any{artistID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -725,25 +579,24 @@ var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // playlistTrackPlaylistTracksRow binds the Insert statement of playlist_tracks
-// for e, written at ts.
+// for e at ts.
 func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
 
-// playlistTrackPlaylistTracksScan reads one row of playlist_tracks into e;
-// false when there is none.
+// playlistTrackPlaylistTracksScan scans a row of playlist_tracks into e.
 func playlistTrackPlaylistTracksScan(it cqlgen.Iter, e *PlaylistTrack) bool {
 	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
 
 // playlistTrackPlaylistTracksClustering is the clustering key of e in
-// playlist_tracks, in order.
+// playlist_tracks.
 func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
 	return []any{e.Position, e.TrackID}
 }
 
-// playlistTrackPlaylistTracksCompare orders rows of playlist_tracks as its
-// clustering order does.
+// playlistTrackPlaylistTracksCompare orders rows of playlist_tracks as
+// Cassandra does.
 func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
 	if c := cmp.Compare(a.Position, b.Position); c != 0 {
 		return c
@@ -760,8 +613,7 @@ type PlaylistTrackRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlaylistTrackRepo returns a repository of PlaylistTrack on s. The default
-// strategy is a logged batch.
+// NewPlaylistTrackRepo returns a repository of PlaylistTrack on s.
 func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrackRepo {
 	return &PlaylistTrackRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -773,26 +625,16 @@ func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrac
 // empty.
 func playlistTrackCheck(e *PlaylistTrack) error {
 	if e.PlaylistID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "playlist_id",
-			Table:  "playlist_tracks",
-		}
+		return cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
 	}
 	return nil
 }
 
-// Insert writes e to playlist_tracks, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to playlist_tracks, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -807,19 +649,10 @@ func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts .
 	})
 }
 
-// InsertIfAbsent writes e to playlist_tracks only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in playlist_tracks unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlaylistTrack], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[PlaylistTrack]{}, err
@@ -829,14 +662,10 @@ func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack
 	}, playlistTrackPlaylistTracksScan)
 }
 
-// Update writes e over the row with its key in playlist_tracks. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in playlist_tracks; nil pointers
+// and empty collections clear their columns.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -848,10 +677,7 @@ func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts .
 
 // Delete removes the row with e's key from playlist_tracks.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -864,18 +690,12 @@ func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts .
 	})
 }
 
-// Get reads the PlaylistTrack with the given key from playlist_tracks, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the PlaylistTrack with the given key from playlist_tracks;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (_ *PlaylistTrack, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Get").End(&err)
 	if playlistID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "playlist_id",
-			Table:  "playlist_tracks",
-		}
+		return nil, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
 	}
 	var e PlaylistTrack
 	e.PlaylistID = playlistID
@@ -908,39 +728,26 @@ type PlaylistTracksOptions struct {
 	PositionFromExclusive, PositionToInclusive bool
 }
 
+// playlistTrackPlaylistTracksRead is the static part of a PlaylistTracks read.
+var playlistTrackPlaylistTracksRead = cqlgenimpl.ReadSpec[PlaylistTrack]{
+	Compare: playlistTrackPlaylistTracksCompare,
+	Key:     playlistTrackPlaylistTracksClustering,
+	Scan:    playlistTrackPlaylistTracksScan,
+	Table:   playlistTrackPlaylistTracks,
+}
+
 // PlaylistTracks reads the tracks of a playlist, in order, from
 // playlist_tracks, in pages: one partition, in clustering order.
 func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (_ cqlgen.Page[PlaylistTrack], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlaylistTrack", "PlaylistTracks")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "PlaylistTracks").End(&err)
 	if playlistID == "" {
-		return cqlgen.Page[PlaylistTrack]{}, &cqlgen.EmptyKeyError{
-			Column: "playlist_id",
-			Table:  "playlist_tracks",
-		}
+		return cqlgen.Page[PlaylistTrack]{}, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
 	}
 	if o == nil {
 		o = &PlaylistTracksOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[PlaylistTrack]{
-		Compare:   playlistTrackPlaylistTracksCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playlistTrackPlaylistTracksClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{playlistID},
-		Scan:      playlistTrackPlaylistTracksScan,
-		Table:     playlistTrackPlaylistTracks,
-	}
-	if o.PositionFrom != nil {
-		spec.From, spec.FromExclusive = *o.PositionFrom, o.PositionFromExclusive
-	}
-	if o.PositionTo != nil {
-		spec.To, spec.ToInclusive = *o.PositionTo, o.PositionToInclusive
-	}
+	spec := playlistTrackPlaylistTracksRead.With([]any{playlistID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PositionFrom, o.PositionTo, o.PositionFromExclusive, o.PositionToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -979,7 +786,7 @@ func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
 }
 
 // chartEntryDailyTrackPlaysState binds the State statement of
-// daily_track_plays: the primary key of e.
+// daily_track_plays.
 func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID}
 }
@@ -991,29 +798,25 @@ func chartEntryDailyTrackPlaysScanState(it cqlgen.Iter) (v cqlgenimpl.State[Char
 	return
 }
 
-// chartEntryDailyTrackPlaysData is every column of e's row in
-// daily_track_plays, in table order.
+// chartEntryDailyTrackPlaysData is e's row in daily_track_plays.
 func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
 }
 
 // chartEntryDailyTrackPlaysChange binds the Change statement of
-// daily_track_plays: it sets e's values, at version c.TS, if the version is
-// still c.Old.
+// daily_track_plays.
 func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
 // chartEntryDailyTrackPlaysRemove binds the Remove statement of
-// daily_track_plays: it leaves a grave of e, at version c.TS, if the version
-// is still c.Old.
+// daily_track_plays.
 func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
 // chartEntryDailyTrackPlaysSettle binds the Settle statement of
-// daily_track_plays: it clears the pending record of e's row if the version is
-// still version.
+// daily_track_plays.
 func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 	return []any{e.ChartDate, e.TrackID, version}
 }
@@ -1039,32 +842,28 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e,
-// written at ts; daily_charts has no column to leave unset.
+// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e at
+// ts.
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
 }
 
-// chartEntryDailyChartsKey is the primary key of e in daily_charts, in order,
-// bucket included.
+// chartEntryDailyChartsKey is the primary key of e in daily_charts.
 func chartEntryDailyChartsKey(e *ChartEntry) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
 }
 
-// chartEntryDailyChartsScan reads one row of daily_charts into e; false when
-// there is none.
+// chartEntryDailyChartsScan scans a row of daily_charts into e.
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
 }
 
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
-// in order.
+// chartEntryDailyChartsClustering is the clustering key of e in daily_charts.
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering
-// order does.
+// chartEntryDailyChartsCompare orders rows of daily_charts as Cassandra does.
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -1076,15 +875,13 @@ func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 }
 
 // ChartEntryRepo reads and writes ChartEntry in its tables (daily_track_plays,
-// daily_charts), keeping every copy in step; daily_track_plays is the source
-// of truth.
+// daily_charts), kept in step with daily_track_plays.
 type ChartEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewChartEntryRepo returns a repository of ChartEntry on s. The default
-// strategy is a logged batch.
+// NewChartEntryRepo returns a repository of ChartEntry on s.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
 	return &ChartEntryRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1095,16 +892,10 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 // chartEntryCheck rejects a ChartEntry whose partition key values are empty.
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	return nil
 }
@@ -1113,22 +904,15 @@ func chartEntryCheck(e *ChartEntry) error {
 // daily_track_plays, the source of truth, is empty.
 func chartEntryCheckKey(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	return nil
 }
 
-// chartEntryWrites is the write protocol of ChartEntry: its source of truth,
-// daily_track_plays, and the tables the protocol keeps in step with it.
+// chartEntryWrites is the write protocol of ChartEntry.
 var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	Canonical: chartEntryDailyTrackPlays,
 	State:     chartEntryDailyTrackPlaysState,
@@ -1148,18 +932,11 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	},
 }
 
-// Insert writes e to every table of ChartEntry, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on
-// daily_track_plays, the source of truth. If it returns an error, it may have
-// applied in part: run it again, from any client, and every table converges on
-// the result; the next write of the entity finishes it too.
+// Insert creates or replaces e in every table of ChartEntry, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// daily_track_plays (docs/repositories.md, The write protocol).
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1167,20 +944,11 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the ChartEntry whose key in daily_track_plays is e's, in
-// every table: rows whose key changed (a new sort key, say) move, and nil
-// pointers and empty collections clear their columns. It takes its turn with
-// other writers through a conditional write on daily_track_plays's version; a
-// writer that loses retries up to Options.Attempts times, then gets a
-// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
-// it returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Update replaces the ChartEntry with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// daily_track_plays (docs/repositories.md, The write protocol).
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1188,17 +956,11 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the ChartEntry whose key in daily_track_plays is e's from
-// every table; the rows of the other tables are found from daily_track_plays's
-// values, so e needs only its key. Deleting what does not exist is not an
-// error. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Delete removes the ChartEntry with e's key from every table (e needs only
+// its key), through the write protocol on daily_track_plays
+// (docs/repositories.md, The write protocol).
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1206,26 +968,15 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the ChartEntry with the given key from daily_track_plays,
-// with its version: pass that to Update or Delete as
-// cqlgen.IfVersion(version), and they apply only if no one changed the
-// ChartEntry since (a compare-and-set). cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the ChartEntry with the given key from daily_track_plays
+// with its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetVersioned").End(&err)
 	if chartDate.IsZero() {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if trackID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	e := &ChartEntry{}
 	e.ChartDate = chartDate
@@ -1233,33 +984,16 @@ func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, 
 	return cqlgenimpl.Versioned(ctx, r.s, chartEntryWrites, e)
 }
 
-// Modify reads the ChartEntry with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the ChartEntry since it was read;
-// when someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in daily_track_plays (cqlgen.ErrKeyChanged). It returns the
-// ChartEntry written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the ChartEntry with the given key, lets change edit it and
+// writes it back if no one changed it since, else tries again
+// (docs/repositories.md, Concurrent edits).
 func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (_ *ChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Modify").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	e := &ChartEntry{}
 	e.ChartDate = chartDate
@@ -1276,63 +1010,42 @@ func (r *ChartEntryRepo) Entity() string {
 	return "ChartEntry"
 }
 
-// Tables lists the tables of ChartEntry that Repair and Backfill write: every
-// one but daily_track_plays, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but
+// daily_track_plays.
 func (r *ChartEntryRepo) Tables() []string {
 	return []string{"daily_charts"}
 }
 
-// Verify compares every table of ChartEntry with what daily_track_plays, the
-// source of truth, implies, and reports the rows missing, stale or orphaned.
-// It writes nothing.
+// Verify reports the rows of ChartEntry's tables missing, stale or orphaned
+// against daily_track_plays; it writes nothing.
 func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of ChartEntry wins over;
-// it is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
 }
 
-// Backfill writes every row daily_track_plays implies into table, a new one
-// say, token range by token range; with o.Job it records the ranges done and,
-// run again, resumes.
+// Backfill writes every row daily_track_plays implies into table; with o.Job
+// it resumes where it stopped.
 func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
 }
 
-// Get reads the ChartEntry with the given key from daily_track_plays, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key from daily_track_plays;
+// cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Get").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	var e ChartEntry
 	e.ChartDate = chartDate
@@ -1348,28 +1061,16 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 }
 
 // GetMany reads the ChartEntrys of one chart_date with the given track_id
-// values from daily_track_plays, the source of truth, in one query (track_id
-// IN ?): Rows[i] is the ChartEntry of trackIDs[i], nil when there is none, and
-// Missing lists those indexes. More keys than the repository allows
-// (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
-// nothing is sent.
+// values from daily_track_plays in one query: Rows[i] is trackIDs[i]'s, nil
+// when missing (docs/repositories.md, Multi-get).
 func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (_ cqlgen.Found[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetMany").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Found[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	for _, k := range trackIDs {
 		if k == "" {
-			return cqlgen.Found[ChartEntry]{}, &cqlgen.EmptyKeyError{
-				Column: "track_id",
-				Table:  "daily_track_plays",
-			}
+			return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, r.opts.MaxKeys, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
@@ -1394,42 +1095,27 @@ type DailyChartsOptions struct {
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
+// chartEntryDailyChartsRead is the static part of a DailyCharts read.
+var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
+	Compare:     chartEntryDailyChartsCompare,
+	HashBuckets: 100,
+	Key:         chartEntryDailyChartsClustering,
+	Scan:        chartEntryDailyChartsScan,
+	Table:       chartEntryDailyCharts,
+}
+
 // DailyCharts reads a day's chart, most played first, from daily_charts, in
 // pages: all 100 hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "DailyCharts").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return cqlgen.Page[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	if o == nil {
 		o = &DailyChartsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[ChartEntry]{
-		Compare:     chartEntryDailyChartsCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 100,
-		Key:         chartEntryDailyChartsClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{chartDate},
-		Scan:        chartEntryDailyChartsScan,
-		Scatter:     r.opts.Scatter,
-		Table:       chartEntryDailyCharts,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := chartEntryDailyChartsRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1466,8 +1152,7 @@ func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
 	}
 }
 
-// releaseReleasesState binds the State statement of releases: the primary key
-// of e.
+// releaseReleasesState binds the State statement of releases.
 func releaseReleasesState(e *Release) []any {
 	return []any{e.ReleaseID}
 }
@@ -1479,25 +1164,22 @@ func releaseReleasesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Release], ok b
 	return
 }
 
-// releaseReleasesData is every column of e's row in releases, in table order.
+// releaseReleasesData is e's row in releases.
 func releaseReleasesData(e *Release) []any {
 	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
 }
 
-// releaseReleasesChange binds the Change statement of releases: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// releaseReleasesChange binds the Change statement of releases.
 func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
-// releaseReleasesRemove binds the Remove statement of releases: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// releaseReleasesRemove binds the Remove statement of releases.
 func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
-// releaseReleasesSettle binds the Settle statement of releases: it clears the
-// pending record of e's row if the version is still version.
+// releaseReleasesSettle binds the Settle statement of releases.
 func releaseReleasesSettle(e *Release, version int64) []any {
 	return []any{e.ReleaseID, version}
 }
@@ -1522,32 +1204,28 @@ var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// releaseNewReleasesRow binds the Insert statement of new_releases for e,
-// written at ts; new_releases has no column to leave unset.
+// releaseNewReleasesRow binds the Insert statement of new_releases for e at
+// ts.
 func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID, e.ArtistID, e.Title, ts}
 }
 
-// releaseNewReleasesKey is the primary key of e in new_releases, in order,
-// bucket included.
+// releaseNewReleasesKey is the primary key of e in new_releases.
 func releaseNewReleasesKey(e *Release) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID}
 }
 
-// releaseNewReleasesScan reads one row of new_releases into e; false when
-// there is none.
+// releaseNewReleasesScan scans a row of new_releases into e.
 func releaseNewReleasesScan(it cqlgen.Iter, e *Release) bool {
 	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
 }
 
-// releaseNewReleasesClustering is the clustering key of e in new_releases, in
-// order.
+// releaseNewReleasesClustering is the clustering key of e in new_releases.
 func releaseNewReleasesClustering(e *Release) []any {
 	return []any{e.ReleasedAt, e.ReleaseID}
 }
 
-// releaseNewReleasesCompare orders rows of new_releases as its clustering
-// order does.
+// releaseNewReleasesCompare orders rows of new_releases as Cassandra does.
 func releaseNewReleasesCompare(a, b *Release) int {
 	if c := a.ReleasedAt.Compare(b.ReleasedAt); c != 0 {
 		return -c
@@ -1559,14 +1237,13 @@ func releaseNewReleasesCompare(a, b *Release) int {
 }
 
 // ReleaseRepo reads and writes Release in its tables (releases, new_releases),
-// keeping every copy in step; releases is the source of truth.
+// kept in step with releases.
 type ReleaseRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReleaseRepo returns a repository of Release on s. The default strategy is
-// a logged batch.
+// NewReleaseRepo returns a repository of Release on s.
 func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
 	return &ReleaseRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1577,10 +1254,7 @@ func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
 // releaseCheck rejects a Release whose partition key values are empty.
 func releaseCheck(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	return nil
 }
@@ -1589,16 +1263,12 @@ func releaseCheck(e *Release) error {
 // source of truth, is empty.
 func releaseCheckKey(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	return nil
 }
 
-// releaseWrites is the write protocol of Release: its source of truth,
-// releases, and the tables the protocol keeps in step with it.
+// releaseWrites is the write protocol of Release.
 var releaseWrites = &cqlgenimpl.Entity[Release]{
 	Canonical: releaseReleases,
 	State:     releaseReleasesState,
@@ -1618,18 +1288,11 @@ var releaseWrites = &cqlgenimpl.Entity[Release]{
 	},
 }
 
-// Insert writes e to every table of Release, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on releases, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Release, leaving nil pointers
+// and empty collections unset, through the write protocol on releases
+// (docs/repositories.md, The write protocol).
 func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1637,19 +1300,11 @@ func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Release whose key in releases is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on releases's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Release with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// releases (docs/repositories.md, The write protocol).
 func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1657,16 +1312,11 @@ func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Release whose key in releases is e's from every table;
-// the rows of the other tables are found from releases's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Release with e's key from every table (e needs only its
+// key), through the write protocol on releases (docs/repositories.md, The
+// write protocol).
 func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1674,47 +1324,25 @@ func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Release with the given key from releases, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Release since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Release with the given key from releases with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (_ *Release, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	e := &Release{}
 	e.ReleaseID = releaseID
 	return cqlgenimpl.Versioned(ctx, r.s, releaseWrites, e)
 }
 
-// Modify reads the Release with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Release since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in releases (cqlgen.ErrKeyChanged). It returns the Release
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Release with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (_ *Release, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	e := &Release{}
 	e.ReleaseID = releaseID
@@ -1730,57 +1358,38 @@ func (r *ReleaseRepo) Entity() string {
 	return "Release"
 }
 
-// Tables lists the tables of Release that Repair and Backfill write: every one
-// but releases, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but releases.
 func (r *ReleaseRepo) Tables() []string {
 	return []string{"new_releases"}
 }
 
-// Verify compares every table of Release with what releases, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Release's tables missing, stale or orphaned
+// against releases; it writes nothing.
 func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Release wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
 }
 
-// Backfill writes every row releases implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row releases implies into table; with o.Job it resumes
+// where it stopped.
 func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
 }
 
-// Get reads the Release with the given key from releases, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Release with the given key from releases; cqlgen.ErrNotFound
+// if there is none.
 func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	var e Release
 	e.ReleaseID = releaseID
@@ -1794,22 +1403,14 @@ func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release
 	return &row, nil
 }
 
-// GetMany reads the Releases with the given release_id values from releases,
-// the source of truth, in one query (release_id IN ?): Rows[i] is the Release
-// of releaseIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Releases with the given release_id values from releases in
+// one query: Rows[i] is releaseIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ cqlgen.Found[Release], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetMany").End(&err)
 	for _, k := range releaseIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Release]{}, &cqlgen.EmptyKeyError{
-				Column: "release_id",
-				Table:  "releases",
-			}
+			return cqlgen.Found[Release]{}, cqlgenimpl.EmptyKey("releases", "release_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, releaseReleases, []any{}, releaseIDs, r.opts.MaxKeys, releaseReleasesScan, func(e *Release) gocql.UUID {
@@ -1840,14 +1441,19 @@ type NewReleasesOptions struct {
 	LookBack int
 }
 
+// releaseNewReleasesRead is the static part of a NewReleases read.
+var releaseNewReleasesRead = cqlgenimpl.ReadSpec[Release]{
+	Compare: releaseNewReleasesCompare,
+	Key:     releaseNewReleasesClustering,
+	Scan:    releaseNewReleasesScan,
+	Table:   releaseNewReleases,
+}
+
 // NewReleases reads every artist's releases, newest first, a partition a day,
 // from new_releases, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_ cqlgen.Page[Release], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Release", "NewReleases")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "NewReleases").End(&err)
 	if o == nil {
 		o = &NewReleasesOptions{}
 	}
@@ -1856,27 +1462,8 @@ func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Release]{
-		Compare:     releaseNewReleasesCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         releaseNewReleasesClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        releaseNewReleasesScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       releaseNewReleases,
-		TimeBuckets: &tb,
-	}
-	if o.ReleasedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReleasedAtFrom, o.ReleasedAtFromExclusive
-	}
-	if o.ReleasedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReleasedAtTo, o.ReleasedAtToInclusive
-	}
+	spec := releaseNewReleasesRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReleasedAtFrom, o.ReleasedAtTo, o.ReleasedAtFromExclusive, o.ReleasedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -35,26 +35,22 @@ var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// noteNotesByUserRow binds the Insert statement of notes_by_user for e,
-// written at ts.
+// noteNotesByUserRow binds the Insert statement of notes_by_user for e at ts.
 func noteNotesByUserRow(e *Note, ts int64) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
 
-// noteNotesByUserScan reads one row of notes_by_user into e; false when there
-// is none.
+// noteNotesByUserScan scans a row of notes_by_user into e.
 func noteNotesByUserScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
-// noteNotesByUserClustering is the clustering key of e in notes_by_user, in
-// order.
+// noteNotesByUserClustering is the clustering key of e in notes_by_user.
 func noteNotesByUserClustering(e *Note) []any {
 	return []any{e.CreatedAt, e.NoteID}
 }
 
-// noteNotesByUserCompare orders rows of notes_by_user as its clustering order
-// does.
+// noteNotesByUserCompare orders rows of notes_by_user as Cassandra does.
 func noteNotesByUserCompare(a, b *Note) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -71,8 +67,7 @@ type NoteRepo struct {
 	opts cqlgen.Options
 }
 
-// NewNoteRepo returns a repository of Note on s. The default strategy is a
-// logged batch.
+// NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -83,26 +78,16 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 // noteCheck rejects a Note whose partition key values are empty.
 func noteCheck(e *Note) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "notes_by_user",
-		}
+		return cqlgenimpl.EmptyKey("notes_by_user", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to notes_by_user, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to notes_by_user, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -117,19 +102,10 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to notes_by_user only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in notes_by_user unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Note]{}, err
@@ -139,14 +115,10 @@ func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.O
 	}, noteNotesByUserScan)
 }
 
-// Update writes e over the row with its key in notes_by_user. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in notes_by_user; nil pointers and
+// empty collections clear their columns.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -158,10 +130,7 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from notes_by_user.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -174,18 +143,12 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the Note with the given key from notes_by_user, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Note with the given key from notes_by_user; cqlgen.ErrNotFound
+// if there is none.
 func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "notes_by_user",
-		}
+		return nil, cqlgenimpl.EmptyKey("notes_by_user", "user_id")
 	}
 	var e Note
 	e.UserID = userID
@@ -218,38 +181,25 @@ type NotesByUserOptions struct {
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
+// noteNotesByUserRead is the static part of a NotesByUser read.
+var noteNotesByUserRead = cqlgenimpl.ReadSpec[Note]{
+	Compare: noteNotesByUserCompare,
+	Key:     noteNotesByUserClustering,
+	Scan:    noteNotesByUserScan,
+	Table:   noteNotesByUser,
+}
+
 // NotesByUser reads a user's notes, newest first, from notes_by_user, in
 // pages: one partition, in clustering order.
 func (r *NoteRepo) NotesByUser(ctx context.Context, userID string, o *NotesByUserOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "notes_by_user",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes_by_user", "user_id")
 	}
 	if o == nil {
 		o = &NotesByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Note]{
-		Compare:   noteNotesByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteNotesByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      noteNotesByUserScan,
-		Table:     noteNotesByUser,
-	}
-	if o.CreatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
-	}
-	if o.CreatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
-	}
+	spec := noteNotesByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -56,7 +56,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersState binds the State statement of orders: the primary key of e.
+// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
@@ -68,35 +68,32 @@ func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
+// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
 }
 
-// orderOrdersChange binds the Change statement of orders: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
-// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
-// orderOrdersSettle binds the Settle statement of orders: it clears the
-// pending record of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
 }
 
-// orderOrdersClustering is the clustering key of e in orders, in order.
+// orderOrdersClustering is the clustering key of e in orders.
 func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersCompare orders rows of orders as its clustering order does.
+// orderOrdersCompare orders rows of orders as Cassandra does.
 func orderOrdersCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -129,32 +126,27 @@ var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByRefRow binds the Insert statement of orders_by_ref for e,
-// written at ts; orders_by_ref has no column to leave unset.
+// orderOrdersByRefRow binds the Insert statement of orders_by_ref for e at ts.
 func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
 }
 
-// orderOrdersByRefKey is the primary key of e in orders_by_ref, in order,
-// bucket included.
+// orderOrdersByRefKey is the primary key of e in orders_by_ref.
 func orderOrdersByRefKey(e *Order) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByRefScan reads one row of orders_by_ref into e; false when there
-// is none.
+// orderOrdersByRefScan scans a row of orders_by_ref into e.
 func orderOrdersByRefScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
-// orderOrdersByRefClustering is the clustering key of e in orders_by_ref, in
-// order.
+// orderOrdersByRefClustering is the clustering key of e in orders_by_ref.
 func orderOrdersByRefClustering(e *Order) []any {
 	return []any{e.Ref, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByRefCompare orders rows of orders_by_ref as its clustering order
-// does.
+// orderOrdersByRefCompare orders rows of orders_by_ref as Cassandra does.
 func orderOrdersByRefCompare(a, b *Order) int {
 	if c := cmp.Compare(a.Ref, b.Ref); c != 0 {
 		return -c
@@ -190,32 +182,28 @@ var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByEventRow binds the Insert statement of orders_by_event for e,
-// written at ts; orders_by_event has no column to leave unset.
+// orderOrdersByEventRow binds the Insert statement of orders_by_event for e at
+// ts.
 func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
 }
 
-// orderOrdersByEventKey is the primary key of e in orders_by_event, in order,
-// bucket included.
+// orderOrdersByEventKey is the primary key of e in orders_by_event.
 func orderOrdersByEventKey(e *Order) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByEventScan reads one row of orders_by_event into e; false when
-// there is none.
+// orderOrdersByEventScan scans a row of orders_by_event into e.
 func orderOrdersByEventScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
 }
 
-// orderOrdersByEventClustering is the clustering key of e in orders_by_event,
-// in order.
+// orderOrdersByEventClustering is the clustering key of e in orders_by_event.
 func orderOrdersByEventClustering(e *Order) []any {
 	return []any{e.Event, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByEventCompare orders rows of orders_by_event as its clustering
-// order does.
+// orderOrdersByEventCompare orders rows of orders_by_event as Cassandra does.
 func orderOrdersByEventCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.Event, b.Event); c != 0 {
 		return -c
@@ -252,32 +240,30 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:     1,
 })
 
-// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e,
-// written at ts; orders_by_status has no column to leave unset.
+// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e
+// at ts.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
 
-// orderOrdersByStatusKey is the primary key of e in orders_by_status, in
-// order, bucket included.
+// orderOrdersByStatusKey is the primary key of e in orders_by_status.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
-// there is none.
+// orderOrdersByStatusScan scans a row of orders_by_status into e.
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
 
 // orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status, in order.
+// orders_by_status.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering
-// order does.
+// orderOrdersByStatusCompare orders rows of orders_by_status as Cassandra
+// does.
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -316,29 +302,27 @@ var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// orderOrders4Row binds the Insert statement of orders_4 for e, written at ts;
-// orders_4 has no column to leave unset.
+// orderOrders4Row binds the Insert statement of orders_4 for e at ts.
 func orderOrders4Row(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
 
-// orderOrders4Key is the primary key of e in orders_4, in order, bucket
-// included.
+// orderOrders4Key is the primary key of e in orders_4.
 func orderOrders4Key(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrders4Scan reads one row of orders_4 into e; false when there is none.
+// orderOrders4Scan scans a row of orders_4 into e.
 func orderOrders4Scan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
 
-// orderOrders4Clustering is the clustering key of e in orders_4, in order.
+// orderOrders4Clustering is the clustering key of e in orders_4.
 func orderOrders4Clustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrders4Compare orders rows of orders_4 as its clustering order does.
+// orderOrders4Compare orders rows of orders_4 as Cassandra does.
 func orderOrders4Compare(a, b *Order) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -376,32 +360,27 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByDayRow binds the Insert statement of orders_by_day for e,
-// written at ts; orders_by_day has no column to leave unset.
+// orderOrdersByDayRow binds the Insert statement of orders_by_day for e at ts.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items, ts}
 }
 
-// orderOrdersByDayKey is the primary key of e in orders_by_day, in order,
-// bucket included.
+// orderOrdersByDayKey is the primary key of e in orders_by_day.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByDayScan reads one row of orders_by_day into e; false when there
-// is none.
+// orderOrdersByDayScan scans a row of orders_by_day into e.
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
-// orderOrdersByDayClustering is the clustering key of e in orders_by_day, in
-// order.
+// orderOrdersByDayClustering is the clustering key of e in orders_by_day.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByDayCompare orders rows of orders_by_day as its clustering order
-// does.
+// orderOrdersByDayCompare orders rows of orders_by_day as Cassandra does.
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -413,15 +392,14 @@ func orderOrdersByDayCompare(a, b *Order) int {
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_ref,
-// orders_by_event, orders_by_status, orders_4, orders_by_day), keeping every
-// copy in step; orders is the source of truth.
+// orders_by_event, orders_by_status, orders_4, orders_by_day), kept in step
+// with orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -432,10 +410,7 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 // orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	return nil
 }
@@ -444,16 +419,12 @@ func orderCheck(e *Order) error {
 // source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
+// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -501,18 +472,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -520,19 +484,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -540,16 +496,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -557,20 +508,12 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if userID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	e := &Order{}
 	e.UserID = userID
@@ -579,27 +522,13 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt ti
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	e := &Order{}
 	e.UserID = userID
@@ -617,56 +546,38 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_ref", "orders_by_event", "orders_by_status", "orders_4", "orders_by_day"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Order's tables missing, stale or orphaned against
+// orders; it writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table; with o.Job it resumes
+// where it stopped.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	var e Order
 	e.UserID = userID
@@ -699,39 +610,26 @@ type OrdersOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
+// orderOrdersRead is the static part of a Orders read.
+var orderOrdersRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersCompare,
+	Key:     orderOrdersClustering,
+	Scan:    orderOrdersScan,
+	Table:   orderOrders,
+}
+
 // Orders reads a user's orders, newest first, from orders, in pages: one
 // partition, in clustering order.
 func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Orders")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Orders").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	if o == nil {
 		o = &OrdersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersScan,
-		Table:     orderOrders,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -751,39 +649,26 @@ type OrdersByRefOptions struct {
 	RefFromExclusive, RefToInclusive bool
 }
 
+// orderOrdersByRefRead is the static part of a OrdersByRef read.
+var orderOrdersByRefRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByRefCompare,
+	Key:     orderOrdersByRefClustering,
+	Scan:    orderOrdersByRefScan,
+	Table:   orderOrdersByRef,
+}
+
 // OrdersByRef reads a user's orders by reference, last first, from
 // orders_by_ref, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByRefOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByRef")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByRef").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_ref",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_ref", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByRefOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByRefCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByRefClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersByRefScan,
-		Table:     orderOrdersByRef,
-	}
-	if o.RefFrom != nil {
-		spec.From, spec.FromExclusive = *o.RefFrom, o.RefFromExclusive
-	}
-	if o.RefTo != nil {
-		spec.To, spec.ToInclusive = *o.RefTo, o.RefToInclusive
-	}
+	spec := orderOrdersByRefRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.RefFrom, o.RefTo, o.RefFromExclusive, o.RefToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -803,39 +688,26 @@ type OrdersByEventOptions struct {
 	EventFromExclusive, EventToInclusive bool
 }
 
+// orderOrdersByEventRead is the static part of a OrdersByEvent read.
+var orderOrdersByEventRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByEventCompare,
+	Key:     orderOrdersByEventClustering,
+	Scan:    orderOrdersByEventScan,
+	Table:   orderOrdersByEvent,
+}
+
 // OrdersByEvent reads a user's orders by event, newest first, from
 // orders_by_event, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersByEventOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByEvent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByEvent").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_event",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_event", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByEventOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByEventCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByEventClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersByEventScan,
-		Table:     orderOrdersByEvent,
-	}
-	if o.EventFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventFrom, o.EventFromExclusive
-	}
-	if o.EventTo != nil {
-		spec.To, spec.ToInclusive = *o.EventTo, o.EventToInclusive
-	}
+	spec := orderOrdersByEventRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventFrom, o.EventTo, o.EventFromExclusive, o.EventToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -868,18 +740,20 @@ type OrdersByStatusOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
+// orderOrdersByStatusRead is the static part of a OrdersByStatus read.
+var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByStatusCompare,
+	Key:     orderOrdersByStatusClustering,
+	Scan:    orderOrdersByStatusScan,
+	Table:   orderOrdersByStatus,
+}
+
 // OrdersByStatus reads a user's orders by status, newest first, from
 // orders_by_status, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByStatusOptions{}
@@ -887,32 +761,12 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *Orders
 	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
 		return cqlgen.Page[Order]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersByStatusScan,
-		Table:     orderOrdersByStatus,
-	}
+	spec := orderOrdersByStatusRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
 	if o.StatusEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.StatusEq)
 	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -945,19 +799,22 @@ type Orders4Options struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
+// orderOrders4Read is the static part of a Orders4 read.
+var orderOrders4Read = cqlgenimpl.ReadSpec[Order]{
+	Compare:     orderOrders4Compare,
+	HashBuckets: 4,
+	Key:         orderOrders4Clustering,
+	Scan:        orderOrders4Scan,
+	Table:       orderOrders4,
+}
+
 // Orders4 reads a user's orders by status over 4 hash buckets, from orders_4,
 // in pages: all 4 hash buckets read in parallel and merged in clustering
 // order.
 func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Options) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Orders4")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Orders4").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_4",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_4", "user_id")
 	}
 	if o == nil {
 		o = &Orders4Options{}
@@ -965,35 +822,12 @@ func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Option
 	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
 		return cqlgen.Page[Order]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrders4Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 4,
-		Key:         orderOrders4Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{userID},
-		Scan:        orderOrders4Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       orderOrders4,
-	}
+	spec := orderOrders4Read.With([]any{userID}, o.Limit, o.Cursor, r.opts)
 	if o.StatusEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.StatusEq)
 	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1020,18 +854,20 @@ type OrdersByDayOptions struct {
 	LookBack int
 }
 
+// orderOrdersByDayRead is the static part of a OrdersByDay read.
+var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByDayCompare,
+	Key:     orderOrdersByDayClustering,
+	Scan:    orderOrdersByDayScan,
+	Table:   orderOrdersByDay,
+}
+
 // OrdersByDay reads a user's orders, a partition a day, from orders_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_day",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByDayOptions{}
@@ -1041,28 +877,9 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByD
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrdersByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         orderOrdersByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{userID},
-		Scan:        orderOrdersByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       orderOrdersByDay,
-		TimeBuckets: &tb,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersByDayRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1117,21 +934,12 @@ type OrdersByTotalOptions struct {
 }
 
 // OrdersByTotal reads a user's orders of a total between two bounds: the rows
-// of orders whose total is at least the From value and less than the To value
-// (or above From, or at most To, as the options say), through the
-// storage-attached index orders_by_total, in pages, within one partition, in
-// clustering order; the index makes this a cheap read of one partition's
-// replicas.
+// of orders whose total is within the bounds, through index orders_by_total,
+// in pages, within one partition.
 func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom int64, totalTo int64, o *OrdersByTotalOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByTotal")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByTotal").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByTotalOptions{}
@@ -1203,16 +1011,10 @@ type OrdersByItemsOptions struct {
 }
 
 // OrdersByItems reads orders of a number of items between two bounds, of every
-// user: the rows of orders whose items is at least the From value and less
-// than the To value (or above From, or at most To, as the options say),
-// through the storage-attached index orders_by_items, in pages, in token
-// order: a scatter that visits every token range of the cluster on each page,
-// so keep it for rare or ad hoc reads.
+// user: the rows of orders whose items is within the bounds, through index
+// orders_by_items, in pages, a scatter over the cluster.
 func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo int32, o *OrdersByItemsOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByItems")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByItems").End(&err)
 	if o == nil {
 		o = &OrdersByItemsOptions{}
 	}
@@ -1251,24 +1053,23 @@ var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// noteNotesRow binds the Insert statement of notes for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// noteNotesRow binds the Insert statement of notes for e at ts; unset leaves
+// nil pointers and empty collections unset.
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
 
-// noteNotesScan reads one row of notes into e; false when there is none.
+// noteNotesScan scans a row of notes into e.
 func noteNotesScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
 
-// noteNotesClustering is the clustering key of e in notes, in order.
+// noteNotesClustering is the clustering key of e in notes.
 func noteNotesClustering(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
-// noteNotesCompare orders rows of notes as its clustering order does.
+// noteNotesCompare orders rows of notes as Cassandra does.
 func noteNotesCompare(a, b *Note) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -1285,8 +1086,7 @@ type NoteRepo struct {
 	opts cqlgen.Options
 }
 
-// NewNoteRepo returns a repository of Note on s. The default strategy is a
-// logged batch.
+// NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1297,26 +1097,16 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 // noteCheck rejects a Note whose partition key values are empty.
 func noteCheck(e *Note) error {
 	if e.Space == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgenimpl.EmptyKey("notes", "space")
 	}
 	return nil
 }
 
-// Insert writes e to notes, at a client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to notes, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -1331,19 +1121,10 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to notes only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in notes unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Note]{}, err
@@ -1353,14 +1134,10 @@ func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.O
 	}, noteNotesScan)
 }
 
-// Update writes e over the row with its key in notes. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in notes; nil pointers and empty
+// collections clear their columns.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -1372,10 +1149,7 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from notes.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1388,18 +1162,12 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the Note with the given key from notes, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Note with the given key from notes; cqlgen.ErrNotFound if
+// there is none.
 func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
 	if space == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return nil, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	var e Note
 	e.Space = space
@@ -1431,39 +1199,26 @@ type NotesOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// noteNotesRead is the static part of a Notes read.
+var noteNotesRead = cqlgenimpl.ReadSpec[Note]{
+	Compare: noteNotesCompare,
+	Key:     noteNotesClustering,
+	Scan:    noteNotesScan,
+	Table:   noteNotes,
+}
+
 // Notes reads Note rows by space, ordered by at descending, then seq
 // ascending, from notes, in pages: one partition, in clustering order.
 func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Notes")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Notes").End(&err)
 	if space == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	if o == nil {
 		o = &NotesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Note]{
-		Compare:   noteNotesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteNotesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{space},
-		Scan:      noteNotesScan,
-		Table:     noteNotes,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := noteNotesRead.With([]any{space}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1510,19 +1265,12 @@ type NotesByTagOptions struct {
 }
 
 // NotesByTag reads a space's notes with a tag: the rows of notes whose tags
-// contains the value, through the storage-attached index notes_by_tag, in
-// pages, within one partition, in clustering order; the index makes this a
-// cheap read of one partition's replicas.
+// contains the value, through index notes_by_tag, in pages, within one
+// partition.
 func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *NotesByTagOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByTag")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesByTag").End(&err)
 	if space == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	if o == nil {
 		o = &NotesByTagOptions{}
@@ -1587,20 +1335,12 @@ type NotesBySizeOptions struct {
 }
 
 // NotesBySize reads a space's notes of a size between two bounds: the rows of
-// notes whose size is at least the From value and less than the To value (or
-// above From, or at most To, as the options say), through the storage-attached
-// index notes_by_size, in pages, within one partition, in clustering order;
-// the index makes this a cheap read of one partition's replicas.
+// notes whose size is within the bounds, through index notes_by_size, in
+// pages, within one partition.
 func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesBySize")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesBySize").End(&err)
 	if space == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	if o == nil {
 		o = &NotesBySizeOptions{}
@@ -1663,14 +1403,10 @@ type NotesByAuthorOptions struct {
 }
 
 // NotesByAuthor reads an author's notes, over every space: the rows of notes
-// whose author equals the value, through the storage-attached index
-// notes_by_author, in pages, in token order: a scatter that visits every token
-// range of the cluster on each page, so keep it for rare or ad hoc reads.
+// whose author equals the value, through index notes_by_author, in pages, a
+// scatter over the cluster.
 func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByAuthorOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "NotesByAuthor")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesByAuthor").End(&err)
 	if o == nil {
 		o = &NotesByAuthorOptions{}
 	}
@@ -1708,25 +1444,24 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // tradeTradesByAccountRow binds the Insert statement of trades_by_account for
-// e, written at ts.
+// e at ts.
 func tradeTradesByAccountRow(e *Trade, ts int64) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-// tradeTradesByAccountScan reads one row of trades_by_account into e; false
-// when there is none.
+// tradeTradesByAccountScan scans a row of trades_by_account into e.
 func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
 // tradeTradesByAccountClustering is the clustering key of e in
-// trades_by_account, in order.
+// trades_by_account.
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
 
-// tradeTradesByAccountCompare orders rows of trades_by_account as its
-// clustering order does.
+// tradeTradesByAccountCompare orders rows of trades_by_account as Cassandra
+// does.
 func tradeTradesByAccountCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -1746,8 +1481,7 @@ type TradeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewTradeRepo returns a repository of Trade on s. The default strategy is a
-// logged batch.
+// NewTradeRepo returns a repository of Trade on s.
 func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 	return &TradeRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1758,26 +1492,16 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 // tradeCheck rejects a Trade whose partition key values are empty.
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	return nil
 }
 
-// Insert writes e to trades_by_account, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to trades_by_account, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -1792,19 +1516,10 @@ func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to trades_by_account only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in trades_by_account unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (_ cqlgen.Inserted[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Trade]{}, err
@@ -1814,15 +1529,10 @@ func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen
 	}, tradeTradesByAccountScan)
 }
 
-// Update writes e over the row with its key in trades_by_account. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in trades_by_account; nil pointers
+// and empty collections clear their columns.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -1834,10 +1544,7 @@ func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from trades_by_account.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1850,18 +1557,12 @@ func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Trade with the given key from trades_by_account, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Trade with the given key from trades_by_account;
+// cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (_ *Trade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Get").End(&err)
 	if account == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	var e Trade
 	e.Account = account
@@ -1916,18 +1617,20 @@ type TradesByAccountOptions struct {
 	SeqFromExclusive, SeqToInclusive bool
 }
 
+// tradeTradesByAccountRead is the static part of a TradesByAccount read.
+var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
+	Compare: tradeTradesByAccountCompare,
+	Key:     tradeTradesByAccountClustering,
+	Scan:    tradeTradesByAccountScan,
+	Table:   tradeTradesByAccount,
+}
+
 // TradesByAccount reads an account's trades by kind, newest day first, from
 // trades_by_account, in pages: one partition, in clustering order.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "TradesByAccount")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesByAccount").End(&err)
 	if account == "" {
-		return cqlgen.Page[Trade]{}, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	if o == nil {
 		o = &TradesByAccountOptions{}
@@ -1935,41 +1638,16 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
 		return cqlgen.Page[Trade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Trade]{
-		Compare:   tradeTradesByAccountCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       tradeTradesByAccountClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{account},
-		Scan:      tradeTradesByAccountScan,
-		Table:     tradeTradesByAccount,
-	}
+	spec := tradeTradesByAccountRead.With([]any{account}, o.Limit, o.Cursor, r.opts)
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
 	if o.DayEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.DayFrom != nil {
-		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
-	}
-	if o.DayTo != nil {
-		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
-	}
-	if o.SeqFrom != nil {
-		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
-	}
-	if o.SeqTo != nil {
-		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
+	cqlgenimpl.Bounds(&spec, o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1996,26 +1674,25 @@ var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketHash,
 })
 
-// deskTradeTradesByDeskRow binds the Insert statement of trades_by_desk for e,
-// written at ts.
+// deskTradeTradesByDeskRow binds the Insert statement of trades_by_desk for e
+// at ts.
 func deskTradeTradesByDeskRow(e *DeskTrade, ts int64) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-// deskTradeTradesByDeskScan reads one row of trades_by_desk into e; false when
-// there is none.
+// deskTradeTradesByDeskScan scans a row of trades_by_desk into e.
 func deskTradeTradesByDeskScan(it cqlgen.Iter, e *DeskTrade) bool {
 	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
 // deskTradeTradesByDeskClustering is the clustering key of e in
-// trades_by_desk, in order.
+// trades_by_desk.
 func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
 
-// deskTradeTradesByDeskCompare orders rows of trades_by_desk as its clustering
-// order does.
+// deskTradeTradesByDeskCompare orders rows of trades_by_desk as Cassandra
+// does.
 func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return -c
@@ -2035,8 +1712,7 @@ type DeskTradeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewDeskTradeRepo returns a repository of DeskTrade on s. The default
-// strategy is a logged batch.
+// NewDeskTradeRepo returns a repository of DeskTrade on s.
 func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
 	return &DeskTradeRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -2047,26 +1723,16 @@ func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
 // deskTradeCheck rejects a DeskTrade whose partition key values are empty.
 func deskTradeCheck(e *DeskTrade) error {
 	if e.Desk == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "desk",
-			Table:  "trades_by_desk",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_desk", "desk")
 	}
 	return nil
 }
 
-// Insert writes e to trades_by_desk, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to trades_by_desk, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -2081,19 +1747,10 @@ func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen
 	})
 }
 
-// InsertIfAbsent writes e to trades_by_desk only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in trades_by_desk unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (_ cqlgen.Inserted[DeskTrade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[DeskTrade]{}, err
@@ -2103,14 +1760,10 @@ func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts .
 	}, deskTradeTradesByDeskScan)
 }
 
-// Update writes e over the row with its key in trades_by_desk. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in trades_by_desk; nil pointers
+// and empty collections clear their columns.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -2122,10 +1775,7 @@ func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen
 
 // Delete removes the row with e's key from trades_by_desk.
 func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2138,18 +1788,12 @@ func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen
 	})
 }
 
-// Get reads the DeskTrade with the given key from trades_by_desk, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the DeskTrade with the given key from trades_by_desk;
+// cqlgen.ErrNotFound if there is none.
 func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (_ *DeskTrade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Get").End(&err)
 	if desk == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "desk",
-			Table:  "trades_by_desk",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_desk", "desk")
 	}
 	var e DeskTrade
 	e.Desk = desk
@@ -2204,19 +1848,22 @@ type TradesByDeskOptions struct {
 	SeqFromExclusive, SeqToInclusive bool
 }
 
+// deskTradeTradesByDeskRead is the static part of a TradesByDesk read.
+var deskTradeTradesByDeskRead = cqlgenimpl.ReadSpec[DeskTrade]{
+	Compare:     deskTradeTradesByDeskCompare,
+	HashBuckets: 4,
+	Key:         deskTradeTradesByDeskClustering,
+	Scan:        deskTradeTradesByDeskScan,
+	Table:       deskTradeTradesByDesk,
+}
+
 // TradesByDesk reads a desk's trades by kind, over 4 hash buckets, from
 // trades_by_desk, in pages: all 4 hash buckets read in parallel and merged in
 // clustering order.
 func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *TradesByDeskOptions) (_ cqlgen.Page[DeskTrade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DeskTrade", "TradesByDesk")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "TradesByDesk").End(&err)
 	if desk == "" {
-		return cqlgen.Page[DeskTrade]{}, &cqlgen.EmptyKeyError{
-			Column: "desk",
-			Table:  "trades_by_desk",
-		}
+		return cqlgen.Page[DeskTrade]{}, cqlgenimpl.EmptyKey("trades_by_desk", "desk")
 	}
 	if o == nil {
 		o = &TradesByDeskOptions{}
@@ -2224,44 +1871,16 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
 		return cqlgen.Page[DeskTrade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[DeskTrade]{
-		Compare:     deskTradeTradesByDeskCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 4,
-		Key:         deskTradeTradesByDeskClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{desk},
-		Scan:        deskTradeTradesByDeskScan,
-		Scatter:     r.opts.Scatter,
-		Table:       deskTradeTradesByDesk,
-	}
+	spec := deskTradeTradesByDeskRead.With([]any{desk}, o.Limit, o.Cursor, r.opts)
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
 	if o.DayEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.DayFrom != nil {
-		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
-	}
-	if o.DayTo != nil {
-		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
-	}
-	if o.SeqFrom != nil {
-		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
-	}
-	if o.SeqTo != nil {
-		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
+	cqlgenimpl.Bounds(&spec, o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2288,26 +1907,23 @@ var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// tickTicksBySymbolRow binds the Insert statement of ticks_by_symbol for e,
-// written at ts.
+// tickTicksBySymbolRow binds the Insert statement of ticks_by_symbol for e at
+// ts.
 func tickTicksBySymbolRow(e *Tick, ts int64) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
 
-// tickTicksBySymbolScan reads one row of ticks_by_symbol into e; false when
-// there is none.
+// tickTicksBySymbolScan scans a row of ticks_by_symbol into e.
 func tickTicksBySymbolScan(it cqlgen.Iter, e *Tick) bool {
 	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
 
-// tickTicksBySymbolClustering is the clustering key of e in ticks_by_symbol,
-// in order.
+// tickTicksBySymbolClustering is the clustering key of e in ticks_by_symbol.
 func tickTicksBySymbolClustering(e *Tick) []any {
 	return []any{e.Kind, e.At, e.Seq}
 }
 
-// tickTicksBySymbolCompare orders rows of ticks_by_symbol as its clustering
-// order does.
+// tickTicksBySymbolCompare orders rows of ticks_by_symbol as Cassandra does.
 func tickTicksBySymbolCompare(a, b *Tick) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -2327,8 +1943,7 @@ type TickRepo struct {
 	opts cqlgen.Options
 }
 
-// NewTickRepo returns a repository of Tick on s. The default strategy is a
-// logged batch.
+// NewTickRepo returns a repository of Tick on s.
 func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
 	return &TickRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -2339,26 +1954,16 @@ func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
 // tickCheck rejects a Tick whose partition key values are empty.
 func tickCheck(e *Tick) error {
 	if e.Symbol == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "ticks_by_symbol",
-		}
+		return cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
 	}
 	return nil
 }
 
-// Insert writes e to ticks_by_symbol, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to ticks_by_symbol, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -2373,19 +1978,10 @@ func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to ticks_by_symbol only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in ticks_by_symbol unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (_ cqlgen.Inserted[Tick], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Tick]{}, err
@@ -2395,14 +1991,10 @@ func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.O
 	}, tickTicksBySymbolScan)
 }
 
-// Update writes e over the row with its key in ticks_by_symbol. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in ticks_by_symbol; nil pointers
+// and empty collections clear their columns.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -2414,10 +2006,7 @@ func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from ticks_by_symbol.
 func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2430,18 +2019,12 @@ func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the Tick with the given key from ticks_by_symbol, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Tick with the given key from ticks_by_symbol;
+// cqlgen.ErrNotFound if there is none.
 func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (_ *Tick, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Get").End(&err)
 	if symbol == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "ticks_by_symbol",
-		}
+		return nil, cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
 	}
 	var e Tick
 	e.Symbol = symbol
@@ -2491,19 +2074,21 @@ type TicksBySymbolOptions struct {
 	LookBack int
 }
 
+// tickTicksBySymbolRead is the static part of a TicksBySymbol read.
+var tickTicksBySymbolRead = cqlgenimpl.ReadSpec[Tick]{
+	Compare: tickTicksBySymbolCompare,
+	Key:     tickTicksBySymbolClustering,
+	Scan:    tickTicksBySymbolScan,
+	Table:   tickTicksBySymbol,
+}
+
 // TicksBySymbol reads a symbol's ticks by kind, newest first, a partition a
 // day, from ticks_by_symbol, in pages: time buckets from the newest back, each
 // in clustering order.
 func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksBySymbolOptions) (_ cqlgen.Page[Tick], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Tick", "TicksBySymbol")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "TicksBySymbol").End(&err)
 	if symbol == "" {
-		return cqlgen.Page[Tick]{}, &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "ticks_by_symbol",
-		}
+		return cqlgen.Page[Tick]{}, cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
 	}
 	if o == nil {
 		o = &TicksBySymbolOptions{}
@@ -2516,37 +2101,13 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Tick]{
-		Compare:     tickTicksBySymbolCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         tickTicksBySymbolClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{symbol},
-		Scan:        tickTicksBySymbolScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       tickTicksBySymbol,
-		TimeBuckets: &tb,
-	}
+	spec := tickTicksBySymbolRead.With([]any{symbol}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -2589,8 +2150,7 @@ func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 	}
 }
 
-// readingReadingsByDayState binds the State statement of readings_by_day: the
-// primary key of e.
+// readingReadingsByDayState binds the State statement of readings_by_day.
 func readingReadingsByDayState(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
 }
@@ -2602,14 +2162,13 @@ func readingReadingsByDayScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading],
 	return
 }
 
-// readingReadingsByDayData is every column of e's row in readings_by_day, in
-// table order.
+// readingReadingsByDayData is e's row in readings_by_day.
 func readingReadingsByDayData(e *Reading) []any {
 	return []any{e.SensorID, e.At, e.Seq, e.Value, e.Note, e.Tags}
 }
 
-// readingMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
+// readingMerge is e written over cur by an Insert: e's unset fields keep cur's
+// values.
 func readingMerge(cur, e *Reading) Reading {
 	m := *e
 	if m.Note == nil {
@@ -2621,33 +2180,29 @@ func readingMerge(cur, e *Reading) Reading {
 	return m
 }
 
-// readingReadingsByDayChange binds the Change statement of readings_by_day: it
-// sets e's values, leaving nil pointers and empty collections unset with
-// c.Unset, at version c.TS, if the version is still c.Old.
+// readingReadingsByDayChange binds the Change statement of readings_by_day.
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
-// readingReadingsByDayRemove binds the Remove statement of readings_by_day: it
-// leaves a grave of e, at version c.TS, if the version is still c.Old.
+// readingReadingsByDayRemove binds the Remove statement of readings_by_day.
 func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
-// readingReadingsByDaySettle binds the Settle statement of readings_by_day: it
-// clears the pending record of e's row if the version is still version.
+// readingReadingsByDaySettle binds the Settle statement of readings_by_day.
 func readingReadingsByDaySettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, version}
 }
 
 // readingReadingsByDayClustering is the clustering key of e in
-// readings_by_day, in order.
+// readings_by_day.
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
 
-// readingReadingsByDayCompare orders rows of readings_by_day as its clustering
-// order does.
+// readingReadingsByDayCompare orders rows of readings_by_day as Cassandra
+// does.
 func readingReadingsByDayCompare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2680,33 +2235,28 @@ var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketOne,
 })
 
-// readingReadings1Row binds the Insert statement of readings_1 for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
+// readingReadings1Row binds the Insert statement of readings_1 for e at ts;
+// unset leaves nil pointers and empty collections unset.
 func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
 
-// readingReadings1Key is the primary key of e in readings_1, in order, bucket
-// included.
+// readingReadings1Key is the primary key of e in readings_1.
 func readingReadings1Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq}
 }
 
-// readingReadings1Scan reads one row of readings_1 into e; false when there is
-// none.
+// readingReadings1Scan scans a row of readings_1 into e.
 func readingReadings1Scan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
-// readingReadings1Clustering is the clustering key of e in readings_1, in
-// order.
+// readingReadings1Clustering is the clustering key of e in readings_1.
 func readingReadings1Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
 
-// readingReadings1Compare orders rows of readings_1 as its clustering order
-// does.
+// readingReadings1Compare orders rows of readings_1 as Cassandra does.
 func readingReadings1Compare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2739,33 +2289,28 @@ var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// readingReadings16Row binds the Insert statement of readings_16 for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// readingReadings16Row binds the Insert statement of readings_16 for e at ts;
+// unset leaves nil pointers and empty collections unset.
 func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
 
-// readingReadings16Key is the primary key of e in readings_16, in order,
-// bucket included.
+// readingReadings16Key is the primary key of e in readings_16.
 func readingReadings16Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq}
 }
 
-// readingReadings16Scan reads one row of readings_16 into e; false when there
-// is none.
+// readingReadings16Scan scans a row of readings_16 into e.
 func readingReadings16Scan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
-// readingReadings16Clustering is the clustering key of e in readings_16, in
-// order.
+// readingReadings16Clustering is the clustering key of e in readings_16.
 func readingReadings16Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
 
-// readingReadings16Compare orders rows of readings_16 as its clustering order
-// does.
+// readingReadings16Compare orders rows of readings_16 as Cassandra does.
 func readingReadings16Compare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2777,15 +2322,13 @@ func readingReadings16Compare(a, b *Reading) int {
 }
 
 // ReadingRepo reads and writes Reading in its tables (readings_by_day,
-// readings_1, readings_16), keeping every copy in step; readings_by_day is the
-// source of truth.
+// readings_1, readings_16), kept in step with readings_by_day.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is
-// a logged batch.
+// NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -2796,10 +2339,7 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 // readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	return nil
 }
@@ -2808,16 +2348,12 @@ func readingCheck(e *Reading) error {
 // readings_by_day, the source of truth, is empty.
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	return nil
 }
 
-// readingWrites is the write protocol of Reading: its source of truth,
-// readings_by_day, and the tables the protocol keeps in step with it.
+// readingWrites is the write protocol of Reading.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Canonical: readingReadingsByDay,
 	State:     readingReadingsByDayState,
@@ -2843,18 +2379,11 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	},
 }
 
-// Insert writes e to every table of Reading, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on readings_by_day,
-// the source of truth. If it returns an error, it may have applied in part:
-// run it again, from any client, and every table converges on the result; the
-// next write of the entity finishes it too.
+// Insert creates or replaces e in every table of Reading, leaving nil pointers
+// and empty collections unset, through the write protocol on readings_by_day
+// (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2862,20 +2391,11 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Reading whose key in readings_by_day is e's, in every
-// table: rows whose key changed (a new sort key, say) move, and nil pointers
-// and empty collections clear their columns. It takes its turn with other
-// writers through a conditional write on readings_by_day's version; a writer
-// that loses retries up to Options.Attempts times, then gets a
-// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
-// it returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Update replaces the Reading with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// readings_by_day (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2883,17 +2403,11 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Reading whose key in readings_by_day is e's from every
-// table; the rows of the other tables are found from readings_by_day's values,
-// so e needs only its key. Deleting what does not exist is not an error. If it
-// returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Delete removes the Reading with e's key from every table (e needs only its
+// key), through the write protocol on readings_by_day (docs/repositories.md,
+// The write protocol).
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2901,20 +2415,12 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Reading with the given key from readings_by_day, with
-// its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Reading since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Reading with the given key from readings_by_day with
+// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "GetVersioned").End(&err)
 	if sensorID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -2923,27 +2429,13 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time
 	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
 }
 
-// Modify reads the Reading with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Reading since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in readings_by_day (cqlgen.ErrKeyChanged). It returns the
-// Reading written; cqlgen.ErrNotFound if there is none. It costs one read more
-// than Update, which overwrites whatever a concurrent writer did. Run again
-// after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Reading with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Modify").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -2961,57 +2453,38 @@ func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables of Reading that Repair and Backfill write: every one
-// but readings_by_day, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but readings_by_day.
 func (r *ReadingRepo) Tables() []string {
 	return []string{"readings_1", "readings_16"}
 }
 
-// Verify compares every table of Reading with what readings_by_day, the source
-// of truth, implies, and reports the rows missing, stale or orphaned. It
-// writes nothing.
+// Verify reports the rows of Reading's tables missing, stale or orphaned
+// against readings_by_day; it writes nothing.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Reading wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
-// Backfill writes every row readings_by_day implies into table, a new one say,
-// token range by token range; with o.Job it records the ranges done and, run
-// again, resumes.
+// Backfill writes every row readings_by_day implies into table; with o.Job it
+// resumes where it stopped.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
-// Get reads the Reading with the given key from readings_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings_by_day;
+// cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	var e Reading
 	e.SensorID = sensorID
@@ -3049,19 +2522,21 @@ type ReadingsByDayOptions struct {
 	LookBack int
 }
 
+// readingReadingsByDayRead is the static part of a ReadingsByDay read.
+var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByDayCompare,
+	Key:     readingReadingsByDayClustering,
+	Scan:    readingReadingsByDayScan,
+	Table:   readingReadingsByDay,
+}
+
 // ReadingsByDay reads a sensor's readings, newest first, a partition a day,
 // from readings_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByDay").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByDayOptions{}
@@ -3071,28 +2546,9 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := readingReadingsByDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3112,42 +2568,27 @@ type Readings1Options struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// readingReadings1Read is the static part of a Readings1 read.
+var readingReadings1Read = cqlgenimpl.ReadSpec[Reading]{
+	Compare:     readingReadings1Compare,
+	HashBuckets: 1,
+	Key:         readingReadings1Clustering,
+	Scan:        readingReadings1Scan,
+	Table:       readingReadings1,
+}
+
 // Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
 // pages: all 1 hash buckets read in parallel and merged in clustering order.
 func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings1")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings1").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_1",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_1", "sensor_id")
 	}
 	if o == nil {
 		o = &Readings1Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadings1Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 1,
-		Key:         readingReadings1Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadings1Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       readingReadings1,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := readingReadings1Read.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3167,43 +2608,28 @@ type Readings16Options struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// readingReadings16Read is the static part of a Readings16 read.
+var readingReadings16Read = cqlgenimpl.ReadSpec[Reading]{
+	Compare:     readingReadings16Compare,
+	HashBuckets: 16,
+	Key:         readingReadings16Clustering,
+	Scan:        readingReadings16Scan,
+	Table:       readingReadings16,
+}
+
 // Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
 // in pages: all 16 hash buckets read in parallel and merged in clustering
 // order.
 func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings16")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings16").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_16",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_16", "sensor_id")
 	}
 	if o == nil {
 		o = &Readings16Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadings16Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         readingReadings16Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadings16Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       readingReadings16,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := readingReadings16Read.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3242,7 +2668,7 @@ func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	}
 }
 
-// visitVisitsState binds the State statement of visits: the primary key of e.
+// visitVisitsState binds the State statement of visits.
 func visitVisitsState(e *Visit) []any {
 	return []any{e.VisitID}
 }
@@ -3254,25 +2680,22 @@ func visitVisitsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Visit], ok bool) {
 	return
 }
 
-// visitVisitsData is every column of e's row in visits, in table order.
+// visitVisitsData is e's row in visits.
 func visitVisitsData(e *Visit) []any {
 	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
 }
 
-// visitVisitsChange binds the Change statement of visits: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// visitVisitsChange binds the Change statement of visits.
 func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
-// visitVisitsRemove binds the Remove statement of visits: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// visitVisitsRemove binds the Remove statement of visits.
 func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
-// visitVisitsSettle binds the Settle statement of visits: it clears the
-// pending record of e's row if the version is still version.
+// visitVisitsSettle binds the Settle statement of visits.
 func visitVisitsSettle(e *Visit, version int64) []any {
 	return []any{e.VisitID, version}
 }
@@ -3297,32 +2720,28 @@ var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// visitVisitsByUserRow binds the Insert statement of visits_by_user for e,
-// written at ts; visits_by_user has no column to leave unset.
+// visitVisitsByUserRow binds the Insert statement of visits_by_user for e at
+// ts.
 func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
 }
 
-// visitVisitsByUserKey is the primary key of e in visits_by_user, in order,
-// bucket included.
+// visitVisitsByUserKey is the primary key of e in visits_by_user.
 func visitVisitsByUserKey(e *Visit) []any {
 	return []any{e.UserID, e.At, e.VisitID}
 }
 
-// visitVisitsByUserScan reads one row of visits_by_user into e; false when
-// there is none.
+// visitVisitsByUserScan scans a row of visits_by_user into e.
 func visitVisitsByUserScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
 }
 
-// visitVisitsByUserClustering is the clustering key of e in visits_by_user, in
-// order.
+// visitVisitsByUserClustering is the clustering key of e in visits_by_user.
 func visitVisitsByUserClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
 
-// visitVisitsByUserCompare orders rows of visits_by_user as its clustering
-// order does.
+// visitVisitsByUserCompare orders rows of visits_by_user as Cassandra does.
 func visitVisitsByUserCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -3355,32 +2774,28 @@ var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// visitVisitsBySiteRow binds the Insert statement of visits_by_site for e,
-// written at ts; visits_by_site has no column to leave unset.
+// visitVisitsBySiteRow binds the Insert statement of visits_by_site for e at
+// ts.
 func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
 
-// visitVisitsBySiteKey is the primary key of e in visits_by_site, in order,
-// bucket included.
+// visitVisitsBySiteKey is the primary key of e in visits_by_site.
 func visitVisitsBySiteKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID}
 }
 
-// visitVisitsBySiteScan reads one row of visits_by_site into e; false when
-// there is none.
+// visitVisitsBySiteScan scans a row of visits_by_site into e.
 func visitVisitsBySiteScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
-// visitVisitsBySiteClustering is the clustering key of e in visits_by_site, in
-// order.
+// visitVisitsBySiteClustering is the clustering key of e in visits_by_site.
 func visitVisitsBySiteClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
 
-// visitVisitsBySiteCompare orders rows of visits_by_site as its clustering
-// order does.
+// visitVisitsBySiteCompare orders rows of visits_by_site as Cassandra does.
 func visitVisitsBySiteCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -3414,31 +2829,29 @@ var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // visitVisitsBySiteDayRow binds the Insert statement of visits_by_site_day for
-// e, written at ts; visits_by_site_day has no column to leave unset.
+// e at ts.
 func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
 
-// visitVisitsBySiteDayKey is the primary key of e in visits_by_site_day, in
-// order, bucket included.
+// visitVisitsBySiteDayKey is the primary key of e in visits_by_site_day.
 func visitVisitsBySiteDayKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID}
 }
 
-// visitVisitsBySiteDayScan reads one row of visits_by_site_day into e; false
-// when there is none.
+// visitVisitsBySiteDayScan scans a row of visits_by_site_day into e.
 func visitVisitsBySiteDayScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
 // visitVisitsBySiteDayClustering is the clustering key of e in
-// visits_by_site_day, in order.
+// visits_by_site_day.
 func visitVisitsBySiteDayClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
 
-// visitVisitsBySiteDayCompare orders rows of visits_by_site_day as its
-// clustering order does.
+// visitVisitsBySiteDayCompare orders rows of visits_by_site_day as Cassandra
+// does.
 func visitVisitsBySiteDayCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -3475,32 +2888,28 @@ var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// visitVisitsByPageRow binds the Insert statement of visits_by_page for e,
-// written at ts; visits_by_page has no column to leave unset.
+// visitVisitsByPageRow binds the Insert statement of visits_by_page for e at
+// ts.
 func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Page, e.VisitID, e.Site, ts}
 }
 
-// visitVisitsByPageKey is the primary key of e in visits_by_page, in order,
-// bucket included.
+// visitVisitsByPageKey is the primary key of e in visits_by_page.
 func visitVisitsByPageKey(e *Visit) []any {
 	return []any{e.Page, e.VisitID}
 }
 
-// visitVisitsByPageScan reads one row of visits_by_page into e; false when
-// there is none.
+// visitVisitsByPageScan scans a row of visits_by_page into e.
 func visitVisitsByPageScan(it cqlgen.Iter, e *VisitsByPageRow) bool {
 	return it.Scan(&e.Page, &e.VisitID, &e.Site)
 }
 
-// visitVisitsByPageClustering is the clustering key of e in visits_by_page, in
-// order.
+// visitVisitsByPageClustering is the clustering key of e in visits_by_page.
 func visitVisitsByPageClustering(e *VisitsByPageRow) []any {
 	return []any{e.VisitID}
 }
 
-// visitVisitsByPageCompare orders rows of visits_by_page as its clustering
-// order does.
+// visitVisitsByPageCompare orders rows of visits_by_page as Cassandra does.
 func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
 	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
 		return c
@@ -3509,15 +2918,14 @@ func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
 }
 
 // VisitRepo reads and writes Visit in its tables (visits, visits_by_user,
-// visits_by_site, visits_by_site_day, visits_by_page), keeping every copy in
-// step; visits is the source of truth.
+// visits_by_site, visits_by_site_day, visits_by_page), kept in step with
+// visits.
 type VisitRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewVisitRepo returns a repository of Visit on s. The default strategy is a
-// logged batch.
+// NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -3528,28 +2936,16 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 // visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if e.VisitID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "visits_by_user",
-		}
+		return cqlgenimpl.EmptyKey("visits_by_user", "user_id")
 	}
 	if e.Site == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "visits_by_site",
-		}
+		return cqlgenimpl.EmptyKey("visits_by_site", "site")
 	}
 	if e.Page == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "visits_by_page",
-		}
+		return cqlgenimpl.EmptyKey("visits_by_page", "page")
 	}
 	return nil
 }
@@ -3558,16 +2954,12 @@ func visitCheck(e *Visit) error {
 // source of truth, is empty.
 func visitCheckKey(e *Visit) error {
 	if e.VisitID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	return nil
 }
 
-// visitWrites is the write protocol of Visit: its source of truth, visits, and
-// the tables the protocol keeps in step with it.
+// visitWrites is the write protocol of Visit.
 var visitWrites = &cqlgenimpl.Entity[Visit]{
 	Canonical: visitVisits,
 	State:     visitVisitsState,
@@ -3608,18 +3000,11 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 	},
 }
 
-// Insert writes e to every table of Visit, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on visits, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Visit, leaving nil pointers
+// and empty collections unset, through the write protocol on visits
+// (docs/repositories.md, The write protocol).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3627,19 +3012,11 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Visit whose key in visits is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on visits's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Visit with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// visits (docs/repositories.md, The write protocol).
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3647,16 +3024,11 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Visit whose key in visits is e's from every table; the
-// rows of the other tables are found from visits's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Visit with e's key from every table (e needs only its
+// key), through the write protocol on visits (docs/repositories.md, The write
+// protocol).
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -3664,47 +3036,25 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Visit with the given key from visits, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Visit since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Visit with the given key from visits with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (_ *Visit, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "GetVersioned").End(&err)
 	if visitID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	e := &Visit{}
 	e.VisitID = visitID
 	return cqlgenimpl.Versioned(ctx, r.s, visitWrites, e)
 }
 
-// Modify reads the Visit with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Visit since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// visits (cqlgen.ErrKeyChanged). It returns the Visit written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Visit with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Modify").End(&err)
 	if visitID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	e := &Visit{}
 	e.VisitID = visitID
@@ -3720,56 +3070,38 @@ func (r *VisitRepo) Entity() string {
 	return "Visit"
 }
 
-// Tables lists the tables of Visit that Repair and Backfill write: every one
-// but visits, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but visits.
 func (r *VisitRepo) Tables() []string {
 	return []string{"visits_by_user", "visits_by_site", "visits_by_site_day", "visits_by_page"}
 }
 
-// Verify compares every table of Visit with what visits, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Visit's tables missing, stale or orphaned against
+// visits; it writes nothing.
 func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Visit wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", true, o)
 }
 
-// Backfill writes every row visits implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row visits implies into table; with o.Job it resumes
+// where it stopped.
 func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, visitWrites, "Visit", table, o)
 }
 
-// Get reads the Visit with the given key from visits, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
+// there is none.
 func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
 	if visitID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	var e Visit
 	e.VisitID = visitID
@@ -3783,22 +3115,14 @@ func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err erro
 	return &row, nil
 }
 
-// GetMany reads the Visits with the given visit_id values from visits, the
-// source of truth, in one query (visit_id IN ?): Rows[i] is the Visit of
-// visitIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Visits with the given visit_id values from visits in one
+// query: Rows[i] is visitIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (_ cqlgen.Found[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "GetMany").End(&err)
 	for _, k := range visitIDs {
 		if k == "" {
-			return cqlgen.Found[Visit]{}, &cqlgen.EmptyKeyError{
-				Column: "visit_id",
-				Table:  "visits",
-			}
+			return cqlgen.Found[Visit]{}, cqlgenimpl.EmptyKey("visits", "visit_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, visitVisits, []any{}, visitIDs, r.opts.MaxKeys, visitVisitsScan, func(e *Visit) string {
@@ -3822,39 +3146,26 @@ type VisitsByUserOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// visitVisitsByUserRead is the static part of a VisitsByUser read.
+var visitVisitsByUserRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsByUserCompare,
+	Key:     visitVisitsByUserClustering,
+	Scan:    visitVisitsByUserScan,
+	Table:   visitVisitsByUser,
+}
+
 // VisitsByUser reads a user's visits, newest first, from visits_by_user, in
 // pages: one partition, in clustering order.
 func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "visits_by_user",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_user", "user_id")
 	}
 	if o == nil {
 		o = &VisitsByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:   visitVisitsByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      visitVisitsByUserScan,
-		Table:     visitVisitsByUser,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3874,43 +3185,28 @@ type VisitsBySiteOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// visitVisitsBySiteRead is the static part of a VisitsBySite read.
+var visitVisitsBySiteRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare:     visitVisitsBySiteCompare,
+	HashBuckets: 8,
+	Key:         visitVisitsBySiteClustering,
+	Scan:        visitVisitsBySiteScan,
+	Table:       visitVisitsBySite,
+}
+
 // VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
 // in pages: all 8 hash buckets read in parallel and merged in clustering
 // order.
 func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsBySite")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsBySite").End(&err)
 	if site == "" {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "visits_by_site",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_site", "site")
 	}
 	if o == nil {
 		o = &VisitsBySiteOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:     visitVisitsBySiteCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 8,
-		Key:         visitVisitsBySiteClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{site},
-		Scan:        visitVisitsBySiteScan,
-		Scatter:     r.opts.Scatter,
-		Table:       visitVisitsBySite,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsBySiteRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -3936,19 +3232,21 @@ type VisitsBySiteDayOptions struct {
 	LookBack int
 }
 
+// visitVisitsBySiteDayRead is the static part of a VisitsBySiteDay read.
+var visitVisitsBySiteDayRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsBySiteDayCompare,
+	Key:     visitVisitsBySiteDayClustering,
+	Scan:    visitVisitsBySiteDayScan,
+	Table:   visitVisitsBySiteDay,
+}
+
 // VisitsBySiteDay reads a site's visits, a partition a day, from
 // visits_by_site_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsBySiteDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsBySiteDay").End(&err)
 	if site == "" {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "visits_by_site_day",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_site_day", "site")
 	}
 	if o == nil {
 		o = &VisitsBySiteDayOptions{}
@@ -3958,28 +3256,9 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:     visitVisitsBySiteDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         visitVisitsBySiteDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{site},
-		Scan:        visitVisitsBySiteDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       visitVisitsBySiteDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsBySiteDayRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4000,39 +3279,26 @@ type VisitsByPageOptions struct {
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
+// visitVisitsByPageRead is the static part of a VisitsByPage read.
+var visitVisitsByPageRead = cqlgenimpl.ReadSpec[VisitsByPageRow]{
+	Compare: visitVisitsByPageCompare,
+	Key:     visitVisitsByPageClustering,
+	Scan:    visitVisitsByPageScan,
+	Table:   visitVisitsByPage,
+}
+
 // VisitsByPage reads the visits of a page, storing only their site, from
 // visits_by_page, in pages: one partition, in clustering order.
 func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (_ cqlgen.Page[VisitsByPageRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "VisitsByPage")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsByPage").End(&err)
 	if page == "" {
-		return cqlgen.Page[VisitsByPageRow]{}, &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "visits_by_page",
-		}
+		return cqlgen.Page[VisitsByPageRow]{}, cqlgenimpl.EmptyKey("visits_by_page", "page")
 	}
 	if o == nil {
 		o = &VisitsByPageOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[VisitsByPageRow]{
-		Compare:   visitVisitsByPageCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsByPageClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{page},
-		Scan:      visitVisitsByPageScan,
-		Table:     visitVisitsByPage,
-	}
-	if o.VisitIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.VisitIDFrom, o.VisitIDFromExclusive
-	}
-	if o.VisitIDTo != nil {
-		spec.To, spec.ToInclusive = *o.VisitIDTo, o.VisitIDToInclusive
-	}
+	spec := visitVisitsByPageRead.With([]any{page}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4074,7 +3340,7 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	}
 }
 
-// lineLinesState binds the State statement of lines: the primary key of e.
+// lineLinesState binds the State statement of lines.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
@@ -4087,37 +3353,32 @@ func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	return
 }
 
-// lineLinesData is every column of e's row in lines, in table order.
+// lineLinesData is e's row in lines.
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.Edits, e.Status, e.Qty}
 }
 
-// lineLinesChange binds the Change statement of lines: it sets e's values, and
-// the statics' version to c.Static, at version c.TS, if the version is still
-// c.Old and the statics' version c.OldStatic.
+// lineLinesChange binds the Change statement of lines.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesRemove binds the Remove statement of lines: it leaves a grave of e,
-// at version c.TS, if the version is still c.Old and the statics' version
-// c.OldStatic.
+// lineLinesRemove binds the Remove statement of lines.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesSettle binds the Settle statement of lines: it clears the pending
-// record of e's row if the version is still version.
+// lineLinesSettle binds the Settle statement of lines.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
 
-// lineLinesClustering is the clustering key of e in lines, in order.
+// lineLinesClustering is the clustering key of e in lines.
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
 
-// lineLinesCompare orders rows of lines as its clustering order does.
+// lineLinesCompare orders rows of lines as Cassandra does.
 func lineLinesCompare(a, b *Line) int {
 	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
 		return c
@@ -4153,32 +3414,28 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesByStatusRow binds the Insert statement of lines_by_status for e,
-// written at ts; lines_by_status has no column to leave unset.
+// lineLinesByStatusRow binds the Insert statement of lines_by_status for e at
+// ts.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
 
-// lineLinesByStatusKey is the primary key of e in lines_by_status, in order,
-// bucket included.
+// lineLinesByStatusKey is the primary key of e in lines_by_status.
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusScan reads one row of lines_by_status into e; false when
-// there is none.
+// lineLinesByStatusScan scans a row of lines_by_status into e.
 func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
 
-// lineLinesByStatusClustering is the clustering key of e in lines_by_status,
-// in order.
+// lineLinesByStatusClustering is the clustering key of e in lines_by_status.
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusCompare orders rows of lines_by_status as its clustering
-// order does.
+// lineLinesByStatusCompare orders rows of lines_by_status as Cassandra does.
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -4220,14 +3477,12 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // lineLinesByOrderStatusRow binds the Insert statement of
-// lines_by_order_status for e, written at ts; lines_by_order_status has no
-// column to leave unset.
+// lines_by_order_status for e at ts.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
 
-// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status,
-// in order, bucket included.
+// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status.
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
@@ -4248,13 +3503,13 @@ func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 }
 
 // lineLinesByOrderStatusClustering is the clustering key of e in
-// lines_by_order_status, in order.
+// lines_by_order_status.
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
 
-// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as its
-// clustering order does.
+// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as
+// Cassandra does.
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -4266,15 +3521,13 @@ func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 }
 
 // LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), keeping every copy in step; lines is the source of
-// truth.
+// lines_by_order_status), kept in step with lines.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewLineRepo returns a repository of Line on s. The default strategy is a
-// logged batch.
+// NewLineRepo returns a repository of Line on s.
 func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
 	return &LineRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -4285,16 +3538,10 @@ func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
 // lineCheck rejects a Line whose partition key values are empty.
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	return nil
 }
@@ -4303,16 +3550,12 @@ func lineCheck(e *Line) error {
 // of truth, is empty.
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	return nil
 }
 
-// lineWrites is the write protocol of Line: its source of truth, lines, and
-// the tables the protocol keeps in step with it.
+// lineWrites is the write protocol of Line.
 var lineWrites = &cqlgenimpl.Entity[Line]{
 	Canonical: lineLines,
 	State:     lineLinesState,
@@ -4339,18 +3582,11 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 	},
 }
 
-// Insert writes e to every table of Line, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on lines, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Line, leaving nil pointers
+// and empty collections unset, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4358,19 +3594,11 @@ func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Line whose key in lines is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on lines's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Line with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4378,16 +3606,11 @@ func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Line whose key in lines is e's from every table; the rows
-// of the other tables are found from lines's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Line with e's key from every table (e needs only its
+// key), through the write protocol on lines (docs/repositories.md, The write
+// protocol).
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -4395,20 +3618,12 @@ func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Line with the given key from lines, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Line since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Line with the given key from lines with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -4416,27 +3631,13 @@ func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID stri
 	return cqlgenimpl.Versioned(ctx, r.s, lineWrites, e)
 }
 
-// Modify reads the Line with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Line since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// lines (cqlgen.ErrKeyChanged). It returns the Line written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Line with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -4453,56 +3654,38 @@ func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables of Line that Repair and Backfill write: every one
-// but lines, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but lines.
 func (r *LineRepo) Tables() []string {
 	return []string{"lines_by_status", "lines_by_order_status"}
 }
 
-// Verify compares every table of Line with what lines, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Line's tables missing, stale or orphaned against
+// lines; it writes nothing.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Line wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
-// Backfill writes every row lines implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row lines implies into table; with o.Job it resumes
+// where it stopped.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
 }
 
-// Get reads the Line with the given key from lines, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
+// there is none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	var e Line
 	e.OrderID = orderID
@@ -4533,39 +3716,26 @@ type LinesOptions struct {
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
+// lineLinesRead is the static part of a Lines read.
+var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
+	Compare: lineLinesCompare,
+	Key:     lineLinesClustering,
+	Scan:    lineLinesScan,
+	Table:   lineLines,
+}
+
 // Lines reads an order's lines, from lines, in pages: one partition, in
 // clustering order.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Lines")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Lines").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[Line]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgen.Page[Line]{}, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if o == nil {
 		o = &LinesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Line]{
-		Compare:   lineLinesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesScan,
-		Table:     lineLines,
-	}
-	if o.ItemIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ItemIDFrom, o.ItemIDFromExclusive
-	}
-	if o.ItemIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ItemIDTo, o.ItemIDToInclusive
-	}
+	spec := lineLinesRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4586,39 +3756,26 @@ type LinesByStatusOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// lineLinesByStatusRead is the static part of a LinesByStatus read.
+var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
+	Compare: lineLinesByStatusCompare,
+	Key:     lineLinesByStatusClustering,
+	Scan:    lineLinesByStatusScan,
+	Table:   lineLinesByStatus,
+}
+
 // LinesByStatus reads lines by status, from lines_by_status, in pages: one
 // partition, in clustering order.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByStatus").End(&err)
 	if status == "" {
-		return cqlgen.Page[LinesByStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgen.Page[LinesByStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	if o == nil {
 		o = &LinesByStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByStatusRow]{
-		Compare:   lineLinesByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{status},
-		Scan:      lineLinesByStatusScan,
-		Table:     lineLinesByStatus,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := lineLinesByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4639,39 +3796,26 @@ type LinesByOrderStatusOptions struct {
 	StatusFromExclusive, StatusToInclusive bool
 }
 
+// lineLinesByOrderStatusRead is the static part of a LinesByOrderStatus read.
+var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
+	Compare: lineLinesByOrderStatusCompare,
+	Key:     lineLinesByOrderStatusClustering,
+	Scan:    lineLinesByOrderStatusScan,
+	Table:   lineLinesByOrderStatus,
+}
+
 // LinesByOrderStatus reads an order's lines by status, with its user, from
 // lines_by_order_status, in pages: one partition, in clustering order.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByOrderStatus").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[LinesByOrderStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines_by_order_status",
-		}
+		return cqlgen.Page[LinesByOrderStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_order_status", "order_id")
 	}
 	if o == nil {
 		o = &LinesByOrderStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-		Compare:   lineLinesByOrderStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByOrderStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesByOrderStatusScan,
-		Table:     lineLinesByOrderStatus,
-	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
+	spec := lineLinesByOrderStatusRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -4712,7 +3856,7 @@ func partPartsScan(it cqlgen.Iter, e *Part) bool {
 	}
 }
 
-// partPartsState binds the State statement of parts: the primary key of e.
+// partPartsState binds the State statement of parts.
 func partPartsState(e *Part) []any {
 	return []any{e.OrderID, e.PartID}
 }
@@ -4725,37 +3869,32 @@ func partPartsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Part], ok bool) {
 	return
 }
 
-// partPartsData is every column of e's row in parts, in table order.
+// partPartsData is e's row in parts.
 func partPartsData(e *Part) []any {
 	return []any{e.OrderID, e.PartID, e.Owner, e.Kind, e.Qty}
 }
 
-// partPartsChange binds the Change statement of parts: it sets e's values, and
-// the statics' version to c.Static, at version c.TS, if the version is still
-// c.Old and the statics' version c.OldStatic.
+// partPartsChange binds the Change statement of parts.
 func partPartsChange(e *Part, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
-// partPartsRemove binds the Remove statement of parts: it leaves a grave of e,
-// at version c.TS, if the version is still c.Old and the statics' version
-// c.OldStatic.
+// partPartsRemove binds the Remove statement of parts.
 func partPartsRemove(e *Part, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
-// partPartsSettle binds the Settle statement of parts: it clears the pending
-// record of e's row if the version is still version.
+// partPartsSettle binds the Settle statement of parts.
 func partPartsSettle(e *Part, version int64) []any {
 	return []any{e.OrderID, e.PartID, version}
 }
 
-// partPartsClustering is the clustering key of e in parts, in order.
+// partPartsClustering is the clustering key of e in parts.
 func partPartsClustering(e *Part) []any {
 	return []any{e.PartID}
 }
 
-// partPartsCompare orders rows of parts as its clustering order does.
+// partPartsCompare orders rows of parts as Cassandra does.
 func partPartsCompare(a, b *Part) int {
 	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
 		return c
@@ -4791,32 +3930,27 @@ var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// partPartsByKindRow binds the Insert statement of parts_by_kind for e,
-// written at ts; parts_by_kind has no column to leave unset.
+// partPartsByKindRow binds the Insert statement of parts_by_kind for e at ts.
 func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
 	return []any{e.Kind, e.OrderID, e.PartID, e.Qty, ts}
 }
 
-// partPartsByKindKey is the primary key of e in parts_by_kind, in order,
-// bucket included.
+// partPartsByKindKey is the primary key of e in parts_by_kind.
 func partPartsByKindKey(e *Part) []any {
 	return []any{e.Kind, e.OrderID, e.PartID}
 }
 
-// partPartsByKindScan reads one row of parts_by_kind into e; false when there
-// is none.
+// partPartsByKindScan scans a row of parts_by_kind into e.
 func partPartsByKindScan(it cqlgen.Iter, e *PartsByKindRow) bool {
 	return it.Scan(&e.Kind, &e.OrderID, &e.PartID, &e.Qty)
 }
 
-// partPartsByKindClustering is the clustering key of e in parts_by_kind, in
-// order.
+// partPartsByKindClustering is the clustering key of e in parts_by_kind.
 func partPartsByKindClustering(e *PartsByKindRow) []any {
 	return []any{e.OrderID, e.PartID}
 }
 
-// partPartsByKindCompare orders rows of parts_by_kind as its clustering order
-// does.
+// partPartsByKindCompare orders rows of parts_by_kind as Cassandra does.
 func partPartsByKindCompare(a, b *PartsByKindRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -4827,15 +3961,14 @@ func partPartsByKindCompare(a, b *PartsByKindRow) int {
 	return 0
 }
 
-// PartRepo reads and writes Part in its tables (parts, parts_by_kind), keeping
-// every copy in step; parts is the source of truth.
+// PartRepo reads and writes Part in its tables (parts, parts_by_kind), kept in
+// step with parts.
 type PartRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewPartRepo returns a repository of Part on s. The default strategy is a
-// logged batch.
+// NewPartRepo returns a repository of Part on s.
 func NewPartRepo(s cqlgen.Session, opts ...cqlgen.Option) *PartRepo {
 	return &PartRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -4846,16 +3979,10 @@ func NewPartRepo(s cqlgen.Session, opts ...cqlgen.Option) *PartRepo {
 // partCheck rejects a Part whose partition key values are empty.
 func partCheck(e *Part) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	if e.Kind == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "parts_by_kind",
-		}
+		return cqlgenimpl.EmptyKey("parts_by_kind", "kind")
 	}
 	return nil
 }
@@ -4864,16 +3991,12 @@ func partCheck(e *Part) error {
 // of truth, is empty.
 func partCheckKey(e *Part) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	return nil
 }
 
-// partWrites is the write protocol of Part: its source of truth, parts, and
-// the tables the protocol keeps in step with it.
+// partWrites is the write protocol of Part.
 var partWrites = &cqlgenimpl.Entity[Part]{
 	Canonical: partParts,
 	State:     partPartsState,
@@ -4893,18 +4016,11 @@ var partWrites = &cqlgenimpl.Entity[Part]{
 	},
 }
 
-// Insert writes e to every table of Part, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on parts, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Part, leaving nil pointers
+// and empty collections unset, through the write protocol on parts
+// (docs/repositories.md, The write protocol).
 func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4912,19 +4028,11 @@ func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Part whose key in parts is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on parts's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Part with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on parts
+// (docs/repositories.md, The write protocol).
 func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4932,16 +4040,11 @@ func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Part whose key in parts is e's from every table; the rows
-// of the other tables are found from parts's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Part with e's key from every table (e needs only its
+// key), through the write protocol on parts (docs/repositories.md, The write
+// protocol).
 func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, partCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -4949,20 +4052,12 @@ func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Part with the given key from parts, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Part since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Part with the given key from parts with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (_ *Part, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	e := &Part{}
 	e.OrderID = orderID
@@ -4970,27 +4065,13 @@ func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID stri
 	return cqlgenimpl.Versioned(ctx, r.s, partWrites, e)
 }
 
-// Modify reads the Part with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Part since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// parts (cqlgen.ErrKeyChanged). It returns the Part written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Part with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (_ *Part, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return nil, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	e := &Part{}
 	e.OrderID = orderID
@@ -5007,56 +4088,38 @@ func (r *PartRepo) Entity() string {
 	return "Part"
 }
 
-// Tables lists the tables of Part that Repair and Backfill write: every one
-// but parts, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but parts.
 func (r *PartRepo) Tables() []string {
 	return []string{"parts_by_kind"}
 }
 
-// Verify compares every table of Part with what parts, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Part's tables missing, stale or orphaned against
+// parts; it writes nothing.
 func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Part wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", true, o)
 }
 
-// Backfill writes every row parts implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row parts implies into table; with o.Job it resumes
+// where it stopped.
 func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, partWrites, "Part", table, o)
 }
 
-// Get reads the Part with the given key from parts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Part with the given key from parts; cqlgen.ErrNotFound if
+// there is none.
 func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *Part, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return nil, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	var e Part
 	e.OrderID = orderID
@@ -5087,39 +4150,26 @@ type PartsOptions struct {
 	PartIDFromExclusive, PartIDToInclusive bool
 }
 
+// partPartsRead is the static part of a Parts read.
+var partPartsRead = cqlgenimpl.ReadSpec[Part]{
+	Compare: partPartsCompare,
+	Key:     partPartsClustering,
+	Scan:    partPartsScan,
+	Table:   partParts,
+}
+
 // Parts reads an order's parts, from parts, in pages: one partition, in
 // clustering order.
 func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (_ cqlgen.Page[Part], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "Parts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Parts").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[Part]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return cqlgen.Page[Part]{}, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	if o == nil {
 		o = &PartsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Part]{
-		Compare:   partPartsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       partPartsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      partPartsScan,
-		Table:     partParts,
-	}
-	if o.PartIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.PartIDFrom, o.PartIDFromExclusive
-	}
-	if o.PartIDTo != nil {
-		spec.To, spec.ToInclusive = *o.PartIDTo, o.PartIDToInclusive
-	}
+	spec := partPartsRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PartIDFrom, o.PartIDTo, o.PartIDFromExclusive, o.PartIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -5140,38 +4190,25 @@ type PartsByKindOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// partPartsByKindRead is the static part of a PartsByKind read.
+var partPartsByKindRead = cqlgenimpl.ReadSpec[PartsByKindRow]{
+	Compare: partPartsByKindCompare,
+	Key:     partPartsByKindClustering,
+	Scan:    partPartsByKindScan,
+	Table:   partPartsByKind,
+}
+
 // PartsByKind reads parts by kind, from parts_by_kind, in pages: one
 // partition, in clustering order.
 func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindOptions) (_ cqlgen.Page[PartsByKindRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Part", "PartsByKind")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "PartsByKind").End(&err)
 	if kind == "" {
-		return cqlgen.Page[PartsByKindRow]{}, &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "parts_by_kind",
-		}
+		return cqlgen.Page[PartsByKindRow]{}, cqlgenimpl.EmptyKey("parts_by_kind", "kind")
 	}
 	if o == nil {
 		o = &PartsByKindOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[PartsByKindRow]{
-		Compare:   partPartsByKindCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       partPartsByKindClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{kind},
-		Scan:      partPartsByKindScan,
-		Table:     partPartsByKind,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := partPartsByKindRead.With([]any{kind}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

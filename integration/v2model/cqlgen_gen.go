@@ -60,8 +60,7 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	}
 }
 
-// ticketTicketsState binds the State statement of tickets: the primary key of
-// e.
+// ticketTicketsState binds the State statement of tickets.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.TicketID}
 }
@@ -73,25 +72,22 @@ func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool
 	return
 }
 
-// ticketTicketsData is every column of e's row in tickets, in table order.
+// ticketTicketsData is e's row in tickets.
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.TicketID, e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits}
 }
 
-// ticketTicketsChange binds the Change statement of tickets: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// ticketTicketsChange binds the Change statement of tickets.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
-// ticketTicketsRemove binds the Remove statement of tickets: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// ticketTicketsRemove binds the Remove statement of tickets.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
-// ticketTicketsSettle binds the Settle statement of tickets: it clears the
-// pending record of e's row if the version is still version.
+// ticketTicketsSettle binds the Settle statement of tickets.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.TicketID, version}
 }
@@ -122,32 +118,30 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketTicketsByQueueRow binds the Insert statement of tickets_by_queue for
-// e, written at ts; tickets_by_queue has no column to leave unset.
+// ticketTicketsByQueueRow binds the Insert statement of tickets_by_queue for e
+// at ts.
 func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
 
-// ticketTicketsByQueueKey is the primary key of e in tickets_by_queue, in
-// order, bucket included.
+// ticketTicketsByQueueKey is the primary key of e in tickets_by_queue.
 func ticketTicketsByQueueKey(e *Ticket) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByQueueScan reads one row of tickets_by_queue into e; false
-// when there is none.
+// ticketTicketsByQueueScan scans a row of tickets_by_queue into e.
 func ticketTicketsByQueueScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
 // ticketTicketsByQueueClustering is the clustering key of e in
-// tickets_by_queue, in order.
+// tickets_by_queue.
 func ticketTicketsByQueueClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByQueueCompare orders rows of tickets_by_queue as its
-// clustering order does.
+// ticketTicketsByQueueCompare orders rows of tickets_by_queue as Cassandra
+// does.
 func ticketTicketsByQueueCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -186,32 +180,30 @@ var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketTicketsByOwnerRow binds the Insert statement of tickets_by_owner for
-// e, written at ts; tickets_by_owner has no column to leave unset.
+// ticketTicketsByOwnerRow binds the Insert statement of tickets_by_owner for e
+// at ts.
 func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Owner, e.TicketID, e.Queue, e.Subject, ts}
 }
 
-// ticketTicketsByOwnerKey is the primary key of e in tickets_by_owner, in
-// order, bucket included.
+// ticketTicketsByOwnerKey is the primary key of e in tickets_by_owner.
 func ticketTicketsByOwnerKey(e *Ticket) []any {
 	return []any{e.Owner, e.TicketID}
 }
 
-// ticketTicketsByOwnerScan reads one row of tickets_by_owner into e; false
-// when there is none.
+// ticketTicketsByOwnerScan scans a row of tickets_by_owner into e.
 func ticketTicketsByOwnerScan(it cqlgen.Iter, e *TicketsByOwnerRow) bool {
 	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
 }
 
 // ticketTicketsByOwnerClustering is the clustering key of e in
-// tickets_by_owner, in order.
+// tickets_by_owner.
 func ticketTicketsByOwnerClustering(e *TicketsByOwnerRow) []any {
 	return []any{e.TicketID}
 }
 
-// ticketTicketsByOwnerCompare orders rows of tickets_by_owner as its
-// clustering order does.
+// ticketTicketsByOwnerCompare orders rows of tickets_by_owner as Cassandra
+// does.
 func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
 		return c
@@ -247,32 +239,30 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// ticketTicketsByBoardRow binds the Insert statement of tickets_by_board for
-// e, written at ts; tickets_by_board has no column to leave unset.
+// ticketTicketsByBoardRow binds the Insert statement of tickets_by_board for e
+// at ts.
 func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID, e.Queue, e.Owner, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
 
-// ticketTicketsByBoardKey is the primary key of e in tickets_by_board, in
-// order, bucket included.
+// ticketTicketsByBoardKey is the primary key of e in tickets_by_board.
 func ticketTicketsByBoardKey(e *Ticket) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByBoardScan reads one row of tickets_by_board into e; false
-// when there is none.
+// ticketTicketsByBoardScan scans a row of tickets_by_board into e.
 func ticketTicketsByBoardScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
 // ticketTicketsByBoardClustering is the clustering key of e in
-// tickets_by_board, in order.
+// tickets_by_board.
 func ticketTicketsByBoardClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByBoardCompare orders rows of tickets_by_board as its
-// clustering order does.
+// ticketTicketsByBoardCompare orders rows of tickets_by_board as Cassandra
+// does.
 func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -311,32 +301,28 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// ticketTicketsByDayRow binds the Insert statement of tickets_by_day for e,
-// written at ts; tickets_by_day has no column to leave unset.
+// ticketTicketsByDayRow binds the Insert statement of tickets_by_day for e at
+// ts.
 func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
 
-// ticketTicketsByDayKey is the primary key of e in tickets_by_day, in order,
-// bucket included.
+// ticketTicketsByDayKey is the primary key of e in tickets_by_day.
 func ticketTicketsByDayKey(e *Ticket) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByDayScan reads one row of tickets_by_day into e; false when
-// there is none.
+// ticketTicketsByDayScan scans a row of tickets_by_day into e.
 func ticketTicketsByDayScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
-// ticketTicketsByDayClustering is the clustering key of e in tickets_by_day,
-// in order.
+// ticketTicketsByDayClustering is the clustering key of e in tickets_by_day.
 func ticketTicketsByDayClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByDayCompare orders rows of tickets_by_day as its clustering
-// order does.
+// ticketTicketsByDayCompare orders rows of tickets_by_day as Cassandra does.
 func ticketTicketsByDayCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -385,32 +371,31 @@ var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // ticketOpenTicketsByAssigneeRow binds the Insert statement of
-// open_tickets_by_assignee for e, written at ts; open_tickets_by_assignee has
-// no column to leave unset.
+// open_tickets_by_assignee for e at ts.
 func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Assignee, e.TicketID, e.Queue, e.Status, e.Subject, ts}
 }
 
 // ticketOpenTicketsByAssigneeKey is the primary key of e in
-// open_tickets_by_assignee, in order, bucket included.
+// open_tickets_by_assignee.
 func ticketOpenTicketsByAssigneeKey(e *Ticket) []any {
 	return []any{e.Assignee, e.TicketID}
 }
 
-// ticketOpenTicketsByAssigneeScan reads one row of open_tickets_by_assignee
-// into e; false when there is none.
+// ticketOpenTicketsByAssigneeScan scans a row of open_tickets_by_assignee into
+// e.
 func ticketOpenTicketsByAssigneeScan(it cqlgen.Iter, e *OpenTicketsByAssigneeRow) bool {
 	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
 }
 
 // ticketOpenTicketsByAssigneeClustering is the clustering key of e in
-// open_tickets_by_assignee, in order.
+// open_tickets_by_assignee.
 func ticketOpenTicketsByAssigneeClustering(e *OpenTicketsByAssigneeRow) []any {
 	return []any{e.TicketID}
 }
 
 // ticketOpenTicketsByAssigneeCompare orders rows of open_tickets_by_assignee
-// as its clustering order does.
+// as Cassandra does.
 func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
 		return c
@@ -433,29 +418,26 @@ var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Unique:     true,
 })
 
-// ticketTicketByRefRow binds the Insert statement of tickets_by_ref for e,
-// written at ts; tickets_by_ref has no column to leave unset.
+// ticketTicketByRefRow binds the Insert statement of tickets_by_ref for e at
+// ts.
 func ticketTicketByRefRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Ref, e.TicketID, ts}
 }
 
-// ticketTicketByRefKey is the primary key of e in tickets_by_ref, in order,
-// bucket included.
+// ticketTicketByRefKey is the primary key of e in tickets_by_ref.
 func ticketTicketByRefKey(e *Ticket) []any {
 	return []any{e.Ref}
 }
 
 // TicketRepo reads and writes Ticket in its tables (tickets, tickets_by_queue,
 // tickets_by_owner, tickets_by_board, tickets_by_day,
-// open_tickets_by_assignee, tickets_by_ref), keeping every copy in step;
-// tickets is the source of truth.
+// open_tickets_by_assignee, tickets_by_ref), kept in step with tickets.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTicketRepo returns a repository of Ticket on s. The default strategy is a
-// logged batch.
+// NewTicketRepo returns a repository of Ticket on s.
 func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
 	return &TicketRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -467,34 +449,19 @@ func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
 // tables that hold it.
 func ticketCheck(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	if e.Queue == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "queue",
-			Table:  "tickets_by_queue",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_queue", "queue")
 	}
 	if e.Owner == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "tickets_by_owner",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_owner", "owner")
 	}
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tickets_by_board",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_board", "board")
 	}
 	if e.Ref == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "ref",
-			Table:  "tickets_by_ref",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_ref", "ref")
 	}
 	return nil
 }
@@ -503,16 +470,12 @@ func ticketCheck(e *Ticket) error {
 // source of truth, is empty.
 func ticketCheckKey(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	return nil
 }
 
-// ticketWrites is the write protocol of Ticket: its source of truth, tickets,
-// and the tables the protocol keeps in step with it.
+// ticketWrites is the write protocol of Ticket.
 var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	Canonical: ticketTickets,
 	State:     ticketTicketsState,
@@ -569,18 +532,11 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	},
 }
 
-// Insert writes e to every table of Ticket, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tickets, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Ticket, leaving nil pointers
+// and empty collections unset, through the write protocol on tickets
+// (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -588,19 +544,11 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Ticket whose key in tickets is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tickets's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Ticket with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tickets (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -608,16 +556,11 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Ticket whose key in tickets is e's from every table; the
-// rows of the other tables are found from tickets's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Ticket with e's key from every table (e needs only its
+// key), through the write protocol on tickets (docs/repositories.md, The write
+// protocol).
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -625,47 +568,25 @@ func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Ticket with the given key from tickets, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Ticket since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Ticket with the given key from tickets with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.TicketID = ticketID
 	return cqlgenimpl.Versioned(ctx, r.s, ticketWrites, e)
 }
 
-// Modify reads the Ticket with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Ticket since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in tickets (cqlgen.ErrKeyChanged). It returns the Ticket
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Ticket with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.TicketID = ticketID
@@ -681,57 +602,38 @@ func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables of Ticket that Repair and Backfill write: every one
-// but tickets, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tickets.
 func (r *TicketRepo) Tables() []string {
 	return []string{"tickets_by_queue", "tickets_by_owner", "tickets_by_board", "tickets_by_day", "open_tickets_by_assignee", "tickets_by_ref"}
 }
 
-// Verify compares every table of Ticket with what tickets, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Ticket's tables missing, stale or orphaned
+// against tickets; it writes nothing.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Ticket wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
-// Backfill writes every row tickets implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tickets implies into table; with o.Job it resumes
+// where it stopped.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
 }
 
-// Get reads the Ticket with the given key from tickets, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
+// there is none.
 func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	var e Ticket
 	e.TicketID = ticketID
@@ -745,22 +647,14 @@ func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, e
 	return &row, nil
 }
 
-// GetMany reads the Tickets with the given ticket_id values from tickets, the
-// source of truth, in one query (ticket_id IN ?): Rows[i] is the Ticket of
-// ticketIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Tickets with the given ticket_id values from tickets in
+// one query: Rows[i] is ticketIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetMany").End(&err)
 	for _, k := range ticketIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
-				Column: "ticket_id",
-				Table:  "tickets",
-			}
+			return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
@@ -785,39 +679,26 @@ type TicketsByQueueOptions struct {
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
+// ticketTicketsByQueueRead is the static part of a TicketsByQueue read.
+var ticketTicketsByQueueRead = cqlgenimpl.ReadSpec[Ticket]{
+	Compare: ticketTicketsByQueueCompare,
+	Key:     ticketTicketsByQueueClustering,
+	Scan:    ticketTicketsByQueueScan,
+	Table:   ticketTicketsByQueue,
+}
+
 // TicketsByQueue reads a queue's tickets, newest first, from tickets_by_queue,
 // in pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *TicketsByQueueOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByQueue")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByQueue").End(&err)
 	if queue == "" {
-		return cqlgen.Page[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "queue",
-			Table:  "tickets_by_queue",
-		}
+		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_queue", "queue")
 	}
 	if o == nil {
 		o = &TicketsByQueueOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Ticket]{
-		Compare:   ticketTicketsByQueueCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketTicketsByQueueClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{queue},
-		Scan:      ticketTicketsByQueueScan,
-		Table:     ticketTicketsByQueue,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByQueueRead.With([]any{queue}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -838,39 +719,26 @@ type TicketsByOwnerOptions struct {
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
+// ticketTicketsByOwnerRead is the static part of a TicketsByOwner read.
+var ticketTicketsByOwnerRead = cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
+	Compare: ticketTicketsByOwnerCompare,
+	Key:     ticketTicketsByOwnerClustering,
+	Scan:    ticketTicketsByOwnerScan,
+	Table:   ticketTicketsByOwner,
+}
+
 // TicketsByOwner reads an owner's tickets by id, from tickets_by_owner, in
 // pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *TicketsByOwnerOptions) (_ cqlgen.Page[TicketsByOwnerRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByOwner")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByOwner").End(&err)
 	if owner == "" {
-		return cqlgen.Page[TicketsByOwnerRow]{}, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "tickets_by_owner",
-		}
+		return cqlgen.Page[TicketsByOwnerRow]{}, cqlgenimpl.EmptyKey("tickets_by_owner", "owner")
 	}
 	if o == nil {
 		o = &TicketsByOwnerOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
-		Compare:   ticketTicketsByOwnerCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketTicketsByOwnerClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{owner},
-		Scan:      ticketTicketsByOwnerScan,
-		Table:     ticketTicketsByOwner,
-	}
-	if o.TicketIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.TicketIDFrom, o.TicketIDFromExclusive
-	}
-	if o.TicketIDTo != nil {
-		spec.To, spec.ToInclusive = *o.TicketIDTo, o.TicketIDToInclusive
-	}
+	spec := ticketTicketsByOwnerRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -891,43 +759,28 @@ type TicketsByBoardOptions struct {
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
+// ticketTicketsByBoardRead is the static part of a TicketsByBoard read.
+var ticketTicketsByBoardRead = cqlgenimpl.ReadSpec[Ticket]{
+	Compare:     ticketTicketsByBoardCompare,
+	HashBuckets: 8,
+	Key:         ticketTicketsByBoardClustering,
+	Scan:        ticketTicketsByBoardScan,
+	Table:       ticketTicketsByBoard,
+}
+
 // TicketsByBoard reads a board's tickets over 8 hash buckets, newest first,
 // from tickets_by_board, in pages: all 8 hash buckets read in parallel and
 // merged in clustering order.
 func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *TicketsByBoardOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByBoard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByBoard").End(&err)
 	if board == "" {
-		return cqlgen.Page[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tickets_by_board",
-		}
+		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_board", "board")
 	}
 	if o == nil {
 		o = &TicketsByBoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Ticket]{
-		Compare:     ticketTicketsByBoardCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 8,
-		Key:         ticketTicketsByBoardClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{board},
-		Scan:        ticketTicketsByBoardScan,
-		Scatter:     r.opts.Scatter,
-		Table:       ticketTicketsByBoard,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -954,19 +807,21 @@ type TicketsByDayOptions struct {
 	LookBack int
 }
 
+// ticketTicketsByDayRead is the static part of a TicketsByDay read.
+var ticketTicketsByDayRead = cqlgenimpl.ReadSpec[Ticket]{
+	Compare: ticketTicketsByDayCompare,
+	Key:     ticketTicketsByDayClustering,
+	Scan:    ticketTicketsByDayScan,
+	Table:   ticketTicketsByDay,
+}
+
 // TicketsByDay reads a queue's tickets, newest first, a partition a day, from
 // tickets_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsByDayOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByDay").End(&err)
 	if queue == "" {
-		return cqlgen.Page[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "queue",
-			Table:  "tickets_by_day",
-		}
+		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_day", "queue")
 	}
 	if o == nil {
 		o = &TicketsByDayOptions{}
@@ -976,28 +831,9 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Ticket]{
-		Compare:     ticketTicketsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         ticketTicketsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{queue},
-		Scan:        ticketTicketsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       ticketTicketsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByDayRead.With([]any{queue}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1019,56 +855,37 @@ type OpenTicketsByAssigneeOptions struct {
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
+// ticketOpenTicketsByAssigneeRead is the static part of a
+// OpenTicketsByAssignee read.
+var ticketOpenTicketsByAssigneeRead = cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
+	Compare: ticketOpenTicketsByAssigneeCompare,
+	Key:     ticketOpenTicketsByAssigneeClustering,
+	Scan:    ticketOpenTicketsByAssigneeScan,
+	Table:   ticketOpenTicketsByAssignee,
+}
+
 // OpenTicketsByAssignee reads an assignee's open tickets, from
 // open_tickets_by_assignee, in pages: one partition, in clustering order.
 func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string, o *OpenTicketsByAssigneeOptions) (_ cqlgen.Page[OpenTicketsByAssigneeRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAssignee")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "OpenTicketsByAssignee").End(&err)
 	if assignee == "" {
-		return cqlgen.Page[OpenTicketsByAssigneeRow]{}, &cqlgen.EmptyKeyError{
-			Column: "assignee",
-			Table:  "open_tickets_by_assignee",
-		}
+		return cqlgen.Page[OpenTicketsByAssigneeRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_assignee", "assignee")
 	}
 	if o == nil {
 		o = &OpenTicketsByAssigneeOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
-		Compare:   ticketOpenTicketsByAssigneeCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketOpenTicketsByAssigneeClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{assignee},
-		Scan:      ticketOpenTicketsByAssigneeScan,
-		Table:     ticketOpenTicketsByAssignee,
-	}
-	if o.TicketIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.TicketIDFrom, o.TicketIDFromExclusive
-	}
-	if o.TicketIDTo != nil {
-		spec.To, spec.ToInclusive = *o.TicketIDTo, o.TicketIDToInclusive
-	}
+	spec := ticketOpenTicketsByAssigneeRead.With([]any{assignee}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// TicketByRef reads the Ticket that holds the given key of tickets_by_ref, a
-// unique key: the claim in tickets_by_ref names it, and tickets, the source of
-// truth, must still give it that key; cqlgen.ErrNotFound if no Ticket holds
-// it.
+// TicketByRef reads the Ticket that holds the given unique key of
+// tickets_by_ref; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Ticket", "TicketByRef")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketByRef").End(&err)
 	if ref == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ref",
-			Table:  "tickets_by_ref",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets_by_ref", "ref")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, ticketWrites, 5, []any{ref})
 }
@@ -1088,8 +905,7 @@ var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// queueLoadQueueLoadScan reads one row of queue_load into e; false when there
-// is none.
+// queueLoadQueueLoadScan scans a row of queue_load into e.
 func queueLoadQueueLoadScan(it cqlgen.Iter, e *QueueLoad) bool {
 	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
 }
@@ -1100,8 +916,7 @@ type QueueLoadRepo struct {
 	opts cqlgen.Options
 }
 
-// NewQueueLoadRepo returns a repository of QueueLoad on s. The default
-// strategy is a logged batch.
+// NewQueueLoadRepo returns a repository of QueueLoad on s.
 func NewQueueLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *QueueLoadRepo {
 	return &QueueLoadRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1112,26 +927,15 @@ func NewQueueLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *QueueLoadRepo {
 // queueLoadCheck rejects a QueueLoad whose partition key values are empty.
 func queueLoadCheck(e *QueueLoad) error {
 	if cqlgenimpl.IsZeroUUID(e.QueueID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "queue_id",
-			Table:  "queue_load",
-		}
+		return cqlgenimpl.EmptyKey("queue_load", "queue_id")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Opened, Closed), amounts that may be negative,
-// to the counters of the row with e's key in queue_load, creating it at zero
-// first if there is none, in one update. A counter update is not idempotent,
-// so it is sent once and never retried: an error is a *cqlgen.CounterError,
-// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
-// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
-// and the strategy does not apply.
+// Add adds e's counter fields (Opened, Closed) to the row with e's key in
+// queue_load, sent once, never retried (docs/repositories.md, Counter tables).
 func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1142,14 +946,10 @@ func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from queue_load. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from queue_load; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1162,18 +962,12 @@ func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the QueueLoad with the given key from queue_load, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the QueueLoad with the given key from queue_load;
+// cqlgen.ErrNotFound if there is none.
 func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLoad, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(queueID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "queue_id",
-			Table:  "queue_load",
-		}
+		return nil, cqlgenimpl.EmptyKey("queue_load", "queue_id")
 	}
 	var e QueueLoad
 	e.QueueID = queueID
@@ -1187,22 +981,14 @@ func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLo
 	return &row, nil
 }
 
-// GetMany reads the QueueLoads with the given queue_id values from queue_load,
-// the source of truth, in one query (queue_id IN ?): Rows[i] is the QueueLoad
-// of queueIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the QueueLoads with the given queue_id values from queue_load
+// in one query: Rows[i] is queueIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ cqlgen.Found[QueueLoad], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "QueueLoad", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "GetMany").End(&err)
 	for _, k := range queueIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[QueueLoad]{}, &cqlgen.EmptyKeyError{
-				Column: "queue_id",
-				Table:  "queue_load",
-			}
+			return cqlgen.Found[QueueLoad]{}, cqlgenimpl.EmptyKey("queue_load", "queue_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, queueLoadQueueLoad, []any{}, queueIDs, r.opts.MaxKeys, queueLoadQueueLoadScan, func(e *QueueLoad) gocql.UUID {
@@ -1229,18 +1015,17 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e, written at ts;
-// events has no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.Actor, e.Kind, ts}
 }
 
-// eventEventsScan reads one row of events into e; false when there is none.
+// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
 
-// eventEventsState binds the State statement of events: the primary key of e.
+// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
@@ -1254,12 +1039,12 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	return
 }
 
-// eventEventsClustering is the clustering key of e in events, in order.
+// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
+// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -1287,26 +1072,23 @@ var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByActorRow binds the Insert statement of events_by_actor for e,
-// written at ts; events_by_actor has no column to leave unset.
+// eventEventsByActorRow binds the Insert statement of events_by_actor for e at
+// ts.
 func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, ts}
 }
 
-// eventEventsByActorScan reads one row of events_by_actor into e; false when
-// there is none.
+// eventEventsByActorScan scans a row of events_by_actor into e.
 func eventEventsByActorScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
 }
 
-// eventEventsByActorClustering is the clustering key of e in events_by_actor,
-// in order.
+// eventEventsByActorClustering is the clustering key of e in events_by_actor.
 func eventEventsByActorClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsByActorCompare orders rows of events_by_actor as its clustering
-// order does.
+// eventEventsByActorCompare orders rows of events_by_actor as Cassandra does.
 func eventEventsByActorCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -1315,14 +1097,13 @@ func eventEventsByActorCompare(a, b *Event) int {
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_actor),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1333,16 +1114,10 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 // eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if e.Actor == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "actor",
-			Table:  "events_by_actor",
-		}
+		return cqlgenimpl.EmptyKey("events_by_actor", "actor")
 	}
 	return nil
 }
@@ -1351,25 +1126,15 @@ func eventCheck(e *Event) error {
 // source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1385,14 +1150,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1411,8 +1172,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
+// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -1433,56 +1193,38 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"events_by_actor"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Event's tables missing, stale or orphaned against
+// events; it writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table; with o.Job it resumes
+// where it stopped.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	var e Event
 	e.TicketID = ticketID
@@ -1514,39 +1256,26 @@ type EventsOptions struct {
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
+// eventEventsRead is the static part of a Events read.
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
+}
+
 // Events reads a ticket's events, newest first, from events, in pages: one
 // partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{ticketID},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1573,19 +1302,21 @@ type EventsByActorOptions struct {
 	LookBack int
 }
 
+// eventEventsByActorRead is the static part of a EventsByActor read.
+var eventEventsByActorRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByActorCompare,
+	Key:     eventEventsByActorClustering,
+	Scan:    eventEventsByActorScan,
+	Table:   eventEventsByActor,
+}
+
 // EventsByActor reads an actor's events, newest first, a partition a month,
 // from events_by_actor, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsByActorOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByActor")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByActor").End(&err)
 	if actor == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "actor",
-			Table:  "events_by_actor",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_actor", "actor")
 	}
 	if o == nil {
 		o = &EventsByActorOptions{}
@@ -1595,28 +1326,9 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:     eventEventsByActorCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         eventEventsByActorClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{actor},
-		Scan:        eventEventsByActorScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       eventEventsByActor,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsByActorRead.With([]any{actor}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1639,25 +1351,23 @@ var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// watcherWatchersRow binds the Insert statement of watchers for e, written at
-// ts. With unset, nil pointers and empty collections are left unset, writing
-// no tombstone; without, they clear their columns.
+// watcherWatchersRow binds the Insert statement of watchers for e at ts; unset
+// leaves nil pointers and empty collections unset.
 func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
 }
 
-// watcherWatchersScan reads one row of watchers into e; false when there is
-// none.
+// watcherWatchersScan scans a row of watchers into e.
 func watcherWatchersScan(it cqlgen.Iter, e *Watcher) bool {
 	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
 
-// watcherWatchersClustering is the clustering key of e in watchers, in order.
+// watcherWatchersClustering is the clustering key of e in watchers.
 func watcherWatchersClustering(e *Watcher) []any {
 	return []any{e.Watcher}
 }
 
-// watcherWatchersCompare orders rows of watchers as its clustering order does.
+// watcherWatchersCompare orders rows of watchers as Cassandra does.
 func watcherWatchersCompare(a, b *Watcher) int {
 	if c := cmp.Compare(a.Watcher, b.Watcher); c != 0 {
 		return c
@@ -1671,8 +1381,7 @@ type WatcherRepo struct {
 	opts cqlgen.Options
 }
 
-// NewWatcherRepo returns a repository of Watcher on s. The default strategy is
-// a logged batch.
+// NewWatcherRepo returns a repository of Watcher on s.
 func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
 	return &WatcherRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1683,26 +1392,16 @@ func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
 // watcherCheck rejects a Watcher whose partition key values are empty.
 func watcherCheck(e *Watcher) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "watchers",
-		}
+		return cqlgenimpl.EmptyKey("watchers", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to watchers, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to watchers, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -1717,19 +1416,10 @@ func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 	})
 }
 
-// InsertIfAbsent writes e to watchers only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in watchers unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (_ cqlgen.Inserted[Watcher], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Watcher]{}, err
@@ -1739,14 +1429,10 @@ func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cq
 	}, watcherWatchersScan)
 }
 
-// Update writes e over the row with its key in watchers. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in watchers; nil pointers and
+// empty collections clear their columns.
 func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -1758,10 +1444,7 @@ func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 
 // Delete removes the row with e's key from watchers.
 func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, watcherCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1774,18 +1457,12 @@ func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 	})
 }
 
-// Get reads the Watcher with the given key from watchers, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Watcher with the given key from watchers; cqlgen.ErrNotFound
+// if there is none.
 func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (_ *Watcher, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "watchers",
-		}
+		return nil, cqlgenimpl.EmptyKey("watchers", "ticket_id")
 	}
 	var e Watcher
 	e.TicketID = ticketID
@@ -1817,39 +1494,26 @@ type WatchersOptions struct {
 	WatcherFromExclusive, WatcherToInclusive bool
 }
 
+// watcherWatchersRead is the static part of a Watchers read.
+var watcherWatchersRead = cqlgenimpl.ReadSpec[Watcher]{
+	Compare: watcherWatchersCompare,
+	Key:     watcherWatchersClustering,
+	Scan:    watcherWatchersScan,
+	Table:   watcherWatchers,
+}
+
 // Watchers reads a ticket's watchers, by name, from watchers, in pages: one
 // partition, in clustering order.
 func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *WatchersOptions) (_ cqlgen.Page[Watcher], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Watcher", "Watchers")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Watchers").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Watcher]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "watchers",
-		}
+		return cqlgen.Page[Watcher]{}, cqlgenimpl.EmptyKey("watchers", "ticket_id")
 	}
 	if o == nil {
 		o = &WatchersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Watcher]{
-		Compare:   watcherWatchersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       watcherWatchersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{ticketID},
-		Scan:      watcherWatchersScan,
-		Table:     watcherWatchers,
-	}
-	if o.WatcherFrom != nil {
-		spec.From, spec.FromExclusive = *o.WatcherFrom, o.WatcherFromExclusive
-	}
-	if o.WatcherTo != nil {
-		spec.To, spec.ToInclusive = *o.WatcherTo, o.WatcherToInclusive
-	}
+	spec := watcherWatchersRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.WatcherFrom, o.WatcherTo, o.WatcherFromExclusive, o.WatcherToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 

@@ -106,12 +106,12 @@ func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
 	case anyUnsettable(t):
 		params = append(params, jen.Id("unset").Bool())
 		b.unset = jen.Id("unset")
-		doc(f, "%s binds %s for e, written at ts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear their columns.", t.Names.Row, stmtRef(t, s))
+		doc(f, "%s binds %s for e at ts; unset leaves nil pointers and empty collections unset.", t.Names.Row, stmtRef(t, s))
 	case rowTakesUnset(t):
 		params = append(params, jen.Id("_").Bool())
-		doc(f, "%s binds %s for e, written at ts; %s has no column to leave unset.", t.Names.Row, stmtRef(t, s), t.Name)
+		doc(f, "%s binds %s for e at ts.", t.Names.Row, stmtRef(t, s))
 	default:
-		doc(f, "%s binds %s for e, written at ts.", t.Names.Row, stmtRef(t, s))
+		doc(f, "%s binds %s for e at ts.", t.Names.Row, stmtRef(t, s))
 	}
 	f.Func().Id(t.Names.Row).Params(params...).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(values(s, b)...)),
@@ -142,7 +142,7 @@ func keyFunc(f *jen.File, t *model.Table) {
 	for _, c := range append(t.PartitionKey(), t.Clustering()...) {
 		key = append(key, columnValue(c, binding{recv: jen.Id("e")}))
 	}
-	doc(f, "%s is the primary key of e in %s, in order, bucket included.", t.Names.Key, t.Name)
+	doc(f, "%s is the primary key of e in %s.", t.Names.Key, t.Name)
 	f.Func().Id(t.Names.Key).Params(jen.Id("e").Op("*").Id(t.Entity.GoName)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(key...)),
 	)
@@ -276,7 +276,7 @@ func scanFunc(f *jen.File, t *model.Table) {
 		)
 		return
 	}
-	doc(f, "%s reads one row of %s into e; false when there is none.", t.Names.Scan, t.Name)
+	doc(f, "%s scans a row of %s into e.", t.Names.Scan, t.Name)
 	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(rt, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
 		jen.Return(jen.Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)),
 	)
@@ -291,7 +291,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 	cur := binding{recv: jen.Id("e")}
 	switch s.Slot {
 	case model.SlotState:
-		doc(f, "%s binds %s: the primary key of e.", n.State, stmtRef(t, s))
+		doc(f, "%s binds %s.", n.State, stmtRef(t, s))
 		f.Func().Id(n.State).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, cur)...)))
 		var dest []jen.Code
@@ -344,7 +344,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				data = append(data, field("e", c.Field))
 			}
 		}
-		doc(f, "%s is every column of e's row in %s, in table order.", n.Data, t.Name)
+		doc(f, "%s is e's row in %s.", n.Data, t.Name)
 		f.Func().Id(n.Data).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(data...)))
 		mergeFunc(f, t)
@@ -368,11 +368,11 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				words += ", and the statics' version to c.Static"
 			}
 		}
-		doc(f, "%s binds %s: it %s, at version c.TS, if %s.", name, stmtRef(t, s), words, cond)
+		doc(f, "%s binds %s.", name, stmtRef(t, s))
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, b)...)))
 	case model.SlotSettle:
-		doc(f, "%s binds %s: it clears the pending record of e's row if the version is still version.", n.Settle, stmtRef(t, s))
+		doc(f, "%s binds %s.", n.Settle, stmtRef(t, s))
 		f.Func().Id(n.Settle).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("version").Int64()).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), old: jen.Id("version")})...)))
 	}
@@ -397,7 +397,7 @@ func mergeFunc(f *jen.File, t *model.Table) {
 	if len(body) == 0 {
 		return
 	}
-	doc(f, "%s is e as an Insert over cur writes it: the nil pointers and empty collections of e, which an Insert leaves unset, keep cur's values.", e.Names.Merge)
+	doc(f, "%s is e written over cur by an Insert: e's unset fields keep cur's values.", e.Names.Merge)
 	f.Func().Id(e.Names.Merge).Params(jen.List(jen.Id("cur"), jen.Id("e")).Op("*").Id(e.GoName)).Id(e.GoName).Block(
 		append(append([]jen.Code{jen.Id("m").Op(":=").Op("*").Id("e")}, body...), jen.Return(jen.Id("m")))...)
 }
@@ -419,11 +419,11 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 		cmps = append(cmps, jen.If(jen.Id("c").Op(":=").Add(x), jen.Id("c").Op("!=").Lit(0)).Block(ret))
 	}
 	cmps = append(cmps, jen.Return(jen.Lit(0)))
-	doc(f, "%s is the clustering key of e in %s, in order.", t.Names.Clustering, t.Name)
+	doc(f, "%s is the clustering key of e in %s.", t.Names.Clustering, t.Name)
 	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(ck...)),
 	)
-	doc(f, "%s orders rows of %s as its clustering order does.", t.Names.Compare, t.Name)
+	doc(f, "%s orders rows of %s as Cassandra does.", t.Names.Compare, t.Name)
 	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
 }
 

@@ -114,13 +114,13 @@ func indexRead(f *jen.File, ix *model.Index) {
 	case ix.Contains():
 		match = "whose " + ix.Column.Name + " contains the value"
 	case ix.Range:
-		match = "whose " + ix.Column.Name + " is at least the From value and less than the To value (or above From, or at most To, as the options say)"
+		match = "whose " + ix.Column.Name + " is within the bounds"
 	}
-	where := "within one partition, in clustering order; the index makes this a cheap read of one partition's replicas"
+	where := "within one partition"
 	if ix.Scatter() {
-		where = "in token order: a scatter that visits every token range of the cluster on each page, so keep it for rare or ad hoc reads"
+		where = "a scatter over the cluster"
 	}
-	doc(f, "%s reads %s: the rows of %s %s, through the storage-attached index %s, in pages, %s.", ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, match, ix.Name, where)
+	doc(f, "%s reads %s: the rows of %s %s, through index %s, in pages, %s.", ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, match, ix.Name, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
 }
 
@@ -165,7 +165,7 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	if ix.Scatter() {
 		where = "over every node's index: a scatter"
 	}
-	doc(f, "%s reads %s: the rows of %s whose %s is nearest the vector, by %s similarity, nearest first, through the storage-attached ANN index %s (ORDER BY %s ANN OF ? LIMIT ?), %s. The vector must be of the column's dimension, %d, or the read is a *cqlgen.VectorDimensionError; rows without a vector are never returned.",
-		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Similarity, ix.Name, ix.Column.Name, where, ix.Column.Field.Type.Dim)
+	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first, %s (docs/repositories.md, Nearest rows).",
+		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{rows, jen.Error()}, body)
 }

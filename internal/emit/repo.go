@@ -184,14 +184,14 @@ func repository(f *jen.File, e *model.Entity) {
 	if len(e.Tables) == 1 {
 		doc(f, "%s reads and writes %s in table %s.", n.Repo, e.GoName, e.Canonical.Name)
 	} else {
-		doc(f, "%s reads and writes %s in its tables (%s), keeping every copy in step; %s is the source of truth.",
+		doc(f, "%s reads and writes %s in its tables (%s), kept in step with %s.",
 			n.Repo, e.GoName, strings.Join(names, ", "), e.Canonical.Name)
 	}
 	f.Type().Id(n.Repo).Struct(
 		jen.Id("s").Qual(rt, "Session"),
 		jen.Id("opts").Qual(rt, "Options"),
 	)
-	doc(f, "%s returns a repository of %s on s. The default strategy is a logged batch.", n.NewRepo, e.GoName)
+	doc(f, "%s returns a repository of %s on s.", n.NewRepo, e.GoName)
 	f.Func().Id(n.NewRepo).Params(jen.Id("s").Qual(rt, "Session"), jen.Id("opts").Op("...").Qual(rt, "Option")).Op("*").Id(n.Repo).Block(
 		jen.Return(jen.Op("&").Id(n.Repo).Values(jen.Dict{
 			jen.Id("s"):    jen.Id("s"),
@@ -278,7 +278,7 @@ func vectorChecks(e *model.Entity) []jen.Code {
 }
 
 func emptyKey(t *model.Table, f *model.Field) jen.Code {
-	return jen.Op("&").Qual(rt, "EmptyKeyError").Values(jen.Dict{jen.Id("Table"): jen.Lit(t.Name), jen.Id("Column"): jen.Lit(f.Column)})
+	return jen.Qual(impl, "EmptyKey").Call(jen.Lit(t.Name), jen.Lit(f.Column))
 }
 
 // empty is the condition that a key value is empty, or nil when every
@@ -347,7 +347,7 @@ func recvFunc(f *jen.File, e *model.Entity, name string) *jen.Statement {
 
 // callMethod writes a method of the entity's repository that runs
 // statements: its parameters follow the context, its results end with the
-// error. It begins with cqlgen.StartCall, which gives a session's
+// error. It begins with cqlgenimpl.Observe, which gives a session's
 // CallObserver one record of the whole call (and its tracer a span the
 // statements' attempts run under), and ends it with the error returned,
 // which is why the results are named.
@@ -361,8 +361,7 @@ func callMethod(f *jen.File, e *model.Entity, name string, params, results, body
 		named[i] = jen.Id(id).Add(r)
 	}
 	prologue := []jen.Code{
-		jen.List(jen.Id("ctx"), jen.Id("call")).Op(":=").Qual(rt, "StartCall").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Lit(e.GoName), jen.Lit(name)),
-		jen.Defer().Func().Params().Block(jen.Id("call").Dot("End").Call(jen.Err())).Call(),
+		jen.Defer().Qual(impl, "Observe").Call(jen.Op("&").Id("ctx"), jen.Id("r").Dot("s"), jen.Lit(e.GoName), jen.Lit(name)).Dot("End").Call(jen.Op("&").Err()),
 	}
 	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(named...).Block(append(prologue, body...)...)
 }

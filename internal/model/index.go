@@ -278,9 +278,6 @@ func (ix *Index) idents() []Ident {
 		{Name: n.Key, Pos: ix.MethodPos, What: "the cursor key of " + what},
 		{Name: n.Options, Pos: ix.MethodPos, What: "the options of read method " + ix.Method},
 	}
-	for _, s := range ix.Statements() {
-		ids = append(ids, Ident{Name: s.Const, Pos: ix.MethodPos, What: "the " + string(s.Slot) + " statement of " + what})
-	}
 	return ids
 }
 

@@ -37,6 +37,7 @@ type TableNames struct {
 	Settle     string // binds the Settle statement
 	Holds      string // reports whether a sparse table holds an entity
 	Options    string // the read method's options type (exported)
+	Read       string // the static part of the read method's spec
 	// RowType is the Go type of the table's rows as reads return them:
 	// the entity, or, for a table that stores only some of its columns,
 	// a type of its own (exported), so that a partial row can never be
@@ -68,7 +69,7 @@ func assignNames(p *Package) {
 				Var: v, Row: v + "Row", Key: v + "Key", Clustering: v + "Clustering",
 				Compare: v + "Compare", Scan: v + "Scan", ScanState: v + "ScanState",
 				State: v + "State", Data: v + "Data", Change: v + "Change", Remove: v + "Remove", Settle: v + "Settle",
-				Holds:   v + "Holds",
+				Holds: v + "Holds", Read: v + "Read",
 				Options: t.Method + "Options",
 				RowType: e.GoName,
 			}
@@ -182,9 +183,7 @@ func (t *Table) idents() []Ident {
 		add(tn.Options, "", "the options of read method "+t.Method)
 		add(tn.Clustering, "", "the cursor key of "+t.Name)
 		add(tn.Compare, "", "the row order of "+t.Name)
-	}
-	for _, s := range t.Statements() {
-		add(s.Const, "", "the "+string(s.Slot)+" statement of "+t.Name)
+		add(tn.Read, "", "the read of "+t.Name)
 	}
 	return ids
 }

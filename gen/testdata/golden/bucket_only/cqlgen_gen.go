@@ -50,7 +50,7 @@ func postPostsScan(it cqlgen.Iter, e *Post) bool {
 	}
 }
 
-// postPostsState binds the State statement of posts: the primary key of e.
+// postPostsState binds the State statement of posts.
 func postPostsState(e *Post) []any {
 	return []any{e.PostID}
 }
@@ -62,25 +62,22 @@ func postPostsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Post], ok bool) {
 	return
 }
 
-// postPostsData is every column of e's row in posts, in table order.
+// postPostsData is e's row in posts.
 func postPostsData(e *Post) []any {
 	return []any{e.PostID, e.Author, e.PostedAt, e.Title}
 }
 
-// postPostsChange binds the Change statement of posts: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// postPostsChange binds the Change statement of posts.
 func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
 	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
-// postPostsRemove binds the Remove statement of posts: it leaves a grave of e,
-// at version c.TS, if the version is still c.Old.
+// postPostsRemove binds the Remove statement of posts.
 func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
-// postPostsSettle binds the Settle statement of posts: it clears the pending
-// record of e's row if the version is still version.
+// postPostsSettle binds the Settle statement of posts.
 func postPostsSettle(e *Post, version int64) []any {
 	return []any{e.PostID, version}
 }
@@ -105,30 +102,27 @@ var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// postNewPostsRow binds the Insert statement of new_posts for e, written at
-// ts; new_posts has no column to leave unset.
+// postNewPostsRow binds the Insert statement of new_posts for e at ts.
 func postNewPostsRow(e *Post, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID, e.Author, e.Title, ts}
 }
 
-// postNewPostsKey is the primary key of e in new_posts, in order, bucket
-// included.
+// postNewPostsKey is the primary key of e in new_posts.
 func postNewPostsKey(e *Post) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID}
 }
 
-// postNewPostsScan reads one row of new_posts into e; false when there is
-// none.
+// postNewPostsScan scans a row of new_posts into e.
 func postNewPostsScan(it cqlgen.Iter, e *Post) bool {
 	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
 }
 
-// postNewPostsClustering is the clustering key of e in new_posts, in order.
+// postNewPostsClustering is the clustering key of e in new_posts.
 func postNewPostsClustering(e *Post) []any {
 	return []any{e.PostedAt, e.PostID}
 }
 
-// postNewPostsCompare orders rows of new_posts as its clustering order does.
+// postNewPostsCompare orders rows of new_posts as Cassandra does.
 func postNewPostsCompare(a, b *Post) int {
 	if c := a.PostedAt.Compare(b.PostedAt); c != 0 {
 		return -c
@@ -139,15 +133,14 @@ func postNewPostsCompare(a, b *Post) int {
 	return 0
 }
 
-// PostRepo reads and writes Post in its tables (posts, new_posts), keeping
-// every copy in step; posts is the source of truth.
+// PostRepo reads and writes Post in its tables (posts, new_posts), kept in
+// step with posts.
 type PostRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewPostRepo returns a repository of Post on s. The default strategy is a
-// logged batch.
+// NewPostRepo returns a repository of Post on s.
 func NewPostRepo(s cqlgen.Session, opts ...cqlgen.Option) *PostRepo {
 	return &PostRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -158,10 +151,7 @@ func NewPostRepo(s cqlgen.Session, opts ...cqlgen.Option) *PostRepo {
 // postCheck rejects a Post whose partition key values are empty.
 func postCheck(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	return nil
 }
@@ -170,16 +160,12 @@ func postCheck(e *Post) error {
 // of truth, is empty.
 func postCheckKey(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	return nil
 }
 
-// postWrites is the write protocol of Post: its source of truth, posts, and
-// the tables the protocol keeps in step with it.
+// postWrites is the write protocol of Post.
 var postWrites = &cqlgenimpl.Entity[Post]{
 	Canonical: postPosts,
 	State:     postPostsState,
@@ -199,18 +185,11 @@ var postWrites = &cqlgenimpl.Entity[Post]{
 	},
 }
 
-// Insert writes e to every table of Post, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on posts, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Post, leaving nil pointers
+// and empty collections unset, through the write protocol on posts
+// (docs/repositories.md, The write protocol).
 func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -218,19 +197,11 @@ func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Post whose key in posts is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on posts's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Post with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on posts
+// (docs/repositories.md, The write protocol).
 func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -238,16 +209,11 @@ func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Post whose key in posts is e's from every table; the rows
-// of the other tables are found from posts's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Post with e's key from every table (e needs only its
+// key), through the write protocol on posts (docs/repositories.md, The write
+// protocol).
 func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, postCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -255,47 +221,25 @@ func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Post with the given key from posts, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Post since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Post with the given key from posts with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (_ *Post, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	e := &Post{}
 	e.PostID = postID
 	return cqlgenimpl.Versioned(ctx, r.s, postWrites, e)
 }
 
-// Modify reads the Post with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Post since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// posts (cqlgen.ErrKeyChanged). It returns the Post written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Post with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (_ *Post, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	e := &Post{}
 	e.PostID = postID
@@ -311,56 +255,38 @@ func (r *PostRepo) Entity() string {
 	return "Post"
 }
 
-// Tables lists the tables of Post that Repair and Backfill write: every one
-// but posts, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but posts.
 func (r *PostRepo) Tables() []string {
 	return []string{"new_posts"}
 }
 
-// Verify compares every table of Post with what posts, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Post's tables missing, stale or orphaned against
+// posts; it writes nothing.
 func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Post wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", true, o)
 }
 
-// Backfill writes every row posts implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row posts implies into table; with o.Job it resumes
+// where it stopped.
 func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, postWrites, "Post", table, o)
 }
 
-// Get reads the Post with the given key from posts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Post with the given key from posts; cqlgen.ErrNotFound if
+// there is none.
 func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	var e Post
 	e.PostID = postID
@@ -374,22 +300,14 @@ func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err err
 	return &row, nil
 }
 
-// GetMany reads the Posts with the given post_id values from posts, the source
-// of truth, in one query (post_id IN ?): Rows[i] is the Post of postIDs[i],
-// nil when there is none, and Missing lists those indexes. More keys than the
-// repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
-// *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Posts with the given post_id values from posts in one
+// query: Rows[i] is postIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (_ cqlgen.Found[Post], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetMany").End(&err)
 	for _, k := range postIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Post]{}, &cqlgen.EmptyKeyError{
-				Column: "post_id",
-				Table:  "posts",
-			}
+			return cqlgen.Found[Post]{}, cqlgenimpl.EmptyKey("posts", "post_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, postPosts, []any{}, postIDs, r.opts.MaxKeys, postPostsScan, func(e *Post) gocql.UUID {
@@ -420,14 +338,19 @@ type NewPostsOptions struct {
 	LookBack int
 }
 
+// postNewPostsRead is the static part of a NewPosts read.
+var postNewPostsRead = cqlgenimpl.ReadSpec[Post]{
+	Compare: postNewPostsCompare,
+	Key:     postNewPostsClustering,
+	Scan:    postNewPostsScan,
+	Table:   postNewPosts,
+}
+
 // NewPosts reads Post rows by day(posted_at), ordered by posted_at descending,
 // then post_id ascending, from new_posts, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.Page[Post], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Post", "NewPosts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "NewPosts").End(&err)
 	if o == nil {
 		o = &NewPostsOptions{}
 	}
@@ -436,28 +359,9 @@ func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.P
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Post]{
-		Compare:     postNewPostsCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         postNewPostsClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        postNewPostsScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       postNewPosts,
-		TimeBuckets: &tb,
-	}
-	if o.PostedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PostedAtFrom, o.PostedAtFromExclusive
-	}
-	if o.PostedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PostedAtTo, o.PostedAtToInclusive
-	}
+	spec := postNewPostsRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.PostedAtFrom, o.PostedAtTo, o.PostedAtFromExclusive, o.PostedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -478,26 +382,23 @@ var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// clickClicksByHourRow binds the Insert statement of clicks_by_hour for e,
-// written at ts.
+// clickClicksByHourRow binds the Insert statement of clicks_by_hour for e at
+// ts.
 func clickClicksByHourRow(e *Click, ts int64) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
 
-// clickClicksByHourScan reads one row of clicks_by_hour into e; false when
-// there is none.
+// clickClicksByHourScan scans a row of clicks_by_hour into e.
 func clickClicksByHourScan(it cqlgen.Iter, e *Click) bool {
 	return it.Scan(&e.At, &e.ClickID)
 }
 
-// clickClicksByHourClustering is the clustering key of e in clicks_by_hour, in
-// order.
+// clickClicksByHourClustering is the clustering key of e in clicks_by_hour.
 func clickClicksByHourClustering(e *Click) []any {
 	return []any{e.At, e.ClickID}
 }
 
-// clickClicksByHourCompare orders rows of clicks_by_hour as its clustering
-// order does.
+// clickClicksByHourCompare orders rows of clicks_by_hour as Cassandra does.
 func clickClicksByHourCompare(a, b *Click) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -514,8 +415,7 @@ type ClickRepo struct {
 	opts cqlgen.Options
 }
 
-// NewClickRepo returns a repository of Click on s. The default strategy is a
-// logged batch.
+// NewClickRepo returns a repository of Click on s.
 func NewClickRepo(s cqlgen.Session, opts ...cqlgen.Option) *ClickRepo {
 	return &ClickRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -528,18 +428,11 @@ func clickCheck(e *Click) error {
 	return nil
 }
 
-// Insert writes e to clicks_by_hour, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to clicks_by_hour, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -554,19 +447,10 @@ func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to clicks_by_hour only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in clicks_by_hour unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (_ cqlgen.Inserted[Click], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Click]{}, err
@@ -576,14 +460,10 @@ func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen
 	}, clickClicksByHourScan)
 }
 
-// Update writes e over the row with its key in clicks_by_hour. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in clicks_by_hour; nil pointers
+// and empty collections clear their columns.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -595,10 +475,7 @@ func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from clicks_by_hour.
 func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -611,13 +488,10 @@ func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Click with the given key from clicks_by_hour, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Click with the given key from clicks_by_hour;
+// cqlgen.ErrNotFound if there is none.
 func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (_ *Click, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Get").End(&err)
 	var e Click
 	e.At = at
 	e.ClickID = clickID
@@ -653,14 +527,19 @@ type ClicksByHourOptions struct {
 	LookBack int
 }
 
+// clickClicksByHourRead is the static part of a ClicksByHour read.
+var clickClicksByHourRead = cqlgenimpl.ReadSpec[Click]{
+	Compare: clickClicksByHourCompare,
+	Key:     clickClicksByHourClustering,
+	Scan:    clickClicksByHourScan,
+	Table:   clickClicksByHour,
+}
+
 // ClicksByHour reads Click rows by hour(at), ordered by at descending, then
 // click_id ascending, from clicks_by_hour, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_ cqlgen.Page[Click], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Click", "ClicksByHour")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "ClicksByHour").End(&err)
 	if o == nil {
 		o = &ClicksByHourOptions{}
 	}
@@ -669,28 +548,9 @@ func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.HourBuckets
-	spec := cqlgenimpl.ReadSpec[Click]{
-		Compare:     clickClicksByHourCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         clickClicksByHourClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        clickClicksByHourScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       clickClicksByHour,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := clickClicksByHourRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -711,26 +571,22 @@ var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// loginLoginsByDayRow binds the Insert statement of logins_by_day for e,
-// written at ts.
+// loginLoginsByDayRow binds the Insert statement of logins_by_day for e at ts.
 func loginLoginsByDayRow(e *Login, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
 
-// loginLoginsByDayScan reads one row of logins_by_day into e; false when there
-// is none.
+// loginLoginsByDayScan scans a row of logins_by_day into e.
 func loginLoginsByDayScan(it cqlgen.Iter, e *Login) bool {
 	return it.Scan(&e.At, &e.UserID)
 }
 
-// loginLoginsByDayClustering is the clustering key of e in logins_by_day, in
-// order.
+// loginLoginsByDayClustering is the clustering key of e in logins_by_day.
 func loginLoginsByDayClustering(e *Login) []any {
 	return []any{e.At, e.UserID}
 }
 
-// loginLoginsByDayCompare orders rows of logins_by_day as its clustering order
-// does.
+// loginLoginsByDayCompare orders rows of logins_by_day as Cassandra does.
 func loginLoginsByDayCompare(a, b *Login) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -747,8 +603,7 @@ type LoginRepo struct {
 	opts cqlgen.Options
 }
 
-// NewLoginRepo returns a repository of Login on s. The default strategy is a
-// logged batch.
+// NewLoginRepo returns a repository of Login on s.
 func NewLoginRepo(s cqlgen.Session, opts ...cqlgen.Option) *LoginRepo {
 	return &LoginRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -761,18 +616,11 @@ func loginCheck(e *Login) error {
 	return nil
 }
 
-// Insert writes e to logins_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to logins_by_day, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -787,19 +635,10 @@ func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to logins_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in logins_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (_ cqlgen.Inserted[Login], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Login]{}, err
@@ -809,14 +648,10 @@ func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen
 	}, loginLoginsByDayScan)
 }
 
-// Update writes e over the row with its key in logins_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in logins_by_day; nil pointers and
+// empty collections clear their columns.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -828,10 +663,7 @@ func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from logins_by_day.
 func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -844,13 +676,10 @@ func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Login with the given key from logins_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Login with the given key from logins_by_day;
+// cqlgen.ErrNotFound if there is none.
 func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Login, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Get").End(&err)
 	var e Login
 	e.At = at
 	e.UserID = userID
@@ -886,14 +715,19 @@ type LoginsByDayOptions struct {
 	LookBack int
 }
 
+// loginLoginsByDayRead is the static part of a LoginsByDay read.
+var loginLoginsByDayRead = cqlgenimpl.ReadSpec[Login]{
+	Compare: loginLoginsByDayCompare,
+	Key:     loginLoginsByDayClustering,
+	Scan:    loginLoginsByDayScan,
+	Table:   loginLoginsByDay,
+}
+
 // LoginsByDay reads Login rows by day(at), ordered by at descending, then
 // user_id ascending, from logins_by_day, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ cqlgen.Page[Login], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Login", "LoginsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "LoginsByDay").End(&err)
 	if o == nil {
 		o = &LoginsByDayOptions{}
 	}
@@ -902,28 +736,9 @@ func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ c
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Login]{
-		Compare:     loginLoginsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         loginLoginsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        loginLoginsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       loginLoginsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := loginLoginsByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -944,26 +759,22 @@ var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// likeLikesByDayRow binds the Insert statement of likes_by_day for e, written
-// at ts.
+// likeLikesByDayRow binds the Insert statement of likes_by_day for e at ts.
 func likeLikesByDayRow(e *Like, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
 
-// likeLikesByDayScan reads one row of likes_by_day into e; false when there is
-// none.
+// likeLikesByDayScan scans a row of likes_by_day into e.
 func likeLikesByDayScan(it cqlgen.Iter, e *Like) bool {
 	return it.Scan(&e.At, &e.LikeID)
 }
 
-// likeLikesByDayClustering is the clustering key of e in likes_by_day, in
-// order.
+// likeLikesByDayClustering is the clustering key of e in likes_by_day.
 func likeLikesByDayClustering(e *Like) []any {
 	return []any{e.At, e.LikeID}
 }
 
-// likeLikesByDayCompare orders rows of likes_by_day as its clustering order
-// does.
+// likeLikesByDayCompare orders rows of likes_by_day as Cassandra does.
 func likeLikesByDayCompare(a, b *Like) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -980,8 +791,7 @@ type LikeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewLikeRepo returns a repository of Like on s. The default strategy is a
-// logged batch.
+// NewLikeRepo returns a repository of Like on s.
 func NewLikeRepo(s cqlgen.Session, opts ...cqlgen.Option) *LikeRepo {
 	return &LikeRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -994,18 +804,11 @@ func likeCheck(e *Like) error {
 	return nil
 }
 
-// Insert writes e to likes_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to likes_by_day, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -1020,19 +823,10 @@ func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to likes_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in likes_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (_ cqlgen.Inserted[Like], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Like]{}, err
@@ -1042,14 +836,10 @@ func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.O
 	}, likeLikesByDayScan)
 }
 
-// Update writes e over the row with its key in likes_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in likes_by_day; nil pointers and
+// empty collections clear their columns.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -1061,10 +851,7 @@ func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from likes_by_day.
 func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1077,13 +864,10 @@ func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the Like with the given key from likes_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Like with the given key from likes_by_day; cqlgen.ErrNotFound
+// if there is none.
 func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ *Like, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Get").End(&err)
 	var e Like
 	e.At = at
 	e.LikeID = likeID
@@ -1119,14 +903,19 @@ type LikesByDayOptions struct {
 	LookBack int
 }
 
+// likeLikesByDayRead is the static part of a LikesByDay read.
+var likeLikesByDayRead = cqlgenimpl.ReadSpec[Like]{
+	Compare: likeLikesByDayCompare,
+	Key:     likeLikesByDayClustering,
+	Scan:    likeLikesByDayScan,
+	Table:   likeLikesByDay,
+}
+
 // LikesByDay reads Like rows by day(at), ordered by at descending, then
 // like_id ascending, from likes_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlgen.Page[Like], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Like", "LikesByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "LikesByDay").End(&err)
 	if o == nil {
 		o = &LikesByDayOptions{}
 	}
@@ -1135,27 +924,8 @@ func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlg
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Like]{
-		Compare:     likeLikesByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         likeLikesByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        likeLikesByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       likeLikesByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := likeLikesByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

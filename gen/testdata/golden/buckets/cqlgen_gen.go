@@ -52,8 +52,7 @@ func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
 	}
 }
 
-// readingReadingsState binds the State statement of readings: the primary key
-// of e.
+// readingReadingsState binds the State statement of readings.
 func readingReadingsState(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt}
 }
@@ -65,35 +64,32 @@ func readingReadingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok b
 	return
 }
 
-// readingReadingsData is every column of e's row in readings, in table order.
+// readingReadingsData is e's row in readings.
 func readingReadingsData(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
 }
 
-// readingReadingsChange binds the Change statement of readings: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// readingReadingsChange binds the Change statement of readings.
 func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
-// readingReadingsRemove binds the Remove statement of readings: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// readingReadingsRemove binds the Remove statement of readings.
 func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
-// readingReadingsSettle binds the Settle statement of readings: it clears the
-// pending record of e's row if the version is still version.
+// readingReadingsSettle binds the Settle statement of readings.
 func readingReadingsSettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, e.ReadAt, version}
 }
 
-// readingReadingsClustering is the clustering key of e in readings, in order.
+// readingReadingsClustering is the clustering key of e in readings.
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsCompare orders rows of readings as its clustering order does.
+// readingReadingsCompare orders rows of readings as Cassandra does.
 func readingReadingsCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -123,31 +119,29 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByHourRow binds the Insert statement of readings_by_hour for
-// e, written at ts; readings_by_hour has no column to leave unset.
+// e at ts.
 func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByHourKey is the primary key of e in readings_by_hour, in
-// order, bucket included.
+// readingReadingsByHourKey is the primary key of e in readings_by_hour.
 func readingReadingsByHourKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByHourScan reads one row of readings_by_hour into e; false
-// when there is none.
+// readingReadingsByHourScan scans a row of readings_by_hour into e.
 func readingReadingsByHourScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByHourClustering is the clustering key of e in
-// readings_by_hour, in order.
+// readings_by_hour.
 func readingReadingsByHourClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByHourCompare orders rows of readings_by_hour as its
-// clustering order does.
+// readingReadingsByHourCompare orders rows of readings_by_hour as Cassandra
+// does.
 func readingReadingsByHourCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -176,32 +170,30 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByDayRow binds the Insert statement of readings_by_day for e,
-// written at ts; readings_by_day has no column to leave unset.
+// readingReadingsByDayRow binds the Insert statement of readings_by_day for e
+// at ts.
 func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByDayKey is the primary key of e in readings_by_day, in
-// order, bucket included.
+// readingReadingsByDayKey is the primary key of e in readings_by_day.
 func readingReadingsByDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByDayScan reads one row of readings_by_day into e; false when
-// there is none.
+// readingReadingsByDayScan scans a row of readings_by_day into e.
 func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByDayClustering is the clustering key of e in
-// readings_by_day, in order.
+// readings_by_day.
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByDayCompare orders rows of readings_by_day as its clustering
-// order does.
+// readingReadingsByDayCompare orders rows of readings_by_day as Cassandra
+// does.
 func readingReadingsByDayCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -231,31 +223,29 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByWeekRow binds the Insert statement of readings_by_week for
-// e, written at ts; readings_by_week has no column to leave unset.
+// e at ts.
 func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByWeekKey is the primary key of e in readings_by_week, in
-// order, bucket included.
+// readingReadingsByWeekKey is the primary key of e in readings_by_week.
 func readingReadingsByWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByWeekScan reads one row of readings_by_week into e; false
-// when there is none.
+// readingReadingsByWeekScan scans a row of readings_by_week into e.
 func readingReadingsByWeekScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByWeekClustering is the clustering key of e in
-// readings_by_week, in order.
+// readings_by_week.
 func readingReadingsByWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByWeekCompare orders rows of readings_by_week as its
-// clustering order does.
+// readingReadingsByWeekCompare orders rows of readings_by_week as Cassandra
+// does.
 func readingReadingsByWeekCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -285,31 +275,29 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByMonthRow binds the Insert statement of readings_by_month
-// for e, written at ts; readings_by_month has no column to leave unset.
+// for e at ts.
 func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByMonthKey is the primary key of e in readings_by_month, in
-// order, bucket included.
+// readingReadingsByMonthKey is the primary key of e in readings_by_month.
 func readingReadingsByMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByMonthScan reads one row of readings_by_month into e; false
-// when there is none.
+// readingReadingsByMonthScan scans a row of readings_by_month into e.
 func readingReadingsByMonthScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByMonthClustering is the clustering key of e in
-// readings_by_month, in order.
+// readings_by_month.
 func readingReadingsByMonthClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByMonthCompare orders rows of readings_by_month as its
-// clustering order does.
+// readingReadingsByMonthCompare orders rows of readings_by_month as Cassandra
+// does.
 func readingReadingsByMonthCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -339,31 +327,29 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsBy10DaysRow binds the Insert statement of readings_by_10_days
-// for e, written at ts; readings_by_10_days has no column to leave unset.
+// for e at ts.
 func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsBy10DaysKey is the primary key of e in readings_by_10_days,
-// in order, bucket included.
+// readingReadingsBy10DaysKey is the primary key of e in readings_by_10_days.
 func readingReadingsBy10DaysKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsBy10DaysScan reads one row of readings_by_10_days into e;
-// false when there is none.
+// readingReadingsBy10DaysScan scans a row of readings_by_10_days into e.
 func readingReadingsBy10DaysScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsBy10DaysClustering is the clustering key of e in
-// readings_by_10_days, in order.
+// readings_by_10_days.
 func readingReadingsBy10DaysClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsBy10DaysCompare orders rows of readings_by_10_days as its
-// clustering order does.
+// readingReadingsBy10DaysCompare orders rows of readings_by_10_days as
+// Cassandra does.
 func readingReadingsBy10DaysCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -393,31 +379,29 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByShardRow binds the Insert statement of readings_by_shard
-// for e, written at ts; readings_by_shard has no column to leave unset.
+// for e at ts.
 func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByShardKey is the primary key of e in readings_by_shard, in
-// order, bucket included.
+// readingReadingsByShardKey is the primary key of e in readings_by_shard.
 func readingReadingsByShardKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt}
 }
 
-// readingReadingsByShardScan reads one row of readings_by_shard into e; false
-// when there is none.
+// readingReadingsByShardScan scans a row of readings_by_shard into e.
 func readingReadingsByShardScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByShardClustering is the clustering key of e in
-// readings_by_shard, in order.
+// readings_by_shard.
 func readingReadingsByShardClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByShardCompare orders rows of readings_by_shard as its
-// clustering order does.
+// readingReadingsByShardCompare orders rows of readings_by_shard as Cassandra
+// does.
 func readingReadingsByShardCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -447,32 +431,31 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByEventMonthRow binds the Insert statement of
-// readings_by_event_month for e, written at ts; readings_by_event_month has no
-// column to leave unset.
+// readings_by_event_month for e at ts.
 func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
 }
 
 // readingReadingsByEventMonthKey is the primary key of e in
-// readings_by_event_month, in order, bucket included.
+// readings_by_event_month.
 func readingReadingsByEventMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
 }
 
-// readingReadingsByEventMonthScan reads one row of readings_by_event_month
-// into e; false when there is none.
+// readingReadingsByEventMonthScan scans a row of readings_by_event_month into
+// e.
 func readingReadingsByEventMonthScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByEventMonthClustering is the clustering key of e in
-// readings_by_event_month, in order.
+// readings_by_event_month.
 func readingReadingsByEventMonthClustering(e *Reading) []any {
 	return []any{e.EventID, e.ReadAt}
 }
 
 // readingReadingsByEventMonthCompare orders rows of readings_by_event_month as
-// its clustering order does.
+// Cassandra does.
 func readingReadingsByEventMonthCompare(a, b *Reading) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -505,32 +488,30 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByLocalDayRow binds the Insert statement of
-// readings_by_local_day for e, written at ts; readings_by_local_day has no
-// column to leave unset.
+// readings_by_local_day for e at ts.
 func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
 // readingReadingsByLocalDayKey is the primary key of e in
-// readings_by_local_day, in order, bucket included.
+// readings_by_local_day.
 func readingReadingsByLocalDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
 }
 
-// readingReadingsByLocalDayScan reads one row of readings_by_local_day into e;
-// false when there is none.
+// readingReadingsByLocalDayScan scans a row of readings_by_local_day into e.
 func readingReadingsByLocalDayScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByLocalDayClustering is the clustering key of e in
-// readings_by_local_day, in order.
+// readings_by_local_day.
 func readingReadingsByLocalDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByLocalDayCompare orders rows of readings_by_local_day as its
-// clustering order does.
+// readingReadingsByLocalDayCompare orders rows of readings_by_local_day as
+// Cassandra does.
 func readingReadingsByLocalDayCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -560,32 +541,31 @@ var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsBySundayWeekRow binds the Insert statement of
-// readings_by_sunday_week for e, written at ts; readings_by_sunday_week has no
-// column to leave unset.
+// readings_by_sunday_week for e at ts.
 func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
 // readingReadingsBySundayWeekKey is the primary key of e in
-// readings_by_sunday_week, in order, bucket included.
+// readings_by_sunday_week.
 func readingReadingsBySundayWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week
-// into e; false when there is none.
+// readingReadingsBySundayWeekScan scans a row of readings_by_sunday_week into
+// e.
 func readingReadingsBySundayWeekScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsBySundayWeekClustering is the clustering key of e in
-// readings_by_sunday_week, in order.
+// readings_by_sunday_week.
 func readingReadingsBySundayWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
 // readingReadingsBySundayWeekCompare orders rows of readings_by_sunday_week as
-// its clustering order does.
+// Cassandra does.
 func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -615,32 +595,30 @@ var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByFortnightRow binds the Insert statement of
-// readings_by_fortnight for e, written at ts; readings_by_fortnight has no
-// column to leave unset.
+// readings_by_fortnight for e at ts.
 func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
 // readingReadingsByFortnightKey is the primary key of e in
-// readings_by_fortnight, in order, bucket included.
+// readings_by_fortnight.
 func readingReadingsByFortnightKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByFortnightScan reads one row of readings_by_fortnight into
-// e; false when there is none.
+// readingReadingsByFortnightScan scans a row of readings_by_fortnight into e.
 func readingReadingsByFortnightScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 // readingReadingsByFortnightClustering is the clustering key of e in
-// readings_by_fortnight, in order.
+// readings_by_fortnight.
 func readingReadingsByFortnightClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
 // readingReadingsByFortnightCompare orders rows of readings_by_fortnight as
-// its clustering order does.
+// Cassandra does.
 func readingReadingsByFortnightCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -651,15 +629,14 @@ func readingReadingsByFortnightCompare(a, b *Reading) int {
 // ReadingRepo reads and writes Reading in its tables (readings,
 // readings_by_hour, readings_by_day, readings_by_week, readings_by_month,
 // readings_by_10_days, readings_by_shard, readings_by_event_month,
-// readings_by_local_day, readings_by_sunday_week, readings_by_fortnight),
-// keeping every copy in step; readings is the source of truth.
+// readings_by_local_day, readings_by_sunday_week, readings_by_fortnight), kept
+// in step with readings.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is
-// a logged batch.
+// NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -670,10 +647,7 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 // readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	return nil
 }
@@ -682,16 +656,12 @@ func readingCheck(e *Reading) error {
 // source of truth, is empty.
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	return nil
 }
 
-// readingWrites is the write protocol of Reading: its source of truth,
-// readings, and the tables the protocol keeps in step with it.
+// readingWrites is the write protocol of Reading.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Canonical: readingReadings,
 	State:     readingReadingsState,
@@ -774,18 +744,11 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	},
 }
 
-// Insert writes e to every table of Reading, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on readings, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Reading, leaving nil pointers
+// and empty collections unset, through the write protocol on readings
+// (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -793,19 +756,11 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Reading whose key in readings is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on readings's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Reading with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// readings (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -813,16 +768,11 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Reading whose key in readings is e's from every table;
-// the rows of the other tables are found from readings's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Reading with e's key from every table (e needs only its
+// key), through the write protocol on readings (docs/repositories.md, The
+// write protocol).
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -830,20 +780,12 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Reading with the given key from readings, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Reading since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Reading with the given key from readings with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "GetVersioned").End(&err)
 	if sensorID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -851,27 +793,13 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt 
 	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
 }
 
-// Modify reads the Reading with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Reading since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in readings (cqlgen.ErrKeyChanged). It returns the Reading
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Reading with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Modify").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -888,57 +816,38 @@ func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables of Reading that Repair and Backfill write: every one
-// but readings, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but readings.
 func (r *ReadingRepo) Tables() []string {
 	return []string{"readings_by_hour", "readings_by_day", "readings_by_week", "readings_by_month", "readings_by_10_days", "readings_by_shard", "readings_by_event_month", "readings_by_local_day", "readings_by_sunday_week", "readings_by_fortnight"}
 }
 
-// Verify compares every table of Reading with what readings, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Reading's tables missing, stale or orphaned
+// against readings; it writes nothing.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Reading wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
-// Backfill writes every row readings implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row readings implies into table; with o.Job it resumes
+// where it stopped.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
-// Get reads the Reading with the given key from readings, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings; cqlgen.ErrNotFound
+// if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	var e Reading
 	e.SensorID = sensorID
@@ -969,39 +878,26 @@ type ReadingsOptions struct {
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
+// readingReadingsRead is the static part of a Readings read.
+var readingReadingsRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsCompare,
+	Key:     readingReadingsClustering,
+	Scan:    readingReadingsScan,
+	Table:   readingReadings,
+}
+
 // Readings reads Reading rows by sensor_id, ordered by read_at descending,
 // from readings, in pages: one partition, in clustering order.
 func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Readings")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:   readingReadingsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       readingReadingsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{sensorID},
-		Scan:      readingReadingsScan,
-		Table:     readingReadings,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1027,19 +923,21 @@ type ReadingsByHourOptions struct {
 	LookBack int
 }
 
+// readingReadingsByHourRead is the static part of a ReadingsByHour read.
+var readingReadingsByHourRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByHourCompare,
+	Key:     readingReadingsByHourClustering,
+	Scan:    readingReadingsByHourScan,
+	Table:   readingReadingsByHour,
+}
+
 // ReadingsByHour reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_hour, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByHour")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByHour").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_hour",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_hour", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByHourOptions{}
@@ -1049,28 +947,9 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.HourBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByHourCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByHourClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByHourScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByHour,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByHourRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1096,19 +975,21 @@ type ReadingsByDayOptions struct {
 	LookBack int
 }
 
+// readingReadingsByDayRead is the static part of a ReadingsByDay read.
+var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByDayCompare,
+	Key:     readingReadingsByDayClustering,
+	Scan:    readingReadingsByDayScan,
+	Table:   readingReadingsByDay,
+}
+
 // ReadingsByDay reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByDay").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByDayOptions{}
@@ -1118,28 +999,9 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1165,19 +1027,21 @@ type ReadingsByWeekOptions struct {
 	LookBack int
 }
 
+// readingReadingsByWeekRead is the static part of a ReadingsByWeek read.
+var readingReadingsByWeekRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByWeekCompare,
+	Key:     readingReadingsByWeekClustering,
+	Scan:    readingReadingsByWeekScan,
+	Table:   readingReadingsByWeek,
+}
+
 // ReadingsByWeek reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_week, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByWeek")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByWeek").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_week",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_week", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByWeekOptions{}
@@ -1187,28 +1051,9 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.WeekBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByWeekCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByWeekClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByWeekScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByWeek,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByWeekRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1234,19 +1079,21 @@ type ReadingsByMonthOptions struct {
 	LookBack int
 }
 
+// readingReadingsByMonthRead is the static part of a ReadingsByMonth read.
+var readingReadingsByMonthRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByMonthCompare,
+	Key:     readingReadingsByMonthClustering,
+	Scan:    readingReadingsByMonthScan,
+	Table:   readingReadingsByMonth,
+}
+
 // ReadingsByMonth reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_month, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByMonth")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByMonth").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_month",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_month", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByMonthOptions{}
@@ -1256,28 +1103,9 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByMonthCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByMonthClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByMonthScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByMonth,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByMonthRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1303,19 +1131,21 @@ type ReadingsBy10DaysOptions struct {
 	LookBack int
 }
 
+// readingReadingsBy10DaysRead is the static part of a ReadingsBy10Days read.
+var readingReadingsBy10DaysRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsBy10DaysCompare,
+	Key:     readingReadingsBy10DaysClustering,
+	Scan:    readingReadingsBy10DaysScan,
+	Table:   readingReadingsBy10Days,
+}
+
 // ReadingsBy10Days reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_10_days, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsBy10Days")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsBy10Days").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_10_days",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_10_days", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsBy10DaysOptions{}
@@ -1325,28 +1155,9 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBuckets(10)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsBy10DaysCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsBy10DaysClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsBy10DaysScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsBy10Days,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsBy10DaysRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1366,43 +1177,28 @@ type ReadingsByShardOptions struct {
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
+// readingReadingsByShardRead is the static part of a ReadingsByShard read.
+var readingReadingsByShardRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare:     readingReadingsByShardCompare,
+	HashBuckets: 16,
+	Key:         readingReadingsByShardClustering,
+	Scan:        readingReadingsByShardScan,
+	Table:       readingReadingsByShard,
+}
+
 // ReadingsByShard reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_shard, in pages: all 16 hash buckets read in
 // parallel and merged in clustering order.
 func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByShard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByShard").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_shard",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_shard", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByShardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByShardCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         readingReadingsByShardClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByShardScan,
-		Scatter:     r.opts.Scatter,
-		Table:       readingReadingsByShard,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByShardRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1430,19 +1226,22 @@ type ReadingsByEventMonthOptions struct {
 	LookBack int
 }
 
+// readingReadingsByEventMonthRead is the static part of a ReadingsByEventMonth
+// read.
+var readingReadingsByEventMonthRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByEventMonthCompare,
+	Key:     readingReadingsByEventMonthClustering,
+	Scan:    readingReadingsByEventMonthScan,
+	Table:   readingReadingsByEventMonth,
+}
+
 // ReadingsByEventMonth reads Reading rows by sensor_id, ordered by event_id
 // descending, then read_at ascending, from readings_by_event_month, in pages:
 // time buckets from the newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByEventMonth")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByEventMonth").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_event_month",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_event_month", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByEventMonthOptions{}
@@ -1452,28 +1251,9 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByEventMonthCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByEventMonthClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByEventMonthScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByEventMonth,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := readingReadingsByEventMonthRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1500,19 +1280,22 @@ type ReadingsByLocalDayOptions struct {
 	LookBack int
 }
 
+// readingReadingsByLocalDayRead is the static part of a ReadingsByLocalDay
+// read.
+var readingReadingsByLocalDayRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByLocalDayCompare,
+	Key:     readingReadingsByLocalDayClustering,
+	Scan:    readingReadingsByLocalDayScan,
+	Table:   readingReadingsByLocalDay,
+}
+
 // ReadingsByLocalDay reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_local_day, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByLocalDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByLocalDay").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_local_day",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_local_day", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByLocalDayOptions{}
@@ -1522,28 +1305,9 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBuckets(7)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByLocalDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByLocalDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByLocalDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByLocalDay,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByLocalDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1570,19 +1334,22 @@ type ReadingsBySundayWeekOptions struct {
 	LookBack int
 }
 
+// readingReadingsBySundayWeekRead is the static part of a ReadingsBySundayWeek
+// read.
+var readingReadingsBySundayWeekRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsBySundayWeekCompare,
+	Key:     readingReadingsBySundayWeekClustering,
+	Scan:    readingReadingsBySundayWeekScan,
+	Table:   readingReadingsBySundayWeek,
+}
+
 // ReadingsBySundayWeek reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_sunday_week, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string, o *ReadingsBySundayWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsBySundayWeek")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsBySundayWeek").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_sunday_week",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_sunday_week", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsBySundayWeekOptions{}
@@ -1592,28 +1359,9 @@ func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string,
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsBySundayWeekCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsBySundayWeekClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsBySundayWeekScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsBySundayWeek,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsBySundayWeekRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1640,19 +1388,22 @@ type ReadingsByFortnightOptions struct {
 	LookBack int
 }
 
+// readingReadingsByFortnightRead is the static part of a ReadingsByFortnight
+// read.
+var readingReadingsByFortnightRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByFortnightCompare,
+	Key:     readingReadingsByFortnightClustering,
+	Scan:    readingReadingsByFortnightScan,
+	Table:   readingReadingsByFortnight,
+}
+
 // ReadingsByFortnight reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_fortnight, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, o *ReadingsByFortnightOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByFortnight")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByFortnight").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_fortnight",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_fortnight", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByFortnightOptions{}
@@ -1662,27 +1413,8 @@ func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, 
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByFortnightCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByFortnightClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByFortnightScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByFortnight,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByFortnightRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -34,24 +34,22 @@ var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// settingSettingsRow binds the Insert statement of settings for e, written at
-// ts.
+// settingSettingsRow binds the Insert statement of settings for e at ts.
 func settingSettingsRow(e *Setting, ts int64) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
 
-// settingSettingsScan reads one row of settings into e; false when there is
-// none.
+// settingSettingsScan scans a row of settings into e.
 func settingSettingsScan(it cqlgen.Iter, e *Setting) bool {
 	return it.Scan(&e.Scope, &e.Name, &e.Value)
 }
 
-// settingSettingsClustering is the clustering key of e in settings, in order.
+// settingSettingsClustering is the clustering key of e in settings.
 func settingSettingsClustering(e *Setting) []any {
 	return []any{e.Name}
 }
 
-// settingSettingsCompare orders rows of settings as its clustering order does.
+// settingSettingsCompare orders rows of settings as Cassandra does.
 func settingSettingsCompare(a, b *Setting) int {
 	if c := cmp.Compare(a.Name, b.Name); c != 0 {
 		return c
@@ -65,8 +63,7 @@ type SettingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewSettingRepo returns a repository of Setting on s. The default strategy is
-// a logged batch.
+// NewSettingRepo returns a repository of Setting on s.
 func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
 	return &SettingRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -77,26 +74,16 @@ func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
 // settingCheck rejects a Setting whose partition key values are empty.
 func settingCheck(e *Setting) error {
 	if e.Scope == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "settings",
-		}
+		return cqlgenimpl.EmptyKey("settings", "scope")
 	}
 	return nil
 }
 
-// Insert writes e to settings, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to settings, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -111,19 +98,10 @@ func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	})
 }
 
-// InsertIfAbsent writes e to settings only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in settings unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (_ cqlgen.Inserted[Setting], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Setting]{}, err
@@ -133,14 +111,10 @@ func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cq
 	}, settingSettingsScan)
 }
 
-// Update writes e over the row with its key in settings. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in settings; nil pointers and
+// empty collections clear their columns.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -152,10 +126,7 @@ func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 
 // Delete removes the row with e's key from settings.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -168,18 +139,12 @@ func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 	})
 }
 
-// Get reads the Setting with the given key from settings, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Setting with the given key from settings; cqlgen.ErrNotFound
+// if there is none.
 func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Setting, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Get").End(&err)
 	if scope == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "settings",
-		}
+		return nil, cqlgenimpl.EmptyKey("settings", "scope")
 	}
 	var e Setting
 	e.Scope = scope
@@ -210,39 +175,26 @@ type SettingsOptions struct {
 	NameFromExclusive, NameToInclusive bool
 }
 
+// settingSettingsRead is the static part of a Settings read.
+var settingSettingsRead = cqlgenimpl.ReadSpec[Setting]{
+	Compare: settingSettingsCompare,
+	Key:     settingSettingsClustering,
+	Scan:    settingSettingsScan,
+	Table:   settingSettings,
+}
+
 // Settings reads Setting rows by scope, ordered by name ascending, from
 // settings, in pages: one partition, in clustering order.
 func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (_ cqlgen.Page[Setting], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Setting", "Settings")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Settings").End(&err)
 	if scope == "" {
-		return cqlgen.Page[Setting]{}, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "settings",
-		}
+		return cqlgen.Page[Setting]{}, cqlgenimpl.EmptyKey("settings", "scope")
 	}
 	if o == nil {
 		o = &SettingsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Setting]{
-		Compare:   settingSettingsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       settingSettingsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{scope},
-		Scan:      settingSettingsScan,
-		Table:     settingSettings,
-	}
-	if o.NameFrom != nil {
-		spec.From, spec.FromExclusive = *o.NameFrom, o.NameFromExclusive
-	}
-	if o.NameTo != nil {
-		spec.To, spec.ToInclusive = *o.NameTo, o.NameToInclusive
-	}
+	spec := settingSettingsRead.With([]any{scope}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.NameFrom, o.NameTo, o.NameFromExclusive, o.NameToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -264,26 +216,23 @@ var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// changeChangesByDayRow binds the Insert statement of changes_by_day for e,
-// written at ts.
+// changeChangesByDayRow binds the Insert statement of changes_by_day for e at
+// ts.
 func changeChangesByDayRow(e *Change, ts int64) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
 
-// changeChangesByDayScan reads one row of changes_by_day into e; false when
-// there is none.
+// changeChangesByDayScan scans a row of changes_by_day into e.
 func changeChangesByDayScan(it cqlgen.Iter, e *Change) bool {
 	return it.Scan(&e.Scope, &e.At, &e.Name)
 }
 
-// changeChangesByDayClustering is the clustering key of e in changes_by_day,
-// in order.
+// changeChangesByDayClustering is the clustering key of e in changes_by_day.
 func changeChangesByDayClustering(e *Change) []any {
 	return []any{e.At, e.Name}
 }
 
-// changeChangesByDayCompare orders rows of changes_by_day as its clustering
-// order does.
+// changeChangesByDayCompare orders rows of changes_by_day as Cassandra does.
 func changeChangesByDayCompare(a, b *Change) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -300,8 +249,7 @@ type ChangeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewChangeRepo returns a repository of Change on s. The default strategy is a
-// logged batch.
+// NewChangeRepo returns a repository of Change on s.
 func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
 	return &ChangeRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -312,26 +260,16 @@ func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
 // changeCheck rejects a Change whose partition key values are empty.
 func changeCheck(e *Change) error {
 	if e.Scope == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "changes_by_day",
-		}
+		return cqlgenimpl.EmptyKey("changes_by_day", "scope")
 	}
 	return nil
 }
 
-// Insert writes e to changes_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to changes_by_day, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -346,19 +284,10 @@ func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Optio
 	})
 }
 
-// InsertIfAbsent writes e to changes_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in changes_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (_ cqlgen.Inserted[Change], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Change]{}, err
@@ -368,14 +297,10 @@ func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlg
 	}, changeChangesByDayScan)
 }
 
-// Update writes e over the row with its key in changes_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in changes_by_day; nil pointers
+// and empty collections clear their columns.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -387,10 +312,7 @@ func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Optio
 
 // Delete removes the row with e's key from changes_by_day.
 func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -403,18 +325,12 @@ func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Optio
 	})
 }
 
-// Get reads the Change with the given key from changes_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Change with the given key from changes_by_day;
+// cqlgen.ErrNotFound if there is none.
 func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (_ *Change, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Get").End(&err)
 	if scope == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "changes_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("changes_by_day", "scope")
 	}
 	var e Change
 	e.Scope = scope
@@ -452,19 +368,21 @@ type ChangesByDayOptions struct {
 	LookBack int
 }
 
+// changeChangesByDayRead is the static part of a ChangesByDay read.
+var changeChangesByDayRead = cqlgenimpl.ReadSpec[Change]{
+	Compare: changeChangesByDayCompare,
+	Key:     changeChangesByDayClustering,
+	Scan:    changeChangesByDayScan,
+	Table:   changeChangesByDay,
+}
+
 // ChangesByDay reads Change rows by scope, ordered by at descending, then name
 // ascending, from changes_by_day, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (_ cqlgen.Page[Change], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Change", "ChangesByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "ChangesByDay").End(&err)
 	if scope == "" {
-		return cqlgen.Page[Change]{}, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "changes_by_day",
-		}
+		return cqlgen.Page[Change]{}, cqlgenimpl.EmptyKey("changes_by_day", "scope")
 	}
 	if o == nil {
 		o = &ChangesByDayOptions{}
@@ -474,27 +392,8 @@ func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesBy
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Change]{
-		Compare:     changeChangesByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         changeChangesByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{scope},
-		Scan:        changeChangesByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       changeChangesByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := changeChangesByDayRead.With([]any{scope}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -31,8 +31,7 @@ var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// pageStatsPageStatsScan reads one row of page_stats into e; false when there
-// is none.
+// pageStatsPageStatsScan scans a row of page_stats into e.
 func pageStatsPageStatsScan(it cqlgen.Iter, e *PageStats) bool {
 	return it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
 }
@@ -43,8 +42,7 @@ type PageStatsRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPageStatsRepo returns a repository of PageStats on s. The default
-// strategy is a logged batch.
+// NewPageStatsRepo returns a repository of PageStats on s.
 func NewPageStatsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageStatsRepo {
 	return &PageStatsRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -55,32 +53,18 @@ func NewPageStatsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageStatsRepo {
 // pageStatsCheck rejects a PageStats whose partition key values are empty.
 func pageStatsCheck(e *PageStats) error {
 	if e.Site == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "page_stats",
-		}
+		return cqlgenimpl.EmptyKey("page_stats", "site")
 	}
 	if e.Page == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "page_stats",
-		}
+		return cqlgenimpl.EmptyKey("page_stats", "page")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Views, Likes), amounts that may be negative, to
-// the counters of the row with e's key in page_stats, creating it at zero
-// first if there is none, in one update. A counter update is not idempotent,
-// so it is sent once and never retried: an error is a *cqlgen.CounterError,
-// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
-// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
-// and the strategy does not apply.
+// Add adds e's counter fields (Views, Likes) to the row with e's key in
+// page_stats, sent once, never retried (docs/repositories.md, Counter tables).
 func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -91,14 +75,10 @@ func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from page_stats. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from page_stats; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -111,24 +91,15 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 	})
 }
 
-// Get reads the PageStats with the given key from page_stats, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the PageStats with the given key from page_stats;
+// cqlgen.ErrNotFound if there is none.
 func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *PageStats, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Get").End(&err)
 	if site == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "page_stats",
-		}
+		return nil, cqlgenimpl.EmptyKey("page_stats", "site")
 	}
 	if page == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "page_stats",
-		}
+		return nil, cqlgenimpl.EmptyKey("page_stats", "page")
 	}
 	var e PageStats
 	e.Site = site
@@ -144,27 +115,16 @@ func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *P
 }
 
 // GetMany reads the PageStatss of one site with the given page values from
-// page_stats, the source of truth, in one query (page IN ?): Rows[i] is the
-// PageStats of pages[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// page_stats in one query: Rows[i] is pages[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (_ cqlgen.Found[PageStats], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PageStats", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "GetMany").End(&err)
 	if site == "" {
-		return cqlgen.Found[PageStats]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "page_stats",
-		}
+		return cqlgen.Found[PageStats]{}, cqlgenimpl.EmptyKey("page_stats", "site")
 	}
 	for _, k := range pages {
 		if k == "" {
-			return cqlgen.Found[PageStats]{}, &cqlgen.EmptyKeyError{
-				Column: "page",
-				Table:  "page_stats",
-			}
+			return cqlgen.Found[PageStats]{}, cqlgenimpl.EmptyKey("page_stats", "page")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, pageStatsPageStats, []any{site}, pages, r.opts.MaxKeys, pageStatsPageStatsScan, func(e *PageStats) string {
@@ -189,20 +149,17 @@ var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// dailyHitsDailyHitsScan reads one row of daily_hits into e; false when there
-// is none.
+// dailyHitsDailyHitsScan scans a row of daily_hits into e.
 func dailyHitsDailyHitsScan(it cqlgen.Iter, e *DailyHits) bool {
 	return it.Scan(&e.Site, &e.Day, &e.Hits)
 }
 
-// dailyHitsDailyHitsClustering is the clustering key of e in daily_hits, in
-// order.
+// dailyHitsDailyHitsClustering is the clustering key of e in daily_hits.
 func dailyHitsDailyHitsClustering(e *DailyHits) []any {
 	return []any{e.Day}
 }
 
-// dailyHitsDailyHitsCompare orders rows of daily_hits as its clustering order
-// does.
+// dailyHitsDailyHitsCompare orders rows of daily_hits as Cassandra does.
 func dailyHitsDailyHitsCompare(a, b *DailyHits) int {
 	if c := a.Day.Compare(b.Day); c != 0 {
 		return -c
@@ -216,8 +173,7 @@ type DailyHitsRepo struct {
 	opts cqlgen.Options
 }
 
-// NewDailyHitsRepo returns a repository of DailyHits on s. The default
-// strategy is a logged batch.
+// NewDailyHitsRepo returns a repository of DailyHits on s.
 func NewDailyHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *DailyHitsRepo {
 	return &DailyHitsRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -228,26 +184,15 @@ func NewDailyHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *DailyHitsRepo {
 // dailyHitsCheck rejects a DailyHits whose partition key values are empty.
 func dailyHitsCheck(e *DailyHits) error {
 	if e.Site == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "daily_hits",
-		}
+		return cqlgenimpl.EmptyKey("daily_hits", "site")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Hits), amounts that may be negative, to the
-// counters of the row with e's key in daily_hits, creating it at zero first if
-// there is none, in one update. A counter update is not idempotent, so it is
-// sent once and never retried: an error is a *cqlgen.CounterError, and when
-// errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not have
-// applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError), and the
-// strategy does not apply.
+// Add adds e's counter fields (Hits) to the row with e's key in daily_hits,
+// sent once, never retried (docs/repositories.md, Counter tables).
 func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -258,14 +203,10 @@ func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from daily_hits. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from daily_hits; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -278,18 +219,12 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 	})
 }
 
-// Get reads the DailyHits with the given key from daily_hits, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the DailyHits with the given key from daily_hits;
+// cqlgen.ErrNotFound if there is none.
 func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ *DailyHits, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Get").End(&err)
 	if site == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "daily_hits",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_hits", "site")
 	}
 	var e DailyHits
 	e.Site = site
@@ -320,38 +255,25 @@ type DailyHitsOptions struct {
 	DayFromExclusive, DayToInclusive bool
 }
 
+// dailyHitsDailyHitsRead is the static part of a DailyHits read.
+var dailyHitsDailyHitsRead = cqlgenimpl.ReadSpec[DailyHits]{
+	Compare: dailyHitsDailyHitsCompare,
+	Key:     dailyHitsDailyHitsClustering,
+	Scan:    dailyHitsDailyHitsScan,
+	Table:   dailyHitsDailyHits,
+}
+
 // DailyHits reads DailyHits rows by site, ordered by day descending, from
 // daily_hits, in pages: one partition, in clustering order.
 func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (_ cqlgen.Page[DailyHits], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "DailyHits", "DailyHits")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "DailyHits").End(&err)
 	if site == "" {
-		return cqlgen.Page[DailyHits]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "daily_hits",
-		}
+		return cqlgen.Page[DailyHits]{}, cqlgenimpl.EmptyKey("daily_hits", "site")
 	}
 	if o == nil {
 		o = &DailyHitsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[DailyHits]{
-		Compare:   dailyHitsDailyHitsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       dailyHitsDailyHitsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{site},
-		Scan:      dailyHitsDailyHitsScan,
-		Table:     dailyHitsDailyHits,
-	}
-	if o.DayFrom != nil {
-		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
-	}
-	if o.DayTo != nil {
-		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
-	}
+	spec := dailyHitsDailyHitsRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

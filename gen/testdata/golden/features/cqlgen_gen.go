@@ -52,7 +52,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersState binds the State statement of orders: the primary key of e.
+// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.TenantID, e.OrderID}
 }
@@ -64,25 +64,22 @@ func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
+// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
 }
 
-// orderOrdersChange binds the Change statement of orders: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
-// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
-// orderOrdersSettle binds the Settle statement of orders: it clears the
-// pending record of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.TenantID, e.OrderID, version}
 }
@@ -118,31 +115,29 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // orderOrdersByCustomerRow binds the Insert statement of orders_by_customer
-// for e, written at ts; orders_by_customer has no column to leave unset.
+// for e at ts.
 func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
 }
 
-// orderOrdersByCustomerKey is the primary key of e in orders_by_customer, in
-// order, bucket included.
+// orderOrdersByCustomerKey is the primary key of e in orders_by_customer.
 func orderOrdersByCustomerKey(e *Order) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByCustomerScan reads one row of orders_by_customer into e; false
-// when there is none.
+// orderOrdersByCustomerScan scans a row of orders_by_customer into e.
 func orderOrdersByCustomerScan(it cqlgen.Iter, e *OrdersByCustomerRow) bool {
 	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
 }
 
 // orderOrdersByCustomerClustering is the clustering key of e in
-// orders_by_customer, in order.
+// orders_by_customer.
 func orderOrdersByCustomerClustering(e *OrdersByCustomerRow) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByCustomerCompare orders rows of orders_by_customer as its
-// clustering order does.
+// orderOrdersByCustomerCompare orders rows of orders_by_customer as Cassandra
+// does.
 func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -174,32 +169,30 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersInStatusRow binds the Insert statement of orders_by_status for e,
-// written at ts; orders_by_status has no column to leave unset.
+// orderOrdersInStatusRow binds the Insert statement of orders_by_status for e
+// at ts.
 func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
 }
 
-// orderOrdersInStatusKey is the primary key of e in orders_by_status, in
-// order, bucket included.
+// orderOrdersInStatusKey is the primary key of e in orders_by_status.
 func orderOrdersInStatusKey(e *Order) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersInStatusScan reads one row of orders_by_status into e; false when
-// there is none.
+// orderOrdersInStatusScan scans a row of orders_by_status into e.
 func orderOrdersInStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
 }
 
 // orderOrdersInStatusClustering is the clustering key of e in
-// orders_by_status, in order.
+// orders_by_status.
 func orderOrdersInStatusClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersInStatusCompare orders rows of orders_by_status as its clustering
-// order does.
+// orderOrdersInStatusCompare orders rows of orders_by_status as Cassandra
+// does.
 func orderOrdersInStatusCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return c
@@ -211,15 +204,13 @@ func orderOrdersInStatusCompare(a, b *Order) int {
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_customer,
-// orders_by_status), keeping every copy in step; orders is the source of
-// truth.
+// orders_by_status), kept in step with orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -230,28 +221,16 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 // orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.TenantID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	if e.CustomerID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "orders_by_customer",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	return nil
 }
@@ -260,22 +239,15 @@ func orderCheck(e *Order) error {
 // source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.TenantID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
+// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -302,18 +274,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -321,19 +286,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -341,16 +298,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -358,26 +310,15 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if tenantID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.TenantID = tenantID
@@ -385,33 +326,16 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID s
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if tenantID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.TenantID = tenantID
@@ -428,62 +352,41 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_customer", "orders_by_status"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Order's tables missing, stale or orphaned against
+// orders; it writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table; with o.Job it resumes
+// where it stopped.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if tenantID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	var e Order
 	e.TenantID = tenantID
@@ -499,27 +402,16 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_
 }
 
 // GetMany reads the Orders of one tenant_id with the given order_id values
-// from orders, the source of truth, in one query (order_id IN ?): Rows[i] is
-// the Order of orderIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// from orders in one query: Rows[i] is orderIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
 	if tenantID == "" {
-		return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	for _, k := range orderIDs {
 		if k == "" {
-			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-				Column: "order_id",
-				Table:  "orders",
-			}
+			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{tenantID}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
@@ -544,46 +436,30 @@ type OrdersByCustomerOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
+// orderOrdersByCustomerRead is the static part of a OrdersByCustomer read.
+var orderOrdersByCustomerRead = cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
+	Compare: orderOrdersByCustomerCompare,
+	Key:     orderOrdersByCustomerClustering,
+	Scan:    orderOrdersByCustomerScan,
+	Table:   orderOrdersByCustomer,
+}
+
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
 // placed_at descending, then order_id ascending, from orders_by_customer, in
 // pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (_ cqlgen.Page[OrdersByCustomerRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByCustomer")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByCustomer").End(&err)
 	if tenantID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders_by_customer",
-		}
+		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "tenant_id")
 	}
 	if customerID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "orders_by_customer",
-		}
+		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
 	}
 	if o == nil {
 		o = &OrdersByCustomerOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
-		Compare:   orderOrdersByCustomerCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByCustomerClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{tenantID, customerID},
-		Scan:      orderOrdersByCustomerScan,
-		Table:     orderOrdersByCustomer,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersByCustomerRead.With([]any{tenantID, customerID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -604,45 +480,29 @@ type OrdersInStatusOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
+// orderOrdersInStatusRead is the static part of a OrdersInStatus read.
+var orderOrdersInStatusRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersInStatusCompare,
+	Key:     orderOrdersInStatusClustering,
+	Scan:    orderOrdersInStatusScan,
+	Table:   orderOrdersInStatus,
+}
+
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by
 // placed_at ascending, then order_id ascending, from orders_by_status, in
 // pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersInStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersInStatus").End(&err)
 	if tenantID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "tenant_id")
 	}
 	if status == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	if o == nil {
 		o = &OrdersInStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersInStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersInStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{tenantID, status},
-		Scan:      orderOrdersInStatusScan,
-		Table:     orderOrdersInStatus,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersInStatusRead.With([]any{tenantID, status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -37,24 +37,23 @@ var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// docDocsRow binds the Insert statement of docs for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
+// docDocsRow binds the Insert statement of docs for e at ts; unset leaves nil
+// pointers and empty collections unset.
 func docDocsRow(e *Doc, ts int64, unset bool) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID, e.Author, cqlgenimpl.MapOrUnset(e.Tags, unset), e.Bytes, ts}
 }
 
-// docDocsScan reads one row of docs into e; false when there is none.
+// docDocsScan scans a row of docs into e.
 func docDocsScan(it cqlgen.Iter, e *Doc) bool {
 	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
 
-// docDocsClustering is the clustering key of e in docs, in order.
+// docDocsClustering is the clustering key of e in docs.
 func docDocsClustering(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
-// docDocsCompare orders rows of docs as its clustering order does.
+// docDocsCompare orders rows of docs as Cassandra does.
 func docDocsCompare(a, b *Doc) int {
 	if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
 		return -c
@@ -71,8 +70,7 @@ type DocRepo struct {
 	opts cqlgen.Options
 }
 
-// NewDocRepo returns a repository of Doc on s. The default strategy is a
-// logged batch.
+// NewDocRepo returns a repository of Doc on s.
 func NewDocRepo(s cqlgen.Session, opts ...cqlgen.Option) *DocRepo {
 	return &DocRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -83,26 +81,16 @@ func NewDocRepo(s cqlgen.Session, opts ...cqlgen.Option) *DocRepo {
 // docCheck rejects a Doc whose partition key values are empty.
 func docCheck(e *Doc) error {
 	if e.Space == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgenimpl.EmptyKey("docs", "space")
 	}
 	return nil
 }
 
-// Insert writes e to docs, at a client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to docs, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -117,19 +105,10 @@ func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 	})
 }
 
-// InsertIfAbsent writes e to docs only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in docs unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (_ cqlgen.Inserted[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Doc]{}, err
@@ -139,14 +118,10 @@ func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Opt
 	}, docDocsScan)
 }
 
-// Update writes e over the row with its key in docs. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in docs; nil pointers and empty
+// collections clear their columns.
 func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -158,10 +133,7 @@ func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 
 // Delete removes the row with e's key from docs.
 func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -174,18 +146,12 @@ func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (er
 	})
 }
 
-// Get reads the Doc with the given key from docs, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Doc with the given key from docs; cqlgen.ErrNotFound if there
+// is none.
 func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (_ *Doc, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Get").End(&err)
 	if space == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return nil, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	var e Doc
 	e.Space = space
@@ -218,39 +184,26 @@ type DocsOptions struct {
 	UpdatedAtFromExclusive, UpdatedAtToInclusive bool
 }
 
+// docDocsRead is the static part of a Docs read.
+var docDocsRead = cqlgenimpl.ReadSpec[Doc]{
+	Compare: docDocsCompare,
+	Key:     docDocsClustering,
+	Scan:    docDocsScan,
+	Table:   docDocs,
+}
+
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
 // ascending, from docs, in pages: one partition, in clustering order.
 func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "Docs")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Docs").End(&err)
 	if space == "" {
-		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgen.Page[Doc]{}, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	if o == nil {
 		o = &DocsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Doc]{
-		Compare:   docDocsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       docDocsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{space},
-		Scan:      docDocsScan,
-		Table:     docDocs,
-	}
-	if o.UpdatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.UpdatedAtFrom, o.UpdatedAtFromExclusive
-	}
-	if o.UpdatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.UpdatedAtTo, o.UpdatedAtToInclusive
-	}
+	spec := docDocsRead.With([]any{space}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.UpdatedAtFrom, o.UpdatedAtTo, o.UpdatedAtFromExclusive, o.UpdatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -297,19 +250,12 @@ type DocsByTagOptions struct {
 }
 
 // DocsByTag reads Doc rows whose tags contains a value, within one partition:
-// the rows of docs whose tags contains the value, through the storage-attached
-// index docs_by_tag, in pages, within one partition, in clustering order; the
-// index makes this a cheap read of one partition's replicas.
+// the rows of docs whose tags contains the value, through index docs_by_tag,
+// in pages, within one partition.
 func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *DocsByTagOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsByTag")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "DocsByTag").End(&err)
 	if space == "" {
-		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgen.Page[Doc]{}, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	if o == nil {
 		o = &DocsByTagOptions{}
@@ -374,21 +320,12 @@ type DocsSizedOptions struct {
 }
 
 // DocsSized reads Doc rows whose bytes lies in a range, within one partition:
-// the rows of docs whose bytes is at least the From value and less than the To
-// value (or above From, or at most To, as the options say), through the
-// storage-attached index docs_by_size, in pages, within one partition, in
-// clustering order; the index makes this a cheap read of one partition's
-// replicas.
+// the rows of docs whose bytes is within the bounds, through index
+// docs_by_size, in pages, within one partition.
 func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, bytesTo int32, o *DocsSizedOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsSized")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "DocsSized").End(&err)
 	if space == "" {
-		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgen.Page[Doc]{}, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	if o == nil {
 		o = &DocsSizedOptions{}
@@ -451,14 +388,10 @@ type DocsByAuthorOptions struct {
 }
 
 // DocsByAuthor reads an author's documents, over every space: the rows of docs
-// whose author equals the value, through the storage-attached index
-// docs_by_author, in pages, in token order: a scatter that visits every token
-// range of the cluster on each page, so keep it for rare or ad hoc reads.
+// whose author equals the value, through index docs_by_author, in pages, a
+// scatter over the cluster.
 func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuthorOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Doc", "DocsByAuthor")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "DocsByAuthor").End(&err)
 	if o == nil {
 		o = &DocsByAuthorOptions{}
 	}
@@ -493,18 +426,17 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e, written at ts;
-// events has no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Source, e.At, e.ID, e.Kind, ts}
 }
 
-// eventEventsScan reads one row of events into e; false when there is none.
+// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
 }
 
-// eventEventsState binds the State statement of events: the primary key of e.
+// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.Source, e.At, e.ID}
 }
@@ -518,12 +450,12 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	return
 }
 
-// eventEventsClustering is the clustering key of e in events, in order.
+// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
+// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -554,26 +486,23 @@ var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByKindRow binds the Insert statement of events_by_kind for e,
-// written at ts; events_by_kind has no column to leave unset.
+// eventEventsByKindRow binds the Insert statement of events_by_kind for e at
+// ts.
 func eventEventsByKindRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Kind, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.ID, e.Source, ts}
 }
 
-// eventEventsByKindScan reads one row of events_by_kind into e; false when
-// there is none.
+// eventEventsByKindScan scans a row of events_by_kind into e.
 func eventEventsByKindScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
 }
 
-// eventEventsByKindClustering is the clustering key of e in events_by_kind, in
-// order.
+// eventEventsByKindClustering is the clustering key of e in events_by_kind.
 func eventEventsByKindClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
 
-// eventEventsByKindCompare orders rows of events_by_kind as its clustering
-// order does.
+// eventEventsByKindCompare orders rows of events_by_kind as Cassandra does.
 func eventEventsByKindCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -585,14 +514,13 @@ func eventEventsByKindCompare(a, b *Event) int {
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_kind),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -603,16 +531,10 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 // eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.Source == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "source")
 	}
 	if e.Kind == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "events_by_kind",
-		}
+		return cqlgenimpl.EmptyKey("events_by_kind", "kind")
 	}
 	return nil
 }
@@ -621,25 +543,15 @@ func eventCheck(e *Event) error {
 // source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.Source == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "source")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -655,14 +567,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -681,8 +589,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
+// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -703,56 +610,38 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"events_by_kind"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Event's tables missing, stale or orphaned against
+// events; it writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table; with o.Job it resumes
+// where it stopped.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if source == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "source")
 	}
 	var e Event
 	e.Source = source
@@ -784,39 +673,26 @@ type EventsOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// eventEventsRead is the static part of a Events read.
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
+}
+
 // Events reads a source's events, newest first, from events, in pages: one
 // partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if source == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "source")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{source},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsRead.With([]any{source}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -842,19 +718,21 @@ type EventsByKindOptions struct {
 	LookBack int
 }
 
+// eventEventsByKindRead is the static part of a EventsByKind read.
+var eventEventsByKindRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByKindCompare,
+	Key:     eventEventsByKindClustering,
+	Scan:    eventEventsByKindScan,
+	Table:   eventEventsByKind,
+}
+
 // EventsByKind reads Event rows by kind, ordered by at descending, then id
 // ascending, from events_by_kind, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByKind")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByKind").End(&err)
 	if kind == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "events_by_kind",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_kind", "kind")
 	}
 	if o == nil {
 		o = &EventsByKindOptions{}
@@ -864,27 +742,8 @@ func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKi
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:     eventEventsByKindCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         eventEventsByKindClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{kind},
-		Scan:        eventEventsByKindScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       eventEventsByKind,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsByKindRead.With([]any{kind}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

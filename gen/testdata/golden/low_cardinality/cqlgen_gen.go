@@ -49,7 +49,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersState binds the State statement of orders: the primary key of e.
+// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
@@ -61,25 +61,22 @@ func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
+// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Status, e.Urgent, e.Day}
 }
 
-// orderOrdersChange binds the Change statement of orders: it sets e's values,
-// at version c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Status, e.Urgent, e.Day, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettle binds the Settle statement of orders: it clears the
-// pending record of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
@@ -102,32 +99,30 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e,
-// written at ts; orders_by_status has no column to leave unset.
+// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e
+// at ts.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
 }
 
-// orderOrdersByStatusKey is the primary key of e in orders_by_status, in
-// order, bucket included.
+// orderOrdersByStatusKey is the primary key of e in orders_by_status.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
 
-// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
-// there is none.
+// orderOrdersByStatusScan scans a row of orders_by_status into e.
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
 }
 
 // orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status, in order.
+// orders_by_status.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering
-// order does.
+// orderOrdersByStatusCompare orders rows of orders_by_status as Cassandra
+// does.
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -153,32 +148,28 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByFlagRow binds the Insert statement of orders_by_flag for e,
-// written at ts; orders_by_flag has no column to leave unset.
+// orderOrdersByFlagRow binds the Insert statement of orders_by_flag for e at
+// ts.
 func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
 }
 
-// orderOrdersByFlagKey is the primary key of e in orders_by_flag, in order,
-// bucket included.
+// orderOrdersByFlagKey is the primary key of e in orders_by_flag.
 func orderOrdersByFlagKey(e *Order) []any {
 	return []any{e.Urgent, e.OrderID}
 }
 
-// orderOrdersByFlagScan reads one row of orders_by_flag into e; false when
-// there is none.
+// orderOrdersByFlagScan scans a row of orders_by_flag into e.
 func orderOrdersByFlagScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
 }
 
-// orderOrdersByFlagClustering is the clustering key of e in orders_by_flag, in
-// order.
+// orderOrdersByFlagClustering is the clustering key of e in orders_by_flag.
 func orderOrdersByFlagClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByFlagCompare orders rows of orders_by_flag as its clustering
-// order does.
+// orderOrdersByFlagCompare orders rows of orders_by_flag as Cassandra does.
 func orderOrdersByFlagCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -204,32 +195,27 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByDayRow binds the Insert statement of orders_by_day for e,
-// written at ts; orders_by_day has no column to leave unset.
+// orderOrdersByDayRow binds the Insert statement of orders_by_day for e at ts.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
 }
 
-// orderOrdersByDayKey is the primary key of e in orders_by_day, in order,
-// bucket included.
+// orderOrdersByDayKey is the primary key of e in orders_by_day.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.Day, e.OrderID}
 }
 
-// orderOrdersByDayScan reads one row of orders_by_day into e; false when there
-// is none.
+// orderOrdersByDayScan scans a row of orders_by_day into e.
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
-// orderOrdersByDayClustering is the clustering key of e in orders_by_day, in
-// order.
+// orderOrdersByDayClustering is the clustering key of e in orders_by_day.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByDayCompare orders rows of orders_by_day as its clustering order
-// does.
+// orderOrdersByDayCompare orders rows of orders_by_day as Cassandra does.
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -258,32 +244,29 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // orderOrdersByDayShardedRow binds the Insert statement of
-// orders_by_day_sharded for e, written at ts; orders_by_day_sharded has no
-// column to leave unset.
+// orders_by_day_sharded for e at ts.
 func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
 }
 
-// orderOrdersByDayShardedKey is the primary key of e in orders_by_day_sharded,
-// in order, bucket included.
+// orderOrdersByDayShardedKey is the primary key of e in orders_by_day_sharded.
 func orderOrdersByDayShardedKey(e *Order) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID}
 }
 
-// orderOrdersByDayShardedScan reads one row of orders_by_day_sharded into e;
-// false when there is none.
+// orderOrdersByDayShardedScan scans a row of orders_by_day_sharded into e.
 func orderOrdersByDayShardedScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
 // orderOrdersByDayShardedClustering is the clustering key of e in
-// orders_by_day_sharded, in order.
+// orders_by_day_sharded.
 func orderOrdersByDayShardedClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByDayShardedCompare orders rows of orders_by_day_sharded as its
-// clustering order does.
+// orderOrdersByDayShardedCompare orders rows of orders_by_day_sharded as
+// Cassandra does.
 func orderOrdersByDayShardedCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -292,15 +275,14 @@ func orderOrdersByDayShardedCompare(a, b *Order) int {
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_status,
-// orders_by_flag, orders_by_day, orders_by_day_sharded), keeping every copy in
-// step; orders is the source of truth.
+// orders_by_flag, orders_by_day, orders_by_day_sharded), kept in step with
+// orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -311,22 +293,13 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 // orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	if e.Day.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "orders_by_day",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_day", "day")
 	}
 	return nil
 }
@@ -335,16 +308,12 @@ func orderCheck(e *Order) error {
 // source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
+// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -385,18 +354,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -404,19 +366,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -424,16 +378,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -441,47 +390,25 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
@@ -497,56 +424,38 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_status", "orders_by_flag", "orders_by_day", "orders_by_day_sharded"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Order's tables missing, stale or orphaned against
+// orders; it writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table; with o.Job it resumes
+// where it stopped.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	var e Order
 	e.OrderID = orderID
@@ -560,22 +469,14 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 	return &row, nil
 }
 
-// GetMany reads the Orders with the given order_id values from orders, the
-// source of truth, in one query (order_id IN ?): Rows[i] is the Order of
-// orderIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Orders with the given order_id values from orders in one
+// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
 	for _, k := range orderIDs {
 		if k == "" {
-			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-				Column: "order_id",
-				Table:  "orders",
-			}
+			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
@@ -600,39 +501,26 @@ type OrdersByStatusOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// orderOrdersByStatusRead is the static part of a OrdersByStatus read.
+var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByStatusCompare,
+	Key:     orderOrdersByStatusClustering,
+	Scan:    orderOrdersByStatusScan,
+	Table:   orderOrdersByStatus,
+}
+
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
 // from orders_by_status, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
 	if status == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	if o == nil {
 		o = &OrdersByStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{status},
-		Scan:      orderOrdersByStatusScan,
-		Table:     orderOrdersByStatus,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -653,33 +541,23 @@ type OrdersByFlagOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// orderOrdersByFlagRead is the static part of a OrdersByFlag read.
+var orderOrdersByFlagRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByFlagCompare,
+	Key:     orderOrdersByFlagClustering,
+	Scan:    orderOrdersByFlagScan,
+	Table:   orderOrdersByFlag,
+}
+
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
 // orders_by_flag, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByFlag")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByFlag").End(&err)
 	if o == nil {
 		o = &OrdersByFlagOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByFlagCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByFlagClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{urgent},
-		Scan:      orderOrdersByFlagScan,
-		Table:     orderOrdersByFlag,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByFlagRead.With([]any{urgent}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -700,39 +578,26 @@ type OrdersByDayOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// orderOrdersByDayRead is the static part of a OrdersByDay read.
+var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByDayCompare,
+	Key:     orderOrdersByDayClustering,
+	Scan:    orderOrdersByDayScan,
+	Table:   orderOrdersByDay,
+}
+
 // OrdersByDay reads Order rows by day, ordered by order_id ascending, from
 // orders_by_day, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
 	if day.IsZero() {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "orders_by_day",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day", "day")
 	}
 	if o == nil {
 		o = &OrdersByDayOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByDayCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByDayClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{day},
-		Scan:      orderOrdersByDayScan,
-		Table:     orderOrdersByDay,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -754,42 +619,27 @@ type OrdersByDayShardedOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// orderOrdersByDayShardedRead is the static part of a OrdersByDaySharded read.
+var orderOrdersByDayShardedRead = cqlgenimpl.ReadSpec[Order]{
+	Compare:     orderOrdersByDayShardedCompare,
+	HashBuckets: 16,
+	Key:         orderOrdersByDayShardedClustering,
+	Scan:        orderOrdersByDayShardedScan,
+	Table:       orderOrdersByDaySharded,
+}
+
 // OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
 // from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
 // and merged in clustering order.
 func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersByDaySharded")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDaySharded").End(&err)
 	if day.IsZero() {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "orders_by_day_sharded",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day_sharded", "day")
 	}
 	if o == nil {
 		o = &OrdersByDayShardedOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrdersByDayShardedCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         orderOrdersByDayShardedClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{day},
-		Scan:        orderOrdersByDayShardedScan,
-		Scatter:     r.opts.Scatter,
-		Table:       orderOrdersByDaySharded,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByDayShardedRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -34,25 +34,25 @@ var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.Tab
 })
 
 // unshardedChartEntryDailyChartsUnshardedRow binds the Insert statement of
-// daily_charts_unsharded for e, written at ts.
+// daily_charts_unsharded for e at ts.
 func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
 
-// unshardedChartEntryDailyChartsUnshardedScan reads one row of
-// daily_charts_unsharded into e; false when there is none.
+// unshardedChartEntryDailyChartsUnshardedScan scans a row of
+// daily_charts_unsharded into e.
 func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter, e *UnshardedChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
 // unshardedChartEntryDailyChartsUnshardedClustering is the clustering key of e
-// in daily_charts_unsharded, in order.
+// in daily_charts_unsharded.
 func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
 // unshardedChartEntryDailyChartsUnshardedCompare orders rows of
-// daily_charts_unsharded as its clustering order does.
+// daily_charts_unsharded as Cassandra does.
 func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -71,7 +71,6 @@ type UnshardedChartEntryRepo struct {
 }
 
 // NewUnshardedChartEntryRepo returns a repository of UnshardedChartEntry on s.
-// The default strategy is a logged batch.
 func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *UnshardedChartEntryRepo {
 	return &UnshardedChartEntryRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -83,26 +82,16 @@ func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *Unshar
 // values are empty.
 func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts_unsharded",
-		}
+		return cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
 	}
 	return nil
 }
 
-// Insert writes e to daily_charts_unsharded, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to daily_charts_unsharded, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -117,19 +106,10 @@ func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartE
 	})
 }
 
-// InsertIfAbsent writes e to daily_charts_unsharded only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in daily_charts_unsharded unless a row has its key
+// (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[UnshardedChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[UnshardedChartEntry]{}, err
@@ -139,15 +119,10 @@ func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *Unshard
 	}, unshardedChartEntryDailyChartsUnshardedScan)
 }
 
-// Update writes e over the row with its key in daily_charts_unsharded. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in daily_charts_unsharded; nil
+// pointers and empty collections clear their columns.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -159,10 +134,7 @@ func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartE
 
 // Delete removes the row with e's key from daily_charts_unsharded.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -176,18 +148,11 @@ func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartE
 }
 
 // Get reads the UnshardedChartEntry with the given key from
-// daily_charts_unsharded, the source of truth; cqlgen.ErrNotFound if there is
-// none.
+// daily_charts_unsharded; cqlgen.ErrNotFound if there is none.
 func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *UnshardedChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Get").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts_unsharded",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
 	}
 	var e UnshardedChartEntry
 	e.ChartDate = chartDate
@@ -221,40 +186,28 @@ type DailyChartsUnshardedOptions struct {
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
+// unshardedChartEntryDailyChartsUnshardedRead is the static part of a
+// DailyChartsUnsharded read.
+var unshardedChartEntryDailyChartsUnshardedRead = cqlgenimpl.ReadSpec[UnshardedChartEntry]{
+	Compare: unshardedChartEntryDailyChartsUnshardedCompare,
+	Key:     unshardedChartEntryDailyChartsUnshardedClustering,
+	Scan:    unshardedChartEntryDailyChartsUnshardedScan,
+	Table:   unshardedChartEntryDailyChartsUnsharded,
+}
+
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
 // by play_count descending, then track_id ascending, from
 // daily_charts_unsharded, in pages: one partition, in clustering order.
 func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (_ cqlgen.Page[UnshardedChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Page[UnshardedChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts_unsharded",
-		}
+		return cqlgen.Page[UnshardedChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
 	}
 	if o == nil {
 		o = &DailyChartsUnshardedOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[UnshardedChartEntry]{
-		Compare:   unshardedChartEntryDailyChartsUnshardedCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       unshardedChartEntryDailyChartsUnshardedClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{chartDate},
-		Scan:      unshardedChartEntryDailyChartsUnshardedScan,
-		Table:     unshardedChartEntryDailyChartsUnsharded,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := unshardedChartEntryDailyChartsUnshardedRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -276,26 +229,23 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e,
-// written at ts.
+// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e at
+// ts.
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
 
-// chartEntryDailyChartsScan reads one row of daily_charts into e; false when
-// there is none.
+// chartEntryDailyChartsScan scans a row of daily_charts into e.
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
-// in order.
+// chartEntryDailyChartsClustering is the clustering key of e in daily_charts.
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering
-// order does.
+// chartEntryDailyChartsCompare orders rows of daily_charts as Cassandra does.
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -312,8 +262,7 @@ type ChartEntryRepo struct {
 	opts cqlgen.Options
 }
 
-// NewChartEntryRepo returns a repository of ChartEntry on s. The default
-// strategy is a logged batch.
+// NewChartEntryRepo returns a repository of ChartEntry on s.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
 	return &ChartEntryRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -324,26 +273,16 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 // chartEntryCheck rejects a ChartEntry whose partition key values are empty.
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	return nil
 }
 
-// Insert writes e to daily_charts, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to daily_charts, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -358,19 +297,10 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 	})
 }
 
-// InsertIfAbsent writes e to daily_charts only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in daily_charts unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[ChartEntry]{}, err
@@ -380,14 +310,10 @@ func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts
 	}, chartEntryDailyChartsScan)
 }
 
-// Update writes e over the row with its key in daily_charts. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in daily_charts; nil pointers and
+// empty collections clear their columns.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -399,10 +325,7 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 
 // Delete removes the row with e's key from daily_charts.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -415,18 +338,12 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 	})
 }
 
-// Get reads the ChartEntry with the given key from daily_charts, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key from daily_charts;
+// cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *ChartEntry, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Get").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	var e ChartEntry
 	e.ChartDate = chartDate
@@ -459,43 +376,28 @@ type DailyChartsOptions struct {
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
+// chartEntryDailyChartsRead is the static part of a DailyCharts read.
+var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
+	Compare:     chartEntryDailyChartsCompare,
+	HashBuckets: 100,
+	Key:         chartEntryDailyChartsClustering,
+	Scan:        chartEntryDailyChartsScan,
+	Table:       chartEntryDailyCharts,
+}
+
 // DailyCharts reads ChartEntry rows by chart_date, ordered by play_count
 // descending, then track_id ascending, from daily_charts, in pages: all 100
 // hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "DailyCharts").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return cqlgen.Page[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	if o == nil {
 		o = &DailyChartsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[ChartEntry]{
-		Compare:     chartEntryDailyChartsCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 100,
-		Key:         chartEntryDailyChartsClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{chartDate},
-		Scan:        chartEntryDailyChartsScan,
-		Scatter:     r.opts.Scatter,
-		Table:       chartEntryDailyCharts,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := chartEntryDailyChartsRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -516,25 +418,24 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // playListeningHistoryRow binds the Insert statement of listening_history for
-// e, written at ts.
+// e at ts.
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-// playListeningHistoryScan reads one row of listening_history into e; false
-// when there is none.
+// playListeningHistoryScan scans a row of listening_history into e.
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
 // playListeningHistoryClustering is the clustering key of e in
-// listening_history, in order.
+// listening_history.
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
-// playListeningHistoryCompare orders rows of listening_history as its
-// clustering order does.
+// playListeningHistoryCompare orders rows of listening_history as Cassandra
+// does.
 func playListeningHistoryCompare(a, b *Play) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -551,8 +452,7 @@ type PlayRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlayRepo returns a repository of Play on s. The default strategy is a
-// logged batch.
+// NewPlayRepo returns a repository of Play on s.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -563,26 +463,16 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 // playCheck rejects a Play whose partition key values are empty.
 func playCheck(e *Play) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to listening_history, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to listening_history, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -597,19 +487,10 @@ func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	})
 }
 
-// InsertIfAbsent writes e to listening_history only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in listening_history unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Play]{}, err
@@ -619,15 +500,10 @@ func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.O
 	}, playListeningHistoryScan)
 }
 
-// Update writes e over the row with its key in listening_history. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in listening_history; nil pointers
+// and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -639,10 +515,7 @@ func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -655,18 +528,12 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (
 	})
 }
 
-// Get reads the Play with the given key from listening_history, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Play with the given key from listening_history;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return nil, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	var e Play
 	e.UserID = userID
@@ -699,40 +566,27 @@ type ListeningHistoryOptions struct {
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
+// playListeningHistoryRead is the static part of a ListeningHistory read.
+var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
+	Compare: playListeningHistoryCompare,
+	Key:     playListeningHistoryClustering,
+	Scan:    playListeningHistoryScan,
+	Table:   playListeningHistory,
+}
+
 // ListeningHistory reads Play rows by user_id, ordered by played_at
 // descending, then track_id ascending, from listening_history, in pages: one
 // partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Play", "ListeningHistory")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "ListeningHistory").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgen.Page[Play]{}, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	if o == nil {
 		o = &ListeningHistoryOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Play]{
-		Compare:   playListeningHistoryCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playListeningHistoryClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      playListeningHistoryScan,
-		Table:     playListeningHistory,
-	}
-	if o.PlayedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
-	}
-	if o.PlayedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
-	}
+	spec := playListeningHistoryRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -754,25 +608,25 @@ var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpe
 })
 
 // playForeverListeningHistoryForeverRow binds the Insert statement of
-// listening_history_forever for e, written at ts.
+// listening_history_forever for e at ts.
 func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-// playForeverListeningHistoryForeverScan reads one row of
-// listening_history_forever into e; false when there is none.
+// playForeverListeningHistoryForeverScan scans a row of
+// listening_history_forever into e.
 func playForeverListeningHistoryForeverScan(it cqlgen.Iter, e *PlayForever) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
 // playForeverListeningHistoryForeverClustering is the clustering key of e in
-// listening_history_forever, in order.
+// listening_history_forever.
 func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
 // playForeverListeningHistoryForeverCompare orders rows of
-// listening_history_forever as its clustering order does.
+// listening_history_forever as Cassandra does.
 func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -790,8 +644,7 @@ type PlayForeverRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlayForeverRepo returns a repository of PlayForever on s. The default
-// strategy is a logged batch.
+// NewPlayForeverRepo returns a repository of PlayForever on s.
 func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRepo {
 	return &PlayForeverRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -802,26 +655,16 @@ func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRep
 // playForeverCheck rejects a PlayForever whose partition key values are empty.
 func playForeverCheck(e *PlayForever) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history_forever",
-		}
+		return cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to listening_history_forever, at a client-side timestamp.
-// Nil pointers and empty collections are left unset, so no tombstones are
-// written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most
-// once. To change an entity that exists, use Update. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default. With
-// cqlgen.IfAbsent it creates only, as InsertIfAbsent does, and a row with the
-// key that differs is a *cqlgen.VersionConflictError.
+// Insert writes e to listening_history_forever, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -836,19 +679,10 @@ func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cq
 	})
 }
 
-// InsertIfAbsent writes e to listening_history_forever only if no row has its
-// key (INSERT ... IF NOT EXISTS): create, never replace. The result says
-// whether it applied and, when a row was there, holds it as Current. A row
-// that holds every value e would write counts as applied, with Again set: a
-// call sent again after its reply was lost finds its own row, and is no
-// conflict. With cqlgen.WithIdempotencyKey the outcome is recorded and
-// returned to a call sent again. It honours cqlgen.WithTTL. A conditional
-// write takes no client timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in listening_history_forever unless a row has its
+// key (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlayForever], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[PlayForever]{}, err
@@ -858,15 +692,10 @@ func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, op
 	}, playForeverListeningHistoryForeverScan)
 }
 
-// Update writes e over the row with its key in listening_history_forever.
-// Unlike Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in listening_history_forever; nil
+// pointers and empty collections clear their columns.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -878,10 +707,7 @@ func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cq
 
 // Delete removes the row with e's key from listening_history_forever.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -894,18 +720,12 @@ func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cq
 	})
 }
 
-// Get reads the PlayForever with the given key from listening_history_forever,
-// the source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the PlayForever with the given key from listening_history_forever;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *PlayForever, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history_forever",
-		}
+		return nil, cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
 	}
 	var e PlayForever
 	e.UserID = userID
@@ -939,39 +759,27 @@ type ListeningHistoryForeverOptions struct {
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
+// playForeverListeningHistoryForeverRead is the static part of a
+// ListeningHistoryForever read.
+var playForeverListeningHistoryForeverRead = cqlgenimpl.ReadSpec[PlayForever]{
+	Compare: playForeverListeningHistoryForeverCompare,
+	Key:     playForeverListeningHistoryForeverClustering,
+	Scan:    playForeverListeningHistoryForeverScan,
+	Table:   playForeverListeningHistoryForever,
+}
+
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by
 // played_at descending, then track_id ascending, from
 // listening_history_forever, in pages: one partition, in clustering order.
 func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (_ cqlgen.Page[PlayForever], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "PlayForever", "ListeningHistoryForever")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "ListeningHistoryForever").End(&err)
 	if userID == "" {
-		return cqlgen.Page[PlayForever]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history_forever",
-		}
+		return cqlgen.Page[PlayForever]{}, cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
 	}
 	if o == nil {
 		o = &ListeningHistoryForeverOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[PlayForever]{
-		Compare:   playForeverListeningHistoryForeverCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playForeverListeningHistoryForeverClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      playForeverListeningHistoryForeverScan,
-		Table:     playForeverListeningHistoryForever,
-	}
-	if o.PlayedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
-	}
-	if o.PlayedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
-	}
+	spec := playForeverListeningHistoryForeverRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -54,8 +54,7 @@ func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	}
 }
 
-// tradeTradesByAccountState binds the State statement of trades_by_account:
-// the primary key of e.
+// tradeTradesByAccountState binds the State statement of trades_by_account.
 func tradeTradesByAccountState(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID}
 }
@@ -67,38 +66,34 @@ func tradeTradesByAccountScanState(it cqlgen.Iter) (v cqlgenimpl.State[Trade], o
 	return
 }
 
-// tradeTradesByAccountData is every column of e's row in trades_by_account, in
-// table order.
+// tradeTradesByAccountData is e's row in trades_by_account.
 func tradeTradesByAccountData(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, e.Symbol, e.Shares}
 }
 
-// tradeTradesByAccountChange binds the Change statement of trades_by_account:
-// it sets e's values, at version c.TS, if the version is still c.Old.
+// tradeTradesByAccountChange binds the Change statement of trades_by_account.
 func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
-// tradeTradesByAccountRemove binds the Remove statement of trades_by_account:
-// it leaves a grave of e, at version c.TS, if the version is still c.Old.
+// tradeTradesByAccountRemove binds the Remove statement of trades_by_account.
 func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
-// tradeTradesByAccountSettle binds the Settle statement of trades_by_account:
-// it clears the pending record of e's row if the version is still version.
+// tradeTradesByAccountSettle binds the Settle statement of trades_by_account.
 func tradeTradesByAccountSettle(e *Trade, version int64) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, version}
 }
 
 // tradeTradesByAccountClustering is the clustering key of e in
-// trades_by_account, in order.
+// trades_by_account.
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
 }
 
-// tradeTradesByAccountCompare orders rows of trades_by_account as its
-// clustering order does.
+// tradeTradesByAccountCompare orders rows of trades_by_account as Cassandra
+// does.
 func tradeTradesByAccountCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Type, b.Type); c != 0 {
 		return c
@@ -135,32 +130,30 @@ var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// tradeTradesBySymbolRow binds the Insert statement of trades_by_symbol for e,
-// written at ts; trades_by_symbol has no column to leave unset.
+// tradeTradesBySymbolRow binds the Insert statement of trades_by_symbol for e
+// at ts.
 func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID, e.Shares, ts}
 }
 
-// tradeTradesBySymbolKey is the primary key of e in trades_by_symbol, in
-// order, bucket included.
+// tradeTradesBySymbolKey is the primary key of e in trades_by_symbol.
 func tradeTradesBySymbolKey(e *Trade) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID}
 }
 
-// tradeTradesBySymbolScan reads one row of trades_by_symbol into e; false when
-// there is none.
+// tradeTradesBySymbolScan scans a row of trades_by_symbol into e.
 func tradeTradesBySymbolScan(it cqlgen.Iter, e *Trade) bool {
 	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
 }
 
 // tradeTradesBySymbolClustering is the clustering key of e in
-// trades_by_symbol, in order.
+// trades_by_symbol.
 func tradeTradesBySymbolClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.Account, e.TradeID}
 }
 
-// tradeTradesBySymbolCompare orders rows of trades_by_symbol as its clustering
-// order does.
+// tradeTradesBySymbolCompare orders rows of trades_by_symbol as Cassandra
+// does.
 func tradeTradesBySymbolCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Type, b.Type); c != 0 {
 		return c
@@ -178,15 +171,13 @@ func tradeTradesBySymbolCompare(a, b *Trade) int {
 }
 
 // TradeRepo reads and writes Trade in its tables (trades_by_account,
-// trades_by_symbol), keeping every copy in step; trades_by_account is the
-// source of truth.
+// trades_by_symbol), kept in step with trades_by_account.
 type TradeRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTradeRepo returns a repository of Trade on s. The default strategy is a
-// logged batch.
+// NewTradeRepo returns a repository of Trade on s.
 func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 	return &TradeRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -197,16 +188,10 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 // tradeCheck rejects a Trade whose partition key values are empty.
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	if e.Symbol == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "trades_by_symbol",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
 	}
 	return nil
 }
@@ -215,16 +200,12 @@ func tradeCheck(e *Trade) error {
 // trades_by_account, the source of truth, is empty.
 func tradeCheckKey(e *Trade) error {
 	if e.Account == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	return nil
 }
 
-// tradeWrites is the write protocol of Trade: its source of truth,
-// trades_by_account, and the tables the protocol keeps in step with it.
+// tradeWrites is the write protocol of Trade.
 var tradeWrites = &cqlgenimpl.Entity[Trade]{
 	Canonical: tradeTradesByAccount,
 	State:     tradeTradesByAccountState,
@@ -244,18 +225,11 @@ var tradeWrites = &cqlgenimpl.Entity[Trade]{
 	},
 }
 
-// Insert writes e to every table of Trade, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on trades_by_account, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Trade, leaving nil pointers
+// and empty collections unset, through the write protocol on trades_by_account
+// (docs/repositories.md, The write protocol).
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -263,20 +237,11 @@ func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Trade whose key in trades_by_account is e's, in every
-// table: rows whose key changed (a new sort key, say) move, and nil pointers
-// and empty collections clear their columns. It takes its turn with other
-// writers through a conditional write on trades_by_account's version; a writer
-// that loses retries up to Options.Attempts times, then gets a
-// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
-// it returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Update replaces the Trade with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// trades_by_account (docs/repositories.md, The write protocol).
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -284,17 +249,11 @@ func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Trade whose key in trades_by_account is e's from every
-// table; the rows of the other tables are found from trades_by_account's
-// values, so e needs only its key. Deleting what does not exist is not an
-// error. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Delete removes the Trade with e's key from every table (e needs only its
+// key), through the write protocol on trades_by_account (docs/repositories.md,
+// The write protocol).
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tradeCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -302,20 +261,12 @@ func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Trade with the given key from trades_by_account, with
-// its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Trade since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Trade with the given key from trades_by_account with
+// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "GetVersioned").End(&err)
 	if account == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	e := &Trade{}
 	e.Account = account
@@ -325,27 +276,13 @@ func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey st
 	return cqlgenimpl.Versioned(ctx, r.s, tradeWrites, e)
 }
 
-// Modify reads the Trade with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Trade since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// trades_by_account (cqlgen.ErrKeyChanged). It returns the Trade written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Trade with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (_ *Trade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Modify").End(&err)
 	if account == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	e := &Trade{}
 	e.Account = account
@@ -364,57 +301,39 @@ func (r *TradeRepo) Entity() string {
 	return "Trade"
 }
 
-// Tables lists the tables of Trade that Repair and Backfill write: every one
-// but trades_by_account, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but
+// trades_by_account.
 func (r *TradeRepo) Tables() []string {
 	return []string{"trades_by_symbol"}
 }
 
-// Verify compares every table of Trade with what trades_by_account, the source
-// of truth, implies, and reports the rows missing, stale or orphaned. It
-// writes nothing.
+// Verify reports the rows of Trade's tables missing, stale or orphaned against
+// trades_by_account; it writes nothing.
 func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Trade wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", true, o)
 }
 
-// Backfill writes every row trades_by_account implies into table, a new one
-// say, token range by token range; with o.Job it records the ranges done and,
-// run again, resumes.
+// Backfill writes every row trades_by_account implies into table; with o.Job
+// it resumes where it stopped.
 func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tradeWrites, "Trade", table, o)
 }
 
-// Get reads the Trade with the given key from trades_by_account, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Trade with the given key from trades_by_account;
+// cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Get").End(&err)
 	if account == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	var e Trade
 	e.Account = account
@@ -460,18 +379,20 @@ type TradesByAccountOptions struct {
 	TradeDateFromExclusive, TradeDateToInclusive bool
 }
 
+// tradeTradesByAccountRead is the static part of a TradesByAccount read.
+var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
+	Compare: tradeTradesByAccountCompare,
+	Key:     tradeTradesByAccountClustering,
+	Scan:    tradeTradesByAccountScan,
+	Table:   tradeTradesByAccount,
+}
+
 // TradesByAccount reads an account's trades, by type, newest first, from
 // trades_by_account, in pages: one partition, in clustering order.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "TradesByAccount")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesByAccount").End(&err)
 	if account == "" {
-		return cqlgen.Page[Trade]{}, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	if o == nil {
 		o = &TradesByAccountOptions{}
@@ -479,32 +400,12 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate"}, []bool{o.TypeEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil}); err != nil {
 		return cqlgen.Page[Trade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Trade]{
-		Compare:   tradeTradesByAccountCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       tradeTradesByAccountClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{account},
-		Scan:      tradeTradesByAccountScan,
-		Table:     tradeTradesByAccount,
-	}
+	spec := tradeTradesByAccountRead.With([]any{account}, o.Limit, o.Cursor, r.opts)
 	if o.TypeEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.TypeEq)
 	}
-	if o.TypeFrom != nil {
-		spec.From, spec.FromExclusive = *o.TypeFrom, o.TypeFromExclusive
-	}
-	if o.TypeTo != nil {
-		spec.To, spec.ToInclusive = *o.TypeTo, o.TypeToInclusive
-	}
-	if o.TradeDateFrom != nil {
-		spec.From, spec.FromExclusive = *o.TradeDateFrom, o.TradeDateFromExclusive
-	}
-	if o.TradeDateTo != nil {
-		spec.To, spec.ToInclusive = *o.TradeDateTo, o.TradeDateToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
+	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -550,19 +451,22 @@ type TradesBySymbolOptions struct {
 	AccountFromExclusive, AccountToInclusive bool
 }
 
+// tradeTradesBySymbolRead is the static part of a TradesBySymbol read.
+var tradeTradesBySymbolRead = cqlgenimpl.ReadSpec[Trade]{
+	Compare:     tradeTradesBySymbolCompare,
+	HashBuckets: 8,
+	Key:         tradeTradesBySymbolClustering,
+	Scan:        tradeTradesBySymbolScan,
+	Table:       tradeTradesBySymbol,
+}
+
 // TradesBySymbol reads a symbol's trades, by type and date, from
 // trades_by_symbol, in pages: all 8 hash buckets read in parallel and merged
 // in clustering order.
 func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Trade", "TradesBySymbol")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesBySymbol").End(&err)
 	if symbol == "" {
-		return cqlgen.Page[Trade]{}, &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "trades_by_symbol",
-		}
+		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
 	}
 	if o == nil {
 		o = &TradesBySymbolOptions{}
@@ -570,44 +474,16 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate", "Account"}, []bool{o.TypeEq != nil, o.TradeDateEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil, o.AccountFrom != nil || o.AccountTo != nil}); err != nil {
 		return cqlgen.Page[Trade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Trade]{
-		Compare:     tradeTradesBySymbolCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 8,
-		Key:         tradeTradesBySymbolClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{symbol},
-		Scan:        tradeTradesBySymbolScan,
-		Scatter:     r.opts.Scatter,
-		Table:       tradeTradesBySymbol,
-	}
+	spec := tradeTradesBySymbolRead.With([]any{symbol}, o.Limit, o.Cursor, r.opts)
 	if o.TypeEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.TypeEq)
 	}
 	if o.TradeDateEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.TradeDateEq)
 	}
-	if o.TypeFrom != nil {
-		spec.From, spec.FromExclusive = *o.TypeFrom, o.TypeFromExclusive
-	}
-	if o.TypeTo != nil {
-		spec.To, spec.ToInclusive = *o.TypeTo, o.TypeToInclusive
-	}
-	if o.TradeDateFrom != nil {
-		spec.From, spec.FromExclusive = *o.TradeDateFrom, o.TradeDateFromExclusive
-	}
-	if o.TradeDateTo != nil {
-		spec.To, spec.ToInclusive = *o.TradeDateTo, o.TradeDateToInclusive
-	}
-	if o.AccountFrom != nil {
-		spec.From, spec.FromExclusive = *o.AccountFrom, o.AccountFromExclusive
-	}
-	if o.AccountTo != nil {
-		spec.To, spec.ToInclusive = *o.AccountTo, o.AccountToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
+	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
+	cqlgenimpl.Bounds(&spec, o.AccountFrom, o.AccountTo, o.AccountFromExclusive, o.AccountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -634,25 +510,24 @@ var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // readingReadingsByKindRow binds the Insert statement of readings_by_kind for
-// e, written at ts.
+// e at ts.
 func readingReadingsByKindRow(e *Reading, ts int64) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
 
-// readingReadingsByKindScan reads one row of readings_by_kind into e; false
-// when there is none.
+// readingReadingsByKindScan scans a row of readings_by_kind into e.
 func readingReadingsByKindScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
 }
 
 // readingReadingsByKindClustering is the clustering key of e in
-// readings_by_kind, in order.
+// readings_by_kind.
 func readingReadingsByKindClustering(e *Reading) []any {
 	return []any{e.Kind, e.At}
 }
 
-// readingReadingsByKindCompare orders rows of readings_by_kind as its
-// clustering order does.
+// readingReadingsByKindCompare orders rows of readings_by_kind as Cassandra
+// does.
 func readingReadingsByKindCompare(a, b *Reading) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -669,8 +544,7 @@ type ReadingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is
-// a logged batch.
+// NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -681,26 +555,16 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 // readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.Sensor == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor",
-			Table:  "readings_by_kind",
-		}
+		return cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
 	}
 	return nil
 }
 
-// Insert writes e to readings_by_kind, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+// Insert writes e to readings_by_kind, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -715,19 +579,10 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	})
 }
 
-// InsertIfAbsent writes e to readings_by_kind only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in readings_by_kind unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Reading]{}, err
@@ -737,15 +592,10 @@ func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cq
 	}, readingReadingsByKindScan)
 }
 
-// Update writes e over the row with its key in readings_by_kind. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in readings_by_kind; nil pointers
+// and empty collections clear their columns.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -757,10 +607,7 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 
 // Delete removes the row with e's key from readings_by_kind.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -773,18 +620,12 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	})
 }
 
-// Get reads the Reading with the given key from readings_by_kind, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings_by_kind;
+// cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (_ *Reading, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
 	if sensor == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor",
-			Table:  "readings_by_kind",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
 	}
 	var e Reading
 	e.Sensor = sensor
@@ -833,19 +674,21 @@ type ReadingsByKindOptions struct {
 	LookBack int
 }
 
+// readingReadingsByKindRead is the static part of a ReadingsByKind read.
+var readingReadingsByKindRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByKindCompare,
+	Key:     readingReadingsByKindClustering,
+	Scan:    readingReadingsByKindScan,
+	Table:   readingReadingsByKind,
+}
+
 // ReadingsByKind reads Reading rows by sensor, ordered by kind ascending, then
 // at descending, from readings_by_kind, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Reading", "ReadingsByKind")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByKind").End(&err)
 	if sensor == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor",
-			Table:  "readings_by_kind",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
 	}
 	if o == nil {
 		o = &ReadingsByKindOptions{}
@@ -858,36 +701,12 @@ func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *Read
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByKindCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByKindClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensor},
-		Scan:        readingReadingsByKindScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByKind,
-		TimeBuckets: &tb,
-	}
+	spec := readingReadingsByKindRead.With([]any{sensor}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

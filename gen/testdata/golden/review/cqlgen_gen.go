@@ -47,7 +47,7 @@ func noteEndScan(it cqlgen.Iter, e *Note) bool {
 	}
 }
 
-// noteEndState binds the State statement of end: the primary key of e.
+// noteEndState binds the State statement of end.
 func noteEndState(e *Note) []any {
 	return []any{e.ID}
 }
@@ -59,25 +59,22 @@ func noteEndScanState(it cqlgen.Iter) (v cqlgenimpl.State[Note], ok bool) {
 	return
 }
 
-// noteEndData is every column of e's row in end, in table order.
+// noteEndData is e's row in end.
 func noteEndData(e *Note) []any {
 	return []any{e.ID, e.Owner, e.Tag}
 }
 
-// noteEndChange binds the Change statement of end: it sets e's values, at
-// version c.TS, if the version is still c.Old.
+// noteEndChange binds the Change statement of end.
 func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
-// noteEndRemove binds the Remove statement of end: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
+// noteEndRemove binds the Remove statement of end.
 func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
-// noteEndSettle binds the Settle statement of end: it clears the pending
-// record of e's row if the version is still version.
+// noteEndSettle binds the Settle statement of end.
 func noteEndSettle(e *Note, version int64) []any {
 	return []any{e.ID, version}
 }
@@ -106,29 +103,27 @@ var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// noteSubgraphRow binds the Insert statement of subgraph for e, written at ts;
-// subgraph has no column to leave unset.
+// noteSubgraphRow binds the Insert statement of subgraph for e at ts.
 func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.Owner, e.ID, e.Tag, ts}
 }
 
-// noteSubgraphKey is the primary key of e in subgraph, in order, bucket
-// included.
+// noteSubgraphKey is the primary key of e in subgraph.
 func noteSubgraphKey(e *Note) []any {
 	return []any{e.Owner, e.ID}
 }
 
-// noteSubgraphScan reads one row of subgraph into e; false when there is none.
+// noteSubgraphScan scans a row of subgraph into e.
 func noteSubgraphScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.Owner, &e.ID, &e.Tag)
 }
 
-// noteSubgraphClustering is the clustering key of e in subgraph, in order.
+// noteSubgraphClustering is the clustering key of e in subgraph.
 func noteSubgraphClustering(e *Note) []any {
 	return []any{e.ID}
 }
 
-// noteSubgraphCompare orders rows of subgraph as its clustering order does.
+// noteSubgraphCompare orders rows of subgraph as Cassandra does.
 func noteSubgraphCompare(a, b *Note) int {
 	if c := cmp.Compare(a.ID, b.ID); c != 0 {
 		return c
@@ -136,15 +131,14 @@ func noteSubgraphCompare(a, b *Note) int {
 	return 0
 }
 
-// NoteRepo reads and writes Note in its tables (end, subgraph), keeping every
-// copy in step; end is the source of truth.
+// NoteRepo reads and writes Note in its tables (end, subgraph), kept in step
+// with end.
 type NoteRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewNoteRepo returns a repository of Note on s. The default strategy is a
-// logged batch.
+// NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -156,17 +150,11 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 // that hold it.
 func noteCheck(e *Note) error {
 	if e.ID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return cqlgenimpl.EmptyKey("end", "id")
 	}
 	if noteSubgraphHolds(e) {
 		if e.Owner == "" {
-			return &cqlgen.EmptyKeyError{
-				Column: "owner",
-				Table:  "subgraph",
-			}
+			return cqlgenimpl.EmptyKey("subgraph", "owner")
 		}
 	}
 	return nil
@@ -176,16 +164,12 @@ func noteCheck(e *Note) error {
 // truth, is empty.
 func noteCheckKey(e *Note) error {
 	if e.ID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return cqlgenimpl.EmptyKey("end", "id")
 	}
 	return nil
 }
 
-// noteWrites is the write protocol of Note: its source of truth, end, and the
-// tables the protocol keeps in step with it.
+// noteWrites is the write protocol of Note.
 var noteWrites = &cqlgenimpl.Entity[Note]{
 	Canonical: noteEnd,
 	State:     noteEndState,
@@ -206,18 +190,11 @@ var noteWrites = &cqlgenimpl.Entity[Note]{
 	},
 }
 
-// Insert writes e to every table of Note, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on end, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Note, leaving nil pointers
+// and empty collections unset, through the write protocol on end
+// (docs/repositories.md, The write protocol).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -225,19 +202,11 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Note whose key in end is e's, in every table: rows whose
-// key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on end's version; a writer that loses retries up
-// to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Note with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on end
+// (docs/repositories.md, The write protocol).
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -245,16 +214,11 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Note whose key in end is e's from every table; the rows
-// of the other tables are found from end's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Note with e's key from every table (e needs only its
+// key), through the write protocol on end (docs/repositories.md, The write
+// protocol).
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, noteCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -262,47 +226,25 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Note with the given key from end, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Note since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Note with the given key from end with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (_ *Note, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetVersioned").End(&err)
 	if id == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("end", "id")
 	}
 	e := &Note{}
 	e.ID = id
 	return cqlgenimpl.Versioned(ctx, r.s, noteWrites, e)
 }
 
-// Modify reads the Note with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Note since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in end
-// (cqlgen.ErrKeyChanged). It returns the Note written; cqlgen.ErrNotFound if
-// there is none. It costs one read more than Update, which overwrites whatever
-// a concurrent writer did. Run again after its reply was lost, it applies
-// change again, unless given cqlgen.WithIdempotencyKey, which makes the whole
-// of it apply at most once.
+// Modify reads the Note with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Modify").End(&err)
 	if id == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return nil, cqlgenimpl.EmptyKey("end", "id")
 	}
 	e := &Note{}
 	e.ID = id
@@ -318,56 +260,38 @@ func (r *NoteRepo) Entity() string {
 	return "Note"
 }
 
-// Tables lists the tables of Note that Repair and Backfill write: every one
-// but end, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but end.
 func (r *NoteRepo) Tables() []string {
 	return []string{"subgraph"}
 }
 
-// Verify compares every table of Note with what end, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Note's tables missing, stale or orphaned against
+// end; it writes nothing.
 func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Note wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", true, o)
 }
 
-// Backfill writes every row end implies into table, a new one say, token range
-// by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row end implies into table; with o.Job it resumes
+// where it stopped.
 func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, noteWrites, "Note", table, o)
 }
 
-// Get reads the Note with the given key from end, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Note with the given key from end; cqlgen.ErrNotFound if there
+// is none.
 func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
 	if id == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return nil, cqlgenimpl.EmptyKey("end", "id")
 	}
 	var e Note
 	e.ID = id
@@ -381,22 +305,13 @@ func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
 	return &row, nil
 }
 
-// GetMany reads the Notes with the given id values from end, the source of
-// truth, in one query (id IN ?): Rows[i] is the Note of ids[i], nil when there
-// is none, and Missing lists those indexes. More keys than the repository
-// allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
-// *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Notes with the given id values from end in one query:
+// Rows[i] is ids[i]'s, nil when missing (docs/repositories.md, Multi-get).
 func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetMany").End(&err)
 	for _, k := range ids {
 		if k == "" {
-			return cqlgen.Found[Note]{}, &cqlgen.EmptyKeyError{
-				Column: "id",
-				Table:  "end",
-			}
+			return cqlgen.Found[Note]{}, cqlgenimpl.EmptyKey("end", "id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, noteEnd, []any{}, ids, r.opts.MaxKeys, noteEndScan, func(e *Note) string {
@@ -420,38 +335,25 @@ type SubgraphOptions struct {
 	IDFromExclusive, IDToInclusive bool
 }
 
+// noteSubgraphRead is the static part of a Subgraph read.
+var noteSubgraphRead = cqlgenimpl.ReadSpec[Note]{
+	Compare: noteSubgraphCompare,
+	Key:     noteSubgraphClustering,
+	Scan:    noteSubgraphScan,
+	Table:   noteSubgraph,
+}
+
 // Subgraph reads Note rows by owner, ordered by id ascending, from subgraph,
 // in pages: one partition, in clustering order.
 func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Note", "Subgraph")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Subgraph").End(&err)
 	if owner == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "subgraph",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("subgraph", "owner")
 	}
 	if o == nil {
 		o = &SubgraphOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Note]{
-		Compare:   noteSubgraphCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteSubgraphClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{owner},
-		Scan:      noteSubgraphScan,
-		Table:     noteSubgraph,
-	}
-	if o.IDFrom != nil {
-		spec.From, spec.FromExclusive = *o.IDFrom, o.IDFromExclusive
-	}
-	if o.IDTo != nil {
-		spec.To, spec.ToInclusive = *o.IDTo, o.IDToInclusive
-	}
+	spec := noteSubgraphRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

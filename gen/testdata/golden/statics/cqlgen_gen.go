@@ -53,7 +53,7 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	}
 }
 
-// lineLinesState binds the State statement of lines: the primary key of e.
+// lineLinesState binds the State statement of lines.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
@@ -66,37 +66,32 @@ func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	return
 }
 
-// lineLinesData is every column of e's row in lines, in table order.
+// lineLinesData is e's row in lines.
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.PlacedAt, e.Status, e.Qty}
 }
 
-// lineLinesChange binds the Change statement of lines: it sets e's values, and
-// the statics' version to c.Static, at version c.TS, if the version is still
-// c.Old and the statics' version c.OldStatic.
+// lineLinesChange binds the Change statement of lines.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesRemove binds the Remove statement of lines: it leaves a grave of e,
-// at version c.TS, if the version is still c.Old and the statics' version
-// c.OldStatic.
+// lineLinesRemove binds the Remove statement of lines.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesSettle binds the Settle statement of lines: it clears the pending
-// record of e's row if the version is still version.
+// lineLinesSettle binds the Settle statement of lines.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
 
-// lineLinesClustering is the clustering key of e in lines, in order.
+// lineLinesClustering is the clustering key of e in lines.
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
 
-// lineLinesCompare orders rows of lines as its clustering order does.
+// lineLinesCompare orders rows of lines as Cassandra does.
 func lineLinesCompare(a, b *Line) int {
 	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
 		return c
@@ -132,32 +127,28 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesByStatusRow binds the Insert statement of lines_by_status for e,
-// written at ts; lines_by_status has no column to leave unset.
+// lineLinesByStatusRow binds the Insert statement of lines_by_status for e at
+// ts.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
 
-// lineLinesByStatusKey is the primary key of e in lines_by_status, in order,
-// bucket included.
+// lineLinesByStatusKey is the primary key of e in lines_by_status.
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusScan reads one row of lines_by_status into e; false when
-// there is none.
+// lineLinesByStatusScan scans a row of lines_by_status into e.
 func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
 
-// lineLinesByStatusClustering is the clustering key of e in lines_by_status,
-// in order.
+// lineLinesByStatusClustering is the clustering key of e in lines_by_status.
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusCompare orders rows of lines_by_status as its clustering
-// order does.
+// lineLinesByStatusCompare orders rows of lines_by_status as Cassandra does.
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -199,14 +190,12 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // lineLinesByOrderStatusRow binds the Insert statement of
-// lines_by_order_status for e, written at ts; lines_by_order_status has no
-// column to leave unset.
+// lines_by_order_status for e at ts.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
 
-// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status,
-// in order, bucket included.
+// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status.
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
@@ -227,13 +216,13 @@ func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 }
 
 // lineLinesByOrderStatusClustering is the clustering key of e in
-// lines_by_order_status, in order.
+// lines_by_order_status.
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
 
-// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as its
-// clustering order does.
+// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as
+// Cassandra does.
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -245,15 +234,13 @@ func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 }
 
 // LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), keeping every copy in step; lines is the source of
-// truth.
+// lines_by_order_status), kept in step with lines.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewLineRepo returns a repository of Line on s. The default strategy is a
-// logged batch.
+// NewLineRepo returns a repository of Line on s.
 func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
 	return &LineRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -264,16 +251,10 @@ func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
 // lineCheck rejects a Line whose partition key values are empty.
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	return nil
 }
@@ -282,16 +263,12 @@ func lineCheck(e *Line) error {
 // of truth, is empty.
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	return nil
 }
 
-// lineWrites is the write protocol of Line: its source of truth, lines, and
-// the tables the protocol keeps in step with it.
+// lineWrites is the write protocol of Line.
 var lineWrites = &cqlgenimpl.Entity[Line]{
 	Canonical: lineLines,
 	State:     lineLinesState,
@@ -318,18 +295,11 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 	},
 }
 
-// Insert writes e to every table of Line, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on lines, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Line, leaving nil pointers
+// and empty collections unset, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -337,19 +307,11 @@ func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Line whose key in lines is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on lines's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Line with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -357,16 +319,11 @@ func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Line whose key in lines is e's from every table; the rows
-// of the other tables are found from lines's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Line with e's key from every table (e needs only its
+// key), through the write protocol on lines (docs/repositories.md, The write
+// protocol).
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -374,20 +331,12 @@ func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Line with the given key from lines, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Line since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Line with the given key from lines with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -395,27 +344,13 @@ func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID stri
 	return cqlgenimpl.Versioned(ctx, r.s, lineWrites, e)
 }
 
-// Modify reads the Line with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Line since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// lines (cqlgen.ErrKeyChanged). It returns the Line written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Line with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -432,56 +367,38 @@ func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables of Line that Repair and Backfill write: every one
-// but lines, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but lines.
 func (r *LineRepo) Tables() []string {
 	return []string{"lines_by_status", "lines_by_order_status"}
 }
 
-// Verify compares every table of Line with what lines, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Line's tables missing, stale or orphaned against
+// lines; it writes nothing.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Line wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
-// Backfill writes every row lines implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row lines implies into table; with o.Job it resumes
+// where it stopped.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
 }
 
-// Get reads the Line with the given key from lines, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
+// there is none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	var e Line
 	e.OrderID = orderID
@@ -512,39 +429,26 @@ type LinesOptions struct {
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
+// lineLinesRead is the static part of a Lines read.
+var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
+	Compare: lineLinesCompare,
+	Key:     lineLinesClustering,
+	Scan:    lineLinesScan,
+	Table:   lineLines,
+}
+
 // Lines reads Line rows by order_id, ordered by item_id ascending, from lines,
 // in pages: one partition, in clustering order.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "Lines")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Lines").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[Line]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgen.Page[Line]{}, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if o == nil {
 		o = &LinesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Line]{
-		Compare:   lineLinesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesScan,
-		Table:     lineLines,
-	}
-	if o.ItemIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ItemIDFrom, o.ItemIDFromExclusive
-	}
-	if o.ItemIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ItemIDTo, o.ItemIDToInclusive
-	}
+	spec := lineLinesRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -565,40 +469,27 @@ type LinesByStatusOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// lineLinesByStatusRead is the static part of a LinesByStatus read.
+var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
+	Compare: lineLinesByStatusCompare,
+	Key:     lineLinesByStatusClustering,
+	Scan:    lineLinesByStatusScan,
+	Table:   lineLinesByStatus,
+}
+
 // LinesByStatus reads Line rows by status, ordered by order_id ascending, then
 // item_id ascending, from lines_by_status, in pages: one partition, in
 // clustering order.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByStatus").End(&err)
 	if status == "" {
-		return cqlgen.Page[LinesByStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgen.Page[LinesByStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	if o == nil {
 		o = &LinesByStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByStatusRow]{
-		Compare:   lineLinesByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{status},
-		Scan:      lineLinesByStatusScan,
-		Table:     lineLinesByStatus,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := lineLinesByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -619,39 +510,26 @@ type LinesByOrderStatusOptions struct {
 	StatusFromExclusive, StatusToInclusive bool
 }
 
+// lineLinesByOrderStatusRead is the static part of a LinesByOrderStatus read.
+var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
+	Compare: lineLinesByOrderStatusCompare,
+	Key:     lineLinesByOrderStatusClustering,
+	Scan:    lineLinesByOrderStatusScan,
+	Table:   lineLinesByOrderStatus,
+}
+
 // LinesByOrderStatus reads Line rows by order_id, ordered by status ascending,
 // then item_id ascending, from lines_by_order_status, in pages: one partition,
 // in clustering order.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByOrderStatus").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[LinesByOrderStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines_by_order_status",
-		}
+		return cqlgen.Page[LinesByOrderStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_order_status", "order_id")
 	}
 	if o == nil {
 		o = &LinesByOrderStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-		Compare:   lineLinesByOrderStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByOrderStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesByOrderStatusScan,
-		Table:     lineLinesByOrderStatus,
-	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
+	spec := lineLinesByOrderStatusRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -74,27 +74,23 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// everythingEverythingRow binds the Insert statement of everything for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// everythingEverythingRow binds the Insert statement of everything for e at
+// ts; unset leaves nil pointers and empty collections unset.
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
 
-// everythingEverythingScan reads one row of everything into e; false when
-// there is none.
+// everythingEverythingScan scans a row of everything into e.
 func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
 
-// everythingEverythingClustering is the clustering key of e in everything, in
-// order.
+// everythingEverythingClustering is the clustering key of e in everything.
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
 
-// everythingEverythingCompare orders rows of everything as its clustering
-// order does.
+// everythingEverythingCompare orders rows of everything as Cassandra does.
 func everythingEverythingCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
 		return c
@@ -111,8 +107,7 @@ type EverythingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewEverythingRepo returns a repository of Everything on s. The default
-// strategy is a logged batch.
+// NewEverythingRepo returns a repository of Everything on s.
 func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo {
 	return &EverythingRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -123,26 +118,16 @@ func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo 
 // everythingCheck rejects a Everything whose partition key values are empty.
 func everythingCheck(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return cqlgenimpl.EmptyKey("everything", "id")
 	}
 	return nil
 }
 
-// Insert writes e to everything, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to everything, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -157,19 +142,10 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 	})
 }
 
-// InsertIfAbsent writes e to everything only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in everything unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (_ cqlgen.Inserted[Everything], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Everything]{}, err
@@ -179,14 +155,10 @@ func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts
 	}, everythingEverythingScan)
 }
 
-// Update writes e over the row with its key in everything. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in everything; nil pointers and
+// empty collections clear their columns.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -198,10 +170,7 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 
 // Delete removes the row with e's key from everything.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -214,18 +183,12 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 	})
 }
 
-// Get reads the Everything with the given key from everything, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Everything with the given key from everything;
+// cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return nil, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	var e Everything
 	e.ID = id
@@ -258,39 +221,26 @@ type EverythingOptions struct {
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
+// everythingEverythingRead is the static part of a Everything read.
+var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
+	Compare: everythingEverythingCompare,
+	Key:     everythingEverythingClustering,
+	Scan:    everythingEverythingScan,
+	Table:   everythingEverything,
+}
+
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Everything", "Everything")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Everything").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	if o == nil {
 		o = &EverythingOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Everything]{
-		Compare:   everythingEverythingCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       everythingEverythingClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{id},
-		Scan:      everythingEverythingScan,
-		Table:     everythingEverything,
-	}
-	if o.TagsKeyFrom != nil {
-		spec.From, spec.FromExclusive = *o.TagsKeyFrom, o.TagsKeyFromExclusive
-	}
-	if o.TagsKeyTo != nil {
-		spec.To, spec.ToInclusive = *o.TagsKeyTo, o.TagsKeyToInclusive
-	}
+	spec := everythingEverythingRead.With([]any{id}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -56,8 +56,7 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersState binds the State statement of customers: the primary
-// key of e.
+// customerCustomersState binds the State statement of customers.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
@@ -69,14 +68,13 @@ func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], o
 	return
 }
 
-// customerCustomersData is every column of e's row in customers, in table
-// order.
+// customerCustomersData is e's row in customers.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy, e.Revision}
 }
 
-// customerMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
+// customerMerge is e written over cur by an Insert: e's unset fields keep
+// cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Shipping == nil {
@@ -94,21 +92,17 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChange binds the Change statement of customers: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
+// customerCustomersChange binds the Change statement of customers.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersRemove binds the Remove statement of customers: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// customerCustomersRemove binds the Remove statement of customers.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersSettle binds the Settle statement of customers: it clears
-// the pending record of e's row if the version is still version.
+// customerCustomersSettle binds the Settle statement of customers.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
@@ -138,33 +132,30 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // customerCustomersByRegionRow binds the Insert statement of
-// customers_by_region for e, written at ts. With unset, nil pointers and empty
-// collections are left unset, writing no tombstone; without, they clear their
-// columns.
+// customers_by_region for e at ts; unset leaves nil pointers and empty
+// collections unset.
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, e.Revision, ts}
 }
 
-// customerCustomersByRegionKey is the primary key of e in customers_by_region,
-// in order, bucket included.
+// customerCustomersByRegionKey is the primary key of e in customers_by_region.
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
 
-// customerCustomersByRegionScan reads one row of customers_by_region into e;
-// false when there is none.
+// customerCustomersByRegionScan scans a row of customers_by_region into e.
 func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
 }
 
 // customerCustomersByRegionClustering is the clustering key of e in
-// customers_by_region, in order.
+// customers_by_region.
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
 
-// customerCustomersByRegionCompare orders rows of customers_by_region as its
-// clustering order does.
+// customerCustomersByRegionCompare orders rows of customers_by_region as
+// Cassandra does.
 func customerCustomersByRegionCompare(a, b *Customer) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -176,15 +167,13 @@ func customerCustomersByRegionCompare(a, b *Customer) int {
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,
-// customers_by_region), keeping every copy in step; customers is the source of
-// truth.
+// customers_by_region), kept in step with customers.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewCustomerRepo returns a repository of Customer on s. The default strategy
-// is a logged batch.
+// NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -195,10 +184,7 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 // customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
@@ -207,16 +193,12 @@ func customerCheck(e *Customer) error {
 // the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
 
-// customerWrites is the write protocol of Customer: its source of truth,
-// customers, and the tables the protocol keeps in step with it.
+// customerWrites is the write protocol of Customer.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -237,18 +219,11 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 	},
 }
 
-// Insert writes e to every table of Customer, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on customers, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Customer, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -256,19 +231,11 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Customer whose key in customers is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on customers's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Customer with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -276,16 +243,11 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Customer whose key in customers is e's from every table;
-// the rows of the other tables are found from customers's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Customer with e's key from every table (e needs only its
+// key), through the write protocol on customers (docs/repositories.md, The
+// write protocol).
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -293,47 +255,25 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Customer with the given key from customers, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Customer since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Customer with the given key from customers with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	e := &Customer{}
 	e.CustomerID = customerID
 	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
 }
 
-// Modify reads the Customer with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Customer since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
-// Customer written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Customer with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	e := &Customer{}
 	e.CustomerID = customerID
@@ -349,57 +289,38 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables of Customer that Repair and Backfill write: every
-// one but customers, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but customers.
 func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_by_region"}
 }
 
-// Verify compares every table of Customer with what customers, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Customer's tables missing, stale or orphaned
+// against customers; it writes nothing.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Customer wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row customers implies into table; with o.Job it
+// resumes where it stopped.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
 
-// Get reads the Customer with the given key from customers, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
+// if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	var e Customer
 	e.CustomerID = customerID
@@ -413,22 +334,14 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	return &row, nil
 }
 
-// GetMany reads the Customers with the given customer_id values from
-// customers, the source of truth, in one query (customer_id IN ?): Rows[i] is
-// the Customer of customerIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Customers with the given customer_id values from customers
+// in one query: Rows[i] is customerIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
 	for _, k := range customerIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-				Column: "customer_id",
-				Table:  "customers",
-			}
+			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
@@ -453,34 +366,25 @@ type CustomersByRegionOptions struct {
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
+// customerCustomersByRegionRead is the static part of a CustomersByRegion
+// read.
+var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
+	Compare: customerCustomersByRegionCompare,
+	Key:     customerCustomersByRegionClustering,
+	Scan:    customerCustomersByRegionScan,
+	Table:   customerCustomersByRegion,
+}
+
 // CustomersByRegion reads Customer rows by region, ordered by created_at
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
 func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersByRegion").End(&err)
 	if o == nil {
 		o = &CustomersByRegionOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Customer]{
-		Compare:   customerCustomersByRegionCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       customerCustomersByRegionClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      customerCustomersByRegionScan,
-		Table:     customerCustomersByRegion,
-	}
-	if o.CreatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
-	}
-	if o.CreatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
-	}
+	spec := customerCustomersByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -505,22 +409,22 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// visitVisitsRow binds the Insert statement of visits for e, written at ts.
+// visitVisitsRow binds the Insert statement of visits for e at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
 
-// visitVisitsScan reads one row of visits into e; false when there is none.
+// visitVisitsScan scans a row of visits into e.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
-// visitVisitsClustering is the clustering key of e in visits, in order.
+// visitVisitsClustering is the clustering key of e in visits.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.At, e.Spot}
 }
 
-// visitVisitsCompare orders rows of visits as its clustering order does.
+// visitVisitsCompare orders rows of visits as Cassandra does.
 func visitVisitsCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return c
@@ -537,8 +441,7 @@ type VisitRepo struct {
 	opts cqlgen.Options
 }
 
-// NewVisitRepo returns a repository of Visit on s. The default strategy is a
-// logged batch.
+// NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -549,26 +452,16 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 // visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	return nil
 }
 
-// Insert writes e to visits, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to visits, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -583,19 +476,10 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to visits only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Visit]{}, err
@@ -605,14 +489,10 @@ func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen
 	}, visitVisitsScan)
 }
 
-// Update writes e over the row with its key in visits. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in visits; nil pointers and empty
+// collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -624,10 +504,7 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -640,18 +517,12 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Visit with the given key from visits, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
+// there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	var e Visit
 	e.CustomerID = customerID
@@ -683,39 +554,26 @@ type VisitsOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// visitVisitsRead is the static part of a Visits read.
+var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsCompare,
+	Key:     visitVisitsClustering,
+	Scan:    visitVisitsScan,
+	Table:   visitVisits,
+}
+
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot
 // ascending, from visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Visits")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	if o == nil {
 		o = &VisitsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:   visitVisitsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{customerID},
-		Scan:      visitVisitsScan,
-		Table:     visitVisits,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 

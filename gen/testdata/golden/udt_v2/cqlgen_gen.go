@@ -33,15 +33,13 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// customerCustomersRow binds the Insert statement of customers for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
+// customerCustomersRow binds the Insert statement of customers for e at ts;
+// unset leaves nil pointers and empty collections unset.
 func customerCustomersRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.CustomerID, e.Name, e.Billing, cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.Spots, unset), ts}
 }
 
-// customerCustomersScan reads one row of customers into e; false when there is
-// none.
+// customerCustomersScan scans a row of customers into e.
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
@@ -52,8 +50,7 @@ type CustomerRepo struct {
 	opts cqlgen.Options
 }
 
-// NewCustomerRepo returns a repository of Customer on s. The default strategy
-// is a logged batch.
+// NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -64,26 +61,16 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 // customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
 
-// Insert writes e to customers, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to customers, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -98,19 +85,10 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 	})
 }
 
-// InsertIfAbsent writes e to customers only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in customers unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (_ cqlgen.Inserted[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Customer]{}, err
@@ -120,14 +98,10 @@ func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...
 	}, customerCustomersScan)
 }
 
-// Update writes e over the row with its key in customers. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in customers; nil pointers and
+// empty collections clear their columns.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -139,10 +113,7 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 
 // Delete removes the row with e's key from customers.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -155,18 +126,12 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 	})
 }
 
-// Get reads the Customer with the given key from customers, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
+// if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	var e Customer
 	e.CustomerID = customerID
@@ -180,22 +145,14 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	return &row, nil
 }
 
-// GetMany reads the Customers with the given customer_id values from
-// customers, the source of truth, in one query (customer_id IN ?): Rows[i] is
-// the Customer of customerIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Customers with the given customer_id values from customers
+// in one query: Rows[i] is customerIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Customer", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
 	for _, k := range customerIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-				Column: "customer_id",
-				Table:  "customers",
-			}
+			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
@@ -222,22 +179,22 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// visitVisitsRow binds the Insert statement of visits for e, written at ts.
+// visitVisitsRow binds the Insert statement of visits for e at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.VisitID, e.Spot, e.At, ts}
 }
 
-// visitVisitsScan reads one row of visits into e; false when there is none.
+// visitVisitsScan scans a row of visits into e.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
 
-// visitVisitsClustering is the clustering key of e in visits, in order.
+// visitVisitsClustering is the clustering key of e in visits.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.VisitID, e.Spot}
 }
 
-// visitVisitsCompare orders rows of visits as its clustering order does.
+// visitVisitsCompare orders rows of visits as Cassandra does.
 func visitVisitsCompare(a, b *Visit) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.VisitID, b.VisitID); c != 0 {
 		return -c
@@ -254,8 +211,7 @@ type VisitRepo struct {
 	opts cqlgen.Options
 }
 
-// NewVisitRepo returns a repository of Visit on s. The default strategy is a
-// logged batch.
+// NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -266,26 +222,16 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 // visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	return nil
 }
 
-// Insert writes e to visits, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to visits, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -300,19 +246,10 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	})
 }
 
-// InsertIfAbsent writes e to visits only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Visit]{}, err
@@ -322,14 +259,10 @@ func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen
 	}, visitVisitsScan)
 }
 
-// Update writes e over the row with its key in visits. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in visits; nil pointers and empty
+// collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -341,10 +274,7 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -357,18 +287,12 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	})
 }
 
-// Get reads the Visit with the given key from visits, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
+// there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	var e Visit
 	e.CustomerID = customerID
@@ -401,39 +325,26 @@ type VisitsOptions struct {
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
+// visitVisitsRead is the static part of a Visits read.
+var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsCompare,
+	Key:     visitVisitsClustering,
+	Scan:    visitVisitsScan,
+	Table:   visitVisits,
+}
+
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then
 // spot ascending, from visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Visit", "Visits")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	if o == nil {
 		o = &VisitsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:   visitVisitsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{customerID},
-		Scan:      visitVisitsScan,
-		Table:     visitVisits,
-	}
-	if o.VisitIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.VisitIDFrom, o.VisitIDFromExclusive
-	}
-	if o.VisitIDTo != nil {
-		spec.To, spec.ToInclusive = *o.VisitIDTo, o.VisitIDToInclusive
-	}
+	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 

@@ -35,18 +35,17 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e, written at ts;
-// events has no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.AgentID, e.Note, ts}
 }
 
-// eventEventsScan reads one row of events into e; false when there is none.
+// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
-// eventEventsState binds the State statement of events: the primary key of e.
+// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
@@ -60,12 +59,12 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	return
 }
 
-// eventEventsClustering is the clustering key of e in events, in order.
+// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
+// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -93,26 +92,23 @@ var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByAgentRow binds the Insert statement of events_by_agent for e,
-// written at ts; events_by_agent has no column to leave unset.
+// eventEventsByAgentRow binds the Insert statement of events_by_agent for e at
+// ts.
 func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Note, ts}
 }
 
-// eventEventsByAgentScan reads one row of events_by_agent into e; false when
-// there is none.
+// eventEventsByAgentScan scans a row of events_by_agent into e.
 func eventEventsByAgentScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
 }
 
-// eventEventsByAgentClustering is the clustering key of e in events_by_agent,
-// in order.
+// eventEventsByAgentClustering is the clustering key of e in events_by_agent.
 func eventEventsByAgentClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsByAgentCompare orders rows of events_by_agent as its clustering
-// order does.
+// eventEventsByAgentCompare orders rows of events_by_agent as Cassandra does.
 func eventEventsByAgentCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -121,14 +117,13 @@ func eventEventsByAgentCompare(a, b *Event) int {
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_agent),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -139,16 +134,10 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 // eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.TicketID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	return nil
 }
@@ -157,25 +146,15 @@ func eventCheck(e *Event) error {
 // source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.TicketID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -191,14 +170,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -217,8 +192,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
+// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -239,56 +213,38 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"events_by_agent"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Event's tables missing, stale or orphaned against
+// events; it writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table; with o.Job it resumes
+// where it stopped.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if ticketID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	var e Event
 	e.TicketID = ticketID
@@ -320,39 +276,26 @@ type EventsOptions struct {
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
+// eventEventsRead is the static part of a Events read.
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
+}
+
 // Events reads Event rows by ticket_id, ordered by event_id descending, from
 // events, in pages: one partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if ticketID == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{ticketID},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -379,19 +322,21 @@ type EventsByAgentOptions struct {
 	LookBack int
 }
 
+// eventEventsByAgentRead is the static part of a EventsByAgent read.
+var eventEventsByAgentRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByAgentCompare,
+	Key:     eventEventsByAgentClustering,
+	Scan:    eventEventsByAgentScan,
+	Table:   eventEventsByAgent,
+}
+
 // EventsByAgent reads Event rows by agent_id, ordered by event_id descending,
 // from events_by_agent, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "EventsByAgent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByAgent").End(&err)
 	if agentID == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	if o == nil {
 		o = &EventsByAgentOptions{}
@@ -401,28 +346,9 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:     eventEventsByAgentCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         eventEventsByAgentClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{agentID},
-		Scan:        eventEventsByAgentScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       eventEventsByAgent,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsByAgentRead.With([]any{agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -461,8 +387,7 @@ func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
 	}
 }
 
-// uploadUploadsState binds the State statement of uploads: the primary key of
-// e.
+// uploadUploadsState binds the State statement of uploads.
 func uploadUploadsState(e *Upload) []any {
 	return []any{e.Owner, e.UploadID}
 }
@@ -474,35 +399,32 @@ func uploadUploadsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Upload], ok bool
 	return
 }
 
-// uploadUploadsData is every column of e's row in uploads, in table order.
+// uploadUploadsData is e's row in uploads.
 func uploadUploadsData(e *Upload) []any {
 	return []any{e.Owner, e.UploadID, e.Day, e.Size}
 }
 
-// uploadUploadsChange binds the Change statement of uploads: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// uploadUploadsChange binds the Change statement of uploads.
 func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
-// uploadUploadsRemove binds the Remove statement of uploads: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
+// uploadUploadsRemove binds the Remove statement of uploads.
 func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
-// uploadUploadsSettle binds the Settle statement of uploads: it clears the
-// pending record of e's row if the version is still version.
+// uploadUploadsSettle binds the Settle statement of uploads.
 func uploadUploadsSettle(e *Upload, version int64) []any {
 	return []any{e.Owner, e.UploadID, version}
 }
 
-// uploadUploadsClustering is the clustering key of e in uploads, in order.
+// uploadUploadsClustering is the clustering key of e in uploads.
 func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
 
-// uploadUploadsCompare orders rows of uploads as its clustering order does.
+// uploadUploadsCompare orders rows of uploads as Cassandra does.
 func uploadUploadsCompare(a, b *Upload) int {
 	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
 		return c
@@ -530,32 +452,28 @@ var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// uploadUploadsByDayRow binds the Insert statement of uploads_by_day for e,
-// written at ts; uploads_by_day has no column to leave unset.
+// uploadUploadsByDayRow binds the Insert statement of uploads_by_day for e at
+// ts.
 func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID, e.Owner, e.Size, ts}
 }
 
-// uploadUploadsByDayKey is the primary key of e in uploads_by_day, in order,
-// bucket included.
+// uploadUploadsByDayKey is the primary key of e in uploads_by_day.
 func uploadUploadsByDayKey(e *Upload) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID}
 }
 
-// uploadUploadsByDayScan reads one row of uploads_by_day into e; false when
-// there is none.
+// uploadUploadsByDayScan scans a row of uploads_by_day into e.
 func uploadUploadsByDayScan(it cqlgen.Iter, e *Upload) bool {
 	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
 }
 
-// uploadUploadsByDayClustering is the clustering key of e in uploads_by_day,
-// in order.
+// uploadUploadsByDayClustering is the clustering key of e in uploads_by_day.
 func uploadUploadsByDayClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
 
-// uploadUploadsByDayCompare orders rows of uploads_by_day as its clustering
-// order does.
+// uploadUploadsByDayCompare orders rows of uploads_by_day as Cassandra does.
 func uploadUploadsByDayCompare(a, b *Upload) int {
 	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
 		return c
@@ -564,14 +482,13 @@ func uploadUploadsByDayCompare(a, b *Upload) int {
 }
 
 // UploadRepo reads and writes Upload in its tables (uploads, uploads_by_day),
-// keeping every copy in step; uploads is the source of truth.
+// kept in step with uploads.
 type UploadRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewUploadRepo returns a repository of Upload on s. The default strategy is a
-// logged batch.
+// NewUploadRepo returns a repository of Upload on s.
 func NewUploadRepo(s cqlgen.Session, opts ...cqlgen.Option) *UploadRepo {
 	return &UploadRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -582,16 +499,10 @@ func NewUploadRepo(s cqlgen.Session, opts ...cqlgen.Option) *UploadRepo {
 // uploadCheck rejects a Upload whose partition key values are empty.
 func uploadCheck(e *Upload) error {
 	if e.Owner == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	if e.Day.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "uploads_by_day",
-		}
+		return cqlgenimpl.EmptyKey("uploads_by_day", "day")
 	}
 	return nil
 }
@@ -600,16 +511,12 @@ func uploadCheck(e *Upload) error {
 // source of truth, is empty.
 func uploadCheckKey(e *Upload) error {
 	if e.Owner == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	return nil
 }
 
-// uploadWrites is the write protocol of Upload: its source of truth, uploads,
-// and the tables the protocol keeps in step with it.
+// uploadWrites is the write protocol of Upload.
 var uploadWrites = &cqlgenimpl.Entity[Upload]{
 	Canonical: uploadUploads,
 	State:     uploadUploadsState,
@@ -629,18 +536,11 @@ var uploadWrites = &cqlgenimpl.Entity[Upload]{
 	},
 }
 
-// Insert writes e to every table of Upload, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on uploads, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Upload, leaving nil pointers
+// and empty collections unset, through the write protocol on uploads
+// (docs/repositories.md, The write protocol).
 func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -648,19 +548,11 @@ func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Upload whose key in uploads is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on uploads's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Upload with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// uploads (docs/repositories.md, The write protocol).
 func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -668,16 +560,11 @@ func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Upload whose key in uploads is e's from every table; the
-// rows of the other tables are found from uploads's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Upload with e's key from every table (e needs only its
+// key), through the write protocol on uploads (docs/repositories.md, The write
+// protocol).
 func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -685,20 +572,12 @@ func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Upload with the given key from uploads, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Upload since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Upload with the given key from uploads with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "GetVersioned").End(&err)
 	if owner == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	e := &Upload{}
 	e.Owner = owner
@@ -706,27 +585,13 @@ func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID go
 	return cqlgenimpl.Versioned(ctx, r.s, uploadWrites, e)
 }
 
-// Modify reads the Upload with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Upload since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in uploads (cqlgen.ErrKeyChanged). It returns the Upload
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Upload with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (_ *Upload, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Modify").End(&err)
 	if owner == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	e := &Upload{}
 	e.Owner = owner
@@ -743,57 +608,38 @@ func (r *UploadRepo) Entity() string {
 	return "Upload"
 }
 
-// Tables lists the tables of Upload that Repair and Backfill write: every one
-// but uploads, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but uploads.
 func (r *UploadRepo) Tables() []string {
 	return []string{"uploads_by_day"}
 }
 
-// Verify compares every table of Upload with what uploads, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Upload's tables missing, stale or orphaned
+// against uploads; it writes nothing.
 func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Upload wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", true, o)
 }
 
-// Backfill writes every row uploads implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row uploads implies into table; with o.Job it resumes
+// where it stopped.
 func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, uploadWrites, "Upload", table, o)
 }
 
-// Get reads the Upload with the given key from uploads, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Upload with the given key from uploads; cqlgen.ErrNotFound if
+// there is none.
 func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Get").End(&err)
 	if owner == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	var e Upload
 	e.Owner = owner
@@ -825,39 +671,26 @@ type UploadsOptions struct {
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
+// uploadUploadsRead is the static part of a Uploads read.
+var uploadUploadsRead = cqlgenimpl.ReadSpec[Upload]{
+	Compare: uploadUploadsCompare,
+	Key:     uploadUploadsClustering,
+	Scan:    uploadUploadsScan,
+	Table:   uploadUploads,
+}
+
 // Uploads reads Upload rows by owner, ordered by upload_id ascending, from
 // uploads, in pages: one partition, in clustering order.
 func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (_ cqlgen.Page[Upload], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "Uploads")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Uploads").End(&err)
 	if owner == "" {
-		return cqlgen.Page[Upload]{}, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	if o == nil {
 		o = &UploadsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Upload]{
-		Compare:   uploadUploadsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       uploadUploadsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{owner},
-		Scan:      uploadUploadsScan,
-		Table:     uploadUploads,
-	}
-	if o.UploadIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.UploadIDFrom, o.UploadIDFromExclusive
-	}
-	if o.UploadIDTo != nil {
-		spec.To, spec.ToInclusive = *o.UploadIDTo, o.UploadIDToInclusive
-	}
+	spec := uploadUploadsRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -878,42 +711,27 @@ type UploadsByDayOptions struct {
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
+// uploadUploadsByDayRead is the static part of a UploadsByDay read.
+var uploadUploadsByDayRead = cqlgenimpl.ReadSpec[Upload]{
+	Compare:     uploadUploadsByDayCompare,
+	HashBuckets: 16,
+	Key:         uploadUploadsByDayClustering,
+	Scan:        uploadUploadsByDayScan,
+	Table:       uploadUploadsByDay,
+}
+
 // UploadsByDay reads Upload rows by day, ordered by upload_id ascending, from
 // uploads_by_day, in pages: all 16 hash buckets read in parallel and merged in
 // clustering order.
 func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (_ cqlgen.Page[Upload], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Upload", "UploadsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "UploadsByDay").End(&err)
 	if day.IsZero() {
-		return cqlgen.Page[Upload]{}, &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "uploads_by_day",
-		}
+		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads_by_day", "day")
 	}
 	if o == nil {
 		o = &UploadsByDayOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Upload]{
-		Compare:     uploadUploadsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         uploadUploadsByDayClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{day},
-		Scan:        uploadUploadsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Table:       uploadUploadsByDay,
-	}
-	if o.UploadIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.UploadIDFrom, o.UploadIDFromExclusive
-	}
-	if o.UploadIDTo != nil {
-		spec.To, spec.ToInclusive = *o.UploadIDTo, o.UploadIDToInclusive
-	}
+	spec := uploadUploadsByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

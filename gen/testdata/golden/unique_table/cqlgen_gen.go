@@ -49,8 +49,7 @@ func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	}
 }
 
-// accountAccountsState binds the State statement of accounts: the primary key
-// of e.
+// accountAccountsState binds the State statement of accounts.
 func accountAccountsState(e *Account) []any {
 	return []any{e.AccountID}
 }
@@ -62,25 +61,22 @@ func accountAccountsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Account], ok b
 	return
 }
 
-// accountAccountsData is every column of e's row in accounts, in table order.
+// accountAccountsData is e's row in accounts.
 func accountAccountsData(e *Account) []any {
 	return []any{e.AccountID, e.TenantID, e.Email, e.Handle, e.Name}
 }
 
-// accountAccountsChange binds the Change statement of accounts: it sets e's
-// values, at version c.TS, if the version is still c.Old.
+// accountAccountsChange binds the Change statement of accounts.
 func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
 	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
-// accountAccountsRemove binds the Remove statement of accounts: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
+// accountAccountsRemove binds the Remove statement of accounts.
 func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
-// accountAccountsSettle binds the Settle statement of accounts: it clears the
-// pending record of e's row if the version is still version.
+// accountAccountsSettle binds the Settle statement of accounts.
 func accountAccountsSettle(e *Account, version int64) []any {
 	return []any{e.AccountID, version}
 }
@@ -101,13 +97,12 @@ var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // accountAccountByEmailRow binds the Insert statement of accounts_by_email for
-// e, written at ts; accounts_by_email has no column to leave unset.
+// e at ts.
 func accountAccountByEmailRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.Email, e.AccountID, ts}
 }
 
-// accountAccountByEmailKey is the primary key of e in accounts_by_email, in
-// order, bucket included.
+// accountAccountByEmailKey is the primary key of e in accounts_by_email.
 func accountAccountByEmailKey(e *Account) []any {
 	return []any{e.Email}
 }
@@ -131,27 +126,24 @@ var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // accountAccountsByHandleRow binds the Insert statement of accounts_by_handle
-// for e, written at ts; accounts_by_handle has no column to leave unset.
+// for e at ts.
 func accountAccountsByHandleRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Handle, e.AccountID, ts}
 }
 
-// accountAccountsByHandleKey is the primary key of e in accounts_by_handle, in
-// order, bucket included.
+// accountAccountsByHandleKey is the primary key of e in accounts_by_handle.
 func accountAccountsByHandleKey(e *Account) []any {
 	return []any{e.TenantID, e.Handle}
 }
 
 // AccountRepo reads and writes Account in its tables (accounts,
-// accounts_by_email, accounts_by_handle), keeping every copy in step; accounts
-// is the source of truth.
+// accounts_by_email, accounts_by_handle), kept in step with accounts.
 type AccountRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewAccountRepo returns a repository of Account on s. The default strategy is
-// a logged batch.
+// NewAccountRepo returns a repository of Account on s.
 func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 	return &AccountRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -162,22 +154,13 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 // accountCheck rejects a Account whose partition key values are empty.
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "accounts_by_email",
-		}
+		return cqlgenimpl.EmptyKey("accounts_by_email", "email")
 	}
 	if e.TenantID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "accounts_by_handle",
-		}
+		return cqlgenimpl.EmptyKey("accounts_by_handle", "tenant_id")
 	}
 	return nil
 }
@@ -186,16 +169,12 @@ func accountCheck(e *Account) error {
 // source of truth, is empty.
 func accountCheckKey(e *Account) error {
 	if e.AccountID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	return nil
 }
 
-// accountWrites is the write protocol of Account: its source of truth,
-// accounts, and the tables the protocol keeps in step with it.
+// accountWrites is the write protocol of Account.
 var accountWrites = &cqlgenimpl.Entity[Account]{
 	Canonical: accountAccounts,
 	State:     accountAccountsState,
@@ -224,18 +203,11 @@ var accountWrites = &cqlgenimpl.Entity[Account]{
 	},
 }
 
-// Insert writes e to every table of Account, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on accounts, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Account, leaving nil pointers
+// and empty collections unset, through the write protocol on accounts
+// (docs/repositories.md, The write protocol).
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -243,19 +215,11 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Account whose key in accounts is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on accounts's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Account with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// accounts (docs/repositories.md, The write protocol).
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -263,16 +227,11 @@ func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Account whose key in accounts is e's from every table;
-// the rows of the other tables are found from accounts's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Account with e's key from every table (e needs only its
+// key), through the write protocol on accounts (docs/repositories.md, The
+// write protocol).
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -280,47 +239,25 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Account with the given key from accounts, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Account since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Account with the given key from accounts with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (_ *Account, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetVersioned").End(&err)
 	if accountID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	e := &Account{}
 	e.AccountID = accountID
 	return cqlgenimpl.Versioned(ctx, r.s, accountWrites, e)
 }
 
-// Modify reads the Account with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Account since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in accounts (cqlgen.ErrKeyChanged). It returns the Account
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Account with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Modify").End(&err)
 	if accountID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	e := &Account{}
 	e.AccountID = accountID
@@ -336,57 +273,38 @@ func (r *AccountRepo) Entity() string {
 	return "Account"
 }
 
-// Tables lists the tables of Account that Repair and Backfill write: every one
-// but accounts, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but accounts.
 func (r *AccountRepo) Tables() []string {
 	return []string{"accounts_by_email", "accounts_by_handle"}
 }
 
-// Verify compares every table of Account with what accounts, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows of Account's tables missing, stale or orphaned
+// against accounts; it writes nothing.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Account wins over; it
-// is safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", true, o)
 }
 
-// Backfill writes every row accounts implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row accounts implies into table; with o.Job it resumes
+// where it stopped.
 func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, accountWrites, "Account", table, o)
 }
 
-// Get reads the Account with the given key from accounts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
+// if there is none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
 	if accountID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	var e Account
 	e.AccountID = accountID
@@ -400,22 +318,14 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	return &row, nil
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts,
-// the source of truth, in one query (account_id IN ?): Rows[i] is the Account
-// of accountIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Accounts with the given account_id values from accounts in
+// one query: Rows[i] is accountIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
 	for _, k := range accountIDs {
 		if k == "" {
-			return cqlgen.Found[Account]{}, &cqlgen.EmptyKeyError{
-				Column: "account_id",
-				Table:  "accounts",
-			}
+			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {
@@ -423,38 +333,24 @@ func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlge
 	})
 }
 
-// AccountByEmail reads the Account that holds the given key of
-// accounts_by_email, a unique key: the claim in accounts_by_email names it,
-// and accounts, the source of truth, must still give it that key;
-// cqlgen.ErrNotFound if no Account holds it.
+// AccountByEmail reads the Account that holds the given unique key of
+// accounts_by_email; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *AccountRepo) AccountByEmail(ctx context.Context, email string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "AccountByEmail")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "AccountByEmail").End(&err)
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "accounts_by_email",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts_by_email", "email")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, accountWrites, 0, []any{email})
 }
 
-// AccountsByHandle reads the Account that holds the given key of
-// accounts_by_handle, a unique key: the claim in accounts_by_handle names it,
-// and accounts, the source of truth, must still give it that key;
-// cqlgen.ErrNotFound if no Account holds it.
+// AccountsByHandle reads the Account that holds the given unique key of
+// accounts_by_handle; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *AccountRepo) AccountsByHandle(ctx context.Context, tenantID string, handle string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "AccountsByHandle")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "AccountsByHandle").End(&err)
 	if tenantID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "accounts_by_handle",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts_by_handle", "tenant_id")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, accountWrites, 1, []any{tenantID, handle})
 }

@@ -56,7 +56,7 @@ func videoVideosScan(it cqlgen.Iter, e *Video) bool {
 	}
 }
 
-// videoVideosState binds the State statement of videos: the primary key of e.
+// videoVideosState binds the State statement of videos.
 func videoVideosState(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID}
 }
@@ -68,13 +68,13 @@ func videoVideosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Video], ok bool) {
 	return
 }
 
-// videoVideosData is every column of e's row in videos, in table order.
+// videoVideosData is e's row in videos.
 func videoVideosData(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail, e.Signature}
 }
 
-// videoMerge is e as an Insert over cur writes it: the nil pointers and empty
-// collections of e, which an Insert leaves unset, keep cur's values.
+// videoMerge is e written over cur by an Insert: e's unset fields keep cur's
+// values.
 func videoMerge(cur, e *Video) Video {
 	m := *e
 	if len(m.Content) == 0 {
@@ -86,31 +86,27 @@ func videoMerge(cur, e *Video) Video {
 	return m
 }
 
-// videoVideosChange binds the Change statement of videos: it sets e's values,
-// leaving nil pointers and empty collections unset with c.Unset, at version
-// c.TS, if the version is still c.Old.
+// videoVideosChange binds the Change statement of videos.
 func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
-// videoVideosRemove binds the Remove statement of videos: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// videoVideosRemove binds the Remove statement of videos.
 func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
-// videoVideosSettle binds the Settle statement of videos: it clears the
-// pending record of e's row if the version is still version.
+// videoVideosSettle binds the Settle statement of videos.
 func videoVideosSettle(e *Video, version int64) []any {
 	return []any{e.ChannelID, e.VideoID, version}
 }
 
-// videoVideosClustering is the clustering key of e in videos, in order.
+// videoVideosClustering is the clustering key of e in videos.
 func videoVideosClustering(e *Video) []any {
 	return []any{e.VideoID}
 }
 
-// videoVideosCompare orders rows of videos as its clustering order does.
+// videoVideosCompare orders rows of videos as Cassandra does.
 func videoVideosCompare(a, b *Video) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID); c != 0 {
 		return c
@@ -140,33 +136,28 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// videoVideosByUserRow binds the Insert statement of videos_by_user for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// videoVideosByUserRow binds the Insert statement of videos_by_user for e at
+// ts; unset leaves nil pointers and empty collections unset.
 func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
 }
 
-// videoVideosByUserKey is the primary key of e in videos_by_user, in order,
-// bucket included.
+// videoVideosByUserKey is the primary key of e in videos_by_user.
 func videoVideosByUserKey(e *Video) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID}
 }
 
-// videoVideosByUserScan reads one row of videos_by_user into e; false when
-// there is none.
+// videoVideosByUserScan scans a row of videos_by_user into e.
 func videoVideosByUserScan(it cqlgen.Iter, e *Video) bool {
 	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
 
-// videoVideosByUserClustering is the clustering key of e in videos_by_user, in
-// order.
+// videoVideosByUserClustering is the clustering key of e in videos_by_user.
 func videoVideosByUserClustering(e *Video) []any {
 	return []any{e.AddedAt, e.ChannelID, e.VideoID}
 }
 
-// videoVideosByUserCompare orders rows of videos_by_user as its clustering
-// order does.
+// videoVideosByUserCompare orders rows of videos_by_user as Cassandra does.
 func videoVideosByUserCompare(a, b *Video) int {
 	if c := a.AddedAt.Compare(b.AddedAt); c != 0 {
 		return -c
@@ -181,14 +172,13 @@ func videoVideosByUserCompare(a, b *Video) int {
 }
 
 // VideoRepo reads and writes Video in its tables (videos, videos_by_user),
-// keeping every copy in step; videos is the source of truth.
+// kept in step with videos.
 type VideoRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewVideoRepo returns a repository of Video on s. The default strategy is a
-// logged batch.
+// NewVideoRepo returns a repository of Video on s.
 func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
 	return &VideoRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -200,16 +190,10 @@ func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
 // vectors are not of their dimension.
 func videoCheck(e *Video) error {
 	if e.ChannelID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "videos_by_user",
-		}
+		return cqlgenimpl.EmptyKey("videos_by_user", "user_id")
 	}
 	if err := cqlgenimpl.CheckVector("videos", "content", e.Content, 8); err != nil {
 		return err
@@ -224,16 +208,12 @@ func videoCheck(e *Video) error {
 // source of truth, is empty.
 func videoCheckKey(e *Video) error {
 	if e.ChannelID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	return nil
 }
 
-// videoWrites is the write protocol of Video: its source of truth, videos, and
-// the tables the protocol keeps in step with it.
+// videoWrites is the write protocol of Video.
 var videoWrites = &cqlgenimpl.Entity[Video]{
 	Canonical: videoVideos,
 	State:     videoVideosState,
@@ -254,18 +234,11 @@ var videoWrites = &cqlgenimpl.Entity[Video]{
 	},
 }
 
-// Insert writes e to every table of Video, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on videos, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Video, leaving nil pointers
+// and empty collections unset, through the write protocol on videos
+// (docs/repositories.md, The write protocol).
 func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -273,19 +246,11 @@ func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Video whose key in videos is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on videos's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Video with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// videos (docs/repositories.md, The write protocol).
 func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -293,16 +258,11 @@ func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Video whose key in videos is e's from every table; the
-// rows of the other tables are found from videos's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Video with e's key from every table (e needs only its
+// key), through the write protocol on videos (docs/repositories.md, The write
+// protocol).
 func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, videoCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -310,20 +270,12 @@ func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Video with the given key from videos, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Video since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Video with the given key from videos with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "GetVersioned").End(&err)
 	if channelID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	e := &Video{}
 	e.ChannelID = channelID
@@ -331,27 +283,13 @@ func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID 
 	return cqlgenimpl.Versioned(ctx, r.s, videoWrites, e)
 }
 
-// Modify reads the Video with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Video since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// videos (cqlgen.ErrKeyChanged). It returns the Video written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Video with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (_ *Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Modify").End(&err)
 	if channelID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	e := &Video{}
 	e.ChannelID = channelID
@@ -368,56 +306,38 @@ func (r *VideoRepo) Entity() string {
 	return "Video"
 }
 
-// Tables lists the tables of Video that Repair and Backfill write: every one
-// but videos, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but videos.
 func (r *VideoRepo) Tables() []string {
 	return []string{"videos_by_user"}
 }
 
-// Verify compares every table of Video with what videos, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Video's tables missing, stale or orphaned against
+// videos; it writes nothing.
 func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Video wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", true, o)
 }
 
-// Backfill writes every row videos implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row videos implies into table; with o.Job it resumes
+// where it stopped.
 func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, videoWrites, "Video", table, o)
 }
 
-// Get reads the Video with the given key from videos, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Video with the given key from videos; cqlgen.ErrNotFound if
+// there is none.
 func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Get").End(&err)
 	if channelID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	var e Video
 	e.ChannelID = channelID
@@ -449,39 +369,26 @@ type VideosOptions struct {
 	VideoIDFromExclusive, VideoIDToInclusive bool
 }
 
+// videoVideosRead is the static part of a Videos read.
+var videoVideosRead = cqlgenimpl.ReadSpec[Video]{
+	Compare: videoVideosCompare,
+	Key:     videoVideosClustering,
+	Scan:    videoVideosScan,
+	Table:   videoVideos,
+}
+
 // Videos reads Video rows by channel_id, ordered by video_id ascending, from
 // videos, in pages: one partition, in clustering order.
 func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (_ cqlgen.Page[Video], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "Videos")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Videos").End(&err)
 	if channelID == "" {
-		return cqlgen.Page[Video]{}, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	if o == nil {
 		o = &VideosOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Video]{
-		Compare:   videoVideosCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       videoVideosClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{channelID},
-		Scan:      videoVideosScan,
-		Table:     videoVideos,
-	}
-	if o.VideoIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.VideoIDFrom, o.VideoIDFromExclusive
-	}
-	if o.VideoIDTo != nil {
-		spec.To, spec.ToInclusive = *o.VideoIDTo, o.VideoIDToInclusive
-	}
+	spec := videoVideosRead.With([]any{channelID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.VideoIDFrom, o.VideoIDTo, o.VideoIDFromExclusive, o.VideoIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -502,40 +409,27 @@ type VideosByUserOptions struct {
 	AddedAtFromExclusive, AddedAtToInclusive bool
 }
 
+// videoVideosByUserRead is the static part of a VideosByUser read.
+var videoVideosByUserRead = cqlgenimpl.ReadSpec[Video]{
+	Compare: videoVideosByUserCompare,
+	Key:     videoVideosByUserClustering,
+	Scan:    videoVideosByUserScan,
+	Table:   videoVideosByUser,
+}
+
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
 // then channel_id ascending, then video_id ascending, from videos_by_user, in
 // pages: one partition, in clustering order.
 func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (_ cqlgen.Page[Video], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Video]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "videos_by_user",
-		}
+		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos_by_user", "user_id")
 	}
 	if o == nil {
 		o = &VideosByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Video]{
-		Compare:   videoVideosByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       videoVideosByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      videoVideosByUserScan,
-		Table:     videoVideosByUser,
-	}
-	if o.AddedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AddedAtFrom, o.AddedAtFromExclusive
-	}
-	if o.AddedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.AddedAtTo, o.AddedAtToInclusive
-	}
+	spec := videoVideosByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AddedAtFrom, o.AddedAtTo, o.AddedAtFromExclusive, o.AddedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -578,22 +472,14 @@ type VideosLikeOptions struct {
 }
 
 // VideosLike reads Video rows whose content is nearest a vector, by cosine
-// similarity, within one partition: the rows of videos whose content is
-// nearest the vector, by cosine similarity, nearest first, through the
-// storage-attached ANN index videos_like (ORDER BY content ANN OF ? LIMIT ?),
-// within one partition, searched on its replicas. The vector must be of the
-// column's dimension, 8, or the read is a *cqlgen.VectorDimensionError; rows
-// without a vector are never returned.
+// similarity, within one partition: the rows of videos whose content (8
+// dimensions) is nearest the vector by cosine similarity, nearest first,
+// within one partition, searched on its replicas (docs/repositories.md,
+// Nearest rows).
 func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []float32, o *VideosLikeOptions) (_ []Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosLike")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosLike").End(&err)
 	if channelID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	if o == nil {
 		o = &VideosLikeOptions{}
@@ -649,17 +535,11 @@ type VideosByThumbnailOptions struct {
 }
 
 // VideosByThumbnail reads videos whose thumbnail looks like a picture,
-// everywhere: the rows of videos whose thumbnail is nearest the vector, by
-// dot_product similarity, nearest first, through the storage-attached ANN
-// index videos_by_thumbnail (ORDER BY thumbnail ANN OF ? LIMIT ?), over every
-// node's index: a scatter. The vector must be of the column's dimension, 4, or
-// the read is a *cqlgen.VectorDimensionError; rows without a vector are never
-// returned.
+// everywhere: the rows of videos whose thumbnail (4 dimensions) is nearest the
+// vector by dot_product similarity, nearest first, over every node's index: a
+// scatter (docs/repositories.md, Nearest rows).
 func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, o *VideosByThumbnailOptions) (_ []Video, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Video", "VideosByThumbnail")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosByThumbnail").End(&err)
 	if o == nil {
 		o = &VideosByThumbnailOptions{}
 	}
@@ -692,15 +572,13 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// accountAccountsRow binds the Insert statement of accounts for e, written at
-// ts. With unset, nil pointers and empty collections are left unset, writing
-// no tombstone; without, they clear their columns.
+// accountAccountsRow binds the Insert statement of accounts for e at ts; unset
+// leaves nil pointers and empty collections unset.
 func accountAccountsRow(e *Account, ts int64, unset bool) []any {
 	return []any{e.AccountID, e.Email, e.Phone, e.Balance, e.Notes, cqlgenimpl.OrUnset(e.Born, unset), e.Card, ts}
 }
 
-// accountAccountsScan reads one row of accounts into e; false when there is
-// none.
+// accountAccountsScan scans a row of accounts into e.
 func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
@@ -711,8 +589,7 @@ type AccountRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAccountRepo returns a repository of Account on s. The default strategy is
-// a logged batch.
+// NewAccountRepo returns a repository of Account on s.
 func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 	return &AccountRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -723,26 +600,16 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 // accountCheck rejects a Account whose partition key values are empty.
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	return nil
 }
 
-// Insert writes e to accounts, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+// Insert writes e to accounts, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return err
@@ -757,19 +624,10 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	})
 }
 
-// InsertIfAbsent writes e to accounts only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in accounts unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (_ cqlgen.Inserted[Account], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "InsertIfAbsent").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
 	if err != nil {
 		return cqlgen.Inserted[Account]{}, err
@@ -779,14 +637,10 @@ func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cq
 	}, accountAccountsScan)
 }
 
-// Update writes e over the row with its key in accounts. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in accounts; nil pointers and
+// empty collections clear their columns.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
 	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL)
 	if err != nil {
 		return err
@@ -798,10 +652,7 @@ func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Opt
 
 // Delete removes the row with e's key from accounts.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, accountCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -814,18 +665,12 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	})
 }
 
-// Get reads the Account with the given key from accounts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
+// if there is none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
 	if accountID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	var e Account
 	e.AccountID = accountID
@@ -839,22 +684,14 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	return &row, nil
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts,
-// the source of truth, in one query (account_id IN ?): Rows[i] is the Account
-// of accountIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Accounts with the given account_id values from accounts in
+// one query: Rows[i] is accountIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Account", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
 	for _, k := range accountIDs {
 		if k == "" {
-			return cqlgen.Found[Account]{}, &cqlgen.EmptyKeyError{
-				Column: "account_id",
-				Table:  "accounts",
-			}
+			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {

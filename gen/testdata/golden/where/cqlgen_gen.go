@@ -55,7 +55,7 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersState binds the State statement of orders: the primary key of e.
+// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
@@ -67,13 +67,13 @@ func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
+// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, e.GiftNote}
 }
 
-// orderMerge is e as an Insert over cur writes it: the nil pointers and empty
-// collections of e, which an Insert leaves unset, keep cur's values.
+// orderMerge is e written over cur by an Insert: e's unset fields keep cur's
+// values.
 func orderMerge(cur, e *Order) Order {
 	m := *e
 	if m.GiftNote == nil {
@@ -82,21 +82,17 @@ func orderMerge(cur, e *Order) Order {
 	return m
 }
 
-// orderOrdersChange binds the Change statement of orders: it sets e's values,
-// leaving nil pointers and empty collections unset with c.Unset, at version
-// c.TS, if the version is still c.Old.
+// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemove binds the Remove statement of orders: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
+// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettle binds the Settle statement of orders: it clears the
-// pending record of e's row if the version is still version.
+// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
@@ -132,33 +128,31 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // orderDeliveriesByCourierRow binds the Insert statement of
-// deliveries_by_courier for e, written at ts. With unset, nil pointers and
-// empty collections are left unset, writing no tombstone; without, they clear
-// their columns.
+// deliveries_by_courier for e at ts; unset leaves nil pointers and empty
+// collections unset.
 func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID, e.Region, e.Stage, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
 // orderDeliveriesByCourierKey is the primary key of e in
-// deliveries_by_courier, in order, bucket included.
+// deliveries_by_courier.
 func orderDeliveriesByCourierKey(e *Order) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID}
 }
 
-// orderDeliveriesByCourierScan reads one row of deliveries_by_courier into e;
-// false when there is none.
+// orderDeliveriesByCourierScan scans a row of deliveries_by_courier into e.
 func orderDeliveriesByCourierScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
 // orderDeliveriesByCourierClustering is the clustering key of e in
-// deliveries_by_courier, in order.
+// deliveries_by_courier.
 func orderDeliveriesByCourierClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderDeliveriesByCourierCompare orders rows of deliveries_by_courier as its
-// clustering order does.
+// orderDeliveriesByCourierCompare orders rows of deliveries_by_courier as
+// Cassandra does.
 func orderDeliveriesByCourierCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return c
@@ -199,33 +193,28 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderFlaggedOrdersRow binds the Insert statement of flagged_orders for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
+// orderFlaggedOrdersRow binds the Insert statement of flagged_orders for e at
+// ts; unset leaves nil pointers and empty collections unset.
 func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
-// orderFlaggedOrdersKey is the primary key of e in flagged_orders, in order,
-// bucket included.
+// orderFlaggedOrdersKey is the primary key of e in flagged_orders.
 func orderFlaggedOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
 
-// orderFlaggedOrdersScan reads one row of flagged_orders into e; false when
-// there is none.
+// orderFlaggedOrdersScan scans a row of flagged_orders into e.
 func orderFlaggedOrdersScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
-// orderFlaggedOrdersClustering is the clustering key of e in flagged_orders,
-// in order.
+// orderFlaggedOrdersClustering is the clustering key of e in flagged_orders.
 func orderFlaggedOrdersClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderFlaggedOrdersCompare orders rows of flagged_orders as its clustering
-// order does.
+// orderFlaggedOrdersCompare orders rows of flagged_orders as Cassandra does.
 func orderFlaggedOrdersCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -264,32 +253,29 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 })
 
 // orderOrdersWithCouponRow binds the Insert statement of orders_with_coupon
-// for e, written at ts. With unset, nil pointers and empty collections are
-// left unset, writing no tombstone; without, they clear their columns.
+// for e at ts; unset leaves nil pointers and empty collections unset.
 func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Coupon, e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
-// orderOrdersWithCouponKey is the primary key of e in orders_with_coupon, in
-// order, bucket included.
+// orderOrdersWithCouponKey is the primary key of e in orders_with_coupon.
 func orderOrdersWithCouponKey(e *Order) []any {
 	return []any{e.Coupon, e.OrderID}
 }
 
-// orderOrdersWithCouponScan reads one row of orders_with_coupon into e; false
-// when there is none.
+// orderOrdersWithCouponScan scans a row of orders_with_coupon into e.
 func orderOrdersWithCouponScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
 }
 
 // orderOrdersWithCouponClustering is the clustering key of e in
-// orders_with_coupon, in order.
+// orders_with_coupon.
 func orderOrdersWithCouponClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersWithCouponCompare orders rows of orders_with_coupon as its
-// clustering order does.
+// orderOrdersWithCouponCompare orders rows of orders_with_coupon as Cassandra
+// does.
 func orderOrdersWithCouponCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -330,33 +316,28 @@ var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderGiftOrdersRow binds the Insert statement of gift_orders for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
+// orderGiftOrdersRow binds the Insert statement of gift_orders for e at ts;
+// unset leaves nil pointers and empty collections unset.
 func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
-// orderGiftOrdersKey is the primary key of e in gift_orders, in order, bucket
-// included.
+// orderGiftOrdersKey is the primary key of e in gift_orders.
 func orderGiftOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
 
-// orderGiftOrdersScan reads one row of gift_orders into e; false when there is
-// none.
+// orderGiftOrdersScan scans a row of gift_orders into e.
 func orderGiftOrdersScan(it cqlgen.Iter, e *GiftOrdersRow) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
 }
 
-// orderGiftOrdersClustering is the clustering key of e in gift_orders, in
-// order.
+// orderGiftOrdersClustering is the clustering key of e in gift_orders.
 func orderGiftOrdersClustering(e *GiftOrdersRow) []any {
 	return []any{e.OrderID}
 }
 
-// orderGiftOrdersCompare orders rows of gift_orders as its clustering order
-// does.
+// orderGiftOrdersCompare orders rows of gift_orders as Cassandra does.
 func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -366,14 +347,13 @@ func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
 
 // OrderRepo reads and writes Order in its tables (orders,
 // deliveries_by_courier, flagged_orders, orders_with_coupon, gift_orders),
-// keeping every copy in step; orders is the source of truth.
+// kept in step with orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -385,25 +365,16 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 // tables that hold it.
 func orderCheck(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	if orderFlaggedOrdersHolds(e) {
 		if e.Region == "" {
-			return &cqlgen.EmptyKeyError{
-				Column: "region",
-				Table:  "flagged_orders",
-			}
+			return cqlgenimpl.EmptyKey("flagged_orders", "region")
 		}
 	}
 	if orderGiftOrdersHolds(e) {
 		if e.Region == "" {
-			return &cqlgen.EmptyKeyError{
-				Column: "region",
-				Table:  "gift_orders",
-			}
+			return cqlgenimpl.EmptyKey("gift_orders", "region")
 		}
 	}
 	return nil
@@ -413,16 +384,12 @@ func orderCheck(e *Order) error {
 // source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
+// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -468,18 +435,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -487,19 +447,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -507,16 +459,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -524,47 +471,25 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
@@ -580,56 +505,38 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"deliveries_by_courier", "flagged_orders", "orders_with_coupon", "gift_orders"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Order's tables missing, stale or orphaned against
+// orders; it writes nothing.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table; with o.Job it resumes
+// where it stopped.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	var e Order
 	e.OrderID = orderID
@@ -643,22 +550,14 @@ func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err 
 	return &row, nil
 }
 
-// GetMany reads the Orders with the given order_id values from orders, the
-// source of truth, in one query (order_id IN ?): Rows[i] is the Order of
-// orderIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Orders with the given order_id values from orders in one
+// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
 	for _, k := range orderIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-				Column: "order_id",
-				Table:  "orders",
-			}
+			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) gocql.UUID {
@@ -684,40 +583,28 @@ type DeliveriesByCourierOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
+// orderDeliveriesByCourierRead is the static part of a DeliveriesByCourier
+// read.
+var orderDeliveriesByCourierRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderDeliveriesByCourierCompare,
+	Key:     orderDeliveriesByCourierClustering,
+	Scan:    orderDeliveriesByCourierScan,
+	Table:   orderDeliveriesByCourier,
+}
+
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
 // ascending, then order_id ascending, from deliveries_by_courier, in pages:
 // one partition, in clustering order.
 func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "DeliveriesByCourier")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "DeliveriesByCourier").End(&err)
 	if courier == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "courier",
-			Table:  "deliveries_by_courier",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("deliveries_by_courier", "courier")
 	}
 	if o == nil {
 		o = &DeliveriesByCourierOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderDeliveriesByCourierCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderDeliveriesByCourierClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{courier},
-		Scan:      orderDeliveriesByCourierScan,
-		Table:     orderDeliveriesByCourier,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderDeliveriesByCourierRead.With([]any{courier}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -738,39 +625,26 @@ type FlaggedOrdersOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// orderFlaggedOrdersRead is the static part of a FlaggedOrders read.
+var orderFlaggedOrdersRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderFlaggedOrdersCompare,
+	Key:     orderFlaggedOrdersClustering,
+	Scan:    orderFlaggedOrdersScan,
+	Table:   orderFlaggedOrders,
+}
+
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending,
 // from flagged_orders, in pages: one partition, in clustering order.
 func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "FlaggedOrders")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "FlaggedOrders").End(&err)
 	if region == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "flagged_orders",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("flagged_orders", "region")
 	}
 	if o == nil {
 		o = &FlaggedOrdersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderFlaggedOrdersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderFlaggedOrdersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      orderFlaggedOrdersScan,
-		Table:     orderFlaggedOrders,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderFlaggedOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -791,39 +665,26 @@ type OrdersWithCouponOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// orderOrdersWithCouponRead is the static part of a OrdersWithCoupon read.
+var orderOrdersWithCouponRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersWithCouponCompare,
+	Key:     orderOrdersWithCouponClustering,
+	Scan:    orderOrdersWithCouponScan,
+	Table:   orderOrdersWithCoupon,
+}
+
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
 // from orders_with_coupon, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "OrdersWithCoupon")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersWithCoupon").End(&err)
 	if coupon == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "coupon",
-			Table:  "orders_with_coupon",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_with_coupon", "coupon")
 	}
 	if o == nil {
 		o = &OrdersWithCouponOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersWithCouponCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersWithCouponClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{coupon},
-		Scan:      orderOrdersWithCouponScan,
-		Table:     orderOrdersWithCoupon,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersWithCouponRead.With([]any{coupon}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -844,39 +705,26 @@ type GiftOrdersOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
+// orderGiftOrdersRead is the static part of a GiftOrders read.
+var orderGiftOrdersRead = cqlgenimpl.ReadSpec[GiftOrdersRow]{
+	Compare: orderGiftOrdersCompare,
+	Key:     orderGiftOrdersClustering,
+	Scan:    orderGiftOrdersScan,
+	Table:   orderGiftOrders,
+}
+
 // GiftOrders reads Order rows by region, ordered by order_id ascending, from
 // gift_orders, in pages: one partition, in clustering order.
 func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (_ cqlgen.Page[GiftOrdersRow], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Order", "GiftOrders")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GiftOrders").End(&err)
 	if region == "" {
-		return cqlgen.Page[GiftOrdersRow]{}, &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "gift_orders",
-		}
+		return cqlgen.Page[GiftOrdersRow]{}, cqlgenimpl.EmptyKey("gift_orders", "region")
 	}
 	if o == nil {
 		o = &GiftOrdersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[GiftOrdersRow]{
-		Compare:   orderGiftOrdersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderGiftOrdersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      orderGiftOrdersScan,
-		Table:     orderGiftOrders,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderGiftOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -900,18 +748,17 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e, written at ts;
-// events has no column to leave unset.
+// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
 
-// eventEventsScan reads one row of events into e; false when there is none.
+// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
-// eventEventsState binds the State statement of events: the primary key of e.
+// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.Device, e.At, e.Seq}
 }
@@ -925,12 +772,12 @@ func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	return
 }
 
-// eventEventsClustering is the clustering key of e in events, in order.
+// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
+// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -967,26 +814,25 @@ var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventAlertsByDeviceRow binds the Insert statement of alerts_by_device for e,
-// written at ts; alerts_by_device has no column to leave unset.
+// eventAlertsByDeviceRow binds the Insert statement of alerts_by_device for e
+// at ts.
 func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
 
-// eventAlertsByDeviceScan reads one row of alerts_by_device into e; false when
-// there is none.
+// eventAlertsByDeviceScan scans a row of alerts_by_device into e.
 func eventAlertsByDeviceScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
 // eventAlertsByDeviceClustering is the clustering key of e in
-// alerts_by_device, in order.
+// alerts_by_device.
 func eventAlertsByDeviceClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
 
-// eventAlertsByDeviceCompare orders rows of alerts_by_device as its clustering
-// order does.
+// eventAlertsByDeviceCompare orders rows of alerts_by_device as Cassandra
+// does.
 func eventAlertsByDeviceCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -998,14 +844,13 @@ func eventAlertsByDeviceCompare(a, b *Event) int {
 }
 
 // EventRepo reads and writes Event in its tables (events, alerts_by_device),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{
 		opts: cqlgenimpl.NewOptions(opts...),
@@ -1017,10 +862,7 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 // tables that hold it.
 func eventCheck(e *Event) error {
 	if e.Device == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "device")
 	}
 	return nil
 }
@@ -1029,25 +871,15 @@ func eventCheck(e *Event) error {
 // source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.Device == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "device")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1067,14 +899,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1097,8 +925,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
+// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -1120,56 +947,38 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"alerts_by_device"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows of Event's tables missing, stale or orphaned against
+// events; it writes nothing.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair verifies, then mends what Verify finds; it is safe while the
+// application writes.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table; with o.Job it resumes
+// where it stopped.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (_ *Event, err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if device == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "device")
 	}
 	var e Event
 	e.Device = device
@@ -1201,39 +1010,26 @@ type EventsOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// eventEventsRead is the static part of a Events read.
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
+}
+
 // Events reads Event rows by device, ordered by at descending, then seq
 // ascending, from events, in pages: one partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if device == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "device")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{device},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
@@ -1253,39 +1049,26 @@ type AlertsByDeviceOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
+// eventAlertsByDeviceRead is the static part of a AlertsByDevice read.
+var eventAlertsByDeviceRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventAlertsByDeviceCompare,
+	Key:     eventAlertsByDeviceClustering,
+	Scan:    eventAlertsByDeviceScan,
+	Table:   eventAlertsByDevice,
+}
+
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
 // seq ascending, from alerts_by_device, in pages: one partition, in clustering
 // order.
 func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgen.StartCall(ctx, r.s, "Event", "AlertsByDevice")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "AlertsByDevice").End(&err)
 	if device == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "alerts_by_device",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("alerts_by_device", "device")
 	}
 	if o == nil {
 		o = &AlertsByDeviceOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventAlertsByDeviceCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventAlertsByDeviceClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{device},
-		Scan:      eventAlertsByDeviceScan,
-		Table:     eventAlertsByDevice,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventAlertsByDeviceRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
