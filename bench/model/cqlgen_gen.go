@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// userUsers is table users, which is the source of truth of User; its
-// statements are listed in schema.md.
+// userUsers is table users, which is the source of truth of User (statements
+// in schema.md).
 var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "users",
 	Pattern: "Users",
@@ -36,12 +36,9 @@ var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// userUsersRow binds the Insert statement of users for e at ts.
 func userUsersRow(e *User, ts int64) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
-
-// userUsersScan scans a row of users into e.
 func userUsersScan(it cqlgen.Iter, e *User) bool {
 	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
@@ -59,8 +56,6 @@ func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
 		s:    s,
 	}
 }
-
-// userCheck rejects a User whose partition key values are empty.
 func userCheck(e *User) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("users", "user_id")
@@ -163,7 +158,7 @@ func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Foun
 }
 
 // eventEventsByStream is table events_by_stream, which is the source of truth
-// of Event; its statements are listed in schema.md.
+// of Event (statements in schema.md).
 var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_stream",
 	Pattern: "EventsByStream",
@@ -183,25 +178,15 @@ var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// eventEventsByStreamRow binds the Insert statement of events_by_stream for e
-// at ts.
 func eventEventsByStreamRow(e *Event, ts int64) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
-
-// eventEventsByStreamScan scans a row of events_by_stream into e.
 func eventEventsByStreamScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
-
-// eventEventsByStreamClustering is the clustering key of e in
-// events_by_stream.
 func eventEventsByStreamClustering(e *Event) []any {
 	return []any{e.At, e.EventID}
 }
-
-// eventEventsByStreamCompare orders rows of events_by_stream as Cassandra
-// does.
 func eventEventsByStreamCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -225,8 +210,6 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 		s:    s,
 	}
 }
-
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.StreamID == "" {
 		return cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
@@ -317,21 +300,17 @@ func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, even
 
 // EventsByStreamOptions are the optional parts of a EventsByStream read.
 type EventsByStreamOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// eventEventsByStreamRead is the static part of a EventsByStream read.
 var eventEventsByStreamRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsByStreamCompare,
 	Key:     eventEventsByStreamClustering,
@@ -354,8 +333,8 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// messageMessages is table messages, which is the source of truth of Message;
-// its statements are listed in schema.md.
+// messageMessages is table messages, which is the source of truth of Message
+// (statements in schema.md).
 var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages",
 	Pattern: "Messages",
@@ -373,23 +352,15 @@ var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// messageMessagesRow binds the Insert statement of messages for e at ts.
 func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
-
-// messageMessagesScan scans a row of messages into e.
 func messageMessagesScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
-
-// messageMessagesState binds the State statement of messages.
 func messageMessagesState(e *Message) []any {
 	return []any{e.MessageID}
 }
-
-// messageMessagesScanState reads a row of messages with its last write
-// timestamp, less 1µs, as its version.
 func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [5]*int64
 	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
@@ -398,7 +369,7 @@ func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok b
 }
 
 // messageMessagesByConversation is table messages_by_conversation, which
-// serves MessagesByConversation; its statements are listed in schema.md.
+// serves MessagesByConversation (statements in schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_conversation",
 	Pattern: "MessagesByConversation",
@@ -417,26 +388,15 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// messageMessagesByConversationRow binds the Insert statement of
-// messages_by_conversation for e at ts.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
 }
-
-// messageMessagesByConversationScan scans a row of messages_by_conversation
-// into e.
 func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
 }
-
-// messageMessagesByConversationClustering is the clustering key of e in
-// messages_by_conversation.
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
-
-// messageMessagesByConversationCompare orders rows of messages_by_conversation
-// as Cassandra does.
 func messageMessagesByConversationCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -448,7 +408,7 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 }
 
 // messageMessagesBySender is table messages_by_sender, which serves
-// MessagesBySender; its statements are listed in schema.md.
+// MessagesBySender (statements in schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_sender",
 	Pattern: "MessagesBySender",
@@ -467,25 +427,15 @@ var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// messageMessagesBySenderRow binds the Insert statement of messages_by_sender
-// for e at ts.
 func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
 }
-
-// messageMessagesBySenderScan scans a row of messages_by_sender into e.
 func messageMessagesBySenderScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
 }
-
-// messageMessagesBySenderClustering is the clustering key of e in
-// messages_by_sender.
 func messageMessagesBySenderClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
-
-// messageMessagesBySenderCompare orders rows of messages_by_sender as
-// Cassandra does.
 func messageMessagesBySenderCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -497,7 +447,7 @@ func messageMessagesBySenderCompare(a, b *Message) int {
 }
 
 // messageMessagesByRecipient is table messages_by_recipient, which serves
-// MessagesByRecipient; its statements are listed in schema.md.
+// MessagesByRecipient (statements in schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_recipient",
 	Pattern: "MessagesByRecipient",
@@ -516,25 +466,15 @@ var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// messageMessagesByRecipientRow binds the Insert statement of
-// messages_by_recipient for e at ts.
 func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
 }
-
-// messageMessagesByRecipientScan scans a row of messages_by_recipient into e.
 func messageMessagesByRecipientScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
 }
-
-// messageMessagesByRecipientClustering is the clustering key of e in
-// messages_by_recipient.
 func messageMessagesByRecipientClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
-
-// messageMessagesByRecipientCompare orders rows of messages_by_recipient as
-// Cassandra does.
 func messageMessagesByRecipientCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -560,8 +500,6 @@ func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 		s:    s,
 	}
 }
-
-// messageCheck rejects a Message whose partition key values are empty.
 func messageCheck(e *Message) error {
 	if e.MessageID == "" {
 		return cqlgenimpl.EmptyKey("messages", "message_id")
@@ -577,9 +515,6 @@ func messageCheck(e *Message) error {
 	}
 	return nil
 }
-
-// messageCheckKey rejects a Message whose partition key value in messages, the
-// source of truth, is empty.
 func messageCheckKey(e *Message) error {
 	if e.MessageID == "" {
 		return cqlgenimpl.EmptyKey("messages", "message_id")
@@ -640,7 +575,6 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// messageWrites describes immutable Message for verify, repair and backfill.
 var messageWrites = &cqlgenimpl.Entity[Message]{
 	Canonical: messageMessages,
 	Immutable: true,
@@ -736,22 +670,17 @@ func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (_ cqlge
 // MessagesByConversationOptions are the optional parts of a
 // MessagesByConversation read.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-// messageMessagesByConversationRead is the static part of a
-// MessagesByConversation read.
 var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByConversationCompare,
 	Key:     messageMessagesByConversationClustering,
@@ -776,21 +705,17 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesBySenderOptions are the optional parts of a MessagesBySender read.
 type MessagesBySenderOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-// messageMessagesBySenderRead is the static part of a MessagesBySender read.
 var messageMessagesBySenderRead = cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesBySenderCompare,
 	Key:     messageMessagesBySenderClustering,
@@ -816,22 +741,17 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 // MessagesByRecipientOptions are the optional parts of a MessagesByRecipient
 // read.
 type MessagesByRecipientOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-// messageMessagesByRecipientRead is the static part of a MessagesByRecipient
-// read.
 var messageMessagesByRecipientRead = cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByRecipientCompare,
 	Key:     messageMessagesByRecipientClustering,
@@ -854,8 +774,8 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// scoreScores is table scores, which is the source of truth of Score; its
-// statements are listed in schema.md.
+// scoreScores is table scores, which is the source of truth of Score
+// (statements in schema.md).
 var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "scores",
 	Pattern: "Scores",
@@ -872,8 +792,6 @@ var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// scoreScoresScan reads the next row of scores that is no grave of a deleted
-// Score into e; false when there is none.
 func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
 	for {
 		var deleted bool
@@ -886,41 +804,27 @@ func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
 		*e = Score{}
 	}
 }
-
-// scoreScoresState binds the State statement of scores.
 func scoreScoresState(e *Score) []any {
 	return []any{e.Board, e.PlayerID}
 }
-
-// scoreScoresScanState reads a row of scores with its version, its mark of
-// deletion, its pending record and its last changes.
 func scoreScoresScanState(it cqlgen.Iter) (v cqlgenimpl.State[Score], ok bool) {
 	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// scoreScoresData is e's row in scores.
 func scoreScoresData(e *Score) []any {
 	return []any{e.Board, e.PlayerID, e.Points, e.Name}
 }
-
-// scoreScoresChange binds the Change statement of scores.
 func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
 	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
-
-// scoreScoresRemove binds the Remove statement of scores.
 func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
-
-// scoreScoresSettle binds the Settle statement of scores.
 func scoreScoresSettle(e *Score, version int64) []any {
 	return []any{e.Board, e.PlayerID, version}
 }
 
-// scoreBoard is table board, which serves Board; its statements are listed in
-// schema.md.
+// scoreBoard is table board, which serves Board (statements in schema.md).
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "board",
 	Pattern: "Board",
@@ -937,27 +841,18 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// scoreBoardRow binds the Insert statement of board for e at ts.
 func scoreBoardRow(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
 }
-
-// scoreBoardKey is the primary key of e in board.
 func scoreBoardKey(e *Score) []any {
 	return []any{e.Board, e.Points, e.PlayerID}
 }
-
-// scoreBoardScan scans a row of board into e.
 func scoreBoardScan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
-
-// scoreBoardClustering is the clustering key of e in board.
 func scoreBoardClustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
-
-// scoreBoardCompare orders rows of board as Cassandra does.
 func scoreBoardCompare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -968,8 +863,8 @@ func scoreBoardCompare(a, b *Score) int {
 	return 0
 }
 
-// scoreBoard16 is table board_16, which serves Board16; its statements are
-// listed in schema.md.
+// scoreBoard16 is table board_16, which serves Board16 (statements in
+// schema.md).
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "board_16",
 	Pattern: "Board16",
@@ -988,27 +883,18 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// scoreBoard16Row binds the Insert statement of board_16 for e at ts.
 func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
 }
-
-// scoreBoard16Key is the primary key of e in board_16.
 func scoreBoard16Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
 }
-
-// scoreBoard16Scan scans a row of board_16 into e.
 func scoreBoard16Scan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
-
-// scoreBoard16Clustering is the clustering key of e in board_16.
 func scoreBoard16Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
-
-// scoreBoard16Compare orders rows of board_16 as Cassandra does.
 func scoreBoard16Compare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1019,8 +905,8 @@ func scoreBoard16Compare(a, b *Score) int {
 	return 0
 }
 
-// scoreBoard100 is table board_100, which serves Board100; its statements are
-// listed in schema.md.
+// scoreBoard100 is table board_100, which serves Board100 (statements in
+// schema.md).
 var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "board_100",
 	Pattern: "Board100",
@@ -1039,27 +925,18 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// scoreBoard100Row binds the Insert statement of board_100 for e at ts.
 func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
 }
-
-// scoreBoard100Key is the primary key of e in board_100.
 func scoreBoard100Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
 }
-
-// scoreBoard100Scan scans a row of board_100 into e.
 func scoreBoard100Scan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
-
-// scoreBoard100Clustering is the clustering key of e in board_100.
 func scoreBoard100Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
-
-// scoreBoard100Compare orders rows of board_100 as Cassandra does.
 func scoreBoard100Compare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1084,8 +961,6 @@ func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
 		s:    s,
 	}
 }
-
-// scoreCheck rejects a Score whose partition key values are empty.
 func scoreCheck(e *Score) error {
 	if e.Board == "" {
 		return cqlgenimpl.EmptyKey("scores", "board")
@@ -1095,9 +970,6 @@ func scoreCheck(e *Score) error {
 	}
 	return nil
 }
-
-// scoreCheckKey rejects a Score whose partition key value in scores, the
-// source of truth, is empty.
 func scoreCheckKey(e *Score) error {
 	if e.Board == "" {
 		return cqlgenimpl.EmptyKey("scores", "board")
@@ -1108,7 +980,6 @@ func scoreCheckKey(e *Score) error {
 	return nil
 }
 
-// scoreWrites is the write protocol of Score.
 var scoreWrites = &cqlgenimpl.Entity[Score]{
 	Canonical: scoreScores,
 	State:     scoreScoresState,
@@ -1289,21 +1160,17 @@ func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []strin
 
 // BoardOptions are the optional parts of a Board read.
 type BoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-// scoreBoardRead is the static part of a Board read.
 var scoreBoardRead = cqlgenimpl.ReadSpec[Score]{
 	Compare: scoreBoardCompare,
 	Key:     scoreBoardClustering,
@@ -1328,21 +1195,17 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (_
 
 // Board16Options are the optional parts of a Board16 read.
 type Board16Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-// scoreBoard16Read is the static part of a Board16 read.
 var scoreBoard16Read = cqlgenimpl.ReadSpec[Score]{
 	Compare:     scoreBoard16Compare,
 	HashBuckets: 16,
@@ -1368,21 +1231,17 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 
 // Board100Options are the optional parts of a Board100 read.
 type Board100Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-// scoreBoard100Read is the static part of a Board100 read.
 var scoreBoard100Read = cqlgenimpl.ReadSpec[Score]{
 	Compare:     scoreBoard100Compare,
 	HashBuckets: 100,
@@ -1407,8 +1266,8 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// tallyTallies is table tallies, which is the source of truth of Tally; its
-// statements are listed in schema.md.
+// tallyTallies is table tallies, which is the source of truth of Tally
+// (statements in schema.md).
 var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tallies",
 	Pattern: "Tallies",
@@ -1425,8 +1284,6 @@ var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// tallyTalliesScan reads the next row of tallies that is no grave of a deleted
-// Tally into e; false when there is none.
 func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
 	for {
 		var deleted bool
@@ -1439,41 +1296,28 @@ func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
 		*e = Tally{}
 	}
 }
-
-// tallyTalliesState binds the State statement of tallies.
 func tallyTalliesState(e *Tally) []any {
 	return []any{e.TallyID}
 }
-
-// tallyTalliesScanState reads a row of tallies with its version, its mark of
-// deletion, its pending record and its last changes.
 func tallyTalliesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Tally], ok bool) {
 	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// tallyTalliesData is e's row in tallies.
 func tallyTalliesData(e *Tally) []any {
 	return []any{e.TallyID, e.Board, e.Points, e.Name}
 }
-
-// tallyTalliesChange binds the Change statement of tallies.
 func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
-
-// tallyTalliesRemove binds the Remove statement of tallies.
 func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
-
-// tallyTalliesSettle binds the Settle statement of tallies.
 func tallyTalliesSettle(e *Tally, version int64) []any {
 	return []any{e.TallyID, version}
 }
 
-// tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard;
-// its statements are listed in schema.md.
+// tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard
+// (statements in schema.md).
 var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tallies_by_board",
 	Pattern: "TalliesByBoard",
@@ -1490,30 +1334,18 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// tallyTalliesByBoardRow binds the Insert statement of tallies_by_board for e
-// at ts.
 func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
 }
-
-// tallyTalliesByBoardKey is the primary key of e in tallies_by_board.
 func tallyTalliesByBoardKey(e *Tally) []any {
 	return []any{e.Board, e.Points, e.TallyID}
 }
-
-// tallyTalliesByBoardScan scans a row of tallies_by_board into e.
 func tallyTalliesByBoardScan(it cqlgen.Iter, e *Tally) bool {
 	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
 }
-
-// tallyTalliesByBoardClustering is the clustering key of e in
-// tallies_by_board.
 func tallyTalliesByBoardClustering(e *Tally) []any {
 	return []any{e.Points, e.TallyID}
 }
-
-// tallyTalliesByBoardCompare orders rows of tallies_by_board as Cassandra
-// does.
 func tallyTalliesByBoardCompare(a, b *Tally) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1538,8 +1370,6 @@ func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
 		s:    s,
 	}
 }
-
-// tallyCheck rejects a Tally whose partition key values are empty.
 func tallyCheck(e *Tally) error {
 	if e.TallyID == "" {
 		return cqlgenimpl.EmptyKey("tallies", "tally_id")
@@ -1549,9 +1379,6 @@ func tallyCheck(e *Tally) error {
 	}
 	return nil
 }
-
-// tallyCheckKey rejects a Tally whose partition key value in tallies, the
-// source of truth, is empty.
 func tallyCheckKey(e *Tally) error {
 	if e.TallyID == "" {
 		return cqlgenimpl.EmptyKey("tallies", "tally_id")
@@ -1559,7 +1386,6 @@ func tallyCheckKey(e *Tally) error {
 	return nil
 }
 
-// tallyWrites is the write protocol of Tally.
 var tallyWrites = &cqlgenimpl.Entity[Tally]{
 	Canonical: tallyTallies,
 	State:     tallyTalliesState,
@@ -1711,21 +1537,17 @@ func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (_ cqlgen.Fo
 
 // TalliesByBoardOptions are the optional parts of a TalliesByBoard read.
 type TalliesByBoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-// tallyTalliesByBoardRead is the static part of a TalliesByBoard read.
 var tallyTalliesByBoardRead = cqlgenimpl.ReadSpec[Tally]{
 	Compare: tallyTalliesByBoardCompare,
 	Key:     tallyTalliesByBoardClustering,
@@ -1749,7 +1571,7 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 }
 
 // standingStandings is table standings, which is the source of truth of
-// Standing; its statements are listed in schema.md.
+// Standing (statements in schema.md).
 var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings",
 	Pattern: "Standings",
@@ -1768,8 +1590,6 @@ var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// standingStandingsScan reads the next row of standings that is no grave of a
-// deleted Standing into e; false when there is none.
 func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
 	for {
 		var deleted bool
@@ -1782,41 +1602,28 @@ func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
 		*e = Standing{}
 	}
 }
-
-// standingStandingsState binds the State statement of standings.
 func standingStandingsState(e *Standing) []any {
 	return []any{e.StandingID}
 }
-
-// standingStandingsScanState reads a row of standings with its version, its
-// mark of deletion, its pending record and its last changes.
 func standingStandingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Standing], ok bool) {
 	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// standingStandingsData is e's row in standings.
 func standingStandingsData(e *Standing) []any {
 	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
 }
-
-// standingStandingsChange binds the Change statement of standings.
 func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
-
-// standingStandingsRemove binds the Remove statement of standings.
 func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
-
-// standingStandingsSettle binds the Settle statement of standings.
 func standingStandingsSettle(e *Standing, version int64) []any {
 	return []any{e.StandingID, version}
 }
 
 // standingStandingsByBoard is table standings_by_board, which serves
-// StandingsByBoard; its statements are listed in schema.md.
+// StandingsByBoard (statements in schema.md).
 var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings_by_board",
 	Pattern: "StandingsByBoard",
@@ -1835,30 +1642,18 @@ var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// standingStandingsByBoardRow binds the Insert statement of standings_by_board
-// for e at ts.
 func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
 }
-
-// standingStandingsByBoardKey is the primary key of e in standings_by_board.
 func standingStandingsByBoardKey(e *Standing) []any {
 	return []any{e.Board, e.Points, e.StandingID}
 }
-
-// standingStandingsByBoardScan scans a row of standings_by_board into e.
 func standingStandingsByBoardScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
 }
-
-// standingStandingsByBoardClustering is the clustering key of e in
-// standings_by_board.
 func standingStandingsByBoardClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
-
-// standingStandingsByBoardCompare orders rows of standings_by_board as
-// Cassandra does.
 func standingStandingsByBoardCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1870,7 +1665,7 @@ func standingStandingsByBoardCompare(a, b *Standing) int {
 }
 
 // standingStandingsByTeam is table standings_by_team, which serves
-// StandingsByTeam; its statements are listed in schema.md.
+// StandingsByTeam (statements in schema.md).
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings_by_team",
 	Pattern: "StandingsByTeam",
@@ -1889,30 +1684,18 @@ var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// standingStandingsByTeamRow binds the Insert statement of standings_by_team
-// for e at ts.
 func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
 }
-
-// standingStandingsByTeamKey is the primary key of e in standings_by_team.
 func standingStandingsByTeamKey(e *Standing) []any {
 	return []any{e.Team, e.Points, e.StandingID}
 }
-
-// standingStandingsByTeamScan scans a row of standings_by_team into e.
 func standingStandingsByTeamScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
 }
-
-// standingStandingsByTeamClustering is the clustering key of e in
-// standings_by_team.
 func standingStandingsByTeamClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
-
-// standingStandingsByTeamCompare orders rows of standings_by_team as Cassandra
-// does.
 func standingStandingsByTeamCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1924,7 +1707,7 @@ func standingStandingsByTeamCompare(a, b *Standing) int {
 }
 
 // standingStandingsByRegion is table standings_by_region, which serves
-// StandingsByRegion; its statements are listed in schema.md.
+// StandingsByRegion (statements in schema.md).
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "standings_by_region",
 	Pattern: "StandingsByRegion",
@@ -1943,30 +1726,18 @@ var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// standingStandingsByRegionRow binds the Insert statement of
-// standings_by_region for e at ts.
 func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
 }
-
-// standingStandingsByRegionKey is the primary key of e in standings_by_region.
 func standingStandingsByRegionKey(e *Standing) []any {
 	return []any{e.Region, e.Points, e.StandingID}
 }
-
-// standingStandingsByRegionScan scans a row of standings_by_region into e.
 func standingStandingsByRegionScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
 }
-
-// standingStandingsByRegionClustering is the clustering key of e in
-// standings_by_region.
 func standingStandingsByRegionClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
-
-// standingStandingsByRegionCompare orders rows of standings_by_region as
-// Cassandra does.
 func standingStandingsByRegionCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1992,8 +1763,6 @@ func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
 		s:    s,
 	}
 }
-
-// standingCheck rejects a Standing whose partition key values are empty.
 func standingCheck(e *Standing) error {
 	if e.StandingID == "" {
 		return cqlgenimpl.EmptyKey("standings", "standing_id")
@@ -2009,9 +1778,6 @@ func standingCheck(e *Standing) error {
 	}
 	return nil
 }
-
-// standingCheckKey rejects a Standing whose partition key value in standings,
-// the source of truth, is empty.
 func standingCheckKey(e *Standing) error {
 	if e.StandingID == "" {
 		return cqlgenimpl.EmptyKey("standings", "standing_id")
@@ -2019,7 +1785,6 @@ func standingCheckKey(e *Standing) error {
 	return nil
 }
 
-// standingWrites is the write protocol of Standing.
 var standingWrites = &cqlgenimpl.Entity[Standing]{
 	Canonical: standingStandings,
 	State:     standingStandingsState,
@@ -2185,21 +1950,17 @@ func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (_ cql
 
 // StandingsByBoardOptions are the optional parts of a StandingsByBoard read.
 type StandingsByBoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-// standingStandingsByBoardRead is the static part of a StandingsByBoard read.
 var standingStandingsByBoardRead = cqlgenimpl.ReadSpec[Standing]{
 	Compare: standingStandingsByBoardCompare,
 	Key:     standingStandingsByBoardClustering,
@@ -2224,21 +1985,17 @@ func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *St
 
 // StandingsByTeamOptions are the optional parts of a StandingsByTeam read.
 type StandingsByTeamOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-// standingStandingsByTeamRead is the static part of a StandingsByTeam read.
 var standingStandingsByTeamRead = cqlgenimpl.ReadSpec[Standing]{
 	Compare: standingStandingsByTeamCompare,
 	Key:     standingStandingsByTeamClustering,
@@ -2263,22 +2020,17 @@ func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *Stan
 
 // StandingsByRegionOptions are the optional parts of a StandingsByRegion read.
 type StandingsByRegionOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-// standingStandingsByRegionRead is the static part of a StandingsByRegion
-// read.
 var standingStandingsByRegionRead = cqlgenimpl.ReadSpec[Standing]{
 	Compare: standingStandingsByRegionCompare,
 	Key:     standingStandingsByRegionClustering,
@@ -2301,8 +2053,8 @@ func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// pingPingsByDay is table pings_by_day, which is the source of truth of Ping;
-// its statements are listed in schema.md.
+// pingPingsByDay is table pings_by_day, which is the source of truth of Ping
+// (statements in schema.md).
 var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "pings_by_day",
 	Pattern: "PingsByDay",
@@ -2319,22 +2071,15 @@ var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// pingPingsByDayRow binds the Insert statement of pings_by_day for e at ts.
 func pingPingsByDayRow(e *Ping, ts int64) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
-
-// pingPingsByDayScan scans a row of pings_by_day into e.
 func pingPingsByDayScan(it cqlgen.Iter, e *Ping) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq)
 }
-
-// pingPingsByDayClustering is the clustering key of e in pings_by_day.
 func pingPingsByDayClustering(e *Ping) []any {
 	return []any{e.At, e.Seq}
 }
-
-// pingPingsByDayCompare orders rows of pings_by_day as Cassandra does.
 func pingPingsByDayCompare(a, b *Ping) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2358,8 +2103,6 @@ func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
 		s:    s,
 	}
 }
-
-// pingCheck rejects a Ping whose partition key values are empty.
 func pingCheck(e *Ping) error {
 	if e.Device == "" {
 		return cqlgenimpl.EmptyKey("pings_by_day", "device")
@@ -2450,27 +2193,22 @@ func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int
 
 // PingsByDayOptions are the optional parts of a PingsByDay read.
 type PingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// pingPingsByDayRead is the static part of a PingsByDay read.
 var pingPingsByDayRead = cqlgenimpl.ReadSpec[Ping]{
 	Compare: pingPingsByDayCompare,
 	Key:     pingPingsByDayClustering,
@@ -2499,8 +2237,8 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// entryLogEntries is table log_entries, which is the source of truth of Entry;
-// its statements are listed in schema.md.
+// entryLogEntries is table log_entries, which is the source of truth of Entry
+// (statements in schema.md).
 var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "log_entries",
 	Pattern: "LogEntries",
@@ -2518,22 +2256,15 @@ var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// entryLogEntriesRow binds the Insert statement of log_entries for e at ts.
 func entryLogEntriesRow(e *Entry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
-
-// entryLogEntriesScan scans a row of log_entries into e.
 func entryLogEntriesScan(it cqlgen.Iter, e *Entry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
-
-// entryLogEntriesClustering is the clustering key of e in log_entries.
 func entryLogEntriesClustering(e *Entry) []any {
 	return []any{e.At, e.Seq}
 }
-
-// entryLogEntriesCompare orders rows of log_entries as Cassandra does.
 func entryLogEntriesCompare(a, b *Entry) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return c
@@ -2557,8 +2288,6 @@ func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
 		s:    s,
 	}
 }
-
-// entryCheck rejects a Entry whose partition key values are empty.
 func entryCheck(e *Entry) error {
 	if e.Log == "" {
 		return cqlgenimpl.EmptyKey("log_entries", "log")
@@ -2649,21 +2378,17 @@ func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64
 
 // LogEntriesOptions are the optional parts of a LogEntries read.
 type LogEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// entryLogEntriesRead is the static part of a LogEntries read.
 var entryLogEntriesRead = cqlgenimpl.ReadSpec[Entry]{
 	Compare: entryLogEntriesCompare,
 	Key:     entryLogEntriesClustering,
@@ -2687,7 +2412,7 @@ func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOpt
 }
 
 // recentEntryRecentLogEntries is table recent_log_entries, which is the source
-// of truth of RecentEntry; its statements are listed in schema.md.
+// of truth of RecentEntry (statements in schema.md).
 var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "recent_log_entries",
 	Pattern: "RecentLogEntries",
@@ -2705,25 +2430,15 @@ var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// recentEntryRecentLogEntriesRow binds the Insert statement of
-// recent_log_entries for e at ts.
 func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
-
-// recentEntryRecentLogEntriesScan scans a row of recent_log_entries into e.
 func recentEntryRecentLogEntriesScan(it cqlgen.Iter, e *RecentEntry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
-
-// recentEntryRecentLogEntriesClustering is the clustering key of e in
-// recent_log_entries.
 func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
 	return []any{e.At, e.Seq}
 }
-
-// recentEntryRecentLogEntriesCompare orders rows of recent_log_entries as
-// Cassandra does.
 func recentEntryRecentLogEntriesCompare(a, b *RecentEntry) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2747,8 +2462,6 @@ func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRep
 		s:    s,
 	}
 }
-
-// recentEntryCheck rejects a RecentEntry whose partition key values are empty.
 func recentEntryCheck(e *RecentEntry) error {
 	if e.Log == "" {
 		return cqlgenimpl.EmptyKey("recent_log_entries", "log")
@@ -2839,22 +2552,17 @@ func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq
 
 // RecentLogEntriesOptions are the optional parts of a RecentLogEntries read.
 type RecentLogEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// recentEntryRecentLogEntriesRead is the static part of a RecentLogEntries
-// read.
 var recentEntryRecentLogEntriesRead = cqlgenimpl.ReadSpec[RecentEntry]{
 	Compare: recentEntryRecentLogEntriesCompare,
 	Key:     recentEntryRecentLogEntriesClustering,

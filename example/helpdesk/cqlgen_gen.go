@@ -17,8 +17,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// agentAgents is table agents, which is the source of truth of Agent; its
-// statements are listed in schema.md.
+// agentAgents is table agents, which is the source of truth of Agent
+// (statements in schema.md).
 var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agents",
 	Pattern: "Agents",
@@ -36,8 +36,6 @@ var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:     true,
 })
 
-// agentAgentsScan reads the next row of agents that is no grave of a deleted
-// Agent into e; false when there is none.
 func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
 	for {
 		var deleted bool
@@ -50,41 +48,28 @@ func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
 		*e = Agent{}
 	}
 }
-
-// agentAgentsState binds the State statement of agents.
 func agentAgentsState(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID}
 }
-
-// agentAgentsScanState reads a row of agents with its version, its mark of
-// deletion, its pending record and its last changes.
 func agentAgentsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Agent], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// agentAgentsData is e's row in agents.
 func agentAgentsData(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
 }
-
-// agentAgentsChange binds the Change statement of agents.
 func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
-
-// agentAgentsRemove binds the Remove statement of agents.
 func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
-
-// agentAgentsSettle binds the Settle statement of agents.
 func agentAgentsSettle(e *Agent, version int64) []any {
 	return []any{e.OrgID, e.AgentID, version}
 }
 
-// agentAgentByEmail is table agents_by_email, which serves AgentByEmail; its
-// statements are listed in schema.md.
+// agentAgentByEmail is table agents_by_email, which serves AgentByEmail
+// (statements in schema.md).
 var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agents_by_email",
 	Pattern: "AgentByEmail",
@@ -99,13 +84,9 @@ var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Unique:     true,
 })
 
-// agentAgentByEmailRow binds the Insert statement of agents_by_email for e at
-// ts.
 func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Email, e.AgentID, ts}
 }
-
-// agentAgentByEmailKey is the primary key of e in agents_by_email.
 func agentAgentByEmailKey(e *Agent) []any {
 	return []any{e.OrgID, e.Email}
 }
@@ -124,8 +105,6 @@ func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
 		s:    s,
 	}
 }
-
-// agentCheck rejects a Agent whose partition key values are empty.
 func agentCheck(e *Agent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agents", "org_id")
@@ -138,9 +117,6 @@ func agentCheck(e *Agent) error {
 	}
 	return nil
 }
-
-// agentCheckKey rejects a Agent whose partition key value in agents, the
-// source of truth, is empty.
 func agentCheckKey(e *Agent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agents", "org_id")
@@ -151,7 +127,6 @@ func agentCheckKey(e *Agent) error {
 	return nil
 }
 
-// agentWrites is the write protocol of Agent.
 var agentWrites = &cqlgenimpl.Entity[Agent]{
 	Canonical: agentAgents,
 	State:     agentAgentsState,
@@ -332,7 +307,7 @@ func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string
 }
 
 // agentLoadAgentLoad is table agent_load, which is the source of truth of
-// AgentLoad; its statements are listed in schema.md.
+// AgentLoad (statements in schema.md).
 var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agent_load",
 	Pattern: "AgentLoad",
@@ -347,7 +322,6 @@ var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// agentLoadAgentLoadScan scans a row of agent_load into e.
 func agentLoadAgentLoadScan(it cqlgen.Iter, e *AgentLoad) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 }
@@ -365,8 +339,6 @@ func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
 		s:    s,
 	}
 }
-
-// agentLoadCheck rejects a AgentLoad whose partition key values are empty.
 func agentLoadCheck(e *AgentLoad) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agent_load", "org_id")
@@ -449,7 +421,7 @@ func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []st
 }
 
 // customerCustomers is table customers, which is the source of truth of
-// Customer; its statements are listed in schema.md.
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
@@ -471,8 +443,6 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer into e; false when there is none.
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	for {
 		var deleted bool
@@ -485,26 +455,16 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 		*e = Customer{}
 	}
 }
-
-// customerCustomersState binds the State statement of customers.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.OrgID, e.Email}
 }
-
-// customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// customerCustomersData is e's row in customers.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, e.Billing, e.Phones, e.CreatedAt, e.CreatedBy}
 }
-
-// customerMerge is e written over cur by an Insert: e's unset fields keep
-// cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Billing == nil {
@@ -515,18 +475,12 @@ func customerMerge(cur, e *Customer) Customer {
 	}
 	return m
 }
-
-// customerCustomersChange binds the Change statement of customers.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
-
-// customerCustomersRemove binds the Remove statement of customers.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
-
-// customerCustomersSettle binds the Settle statement of customers.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.OrgID, e.Email, version}
 }
@@ -543,7 +497,7 @@ type CustomersNewestFirstRow struct {
 }
 
 // customerCustomersNewestFirst is table customers_newest_first, which serves
-// CustomersNewestFirst; its statements are listed in schema.md.
+// CustomersNewestFirst (statements in schema.md).
 var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers_newest_first",
 	Pattern: "CustomersNewestFirst",
@@ -561,32 +515,18 @@ var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// customerCustomersNewestFirstRow binds the Insert statement of
-// customers_newest_first for e at ts.
 func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
 }
-
-// customerCustomersNewestFirstKey is the primary key of e in
-// customers_newest_first.
 func customerCustomersNewestFirstKey(e *Customer) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email}
 }
-
-// customerCustomersNewestFirstScan scans a row of customers_newest_first into
-// e.
 func customerCustomersNewestFirstScan(it cqlgen.Iter, e *CustomersNewestFirstRow) bool {
 	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
 }
-
-// customerCustomersNewestFirstClustering is the clustering key of e in
-// customers_newest_first.
 func customerCustomersNewestFirstClustering(e *CustomersNewestFirstRow) []any {
 	return []any{e.CreatedAt, e.Email}
 }
-
-// customerCustomersNewestFirstCompare orders rows of customers_newest_first as
-// Cassandra does.
 func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -611,8 +551,6 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 		s:    s,
 	}
 }
-
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("customers", "org_id")
@@ -622,9 +560,6 @@ func customerCheck(e *Customer) error {
 	}
 	return nil
 }
-
-// customerCheckKey rejects a Customer whose partition key value in customers,
-// the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("customers", "org_id")
@@ -635,7 +570,6 @@ func customerCheckKey(e *Customer) error {
 	return nil
 }
 
-// customerWrites is the write protocol of Customer.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -804,23 +738,18 @@ func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []strin
 // CustomersNewestFirstOptions are the optional parts of a CustomersNewestFirst
 // read.
 type CustomersNewestFirstOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-// customerCustomersNewestFirstRead is the static part of a
-// CustomersNewestFirst read.
 var customerCustomersNewestFirstRead = cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
 	Compare: customerCustomersNewestFirstCompare,
 	Key:     customerCustomersNewestFirstClustering,
@@ -844,7 +773,7 @@ func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o
 }
 
 // ticketEventTicketEvents is table ticket_events, which is the source of truth
-// of TicketEvent; its statements are listed in schema.md.
+// of TicketEvent (statements in schema.md).
 var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "ticket_events",
 	Pattern: "TicketEvents",
@@ -864,39 +793,24 @@ var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketEventTicketEventsRow binds the Insert statement of ticket_events for e
-// at ts.
 func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID, e.AgentID, e.Kind, e.Note, ts}
 }
-
-// ticketEventTicketEventsScan scans a row of ticket_events into e.
 func ticketEventTicketEventsScan(it cqlgen.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
-
-// ticketEventTicketEventsState binds the State statement of ticket_events.
 func ticketEventTicketEventsState(e *TicketEvent) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID}
 }
-
-// ticketEventTicketEventsScanState reads a row of ticket_events with its last
-// write timestamp, less 1µs, as its version.
 func ticketEventTicketEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[TicketEvent], ok bool) {
 	var wt [3]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Kind, &v.Row.Note, &wt[0], &wt[1], &wt[2])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// ticketEventTicketEventsClustering is the clustering key of e in
-// ticket_events.
 func ticketEventTicketEventsClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
-
-// ticketEventTicketEventsCompare orders rows of ticket_events as Cassandra
-// does.
 func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -905,7 +819,7 @@ func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 }
 
 // ticketEventEventsByAgent is table events_by_agent, which serves
-// EventsByAgent; its statements are listed in schema.md.
+// EventsByAgent (statements in schema.md).
 var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_agent",
 	Pattern: "EventsByAgent",
@@ -926,25 +840,15 @@ var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// ticketEventEventsByAgentRow binds the Insert statement of events_by_agent
-// for e at ts.
 func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, e.Note, ts}
 }
-
-// ticketEventEventsByAgentScan scans a row of events_by_agent into e.
 func ticketEventEventsByAgentScan(it cqlgen.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
 }
-
-// ticketEventEventsByAgentClustering is the clustering key of e in
-// events_by_agent.
 func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
-
-// ticketEventEventsByAgentCompare orders rows of events_by_agent as Cassandra
-// does.
 func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -966,8 +870,6 @@ func NewTicketEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketEventRep
 		s:    s,
 	}
 }
-
-// ticketEventCheck rejects a TicketEvent whose partition key values are empty.
 func ticketEventCheck(e *TicketEvent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
@@ -980,9 +882,6 @@ func ticketEventCheck(e *TicketEvent) error {
 	}
 	return nil
 }
-
-// ticketEventCheckKey rejects a TicketEvent whose partition key value in
-// ticket_events, the source of truth, is empty.
 func ticketEventCheckKey(e *TicketEvent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
@@ -1034,8 +933,6 @@ func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cq
 	})
 }
 
-// ticketEventWrites describes immutable TicketEvent for verify, repair and
-// backfill.
 var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
 	Canonical: ticketEventTicketEvents,
 	Immutable: true,
@@ -1108,22 +1005,17 @@ func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.
 
 // TicketEventsOptions are the optional parts of a TicketEvents read.
 type TicketEventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
-// ticketEventTicketEventsRead is the static part of a TicketEvents read.
 var ticketEventTicketEventsRead = cqlgenimpl.ReadSpec[TicketEvent]{
 	Compare: ticketEventTicketEventsCompare,
 	Key:     ticketEventTicketEventsClustering,
@@ -1151,28 +1043,22 @@ func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticket
 
 // EventsByAgentOptions are the optional parts of a EventsByAgent read.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// ticketEventEventsByAgentRead is the static part of a EventsByAgent read.
 var ticketEventEventsByAgentRead = cqlgenimpl.ReadSpec[TicketEvent]{
 	Compare: ticketEventEventsByAgentCompare,
 	Key:     ticketEventEventsByAgentClustering,
@@ -1205,8 +1091,8 @@ func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agent
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// ticketTickets is table tickets, which is the source of truth of Ticket; its
-// statements are listed in schema.md.
+// ticketTickets is table tickets, which is the source of truth of Ticket
+// (statements in schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets",
 	Pattern: "Tickets",
@@ -1228,8 +1114,6 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketTicketsScan reads the next row of tickets that is no grave of a
-// deleted Ticket into e; false when there is none.
 func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
@@ -1242,35 +1126,22 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 		*e = Ticket{}
 	}
 }
-
-// ticketTicketsState binds the State statement of tickets.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID}
 }
-
-// ticketTicketsScanState reads a row of tickets with its version, its mark of
-// deletion, its pending record and its last changes.
 func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// ticketTicketsData is e's row in tickets.
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
-
-// ticketTicketsChange binds the Change statement of tickets.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
-
-// ticketTicketsRemove binds the Remove statement of tickets.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
-
-// ticketTicketsSettle binds the Settle statement of tickets.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.OrgID, e.TicketID, version}
 }
@@ -1288,7 +1159,7 @@ type TicketsByRequesterRow struct {
 }
 
 // ticketTicketsByRequester is table tickets_by_requester, which serves
-// TicketsByRequester; its statements are listed in schema.md.
+// TicketsByRequester (statements in schema.md).
 var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_requester",
 	Pattern: "TicketsByRequester",
@@ -1307,30 +1178,18 @@ var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketTicketsByRequesterRow binds the Insert statement of
-// tickets_by_requester for e at ts.
 func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID, e.Subject, e.Status, ts}
 }
-
-// ticketTicketsByRequesterKey is the primary key of e in tickets_by_requester.
 func ticketTicketsByRequesterKey(e *Ticket) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByRequesterScan scans a row of tickets_by_requester into e.
 func ticketTicketsByRequesterScan(it cqlgen.Iter, e *TicketsByRequesterRow) bool {
 	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
 }
-
-// ticketTicketsByRequesterClustering is the clustering key of e in
-// tickets_by_requester.
 func ticketTicketsByRequesterClustering(e *TicketsByRequesterRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByRequesterCompare orders rows of tickets_by_requester as
-// Cassandra does.
 func ticketTicketsByRequesterCompare(a, b *TicketsByRequesterRow) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -1354,15 +1213,12 @@ type OpenTicketsByAgentRow struct {
 	Status    Status     `db:"status"`
 }
 
-// ticketOpenTicketsByAgentHolds reports whether open_tickets_by_agent holds
-// e's row: status IN ("OPEN", "PENDING") AND agent_id is set. The write
-// protocol moves the row in and out of the table as e changes.
 func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
 	return (e.Status == StatusOpen || e.Status == StatusPending) && e.AgentID != ""
 }
 
 // ticketOpenTicketsByAgent is table open_tickets_by_agent, which serves
-// OpenTicketsByAgent; its statements are listed in schema.md.
+// OpenTicketsByAgent (statements in schema.md).
 var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "open_tickets_by_agent",
 	Pattern: "OpenTicketsByAgent",
@@ -1382,31 +1238,18 @@ var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketOpenTicketsByAgentRow binds the Insert statement of
-// open_tickets_by_agent for e at ts.
 func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
 }
-
-// ticketOpenTicketsByAgentKey is the primary key of e in
-// open_tickets_by_agent.
 func ticketOpenTicketsByAgentKey(e *Ticket) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
 }
-
-// ticketOpenTicketsByAgentScan scans a row of open_tickets_by_agent into e.
 func ticketOpenTicketsByAgentScan(it cqlgen.Iter, e *OpenTicketsByAgentRow) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
 }
-
-// ticketOpenTicketsByAgentClustering is the clustering key of e in
-// open_tickets_by_agent.
 func ticketOpenTicketsByAgentClustering(e *OpenTicketsByAgentRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
-
-// ticketOpenTicketsByAgentCompare orders rows of open_tickets_by_agent as
-// Cassandra does.
 func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return c
@@ -1431,9 +1274,6 @@ func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
 		s:    s,
 	}
 }
-
-// ticketCheck rejects a Ticket whose partition key values are empty, in the
-// tables that hold it.
 func ticketCheck(e *Ticket) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("tickets", "org_id")
@@ -1446,9 +1286,6 @@ func ticketCheck(e *Ticket) error {
 	}
 	return nil
 }
-
-// ticketCheckKey rejects a Ticket whose partition key value in tickets, the
-// source of truth, is empty.
 func ticketCheckKey(e *Ticket) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("tickets", "org_id")
@@ -1459,7 +1296,6 @@ func ticketCheckKey(e *Ticket) error {
 	return nil
 }
 
-// ticketWrites is the write protocol of Ticket.
 var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	Canonical: ticketTickets,
 	State:     ticketTicketsState,
@@ -1635,23 +1471,18 @@ func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocq
 // TicketsByRequesterOptions are the optional parts of a TicketsByRequester
 // read.
 type TicketsByRequesterOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-// ticketTicketsByRequesterRead is the static part of a TicketsByRequester
-// read.
 var ticketTicketsByRequesterRead = cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
 	Compare: ticketTicketsByRequesterCompare,
 	Key:     ticketTicketsByRequesterClustering,
@@ -1680,23 +1511,18 @@ func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, reque
 // OpenTicketsByAgentOptions are the optional parts of a OpenTicketsByAgent
 // read.
 type OpenTicketsByAgentOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-// ticketOpenTicketsByAgentRead is the static part of a OpenTicketsByAgent
-// read.
 var ticketOpenTicketsByAgentRead = cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
 	Compare: ticketOpenTicketsByAgentCompare,
 	Key:     ticketOpenTicketsByAgentClustering,
@@ -1722,8 +1548,8 @@ func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agent
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// articleArticles is table articles, which is the source of truth of Article;
-// its statements are listed in schema.md.
+// articleArticles is table articles, which is the source of truth of Article
+// (statements in schema.md).
 var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "articles",
 	Pattern: "Articles",
@@ -1744,23 +1570,15 @@ var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// articleArticlesRow binds the Insert statement of articles for e at ts; unset
-// leaves nil pointers and empty collections unset.
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
-
-// articleArticlesScan scans a row of articles into e.
 func articleArticlesScan(it cqlgen.Iter, e *Article) bool {
 	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
-
-// articleArticlesClustering is the clustering key of e in articles.
 func articleArticlesClustering(e *Article) []any {
 	return []any{e.ArticleID}
 }
-
-// articleArticlesCompare orders rows of articles as Cassandra does.
 func articleArticlesCompare(a, b *Article) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID); c != 0 {
 		return c
@@ -1781,8 +1599,6 @@ func NewArticleRepo(s cqlgen.Session, opts ...cqlgen.Option) *ArticleRepo {
 		s:    s,
 	}
 }
-
-// articleCheck rejects a Article whose partition key values are empty.
 func articleCheck(e *Article) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("articles", "org_id")
@@ -1872,22 +1688,18 @@ func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUI
 
 // ArticlesOptions are the optional parts of a Articles read.
 type ArticlesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ArticleIDFrom and ArticleIDTo bound article_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id
+	// in read order; nil: open.
 	ArticleIDFrom, ArticleIDTo *gocql.UUID
-	// ArticleIDFromExclusive leaves out the rows at ArticleIDFrom,
-	// ArticleIDToInclusive takes in those at ArticleIDTo; each is ignored
-	// without its bound.
+	// ArticleIDFromExclusive and ArticleIDToInclusive change the bounds'
+	// defaults.
 	ArticleIDFromExclusive, ArticleIDToInclusive bool
 }
 
-// articleArticlesRead is the static part of a Articles read.
 var articleArticlesRead = cqlgenimpl.ReadSpec[Article]{
 	Compare: articleArticlesCompare,
 	Key:     articleArticlesClustering,
@@ -1910,9 +1722,8 @@ func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOpt
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// articleArticlesTagged is the read of table articles through index
-// articles_by_tag, which serves ArticlesTagged; its statements are listed in
-// schema.md.
+// articleArticlesTagged reads table articles through index articles_by_tag
+// (statements in schema.md).
 var articleArticlesTagged = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "articles",
 	Pattern: "ArticlesTagged",
@@ -1938,19 +1749,15 @@ var articleArticlesTagged = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// articleArticlesTaggedKey is the cursor key of a row read through
-// articles_by_tag: its clustering key.
 func articleArticlesTaggedKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
 // ArticlesTaggedOptions are the optional parts of a ArticlesTagged read.
 type ArticlesTaggedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
@@ -1978,9 +1785,8 @@ func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag stri
 	})
 }
 
-// articleArticlesByViews is the read of table articles through index
-// articles_by_views, which serves ArticlesByViews; its statements are listed
-// in schema.md.
+// articleArticlesByViews reads table articles through index articles_by_views
+// (statements in schema.md).
 var articleArticlesByViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "articles",
 	Pattern: "ArticlesByViews",
@@ -2007,22 +1813,17 @@ var articleArticlesByViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// articleArticlesByViewsKey is the cursor key of a row read through
-// articles_by_views: its clustering key.
 func articleArticlesByViewsKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
 // ArticlesByViewsOptions are the optional parts of a ArticlesByViews read.
 type ArticlesByViewsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ViewsFromExclusive leaves out the rows whose views is the From value,
-	// ViewsToInclusive takes in those whose views is the To value.
+	// ViewsFromExclusive and ViewsToInclusive change the bounds' defaults.
 	ViewsFromExclusive, ViewsToInclusive bool
 }
 
@@ -2053,7 +1854,7 @@ func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFr
 }
 
 // auditEventAuditLog is table audit_log, which is the source of truth of
-// AuditEvent; its statements are listed in schema.md.
+// AuditEvent (statements in schema.md).
 var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "audit_log",
 	Pattern: "AuditLog",
@@ -2074,22 +1875,15 @@ var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// auditEventAuditLogRow binds the Insert statement of audit_log for e at ts.
 func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
-
-// auditEventAuditLogScan scans a row of audit_log into e.
 func auditEventAuditLogScan(it cqlgen.Iter, e *AuditEvent) bool {
 	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
-
-// auditEventAuditLogClustering is the clustering key of e in audit_log.
 func auditEventAuditLogClustering(e *AuditEvent) []any {
 	return []any{e.At, e.EventID}
 }
-
-// auditEventAuditLogCompare orders rows of audit_log as Cassandra does.
 func auditEventAuditLogCompare(a, b *AuditEvent) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2113,8 +1907,6 @@ func NewAuditEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *AuditEventRepo 
 		s:    s,
 	}
 }
-
-// auditEventCheck rejects a AuditEvent whose partition key values are empty.
 func auditEventCheck(e *AuditEvent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("audit_log", "org_id")
@@ -2196,27 +1988,22 @@ func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, ev
 
 // AuditLogOptions are the optional parts of a AuditLog read.
 type AuditLogOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// auditEventAuditLogRead is the static part of a AuditLog read.
 var auditEventAuditLogRead = cqlgenimpl.ReadSpec[AuditEvent]{
 	Compare: auditEventAuditLogCompare,
 	Key:     auditEventAuditLogClustering,
@@ -2246,8 +2033,8 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// macroMacros is table macros, which is the source of truth of Macro; its
-// statements are listed in schema.md.
+// macroMacros is table macros, which is the source of truth of Macro
+// (statements in schema.md).
 var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "macros",
 	Pattern: "Macros",
@@ -2265,8 +2052,6 @@ var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// macroMacrosScan reads the next row of macros that is no grave of a deleted
-// Macro into e; false when there is none.
 func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
 	for {
 		var deleted bool
@@ -2279,41 +2064,28 @@ func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
 		*e = Macro{}
 	}
 }
-
-// macroMacrosState binds the State statement of macros.
 func macroMacrosState(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID}
 }
-
-// macroMacrosScanState reads a row of macros with its version, its mark of
-// deletion, its pending record and its last changes.
 func macroMacrosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Macro], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// macroMacrosData is e's row in macros.
 func macroMacrosData(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
 }
-
-// macroMacrosChange binds the Change statement of macros.
 func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
-
-// macroMacrosRemove binds the Remove statement of macros.
 func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
-
-// macroMacrosSettle binds the Settle statement of macros.
 func macroMacrosSettle(e *Macro, version int64) []any {
 	return []any{e.OrgID, e.MacroID, version}
 }
 
-// macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle; its
-// statements are listed in schema.md.
+// macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle
+// (statements in schema.md).
 var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "macros_by_title",
 	Pattern: "MacrosByTitle",
@@ -2331,28 +2103,18 @@ var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// macroMacrosByTitleRow binds the Insert statement of macros_by_title for e at
-// ts.
 func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
 }
-
-// macroMacrosByTitleKey is the primary key of e in macros_by_title.
 func macroMacrosByTitleKey(e *Macro) []any {
 	return []any{e.OrgID, e.Title, e.MacroID}
 }
-
-// macroMacrosByTitleScan scans a row of macros_by_title into e.
 func macroMacrosByTitleScan(it cqlgen.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
 }
-
-// macroMacrosByTitleClustering is the clustering key of e in macros_by_title.
 func macroMacrosByTitleClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
-
-// macroMacrosByTitleCompare orders rows of macros_by_title as Cassandra does.
 func macroMacrosByTitleCompare(a, b *Macro) int {
 	if c := cmp.Compare(a.Title, b.Title); c != 0 {
 		return c
@@ -2363,8 +2125,8 @@ func macroMacrosByTitleCompare(a, b *Macro) int {
 	return 0
 }
 
-// macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam; its
-// statements are listed in schema.md.
+// macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam
+// (statements in schema.md).
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "macros_by_team",
 	Pattern: "MacrosByTeam",
@@ -2382,28 +2144,18 @@ var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// macroMacrosByTeamRow binds the Insert statement of macros_by_team for e at
-// ts.
 func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
 }
-
-// macroMacrosByTeamKey is the primary key of e in macros_by_team.
 func macroMacrosByTeamKey(e *Macro) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
 }
-
-// macroMacrosByTeamScan scans a row of macros_by_team into e.
 func macroMacrosByTeamScan(it cqlgen.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
 }
-
-// macroMacrosByTeamClustering is the clustering key of e in macros_by_team.
 func macroMacrosByTeamClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
-
-// macroMacrosByTeamCompare orders rows of macros_by_team as Cassandra does.
 func macroMacrosByTeamCompare(a, b *Macro) int {
 	if c := cmp.Compare(a.Title, b.Title); c != 0 {
 		return c
@@ -2428,8 +2180,6 @@ func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
 		s:    s,
 	}
 }
-
-// macroCheck rejects a Macro whose partition key values are empty.
 func macroCheck(e *Macro) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("macros", "org_id")
@@ -2442,9 +2192,6 @@ func macroCheck(e *Macro) error {
 	}
 	return nil
 }
-
-// macroCheckKey rejects a Macro whose partition key value in macros, the
-// source of truth, is empty.
 func macroCheckKey(e *Macro) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("macros", "org_id")
@@ -2455,7 +2202,6 @@ func macroCheckKey(e *Macro) error {
 	return nil
 }
 
-// macroWrites is the write protocol of Macro.
 var macroWrites = &cqlgenimpl.Entity[Macro]{
 	Canonical: macroMacros,
 	State:     macroMacrosState,
@@ -2629,21 +2375,17 @@ func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string
 
 // MacrosByTitleOptions are the optional parts of a MacrosByTitle read.
 type MacrosByTitleOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TitleFrom and TitleTo bound title, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
+	// nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive leaves out the rows at TitleFrom, TitleToInclusive
-	// takes in those at TitleTo; each is ignored without its bound.
+	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
 	TitleFromExclusive, TitleToInclusive bool
 }
 
-// macroMacrosByTitleRead is the static part of a MacrosByTitle read.
 var macroMacrosByTitleRead = cqlgenimpl.ReadSpec[Macro]{
 	Compare: macroMacrosByTitleCompare,
 	Key:     macroMacrosByTitleClustering,
@@ -2671,21 +2413,17 @@ func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosBy
 
 // MacrosByTeamOptions are the optional parts of a MacrosByTeam read.
 type MacrosByTeamOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TitleFrom and TitleTo bound title, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
+	// nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive leaves out the rows at TitleFrom, TitleToInclusive
-	// takes in those at TitleTo; each is ignored without its bound.
+	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
 	TitleFromExclusive, TitleToInclusive bool
 }
 
-// macroMacrosByTeamRead is the static part of a MacrosByTeam read.
 var macroMacrosByTeamRead = cqlgenimpl.ReadSpec[Macro]{
 	Compare: macroMacrosByTeamCompare,
 	Key:     macroMacrosByTeamClustering,
@@ -2712,7 +2450,7 @@ func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string,
 }
 
 // replyRepliesByTicket is table replies_by_ticket, which is the source of
-// truth of Reply; its statements are listed in schema.md.
+// truth of Reply (statements in schema.md).
 var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "replies_by_ticket",
 	Pattern: "RepliesByTicket",
@@ -2734,25 +2472,15 @@ var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:    1,
 })
 
-// replyRepliesByTicketRow binds the Insert statement of replies_by_ticket for
-// e at ts.
 func replyRepliesByTicketRow(e *Reply, ts int64) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
-
-// replyRepliesByTicketScan scans a row of replies_by_ticket into e.
 func replyRepliesByTicketScan(it cqlgen.Iter, e *Reply) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
-
-// replyRepliesByTicketClustering is the clustering key of e in
-// replies_by_ticket.
 func replyRepliesByTicketClustering(e *Reply) []any {
 	return []any{e.Channel, e.SentAt, e.ReplyID}
 }
-
-// replyRepliesByTicketCompare orders rows of replies_by_ticket as Cassandra
-// does.
 func replyRepliesByTicketCompare(a, b *Reply) int {
 	if c := cmp.Compare(a.Channel, b.Channel); c != 0 {
 		return c
@@ -2779,8 +2507,6 @@ func NewReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReplyRepo {
 		s:    s,
 	}
 }
-
-// replyCheck rejects a Reply whose partition key values are empty.
 func replyCheck(e *Reply) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
@@ -2879,34 +2605,25 @@ func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, 
 
 // RepliesByTicketOptions are the optional parts of a RepliesByTicket read.
 type RepliesByTicketOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ChannelFrom and ChannelTo bound channel, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel in read
+	// order; nil: open.
 	ChannelFrom, ChannelTo *string
-	// ChannelFromExclusive leaves out the rows at ChannelFrom,
-	// ChannelToInclusive takes in those at ChannelTo; each is ignored without
-	// its bound.
+	// ChannelFromExclusive and ChannelToInclusive change the bounds' defaults.
 	ChannelFromExclusive, ChannelToInclusive bool
-	// ChannelEq fixes channel: the read returns only the rows with this value
-	// (nil: every value). Set with every Eq before it, it lets SentAtFrom and
-	// SentAtTo bound sent_at within them; no bound on an earlier column is
-	// allowed then.
+	// ChannelEq fixes channel (nil: every value); with every Eq before it,
+	// SentAtFrom and SentAtTo bound sent_at within it.
 	ChannelEq *string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back, in
-	// the rows ChannelEq (and every Eq before it) fixes: From is inclusive, To
-	// exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at under
+	// ChannelEq; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-// replyRepliesByTicketRead is the static part of a RepliesByTicket read.
 var replyRepliesByTicketRead = cqlgenimpl.ReadSpec[Reply]{
 	Compare: replyRepliesByTicketCompare,
 	Key:     replyRepliesByTicketClustering,
@@ -2940,7 +2657,7 @@ func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID 
 }
 
 // agentSessionAgentSessions is table agent_sessions, which is the source of
-// truth of AgentSession; its statements are listed in schema.md.
+// truth of AgentSession (statements in schema.md).
 var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "agent_sessions",
 	Pattern: "AgentSessions",
@@ -2957,13 +2674,9 @@ var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// agentSessionAgentSessionsRow binds the Insert statement of agent_sessions
-// for e at ts.
 func agentSessionAgentSessionsRow(e *AgentSession, ts int64) []any {
 	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
 }
-
-// agentSessionAgentSessionsScan scans a row of agent_sessions into e.
 func agentSessionAgentSessionsScan(it cqlgen.Iter, e *AgentSession) bool {
 	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
@@ -2981,9 +2694,6 @@ func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionR
 		s:    s,
 	}
 }
-
-// agentSessionCheck rejects a AgentSession whose partition key values are
-// empty.
 func agentSessionCheck(e *AgentSession) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agent_sessions", "org_id")
@@ -3096,7 +2806,7 @@ func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs
 }
 
 // organisationOrganisations is table organisations, which is the source of
-// truth of Organisation; its statements are listed in schema.md.
+// truth of Organisation (statements in schema.md).
 var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "organisations",
 	Pattern: "Organisations",
@@ -3112,13 +2822,9 @@ var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// organisationOrganisationsRow binds the Insert statement of organisations for
-// e at ts.
 func organisationOrganisationsRow(e *Organisation, ts int64) []any {
 	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
 }
-
-// organisationOrganisationsScan scans a row of organisations into e.
 func organisationOrganisationsScan(it cqlgen.Iter, e *Organisation) bool {
 	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
@@ -3136,9 +2842,6 @@ func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationR
 		s:    s,
 	}
 }
-
-// organisationCheck rejects a Organisation whose partition key values are
-// empty.
 func organisationCheck(e *Organisation) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("organisations", "org_id")
@@ -3241,7 +2944,7 @@ func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlg
 }
 
 // timeEntryTimeEntries is table time_entries, which is the source of truth of
-// TimeEntry; its statements are listed in schema.md.
+// TimeEntry (statements in schema.md).
 var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "time_entries",
 	Pattern: "TimeEntries",
@@ -3263,37 +2966,24 @@ var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// timeEntryTimeEntriesRow binds the Insert statement of time_entries for e at
-// ts.
 func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
-
-// timeEntryTimeEntriesScan scans a row of time_entries into e.
 func timeEntryTimeEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
-
-// timeEntryTimeEntriesState binds the State statement of time_entries.
 func timeEntryTimeEntriesState(e *TimeEntry) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
 }
-
-// timeEntryTimeEntriesScanState reads a row of time_entries with its last
-// write timestamp, less 1µs, as its version.
 func timeEntryTimeEntriesScanState(it cqlgen.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// timeEntryTimeEntriesClustering is the clustering key of e in time_entries.
 func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
-
-// timeEntryTimeEntriesCompare orders rows of time_entries as Cassandra does.
 func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
 		return -c
@@ -3305,7 +2995,7 @@ func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 }
 
 // timeEntryPayPeriodEntries is table time_entries_by_pay_period, which serves
-// PayPeriodEntries; its statements are listed in schema.md.
+// PayPeriodEntries (statements in schema.md).
 var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "time_entries_by_pay_period",
 	Pattern: "PayPeriodEntries",
@@ -3326,26 +3016,15 @@ var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// timeEntryPayPeriodEntriesRow binds the Insert statement of
-// time_entries_by_pay_period for e at ts.
 func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
-
-// timeEntryPayPeriodEntriesScan scans a row of time_entries_by_pay_period into
-// e.
 func timeEntryPayPeriodEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
-
-// timeEntryPayPeriodEntriesClustering is the clustering key of e in
-// time_entries_by_pay_period.
 func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
-
-// timeEntryPayPeriodEntriesCompare orders rows of time_entries_by_pay_period
-// as Cassandra does.
 func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
 	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
 		return c
@@ -3370,8 +3049,6 @@ func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
 		s:    s,
 	}
 }
-
-// timeEntryCheck rejects a TimeEntry whose partition key values are empty.
 func timeEntryCheck(e *TimeEntry) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("time_entries", "org_id")
@@ -3381,9 +3058,6 @@ func timeEntryCheck(e *TimeEntry) error {
 	}
 	return nil
 }
-
-// timeEntryCheckKey rejects a TimeEntry whose partition key value in
-// time_entries, the source of truth, is empty.
 func timeEntryCheckKey(e *TimeEntry) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("time_entries", "org_id")
@@ -3435,8 +3109,6 @@ func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	})
 }
 
-// timeEntryWrites describes immutable TimeEntry for verify, repair and
-// backfill.
 var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
 	Canonical: timeEntryTimeEntries,
 	Immutable: true,
@@ -3509,28 +3181,23 @@ func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, l
 
 // TimeEntriesOptions are the optional parts of a TimeEntries read.
 type TimeEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
+	// read order; nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive leaves out the rows at LoggedAtFrom,
-	// LoggedAtToInclusive takes in those at LoggedAtTo; each is ignored
-	// without its bound.
+	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
+	// defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// timeEntryTimeEntriesRead is the static part of a TimeEntries read.
 var timeEntryTimeEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
 	Compare: timeEntryTimeEntriesCompare,
 	Key:     timeEntryTimeEntriesClustering,
@@ -3565,28 +3232,23 @@ func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID s
 
 // PayPeriodEntriesOptions are the optional parts of a PayPeriodEntries read.
 type PayPeriodEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
+	// read order; nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive leaves out the rows at LoggedAtFrom,
-	// LoggedAtToInclusive takes in those at LoggedAtTo; each is ignored
-	// without its bound.
+	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
+	// defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// timeEntryPayPeriodEntriesRead is the static part of a PayPeriodEntries read.
 var timeEntryPayPeriodEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
 	Compare: timeEntryPayPeriodEntriesCompare,
 	Key:     timeEntryPayPeriodEntriesClustering,
@@ -3620,7 +3282,7 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 }
 
 // cannedReplyCannedReplies is table canned_replies, which is the source of
-// truth of CannedReply; its statements are listed in schema.md.
+// truth of CannedReply (statements in schema.md).
 var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "canned_replies",
 	Pattern: "CannedReplies",
@@ -3639,25 +3301,15 @@ var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// cannedReplyCannedRepliesRow binds the Insert statement of canned_replies for
-// e at ts; unset leaves nil pointers and empty collections unset.
 func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
 }
-
-// cannedReplyCannedRepliesScan scans a row of canned_replies into e.
 func cannedReplyCannedRepliesScan(it cqlgen.Iter, e *CannedReply) bool {
 	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
-
-// cannedReplyCannedRepliesClustering is the clustering key of e in
-// canned_replies.
 func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
 	return []any{e.ReplyID}
 }
-
-// cannedReplyCannedRepliesCompare orders rows of canned_replies as Cassandra
-// does.
 func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
 		return c
@@ -3678,9 +3330,6 @@ func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRep
 		s:    s,
 	}
 }
-
-// cannedReplyCheck rejects a CannedReply whose partition key values are empty,
-// or whose vectors are not of their dimension.
 func cannedReplyCheck(e *CannedReply) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("canned_replies", "org_id")
@@ -3773,22 +3422,17 @@ func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.U
 
 // CannedRepliesOptions are the optional parts of a CannedReplies read.
 type CannedRepliesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReplyIDFrom and ReplyIDTo bound reply_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id in read
+	// order; nil: open.
 	ReplyIDFrom, ReplyIDTo *gocql.UUID
-	// ReplyIDFromExclusive leaves out the rows at ReplyIDFrom,
-	// ReplyIDToInclusive takes in those at ReplyIDTo; each is ignored without
-	// its bound.
+	// ReplyIDFromExclusive and ReplyIDToInclusive change the bounds' defaults.
 	ReplyIDFromExclusive, ReplyIDToInclusive bool
 }
 
-// cannedReplyCannedRepliesRead is the static part of a CannedReplies read.
 var cannedReplyCannedRepliesRead = cqlgenimpl.ReadSpec[CannedReply]{
 	Compare: cannedReplyCannedRepliesCompare,
 	Key:     cannedReplyCannedRepliesClustering,
@@ -3811,9 +3455,8 @@ func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *Ca
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// cannedReplySimilarReplies is the read of table canned_replies through index
-// canned_replies_by_embedding, which serves SimilarReplies; its statements are
-// listed in schema.md.
+// cannedReplySimilarReplies reads table canned_replies through index
+// canned_replies_by_embedding (statements in schema.md).
 var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "canned_replies",
 	Pattern: "SimilarReplies",
@@ -3839,10 +3482,8 @@ var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 
 // SimilarRepliesOptions are the optional parts of a SimilarReplies read.
 type SimilarRepliesOptions struct {
-	// Limit is the most rows to return, the nearest first; 0 means
-	// cqlgen.DefaultLimit, and more than the repository's maximum
-	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
-	// many as you need.
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
 	Limit int
 }
 

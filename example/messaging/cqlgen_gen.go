@@ -17,7 +17,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // messageMessagesByConversation is table messages_by_conversation, which is
-// the source of truth of Message; its statements are listed in schema.md.
+// the source of truth of Message (statements in schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_conversation",
 	Pattern: "MessagesByConversation",
@@ -36,42 +36,24 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// messageMessagesByConversationRow binds the Insert statement of
-// messages_by_conversation for e at ts.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
-
-// messageMessagesByConversationScan scans a row of messages_by_conversation
-// into e.
 func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
-
-// messageMessagesByConversationState binds the State statement of
-// messages_by_conversation.
 func messageMessagesByConversationState(e *Message) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID}
 }
-
-// messageMessagesByConversationScanState reads a row of
-// messages_by_conversation with its last write timestamp, less 1µs, as its
-// version.
 func messageMessagesByConversationScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// messageMessagesByConversationClustering is the clustering key of e in
-// messages_by_conversation.
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
-
-// messageMessagesByConversationCompare orders rows of messages_by_conversation
-// as Cassandra does.
 func messageMessagesByConversationCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -82,8 +64,8 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 	return 0
 }
 
-// messageMessagesByUser is table messages_by_user, which serves
-// MessagesByUser; its statements are listed in schema.md.
+// messageMessagesByUser is table messages_by_user, which serves MessagesByUser
+// (statements in schema.md).
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "messages_by_user",
 	Pattern: "MessagesByUser",
@@ -101,25 +83,15 @@ var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// messageMessagesByUserRow binds the Insert statement of messages_by_user for
-// e at ts.
 func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
 }
-
-// messageMessagesByUserScan scans a row of messages_by_user into e.
 func messageMessagesByUserScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
 }
-
-// messageMessagesByUserClustering is the clustering key of e in
-// messages_by_user.
 func messageMessagesByUserClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
-
-// messageMessagesByUserCompare orders rows of messages_by_user as Cassandra
-// does.
 func messageMessagesByUserCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -145,8 +117,6 @@ func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 		s:    s,
 	}
 }
-
-// messageCheck rejects a Message whose partition key values are empty.
 func messageCheck(e *Message) error {
 	if e.ConversationID == "" {
 		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
@@ -156,9 +126,6 @@ func messageCheck(e *Message) error {
 	}
 	return nil
 }
-
-// messageCheckKey rejects a Message whose partition key value in
-// messages_by_conversation, the source of truth, is empty.
 func messageCheckKey(e *Message) error {
 	if e.ConversationID == "" {
 		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
@@ -207,7 +174,6 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// messageWrites describes immutable Message for verify, repair and backfill.
 var messageWrites = &cqlgenimpl.Entity[Message]{
 	Canonical: messageMessagesByConversation,
 	Immutable: true,
@@ -279,22 +245,17 @@ func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt tim
 // MessagesByConversationOptions are the optional parts of a
 // MessagesByConversation read.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-// messageMessagesByConversationRead is the static part of a
-// MessagesByConversation read.
 var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByConversationCompare,
 	Key:     messageMessagesByConversationClustering,
@@ -319,21 +280,17 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesByUserOptions are the optional parts of a MessagesByUser read.
 type MessagesByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-// messageMessagesByUserRead is the static part of a MessagesByUser read.
 var messageMessagesByUserRead = cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByUserCompare,
 	Key:     messageMessagesByUserClustering,

@@ -18,7 +18,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // playListeningHistory is table listening_history, which is the source of
-// truth of Play; its statements are listed in schema.md.
+// truth of Play (statements in schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "listening_history",
 	Pattern: "ListeningHistory",
@@ -38,25 +38,15 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// playListeningHistoryRow binds the Insert statement of listening_history for
-// e at ts.
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
-
-// playListeningHistoryScan scans a row of listening_history into e.
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
-
-// playListeningHistoryClustering is the clustering key of e in
-// listening_history.
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
-
-// playListeningHistoryCompare orders rows of listening_history as Cassandra
-// does.
 func playListeningHistoryCompare(a, b *Play) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -80,8 +70,6 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 		s:    s,
 	}
 }
-
-// playCheck rejects a Play whose partition key values are empty.
 func playCheck(e *Play) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("listening_history", "user_id")
@@ -172,22 +160,18 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
+	// read order; nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
-	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
-	// without its bound.
+	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
+	// defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
-// playListeningHistoryRead is the static part of a ListeningHistory read.
 var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
 	Compare: playListeningHistoryCompare,
 	Key:     playListeningHistoryClustering,
@@ -210,8 +194,8 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// trackTracks is table tracks, which is the source of truth of Track; its
-// statements are listed in schema.md.
+// trackTracks is table tracks, which is the source of truth of Track
+// (statements in schema.md).
 var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tracks",
 	Pattern: "Tracks",
@@ -230,8 +214,6 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// trackTracksScan reads the next row of tracks that is no grave of a deleted
-// Track into e; false when there is none.
 func trackTracksScan(it cqlgen.Iter, e *Track) bool {
 	for {
 		var deleted bool
@@ -244,41 +226,28 @@ func trackTracksScan(it cqlgen.Iter, e *Track) bool {
 		*e = Track{}
 	}
 }
-
-// trackTracksState binds the State statement of tracks.
 func trackTracksState(e *Track) []any {
 	return []any{e.TrackID}
 }
-
-// trackTracksScanState reads a row of tracks with its version, its mark of
-// deletion, its pending record and its last changes.
 func trackTracksScanState(it cqlgen.Iter) (v cqlgenimpl.State[Track], ok bool) {
 	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// trackTracksData is e's row in tracks.
 func trackTracksData(e *Track) []any {
 	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
 }
-
-// trackTracksChange binds the Change statement of tracks.
 func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
-
-// trackTracksRemove binds the Remove statement of tracks.
 func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
-
-// trackTracksSettle binds the Settle statement of tracks.
 func trackTracksSettle(e *Track, version int64) []any {
 	return []any{e.TrackID, version}
 }
 
 // trackTopTracksByArtist is table top_tracks_by_artist, which serves
-// TopTracksByArtist; its statements are listed in schema.md.
+// TopTracksByArtist (statements in schema.md).
 var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "top_tracks_by_artist",
 	Pattern: "TopTracksByArtist",
@@ -297,30 +266,18 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// trackTopTracksByArtistRow binds the Insert statement of top_tracks_by_artist
-// for e at ts.
 func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
 }
-
-// trackTopTracksByArtistKey is the primary key of e in top_tracks_by_artist.
 func trackTopTracksByArtistKey(e *Track) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID}
 }
-
-// trackTopTracksByArtistScan scans a row of top_tracks_by_artist into e.
 func trackTopTracksByArtistScan(it cqlgen.Iter, e *Track) bool {
 	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
 }
-
-// trackTopTracksByArtistClustering is the clustering key of e in
-// top_tracks_by_artist.
 func trackTopTracksByArtistClustering(e *Track) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
-
-// trackTopTracksByArtistCompare orders rows of top_tracks_by_artist as
-// Cassandra does.
 func trackTopTracksByArtistCompare(a, b *Track) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -345,8 +302,6 @@ func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
 		s:    s,
 	}
 }
-
-// trackCheck rejects a Track whose partition key values are empty.
 func trackCheck(e *Track) error {
 	if e.TrackID == "" {
 		return cqlgenimpl.EmptyKey("tracks", "track_id")
@@ -356,9 +311,6 @@ func trackCheck(e *Track) error {
 	}
 	return nil
 }
-
-// trackCheckKey rejects a Track whose partition key value in tracks, the
-// source of truth, is empty.
 func trackCheckKey(e *Track) error {
 	if e.TrackID == "" {
 		return cqlgenimpl.EmptyKey("tracks", "track_id")
@@ -366,7 +318,6 @@ func trackCheckKey(e *Track) error {
 	return nil
 }
 
-// trackWrites is the write protocol of Track.
 var trackWrites = &cqlgenimpl.Entity[Track]{
 	Canonical: trackTracks,
 	State:     trackTracksState,
@@ -518,22 +469,18 @@ func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Fo
 
 // TopTracksByArtistOptions are the optional parts of a TopTracksByArtist read.
 type TopTracksByArtistOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-// trackTopTracksByArtistRead is the static part of a TopTracksByArtist read.
 var trackTopTracksByArtistRead = cqlgenimpl.ReadSpec[Track]{
 	Compare: trackTopTracksByArtistCompare,
 	Key:     trackTopTracksByArtistClustering,
@@ -557,7 +504,7 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 }
 
 // playlistTrackPlaylistTracks is table playlist_tracks, which is the source of
-// truth of PlaylistTrack; its statements are listed in schema.md.
+// truth of PlaylistTrack (statements in schema.md).
 var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "playlist_tracks",
 	Pattern: "PlaylistTracks",
@@ -578,25 +525,15 @@ var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// playlistTrackPlaylistTracksRow binds the Insert statement of playlist_tracks
-// for e at ts.
 func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
-
-// playlistTrackPlaylistTracksScan scans a row of playlist_tracks into e.
 func playlistTrackPlaylistTracksScan(it cqlgen.Iter, e *PlaylistTrack) bool {
 	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
-
-// playlistTrackPlaylistTracksClustering is the clustering key of e in
-// playlist_tracks.
 func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
 	return []any{e.Position, e.TrackID}
 }
-
-// playlistTrackPlaylistTracksCompare orders rows of playlist_tracks as
-// Cassandra does.
 func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
 	if c := cmp.Compare(a.Position, b.Position); c != 0 {
 		return c
@@ -620,9 +557,6 @@ func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrac
 		s:    s,
 	}
 }
-
-// playlistTrackCheck rejects a PlaylistTrack whose partition key values are
-// empty.
 func playlistTrackCheck(e *PlaylistTrack) error {
 	if e.PlaylistID == "" {
 		return cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
@@ -713,22 +647,18 @@ func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position
 
 // PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
 type PlaylistTracksOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PositionFrom and PositionTo bound position, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// PositionFrom (inclusive) and PositionTo (exclusive) bound position in
+	// read order; nil: open.
 	PositionFrom, PositionTo *int32
-	// PositionFromExclusive leaves out the rows at PositionFrom,
-	// PositionToInclusive takes in those at PositionTo; each is ignored
-	// without its bound.
+	// PositionFromExclusive and PositionToInclusive change the bounds'
+	// defaults.
 	PositionFromExclusive, PositionToInclusive bool
 }
 
-// playlistTrackPlaylistTracksRead is the static part of a PlaylistTracks read.
 var playlistTrackPlaylistTracksRead = cqlgenimpl.ReadSpec[PlaylistTrack]{
 	Compare: playlistTrackPlaylistTracksCompare,
 	Key:     playlistTrackPlaylistTracksClustering,
@@ -752,7 +682,7 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 }
 
 // chartEntryDailyTrackPlays is table daily_track_plays, which is the source of
-// truth of ChartEntry; its statements are listed in schema.md.
+// truth of ChartEntry (statements in schema.md).
 var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_track_plays",
 	Pattern: "DailyTrackPlays",
@@ -770,8 +700,6 @@ var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// chartEntryDailyTrackPlaysScan reads the next row of daily_track_plays that
-// is no grave of a deleted ChartEntry into e; false when there is none.
 func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
 	for {
 		var deleted bool
@@ -784,45 +712,28 @@ func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
 		*e = ChartEntry{}
 	}
 }
-
-// chartEntryDailyTrackPlaysState binds the State statement of
-// daily_track_plays.
 func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID}
 }
-
-// chartEntryDailyTrackPlaysScanState reads a row of daily_track_plays with its
-// version, its mark of deletion, its pending record and its last changes.
 func chartEntryDailyTrackPlaysScanState(it cqlgen.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
 	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// chartEntryDailyTrackPlaysData is e's row in daily_track_plays.
 func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
 }
-
-// chartEntryDailyTrackPlaysChange binds the Change statement of
-// daily_track_plays.
 func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
-
-// chartEntryDailyTrackPlaysRemove binds the Remove statement of
-// daily_track_plays.
 func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
-
-// chartEntryDailyTrackPlaysSettle binds the Settle statement of
-// daily_track_plays.
 func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 	return []any{e.ChartDate, e.TrackID, version}
 }
 
-// chartEntryDailyCharts is table daily_charts, which serves DailyCharts; its
-// statements are listed in schema.md.
+// chartEntryDailyCharts is table daily_charts, which serves DailyCharts
+// (statements in schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_charts",
 	Pattern: "DailyCharts",
@@ -842,28 +753,18 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e at
-// ts.
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
 }
-
-// chartEntryDailyChartsKey is the primary key of e in daily_charts.
 func chartEntryDailyChartsKey(e *ChartEntry) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
 }
-
-// chartEntryDailyChartsScan scans a row of daily_charts into e.
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
 }
-
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts.
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
-
-// chartEntryDailyChartsCompare orders rows of daily_charts as Cassandra does.
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -888,8 +789,6 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 		s:    s,
 	}
 }
-
-// chartEntryCheck rejects a ChartEntry whose partition key values are empty.
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
@@ -899,9 +798,6 @@ func chartEntryCheck(e *ChartEntry) error {
 	}
 	return nil
 }
-
-// chartEntryCheckKey rejects a ChartEntry whose partition key value in
-// daily_track_plays, the source of truth, is empty.
 func chartEntryCheckKey(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
@@ -912,7 +808,6 @@ func chartEntryCheckKey(e *ChartEntry) error {
 	return nil
 }
 
-// chartEntryWrites is the write protocol of ChartEntry.
 var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	Canonical: chartEntryDailyTrackPlays,
 	State:     chartEntryDailyTrackPlaysState,
@@ -1080,22 +975,18 @@ func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, track
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-// chartEntryDailyChartsRead is the static part of a DailyCharts read.
 var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
@@ -1119,8 +1010,8 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// releaseReleases is table releases, which is the source of truth of Release;
-// its statements are listed in schema.md.
+// releaseReleases is table releases, which is the source of truth of Release
+// (statements in schema.md).
 var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "releases",
 	Pattern: "Releases",
@@ -1137,8 +1028,6 @@ var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// releaseReleasesScan reads the next row of releases that is no grave of a
-// deleted Release into e; false when there is none.
 func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
 	for {
 		var deleted bool
@@ -1151,41 +1040,28 @@ func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
 		*e = Release{}
 	}
 }
-
-// releaseReleasesState binds the State statement of releases.
 func releaseReleasesState(e *Release) []any {
 	return []any{e.ReleaseID}
 }
-
-// releaseReleasesScanState reads a row of releases with its version, its mark
-// of deletion, its pending record and its last changes.
 func releaseReleasesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Release], ok bool) {
 	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// releaseReleasesData is e's row in releases.
 func releaseReleasesData(e *Release) []any {
 	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
 }
-
-// releaseReleasesChange binds the Change statement of releases.
 func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
-
-// releaseReleasesRemove binds the Remove statement of releases.
 func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
-
-// releaseReleasesSettle binds the Settle statement of releases.
 func releaseReleasesSettle(e *Release, version int64) []any {
 	return []any{e.ReleaseID, version}
 }
 
-// releaseNewReleases is table new_releases, which serves NewReleases; its
-// statements are listed in schema.md.
+// releaseNewReleases is table new_releases, which serves NewReleases
+// (statements in schema.md).
 var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "new_releases",
 	Pattern: "NewReleases",
@@ -1204,28 +1080,18 @@ var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// releaseNewReleasesRow binds the Insert statement of new_releases for e at
-// ts.
 func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID, e.ArtistID, e.Title, ts}
 }
-
-// releaseNewReleasesKey is the primary key of e in new_releases.
 func releaseNewReleasesKey(e *Release) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID}
 }
-
-// releaseNewReleasesScan scans a row of new_releases into e.
 func releaseNewReleasesScan(it cqlgen.Iter, e *Release) bool {
 	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
 }
-
-// releaseNewReleasesClustering is the clustering key of e in new_releases.
 func releaseNewReleasesClustering(e *Release) []any {
 	return []any{e.ReleasedAt, e.ReleaseID}
 }
-
-// releaseNewReleasesCompare orders rows of new_releases as Cassandra does.
 func releaseNewReleasesCompare(a, b *Release) int {
 	if c := a.ReleasedAt.Compare(b.ReleasedAt); c != 0 {
 		return -c
@@ -1250,17 +1116,12 @@ func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
 		s:    s,
 	}
 }
-
-// releaseCheck rejects a Release whose partition key values are empty.
 func releaseCheck(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
 		return cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	return nil
 }
-
-// releaseCheckKey rejects a Release whose partition key value in releases, the
-// source of truth, is empty.
 func releaseCheckKey(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
 		return cqlgenimpl.EmptyKey("releases", "release_id")
@@ -1268,7 +1129,6 @@ func releaseCheckKey(e *Release) error {
 	return nil
 }
 
-// releaseWrites is the write protocol of Release.
 var releaseWrites = &cqlgenimpl.Entity[Release]{
 	Canonical: releaseReleases,
 	State:     releaseReleasesState,
@@ -1420,28 +1280,23 @@ func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ c
 
 // NewReleasesOptions are the optional parts of a NewReleases read.
 type NewReleasesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReleasedAtFrom and ReleasedAtTo bound released_at, in the order rows
-	// come back: From is inclusive, To exclusive; nil leaves that end open.
+	// ReleasedAtFrom (inclusive) and ReleasedAtTo (exclusive) bound
+	// released_at in read order; nil: open.
 	ReleasedAtFrom, ReleasedAtTo *time.Time
-	// ReleasedAtFromExclusive leaves out the rows at ReleasedAtFrom,
-	// ReleasedAtToInclusive takes in those at ReleasedAtTo; each is ignored
-	// without its bound.
+	// ReleasedAtFromExclusive and ReleasedAtToInclusive change the bounds'
+	// defaults.
 	ReleasedAtFromExclusive, ReleasedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// releaseNewReleasesRead is the static part of a NewReleases read.
 var releaseNewReleasesRead = cqlgenimpl.ReadSpec[Release]{
 	Compare: releaseNewReleasesCompare,
 	Key:     releaseNewReleasesClustering,

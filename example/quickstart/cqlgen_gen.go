@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// noteNotesByUser is table notes_by_user, which is the source of truth of
-// Note; its statements are listed in schema.md.
+// noteNotesByUser is table notes_by_user, which is the source of truth of Note
+// (statements in schema.md).
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes_by_user",
 	Pattern: "NotesByUser",
@@ -35,22 +35,15 @@ var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// noteNotesByUserRow binds the Insert statement of notes_by_user for e at ts.
 func noteNotesByUserRow(e *Note, ts int64) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
-
-// noteNotesByUserScan scans a row of notes_by_user into e.
 func noteNotesByUserScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
-
-// noteNotesByUserClustering is the clustering key of e in notes_by_user.
 func noteNotesByUserClustering(e *Note) []any {
 	return []any{e.CreatedAt, e.NoteID}
 }
-
-// noteNotesByUserCompare orders rows of notes_by_user as Cassandra does.
 func noteNotesByUserCompare(a, b *Note) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -74,8 +67,6 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 		s:    s,
 	}
 }
-
-// noteCheck rejects a Note whose partition key values are empty.
 func noteCheck(e *Note) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("notes_by_user", "user_id")
@@ -166,22 +157,18 @@ func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, 
 
 // NotesByUserOptions are the optional parts of a NotesByUser read.
 type NotesByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-// noteNotesByUserRead is the static part of a NotesByUser read.
 var noteNotesByUserRead = cqlgenimpl.ReadSpec[Note]{
 	Compare: noteNotesByUserCompare,
 	Key:     noteNotesByUserClustering,

@@ -17,8 +17,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders is table orders, which is the source of truth of Order; its
-// statements are listed in schema.md.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -41,8 +41,6 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -55,45 +53,28 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
-
-// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
 }
-
-// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
-
-// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
-
-// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
 }
-
-// orderOrdersClustering is the clustering key of e in orders.
 func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersCompare orders rows of orders as Cassandra does.
 func orderOrdersCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -104,8 +85,8 @@ func orderOrdersCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByRef is table orders_by_ref, which serves OrdersByRef; its
-// statements are listed in schema.md.
+// orderOrdersByRef is table orders_by_ref, which serves OrdersByRef
+// (statements in schema.md).
 var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_ref",
 	Pattern: "OrdersByRef",
@@ -126,27 +107,18 @@ var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByRefRow binds the Insert statement of orders_by_ref for e at ts.
 func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
 }
-
-// orderOrdersByRefKey is the primary key of e in orders_by_ref.
 func orderOrdersByRefKey(e *Order) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByRefScan scans a row of orders_by_ref into e.
 func orderOrdersByRefScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
 }
-
-// orderOrdersByRefClustering is the clustering key of e in orders_by_ref.
 func orderOrdersByRefClustering(e *Order) []any {
 	return []any{e.Ref, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByRefCompare orders rows of orders_by_ref as Cassandra does.
 func orderOrdersByRefCompare(a, b *Order) int {
 	if c := cmp.Compare(a.Ref, b.Ref); c != 0 {
 		return -c
@@ -160,8 +132,8 @@ func orderOrdersByRefCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent; its
-// statements are listed in schema.md.
+// orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent
+// (statements in schema.md).
 var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_event",
 	Pattern: "OrdersByEvent",
@@ -182,28 +154,18 @@ var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByEventRow binds the Insert statement of orders_by_event for e at
-// ts.
 func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
 }
-
-// orderOrdersByEventKey is the primary key of e in orders_by_event.
 func orderOrdersByEventKey(e *Order) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByEventScan scans a row of orders_by_event into e.
 func orderOrdersByEventScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
 }
-
-// orderOrdersByEventClustering is the clustering key of e in orders_by_event.
 func orderOrdersByEventClustering(e *Order) []any {
 	return []any{e.Event, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByEventCompare orders rows of orders_by_event as Cassandra does.
 func orderOrdersByEventCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.Event, b.Event); c != 0 {
 		return -c
@@ -217,8 +179,8 @@ func orderOrdersByEventCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus;
-// its statements are listed in schema.md.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
+// (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersByStatus",
@@ -240,30 +202,18 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:     1,
 })
 
-// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e
-// at ts.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
-
-// orderOrdersByStatusKey is the primary key of e in orders_by_status.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByStatusScan scans a row of orders_by_status into e.
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
-
-// orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByStatusCompare orders rows of orders_by_status as Cassandra
-// does.
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -277,8 +227,8 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrders4 is table orders_4, which serves Orders4; its statements are
-// listed in schema.md.
+// orderOrders4 is table orders_4, which serves Orders4 (statements in
+// schema.md).
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_4",
 	Pattern: "Orders4",
@@ -302,27 +252,18 @@ var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// orderOrders4Row binds the Insert statement of orders_4 for e at ts.
 func orderOrders4Row(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
-
-// orderOrders4Key is the primary key of e in orders_4.
 func orderOrders4Key(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrders4Scan scans a row of orders_4 into e.
 func orderOrders4Scan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
-
-// orderOrders4Clustering is the clustering key of e in orders_4.
 func orderOrders4Clustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrders4Compare orders rows of orders_4 as Cassandra does.
 func orderOrders4Compare(a, b *Order) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -336,8 +277,8 @@ func orderOrders4Compare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByDay is table orders_by_day, which serves OrdersByDay; its
-// statements are listed in schema.md.
+// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
+// (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_day",
 	Pattern: "OrdersByDay",
@@ -360,27 +301,18 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByDayRow binds the Insert statement of orders_by_day for e at ts.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items, ts}
 }
-
-// orderOrdersByDayKey is the primary key of e in orders_by_day.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByDayScan scans a row of orders_by_day into e.
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
-
-// orderOrdersByDayClustering is the clustering key of e in orders_by_day.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByDayCompare orders rows of orders_by_day as Cassandra does.
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -406,17 +338,12 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 		s:    s,
 	}
 }
-
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	return nil
 }
-
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("orders", "user_id")
@@ -424,7 +351,6 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -595,22 +521,18 @@ func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, 
 
 // OrdersOptions are the optional parts of a Orders read.
 type OrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-// orderOrdersRead is the static part of a Orders read.
 var orderOrdersRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersCompare,
 	Key:     orderOrdersClustering,
@@ -635,21 +557,17 @@ func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions)
 
 // OrdersByRefOptions are the optional parts of a OrdersByRef read.
 type OrdersByRefOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// RefFrom and RefTo bound ref, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// RefFrom (inclusive) and RefTo (exclusive) bound ref in read order; nil:
+	// open.
 	RefFrom, RefTo *string
-	// RefFromExclusive leaves out the rows at RefFrom, RefToInclusive takes in
-	// those at RefTo; each is ignored without its bound.
+	// RefFromExclusive and RefToInclusive change the bounds' defaults.
 	RefFromExclusive, RefToInclusive bool
 }
 
-// orderOrdersByRefRead is the static part of a OrdersByRef read.
 var orderOrdersByRefRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByRefCompare,
 	Key:     orderOrdersByRefClustering,
@@ -674,21 +592,17 @@ func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByR
 
 // OrdersByEventOptions are the optional parts of a OrdersByEvent read.
 type OrdersByEventOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventFrom and EventTo bound event, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// EventFrom (inclusive) and EventTo (exclusive) bound event in read order;
+	// nil: open.
 	EventFrom, EventTo *gocql.UUID
-	// EventFromExclusive leaves out the rows at EventFrom, EventToInclusive
-	// takes in those at EventTo; each is ignored without its bound.
+	// EventFromExclusive and EventToInclusive change the bounds' defaults.
 	EventFromExclusive, EventToInclusive bool
 }
 
-// orderOrdersByEventRead is the static part of a OrdersByEvent read.
 var orderOrdersByEventRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByEventCompare,
 	Key:     orderOrdersByEventClustering,
@@ -713,34 +627,26 @@ func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersB
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
-	// StatusEq fixes status: the read returns only the rows with this value
-	// (nil: every value). Set with every Eq before it, it lets PlacedAtFrom
-	// and PlacedAtTo bound placed_at within them; no bound on an earlier
-	// column is allowed then.
+	// StatusEq fixes status (nil: every value); with every Eq before it,
+	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
 	StatusEq *string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back, in the rows StatusEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
+	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-// orderOrdersByStatusRead is the static part of a OrdersByStatus read.
 var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByStatusCompare,
 	Key:     orderOrdersByStatusClustering,
@@ -772,34 +678,26 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *Orders
 
 // Orders4Options are the optional parts of a Orders4 read.
 type Orders4Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
-	// StatusEq fixes status: the read returns only the rows with this value
-	// (nil: every value). Set with every Eq before it, it lets PlacedAtFrom
-	// and PlacedAtTo bound placed_at within them; no bound on an earlier
-	// column is allowed then.
+	// StatusEq fixes status (nil: every value); with every Eq before it,
+	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
 	StatusEq *string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back, in the rows StatusEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
+	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-// orderOrders4Read is the static part of a Orders4 read.
 var orderOrders4Read = cqlgenimpl.ReadSpec[Order]{
 	Compare:     orderOrders4Compare,
 	HashBuckets: 4,
@@ -833,28 +731,23 @@ func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Option
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// orderOrdersByDayRead is the static part of a OrdersByDay read.
 var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByDayCompare,
 	Key:     orderOrdersByDayClustering,
@@ -883,9 +776,8 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByD
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// orderOrdersByTotal is the read of table orders through index
-// orders_by_total, which serves OrdersByTotal; its statements are listed in
-// schema.md.
+// orderOrdersByTotal reads table orders through index orders_by_total
+// (statements in schema.md).
 var orderOrdersByTotal = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "OrdersByTotal",
@@ -914,22 +806,17 @@ var orderOrdersByTotal = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// orderOrdersByTotalKey is the cursor key of a row read through
-// orders_by_total: its clustering key.
 func orderOrdersByTotalKey(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
 // OrdersByTotalOptions are the optional parts of a OrdersByTotal read.
 type OrdersByTotalOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TotalFromExclusive leaves out the rows whose total is the From value,
-	// TotalToInclusive takes in those whose total is the To value.
+	// TotalFromExclusive and TotalToInclusive change the bounds' defaults.
 	TotalFromExclusive, TotalToInclusive bool
 }
 
@@ -959,9 +846,8 @@ func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom 
 	})
 }
 
-// orderOrdersByItems is the read of table orders through index
-// orders_by_items, which serves OrdersByItems; its statements are listed in
-// schema.md.
+// orderOrdersByItems reads table orders through index orders_by_items
+// (statements in schema.md).
 var orderOrdersByItems = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "OrdersByItems",
@@ -991,22 +877,17 @@ var orderOrdersByItems = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// orderOrdersByItemsKey is the cursor key of a row read through
-// orders_by_items: its partition key, then its clustering key.
 func orderOrdersByItemsKey(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
 
 // OrdersByItemsOptions are the optional parts of a OrdersByItems read.
 type OrdersByItemsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ItemsFromExclusive leaves out the rows whose items is the From value,
-	// ItemsToInclusive takes in those whose items is the To value.
+	// ItemsFromExclusive and ItemsToInclusive change the bounds' defaults.
 	ItemsFromExclusive, ItemsToInclusive bool
 }
 
@@ -1032,8 +913,8 @@ func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo 
 	})
 }
 
-// noteNotes is table notes, which is the source of truth of Note; its
-// statements are listed in schema.md.
+// noteNotes is table notes, which is the source of truth of Note (statements
+// in schema.md).
 var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "Notes",
@@ -1053,23 +934,15 @@ var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// noteNotesRow binds the Insert statement of notes for e at ts; unset leaves
-// nil pointers and empty collections unset.
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
-
-// noteNotesScan scans a row of notes into e.
 func noteNotesScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
-
-// noteNotesClustering is the clustering key of e in notes.
 func noteNotesClustering(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
-
-// noteNotesCompare orders rows of notes as Cassandra does.
 func noteNotesCompare(a, b *Note) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -1093,8 +966,6 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 		s:    s,
 	}
 }
-
-// noteCheck rejects a Note whose partition key values are empty.
 func noteCheck(e *Note) error {
 	if e.Space == "" {
 		return cqlgenimpl.EmptyKey("notes", "space")
@@ -1185,21 +1056,17 @@ func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int6
 
 // NotesOptions are the optional parts of a Notes read.
 type NotesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// noteNotesRead is the static part of a Notes read.
 var noteNotesRead = cqlgenimpl.ReadSpec[Note]{
 	Compare: noteNotesCompare,
 	Key:     noteNotesClustering,
@@ -1222,8 +1089,8 @@ func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ 
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// noteNotesByTag is the read of table notes through index notes_by_tag, which
-// serves NotesByTag; its statements are listed in schema.md.
+// noteNotesByTag reads table notes through index notes_by_tag (statements in
+// schema.md).
 var noteNotesByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "NotesByTag",
@@ -1248,19 +1115,15 @@ var noteNotesByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// noteNotesByTagKey is the cursor key of a row read through notes_by_tag: its
-// clustering key.
 func noteNotesByTagKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
 // NotesByTagOptions are the optional parts of a NotesByTag read.
 type NotesByTagOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
@@ -1288,8 +1151,8 @@ func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *
 	})
 }
 
-// noteNotesBySize is the read of table notes through index notes_by_size,
-// which serves NotesBySize; its statements are listed in schema.md.
+// noteNotesBySize reads table notes through index notes_by_size (statements in
+// schema.md).
 var noteNotesBySize = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "NotesBySize",
@@ -1315,22 +1178,17 @@ var noteNotesBySize = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// noteNotesBySizeKey is the cursor key of a row read through notes_by_size:
-// its clustering key.
 func noteNotesBySizeKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
 // NotesBySizeOptions are the optional parts of a NotesBySize read.
 type NotesBySizeOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SizeFromExclusive leaves out the rows whose size is the From value,
-	// SizeToInclusive takes in those whose size is the To value.
+	// SizeFromExclusive and SizeToInclusive change the bounds' defaults.
 	SizeFromExclusive, SizeToInclusive bool
 }
 
@@ -1360,8 +1218,8 @@ func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32
 	})
 }
 
-// noteNotesByAuthor is the read of table notes through index notes_by_author,
-// which serves NotesByAuthor; its statements are listed in schema.md.
+// noteNotesByAuthor reads table notes through index notes_by_author
+// (statements in schema.md).
 var noteNotesByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "notes",
 	Pattern: "NotesByAuthor",
@@ -1386,19 +1244,15 @@ var noteNotesByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// noteNotesByAuthorKey is the cursor key of a row read through
-// notes_by_author: its partition key, then its clustering key.
 func noteNotesByAuthorKey(e *Note) []any {
 	return []any{e.Space, e.At, e.Seq}
 }
 
 // NotesByAuthorOptions are the optional parts of a NotesByAuthor read.
 type NotesByAuthorOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
@@ -1423,7 +1277,7 @@ func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByA
 }
 
 // tradeTradesByAccount is table trades_by_account, which is the source of
-// truth of Trade; its statements are listed in schema.md.
+// truth of Trade (statements in schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_account",
 	Pattern: "TradesByAccount",
@@ -1443,25 +1297,15 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:    2,
 })
 
-// tradeTradesByAccountRow binds the Insert statement of trades_by_account for
-// e at ts.
 func tradeTradesByAccountRow(e *Trade, ts int64) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
-
-// tradeTradesByAccountScan scans a row of trades_by_account into e.
 func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
-
-// tradeTradesByAccountClustering is the clustering key of e in
-// trades_by_account.
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
-
-// tradeTradesByAccountCompare orders rows of trades_by_account as Cassandra
-// does.
 func tradeTradesByAccountCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -1488,8 +1332,6 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 		s:    s,
 	}
 }
-
-// tradeCheck rejects a Trade whose partition key values are empty.
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
 		return cqlgenimpl.EmptyKey("trades_by_account", "account")
@@ -1581,43 +1423,33 @@ func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day ti
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
 type TradesByAccountOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets DayFrom and DayTo
-	// bound day within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
+	// and DayTo bound day within it.
 	KindEq *string
-	// DayFrom and DayTo bound day, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
+	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
-	// those at DayTo; each is ignored without its bound.
+	// DayFromExclusive and DayToInclusive change the bounds' defaults.
 	DayFromExclusive, DayToInclusive bool
-	// DayEq fixes day: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
-	// bound seq within them; no bound on an earlier column is allowed then.
+	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
+	// SeqTo bound seq within it.
 	DayEq *time.Time
-	// SeqFrom and SeqTo bound seq, in the order rows come back, in the rows
-	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
+	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
-	// those at SeqTo; each is ignored without its bound.
+	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
 	SeqFromExclusive, SeqToInclusive bool
 }
 
-// tradeTradesByAccountRead is the static part of a TradesByAccount read.
 var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
 	Compare: tradeTradesByAccountCompare,
 	Key:     tradeTradesByAccountClustering,
@@ -1652,7 +1484,7 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 }
 
 // deskTradeTradesByDesk is table trades_by_desk, which is the source of truth
-// of DeskTrade; its statements are listed in schema.md.
+// of DeskTrade (statements in schema.md).
 var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_desk",
 	Pattern: "TradesByDesk",
@@ -1674,25 +1506,15 @@ var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketHash,
 })
 
-// deskTradeTradesByDeskRow binds the Insert statement of trades_by_desk for e
-// at ts.
 func deskTradeTradesByDeskRow(e *DeskTrade, ts int64) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
-
-// deskTradeTradesByDeskScan scans a row of trades_by_desk into e.
 func deskTradeTradesByDeskScan(it cqlgen.Iter, e *DeskTrade) bool {
 	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
-
-// deskTradeTradesByDeskClustering is the clustering key of e in
-// trades_by_desk.
 func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
-
-// deskTradeTradesByDeskCompare orders rows of trades_by_desk as Cassandra
-// does.
 func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return -c
@@ -1719,8 +1541,6 @@ func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
 		s:    s,
 	}
 }
-
-// deskTradeCheck rejects a DeskTrade whose partition key values are empty.
 func deskTradeCheck(e *DeskTrade) error {
 	if e.Desk == "" {
 		return cqlgenimpl.EmptyKey("trades_by_desk", "desk")
@@ -1812,43 +1632,33 @@ func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day t
 
 // TradesByDeskOptions are the optional parts of a TradesByDesk read.
 type TradesByDeskOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets DayFrom and DayTo
-	// bound day within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
+	// and DayTo bound day within it.
 	KindEq *string
-	// DayFrom and DayTo bound day, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
+	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
-	// those at DayTo; each is ignored without its bound.
+	// DayFromExclusive and DayToInclusive change the bounds' defaults.
 	DayFromExclusive, DayToInclusive bool
-	// DayEq fixes day: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
-	// bound seq within them; no bound on an earlier column is allowed then.
+	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
+	// SeqTo bound seq within it.
 	DayEq *time.Time
-	// SeqFrom and SeqTo bound seq, in the order rows come back, in the rows
-	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
+	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
-	// those at SeqTo; each is ignored without its bound.
+	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
 	SeqFromExclusive, SeqToInclusive bool
 }
 
-// deskTradeTradesByDeskRead is the static part of a TradesByDesk read.
 var deskTradeTradesByDeskRead = cqlgenimpl.ReadSpec[DeskTrade]{
 	Compare:     deskTradeTradesByDeskCompare,
 	HashBuckets: 4,
@@ -1885,7 +1695,7 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 }
 
 // tickTicksBySymbol is table ticks_by_symbol, which is the source of truth of
-// Tick; its statements are listed in schema.md.
+// Tick (statements in schema.md).
 var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "ticks_by_symbol",
 	Pattern: "TicksBySymbol",
@@ -1907,23 +1717,15 @@ var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// tickTicksBySymbolRow binds the Insert statement of ticks_by_symbol for e at
-// ts.
 func tickTicksBySymbolRow(e *Tick, ts int64) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
-
-// tickTicksBySymbolScan scans a row of ticks_by_symbol into e.
 func tickTicksBySymbolScan(it cqlgen.Iter, e *Tick) bool {
 	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
-
-// tickTicksBySymbolClustering is the clustering key of e in ticks_by_symbol.
 func tickTicksBySymbolClustering(e *Tick) []any {
 	return []any{e.Kind, e.At, e.Seq}
 }
-
-// tickTicksBySymbolCompare orders rows of ticks_by_symbol as Cassandra does.
 func tickTicksBySymbolCompare(a, b *Tick) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -1950,8 +1752,6 @@ func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
 		s:    s,
 	}
 }
-
-// tickCheck rejects a Tick whose partition key values are empty.
 func tickCheck(e *Tick) error {
 	if e.Symbol == "" {
 		return cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
@@ -2043,38 +1843,30 @@ func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.
 
 // TicksBySymbolOptions are the optional parts of a TicksBySymbol read.
 type TicksBySymbolOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
-	// at within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
+	// and AtTo bound at within it.
 	KindEq *string
-	// AtFrom and AtTo bound at, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// tickTicksBySymbolRead is the static part of a TicksBySymbol read.
 var tickTicksBySymbolRead = cqlgenimpl.ReadSpec[Tick]{
 	Compare: tickTicksBySymbolCompare,
 	Key:     tickTicksBySymbolClustering,
@@ -2112,7 +1904,7 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 }
 
 // readingReadingsByDay is table readings_by_day, which is the source of truth
-// of Reading; its statements are listed in schema.md.
+// of Reading (statements in schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_day",
 	Pattern: "ReadingsByDay",
@@ -2135,8 +1927,6 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByDayScan reads the next row of readings_by_day that is no
-// grave of a deleted Reading into e; false when there is none.
 func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 	for {
 		var deleted bool
@@ -2149,26 +1939,16 @@ func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 		*e = Reading{}
 	}
 }
-
-// readingReadingsByDayState binds the State statement of readings_by_day.
 func readingReadingsByDayState(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
 }
-
-// readingReadingsByDayScanState reads a row of readings_by_day with its
-// version, its mark of deletion, its pending record and its last changes.
 func readingReadingsByDayScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// readingReadingsByDayData is e's row in readings_by_day.
 func readingReadingsByDayData(e *Reading) []any {
 	return []any{e.SensorID, e.At, e.Seq, e.Value, e.Note, e.Tags}
 }
-
-// readingMerge is e written over cur by an Insert: e's unset fields keep cur's
-// values.
 func readingMerge(cur, e *Reading) Reading {
 	m := *e
 	if m.Note == nil {
@@ -2179,30 +1959,18 @@ func readingMerge(cur, e *Reading) Reading {
 	}
 	return m
 }
-
-// readingReadingsByDayChange binds the Change statement of readings_by_day.
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
-
-// readingReadingsByDayRemove binds the Remove statement of readings_by_day.
 func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
-
-// readingReadingsByDaySettle binds the Settle statement of readings_by_day.
 func readingReadingsByDaySettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, version}
 }
-
-// readingReadingsByDayClustering is the clustering key of e in
-// readings_by_day.
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
-
-// readingReadingsByDayCompare orders rows of readings_by_day as Cassandra
-// does.
 func readingReadingsByDayCompare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2213,8 +1981,8 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadings1 is table readings_1, which serves Readings1; its statements
-// are listed in schema.md.
+// readingReadings1 is table readings_1, which serves Readings1 (statements in
+// schema.md).
 var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_1",
 	Pattern: "Readings1",
@@ -2235,28 +2003,18 @@ var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketOne,
 })
 
-// readingReadings1Row binds the Insert statement of readings_1 for e at ts;
-// unset leaves nil pointers and empty collections unset.
 func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
-
-// readingReadings1Key is the primary key of e in readings_1.
 func readingReadings1Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq}
 }
-
-// readingReadings1Scan scans a row of readings_1 into e.
 func readingReadings1Scan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
-
-// readingReadings1Clustering is the clustering key of e in readings_1.
 func readingReadings1Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
-
-// readingReadings1Compare orders rows of readings_1 as Cassandra does.
 func readingReadings1Compare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2267,8 +2025,8 @@ func readingReadings1Compare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadings16 is table readings_16, which serves Readings16; its
-// statements are listed in schema.md.
+// readingReadings16 is table readings_16, which serves Readings16 (statements
+// in schema.md).
 var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_16",
 	Pattern: "Readings16",
@@ -2289,28 +2047,18 @@ var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// readingReadings16Row binds the Insert statement of readings_16 for e at ts;
-// unset leaves nil pointers and empty collections unset.
 func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
-
-// readingReadings16Key is the primary key of e in readings_16.
 func readingReadings16Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq}
 }
-
-// readingReadings16Scan scans a row of readings_16 into e.
 func readingReadings16Scan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
-
-// readingReadings16Clustering is the clustering key of e in readings_16.
 func readingReadings16Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
-
-// readingReadings16Compare orders rows of readings_16 as Cassandra does.
 func readingReadings16Compare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2335,17 +2083,12 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 		s:    s,
 	}
 }
-
-// readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	return nil
 }
-
-// readingCheckKey rejects a Reading whose partition key value in
-// readings_by_day, the source of truth, is empty.
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
@@ -2353,7 +2096,6 @@ func readingCheckKey(e *Reading) error {
 	return nil
 }
 
-// readingWrites is the write protocol of Reading.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Canonical: readingReadingsByDay,
 	State:     readingReadingsByDayState,
@@ -2502,27 +2244,22 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByDayRead is the static part of a ReadingsByDay read.
 var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByDayCompare,
 	Key:     readingReadingsByDayClustering,
@@ -2554,21 +2291,17 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 
 // Readings1Options are the optional parts of a Readings1 read.
 type Readings1Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// readingReadings1Read is the static part of a Readings1 read.
 var readingReadings1Read = cqlgenimpl.ReadSpec[Reading]{
 	Compare:     readingReadings1Compare,
 	HashBuckets: 1,
@@ -2594,21 +2327,17 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 
 // Readings16Options are the optional parts of a Readings16 read.
 type Readings16Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// readingReadings16Read is the static part of a Readings16 read.
 var readingReadings16Read = cqlgenimpl.ReadSpec[Reading]{
 	Compare:     readingReadings16Compare,
 	HashBuckets: 16,
@@ -2633,8 +2362,8 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits is table visits, which is the source of truth of Visit; its
-// statements are listed in schema.md.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -2653,8 +2382,6 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// visitVisitsScan reads the next row of visits that is no grave of a deleted
-// Visit into e; false when there is none.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	for {
 		var deleted bool
@@ -2667,41 +2394,28 @@ func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 		*e = Visit{}
 	}
 }
-
-// visitVisitsState binds the State statement of visits.
 func visitVisitsState(e *Visit) []any {
 	return []any{e.VisitID}
 }
-
-// visitVisitsScanState reads a row of visits with its version, its mark of
-// deletion, its pending record and its last changes.
 func visitVisitsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Visit], ok bool) {
 	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// visitVisitsData is e's row in visits.
 func visitVisitsData(e *Visit) []any {
 	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
 }
-
-// visitVisitsChange binds the Change statement of visits.
 func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
-
-// visitVisitsRemove binds the Remove statement of visits.
 func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
-
-// visitVisitsSettle binds the Settle statement of visits.
 func visitVisitsSettle(e *Visit, version int64) []any {
 	return []any{e.VisitID, version}
 }
 
-// visitVisitsByUser is table visits_by_user, which serves VisitsByUser; its
-// statements are listed in schema.md.
+// visitVisitsByUser is table visits_by_user, which serves VisitsByUser
+// (statements in schema.md).
 var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_user",
 	Pattern: "VisitsByUser",
@@ -2720,28 +2434,18 @@ var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// visitVisitsByUserRow binds the Insert statement of visits_by_user for e at
-// ts.
 func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
 }
-
-// visitVisitsByUserKey is the primary key of e in visits_by_user.
 func visitVisitsByUserKey(e *Visit) []any {
 	return []any{e.UserID, e.At, e.VisitID}
 }
-
-// visitVisitsByUserScan scans a row of visits_by_user into e.
 func visitVisitsByUserScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
 }
-
-// visitVisitsByUserClustering is the clustering key of e in visits_by_user.
 func visitVisitsByUserClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
-
-// visitVisitsByUserCompare orders rows of visits_by_user as Cassandra does.
 func visitVisitsByUserCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2752,8 +2456,8 @@ func visitVisitsByUserCompare(a, b *Visit) int {
 	return 0
 }
 
-// visitVisitsBySite is table visits_by_site, which serves VisitsBySite; its
-// statements are listed in schema.md.
+// visitVisitsBySite is table visits_by_site, which serves VisitsBySite
+// (statements in schema.md).
 var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_site",
 	Pattern: "VisitsBySite",
@@ -2774,28 +2478,18 @@ var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// visitVisitsBySiteRow binds the Insert statement of visits_by_site for e at
-// ts.
 func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
-
-// visitVisitsBySiteKey is the primary key of e in visits_by_site.
 func visitVisitsBySiteKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID}
 }
-
-// visitVisitsBySiteScan scans a row of visits_by_site into e.
 func visitVisitsBySiteScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
-
-// visitVisitsBySiteClustering is the clustering key of e in visits_by_site.
 func visitVisitsBySiteClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
-
-// visitVisitsBySiteCompare orders rows of visits_by_site as Cassandra does.
 func visitVisitsBySiteCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2807,7 +2501,7 @@ func visitVisitsBySiteCompare(a, b *Visit) int {
 }
 
 // visitVisitsBySiteDay is table visits_by_site_day, which serves
-// VisitsBySiteDay; its statements are listed in schema.md.
+// VisitsBySiteDay (statements in schema.md).
 var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_site_day",
 	Pattern: "VisitsBySiteDay",
@@ -2828,30 +2522,18 @@ var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// visitVisitsBySiteDayRow binds the Insert statement of visits_by_site_day for
-// e at ts.
 func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
-
-// visitVisitsBySiteDayKey is the primary key of e in visits_by_site_day.
 func visitVisitsBySiteDayKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID}
 }
-
-// visitVisitsBySiteDayScan scans a row of visits_by_site_day into e.
 func visitVisitsBySiteDayScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
-
-// visitVisitsBySiteDayClustering is the clustering key of e in
-// visits_by_site_day.
 func visitVisitsBySiteDayClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
-
-// visitVisitsBySiteDayCompare orders rows of visits_by_site_day as Cassandra
-// does.
 func visitVisitsBySiteDayCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2871,8 +2553,8 @@ type VisitsByPageRow struct {
 	Site    string `db:"site"`
 }
 
-// visitVisitsByPage is table visits_by_page, which serves VisitsByPage; its
-// statements are listed in schema.md.
+// visitVisitsByPage is table visits_by_page, which serves VisitsByPage
+// (statements in schema.md).
 var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits_by_page",
 	Pattern: "VisitsByPage",
@@ -2888,28 +2570,18 @@ var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// visitVisitsByPageRow binds the Insert statement of visits_by_page for e at
-// ts.
 func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Page, e.VisitID, e.Site, ts}
 }
-
-// visitVisitsByPageKey is the primary key of e in visits_by_page.
 func visitVisitsByPageKey(e *Visit) []any {
 	return []any{e.Page, e.VisitID}
 }
-
-// visitVisitsByPageScan scans a row of visits_by_page into e.
 func visitVisitsByPageScan(it cqlgen.Iter, e *VisitsByPageRow) bool {
 	return it.Scan(&e.Page, &e.VisitID, &e.Site)
 }
-
-// visitVisitsByPageClustering is the clustering key of e in visits_by_page.
 func visitVisitsByPageClustering(e *VisitsByPageRow) []any {
 	return []any{e.VisitID}
 }
-
-// visitVisitsByPageCompare orders rows of visits_by_page as Cassandra does.
 func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
 	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
 		return c
@@ -2932,8 +2604,6 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 		s:    s,
 	}
 }
-
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if e.VisitID == "" {
 		return cqlgenimpl.EmptyKey("visits", "visit_id")
@@ -2949,9 +2619,6 @@ func visitCheck(e *Visit) error {
 	}
 	return nil
 }
-
-// visitCheckKey rejects a Visit whose partition key value in visits, the
-// source of truth, is empty.
 func visitCheckKey(e *Visit) error {
 	if e.VisitID == "" {
 		return cqlgenimpl.EmptyKey("visits", "visit_id")
@@ -2959,7 +2626,6 @@ func visitCheckKey(e *Visit) error {
 	return nil
 }
 
-// visitWrites is the write protocol of Visit.
 var visitWrites = &cqlgenimpl.Entity[Visit]{
 	Canonical: visitVisits,
 	State:     visitVisitsState,
@@ -3132,21 +2798,17 @@ func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (_ cqlgen.Fo
 
 // VisitsByUserOptions are the optional parts of a VisitsByUser read.
 type VisitsByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// visitVisitsByUserRead is the static part of a VisitsByUser read.
 var visitVisitsByUserRead = cqlgenimpl.ReadSpec[Visit]{
 	Compare: visitVisitsByUserCompare,
 	Key:     visitVisitsByUserClustering,
@@ -3171,21 +2833,17 @@ func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsBy
 
 // VisitsBySiteOptions are the optional parts of a VisitsBySite read.
 type VisitsBySiteOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// visitVisitsBySiteRead is the static part of a VisitsBySite read.
 var visitVisitsBySiteRead = cqlgenimpl.ReadSpec[Visit]{
 	Compare:     visitVisitsBySiteCompare,
 	HashBuckets: 8,
@@ -3212,27 +2870,22 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 
 // VisitsBySiteDayOptions are the optional parts of a VisitsBySiteDay read.
 type VisitsBySiteDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// visitVisitsBySiteDayRead is the static part of a VisitsBySiteDay read.
 var visitVisitsBySiteDayRead = cqlgenimpl.ReadSpec[Visit]{
 	Compare: visitVisitsBySiteDayCompare,
 	Key:     visitVisitsBySiteDayClustering,
@@ -3264,22 +2917,17 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 
 // VisitsByPageOptions are the optional parts of a VisitsByPage read.
 type VisitsByPageOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
+	// order; nil: open.
 	VisitIDFrom, VisitIDTo *string
-	// VisitIDFromExclusive leaves out the rows at VisitIDFrom,
-	// VisitIDToInclusive takes in those at VisitIDTo; each is ignored without
-	// its bound.
+	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
-// visitVisitsByPageRead is the static part of a VisitsByPage read.
 var visitVisitsByPageRead = cqlgenimpl.ReadSpec[VisitsByPageRow]{
 	Compare: visitVisitsByPageCompare,
 	Key:     visitVisitsByPageClustering,
@@ -3302,8 +2950,8 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// lineLines is table lines, which is the source of truth of Line; its
-// statements are listed in schema.md.
+// lineLines is table lines, which is the source of truth of Line (statements
+// in schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines",
 	Pattern: "Lines",
@@ -3324,8 +2972,6 @@ var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesScan reads the next row of lines that is no grave of a deleted Line
-// nor a partition's statics alone into e; false when there is none.
 func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	for {
 		var deleted bool
@@ -3339,46 +2985,28 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 		*e = Line{}
 	}
 }
-
-// lineLinesState binds the State statement of lines.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
-
-// lineLinesScanState reads a row of lines with its version, its mark of
-// deletion, its pending record, its last changes and the version of its
-// partition's statics.
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
-
-// lineLinesData is e's row in lines.
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.Edits, e.Status, e.Qty}
 }
-
-// lineLinesChange binds the Change statement of lines.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
-
-// lineLinesRemove binds the Remove statement of lines.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
-
-// lineLinesSettle binds the Settle statement of lines.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
-
-// lineLinesClustering is the clustering key of e in lines.
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
-
-// lineLinesCompare orders rows of lines as Cassandra does.
 func lineLinesCompare(a, b *Line) int {
 	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
 		return c
@@ -3396,8 +3024,8 @@ type LinesByStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByStatus is table lines_by_status, which serves LinesByStatus; its
-// statements are listed in schema.md.
+// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
+// (statements in schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_status",
 	Pattern: "LinesByStatus",
@@ -3414,28 +3042,18 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesByStatusRow binds the Insert statement of lines_by_status for e at
-// ts.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
-
-// lineLinesByStatusKey is the primary key of e in lines_by_status.
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
-
-// lineLinesByStatusScan scans a row of lines_by_status into e.
 func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
-
-// lineLinesByStatusClustering is the clustering key of e in lines_by_status.
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
-
-// lineLinesByStatusCompare orders rows of lines_by_status as Cassandra does.
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -3458,7 +3076,7 @@ type LinesByOrderStatusRow struct {
 }
 
 // lineLinesByOrderStatus is table lines_by_order_status, which serves
-// LinesByOrderStatus; its statements are listed in schema.md.
+// LinesByOrderStatus (statements in schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_order_status",
 	Pattern: "LinesByOrderStatus",
@@ -3476,19 +3094,12 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesByOrderStatusRow binds the Insert statement of
-// lines_by_order_status for e at ts.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
-
-// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status.
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
-
-// lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
-// e, skipping a partition's statics alone; false when there is none.
 func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
@@ -3501,15 +3112,9 @@ func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 		*e = LinesByOrderStatusRow{}
 	}
 }
-
-// lineLinesByOrderStatusClustering is the clustering key of e in
-// lines_by_order_status.
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
-
-// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as
-// Cassandra does.
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -3534,8 +3139,6 @@ func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
 		s:    s,
 	}
 }
-
-// lineCheck rejects a Line whose partition key values are empty.
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -3545,9 +3148,6 @@ func lineCheck(e *Line) error {
 	}
 	return nil
 }
-
-// lineCheckKey rejects a Line whose partition key value in lines, the source
-// of truth, is empty.
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -3555,7 +3155,6 @@ func lineCheckKey(e *Line) error {
 	return nil
 }
 
-// lineWrites is the write protocol of Line.
 var lineWrites = &cqlgenimpl.Entity[Line]{
 	Canonical: lineLines,
 	State:     lineLinesState,
@@ -3702,21 +3301,17 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 
 // LinesOptions are the optional parts of a Lines read.
 type LinesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ItemIDFrom and ItemIDTo bound item_id, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
+	// order; nil: open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive leaves out the rows at ItemIDFrom, ItemIDToInclusive
-	// takes in those at ItemIDTo; each is ignored without its bound.
+	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
-// lineLinesRead is the static part of a Lines read.
 var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
 	Compare: lineLinesCompare,
 	Key:     lineLinesClustering,
@@ -3741,22 +3336,17 @@ func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (
 
 // LinesByStatusOptions are the optional parts of a LinesByStatus read.
 type LinesByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// lineLinesByStatusRead is the static part of a LinesByStatus read.
 var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
 	Compare: lineLinesByStatusCompare,
 	Key:     lineLinesByStatusClustering,
@@ -3782,21 +3372,17 @@ func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByS
 // LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
 // read.
 type LinesByOrderStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
 }
 
-// lineLinesByOrderStatusRead is the static part of a LinesByOrderStatus read.
 var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
 	Compare: lineLinesByOrderStatusCompare,
 	Key:     lineLinesByOrderStatusClustering,
@@ -3819,8 +3405,8 @@ func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *Li
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// partParts is table parts, which is the source of truth of Part; its
-// statements are listed in schema.md.
+// partParts is table parts, which is the source of truth of Part (statements
+// in schema.md).
 var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "parts",
 	Pattern: "Parts",
@@ -3840,8 +3426,6 @@ var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// partPartsScan reads the next row of parts that is no grave of a deleted Part
-// nor a partition's statics alone into e; false when there is none.
 func partPartsScan(it cqlgen.Iter, e *Part) bool {
 	for {
 		var deleted bool
@@ -3855,46 +3439,28 @@ func partPartsScan(it cqlgen.Iter, e *Part) bool {
 		*e = Part{}
 	}
 }
-
-// partPartsState binds the State statement of parts.
 func partPartsState(e *Part) []any {
 	return []any{e.OrderID, e.PartID}
 }
-
-// partPartsScanState reads a row of parts with its version, its mark of
-// deletion, its pending record, its last changes and the version of its
-// partition's statics.
 func partPartsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Part], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
-
-// partPartsData is e's row in parts.
 func partPartsData(e *Part) []any {
 	return []any{e.OrderID, e.PartID, e.Owner, e.Kind, e.Qty}
 }
-
-// partPartsChange binds the Change statement of parts.
 func partPartsChange(e *Part, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
-
-// partPartsRemove binds the Remove statement of parts.
 func partPartsRemove(e *Part, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
-
-// partPartsSettle binds the Settle statement of parts.
 func partPartsSettle(e *Part, version int64) []any {
 	return []any{e.OrderID, e.PartID, version}
 }
-
-// partPartsClustering is the clustering key of e in parts.
 func partPartsClustering(e *Part) []any {
 	return []any{e.PartID}
 }
-
-// partPartsCompare orders rows of parts as Cassandra does.
 func partPartsCompare(a, b *Part) int {
 	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
 		return c
@@ -3912,8 +3478,8 @@ type PartsByKindRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// partPartsByKind is table parts_by_kind, which serves PartsByKind; its
-// statements are listed in schema.md.
+// partPartsByKind is table parts_by_kind, which serves PartsByKind (statements
+// in schema.md).
 var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "parts_by_kind",
 	Pattern: "PartsByKind",
@@ -3930,27 +3496,18 @@ var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// partPartsByKindRow binds the Insert statement of parts_by_kind for e at ts.
 func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
 	return []any{e.Kind, e.OrderID, e.PartID, e.Qty, ts}
 }
-
-// partPartsByKindKey is the primary key of e in parts_by_kind.
 func partPartsByKindKey(e *Part) []any {
 	return []any{e.Kind, e.OrderID, e.PartID}
 }
-
-// partPartsByKindScan scans a row of parts_by_kind into e.
 func partPartsByKindScan(it cqlgen.Iter, e *PartsByKindRow) bool {
 	return it.Scan(&e.Kind, &e.OrderID, &e.PartID, &e.Qty)
 }
-
-// partPartsByKindClustering is the clustering key of e in parts_by_kind.
 func partPartsByKindClustering(e *PartsByKindRow) []any {
 	return []any{e.OrderID, e.PartID}
 }
-
-// partPartsByKindCompare orders rows of parts_by_kind as Cassandra does.
 func partPartsByKindCompare(a, b *PartsByKindRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -3975,8 +3532,6 @@ func NewPartRepo(s cqlgen.Session, opts ...cqlgen.Option) *PartRepo {
 		s:    s,
 	}
 }
-
-// partCheck rejects a Part whose partition key values are empty.
 func partCheck(e *Part) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("parts", "order_id")
@@ -3986,9 +3541,6 @@ func partCheck(e *Part) error {
 	}
 	return nil
 }
-
-// partCheckKey rejects a Part whose partition key value in parts, the source
-// of truth, is empty.
 func partCheckKey(e *Part) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("parts", "order_id")
@@ -3996,7 +3548,6 @@ func partCheckKey(e *Part) error {
 	return nil
 }
 
-// partWrites is the write protocol of Part.
 var partWrites = &cqlgenimpl.Entity[Part]{
 	Canonical: partParts,
 	State:     partPartsState,
@@ -4136,21 +3687,17 @@ func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *P
 
 // PartsOptions are the optional parts of a Parts read.
 type PartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PartIDFrom and PartIDTo bound part_id, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PartIDFrom (inclusive) and PartIDTo (exclusive) bound part_id in read
+	// order; nil: open.
 	PartIDFrom, PartIDTo *string
-	// PartIDFromExclusive leaves out the rows at PartIDFrom, PartIDToInclusive
-	// takes in those at PartIDTo; each is ignored without its bound.
+	// PartIDFromExclusive and PartIDToInclusive change the bounds' defaults.
 	PartIDFromExclusive, PartIDToInclusive bool
 }
 
-// partPartsRead is the static part of a Parts read.
 var partPartsRead = cqlgenimpl.ReadSpec[Part]{
 	Compare: partPartsCompare,
 	Key:     partPartsClustering,
@@ -4175,22 +3722,17 @@ func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (
 
 // PartsByKindOptions are the optional parts of a PartsByKind read.
 type PartsByKindOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// partPartsByKindRead is the static part of a PartsByKind read.
 var partPartsByKindRead = cqlgenimpl.ReadSpec[PartsByKindRow]{
 	Compare: partPartsByKindCompare,
 	Key:     partPartsByKindClustering,

@@ -18,7 +18,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // everythingEverything is table everything, which is the source of truth of
-// Everything; its statements are listed in schema.md.
+// Everything (statements in schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "everything",
 	Pattern: "Everything",
@@ -75,8 +75,6 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// everythingEverythingScan reads the next row of everything that is no grave
-// of a deleted Everything into e; false when there is none.
 func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 	for {
 		var deleted bool
@@ -89,26 +87,16 @@ func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 		*e = Everything{}
 	}
 }
-
-// everythingEverythingState binds the State statement of everything.
 func everythingEverythingState(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
 }
-
-// everythingEverythingScanState reads a row of everything with its version,
-// its mark of deletion, its pending record and its last changes.
 func everythingEverythingScanState(it cqlgen.Iter) (v cqlgenimpl.State[Everything], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.TagsKey, &v.Row.Day, &v.Row.Event, &v.Row.Raw16, &v.Row.S, &v.Row.A, &v.Row.G, &v.Row.B, &v.Row.I, &v.Row.I8, &v.Row.I16, &v.Row.I32, &v.Row.I64, &v.Row.U8, &v.Row.U16, &v.Row.U32, &v.Row.U64, &v.Row.Narrow, &v.Row.F32, &v.Row.F64, &v.Row.Blob, &v.Row.At, &v.Row.Took, &v.Row.OfDay, &v.Row.Span, &v.Row.Big, &v.Row.Dec, &v.Row.Addr, &v.Row.List, &v.Row.Set, &v.Row.SetAscii, cqlgenimpl.ScanSet(&v.Row.Members), &v.Row.Counts, &v.Row.Nested, &v.Row.Frozen, &v.Row.Maybe, &v.Row.MaybeAt, &v.Row.Price, &v.Row.Prices, &v.Row.Events, &v.Row.ByDay, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// everythingEverythingData is e's row in everything.
 func everythingEverythingData(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, e.List, e.Set, e.SetAscii, e.Members, e.Counts, e.Nested, e.Frozen, e.Maybe, e.MaybeAt, e.Price, e.Prices, e.Events, e.ByDay}
 }
-
-// everythingMerge is e written over cur by an Insert: e's unset fields keep
-// cur's values.
 func everythingMerge(cur, e *Everything) Everything {
 	m := *e
 	if len(m.List) == 0 {
@@ -149,28 +137,18 @@ func everythingMerge(cur, e *Everything) Everything {
 	}
 	return m
 }
-
-// everythingEverythingChange binds the Change statement of everything.
 func everythingEverythingChange(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, c.Unset), cqlgenimpl.SliceOrUnset(e.Set, c.Unset), cqlgenimpl.SliceOrUnset(e.SetAscii, c.Unset), cqlgenimpl.MapOrUnset(e.Members, c.Unset), cqlgenimpl.MapOrUnset(e.Counts, c.Unset), cqlgenimpl.MapOrUnset(e.Nested, c.Unset), cqlgenimpl.MapOrUnset(e.Frozen, c.Unset), cqlgenimpl.OrUnset(e.Maybe, c.Unset), cqlgenimpl.OrUnset(e.MaybeAt, c.Unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, c.Unset), cqlgenimpl.SliceOrUnset(e.Events, c.Unset), cqlgenimpl.MapOrUnset(e.ByDay, c.Unset), c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
-
-// everythingEverythingRemove binds the Remove statement of everything.
 func everythingEverythingRemove(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
-
-// everythingEverythingSettle binds the Settle statement of everything.
 func everythingEverythingSettle(e *Everything, version int64) []any {
 	return []any{e.ID, e.TagsKey, e.Day, version}
 }
-
-// everythingEverythingClustering is the clustering key of e in everything.
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
-
-// everythingEverythingCompare orders rows of everything as Cassandra does.
 func everythingEverythingCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
 		return c
@@ -181,8 +159,8 @@ func everythingEverythingCompare(a, b *Everything) int {
 	return 0
 }
 
-// everythingEverythingByS is table everything_by_s, which serves
-// EverythingByS; its statements are listed in schema.md.
+// everythingEverythingByS is table everything_by_s, which serves EverythingByS
+// (statements in schema.md).
 var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "everything_by_s",
 	Pattern: "EverythingByS",
@@ -237,30 +215,18 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// everythingEverythingBySRow binds the Insert statement of everything_by_s for
-// e at ts; unset leaves nil pointers and empty collections unset.
 func everythingEverythingBySRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), ts}
 }
-
-// everythingEverythingBySKey is the primary key of e in everything_by_s.
 func everythingEverythingBySKey(e *Everything) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day}
 }
-
-// everythingEverythingBySScan scans a row of everything_by_s into e.
 func everythingEverythingBySScan(it cqlgen.Iter, e *Everything) bool {
 	return it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
-
-// everythingEverythingBySClustering is the clustering key of e in
-// everything_by_s.
 func everythingEverythingBySClustering(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
 }
-
-// everythingEverythingBySCompare orders rows of everything_by_s as Cassandra
-// does.
 func everythingEverythingBySCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareUUID(a.ID, b.ID); c != 0 {
 		return c
@@ -288,8 +254,6 @@ func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo 
 		s:    s,
 	}
 }
-
-// everythingCheck rejects a Everything whose partition key values are empty.
 func everythingCheck(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
 		return cqlgenimpl.EmptyKey("everything", "id")
@@ -299,9 +263,6 @@ func everythingCheck(e *Everything) error {
 	}
 	return nil
 }
-
-// everythingCheckKey rejects a Everything whose partition key value in
-// everything, the source of truth, is empty.
 func everythingCheckKey(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
 		return cqlgenimpl.EmptyKey("everything", "id")
@@ -309,7 +270,6 @@ func everythingCheckKey(e *Everything) error {
 	return nil
 }
 
-// everythingWrites is the write protocol of Everything.
 var everythingWrites = &cqlgenimpl.Entity[Everything]{
 	Canonical: everythingEverything,
 	State:     everythingEverythingState,
@@ -453,22 +413,17 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 
 // EverythingOptions are the optional parts of a Everything read.
 type EverythingOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
+	// order; nil: open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive leaves out the rows at TagsKeyFrom,
-	// TagsKeyToInclusive takes in those at TagsKeyTo; each is ignored without
-	// its bound.
+	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
-// everythingEverythingRead is the static part of a Everything read.
 var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
 	Compare: everythingEverythingCompare,
 	Key:     everythingEverythingClustering,
@@ -494,21 +449,17 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 
 // EverythingBySOptions are the optional parts of a EverythingByS read.
 type EverythingBySOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// IDFrom and IDTo bound id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
+	// open.
 	IDFrom, IDTo *gocql.UUID
-	// IDFromExclusive leaves out the rows at IDFrom, IDToInclusive takes in
-	// those at IDTo; each is ignored without its bound.
+	// IDFromExclusive and IDToInclusive change the bounds' defaults.
 	IDFromExclusive, IDToInclusive bool
 }
 
-// everythingEverythingBySRead is the static part of a EverythingByS read.
 var everythingEverythingBySRead = cqlgenimpl.ReadSpec[Everything]{
 	Compare: everythingEverythingBySCompare,
 	Key:     everythingEverythingBySClustering,
@@ -533,7 +484,7 @@ func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *Everyth
 }
 
 // customerCustomers is table customers, which is the source of truth of
-// Customer; its statements are listed in schema.md.
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
@@ -555,8 +506,6 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer into e; false when there is none.
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	for {
 		var deleted bool
@@ -569,26 +518,16 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 		*e = Customer{}
 	}
 }
-
-// customerCustomersState binds the State statement of customers.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
-
-// customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// customerCustomersData is e's row in customers.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy}
 }
-
-// customerMerge is e written over cur by an Insert: e's unset fields keep
-// cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Shipping == nil {
@@ -605,24 +544,18 @@ func customerMerge(cur, e *Customer) Customer {
 	}
 	return m
 }
-
-// customerCustomersChange binds the Change statement of customers.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
-
-// customerCustomersRemove binds the Remove statement of customers.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
-
-// customerCustomersSettle binds the Settle statement of customers.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
 
 // customerCustomersByRegion is table customers_by_region, which serves
-// CustomersByRegion; its statements are listed in schema.md.
+// CustomersByRegion (statements in schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers_by_region",
 	Pattern: "CustomersByRegion",
@@ -644,31 +577,18 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// customerCustomersByRegionRow binds the Insert statement of
-// customers_by_region for e at ts; unset leaves nil pointers and empty
-// collections unset.
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, ts}
 }
-
-// customerCustomersByRegionKey is the primary key of e in customers_by_region.
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
-
-// customerCustomersByRegionScan scans a row of customers_by_region into e.
 func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
 }
-
-// customerCustomersByRegionClustering is the clustering key of e in
-// customers_by_region.
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
-
-// customerCustomersByRegionCompare orders rows of customers_by_region as
-// Cassandra does.
 func customerCustomersByRegionCompare(a, b *Customer) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -693,17 +613,12 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 		s:    s,
 	}
 }
-
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
-
-// customerCheckKey rejects a Customer whose partition key value in customers,
-// the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
@@ -711,7 +626,6 @@ func customerCheckKey(e *Customer) error {
 	return nil
 }
 
-// customerWrites is the write protocol of Customer.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -864,23 +778,18 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 
 // CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-// customerCustomersByRegionRead is the static part of a CustomersByRegion
-// read.
 var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
 	Compare: customerCustomersByRegionCompare,
 	Key:     customerCustomersByRegionClustering,
@@ -901,8 +810,8 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits is table visits, which is the source of truth of Visit; its
-// statements are listed in schema.md.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -919,22 +828,15 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// visitVisitsRow binds the Insert statement of visits for e at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.Spot, e.Note, ts}
 }
-
-// visitVisitsScan scans a row of visits into e.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
 }
-
-// visitVisitsClustering is the clustering key of e in visits.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.Spot}
 }
-
-// visitVisitsCompare orders rows of visits as Cassandra does.
 func visitVisitsCompare(a, b *Visit) int {
 	if c := cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot); c != 0 {
 		return c
@@ -955,8 +857,6 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 		s:    s,
 	}
 }
-
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("visits", "customer_id")
@@ -1046,21 +946,17 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_
 
 // VisitsOptions are the optional parts of a Visits read.
 type VisitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SpotFrom and SpotTo bound spot, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot in read order;
+	// nil: open.
 	SpotFrom, SpotTo *Geo
-	// SpotFromExclusive leaves out the rows at SpotFrom, SpotToInclusive takes
-	// in those at SpotTo; each is ignored without its bound.
+	// SpotFromExclusive and SpotToInclusive change the bounds' defaults.
 	SpotFromExclusive, SpotToInclusive bool
 }
 
-// visitVisitsRead is the static part of a Visits read.
 var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
 	Compare: visitVisitsCompare,
 	Key:     visitVisitsClustering,

@@ -18,8 +18,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// ticketTickets is table tickets, which is the source of truth of Ticket; its
-// statements are listed in schema.md.
+// ticketTickets is table tickets, which is the source of truth of Ticket
+// (statements in schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets",
 	Pattern: "Tickets",
@@ -45,8 +45,6 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:     true,
 })
 
-// ticketTicketsScan reads the next row of tickets that is no grave of a
-// deleted Ticket into e; false when there is none.
 func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
@@ -59,41 +57,28 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 		*e = Ticket{}
 	}
 }
-
-// ticketTicketsState binds the State statement of tickets.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.TicketID}
 }
-
-// ticketTicketsScanState reads a row of tickets with its version, its mark of
-// deletion, its pending record and its last changes.
 func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// ticketTicketsData is e's row in tickets.
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.TicketID, e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits}
 }
-
-// ticketTicketsChange binds the Change statement of tickets.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
-
-// ticketTicketsRemove binds the Remove statement of tickets.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
-
-// ticketTicketsSettle binds the Settle statement of tickets.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.TicketID, version}
 }
 
-// ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue;
-// its statements are listed in schema.md.
+// ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue
+// (statements in schema.md).
 var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_queue",
 	Pattern: "TicketsByQueue",
@@ -118,30 +103,18 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketTicketsByQueueRow binds the Insert statement of tickets_by_queue for e
-// at ts.
 func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
-
-// ticketTicketsByQueueKey is the primary key of e in tickets_by_queue.
 func ticketTicketsByQueueKey(e *Ticket) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByQueueScan scans a row of tickets_by_queue into e.
 func ticketTicketsByQueueScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
-
-// ticketTicketsByQueueClustering is the clustering key of e in
-// tickets_by_queue.
 func ticketTicketsByQueueClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByQueueCompare orders rows of tickets_by_queue as Cassandra
-// does.
 func ticketTicketsByQueueCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -162,8 +135,8 @@ type TicketsByOwnerRow struct {
 	Subject  string     `db:"subject"`
 }
 
-// ticketTicketsByOwner is table tickets_by_owner, which serves TicketsByOwner;
-// its statements are listed in schema.md.
+// ticketTicketsByOwner is table tickets_by_owner, which serves TicketsByOwner
+// (statements in schema.md).
 var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_owner",
 	Pattern: "TicketsByOwner",
@@ -180,30 +153,18 @@ var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketTicketsByOwnerRow binds the Insert statement of tickets_by_owner for e
-// at ts.
 func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Owner, e.TicketID, e.Queue, e.Subject, ts}
 }
-
-// ticketTicketsByOwnerKey is the primary key of e in tickets_by_owner.
 func ticketTicketsByOwnerKey(e *Ticket) []any {
 	return []any{e.Owner, e.TicketID}
 }
-
-// ticketTicketsByOwnerScan scans a row of tickets_by_owner into e.
 func ticketTicketsByOwnerScan(it cqlgen.Iter, e *TicketsByOwnerRow) bool {
 	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
 }
-
-// ticketTicketsByOwnerClustering is the clustering key of e in
-// tickets_by_owner.
 func ticketTicketsByOwnerClustering(e *TicketsByOwnerRow) []any {
 	return []any{e.TicketID}
 }
-
-// ticketTicketsByOwnerCompare orders rows of tickets_by_owner as Cassandra
-// does.
 func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
 		return c
@@ -211,8 +172,8 @@ func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 	return 0
 }
 
-// ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard;
-// its statements are listed in schema.md.
+// ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard
+// (statements in schema.md).
 var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_board",
 	Pattern: "TicketsByBoard",
@@ -239,30 +200,18 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// ticketTicketsByBoardRow binds the Insert statement of tickets_by_board for e
-// at ts.
 func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID, e.Queue, e.Owner, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
-
-// ticketTicketsByBoardKey is the primary key of e in tickets_by_board.
 func ticketTicketsByBoardKey(e *Ticket) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByBoardScan scans a row of tickets_by_board into e.
 func ticketTicketsByBoardScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
-
-// ticketTicketsByBoardClustering is the clustering key of e in
-// tickets_by_board.
 func ticketTicketsByBoardClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByBoardCompare orders rows of tickets_by_board as Cassandra
-// does.
 func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -273,8 +222,8 @@ func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	return 0
 }
 
-// ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay; its
-// statements are listed in schema.md.
+// ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay
+// (statements in schema.md).
 var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_day",
 	Pattern: "TicketsByDay",
@@ -301,28 +250,18 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// ticketTicketsByDayRow binds the Insert statement of tickets_by_day for e at
-// ts.
 func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
-
-// ticketTicketsByDayKey is the primary key of e in tickets_by_day.
 func ticketTicketsByDayKey(e *Ticket) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByDayScan scans a row of tickets_by_day into e.
 func ticketTicketsByDayScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
-
-// ticketTicketsByDayClustering is the clustering key of e in tickets_by_day.
 func ticketTicketsByDayClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
-
-// ticketTicketsByDayCompare orders rows of tickets_by_day as Cassandra does.
 func ticketTicketsByDayCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -344,15 +283,12 @@ type OpenTicketsByAssigneeRow struct {
 	Subject  string     `db:"subject"`
 }
 
-// ticketOpenTicketsByAssigneeHolds reports whether open_tickets_by_assignee
-// holds e's row: status = "OPEN" AND assignee is set. The write protocol moves
-// the row in and out of the table as e changes.
 func ticketOpenTicketsByAssigneeHolds(e *Ticket) bool {
 	return e.Status == StatusOpen && e.Assignee != ""
 }
 
 // ticketOpenTicketsByAssignee is table open_tickets_by_assignee, which serves
-// OpenTicketsByAssignee; its statements are listed in schema.md.
+// OpenTicketsByAssignee (statements in schema.md).
 var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "open_tickets_by_assignee",
 	Pattern: "OpenTicketsByAssignee",
@@ -370,32 +306,18 @@ var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// ticketOpenTicketsByAssigneeRow binds the Insert statement of
-// open_tickets_by_assignee for e at ts.
 func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Assignee, e.TicketID, e.Queue, e.Status, e.Subject, ts}
 }
-
-// ticketOpenTicketsByAssigneeKey is the primary key of e in
-// open_tickets_by_assignee.
 func ticketOpenTicketsByAssigneeKey(e *Ticket) []any {
 	return []any{e.Assignee, e.TicketID}
 }
-
-// ticketOpenTicketsByAssigneeScan scans a row of open_tickets_by_assignee into
-// e.
 func ticketOpenTicketsByAssigneeScan(it cqlgen.Iter, e *OpenTicketsByAssigneeRow) bool {
 	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
 }
-
-// ticketOpenTicketsByAssigneeClustering is the clustering key of e in
-// open_tickets_by_assignee.
 func ticketOpenTicketsByAssigneeClustering(e *OpenTicketsByAssigneeRow) []any {
 	return []any{e.TicketID}
 }
-
-// ticketOpenTicketsByAssigneeCompare orders rows of open_tickets_by_assignee
-// as Cassandra does.
 func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
 		return c
@@ -403,8 +325,8 @@ func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 	return 0
 }
 
-// ticketTicketByRef is table tickets_by_ref, which serves TicketByRef; its
-// statements are listed in schema.md.
+// ticketTicketByRef is table tickets_by_ref, which serves TicketByRef
+// (statements in schema.md).
 var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "tickets_by_ref",
 	Pattern: "TicketByRef",
@@ -418,13 +340,9 @@ var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Unique:     true,
 })
 
-// ticketTicketByRefRow binds the Insert statement of tickets_by_ref for e at
-// ts.
 func ticketTicketByRefRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Ref, e.TicketID, ts}
 }
-
-// ticketTicketByRefKey is the primary key of e in tickets_by_ref.
 func ticketTicketByRefKey(e *Ticket) []any {
 	return []any{e.Ref}
 }
@@ -444,9 +362,6 @@ func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
 		s:    s,
 	}
 }
-
-// ticketCheck rejects a Ticket whose partition key values are empty, in the
-// tables that hold it.
 func ticketCheck(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
@@ -465,9 +380,6 @@ func ticketCheck(e *Ticket) error {
 	}
 	return nil
 }
-
-// ticketCheckKey rejects a Ticket whose partition key value in tickets, the
-// source of truth, is empty.
 func ticketCheckKey(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
@@ -475,7 +387,6 @@ func ticketCheckKey(e *Ticket) error {
 	return nil
 }
 
-// ticketWrites is the write protocol of Ticket.
 var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	Canonical: ticketTickets,
 	State:     ticketTicketsState,
@@ -664,22 +575,18 @@ func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (_ cql
 
 // TicketsByQueueOptions are the optional parts of a TicketsByQueue read.
 type TicketsByQueueOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-// ticketTicketsByQueueRead is the static part of a TicketsByQueue read.
 var ticketTicketsByQueueRead = cqlgenimpl.ReadSpec[Ticket]{
 	Compare: ticketTicketsByQueueCompare,
 	Key:     ticketTicketsByQueueClustering,
@@ -704,22 +611,18 @@ func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *Ticket
 
 // TicketsByOwnerOptions are the optional parts of a TicketsByOwner read.
 type TicketsByOwnerOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TicketIDFrom and TicketIDTo bound ticket_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
+	// read order; nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive leaves out the rows at TicketIDFrom,
-	// TicketIDToInclusive takes in those at TicketIDTo; each is ignored
-	// without its bound.
+	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
+	// defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
-// ticketTicketsByOwnerRead is the static part of a TicketsByOwner read.
 var ticketTicketsByOwnerRead = cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
 	Compare: ticketTicketsByOwnerCompare,
 	Key:     ticketTicketsByOwnerClustering,
@@ -744,22 +647,18 @@ func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *Ticket
 
 // TicketsByBoardOptions are the optional parts of a TicketsByBoard read.
 type TicketsByBoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-// ticketTicketsByBoardRead is the static part of a TicketsByBoard read.
 var ticketTicketsByBoardRead = cqlgenimpl.ReadSpec[Ticket]{
 	Compare:     ticketTicketsByBoardCompare,
 	HashBuckets: 8,
@@ -786,28 +685,23 @@ func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *Ticket
 
 // TicketsByDayOptions are the optional parts of a TicketsByDay read.
 type TicketsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// ticketTicketsByDayRead is the static part of a TicketsByDay read.
 var ticketTicketsByDayRead = cqlgenimpl.ReadSpec[Ticket]{
 	Compare: ticketTicketsByDayCompare,
 	Key:     ticketTicketsByDayClustering,
@@ -840,23 +734,18 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 // OpenTicketsByAssigneeOptions are the optional parts of a
 // OpenTicketsByAssignee read.
 type OpenTicketsByAssigneeOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TicketIDFrom and TicketIDTo bound ticket_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
+	// read order; nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive leaves out the rows at TicketIDFrom,
-	// TicketIDToInclusive takes in those at TicketIDTo; each is ignored
-	// without its bound.
+	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
+	// defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
-// ticketOpenTicketsByAssigneeRead is the static part of a
-// OpenTicketsByAssignee read.
 var ticketOpenTicketsByAssigneeRead = cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
 	Compare: ticketOpenTicketsByAssigneeCompare,
 	Key:     ticketOpenTicketsByAssigneeClustering,
@@ -891,7 +780,7 @@ func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, er
 }
 
 // queueLoadQueueLoad is table queue_load, which is the source of truth of
-// QueueLoad; its statements are listed in schema.md.
+// QueueLoad (statements in schema.md).
 var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "queue_load",
 	Pattern: "QueueLoad",
@@ -905,7 +794,6 @@ var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// queueLoadQueueLoadScan scans a row of queue_load into e.
 func queueLoadQueueLoadScan(it cqlgen.Iter, e *QueueLoad) bool {
 	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
 }
@@ -923,8 +811,6 @@ func NewQueueLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *QueueLoadRepo {
 		s:    s,
 	}
 }
-
-// queueLoadCheck rejects a QueueLoad whose partition key values are empty.
 func queueLoadCheck(e *QueueLoad) error {
 	if cqlgenimpl.IsZeroUUID(e.QueueID) {
 		return cqlgenimpl.EmptyKey("queue_load", "queue_id")
@@ -996,8 +882,8 @@ func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ c
 	})
 }
 
-// eventEvents is table events, which is the source of truth of Event; its
-// statements are listed in schema.md.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -1015,36 +901,24 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.Actor, e.Kind, ts}
 }
-
-// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
-
-// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
-
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.Actor, &v.Row.Kind, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
-
-// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -1052,8 +926,8 @@ func eventEventsCompare(a, b *Event) int {
 	return 0
 }
 
-// eventEventsByActor is table events_by_actor, which serves EventsByActor; its
-// statements are listed in schema.md.
+// eventEventsByActor is table events_by_actor, which serves EventsByActor
+// (statements in schema.md).
 var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_actor",
 	Pattern: "EventsByActor",
@@ -1072,23 +946,15 @@ var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByActorRow binds the Insert statement of events_by_actor for e at
-// ts.
 func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, ts}
 }
-
-// eventEventsByActorScan scans a row of events_by_actor into e.
 func eventEventsByActorScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
 }
-
-// eventEventsByActorClustering is the clustering key of e in events_by_actor.
 func eventEventsByActorClustering(e *Event) []any {
 	return []any{e.EventID}
 }
-
-// eventEventsByActorCompare orders rows of events_by_actor as Cassandra does.
 func eventEventsByActorCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -1110,8 +976,6 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 		s:    s,
 	}
 }
-
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -1121,9 +985,6 @@ func eventCheck(e *Event) error {
 	}
 	return nil
 }
-
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -1172,7 +1033,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -1241,22 +1101,17 @@ func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
-// eventEventsRead is the static part of a Events read.
 var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsCompare,
 	Key:     eventEventsClustering,
@@ -1281,28 +1136,22 @@ func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOp
 
 // EventsByActorOptions are the optional parts of a EventsByActor read.
 type EventsByActorOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// eventEventsByActorRead is the static part of a EventsByActor read.
 var eventEventsByActorRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsByActorCompare,
 	Key:     eventEventsByActorClustering,
@@ -1332,8 +1181,8 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// watcherWatchers is table watchers, which is the source of truth of Watcher;
-// its statements are listed in schema.md.
+// watcherWatchers is table watchers, which is the source of truth of Watcher
+// (statements in schema.md).
 var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "watchers",
 	Pattern: "Watchers",
@@ -1351,23 +1200,15 @@ var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// watcherWatchersRow binds the Insert statement of watchers for e at ts; unset
-// leaves nil pointers and empty collections unset.
 func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
 }
-
-// watcherWatchersScan scans a row of watchers into e.
 func watcherWatchersScan(it cqlgen.Iter, e *Watcher) bool {
 	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
-
-// watcherWatchersClustering is the clustering key of e in watchers.
 func watcherWatchersClustering(e *Watcher) []any {
 	return []any{e.Watcher}
 }
-
-// watcherWatchersCompare orders rows of watchers as Cassandra does.
 func watcherWatchersCompare(a, b *Watcher) int {
 	if c := cmp.Compare(a.Watcher, b.Watcher); c != 0 {
 		return c
@@ -1388,8 +1229,6 @@ func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
 		s:    s,
 	}
 }
-
-// watcherCheck rejects a Watcher whose partition key values are empty.
 func watcherCheck(e *Watcher) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("watchers", "ticket_id")
@@ -1479,22 +1318,17 @@ func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher stri
 
 // WatchersOptions are the optional parts of a Watchers read.
 type WatchersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// WatcherFrom and WatcherTo bound watcher, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher in read
+	// order; nil: open.
 	WatcherFrom, WatcherTo *string
-	// WatcherFromExclusive leaves out the rows at WatcherFrom,
-	// WatcherToInclusive takes in those at WatcherTo; each is ignored without
-	// its bound.
+	// WatcherFromExclusive and WatcherToInclusive change the bounds' defaults.
 	WatcherFromExclusive, WatcherToInclusive bool
 }
 
-// watcherWatchersRead is the static part of a Watchers read.
 var watcherWatchersRead = cqlgenimpl.ReadSpec[Watcher]{
 	Compare: watcherWatchersCompare,
 	Key:     watcherWatchersClustering,

@@ -13,16 +13,14 @@ import (
 func indexDecls(f *jen.File, ix *model.Index) {
 	t := ix.On
 	n := ix.Names
-	doc(f, "%s is the read of table %s through index %s, which serves %s; its statements are listed in schema.md.", n.Var, t.Name, ix.Name, ix.Method)
+	doc(f, "%s reads table %s through index %s (statements in schema.md).", n.Var, t.Name, ix.Name)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(ix.Spec()))
 	if ix.ANN {
 		nearestRead(f, ix)
 		return
 	}
 	var key []jen.Code
-	what := "clustering key"
 	if ix.Scatter() {
-		what = "partition key, then its clustering key"
 		for _, c := range t.PartitionKey() {
 			key = append(key, field("e", c.Field))
 		}
@@ -30,7 +28,6 @@ func indexDecls(f *jen.File, ix *model.Index) {
 	for _, c := range t.Clustering() {
 		key = append(key, field("e", c.Field))
 	}
-	doc(f, "%s is the cursor key of a row read through %s: its %s.", n.Key, ix.Name, what)
 	f.Func().Id(n.Key).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(key...)),
 	)
@@ -61,12 +58,12 @@ func indexRead(f *jen.File, ix *model.Index) {
 	t := ix.On
 	e := ix.Entity
 	n := ix.Names
-	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
+	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
+	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the first row).")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if ix.Range {
 		g := ix.Column.Field.GoName
-		opts = append(opts, comments("%sFromExclusive leaves out the rows whose %s is the From value, %sToInclusive takes in those whose %s is the To value.", g, ix.Column.Name, g, ix.Column.Name)...)
+		opts = append(opts, comments("%sFromExclusive and %sToInclusive change the bounds' defaults.", g, g)...)
 		opts = append(opts, jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 	}
 	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
@@ -131,7 +128,7 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	t := ix.On
 	e := ix.Entity
 	n := ix.Names
-	opts := append(comments("Limit is the most rows to return, the nearest first; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as many as you need."), jen.Id("Limit").Int())
+	opts := append(comments("Limit is the most rows to return, nearest first (0: cqlgen.DefaultLimit); there are no pages."), jen.Id("Limit").Int())
 	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 

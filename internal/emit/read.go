@@ -135,27 +135,27 @@ func readPage(f *jen.File, t *model.Table) {
 	n := t.Names
 	ck := t.Clustering()
 	b := t.Bucket
-	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
+	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
+	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the first row).")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if len(ck) > 0 {
 		c0 := ck[0]
-		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back: From is inclusive, To exclusive; nil leaves that end open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
+		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s in read order; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
 		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
 		opts = append(opts, boundFlags(c0)...)
 	}
 	for i, c := range ck[:t.PrefixDepth()] {
 		g, next := c.Field.GoName, ck[i+1]
-		opts = append(opts, comments("%sEq fixes %s: the read returns only the rows with this value (nil: every value). Set with every Eq before it, it lets %sFrom and %sTo bound %s within them; no bound on an earlier column is allowed then.", g, c.Name, next.Field.GoName, next.Field.GoName, next.Name)...)
+		opts = append(opts, comments("%sEq fixes %s (nil: every value); with every Eq before it, %sFrom and %sTo bound %s within it.", g, c.Name, next.Field.GoName, next.Field.GoName, next.Name)...)
 		opts = append(opts, jen.Id(g+"Eq").Op("*").Add(goType(c.Field.Go)))
-		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back, in the rows %sEq (and every Eq before it) fixes: From is inclusive, To exclusive; nil leaves that end open.", next.Field.GoName, next.Field.GoName, next.Name, g)...)
+		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s under %sEq; nil: open.", next.Field.GoName, next.Field.GoName, next.Name, g)...)
 		opts = append(opts, jen.List(jen.Id(next.Field.GoName+"From"), jen.Id(next.Field.GoName+"To")).Op("*").Add(goType(next.Field.Go)))
 		opts = append(opts, boundFlags(next)...)
 	}
 	if b != nil && b.Kind.IsTime() {
-		opts = append(opts, comments("Start picks the bucket to start at (the zero time: now); the read walks back from there, newest bucket first.")...)
+		opts = append(opts, comments("Start is the bucket the read walks back from (zero: now).")...)
 		opts = append(opts, jen.Id("Start").Qual("time", "Time"))
-		opts = append(opts, comments("LookBack is how many buckets, the first included, the read may reach; 0 means cqlgen.DefaultLookBack.")...)
+		opts = append(opts, comments("LookBack is how many buckets the read may reach (0: cqlgen.DefaultLookBack).")...)
 		opts = append(opts, jen.Id("LookBack").Int())
 	}
 	doc(f, "%s are the optional parts of a %s read.", n.Options, t.Method)
@@ -207,7 +207,6 @@ func readPage(f *jen.File, t *model.Table) {
 			after = append(after, jen.List(jen.Id("spec").Dot("TimeBuckets"), jen.Id("spec").Dot("Start"), jen.Id("spec").Dot("LookBack")).Op("=").List(jen.Op("&").Id("tb"), jen.Id("start"), jen.Id("o").Dot("LookBack")))
 		}
 	}
-	doc(f, "%s is the static part of a %s read.", n.Read, t.Method)
 	f.Var().Id(n.Read).Op("=").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Values(static)
 	body = append(body, jen.Id("spec").Op(":=").Id(n.Read).Dot("With").Call(jen.Index().Any().Values(part...), jen.Id("o").Dot("Limit"), jen.Id("o").Dot("Cursor"), jen.Id("r").Dot("opts")))
 	body = append(body, after...)
@@ -238,7 +237,7 @@ func readPage(f *jen.File, t *model.Table) {
 // inclusive other than by default.
 func boundFlags(c *model.Column) []jen.Code {
 	g := c.Field.GoName
-	return append(comments("%sFromExclusive leaves out the rows at %sFrom, %sToInclusive takes in those at %sTo; each is ignored without its bound.", g, g, g, g),
+	return append(comments("%sFromExclusive and %sToInclusive change the bounds' defaults.", g, g),
 		jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 }
 

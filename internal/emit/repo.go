@@ -76,7 +76,7 @@ func tableDecls(f *jen.File, t *model.Table) {
 	if t.Sparse() {
 		holdsFunc(f, t)
 	}
-	doc(f, "%s is table %s, which %s; its statements are listed in schema.md.", n.Var, t.Name, role)
+	doc(f, "%s is table %s, which %s (statements in schema.md).", n.Var, t.Name, role)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(t.Spec()))
 	for _, s := range stmts {
 		switch s.Slot {
@@ -245,7 +245,6 @@ func checkKeys(f *jen.File, e *model.Entity) {
 			stmts = append(stmts, vectorChecks(e)...)
 		}
 		stmts = append(stmts, jen.Return(jen.Nil()))
-		doc(f, "%s rejects a %s whose %s.", name, e.GoName, what)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName)).Error().Block(stmts...)
 	}
 	what := "partition key values are empty"

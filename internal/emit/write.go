@@ -243,10 +243,8 @@ func writesVar(f *jen.File, e *model.Entity) {
 			merge = jen.Id(e.Names.Merge)
 		}
 		data, change, remove, settle = jen.Id(n.Data), jen.Id(n.Change), jen.Id(n.Remove), jen.Id(n.Settle)
-		doc(f, "%s is the write protocol of %s.", e.Names.Writes, e.GoName)
 	} else {
 		immutable = jen.True()
-		doc(f, "%s describes immutable %s for verify, repair and backfill.", e.Names.Writes, e.GoName)
 	}
 	f.Var().Id(e.Names.Writes).Op("=").Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
 		jen.Id("Canonical"), jen.Id(n.Var),

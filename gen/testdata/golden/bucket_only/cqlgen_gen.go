@@ -17,8 +17,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// postPosts is table posts, which is the source of truth of Post; its
-// statements are listed in schema.md.
+// postPosts is table posts, which is the source of truth of Post (statements
+// in schema.md).
 var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "posts",
 	Pattern: "Posts",
@@ -35,8 +35,6 @@ var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// postPostsScan reads the next row of posts that is no grave of a deleted Post
-// into e; false when there is none.
 func postPostsScan(it cqlgen.Iter, e *Post) bool {
 	for {
 		var deleted bool
@@ -49,41 +47,28 @@ func postPostsScan(it cqlgen.Iter, e *Post) bool {
 		*e = Post{}
 	}
 }
-
-// postPostsState binds the State statement of posts.
 func postPostsState(e *Post) []any {
 	return []any{e.PostID}
 }
-
-// postPostsScanState reads a row of posts with its version, its mark of
-// deletion, its pending record and its last changes.
 func postPostsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Post], ok bool) {
 	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// postPostsData is e's row in posts.
 func postPostsData(e *Post) []any {
 	return []any{e.PostID, e.Author, e.PostedAt, e.Title}
 }
-
-// postPostsChange binds the Change statement of posts.
 func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
 	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
-
-// postPostsRemove binds the Remove statement of posts.
 func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
-
-// postPostsSettle binds the Settle statement of posts.
 func postPostsSettle(e *Post, version int64) []any {
 	return []any{e.PostID, version}
 }
 
-// postNewPosts is table new_posts, which serves NewPosts; its statements are
-// listed in schema.md.
+// postNewPosts is table new_posts, which serves NewPosts (statements in
+// schema.md).
 var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "new_posts",
 	Pattern: "NewPosts",
@@ -102,27 +87,18 @@ var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// postNewPostsRow binds the Insert statement of new_posts for e at ts.
 func postNewPostsRow(e *Post, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID, e.Author, e.Title, ts}
 }
-
-// postNewPostsKey is the primary key of e in new_posts.
 func postNewPostsKey(e *Post) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID}
 }
-
-// postNewPostsScan scans a row of new_posts into e.
 func postNewPostsScan(it cqlgen.Iter, e *Post) bool {
 	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
 }
-
-// postNewPostsClustering is the clustering key of e in new_posts.
 func postNewPostsClustering(e *Post) []any {
 	return []any{e.PostedAt, e.PostID}
 }
-
-// postNewPostsCompare orders rows of new_posts as Cassandra does.
 func postNewPostsCompare(a, b *Post) int {
 	if c := a.PostedAt.Compare(b.PostedAt); c != 0 {
 		return -c
@@ -147,17 +123,12 @@ func NewPostRepo(s cqlgen.Session, opts ...cqlgen.Option) *PostRepo {
 		s:    s,
 	}
 }
-
-// postCheck rejects a Post whose partition key values are empty.
 func postCheck(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
 		return cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	return nil
 }
-
-// postCheckKey rejects a Post whose partition key value in posts, the source
-// of truth, is empty.
 func postCheckKey(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
 		return cqlgenimpl.EmptyKey("posts", "post_id")
@@ -165,7 +136,6 @@ func postCheckKey(e *Post) error {
 	return nil
 }
 
-// postWrites is the write protocol of Post.
 var postWrites = &cqlgenimpl.Entity[Post]{
 	Canonical: postPosts,
 	State:     postPostsState,
@@ -317,28 +287,23 @@ func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (_ cqlgen.
 
 // NewPostsOptions are the optional parts of a NewPosts read.
 type NewPostsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PostedAtFrom and PostedAtTo bound posted_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at in
+	// read order; nil: open.
 	PostedAtFrom, PostedAtTo *time.Time
-	// PostedAtFromExclusive leaves out the rows at PostedAtFrom,
-	// PostedAtToInclusive takes in those at PostedAtTo; each is ignored
-	// without its bound.
+	// PostedAtFromExclusive and PostedAtToInclusive change the bounds'
+	// defaults.
 	PostedAtFromExclusive, PostedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// postNewPostsRead is the static part of a NewPosts read.
 var postNewPostsRead = cqlgenimpl.ReadSpec[Post]{
 	Compare: postNewPostsCompare,
 	Key:     postNewPostsClustering,
@@ -366,7 +331,7 @@ func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.P
 }
 
 // clickClicksByHour is table clicks_by_hour, which is the source of truth of
-// Click; its statements are listed in schema.md.
+// Click (statements in schema.md).
 var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "clicks_by_hour",
 	Pattern: "ClicksByHour",
@@ -382,23 +347,15 @@ var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// clickClicksByHourRow binds the Insert statement of clicks_by_hour for e at
-// ts.
 func clickClicksByHourRow(e *Click, ts int64) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
-
-// clickClicksByHourScan scans a row of clicks_by_hour into e.
 func clickClicksByHourScan(it cqlgen.Iter, e *Click) bool {
 	return it.Scan(&e.At, &e.ClickID)
 }
-
-// clickClicksByHourClustering is the clustering key of e in clicks_by_hour.
 func clickClicksByHourClustering(e *Click) []any {
 	return []any{e.At, e.ClickID}
 }
-
-// clickClicksByHourCompare orders rows of clicks_by_hour as Cassandra does.
 func clickClicksByHourCompare(a, b *Click) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -422,8 +379,6 @@ func NewClickRepo(s cqlgen.Session, opts ...cqlgen.Option) *ClickRepo {
 		s:    s,
 	}
 }
-
-// clickCheck rejects a Click whose partition key values are empty.
 func clickCheck(e *Click) error {
 	return nil
 }
@@ -507,27 +462,22 @@ func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (
 
 // ClicksByHourOptions are the optional parts of a ClicksByHour read.
 type ClicksByHourOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// clickClicksByHourRead is the static part of a ClicksByHour read.
 var clickClicksByHourRead = cqlgenimpl.ReadSpec[Click]{
 	Compare: clickClicksByHourCompare,
 	Key:     clickClicksByHourClustering,
@@ -555,7 +505,7 @@ func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_
 }
 
 // loginLoginsByDay is table logins_by_day, which is the source of truth of
-// Login; its statements are listed in schema.md.
+// Login (statements in schema.md).
 var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "logins_by_day",
 	Pattern: "LoginsByDay",
@@ -571,22 +521,15 @@ var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// loginLoginsByDayRow binds the Insert statement of logins_by_day for e at ts.
 func loginLoginsByDayRow(e *Login, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
-
-// loginLoginsByDayScan scans a row of logins_by_day into e.
 func loginLoginsByDayScan(it cqlgen.Iter, e *Login) bool {
 	return it.Scan(&e.At, &e.UserID)
 }
-
-// loginLoginsByDayClustering is the clustering key of e in logins_by_day.
 func loginLoginsByDayClustering(e *Login) []any {
 	return []any{e.At, e.UserID}
 }
-
-// loginLoginsByDayCompare orders rows of logins_by_day as Cassandra does.
 func loginLoginsByDayCompare(a, b *Login) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -610,8 +553,6 @@ func NewLoginRepo(s cqlgen.Session, opts ...cqlgen.Option) *LoginRepo {
 		s:    s,
 	}
 }
-
-// loginCheck rejects a Login whose partition key values are empty.
 func loginCheck(e *Login) error {
 	return nil
 }
@@ -695,27 +636,22 @@ func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Lo
 
 // LoginsByDayOptions are the optional parts of a LoginsByDay read.
 type LoginsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// loginLoginsByDayRead is the static part of a LoginsByDay read.
 var loginLoginsByDayRead = cqlgenimpl.ReadSpec[Login]{
 	Compare: loginLoginsByDayCompare,
 	Key:     loginLoginsByDayClustering,
@@ -742,8 +678,8 @@ func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ c
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// likeLikesByDay is table likes_by_day, which is the source of truth of Like;
-// its statements are listed in schema.md.
+// likeLikesByDay is table likes_by_day, which is the source of truth of Like
+// (statements in schema.md).
 var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "likes_by_day",
 	Pattern: "LikesByDay",
@@ -759,22 +695,15 @@ var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// likeLikesByDayRow binds the Insert statement of likes_by_day for e at ts.
 func likeLikesByDayRow(e *Like, ts int64) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
-
-// likeLikesByDayScan scans a row of likes_by_day into e.
 func likeLikesByDayScan(it cqlgen.Iter, e *Like) bool {
 	return it.Scan(&e.At, &e.LikeID)
 }
-
-// likeLikesByDayClustering is the clustering key of e in likes_by_day.
 func likeLikesByDayClustering(e *Like) []any {
 	return []any{e.At, e.LikeID}
 }
-
-// likeLikesByDayCompare orders rows of likes_by_day as Cassandra does.
 func likeLikesByDayCompare(a, b *Like) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -798,8 +727,6 @@ func NewLikeRepo(s cqlgen.Session, opts ...cqlgen.Option) *LikeRepo {
 		s:    s,
 	}
 }
-
-// likeCheck rejects a Like whose partition key values are empty.
 func likeCheck(e *Like) error {
 	return nil
 }
@@ -883,27 +810,22 @@ func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ 
 
 // LikesByDayOptions are the optional parts of a LikesByDay read.
 type LikesByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// likeLikesByDayRead is the static part of a LikesByDay read.
 var likeLikesByDayRead = cqlgenimpl.ReadSpec[Like]{
 	Compare: likeLikesByDayCompare,
 	Key:     likeLikesByDayClustering,

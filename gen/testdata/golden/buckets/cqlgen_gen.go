@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// readingReadings is table readings, which is the source of truth of Reading;
-// its statements are listed in schema.md.
+// readingReadings is table readings, which is the source of truth of Reading
+// (statements in schema.md).
 var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings",
 	Pattern: "Readings",
@@ -37,8 +37,6 @@ var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// readingReadingsScan reads the next row of readings that is no grave of a
-// deleted Reading into e; false when there is none.
 func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
 	for {
 		var deleted bool
@@ -51,45 +49,28 @@ func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
 		*e = Reading{}
 	}
 }
-
-// readingReadingsState binds the State statement of readings.
 func readingReadingsState(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt}
 }
-
-// readingReadingsScanState reads a row of readings with its version, its mark
-// of deletion, its pending record and its last changes.
 func readingReadingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// readingReadingsData is e's row in readings.
 func readingReadingsData(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
 }
-
-// readingReadingsChange binds the Change statement of readings.
 func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
-
-// readingReadingsRemove binds the Remove statement of readings.
 func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
-
-// readingReadingsSettle binds the Settle statement of readings.
 func readingReadingsSettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, e.ReadAt, version}
 }
-
-// readingReadingsClustering is the clustering key of e in readings.
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsCompare orders rows of readings as Cassandra does.
 func readingReadingsCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -97,8 +78,8 @@ func readingReadingsCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByHour is table readings_by_hour, which serves
-// ReadingsByHour; its statements are listed in schema.md.
+// readingReadingsByHour is table readings_by_hour, which serves ReadingsByHour
+// (statements in schema.md).
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_hour",
 	Pattern: "ReadingsByHour",
@@ -118,30 +99,18 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByHourRow binds the Insert statement of readings_by_hour for
-// e at ts.
 func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByHourKey is the primary key of e in readings_by_hour.
 func readingReadingsByHourKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByHourScan scans a row of readings_by_hour into e.
 func readingReadingsByHourScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByHourClustering is the clustering key of e in
-// readings_by_hour.
 func readingReadingsByHourClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsByHourCompare orders rows of readings_by_hour as Cassandra
-// does.
 func readingReadingsByHourCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -149,8 +118,8 @@ func readingReadingsByHourCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByDay is table readings_by_day, which serves ReadingsByDay;
-// its statements are listed in schema.md.
+// readingReadingsByDay is table readings_by_day, which serves ReadingsByDay
+// (statements in schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_day",
 	Pattern: "ReadingsByDay",
@@ -170,30 +139,18 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByDayRow binds the Insert statement of readings_by_day for e
-// at ts.
 func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByDayKey is the primary key of e in readings_by_day.
 func readingReadingsByDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByDayScan scans a row of readings_by_day into e.
 func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByDayClustering is the clustering key of e in
-// readings_by_day.
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsByDayCompare orders rows of readings_by_day as Cassandra
-// does.
 func readingReadingsByDayCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -201,8 +158,8 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return 0
 }
 
-// readingReadingsByWeek is table readings_by_week, which serves
-// ReadingsByWeek; its statements are listed in schema.md.
+// readingReadingsByWeek is table readings_by_week, which serves ReadingsByWeek
+// (statements in schema.md).
 var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_week",
 	Pattern: "ReadingsByWeek",
@@ -222,30 +179,18 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByWeekRow binds the Insert statement of readings_by_week for
-// e at ts.
 func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByWeekKey is the primary key of e in readings_by_week.
 func readingReadingsByWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByWeekScan scans a row of readings_by_week into e.
 func readingReadingsByWeekScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByWeekClustering is the clustering key of e in
-// readings_by_week.
 func readingReadingsByWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsByWeekCompare orders rows of readings_by_week as Cassandra
-// does.
 func readingReadingsByWeekCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -254,7 +199,7 @@ func readingReadingsByWeekCompare(a, b *Reading) int {
 }
 
 // readingReadingsByMonth is table readings_by_month, which serves
-// ReadingsByMonth; its statements are listed in schema.md.
+// ReadingsByMonth (statements in schema.md).
 var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_month",
 	Pattern: "ReadingsByMonth",
@@ -274,30 +219,18 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByMonthRow binds the Insert statement of readings_by_month
-// for e at ts.
 func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByMonthKey is the primary key of e in readings_by_month.
 func readingReadingsByMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByMonthScan scans a row of readings_by_month into e.
 func readingReadingsByMonthScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByMonthClustering is the clustering key of e in
-// readings_by_month.
 func readingReadingsByMonthClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsByMonthCompare orders rows of readings_by_month as Cassandra
-// does.
 func readingReadingsByMonthCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -306,7 +239,7 @@ func readingReadingsByMonthCompare(a, b *Reading) int {
 }
 
 // readingReadingsBy10Days is table readings_by_10_days, which serves
-// ReadingsBy10Days; its statements are listed in schema.md.
+// ReadingsBy10Days (statements in schema.md).
 var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_10_days",
 	Pattern: "ReadingsBy10Days",
@@ -326,30 +259,18 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsBy10DaysRow binds the Insert statement of readings_by_10_days
-// for e at ts.
 func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsBy10DaysKey is the primary key of e in readings_by_10_days.
 func readingReadingsBy10DaysKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsBy10DaysScan scans a row of readings_by_10_days into e.
 func readingReadingsBy10DaysScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsBy10DaysClustering is the clustering key of e in
-// readings_by_10_days.
 func readingReadingsBy10DaysClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsBy10DaysCompare orders rows of readings_by_10_days as
-// Cassandra does.
 func readingReadingsBy10DaysCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -358,7 +279,7 @@ func readingReadingsBy10DaysCompare(a, b *Reading) int {
 }
 
 // readingReadingsByShard is table readings_by_shard, which serves
-// ReadingsByShard; its statements are listed in schema.md.
+// ReadingsByShard (statements in schema.md).
 var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_shard",
 	Pattern: "ReadingsByShard",
@@ -378,30 +299,18 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// readingReadingsByShardRow binds the Insert statement of readings_by_shard
-// for e at ts.
 func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByShardKey is the primary key of e in readings_by_shard.
 func readingReadingsByShardKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt}
 }
-
-// readingReadingsByShardScan scans a row of readings_by_shard into e.
 func readingReadingsByShardScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByShardClustering is the clustering key of e in
-// readings_by_shard.
 func readingReadingsByShardClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsByShardCompare orders rows of readings_by_shard as Cassandra
-// does.
 func readingReadingsByShardCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -410,7 +319,7 @@ func readingReadingsByShardCompare(a, b *Reading) int {
 }
 
 // readingReadingsByEventMonth is table readings_by_event_month, which serves
-// ReadingsByEventMonth; its statements are listed in schema.md.
+// ReadingsByEventMonth (statements in schema.md).
 var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_event_month",
 	Pattern: "ReadingsByEventMonth",
@@ -430,32 +339,18 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByEventMonthRow binds the Insert statement of
-// readings_by_event_month for e at ts.
 func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByEventMonthKey is the primary key of e in
-// readings_by_event_month.
 func readingReadingsByEventMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
 }
-
-// readingReadingsByEventMonthScan scans a row of readings_by_event_month into
-// e.
 func readingReadingsByEventMonthScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByEventMonthClustering is the clustering key of e in
-// readings_by_event_month.
 func readingReadingsByEventMonthClustering(e *Reading) []any {
 	return []any{e.EventID, e.ReadAt}
 }
-
-// readingReadingsByEventMonthCompare orders rows of readings_by_event_month as
-// Cassandra does.
 func readingReadingsByEventMonthCompare(a, b *Reading) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -467,7 +362,7 @@ func readingReadingsByEventMonthCompare(a, b *Reading) int {
 }
 
 // readingReadingsByLocalDay is table readings_by_local_day, which serves
-// ReadingsByLocalDay; its statements are listed in schema.md.
+// ReadingsByLocalDay (statements in schema.md).
 var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_local_day",
 	Pattern: "ReadingsByLocalDay",
@@ -487,31 +382,18 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByLocalDayRow binds the Insert statement of
-// readings_by_local_day for e at ts.
 func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByLocalDayKey is the primary key of e in
-// readings_by_local_day.
 func readingReadingsByLocalDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
 }
-
-// readingReadingsByLocalDayScan scans a row of readings_by_local_day into e.
 func readingReadingsByLocalDayScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByLocalDayClustering is the clustering key of e in
-// readings_by_local_day.
 func readingReadingsByLocalDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsByLocalDayCompare orders rows of readings_by_local_day as
-// Cassandra does.
 func readingReadingsByLocalDayCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -520,7 +402,7 @@ func readingReadingsByLocalDayCompare(a, b *Reading) int {
 }
 
 // readingReadingsBySundayWeek is table readings_by_sunday_week, which serves
-// ReadingsBySundayWeek; its statements are listed in schema.md.
+// ReadingsBySundayWeek (statements in schema.md).
 var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_sunday_week",
 	Pattern: "ReadingsBySundayWeek",
@@ -540,32 +422,18 @@ var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsBySundayWeekRow binds the Insert statement of
-// readings_by_sunday_week for e at ts.
 func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsBySundayWeekKey is the primary key of e in
-// readings_by_sunday_week.
 func readingReadingsBySundayWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsBySundayWeekScan scans a row of readings_by_sunday_week into
-// e.
 func readingReadingsBySundayWeekScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsBySundayWeekClustering is the clustering key of e in
-// readings_by_sunday_week.
 func readingReadingsBySundayWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsBySundayWeekCompare orders rows of readings_by_sunday_week as
-// Cassandra does.
 func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -574,7 +442,7 @@ func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 }
 
 // readingReadingsByFortnight is table readings_by_fortnight, which serves
-// ReadingsByFortnight; its statements are listed in schema.md.
+// ReadingsByFortnight (statements in schema.md).
 var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_fortnight",
 	Pattern: "ReadingsByFortnight",
@@ -594,31 +462,18 @@ var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByFortnightRow binds the Insert statement of
-// readings_by_fortnight for e at ts.
 func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
-
-// readingReadingsByFortnightKey is the primary key of e in
-// readings_by_fortnight.
 func readingReadingsByFortnightKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt}
 }
-
-// readingReadingsByFortnightScan scans a row of readings_by_fortnight into e.
 func readingReadingsByFortnightScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
-
-// readingReadingsByFortnightClustering is the clustering key of e in
-// readings_by_fortnight.
 func readingReadingsByFortnightClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
-
-// readingReadingsByFortnightCompare orders rows of readings_by_fortnight as
-// Cassandra does.
 func readingReadingsByFortnightCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -643,17 +498,12 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 		s:    s,
 	}
 }
-
-// readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	return nil
 }
-
-// readingCheckKey rejects a Reading whose partition key value in readings, the
-// source of truth, is empty.
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings", "sensor_id")
@@ -661,7 +511,6 @@ func readingCheckKey(e *Reading) error {
 	return nil
 }
 
-// readingWrites is the write protocol of Reading.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Canonical: readingReadings,
 	State:     readingReadingsState,
@@ -864,21 +713,17 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time
 
 // ReadingsOptions are the optional parts of a Readings read.
 type ReadingsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
-// readingReadingsRead is the static part of a Readings read.
 var readingReadingsRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsCompare,
 	Key:     readingReadingsClustering,
@@ -903,27 +748,22 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 
 // ReadingsByHourOptions are the optional parts of a ReadingsByHour read.
 type ReadingsByHourOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByHourRead is the static part of a ReadingsByHour read.
 var readingReadingsByHourRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByHourCompare,
 	Key:     readingReadingsByHourClustering,
@@ -955,27 +795,22 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByDayRead is the static part of a ReadingsByDay read.
 var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByDayCompare,
 	Key:     readingReadingsByDayClustering,
@@ -1007,27 +842,22 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 
 // ReadingsByWeekOptions are the optional parts of a ReadingsByWeek read.
 type ReadingsByWeekOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByWeekRead is the static part of a ReadingsByWeek read.
 var readingReadingsByWeekRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByWeekCompare,
 	Key:     readingReadingsByWeekClustering,
@@ -1059,27 +889,22 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 
 // ReadingsByMonthOptions are the optional parts of a ReadingsByMonth read.
 type ReadingsByMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByMonthRead is the static part of a ReadingsByMonth read.
 var readingReadingsByMonthRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByMonthCompare,
 	Key:     readingReadingsByMonthClustering,
@@ -1111,27 +936,22 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 
 // ReadingsBy10DaysOptions are the optional parts of a ReadingsBy10Days read.
 type ReadingsBy10DaysOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsBy10DaysRead is the static part of a ReadingsBy10Days read.
 var readingReadingsBy10DaysRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsBy10DaysCompare,
 	Key:     readingReadingsBy10DaysClustering,
@@ -1163,21 +983,17 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 
 // ReadingsByShardOptions are the optional parts of a ReadingsByShard read.
 type ReadingsByShardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
-// readingReadingsByShardRead is the static part of a ReadingsByShard read.
 var readingReadingsByShardRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare:     readingReadingsByShardCompare,
 	HashBuckets: 16,
@@ -1205,29 +1021,22 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 // ReadingsByEventMonthOptions are the optional parts of a ReadingsByEventMonth
 // read.
 type ReadingsByEventMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByEventMonthRead is the static part of a ReadingsByEventMonth
-// read.
 var readingReadingsByEventMonthRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByEventMonthCompare,
 	Key:     readingReadingsByEventMonthClustering,
@@ -1260,28 +1069,22 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 // ReadingsByLocalDayOptions are the optional parts of a ReadingsByLocalDay
 // read.
 type ReadingsByLocalDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByLocalDayRead is the static part of a ReadingsByLocalDay
-// read.
 var readingReadingsByLocalDayRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByLocalDayCompare,
 	Key:     readingReadingsByLocalDayClustering,
@@ -1314,28 +1117,22 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 // ReadingsBySundayWeekOptions are the optional parts of a ReadingsBySundayWeek
 // read.
 type ReadingsBySundayWeekOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsBySundayWeekRead is the static part of a ReadingsBySundayWeek
-// read.
 var readingReadingsBySundayWeekRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsBySundayWeekCompare,
 	Key:     readingReadingsBySundayWeekClustering,
@@ -1368,28 +1165,22 @@ func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string,
 // ReadingsByFortnightOptions are the optional parts of a ReadingsByFortnight
 // read.
 type ReadingsByFortnightOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByFortnightRead is the static part of a ReadingsByFortnight
-// read.
 var readingReadingsByFortnightRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByFortnightCompare,
 	Key:     readingReadingsByFortnightClustering,

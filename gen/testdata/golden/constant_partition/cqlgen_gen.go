@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// settingSettings is table settings, which is the source of truth of Setting;
-// its statements are listed in schema.md.
+// settingSettings is table settings, which is the source of truth of Setting
+// (statements in schema.md).
 var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "settings",
 	Pattern: "Settings",
@@ -34,22 +34,15 @@ var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// settingSettingsRow binds the Insert statement of settings for e at ts.
 func settingSettingsRow(e *Setting, ts int64) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
-
-// settingSettingsScan scans a row of settings into e.
 func settingSettingsScan(it cqlgen.Iter, e *Setting) bool {
 	return it.Scan(&e.Scope, &e.Name, &e.Value)
 }
-
-// settingSettingsClustering is the clustering key of e in settings.
 func settingSettingsClustering(e *Setting) []any {
 	return []any{e.Name}
 }
-
-// settingSettingsCompare orders rows of settings as Cassandra does.
 func settingSettingsCompare(a, b *Setting) int {
 	if c := cmp.Compare(a.Name, b.Name); c != 0 {
 		return c
@@ -70,8 +63,6 @@ func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
 		s:    s,
 	}
 }
-
-// settingCheck rejects a Setting whose partition key values are empty.
 func settingCheck(e *Setting) error {
 	if e.Scope == "" {
 		return cqlgenimpl.EmptyKey("settings", "scope")
@@ -161,21 +152,17 @@ func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Set
 
 // SettingsOptions are the optional parts of a Settings read.
 type SettingsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// NameFrom and NameTo bound name, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// NameFrom (inclusive) and NameTo (exclusive) bound name in read order;
+	// nil: open.
 	NameFrom, NameTo *string
-	// NameFromExclusive leaves out the rows at NameFrom, NameToInclusive takes
-	// in those at NameTo; each is ignored without its bound.
+	// NameFromExclusive and NameToInclusive change the bounds' defaults.
 	NameFromExclusive, NameToInclusive bool
 }
 
-// settingSettingsRead is the static part of a Settings read.
 var settingSettingsRead = cqlgenimpl.ReadSpec[Setting]{
 	Compare: settingSettingsCompare,
 	Key:     settingSettingsClustering,
@@ -199,7 +186,7 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 }
 
 // changeChangesByDay is table changes_by_day, which is the source of truth of
-// Change; its statements are listed in schema.md.
+// Change (statements in schema.md).
 var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "changes_by_day",
 	Pattern: "ChangesByDay",
@@ -216,23 +203,15 @@ var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// changeChangesByDayRow binds the Insert statement of changes_by_day for e at
-// ts.
 func changeChangesByDayRow(e *Change, ts int64) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
-
-// changeChangesByDayScan scans a row of changes_by_day into e.
 func changeChangesByDayScan(it cqlgen.Iter, e *Change) bool {
 	return it.Scan(&e.Scope, &e.At, &e.Name)
 }
-
-// changeChangesByDayClustering is the clustering key of e in changes_by_day.
 func changeChangesByDayClustering(e *Change) []any {
 	return []any{e.At, e.Name}
 }
-
-// changeChangesByDayCompare orders rows of changes_by_day as Cassandra does.
 func changeChangesByDayCompare(a, b *Change) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -256,8 +235,6 @@ func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
 		s:    s,
 	}
 }
-
-// changeCheck rejects a Change whose partition key values are empty.
 func changeCheck(e *Change) error {
 	if e.Scope == "" {
 		return cqlgenimpl.EmptyKey("changes_by_day", "scope")
@@ -348,27 +325,22 @@ func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name st
 
 // ChangesByDayOptions are the optional parts of a ChangesByDay read.
 type ChangesByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// changeChangesByDayRead is the static part of a ChangesByDay read.
 var changeChangesByDayRead = cqlgenimpl.ReadSpec[Change]{
 	Compare: changeChangesByDayCompare,
 	Key:     changeChangesByDayClustering,

@@ -16,7 +16,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // pageStatsPageStats is table page_stats, which is the source of truth of
-// PageStats; its statements are listed in schema.md.
+// PageStats (statements in schema.md).
 var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "page_stats",
 	Pattern: "PageStats",
@@ -31,7 +31,6 @@ var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// pageStatsPageStatsScan scans a row of page_stats into e.
 func pageStatsPageStatsScan(it cqlgen.Iter, e *PageStats) bool {
 	return it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
 }
@@ -49,8 +48,6 @@ func NewPageStatsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageStatsRepo {
 		s:    s,
 	}
 }
-
-// pageStatsCheck rejects a PageStats whose partition key values are empty.
 func pageStatsCheck(e *PageStats) error {
 	if e.Site == "" {
 		return cqlgenimpl.EmptyKey("page_stats", "site")
@@ -133,7 +130,7 @@ func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string
 }
 
 // dailyHitsDailyHits is table daily_hits, which is the source of truth of
-// DailyHits; its statements are listed in schema.md.
+// DailyHits (statements in schema.md).
 var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_hits",
 	Pattern: "DailyHits",
@@ -149,17 +146,12 @@ var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical: true,
 })
 
-// dailyHitsDailyHitsScan scans a row of daily_hits into e.
 func dailyHitsDailyHitsScan(it cqlgen.Iter, e *DailyHits) bool {
 	return it.Scan(&e.Site, &e.Day, &e.Hits)
 }
-
-// dailyHitsDailyHitsClustering is the clustering key of e in daily_hits.
 func dailyHitsDailyHitsClustering(e *DailyHits) []any {
 	return []any{e.Day}
 }
-
-// dailyHitsDailyHitsCompare orders rows of daily_hits as Cassandra does.
 func dailyHitsDailyHitsCompare(a, b *DailyHits) int {
 	if c := a.Day.Compare(b.Day); c != 0 {
 		return -c
@@ -180,8 +172,6 @@ func NewDailyHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *DailyHitsRepo {
 		s:    s,
 	}
 }
-
-// dailyHitsCheck rejects a DailyHits whose partition key values are empty.
 func dailyHitsCheck(e *DailyHits) error {
 	if e.Site == "" {
 		return cqlgenimpl.EmptyKey("daily_hits", "site")
@@ -241,21 +231,17 @@ func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ 
 
 // DailyHitsOptions are the optional parts of a DailyHits read.
 type DailyHitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// DayFrom and DayTo bound day, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day in read order; nil:
+	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
-	// those at DayTo; each is ignored without its bound.
+	// DayFromExclusive and DayToInclusive change the bounds' defaults.
 	DayFromExclusive, DayToInclusive bool
 }
 
-// dailyHitsDailyHitsRead is the static part of a DailyHits read.
 var dailyHitsDailyHitsRead = cqlgenimpl.ReadSpec[DailyHits]{
 	Compare: dailyHitsDailyHitsCompare,
 	Key:     dailyHitsDailyHitsClustering,

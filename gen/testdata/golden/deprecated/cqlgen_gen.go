@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders is table orders, which is the source of truth of Order; its
-// statements are listed in schema.md.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -35,8 +35,6 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -49,41 +47,28 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
-
-// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.CustomerID, &v.Row.Status, &v.Row.PlacedAt, &v.Row.Total, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.CustomerID, e.Status, e.PlacedAt, e.Total}
 }
-
-// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.Status, e.PlacedAt, e.Total, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
-
-// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
-
-// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
-// orderOrdersByDay is table orders_by_customer_day, which serves OrdersByDay;
-// its statements are listed in schema.md.
+// orderOrdersByDay is table orders_by_customer_day, which serves OrdersByDay
+// (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_customer_day",
 	Pattern: "OrdersByDay",
@@ -103,30 +88,18 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByDayRow binds the Insert statement of orders_by_customer_day for
-// e at ts.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
-
-// orderOrdersByDayKey is the primary key of e in orders_by_customer_day.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByDayScan scans a row of orders_by_customer_day into e.
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
-
-// orderOrdersByDayClustering is the clustering key of e in
-// orders_by_customer_day.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByDayCompare orders rows of orders_by_customer_day as Cassandra
-// does.
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -138,7 +111,7 @@ func orderOrdersByDayCompare(a, b *Order) int {
 }
 
 // orderOrdersByMonth is table orders_by_customer_month, which serves
-// OrdersByMonth; its statements are listed in schema.md.
+// OrdersByMonth (statements in schema.md).
 var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_customer_month",
 	Pattern: "OrdersByMonth",
@@ -158,30 +131,18 @@ var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByMonthRow binds the Insert statement of orders_by_customer_month
-// for e at ts.
 func orderOrdersByMonthRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
-
-// orderOrdersByMonthKey is the primary key of e in orders_by_customer_month.
 func orderOrdersByMonthKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByMonthScan scans a row of orders_by_customer_month into e.
 func orderOrdersByMonthScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
-
-// orderOrdersByMonthClustering is the clustering key of e in
-// orders_by_customer_month.
 func orderOrdersByMonthClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByMonthCompare orders rows of orders_by_customer_month as
-// Cassandra does.
 func orderOrdersByMonthCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -192,8 +153,8 @@ func orderOrdersByMonthCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus;
-// its statements are listed in schema.md.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
+// (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersByStatus",
@@ -211,30 +172,18 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e
-// at ts.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.CustomerID, e.PlacedAt, e.Total, ts}
 }
-
-// orderOrdersByStatusKey is the primary key of e in orders_by_status.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
-
-// orderOrdersByStatusScan scans a row of orders_by_status into e.
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
 }
-
-// orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersByStatusCompare orders rows of orders_by_status as Cassandra
-// does.
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -257,8 +206,6 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 		s:    s,
 	}
 }
-
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -271,9 +218,6 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
-
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -281,7 +225,6 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -447,28 +390,23 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Fo
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// orderOrdersByDayRead is the static part of a OrdersByDay read.
 var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByDayCompare,
 	Key:     orderOrdersByDayClustering,
@@ -503,28 +441,23 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *Order
 
 // OrdersByMonthOptions are the optional parts of a OrdersByMonth read.
 type OrdersByMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// orderOrdersByMonthRead is the static part of a OrdersByMonth read.
 var orderOrdersByMonthRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByMonthCompare,
 	Key:     orderOrdersByMonthClustering,
@@ -556,22 +489,17 @@ func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *Ord
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderOrdersByStatusRead is the static part of a OrdersByStatus read.
 var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByStatusCompare,
 	Key:     orderOrdersByStatusClustering,

@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders is table orders, which is the source of truth of Order; its
-// statements are listed in schema.md.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -37,8 +37,6 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -51,35 +49,22 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
-
-// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.TenantID, e.OrderID}
 }
-
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
 }
-
-// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
-
-// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
-
-// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.TenantID, e.OrderID, version}
 }
@@ -96,7 +81,7 @@ type OrdersByCustomerRow struct {
 }
 
 // orderOrdersByCustomer is table orders_by_customer, which serves
-// OrdersByCustomer; its statements are listed in schema.md.
+// OrdersByCustomer (statements in schema.md).
 var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_customer",
 	Pattern: "OrdersByCustomer",
@@ -114,30 +99,18 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByCustomerRow binds the Insert statement of orders_by_customer
-// for e at ts.
 func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
 }
-
-// orderOrdersByCustomerKey is the primary key of e in orders_by_customer.
 func orderOrdersByCustomerKey(e *Order) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByCustomerScan scans a row of orders_by_customer into e.
 func orderOrdersByCustomerScan(it cqlgen.Iter, e *OrdersByCustomerRow) bool {
 	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
 }
-
-// orderOrdersByCustomerClustering is the clustering key of e in
-// orders_by_customer.
 func orderOrdersByCustomerClustering(e *OrdersByCustomerRow) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersByCustomerCompare orders rows of orders_by_customer as Cassandra
-// does.
 func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -148,8 +121,8 @@ func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	return 0
 }
 
-// orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus;
-// its statements are listed in schema.md.
+// orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus
+// (statements in schema.md).
 var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersInStatus",
@@ -169,30 +142,18 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersInStatusRow binds the Insert statement of orders_by_status for e
-// at ts.
 func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
 }
-
-// orderOrdersInStatusKey is the primary key of e in orders_by_status.
 func orderOrdersInStatusKey(e *Order) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersInStatusScan scans a row of orders_by_status into e.
 func orderOrdersInStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
 }
-
-// orderOrdersInStatusClustering is the clustering key of e in
-// orders_by_status.
 func orderOrdersInStatusClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
-
-// orderOrdersInStatusCompare orders rows of orders_by_status as Cassandra
-// does.
 func orderOrdersInStatusCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return c
@@ -217,8 +178,6 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 		s:    s,
 	}
 }
-
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.TenantID == "" {
 		return cqlgenimpl.EmptyKey("orders", "tenant_id")
@@ -234,9 +193,6 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
-
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.TenantID == "" {
 		return cqlgenimpl.EmptyKey("orders", "tenant_id")
@@ -247,7 +203,6 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -421,22 +376,18 @@ func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []str
 
 // OrdersByCustomerOptions are the optional parts of a OrdersByCustomer read.
 type OrdersByCustomerOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-// orderOrdersByCustomerRead is the static part of a OrdersByCustomer read.
 var orderOrdersByCustomerRead = cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
 	Compare: orderOrdersByCustomerCompare,
 	Key:     orderOrdersByCustomerClustering,
@@ -465,22 +416,18 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 
 // OrdersInStatusOptions are the optional parts of a OrdersInStatus read.
 type OrdersInStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-// orderOrdersInStatusRead is the static part of a OrdersInStatus read.
 var orderOrdersInStatusRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersInStatusCompare,
 	Key:     orderOrdersInStatusClustering,

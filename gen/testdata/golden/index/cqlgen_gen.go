@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// docDocs is table docs, which is the source of truth of Doc; its statements
-// are listed in schema.md.
+// docDocs is table docs, which is the source of truth of Doc (statements in
+// schema.md).
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "Docs",
@@ -37,23 +37,15 @@ var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// docDocsRow binds the Insert statement of docs for e at ts; unset leaves nil
-// pointers and empty collections unset.
 func docDocsRow(e *Doc, ts int64, unset bool) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID, e.Author, cqlgenimpl.MapOrUnset(e.Tags, unset), e.Bytes, ts}
 }
-
-// docDocsScan scans a row of docs into e.
 func docDocsScan(it cqlgen.Iter, e *Doc) bool {
 	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
-
-// docDocsClustering is the clustering key of e in docs.
 func docDocsClustering(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
-
-// docDocsCompare orders rows of docs as Cassandra does.
 func docDocsCompare(a, b *Doc) int {
 	if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
 		return -c
@@ -77,8 +69,6 @@ func NewDocRepo(s cqlgen.Session, opts ...cqlgen.Option) *DocRepo {
 		s:    s,
 	}
 }
-
-// docCheck rejects a Doc whose partition key values are empty.
 func docCheck(e *Doc) error {
 	if e.Space == "" {
 		return cqlgenimpl.EmptyKey("docs", "space")
@@ -169,22 +159,18 @@ func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, do
 
 // DocsOptions are the optional parts of a Docs read.
 type DocsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// UpdatedAtFrom and UpdatedAtTo bound updated_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at
+	// in read order; nil: open.
 	UpdatedAtFrom, UpdatedAtTo *time.Time
-	// UpdatedAtFromExclusive leaves out the rows at UpdatedAtFrom,
-	// UpdatedAtToInclusive takes in those at UpdatedAtTo; each is ignored
-	// without its bound.
+	// UpdatedAtFromExclusive and UpdatedAtToInclusive change the bounds'
+	// defaults.
 	UpdatedAtFromExclusive, UpdatedAtToInclusive bool
 }
 
-// docDocsRead is the static part of a Docs read.
 var docDocsRead = cqlgenimpl.ReadSpec[Doc]{
 	Compare: docDocsCompare,
 	Key:     docDocsClustering,
@@ -207,8 +193,8 @@ func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cql
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// docDocsByTag is the read of table docs through index docs_by_tag, which
-// serves DocsByTag; its statements are listed in schema.md.
+// docDocsByTag reads table docs through index docs_by_tag (statements in
+// schema.md).
 var docDocsByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "DocsByTag",
@@ -233,19 +219,15 @@ var docDocsByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// docDocsByTagKey is the cursor key of a row read through docs_by_tag: its
-// clustering key.
 func docDocsByTagKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
 // DocsByTagOptions are the optional parts of a DocsByTag read.
 type DocsByTagOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
@@ -273,8 +255,8 @@ func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *Do
 	})
 }
 
-// docDocsSized is the read of table docs through index docs_by_size, which
-// serves DocsSized; its statements are listed in schema.md.
+// docDocsSized reads table docs through index docs_by_size (statements in
+// schema.md).
 var docDocsSized = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "DocsSized",
@@ -300,22 +282,17 @@ var docDocsSized = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// docDocsSizedKey is the cursor key of a row read through docs_by_size: its
-// clustering key.
 func docDocsSizedKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
 // DocsSizedOptions are the optional parts of a DocsSized read.
 type DocsSizedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// BytesFromExclusive leaves out the rows whose bytes is the From value,
-	// BytesToInclusive takes in those whose bytes is the To value.
+	// BytesFromExclusive and BytesToInclusive change the bounds' defaults.
 	BytesFromExclusive, BytesToInclusive bool
 }
 
@@ -345,8 +322,8 @@ func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, 
 	})
 }
 
-// docDocsByAuthor is the read of table docs through index docs_by_author,
-// which serves DocsByAuthor; its statements are listed in schema.md.
+// docDocsByAuthor reads table docs through index docs_by_author (statements in
+// schema.md).
 var docDocsByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "docs",
 	Pattern: "DocsByAuthor",
@@ -371,19 +348,15 @@ var docDocsByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	},
 })
 
-// docDocsByAuthorKey is the cursor key of a row read through docs_by_author:
-// its partition key, then its clustering key.
 func docDocsByAuthorKey(e *Doc) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID}
 }
 
 // DocsByAuthorOptions are the optional parts of a DocsByAuthor read.
 type DocsByAuthorOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
@@ -407,8 +380,8 @@ func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuth
 	})
 }
 
-// eventEvents is table events, which is the source of truth of Event; its
-// statements are listed in schema.md.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -426,36 +399,24 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Source, e.At, e.ID, e.Kind, ts}
 }
-
-// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
 }
-
-// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.Source, e.At, e.ID}
 }
-
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [1]*int64
 	ok = it.Scan(&v.Row.Source, &v.Row.At, &v.Row.ID, &v.Row.Kind, &wt[0])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
-
-// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -466,8 +427,8 @@ func eventEventsCompare(a, b *Event) int {
 	return 0
 }
 
-// eventEventsByKind is table events_by_kind, which serves EventsByKind; its
-// statements are listed in schema.md.
+// eventEventsByKind is table events_by_kind, which serves EventsByKind
+// (statements in schema.md).
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_kind",
 	Pattern: "EventsByKind",
@@ -486,23 +447,15 @@ var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByKindRow binds the Insert statement of events_by_kind for e at
-// ts.
 func eventEventsByKindRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Kind, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.ID, e.Source, ts}
 }
-
-// eventEventsByKindScan scans a row of events_by_kind into e.
 func eventEventsByKindScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
 }
-
-// eventEventsByKindClustering is the clustering key of e in events_by_kind.
 func eventEventsByKindClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
-
-// eventEventsByKindCompare orders rows of events_by_kind as Cassandra does.
 func eventEventsByKindCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -527,8 +480,6 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 		s:    s,
 	}
 }
-
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.Source == "" {
 		return cqlgenimpl.EmptyKey("events", "source")
@@ -538,9 +489,6 @@ func eventCheck(e *Event) error {
 	}
 	return nil
 }
-
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.Source == "" {
 		return cqlgenimpl.EmptyKey("events", "source")
@@ -589,7 +537,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -659,21 +606,17 @@ func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id goc
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// eventEventsRead is the static part of a Events read.
 var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsCompare,
 	Key:     eventEventsClustering,
@@ -698,27 +641,22 @@ func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions)
 
 // EventsByKindOptions are the optional parts of a EventsByKind read.
 type EventsByKindOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// eventEventsByKindRead is the static part of a EventsByKind read.
 var eventEventsByKindRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsByKindCompare,
 	Key:     eventEventsByKindClustering,

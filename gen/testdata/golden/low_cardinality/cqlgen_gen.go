@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders is table orders, which is the source of truth of Order; its
-// statements are listed in schema.md.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -34,8 +34,6 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -48,41 +46,28 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
-
-// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Status, e.Urgent, e.Day}
 }
-
-// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Status, e.Urgent, e.Day, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
-
-// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
-
-// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus;
-// its statements are listed in schema.md.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
+// (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_status",
 	Pattern: "OrdersByStatus",
@@ -99,30 +84,18 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByStatusRow binds the Insert statement of orders_by_status for e
-// at ts.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
 }
-
-// orderOrdersByStatusKey is the primary key of e in orders_by_status.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
-
-// orderOrdersByStatusScan scans a row of orders_by_status into e.
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
 }
-
-// orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersByStatusCompare orders rows of orders_by_status as Cassandra
-// does.
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -130,8 +103,8 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag; its
-// statements are listed in schema.md.
+// orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag
+// (statements in schema.md).
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_flag",
 	Pattern: "OrdersByFlag",
@@ -148,28 +121,18 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByFlagRow binds the Insert statement of orders_by_flag for e at
-// ts.
 func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
 }
-
-// orderOrdersByFlagKey is the primary key of e in orders_by_flag.
 func orderOrdersByFlagKey(e *Order) []any {
 	return []any{e.Urgent, e.OrderID}
 }
-
-// orderOrdersByFlagScan scans a row of orders_by_flag into e.
 func orderOrdersByFlagScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
 }
-
-// orderOrdersByFlagClustering is the clustering key of e in orders_by_flag.
 func orderOrdersByFlagClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersByFlagCompare orders rows of orders_by_flag as Cassandra does.
 func orderOrdersByFlagCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -177,8 +140,8 @@ func orderOrdersByFlagCompare(a, b *Order) int {
 	return 0
 }
 
-// orderOrdersByDay is table orders_by_day, which serves OrdersByDay; its
-// statements are listed in schema.md.
+// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
+// (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_day",
 	Pattern: "OrdersByDay",
@@ -195,27 +158,18 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersByDayRow binds the Insert statement of orders_by_day for e at ts.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
 }
-
-// orderOrdersByDayKey is the primary key of e in orders_by_day.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.Day, e.OrderID}
 }
-
-// orderOrdersByDayScan scans a row of orders_by_day into e.
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
-
-// orderOrdersByDayClustering is the clustering key of e in orders_by_day.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersByDayCompare orders rows of orders_by_day as Cassandra does.
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -224,7 +178,7 @@ func orderOrdersByDayCompare(a, b *Order) int {
 }
 
 // orderOrdersByDaySharded is table orders_by_day_sharded, which serves
-// OrdersByDaySharded; its statements are listed in schema.md.
+// OrdersByDaySharded (statements in schema.md).
 var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_by_day_sharded",
 	Pattern: "OrdersByDaySharded",
@@ -243,30 +197,18 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// orderOrdersByDayShardedRow binds the Insert statement of
-// orders_by_day_sharded for e at ts.
 func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
 }
-
-// orderOrdersByDayShardedKey is the primary key of e in orders_by_day_sharded.
 func orderOrdersByDayShardedKey(e *Order) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID}
 }
-
-// orderOrdersByDayShardedScan scans a row of orders_by_day_sharded into e.
 func orderOrdersByDayShardedScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
-
-// orderOrdersByDayShardedClustering is the clustering key of e in
-// orders_by_day_sharded.
 func orderOrdersByDayShardedClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersByDayShardedCompare orders rows of orders_by_day_sharded as
-// Cassandra does.
 func orderOrdersByDayShardedCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -289,8 +231,6 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 		s:    s,
 	}
 }
-
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -303,9 +243,6 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
-
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -313,7 +250,6 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -486,22 +422,17 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Fo
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderOrdersByStatusRead is the static part of a OrdersByStatus read.
 var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByStatusCompare,
 	Key:     orderOrdersByStatusClustering,
@@ -526,22 +457,17 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 
 // OrdersByFlagOptions are the optional parts of a OrdersByFlag read.
 type OrdersByFlagOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderOrdersByFlagRead is the static part of a OrdersByFlag read.
 var orderOrdersByFlagRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByFlagCompare,
 	Key:     orderOrdersByFlagClustering,
@@ -563,22 +489,17 @@ func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFl
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderOrdersByDayRead is the static part of a OrdersByDay read.
 var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByDayCompare,
 	Key:     orderOrdersByDayClustering,
@@ -604,22 +525,17 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 // OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded
 // read.
 type OrdersByDayShardedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderOrdersByDayShardedRead is the static part of a OrdersByDaySharded read.
 var orderOrdersByDayShardedRead = cqlgenimpl.ReadSpec[Order]{
 	Compare:     orderOrdersByDayShardedCompare,
 	HashBuckets: 16,

@@ -17,8 +17,8 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded,
-// which is the source of truth of UnshardedChartEntry; its statements are
-// listed in schema.md.
+// which is the source of truth of UnshardedChartEntry (statements in
+// schema.md).
 var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_charts_unsharded",
 	Pattern: "DailyChartsUnsharded",
@@ -33,26 +33,15 @@ var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.Tab
 	Single:    true,
 })
 
-// unshardedChartEntryDailyChartsUnshardedRow binds the Insert statement of
-// daily_charts_unsharded for e at ts.
 func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
-
-// unshardedChartEntryDailyChartsUnshardedScan scans a row of
-// daily_charts_unsharded into e.
 func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter, e *UnshardedChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
-
-// unshardedChartEntryDailyChartsUnshardedClustering is the clustering key of e
-// in daily_charts_unsharded.
 func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
-
-// unshardedChartEntryDailyChartsUnshardedCompare orders rows of
-// daily_charts_unsharded as Cassandra does.
 func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -77,9 +66,6 @@ func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *Unshar
 		s:    s,
 	}
 }
-
-// unshardedChartEntryCheck rejects a UnshardedChartEntry whose partition key
-// values are empty.
 func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
@@ -171,23 +157,18 @@ func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, 
 // DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
 // read.
 type DailyChartsUnshardedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-// unshardedChartEntryDailyChartsUnshardedRead is the static part of a
-// DailyChartsUnsharded read.
 var unshardedChartEntryDailyChartsUnshardedRead = cqlgenimpl.ReadSpec[UnshardedChartEntry]{
 	Compare: unshardedChartEntryDailyChartsUnshardedCompare,
 	Key:     unshardedChartEntryDailyChartsUnshardedClustering,
@@ -212,7 +193,7 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 }
 
 // chartEntryDailyCharts is table daily_charts, which is the source of truth of
-// ChartEntry; its statements are listed in schema.md.
+// ChartEntry (statements in schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "daily_charts",
 	Pattern: "DailyCharts",
@@ -229,23 +210,15 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsRow binds the Insert statement of daily_charts for e at
-// ts.
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
-
-// chartEntryDailyChartsScan scans a row of daily_charts into e.
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
-
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts.
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
-
-// chartEntryDailyChartsCompare orders rows of daily_charts as Cassandra does.
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -269,8 +242,6 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 		s:    s,
 	}
 }
-
-// chartEntryCheck rejects a ChartEntry whose partition key values are empty.
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_charts", "chart_date")
@@ -361,22 +332,18 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-// chartEntryDailyChartsRead is the static part of a DailyCharts read.
 var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
@@ -402,7 +369,7 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 }
 
 // playListeningHistory is table listening_history, which is the source of
-// truth of Play; its statements are listed in schema.md.
+// truth of Play (statements in schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "listening_history",
 	Pattern: "ListeningHistory",
@@ -417,25 +384,15 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// playListeningHistoryRow binds the Insert statement of listening_history for
-// e at ts.
 func playListeningHistoryRow(e *Play, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
-
-// playListeningHistoryScan scans a row of listening_history into e.
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
-
-// playListeningHistoryClustering is the clustering key of e in
-// listening_history.
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
-
-// playListeningHistoryCompare orders rows of listening_history as Cassandra
-// does.
 func playListeningHistoryCompare(a, b *Play) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -459,8 +416,6 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 		s:    s,
 	}
 }
-
-// playCheck rejects a Play whose partition key values are empty.
 func playCheck(e *Play) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("listening_history", "user_id")
@@ -551,22 +506,18 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
+	// read order; nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
-	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
-	// without its bound.
+	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
+	// defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
-// playListeningHistoryRead is the static part of a ListeningHistory read.
 var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
 	Compare: playListeningHistoryCompare,
 	Key:     playListeningHistoryClustering,
@@ -591,8 +542,7 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 }
 
 // playForeverListeningHistoryForever is table listening_history_forever, which
-// is the source of truth of PlayForever; its statements are listed in
-// schema.md.
+// is the source of truth of PlayForever (statements in schema.md).
 var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "listening_history_forever",
 	Pattern: "ListeningHistoryForever",
@@ -607,26 +557,15 @@ var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpe
 	Single:    true,
 })
 
-// playForeverListeningHistoryForeverRow binds the Insert statement of
-// listening_history_forever for e at ts.
 func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
-
-// playForeverListeningHistoryForeverScan scans a row of
-// listening_history_forever into e.
 func playForeverListeningHistoryForeverScan(it cqlgen.Iter, e *PlayForever) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
-
-// playForeverListeningHistoryForeverClustering is the clustering key of e in
-// listening_history_forever.
 func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
-
-// playForeverListeningHistoryForeverCompare orders rows of
-// listening_history_forever as Cassandra does.
 func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -651,8 +590,6 @@ func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRep
 		s:    s,
 	}
 }
-
-// playForeverCheck rejects a PlayForever whose partition key values are empty.
 func playForeverCheck(e *PlayForever) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
@@ -744,23 +681,18 @@ func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.
 // ListeningHistoryForeverOptions are the optional parts of a
 // ListeningHistoryForever read.
 type ListeningHistoryForeverOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
+	// read order; nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
-	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
-	// without its bound.
+	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
+	// defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
-// playForeverListeningHistoryForeverRead is the static part of a
-// ListeningHistoryForever read.
 var playForeverListeningHistoryForeverRead = cqlgenimpl.ReadSpec[PlayForever]{
 	Compare: playForeverListeningHistoryForeverCompare,
 	Key:     playForeverListeningHistoryForeverClustering,

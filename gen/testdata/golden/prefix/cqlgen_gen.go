@@ -17,7 +17,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // tradeTradesByAccount is table trades_by_account, which is the source of
-// truth of Trade; its statements are listed in schema.md.
+// truth of Trade (statements in schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_account",
 	Pattern: "TradesByAccount",
@@ -39,8 +39,6 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:     1,
 })
 
-// tradeTradesByAccountScan reads the next row of trades_by_account that is no
-// grave of a deleted Trade into e; false when there is none.
 func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	for {
 		var deleted bool
@@ -53,47 +51,28 @@ func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 		*e = Trade{}
 	}
 }
-
-// tradeTradesByAccountState binds the State statement of trades_by_account.
 func tradeTradesByAccountState(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID}
 }
-
-// tradeTradesByAccountScanState reads a row of trades_by_account with its
-// version, its mark of deletion, its pending record and its last changes.
 func tradeTradesByAccountScanState(it cqlgen.Iter) (v cqlgenimpl.State[Trade], ok bool) {
 	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// tradeTradesByAccountData is e's row in trades_by_account.
 func tradeTradesByAccountData(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, e.Symbol, e.Shares}
 }
-
-// tradeTradesByAccountChange binds the Change statement of trades_by_account.
 func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
-
-// tradeTradesByAccountRemove binds the Remove statement of trades_by_account.
 func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
-
-// tradeTradesByAccountSettle binds the Settle statement of trades_by_account.
 func tradeTradesByAccountSettle(e *Trade, version int64) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, version}
 }
-
-// tradeTradesByAccountClustering is the clustering key of e in
-// trades_by_account.
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
 }
-
-// tradeTradesByAccountCompare orders rows of trades_by_account as Cassandra
-// does.
 func tradeTradesByAccountCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Type, b.Type); c != 0 {
 		return c
@@ -107,8 +86,8 @@ func tradeTradesByAccountCompare(a, b *Trade) int {
 	return 0
 }
 
-// tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol;
-// its statements are listed in schema.md.
+// tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol
+// (statements in schema.md).
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "trades_by_symbol",
 	Pattern: "TradesBySymbol",
@@ -130,30 +109,18 @@ var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// tradeTradesBySymbolRow binds the Insert statement of trades_by_symbol for e
-// at ts.
 func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID, e.Shares, ts}
 }
-
-// tradeTradesBySymbolKey is the primary key of e in trades_by_symbol.
 func tradeTradesBySymbolKey(e *Trade) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID}
 }
-
-// tradeTradesBySymbolScan scans a row of trades_by_symbol into e.
 func tradeTradesBySymbolScan(it cqlgen.Iter, e *Trade) bool {
 	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
 }
-
-// tradeTradesBySymbolClustering is the clustering key of e in
-// trades_by_symbol.
 func tradeTradesBySymbolClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.Account, e.TradeID}
 }
-
-// tradeTradesBySymbolCompare orders rows of trades_by_symbol as Cassandra
-// does.
 func tradeTradesBySymbolCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Type, b.Type); c != 0 {
 		return c
@@ -184,8 +151,6 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 		s:    s,
 	}
 }
-
-// tradeCheck rejects a Trade whose partition key values are empty.
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
 		return cqlgenimpl.EmptyKey("trades_by_account", "account")
@@ -195,9 +160,6 @@ func tradeCheck(e *Trade) error {
 	}
 	return nil
 }
-
-// tradeCheckKey rejects a Trade whose partition key value in
-// trades_by_account, the source of truth, is empty.
 func tradeCheckKey(e *Trade) error {
 	if e.Account == "" {
 		return cqlgenimpl.EmptyKey("trades_by_account", "account")
@@ -205,7 +167,6 @@ func tradeCheckKey(e *Trade) error {
 	return nil
 }
 
-// tradeWrites is the write protocol of Trade.
 var tradeWrites = &cqlgenimpl.Entity[Trade]{
 	Canonical: tradeTradesByAccount,
 	State:     tradeTradesByAccountState,
@@ -352,34 +313,26 @@ func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tra
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
 type TradesByAccountOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TypeFrom and TypeTo bound type, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
+	// nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive leaves out the rows at TypeFrom, TypeToInclusive takes
-	// in those at TypeTo; each is ignored without its bound.
+	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
 	TypeFromExclusive, TypeToInclusive bool
-	// TypeEq fixes type: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets TradeDateFrom and
-	// TradeDateTo bound trade_date within them; no bound on an earlier column
-	// is allowed then.
+	// TypeEq fixes type (nil: every value); with every Eq before it,
+	// TradeDateFrom and TradeDateTo bound trade_date within it.
 	TypeEq *string
-	// TradeDateFrom and TradeDateTo bound trade_date, in the order rows come
-	// back, in the rows TypeEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
+	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive leaves out the rows at TradeDateFrom,
-	// TradeDateToInclusive takes in those at TradeDateTo; each is ignored
-	// without its bound.
+	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
+	// defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
 }
 
-// tradeTradesByAccountRead is the static part of a TradesByAccount read.
 var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
 	Compare: tradeTradesByAccountCompare,
 	Key:     tradeTradesByAccountClustering,
@@ -411,47 +364,34 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 
 // TradesBySymbolOptions are the optional parts of a TradesBySymbol read.
 type TradesBySymbolOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TypeFrom and TypeTo bound type, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
+	// nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive leaves out the rows at TypeFrom, TypeToInclusive takes
-	// in those at TypeTo; each is ignored without its bound.
+	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
 	TypeFromExclusive, TypeToInclusive bool
-	// TypeEq fixes type: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets TradeDateFrom and
-	// TradeDateTo bound trade_date within them; no bound on an earlier column
-	// is allowed then.
+	// TypeEq fixes type (nil: every value); with every Eq before it,
+	// TradeDateFrom and TradeDateTo bound trade_date within it.
 	TypeEq *string
-	// TradeDateFrom and TradeDateTo bound trade_date, in the order rows come
-	// back, in the rows TypeEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
+	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive leaves out the rows at TradeDateFrom,
-	// TradeDateToInclusive takes in those at TradeDateTo; each is ignored
-	// without its bound.
+	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
+	// defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
-	// TradeDateEq fixes trade_date: the read returns only the rows with this
-	// value (nil: every value). Set with every Eq before it, it lets
-	// AccountFrom and AccountTo bound account within them; no bound on an
-	// earlier column is allowed then.
+	// TradeDateEq fixes trade_date (nil: every value); with every Eq before
+	// it, AccountFrom and AccountTo bound account within it.
 	TradeDateEq *time.Time
-	// AccountFrom and AccountTo bound account, in the order rows come back, in
-	// the rows TradeDateEq (and every Eq before it) fixes: From is inclusive,
-	// To exclusive; nil leaves that end open.
+	// AccountFrom (inclusive) and AccountTo (exclusive) bound account under
+	// TradeDateEq; nil: open.
 	AccountFrom, AccountTo *string
-	// AccountFromExclusive leaves out the rows at AccountFrom,
-	// AccountToInclusive takes in those at AccountTo; each is ignored without
-	// its bound.
+	// AccountFromExclusive and AccountToInclusive change the bounds' defaults.
 	AccountFromExclusive, AccountToInclusive bool
 }
 
-// tradeTradesBySymbolRead is the static part of a TradesBySymbol read.
 var tradeTradesBySymbolRead = cqlgenimpl.ReadSpec[Trade]{
 	Compare:     tradeTradesBySymbolCompare,
 	HashBuckets: 8,
@@ -488,7 +428,7 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 }
 
 // readingReadingsByKind is table readings_by_kind, which is the source of
-// truth of Reading; its statements are listed in schema.md.
+// truth of Reading (statements in schema.md).
 var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "readings_by_kind",
 	Pattern: "ReadingsByKind",
@@ -509,25 +449,15 @@ var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:    cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByKindRow binds the Insert statement of readings_by_kind for
-// e at ts.
 func readingReadingsByKindRow(e *Reading, ts int64) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
-
-// readingReadingsByKindScan scans a row of readings_by_kind into e.
 func readingReadingsByKindScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
 }
-
-// readingReadingsByKindClustering is the clustering key of e in
-// readings_by_kind.
 func readingReadingsByKindClustering(e *Reading) []any {
 	return []any{e.Kind, e.At}
 }
-
-// readingReadingsByKindCompare orders rows of readings_by_kind as Cassandra
-// does.
 func readingReadingsByKindCompare(a, b *Reading) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -551,8 +481,6 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 		s:    s,
 	}
 }
-
-// readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.Sensor == "" {
 		return cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
@@ -643,38 +571,30 @@ func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at ti
 
 // ReadingsByKindOptions are the optional parts of a ReadingsByKind read.
 type ReadingsByKindOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
-	// at within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
+	// and AtTo bound at within it.
 	KindEq *string
-	// AtFrom and AtTo bound at, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// readingReadingsByKindRead is the static part of a ReadingsByKind read.
 var readingReadingsByKindRead = cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsByKindCompare,
 	Key:     readingReadingsByKindClustering,

@@ -15,8 +15,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// noteEnd is table end, which is the source of truth of Note; its statements
-// are listed in schema.md.
+// noteEnd is table end, which is the source of truth of Note (statements in
+// schema.md).
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "end",
 	Pattern: "End",
@@ -32,8 +32,6 @@ var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// noteEndScan reads the next row of end that is no grave of a deleted Note
-// into e; false when there is none.
 func noteEndScan(it cqlgen.Iter, e *Note) bool {
 	for {
 		var deleted bool
@@ -46,48 +44,31 @@ func noteEndScan(it cqlgen.Iter, e *Note) bool {
 		*e = Note{}
 	}
 }
-
-// noteEndState binds the State statement of end.
 func noteEndState(e *Note) []any {
 	return []any{e.ID}
 }
-
-// noteEndScanState reads a row of end with its version, its mark of deletion,
-// its pending record and its last changes.
 func noteEndScanState(it cqlgen.Iter) (v cqlgenimpl.State[Note], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// noteEndData is e's row in end.
 func noteEndData(e *Note) []any {
 	return []any{e.ID, e.Owner, e.Tag}
 }
-
-// noteEndChange binds the Change statement of end.
 func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
-
-// noteEndRemove binds the Remove statement of end.
 func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
-
-// noteEndSettle binds the Settle statement of end.
 func noteEndSettle(e *Note, version int64) []any {
 	return []any{e.ID, version}
 }
-
-// noteSubgraphHolds reports whether subgraph holds e's row: tag = "say \"hi\"
-// #1 <b>x</b> & #quot;". The write protocol moves the row in and out of the
-// table as e changes.
 func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
 }
 
-// noteSubgraph is table subgraph, which serves Subgraph; its statements are
-// listed in schema.md.
+// noteSubgraph is table subgraph, which serves Subgraph (statements in
+// schema.md).
 var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "subgraph",
 	Pattern: "Subgraph",
@@ -103,27 +84,18 @@ var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// noteSubgraphRow binds the Insert statement of subgraph for e at ts.
 func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.Owner, e.ID, e.Tag, ts}
 }
-
-// noteSubgraphKey is the primary key of e in subgraph.
 func noteSubgraphKey(e *Note) []any {
 	return []any{e.Owner, e.ID}
 }
-
-// noteSubgraphScan scans a row of subgraph into e.
 func noteSubgraphScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.Owner, &e.ID, &e.Tag)
 }
-
-// noteSubgraphClustering is the clustering key of e in subgraph.
 func noteSubgraphClustering(e *Note) []any {
 	return []any{e.ID}
 }
-
-// noteSubgraphCompare orders rows of subgraph as Cassandra does.
 func noteSubgraphCompare(a, b *Note) int {
 	if c := cmp.Compare(a.ID, b.ID); c != 0 {
 		return c
@@ -145,9 +117,6 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 		s:    s,
 	}
 }
-
-// noteCheck rejects a Note whose partition key values are empty, in the tables
-// that hold it.
 func noteCheck(e *Note) error {
 	if e.ID == "" {
 		return cqlgenimpl.EmptyKey("end", "id")
@@ -159,9 +128,6 @@ func noteCheck(e *Note) error {
 	}
 	return nil
 }
-
-// noteCheckKey rejects a Note whose partition key value in end, the source of
-// truth, is empty.
 func noteCheckKey(e *Note) error {
 	if e.ID == "" {
 		return cqlgenimpl.EmptyKey("end", "id")
@@ -169,7 +135,6 @@ func noteCheckKey(e *Note) error {
 	return nil
 }
 
-// noteWrites is the write protocol of Note.
 var noteWrites = &cqlgenimpl.Entity[Note]{
 	Canonical: noteEnd,
 	State:     noteEndState,
@@ -321,21 +286,17 @@ func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[No
 
 // SubgraphOptions are the optional parts of a Subgraph read.
 type SubgraphOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// IDFrom and IDTo bound id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
+	// open.
 	IDFrom, IDTo *string
-	// IDFromExclusive leaves out the rows at IDFrom, IDToInclusive takes in
-	// those at IDTo; each is ignored without its bound.
+	// IDFromExclusive and IDToInclusive change the bounds' defaults.
 	IDFromExclusive, IDToInclusive bool
 }
 
-// noteSubgraphRead is the static part of a Subgraph read.
 var noteSubgraphRead = cqlgenimpl.ReadSpec[Note]{
 	Compare: noteSubgraphCompare,
 	Key:     noteSubgraphClustering,

@@ -15,8 +15,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// lineLines is table lines, which is the source of truth of Line; its
-// statements are listed in schema.md.
+// lineLines is table lines, which is the source of truth of Line (statements
+// in schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines",
 	Pattern: "Lines",
@@ -37,8 +37,6 @@ var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesScan reads the next row of lines that is no grave of a deleted Line
-// nor a partition's statics alone into e; false when there is none.
 func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 	for {
 		var deleted bool
@@ -52,46 +50,28 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 		*e = Line{}
 	}
 }
-
-// lineLinesState binds the State statement of lines.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
-
-// lineLinesScanState reads a row of lines with its version, its mark of
-// deletion, its pending record, its last changes and the version of its
-// partition's statics.
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
-
-// lineLinesData is e's row in lines.
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.PlacedAt, e.Status, e.Qty}
 }
-
-// lineLinesChange binds the Change statement of lines.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
-
-// lineLinesRemove binds the Remove statement of lines.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
-
-// lineLinesSettle binds the Settle statement of lines.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
-
-// lineLinesClustering is the clustering key of e in lines.
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
-
-// lineLinesCompare orders rows of lines as Cassandra does.
 func lineLinesCompare(a, b *Line) int {
 	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
 		return c
@@ -109,8 +89,8 @@ type LinesByStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByStatus is table lines_by_status, which serves LinesByStatus; its
-// statements are listed in schema.md.
+// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
+// (statements in schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_status",
 	Pattern: "LinesByStatus",
@@ -127,28 +107,18 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesByStatusRow binds the Insert statement of lines_by_status for e at
-// ts.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
-
-// lineLinesByStatusKey is the primary key of e in lines_by_status.
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
-
-// lineLinesByStatusScan scans a row of lines_by_status into e.
 func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
-
-// lineLinesByStatusClustering is the clustering key of e in lines_by_status.
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
-
-// lineLinesByStatusCompare orders rows of lines_by_status as Cassandra does.
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -171,7 +141,7 @@ type LinesByOrderStatusRow struct {
 }
 
 // lineLinesByOrderStatus is table lines_by_order_status, which serves
-// LinesByOrderStatus; its statements are listed in schema.md.
+// LinesByOrderStatus (statements in schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "lines_by_order_status",
 	Pattern: "LinesByOrderStatus",
@@ -189,19 +159,12 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// lineLinesByOrderStatusRow binds the Insert statement of
-// lines_by_order_status for e at ts.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
-
-// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status.
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
-
-// lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
-// e, skipping a partition's statics alone; false when there is none.
 func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
@@ -214,15 +177,9 @@ func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 		*e = LinesByOrderStatusRow{}
 	}
 }
-
-// lineLinesByOrderStatusClustering is the clustering key of e in
-// lines_by_order_status.
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
-
-// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as
-// Cassandra does.
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -247,8 +204,6 @@ func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
 		s:    s,
 	}
 }
-
-// lineCheck rejects a Line whose partition key values are empty.
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -258,9 +213,6 @@ func lineCheck(e *Line) error {
 	}
 	return nil
 }
-
-// lineCheckKey rejects a Line whose partition key value in lines, the source
-// of truth, is empty.
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -268,7 +220,6 @@ func lineCheckKey(e *Line) error {
 	return nil
 }
 
-// lineWrites is the write protocol of Line.
 var lineWrites = &cqlgenimpl.Entity[Line]{
 	Canonical: lineLines,
 	State:     lineLinesState,
@@ -415,21 +366,17 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 
 // LinesOptions are the optional parts of a Lines read.
 type LinesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ItemIDFrom and ItemIDTo bound item_id, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
+	// order; nil: open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive leaves out the rows at ItemIDFrom, ItemIDToInclusive
-	// takes in those at ItemIDTo; each is ignored without its bound.
+	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
-// lineLinesRead is the static part of a Lines read.
 var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
 	Compare: lineLinesCompare,
 	Key:     lineLinesClustering,
@@ -454,22 +401,17 @@ func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (
 
 // LinesByStatusOptions are the optional parts of a LinesByStatus read.
 type LinesByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// lineLinesByStatusRead is the static part of a LinesByStatus read.
 var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
 	Compare: lineLinesByStatusCompare,
 	Key:     lineLinesByStatusClustering,
@@ -496,21 +438,17 @@ func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByS
 // LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
 // read.
 type LinesByOrderStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
 }
 
-// lineLinesByOrderStatusRead is the static part of a LinesByOrderStatus read.
 var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
 	Compare: lineLinesByOrderStatusCompare,
 	Key:     lineLinesByOrderStatusClustering,

@@ -17,7 +17,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // everythingEverything is table everything, which is the source of truth of
-// Everything; its statements are listed in schema.md.
+// Everything (statements in schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "everything",
 	Pattern: "Everything",
@@ -74,23 +74,15 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// everythingEverythingRow binds the Insert statement of everything for e at
-// ts; unset leaves nil pointers and empty collections unset.
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
-
-// everythingEverythingScan scans a row of everything into e.
 func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
-
-// everythingEverythingClustering is the clustering key of e in everything.
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
-
-// everythingEverythingCompare orders rows of everything as Cassandra does.
 func everythingEverythingCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
 		return c
@@ -114,8 +106,6 @@ func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo 
 		s:    s,
 	}
 }
-
-// everythingCheck rejects a Everything whose partition key values are empty.
 func everythingCheck(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
 		return cqlgenimpl.EmptyKey("everything", "id")
@@ -206,22 +196,17 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 
 // EverythingOptions are the optional parts of a Everything read.
 type EverythingOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
+	// order; nil: open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive leaves out the rows at TagsKeyFrom,
-	// TagsKeyToInclusive takes in those at TagsKeyTo; each is ignored without
-	// its bound.
+	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
-// everythingEverythingRead is the static part of a Everything read.
 var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
 	Compare: everythingEverythingCompare,
 	Key:     everythingEverythingClustering,

@@ -18,7 +18,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // customerCustomers is table customers, which is the source of truth of
-// Customer; its statements are listed in schema.md.
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
@@ -41,8 +41,6 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer into e; false when there is none.
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	for {
 		var deleted bool
@@ -55,26 +53,16 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 		*e = Customer{}
 	}
 }
-
-// customerCustomersState binds the State statement of customers.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
-
-// customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// customerCustomersData is e's row in customers.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy, e.Revision}
 }
-
-// customerMerge is e written over cur by an Insert: e's unset fields keep
-// cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Shipping == nil {
@@ -91,24 +79,18 @@ func customerMerge(cur, e *Customer) Customer {
 	}
 	return m
 }
-
-// customerCustomersChange binds the Change statement of customers.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
-
-// customerCustomersRemove binds the Remove statement of customers.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
-
-// customerCustomersSettle binds the Settle statement of customers.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
 
 // customerCustomersByRegion is table customers_by_region, which serves
-// CustomersByRegion; its statements are listed in schema.md.
+// CustomersByRegion (statements in schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers_by_region",
 	Pattern: "CustomersByRegion",
@@ -131,31 +113,18 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// customerCustomersByRegionRow binds the Insert statement of
-// customers_by_region for e at ts; unset leaves nil pointers and empty
-// collections unset.
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, e.Revision, ts}
 }
-
-// customerCustomersByRegionKey is the primary key of e in customers_by_region.
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
-
-// customerCustomersByRegionScan scans a row of customers_by_region into e.
 func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
 }
-
-// customerCustomersByRegionClustering is the clustering key of e in
-// customers_by_region.
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
-
-// customerCustomersByRegionCompare orders rows of customers_by_region as
-// Cassandra does.
 func customerCustomersByRegionCompare(a, b *Customer) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -180,17 +149,12 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 		s:    s,
 	}
 }
-
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
-
-// customerCheckKey rejects a Customer whose partition key value in customers,
-// the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
@@ -198,7 +162,6 @@ func customerCheckKey(e *Customer) error {
 	return nil
 }
 
-// customerWrites is the write protocol of Customer.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -351,23 +314,18 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 
 // CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-// customerCustomersByRegionRead is the static part of a CustomersByRegion
-// read.
 var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
 	Compare: customerCustomersByRegionCompare,
 	Key:     customerCustomersByRegionClustering,
@@ -388,8 +346,8 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits is table visits, which is the source of truth of Visit; its
-// statements are listed in schema.md.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -409,22 +367,15 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// visitVisitsRow binds the Insert statement of visits for e at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
-
-// visitVisitsScan scans a row of visits into e.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
-
-// visitVisitsClustering is the clustering key of e in visits.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.At, e.Spot}
 }
-
-// visitVisitsCompare orders rows of visits as Cassandra does.
 func visitVisitsCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return c
@@ -448,8 +399,6 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 		s:    s,
 	}
 }
-
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("visits", "customer_id")
@@ -540,21 +489,17 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time
 
 // VisitsOptions are the optional parts of a Visits read.
 type VisitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// visitVisitsRead is the static part of a Visits read.
 var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
 	Compare: visitVisitsCompare,
 	Key:     visitVisitsClustering,

@@ -16,7 +16,7 @@ import (
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
 // customerCustomers is table customers, which is the source of truth of
-// Customer; its statements are listed in schema.md.
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "customers",
 	Pattern: "Customers",
@@ -33,13 +33,9 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// customerCustomersRow binds the Insert statement of customers for e at ts;
-// unset leaves nil pointers and empty collections unset.
 func customerCustomersRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.CustomerID, e.Name, e.Billing, cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.Spots, unset), ts}
 }
-
-// customerCustomersScan scans a row of customers into e.
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
@@ -57,8 +53,6 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 		s:    s,
 	}
 }
-
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
@@ -160,8 +154,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 	})
 }
 
-// visitVisits is table visits, which is the source of truth of Visit; its
-// statements are listed in schema.md.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "visits",
 	Pattern: "Visits",
@@ -179,22 +173,15 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// visitVisitsRow binds the Insert statement of visits for e at ts.
 func visitVisitsRow(e *Visit, ts int64) []any {
 	return []any{e.CustomerID, e.VisitID, e.Spot, e.At, ts}
 }
-
-// visitVisitsScan scans a row of visits into e.
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
-
-// visitVisitsClustering is the clustering key of e in visits.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.VisitID, e.Spot}
 }
-
-// visitVisitsCompare orders rows of visits as Cassandra does.
 func visitVisitsCompare(a, b *Visit) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.VisitID, b.VisitID); c != 0 {
 		return -c
@@ -218,8 +205,6 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 		s:    s,
 	}
 }
-
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("visits", "customer_id")
@@ -310,22 +295,17 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocq
 
 // VisitsOptions are the optional parts of a Visits read.
 type VisitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
+	// order; nil: open.
 	VisitIDFrom, VisitIDTo *gocql.UUID
-	// VisitIDFromExclusive leaves out the rows at VisitIDFrom,
-	// VisitIDToInclusive takes in those at VisitIDTo; each is ignored without
-	// its bound.
+	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
-// visitVisitsRead is the static part of a Visits read.
 var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
 	Compare: visitVisitsCompare,
 	Key:     visitVisitsClustering,

@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// eventEvents is table events, which is the source of truth of Event; its
-// statements are listed in schema.md.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -35,36 +35,24 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.AgentID, e.Note, ts}
 }
-
-// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
-
-// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
-
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Note, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
-
-// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -72,8 +60,8 @@ func eventEventsCompare(a, b *Event) int {
 	return 0
 }
 
-// eventEventsByAgent is table events_by_agent, which serves EventsByAgent; its
-// statements are listed in schema.md.
+// eventEventsByAgent is table events_by_agent, which serves EventsByAgent
+// (statements in schema.md).
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events_by_agent",
 	Pattern: "EventsByAgent",
@@ -92,23 +80,15 @@ var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketTime,
 })
 
-// eventEventsByAgentRow binds the Insert statement of events_by_agent for e at
-// ts.
 func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Note, ts}
 }
-
-// eventEventsByAgentScan scans a row of events_by_agent into e.
 func eventEventsByAgentScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
 }
-
-// eventEventsByAgentClustering is the clustering key of e in events_by_agent.
 func eventEventsByAgentClustering(e *Event) []any {
 	return []any{e.EventID}
 }
-
-// eventEventsByAgentCompare orders rows of events_by_agent as Cassandra does.
 func eventEventsByAgentCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -130,8 +110,6 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 		s:    s,
 	}
 }
-
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.TicketID == "" {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -141,9 +119,6 @@ func eventCheck(e *Event) error {
 	}
 	return nil
 }
-
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.TicketID == "" {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -192,7 +167,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -261,22 +235,17 @@ func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
-// eventEventsRead is the static part of a Events read.
 var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsCompare,
 	Key:     eventEventsClustering,
@@ -301,28 +270,22 @@ func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOption
 
 // EventsByAgentOptions are the optional parts of a EventsByAgent read.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-// eventEventsByAgentRead is the static part of a EventsByAgent read.
 var eventEventsByAgentRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsByAgentCompare,
 	Key:     eventEventsByAgentClustering,
@@ -352,8 +315,8 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// uploadUploads is table uploads, which is the source of truth of Upload; its
-// statements are listed in schema.md.
+// uploadUploads is table uploads, which is the source of truth of Upload
+// (statements in schema.md).
 var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "uploads",
 	Pattern: "Uploads",
@@ -372,8 +335,6 @@ var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// uploadUploadsScan reads the next row of uploads that is no grave of a
-// deleted Upload into e; false when there is none.
 func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
 	for {
 		var deleted bool
@@ -386,45 +347,28 @@ func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
 		*e = Upload{}
 	}
 }
-
-// uploadUploadsState binds the State statement of uploads.
 func uploadUploadsState(e *Upload) []any {
 	return []any{e.Owner, e.UploadID}
 }
-
-// uploadUploadsScanState reads a row of uploads with its version, its mark of
-// deletion, its pending record and its last changes.
 func uploadUploadsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Upload], ok bool) {
 	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// uploadUploadsData is e's row in uploads.
 func uploadUploadsData(e *Upload) []any {
 	return []any{e.Owner, e.UploadID, e.Day, e.Size}
 }
-
-// uploadUploadsChange binds the Change statement of uploads.
 func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
-
-// uploadUploadsRemove binds the Remove statement of uploads.
 func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
-
-// uploadUploadsSettle binds the Settle statement of uploads.
 func uploadUploadsSettle(e *Upload, version int64) []any {
 	return []any{e.Owner, e.UploadID, version}
 }
-
-// uploadUploadsClustering is the clustering key of e in uploads.
 func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
-
-// uploadUploadsCompare orders rows of uploads as Cassandra does.
 func uploadUploadsCompare(a, b *Upload) int {
 	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
 		return c
@@ -432,8 +376,8 @@ func uploadUploadsCompare(a, b *Upload) int {
 	return 0
 }
 
-// uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay; its
-// statements are listed in schema.md.
+// uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay
+// (statements in schema.md).
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "uploads_by_day",
 	Pattern: "UploadsByDay",
@@ -452,28 +396,18 @@ var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:     cqlgenimpl.BucketHash,
 })
 
-// uploadUploadsByDayRow binds the Insert statement of uploads_by_day for e at
-// ts.
 func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID, e.Owner, e.Size, ts}
 }
-
-// uploadUploadsByDayKey is the primary key of e in uploads_by_day.
 func uploadUploadsByDayKey(e *Upload) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID}
 }
-
-// uploadUploadsByDayScan scans a row of uploads_by_day into e.
 func uploadUploadsByDayScan(it cqlgen.Iter, e *Upload) bool {
 	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
 }
-
-// uploadUploadsByDayClustering is the clustering key of e in uploads_by_day.
 func uploadUploadsByDayClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
-
-// uploadUploadsByDayCompare orders rows of uploads_by_day as Cassandra does.
 func uploadUploadsByDayCompare(a, b *Upload) int {
 	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
 		return c
@@ -495,8 +429,6 @@ func NewUploadRepo(s cqlgen.Session, opts ...cqlgen.Option) *UploadRepo {
 		s:    s,
 	}
 }
-
-// uploadCheck rejects a Upload whose partition key values are empty.
 func uploadCheck(e *Upload) error {
 	if e.Owner == "" {
 		return cqlgenimpl.EmptyKey("uploads", "owner")
@@ -506,9 +438,6 @@ func uploadCheck(e *Upload) error {
 	}
 	return nil
 }
-
-// uploadCheckKey rejects a Upload whose partition key value in uploads, the
-// source of truth, is empty.
 func uploadCheckKey(e *Upload) error {
 	if e.Owner == "" {
 		return cqlgenimpl.EmptyKey("uploads", "owner")
@@ -516,7 +445,6 @@ func uploadCheckKey(e *Upload) error {
 	return nil
 }
 
-// uploadWrites is the write protocol of Upload.
 var uploadWrites = &cqlgenimpl.Entity[Upload]{
 	Canonical: uploadUploads,
 	State:     uploadUploadsState,
@@ -656,22 +584,18 @@ func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID)
 
 // UploadsOptions are the optional parts of a Uploads read.
 type UploadsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// UploadIDFrom and UploadIDTo bound upload_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
+	// read order; nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive leaves out the rows at UploadIDFrom,
-	// UploadIDToInclusive takes in those at UploadIDTo; each is ignored
-	// without its bound.
+	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
+	// defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
-// uploadUploadsRead is the static part of a Uploads read.
 var uploadUploadsRead = cqlgenimpl.ReadSpec[Upload]{
 	Compare: uploadUploadsCompare,
 	Key:     uploadUploadsClustering,
@@ -696,22 +620,18 @@ func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOption
 
 // UploadsByDayOptions are the optional parts of a UploadsByDay read.
 type UploadsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// UploadIDFrom and UploadIDTo bound upload_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
+	// read order; nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive leaves out the rows at UploadIDFrom,
-	// UploadIDToInclusive takes in those at UploadIDTo; each is ignored
-	// without its bound.
+	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
+	// defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
-// uploadUploadsByDayRead is the static part of a UploadsByDay read.
 var uploadUploadsByDayRead = cqlgenimpl.ReadSpec[Upload]{
 	Compare:     uploadUploadsByDayCompare,
 	HashBuckets: 16,

@@ -14,8 +14,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// accountAccounts is table accounts, which is the source of truth of Account;
-// its statements are listed in schema.md.
+// accountAccounts is table accounts, which is the source of truth of Account
+// (statements in schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts",
 	Pattern: "Accounts",
@@ -34,8 +34,6 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:     true,
 })
 
-// accountAccountsScan reads the next row of accounts that is no grave of a
-// deleted Account into e; false when there is none.
 func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	for {
 		var deleted bool
@@ -48,41 +46,28 @@ func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 		*e = Account{}
 	}
 }
-
-// accountAccountsState binds the State statement of accounts.
 func accountAccountsState(e *Account) []any {
 	return []any{e.AccountID}
 }
-
-// accountAccountsScanState reads a row of accounts with its version, its mark
-// of deletion, its pending record and its last changes.
 func accountAccountsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Account], ok bool) {
 	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// accountAccountsData is e's row in accounts.
 func accountAccountsData(e *Account) []any {
 	return []any{e.AccountID, e.TenantID, e.Email, e.Handle, e.Name}
 }
-
-// accountAccountsChange binds the Change statement of accounts.
 func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
 	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
-
-// accountAccountsRemove binds the Remove statement of accounts.
 func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
-
-// accountAccountsSettle binds the Settle statement of accounts.
 func accountAccountsSettle(e *Account, version int64) []any {
 	return []any{e.AccountID, version}
 }
 
 // accountAccountByEmail is table accounts_by_email, which serves
-// AccountByEmail; its statements are listed in schema.md.
+// AccountByEmail (statements in schema.md).
 var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts_by_email",
 	Pattern: "AccountByEmail",
@@ -96,19 +81,15 @@ var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Unique:     true,
 })
 
-// accountAccountByEmailRow binds the Insert statement of accounts_by_email for
-// e at ts.
 func accountAccountByEmailRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.Email, e.AccountID, ts}
 }
-
-// accountAccountByEmailKey is the primary key of e in accounts_by_email.
 func accountAccountByEmailKey(e *Account) []any {
 	return []any{e.Email}
 }
 
 // accountAccountsByHandle is table accounts_by_handle, which serves
-// AccountsByHandle; its statements are listed in schema.md.
+// AccountsByHandle (statements in schema.md).
 var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts_by_handle",
 	Pattern: "AccountsByHandle",
@@ -125,13 +106,9 @@ var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Unique:     true,
 })
 
-// accountAccountsByHandleRow binds the Insert statement of accounts_by_handle
-// for e at ts.
 func accountAccountsByHandleRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Handle, e.AccountID, ts}
 }
-
-// accountAccountsByHandleKey is the primary key of e in accounts_by_handle.
 func accountAccountsByHandleKey(e *Account) []any {
 	return []any{e.TenantID, e.Handle}
 }
@@ -150,8 +127,6 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 		s:    s,
 	}
 }
-
-// accountCheck rejects a Account whose partition key values are empty.
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
 		return cqlgenimpl.EmptyKey("accounts", "account_id")
@@ -164,9 +139,6 @@ func accountCheck(e *Account) error {
 	}
 	return nil
 }
-
-// accountCheckKey rejects a Account whose partition key value in accounts, the
-// source of truth, is empty.
 func accountCheckKey(e *Account) error {
 	if e.AccountID == "" {
 		return cqlgenimpl.EmptyKey("accounts", "account_id")
@@ -174,7 +146,6 @@ func accountCheckKey(e *Account) error {
 	return nil
 }
 
-// accountWrites is the write protocol of Account.
 var accountWrites = &cqlgenimpl.Entity[Account]{
 	Canonical: accountAccounts,
 	State:     accountAccountsState,

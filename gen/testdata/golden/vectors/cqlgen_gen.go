@@ -17,8 +17,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// videoVideos is table videos, which is the source of truth of Video; its
-// statements are listed in schema.md.
+// videoVideos is table videos, which is the source of truth of Video
+// (statements in schema.md).
 var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos",
 	Pattern: "Videos",
@@ -41,8 +41,6 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// videoVideosScan reads the next row of videos that is no grave of a deleted
-// Video into e; false when there is none.
 func videoVideosScan(it cqlgen.Iter, e *Video) bool {
 	for {
 		var deleted bool
@@ -55,26 +53,16 @@ func videoVideosScan(it cqlgen.Iter, e *Video) bool {
 		*e = Video{}
 	}
 }
-
-// videoVideosState binds the State statement of videos.
 func videoVideosState(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID}
 }
-
-// videoVideosScanState reads a row of videos with its version, its mark of
-// deletion, its pending record and its last changes.
 func videoVideosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Video], ok bool) {
 	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// videoVideosData is e's row in videos.
 func videoVideosData(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail, e.Signature}
 }
-
-// videoMerge is e written over cur by an Insert: e's unset fields keep cur's
-// values.
 func videoMerge(cur, e *Video) Video {
 	m := *e
 	if len(m.Content) == 0 {
@@ -85,28 +73,18 @@ func videoMerge(cur, e *Video) Video {
 	}
 	return m
 }
-
-// videoVideosChange binds the Change statement of videos.
 func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
-
-// videoVideosRemove binds the Remove statement of videos.
 func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
-
-// videoVideosSettle binds the Settle statement of videos.
 func videoVideosSettle(e *Video, version int64) []any {
 	return []any{e.ChannelID, e.VideoID, version}
 }
-
-// videoVideosClustering is the clustering key of e in videos.
 func videoVideosClustering(e *Video) []any {
 	return []any{e.VideoID}
 }
-
-// videoVideosCompare orders rows of videos as Cassandra does.
 func videoVideosCompare(a, b *Video) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID); c != 0 {
 		return c
@@ -114,8 +92,8 @@ func videoVideosCompare(a, b *Video) int {
 	return 0
 }
 
-// videoVideosByUser is table videos_by_user, which serves VideosByUser; its
-// statements are listed in schema.md.
+// videoVideosByUser is table videos_by_user, which serves VideosByUser
+// (statements in schema.md).
 var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos_by_user",
 	Pattern: "VideosByUser",
@@ -136,28 +114,18 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// videoVideosByUserRow binds the Insert statement of videos_by_user for e at
-// ts; unset leaves nil pointers and empty collections unset.
 func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
 }
-
-// videoVideosByUserKey is the primary key of e in videos_by_user.
 func videoVideosByUserKey(e *Video) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID}
 }
-
-// videoVideosByUserScan scans a row of videos_by_user into e.
 func videoVideosByUserScan(it cqlgen.Iter, e *Video) bool {
 	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
-
-// videoVideosByUserClustering is the clustering key of e in videos_by_user.
 func videoVideosByUserClustering(e *Video) []any {
 	return []any{e.AddedAt, e.ChannelID, e.VideoID}
 }
-
-// videoVideosByUserCompare orders rows of videos_by_user as Cassandra does.
 func videoVideosByUserCompare(a, b *Video) int {
 	if c := a.AddedAt.Compare(b.AddedAt); c != 0 {
 		return -c
@@ -185,9 +153,6 @@ func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
 		s:    s,
 	}
 }
-
-// videoCheck rejects a Video whose partition key values are empty, or whose
-// vectors are not of their dimension.
 func videoCheck(e *Video) error {
 	if e.ChannelID == "" {
 		return cqlgenimpl.EmptyKey("videos", "channel_id")
@@ -203,9 +168,6 @@ func videoCheck(e *Video) error {
 	}
 	return nil
 }
-
-// videoCheckKey rejects a Video whose partition key value in videos, the
-// source of truth, is empty.
 func videoCheckKey(e *Video) error {
 	if e.ChannelID == "" {
 		return cqlgenimpl.EmptyKey("videos", "channel_id")
@@ -213,7 +175,6 @@ func videoCheckKey(e *Video) error {
 	return nil
 }
 
-// videoWrites is the write protocol of Video.
 var videoWrites = &cqlgenimpl.Entity[Video]{
 	Canonical: videoVideos,
 	State:     videoVideosState,
@@ -354,22 +315,17 @@ func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUI
 
 // VideosOptions are the optional parts of a Videos read.
 type VideosOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// VideoIDFrom and VideoIDTo bound video_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id in read
+	// order; nil: open.
 	VideoIDFrom, VideoIDTo *gocql.UUID
-	// VideoIDFromExclusive leaves out the rows at VideoIDFrom,
-	// VideoIDToInclusive takes in those at VideoIDTo; each is ignored without
-	// its bound.
+	// VideoIDFromExclusive and VideoIDToInclusive change the bounds' defaults.
 	VideoIDFromExclusive, VideoIDToInclusive bool
 }
 
-// videoVideosRead is the static part of a Videos read.
 var videoVideosRead = cqlgenimpl.ReadSpec[Video]{
 	Compare: videoVideosCompare,
 	Key:     videoVideosClustering,
@@ -394,22 +350,17 @@ func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptio
 
 // VideosByUserOptions are the optional parts of a VideosByUser read.
 type VideosByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AddedAtFrom and AddedAtTo bound added_at, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at in read
+	// order; nil: open.
 	AddedAtFrom, AddedAtTo *time.Time
-	// AddedAtFromExclusive leaves out the rows at AddedAtFrom,
-	// AddedAtToInclusive takes in those at AddedAtTo; each is ignored without
-	// its bound.
+	// AddedAtFromExclusive and AddedAtToInclusive change the bounds' defaults.
 	AddedAtFromExclusive, AddedAtToInclusive bool
 }
 
-// videoVideosByUserRead is the static part of a VideosByUser read.
 var videoVideosByUserRead = cqlgenimpl.ReadSpec[Video]{
 	Compare: videoVideosByUserCompare,
 	Key:     videoVideosByUserClustering,
@@ -433,8 +384,8 @@ func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosBy
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// videoVideosLike is the read of table videos through index videos_like, which
-// serves VideosLike; its statements are listed in schema.md.
+// videoVideosLike reads table videos through index videos_like (statements in
+// schema.md).
 var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos",
 	Pattern: "VideosLike",
@@ -464,10 +415,8 @@ var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 
 // VideosLikeOptions are the optional parts of a VideosLike read.
 type VideosLikeOptions struct {
-	// Limit is the most rows to return, the nearest first; 0 means
-	// cqlgen.DefaultLimit, and more than the repository's maximum
-	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
-	// many as you need.
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
 	Limit int
 }
 
@@ -494,9 +443,8 @@ func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []
 	})
 }
 
-// videoVideosByThumbnail is the read of table videos through index
-// videos_by_thumbnail, which serves VideosByThumbnail; its statements are
-// listed in schema.md.
+// videoVideosByThumbnail reads table videos through index videos_by_thumbnail
+// (statements in schema.md).
 var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "videos",
 	Pattern: "VideosByThumbnail",
@@ -527,10 +475,8 @@ var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 
 // VideosByThumbnailOptions are the optional parts of a VideosByThumbnail read.
 type VideosByThumbnailOptions struct {
-	// Limit is the most rows to return, the nearest first; 0 means
-	// cqlgen.DefaultLimit, and more than the repository's maximum
-	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
-	// many as you need.
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
 	Limit int
 }
 
@@ -552,8 +498,8 @@ func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, 
 	})
 }
 
-// accountAccounts is table accounts, which is the source of truth of Account;
-// its statements are listed in schema.md.
+// accountAccounts is table accounts, which is the source of truth of Account
+// (statements in schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "accounts",
 	Pattern: "Accounts",
@@ -572,13 +518,9 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Single:    true,
 })
 
-// accountAccountsRow binds the Insert statement of accounts for e at ts; unset
-// leaves nil pointers and empty collections unset.
 func accountAccountsRow(e *Account, ts int64, unset bool) []any {
 	return []any{e.AccountID, e.Email, e.Phone, e.Balance, e.Notes, cqlgenimpl.OrUnset(e.Born, unset), e.Card, ts}
 }
-
-// accountAccountsScan scans a row of accounts into e.
 func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
@@ -596,8 +538,6 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 		s:    s,
 	}
 }
-
-// accountCheck rejects a Account whose partition key values are empty.
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
 		return cqlgenimpl.EmptyKey("accounts", "account_id")

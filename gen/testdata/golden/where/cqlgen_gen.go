@@ -17,8 +17,8 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders is table orders, which is the source of truth of Order; its
-// statements are listed in schema.md.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders",
 	Pattern: "Orders",
@@ -40,8 +40,6 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -54,26 +52,16 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
-
-// orderOrdersState binds the State statement of orders.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
-
-// orderOrdersData is e's row in orders.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, e.GiftNote}
 }
-
-// orderMerge is e written over cur by an Insert: e's unset fields keep cur's
-// values.
 func orderMerge(cur, e *Order) Order {
 	m := *e
 	if m.GiftNote == nil {
@@ -81,31 +69,21 @@ func orderMerge(cur, e *Order) Order {
 	}
 	return m
 }
-
-// orderOrdersChange binds the Change statement of orders.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
-
-// orderOrdersRemove binds the Remove statement of orders.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
-
-// orderOrdersSettle binds the Settle statement of orders.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
-
-// orderDeliveriesByCourierHolds reports whether deliveries_by_courier holds
-// e's row: stage IN ("packed", "shipped") AND courier is set. The write
-// protocol moves the row in and out of the table as e changes.
 func orderDeliveriesByCourierHolds(e *Order) bool {
 	return (e.Stage == Packed || e.Stage == Shipped) && e.Courier != ""
 }
 
 // orderDeliveriesByCourier is table deliveries_by_courier, which serves
-// DeliveriesByCourier; its statements are listed in schema.md.
+// DeliveriesByCourier (statements in schema.md).
 var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "deliveries_by_courier",
 	Pattern: "DeliveriesByCourier",
@@ -127,32 +105,18 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderDeliveriesByCourierRow binds the Insert statement of
-// deliveries_by_courier for e at ts; unset leaves nil pointers and empty
-// collections unset.
 func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID, e.Region, e.Stage, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
-
-// orderDeliveriesByCourierKey is the primary key of e in
-// deliveries_by_courier.
 func orderDeliveriesByCourierKey(e *Order) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID}
 }
-
-// orderDeliveriesByCourierScan scans a row of deliveries_by_courier into e.
 func orderDeliveriesByCourierScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
-
-// orderDeliveriesByCourierClustering is the clustering key of e in
-// deliveries_by_courier.
 func orderDeliveriesByCourierClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
-
-// orderDeliveriesByCourierCompare orders rows of deliveries_by_courier as
-// Cassandra does.
 func orderDeliveriesByCourierCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return c
@@ -162,16 +126,12 @@ func orderDeliveriesByCourierCompare(a, b *Order) int {
 	}
 	return 0
 }
-
-// orderFlaggedOrdersHolds reports whether flagged_orders holds e's row:
-// flagged = true. The write protocol moves the row in and out of the table as
-// e changes.
 func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
 
-// orderFlaggedOrders is table flagged_orders, which serves FlaggedOrders; its
-// statements are listed in schema.md.
+// orderFlaggedOrders is table flagged_orders, which serves FlaggedOrders
+// (statements in schema.md).
 var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "flagged_orders",
 	Pattern: "FlaggedOrders",
@@ -193,44 +153,30 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderFlaggedOrdersRow binds the Insert statement of flagged_orders for e at
-// ts; unset leaves nil pointers and empty collections unset.
 func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
-
-// orderFlaggedOrdersKey is the primary key of e in flagged_orders.
 func orderFlaggedOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
-
-// orderFlaggedOrdersScan scans a row of flagged_orders into e.
 func orderFlaggedOrdersScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
-
-// orderFlaggedOrdersClustering is the clustering key of e in flagged_orders.
 func orderFlaggedOrdersClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderFlaggedOrdersCompare orders rows of flagged_orders as Cassandra does.
 func orderFlaggedOrdersCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
 	}
 	return 0
 }
-
-// orderOrdersWithCouponHolds reports whether orders_with_coupon holds e's row:
-// coupon is set AND priority = 1. The write protocol moves the row in and out
-// of the table as e changes.
 func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
 
 // orderOrdersWithCoupon is table orders_with_coupon, which serves
-// OrdersWithCoupon; its statements are listed in schema.md.
+// OrdersWithCoupon (statements in schema.md).
 var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "orders_with_coupon",
 	Pattern: "OrdersWithCoupon",
@@ -252,30 +198,18 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderOrdersWithCouponRow binds the Insert statement of orders_with_coupon
-// for e at ts; unset leaves nil pointers and empty collections unset.
 func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Coupon, e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
-
-// orderOrdersWithCouponKey is the primary key of e in orders_with_coupon.
 func orderOrdersWithCouponKey(e *Order) []any {
 	return []any{e.Coupon, e.OrderID}
 }
-
-// orderOrdersWithCouponScan scans a row of orders_with_coupon into e.
 func orderOrdersWithCouponScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
 }
-
-// orderOrdersWithCouponClustering is the clustering key of e in
-// orders_with_coupon.
 func orderOrdersWithCouponClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
-
-// orderOrdersWithCouponCompare orders rows of orders_with_coupon as Cassandra
-// does.
 func orderOrdersWithCouponCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -292,15 +226,12 @@ type GiftOrdersRow struct {
 	GiftNote *string    `db:"gift_note"`
 }
 
-// orderGiftOrdersHolds reports whether gift_orders holds e's row: gift_note is
-// set AND stage = "placed". The write protocol moves the row in and out of the
-// table as e changes.
 func orderGiftOrdersHolds(e *Order) bool {
 	return e.GiftNote != nil && e.Stage == Placed
 }
 
-// orderGiftOrders is table gift_orders, which serves GiftOrders; its
-// statements are listed in schema.md.
+// orderGiftOrders is table gift_orders, which serves GiftOrders (statements in
+// schema.md).
 var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "gift_orders",
 	Pattern: "GiftOrders",
@@ -316,28 +247,18 @@ var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// orderGiftOrdersRow binds the Insert statement of gift_orders for e at ts;
-// unset leaves nil pointers and empty collections unset.
 func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
-
-// orderGiftOrdersKey is the primary key of e in gift_orders.
 func orderGiftOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
-
-// orderGiftOrdersScan scans a row of gift_orders into e.
 func orderGiftOrdersScan(it cqlgen.Iter, e *GiftOrdersRow) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
 }
-
-// orderGiftOrdersClustering is the clustering key of e in gift_orders.
 func orderGiftOrdersClustering(e *GiftOrdersRow) []any {
 	return []any{e.OrderID}
 }
-
-// orderGiftOrdersCompare orders rows of gift_orders as Cassandra does.
 func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -360,9 +281,6 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 		s:    s,
 	}
 }
-
-// orderCheck rejects a Order whose partition key values are empty, in the
-// tables that hold it.
 func orderCheck(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -379,9 +297,6 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
-
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -389,7 +304,6 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-// orderWrites is the write protocol of Order.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -568,23 +482,18 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlge
 // DeliveriesByCourierOptions are the optional parts of a DeliveriesByCourier
 // read.
 type DeliveriesByCourierOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-// orderDeliveriesByCourierRead is the static part of a DeliveriesByCourier
-// read.
 var orderDeliveriesByCourierRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderDeliveriesByCourierCompare,
 	Key:     orderDeliveriesByCourierClustering,
@@ -610,22 +519,17 @@ func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *
 
 // FlaggedOrdersOptions are the optional parts of a FlaggedOrders read.
 type FlaggedOrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderFlaggedOrdersRead is the static part of a FlaggedOrders read.
 var orderFlaggedOrdersRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderFlaggedOrdersCompare,
 	Key:     orderFlaggedOrdersClustering,
@@ -650,22 +554,17 @@ func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *Flagged
 
 // OrdersWithCouponOptions are the optional parts of a OrdersWithCoupon read.
 type OrdersWithCouponOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderOrdersWithCouponRead is the static part of a OrdersWithCoupon read.
 var orderOrdersWithCouponRead = cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersWithCouponCompare,
 	Key:     orderOrdersWithCouponClustering,
@@ -690,22 +589,17 @@ func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *Orde
 
 // GiftOrdersOptions are the optional parts of a GiftOrders read.
 type GiftOrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-// orderGiftOrdersRead is the static part of a GiftOrders read.
 var orderGiftOrdersRead = cqlgenimpl.ReadSpec[GiftOrdersRow]{
 	Compare: orderGiftOrdersCompare,
 	Key:     orderGiftOrdersClustering,
@@ -728,8 +622,8 @@ func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrders
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// eventEvents is table events, which is the source of truth of Event; its
-// statements are listed in schema.md.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "events",
 	Pattern: "Events",
@@ -748,36 +642,24 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventEventsRow binds the Insert statement of events for e at ts.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
-
-// eventEventsScan scans a row of events into e.
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
-
-// eventEventsState binds the State statement of events.
 func eventEventsState(e *Event) []any {
 	return []any{e.Device, e.At, e.Seq}
 }
-
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.Device, &v.Row.At, &v.Row.Seq, &v.Row.Level, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
-
-// eventEventsClustering is the clustering key of e in events.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
-
-// eventEventsCompare orders rows of events as Cassandra does.
 func eventEventsCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -787,16 +669,12 @@ func eventEventsCompare(a, b *Event) int {
 	}
 	return 0
 }
-
-// eventAlertsByDeviceHolds reports whether alerts_by_device holds e's row:
-// level IN ("warn", "error", "sev're"). The write protocol moves the row in
-// and out of the table as e changes.
 func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
 }
 
-// eventAlertsByDevice is table alerts_by_device, which serves AlertsByDevice;
-// its statements are listed in schema.md.
+// eventAlertsByDevice is table alerts_by_device, which serves AlertsByDevice
+// (statements in schema.md).
 var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:    "alerts_by_device",
 	Pattern: "AlertsByDevice",
@@ -814,25 +692,15 @@ var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained: true,
 })
 
-// eventAlertsByDeviceRow binds the Insert statement of alerts_by_device for e
-// at ts.
 func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
-
-// eventAlertsByDeviceScan scans a row of alerts_by_device into e.
 func eventAlertsByDeviceScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
-
-// eventAlertsByDeviceClustering is the clustering key of e in
-// alerts_by_device.
 func eventAlertsByDeviceClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
-
-// eventAlertsByDeviceCompare orders rows of alerts_by_device as Cassandra
-// does.
 func eventAlertsByDeviceCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -857,18 +725,12 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 		s:    s,
 	}
 }
-
-// eventCheck rejects a Event whose partition key values are empty, in the
-// tables that hold it.
 func eventCheck(e *Event) error {
 	if e.Device == "" {
 		return cqlgenimpl.EmptyKey("events", "device")
 	}
 	return nil
 }
-
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.Device == "" {
 		return cqlgenimpl.EmptyKey("events", "device")
@@ -925,7 +787,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes immutable Event for verify, repair and backfill.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -996,21 +857,17 @@ func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq in
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// eventEventsRead is the static part of a Events read.
 var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsCompare,
 	Key:     eventEventsClustering,
@@ -1035,21 +892,17 @@ func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions)
 
 // AlertsByDeviceOptions are the optional parts of a AlertsByDevice read.
 type AlertsByDeviceOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-// eventAlertsByDeviceRead is the static part of a AlertsByDevice read.
 var eventAlertsByDeviceRead = cqlgenimpl.ReadSpec[Event]{
 	Compare: eventAlertsByDeviceCompare,
 	Key:     eventAlertsByDeviceClustering,
