@@ -135,10 +135,28 @@ func tableSpecs(path string) ([]cqlgenimpl.TableSpec, error) {
 }
 
 // literal sets v to the value of a composite literal of generated code:
-// structs, slices, &struct, strings, integers, booleans and the
-// cqlgenimpl.Bucket constants.
+// structs, slices, &struct, strings, integers, booleans, the
+// cqlgenimpl.Bucket constants and cqlgenimpl.Cols.
 func literal(e ast.Expr, v reflect.Value) error {
 	switch e := e.(type) {
+	case *ast.CallExpr:
+		// cqlgenimpl.Cols("name type", ...)
+		if sel, ok := e.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Cols" {
+			var args []string
+			for _, a := range e.Args {
+				lit, ok := a.(*ast.BasicLit)
+				if !ok {
+					return fmt.Errorf("a column of %T", a)
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					return err
+				}
+				args = append(args, s)
+			}
+			v.Set(reflect.ValueOf(cqlgenimpl.Cols(args...)))
+			return nil
+		}
 	case *ast.CompositeLit:
 		for _, elt := range e.Elts {
 			switch v.Kind() {

@@ -19,24 +19,15 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // userUsers is table users, which is the source of truth of User (statements
 // in schema.md).
 var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "users",
-	Pattern: "Users",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "country", Type: "text"},
-		{Name: "age", Type: "int"},
-		{Name: "score", Type: "bigint"},
-		{Name: "created_at", Type: "timestamp"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "users",
+	Pattern:      "Users",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Columns:      cqlgenimpl.Cols("name text", "email text", "country text", "age int", "score bigint", "created_at timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func userUsersRow(e *User, ts int64) []any {
+func userUsersRow(e *User, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
 func userUsersScan(it cqlgen.Iter, e *User) bool {
@@ -63,64 +54,45 @@ func userCheck(e *User) error {
 	return nil
 }
 
+var userOne = cqlgenimpl.One[User]{
+	Check: userCheck,
+	Delete: func(e *User, ts int64) []any {
+		return []any{ts, e.UserID}
+	},
+	Key: func(e *User) []any {
+		return []any{e.UserID}
+	},
+	Row:   userUsersRow,
+	Scan:  userUsersScan,
+	Table: userUsers,
+}
+
 // Insert writes e to users, leaving nil pointers and empty collections unset;
 // it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, userUsers, e, []any{e.UserID}, func(e *User, _ bool) []any {
-			return userUsersRow(e, 0)
-		}, userUsersScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
 // InsertIfAbsent creates e in users unless a row has its key (IF NOT EXISTS);
 // see docs/repositories.md, Conditional insert.
 func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (_ cqlgen.Inserted[User], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "User", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[User]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, userUsers, e, []any{e.UserID}, func(e *User, _ bool) []any {
-		return userUsersRow(e, 0)
-	}, userUsersScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
 // Update writes e over the row with its key in users; nil pointers and empty
 // collections clear their columns.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
 // Delete removes the row with e's key from users.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   userUsers.Delete,
-			Values: []any{ts, e.UserID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
 // Get reads the User with the given key from users; cqlgen.ErrNotFound if
@@ -132,14 +104,10 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) 
 	}
 	var e User
 	e.UserID = userID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   userUsers.Get,
 		Values: []any{e.UserID},
 	}, userUsersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Users with the given user_id values from users in one
@@ -160,25 +128,16 @@ func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Foun
 // eventEventsByStream is table events_by_stream, which is the source of truth
 // of Event (statements in schema.md).
 var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_stream",
-	Pattern: "EventsByStream",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "stream_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "payload", Type: "text"},
-		{Name: "value", Type: "double"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "events_by_stream",
+	Pattern:      "EventsByStream",
+	PartitionKey: cqlgenimpl.Cols("stream_id text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "event_id text"),
+	Columns:      cqlgenimpl.Cols("kind text", "payload text", "value double"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func eventEventsByStreamRow(e *Event, ts int64) []any {
+func eventEventsByStreamRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
 func eventEventsByStreamScan(it cqlgen.Iter, e *Event) bool {
@@ -217,64 +176,45 @@ func eventCheck(e *Event) error {
 	return nil
 }
 
+var eventOne = cqlgenimpl.One[Event]{
+	Check: eventCheck,
+	Delete: func(e *Event, ts int64) []any {
+		return []any{ts, e.StreamID, e.At, e.EventID}
+	},
+	Key: func(e *Event) []any {
+		return []any{e.StreamID, e.At, e.EventID}
+	},
+	Row:   eventEventsByStreamRow,
+	Scan:  eventEventsByStreamScan,
+	Table: eventEventsByStream,
+}
+
 // Insert writes e to events_by_stream, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, eventEventsByStream, e, []any{e.StreamID, e.At, e.EventID}, func(e *Event, _ bool) []any {
-			return eventEventsByStreamRow(e, 0)
-		}, eventEventsByStreamScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
 // InsertIfAbsent creates e in events_by_stream unless a row has its key (IF
 // NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (_ cqlgen.Inserted[Event], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Event]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, eventEventsByStream, e, []any{e.StreamID, e.At, e.EventID}, func(e *Event, _ bool) []any {
-		return eventEventsByStreamRow(e, 0)
-	}, eventEventsByStreamScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
 // Update writes e over the row with its key in events_by_stream; nil pointers
 // and empty collections clear their columns.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
 // Delete removes the row with e's key from events_by_stream.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   eventEventsByStream.Delete,
-			Values: []any{ts, e.StreamID, e.At, e.EventID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
 // Get reads the Event with the given key from events_by_stream;
@@ -288,14 +228,10 @@ func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, even
 	e.StreamID = streamID
 	e.At = at
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   eventEventsByStream.Get,
 		Values: []any{e.StreamID, e.At, e.EventID},
 	}, eventEventsByStreamScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // EventsByStreamOptions are the optional parts of a EventsByStream read.
@@ -336,20 +272,12 @@ func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *Even
 // messageMessages is table messages, which is the source of truth of Message
 // (statements in schema.md).
 var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages",
-	Pattern: "Messages",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "message_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-		{Name: "sender_id", Type: "text"},
-		{Name: "recipient_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-	},
-	Canonical:  true,
-	Maintained: true,
+	Name:         "messages",
+	Pattern:      "Messages",
+	PartitionKey: cqlgenimpl.Cols("message_id text"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "sender_id text", "recipient_id text", "sent_at timestamp", "body text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
 func messageMessagesRow(e *Message, ts int64, _ bool) []any {
@@ -371,21 +299,12 @@ func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok b
 // messageMessagesByConversation is table messages_by_conversation, which
 // serves MessagesByConversation (statements in schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_conversation",
-	Pattern: "MessagesByConversation",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "sender_id", Type: "text"},
-		{Name: "recipient_id", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "messages_by_conversation",
+	Pattern:      "MessagesByConversation",
+	PartitionKey: cqlgenimpl.Cols("conversation_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id text"),
+	Columns:      cqlgenimpl.Cols("sender_id text", "recipient_id text", "body text"),
+	Maintained:   true,
 })
 
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
@@ -410,21 +329,12 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 // messageMessagesBySender is table messages_by_sender, which serves
 // MessagesBySender (statements in schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_sender",
-	Pattern: "MessagesBySender",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sender_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-		{Name: "recipient_id", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "messages_by_sender",
+	Pattern:      "MessagesBySender",
+	PartitionKey: cqlgenimpl.Cols("sender_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id text"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "recipient_id text", "body text"),
+	Maintained:   true,
 })
 
 func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
@@ -449,21 +359,12 @@ func messageMessagesBySenderCompare(a, b *Message) int {
 // messageMessagesByRecipient is table messages_by_recipient, which serves
 // MessagesByRecipient (statements in schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_recipient",
-	Pattern: "MessagesByRecipient",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "recipient_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-		{Name: "sender_id", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "messages_by_recipient",
+	Pattern:      "MessagesByRecipient",
+	PartitionKey: cqlgenimpl.Cols("recipient_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id text"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "sender_id text", "body text"),
+	Maintained:   true,
 })
 
 func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
@@ -642,14 +543,10 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, er
 	}
 	var e Message
 	e.MessageID = messageID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   messageMessages.Get,
 		Values: []any{e.MessageID},
 	}, messageMessagesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Messages with the given message_id values from messages in
@@ -777,19 +674,13 @@ func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID strin
 // scoreScores is table scores, which is the source of truth of Score
 // (statements in schema.md).
 var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "scores",
-	Pattern: "Scores",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "player_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint"},
-		{Name: "name", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "scores",
+	Pattern:      "Scores",
+	PartitionKey: cqlgenimpl.Cols("board text", "player_id text"),
+	Columns:      cqlgenimpl.Cols("points bigint", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
@@ -826,19 +717,12 @@ func scoreScoresSettle(e *Score, version int64) []any {
 
 // scoreBoard is table board, which serves Board (statements in schema.md).
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "board",
-	Pattern: "Board",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "board",
+	Pattern:      "Board",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "player_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
 })
 
 func scoreBoardRow(e *Score, ts int64, _ bool) []any {
@@ -866,21 +750,13 @@ func scoreBoardCompare(a, b *Score) int {
 // scoreBoard16 is table board_16, which serves Board16 (statements in
 // schema.md).
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "board_16",
-	Pattern: "Board16",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "board_16",
+	Pattern:      "Board16",
+	PartitionKey: cqlgenimpl.Cols("board text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "player_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
@@ -908,21 +784,13 @@ func scoreBoard16Compare(a, b *Score) int {
 // scoreBoard100 is table board_100, which serves Board100 (statements in
 // schema.md).
 var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "board_100",
-	Pattern: "Board100",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "board_100",
+	Pattern:      "Board100",
+	PartitionKey: cqlgenimpl.Cols("board text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "player_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
@@ -1130,14 +998,10 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *
 	var e Score
 	e.Board = board
 	e.PlayerID = playerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   scoreScores.Get,
 		Values: []any{e.Board, e.PlayerID},
 	}, scoreScoresScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Scores of one board with the given player_id values from
@@ -1269,19 +1133,13 @@ func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Optio
 // tallyTallies is table tallies, which is the source of truth of Tally
 // (statements in schema.md).
 var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tallies",
-	Pattern: "Tallies",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tally_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint"},
-		{Name: "name", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "tallies",
+	Pattern:      "Tallies",
+	PartitionKey: cqlgenimpl.Cols("tally_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "points bigint", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
@@ -1319,19 +1177,12 @@ func tallyTalliesSettle(e *Tally, version int64) []any {
 // tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard
 // (statements in schema.md).
 var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tallies_by_board",
-	Pattern: "TalliesByBoard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "tally_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "tallies_by_board",
+	Pattern:      "TalliesByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "tally_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
 })
 
 func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
@@ -1510,14 +1361,10 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err erro
 	}
 	var e Tally
 	e.TallyID = tallyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   tallyTallies.Get,
 		Values: []any{e.TallyID},
 	}, tallyTalliesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Tallys with the given tally_id values from tallies in one
@@ -1573,21 +1420,13 @@ func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *Tallies
 // standingStandings is table standings, which is the source of truth of
 // Standing (statements in schema.md).
 var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings",
-	Pattern: "Standings",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "standing_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "region", Type: "text"},
-		{Name: "points", Type: "bigint"},
-		{Name: "name", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "standings",
+	Pattern:      "Standings",
+	PartitionKey: cqlgenimpl.Cols("standing_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "team text", "region text", "points bigint", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
@@ -1625,21 +1464,12 @@ func standingStandingsSettle(e *Standing, version int64) []any {
 // standingStandingsByBoard is table standings_by_board, which serves
 // StandingsByBoard (statements in schema.md).
 var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings_by_board",
-	Pattern: "StandingsByBoard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "team", Type: "text"},
-		{Name: "region", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "standings_by_board",
+	Pattern:      "StandingsByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "standing_id text"),
+	Columns:      cqlgenimpl.Cols("team text", "region text", "name text"),
+	Maintained:   true,
 })
 
 func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
@@ -1667,21 +1497,12 @@ func standingStandingsByBoardCompare(a, b *Standing) int {
 // standingStandingsByTeam is table standings_by_team, which serves
 // StandingsByTeam (statements in schema.md).
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings_by_team",
-	Pattern: "StandingsByTeam",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "team", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "region", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "standings_by_team",
+	Pattern:      "StandingsByTeam",
+	PartitionKey: cqlgenimpl.Cols("team text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "standing_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "region text", "name text"),
+	Maintained:   true,
 })
 
 func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
@@ -1709,21 +1530,12 @@ func standingStandingsByTeamCompare(a, b *Standing) int {
 // standingStandingsByRegion is table standings_by_region, which serves
 // StandingsByRegion (statements in schema.md).
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings_by_region",
-	Pattern: "StandingsByRegion",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "standings_by_region",
+	Pattern:      "StandingsByRegion",
+	PartitionKey: cqlgenimpl.Cols("region text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "standing_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "team text", "name text"),
+	Maintained:   true,
 })
 
 func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
@@ -1923,14 +1735,10 @@ func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing,
 	}
 	var e Standing
 	e.StandingID = standingID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   standingStandings.Get,
 		Values: []any{e.StandingID},
 	}, standingStandingsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Standings with the given standing_id values from standings
@@ -2056,22 +1864,16 @@ func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *
 // pingPingsByDay is table pings_by_day, which is the source of truth of Ping
 // (statements in schema.md).
 var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "pings_by_day",
-	Pattern: "PingsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Canonical: true,
-	Single:    true,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "pings_by_day",
+	Pattern:      "PingsByDay",
+	PartitionKey: cqlgenimpl.Cols("device text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func pingPingsByDayRow(e *Ping, ts int64) []any {
+func pingPingsByDayRow(e *Ping, ts int64, _ bool) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
 func pingPingsByDayScan(it cqlgen.Iter, e *Ping) bool {
@@ -2110,64 +1912,45 @@ func pingCheck(e *Ping) error {
 	return nil
 }
 
+var pingOne = cqlgenimpl.One[Ping]{
+	Check: pingCheck,
+	Delete: func(e *Ping, ts int64) []any {
+		return []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
+	},
+	Key: func(e *Ping) []any {
+		return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
+	},
+	Row:   pingPingsByDayRow,
+	Scan:  pingPingsByDayScan,
+	Table: pingPingsByDay,
+}
+
 // Insert writes e to pings_by_day, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, pingPingsByDay, e, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, func(e *Ping, _ bool) []any {
-			return pingPingsByDayRow(e, 0)
-		}, pingPingsByDayScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
 // InsertIfAbsent creates e in pings_by_day unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (_ cqlgen.Inserted[Ping], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Ping]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, pingPingsByDay, e, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, func(e *Ping, _ bool) []any {
-		return pingPingsByDayRow(e, 0)
-	}, pingPingsByDayScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
 // Update writes e over the row with its key in pings_by_day; nil pointers and
 // empty collections clear their columns.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
 // Delete removes the row with e's key from pings_by_day.
 func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   pingPingsByDay.Delete,
-			Values: []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
 // Get reads the Ping with the given key from pings_by_day; cqlgen.ErrNotFound
@@ -2181,14 +1964,10 @@ func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   pingPingsByDay.Get,
 		Values: []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
 	}, pingPingsByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // PingsByDayOptions are the optional parts of a PingsByDay read.
@@ -2240,23 +2019,16 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 // entryLogEntries is table log_entries, which is the source of truth of Entry
 // (statements in schema.md).
 var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "log_entries",
-	Pattern: "LogEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp"},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "text", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "log_entries",
+	Pattern:      "LogEntries",
+	PartitionKey: cqlgenimpl.Cols("log text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("text text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func entryLogEntriesRow(e *Entry, ts int64) []any {
+func entryLogEntriesRow(e *Entry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 func entryLogEntriesScan(it cqlgen.Iter, e *Entry) bool {
@@ -2295,64 +2067,45 @@ func entryCheck(e *Entry) error {
 	return nil
 }
 
+var entryOne = cqlgenimpl.One[Entry]{
+	Check: entryCheck,
+	Delete: func(e *Entry, ts int64) []any {
+		return []any{ts, e.Log, e.At, e.Seq}
+	},
+	Key: func(e *Entry) []any {
+		return []any{e.Log, e.At, e.Seq}
+	},
+	Row:   entryLogEntriesRow,
+	Scan:  entryLogEntriesScan,
+	Table: entryLogEntries,
+}
+
 // Insert writes e to log_entries, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, entryLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *Entry, _ bool) []any {
-			return entryLogEntriesRow(e, 0)
-		}, entryLogEntriesScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
 // InsertIfAbsent creates e in log_entries unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (_ cqlgen.Inserted[Entry], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Entry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, entryLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *Entry, _ bool) []any {
-		return entryLogEntriesRow(e, 0)
-	}, entryLogEntriesScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
 // Update writes e over the row with its key in log_entries; nil pointers and
 // empty collections clear their columns.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
 // Delete removes the row with e's key from log_entries.
 func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   entryLogEntries.Delete,
-			Values: []any{ts, e.Log, e.At, e.Seq},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
 // Get reads the Entry with the given key from log_entries; cqlgen.ErrNotFound
@@ -2366,14 +2119,10 @@ func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   entryLogEntries.Get,
 		Values: []any{e.Log, e.At, e.Seq},
 	}, entryLogEntriesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // LogEntriesOptions are the optional parts of a LogEntries read.
@@ -2414,23 +2163,16 @@ func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOpt
 // recentEntryRecentLogEntries is table recent_log_entries, which is the source
 // of truth of RecentEntry (statements in schema.md).
 var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "recent_log_entries",
-	Pattern: "RecentLogEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "text", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "recent_log_entries",
+	Pattern:      "RecentLogEntries",
+	PartitionKey: cqlgenimpl.Cols("log text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("text text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64) []any {
+func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 func recentEntryRecentLogEntriesScan(it cqlgen.Iter, e *RecentEntry) bool {
@@ -2469,64 +2211,45 @@ func recentEntryCheck(e *RecentEntry) error {
 	return nil
 }
 
+var recentEntryOne = cqlgenimpl.One[RecentEntry]{
+	Check: recentEntryCheck,
+	Delete: func(e *RecentEntry, ts int64) []any {
+		return []any{ts, e.Log, e.At, e.Seq}
+	},
+	Key: func(e *RecentEntry) []any {
+		return []any{e.Log, e.At, e.Seq}
+	},
+	Row:   recentEntryRecentLogEntriesRow,
+	Scan:  recentEntryRecentLogEntriesScan,
+	Table: recentEntryRecentLogEntries,
+}
+
 // Insert writes e to recent_log_entries, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, recentEntryRecentLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *RecentEntry, _ bool) []any {
-			return recentEntryRecentLogEntriesRow(e, 0)
-		}, recentEntryRecentLogEntriesScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
 // InsertIfAbsent creates e in recent_log_entries unless a row has its key (IF
 // NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[RecentEntry], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[RecentEntry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, recentEntryRecentLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *RecentEntry, _ bool) []any {
-		return recentEntryRecentLogEntriesRow(e, 0)
-	}, recentEntryRecentLogEntriesScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
 // Update writes e over the row with its key in recent_log_entries; nil
 // pointers and empty collections clear their columns.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
 // Delete removes the row with e's key from recent_log_entries.
 func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   recentEntryRecentLogEntries.Delete,
-			Values: []any{ts, e.Log, e.At, e.Seq},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
 // Get reads the RecentEntry with the given key from recent_log_entries;
@@ -2540,14 +2263,10 @@ func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   recentEntryRecentLogEntries.Get,
 		Values: []any{e.Log, e.At, e.Seq},
 	}, recentEntryRecentLogEntriesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // RecentLogEntriesOptions are the optional parts of a RecentLogEntries read.

@@ -20,20 +20,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // agentAgents is table agents, which is the source of truth of Agent
 // (statements in schema.md).
 var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agents",
-	Pattern: "Agents",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "email", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
-	Fenced:     true,
+	Name:         "agents",
+	Pattern:      "Agents",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text"),
+	Columns:      cqlgenimpl.Cols("email text", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Fenced:       true,
 })
 
 func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
@@ -71,17 +65,12 @@ func agentAgentsSettle(e *Agent, version int64) []any {
 // agentAgentByEmail is table agents_by_email, which serves AgentByEmail
 // (statements in schema.md).
 var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agents_by_email",
-	Pattern: "AgentByEmail",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-	},
-	Maintained: true,
-	Unique:     true,
+	Name:         "agents_by_email",
+	Pattern:      "AgentByEmail",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "email text"),
+	Columns:      cqlgenimpl.Cols("agent_id text"),
+	Maintained:   true,
+	Unique:       true,
 })
 
 func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
@@ -264,14 +253,10 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *A
 	var e Agent
 	e.OrgID = orgID
 	e.AgentID = agentID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   agentAgents.Get,
 		Values: []any{e.OrgID, e.AgentID},
 	}, agentAgentsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Agents of one org_id with the given agent_id values from
@@ -309,17 +294,11 @@ func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string
 // agentLoadAgentLoad is table agent_load, which is the source of truth of
 // AgentLoad (statements in schema.md).
 var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agent_load",
-	Pattern: "AgentLoad",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "opened", Type: "counter"},
-		{Name: "closed", Type: "counter"},
-	},
-	Canonical: true,
+	Name:         "agent_load",
+	Pattern:      "AgentLoad",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text"),
+	Columns:      cqlgenimpl.Cols("opened counter", "closed counter"),
+	Canonical:    true,
 })
 
 func agentLoadAgentLoadScan(it cqlgen.Iter, e *AgentLoad) bool {
@@ -392,14 +371,10 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 	var e AgentLoad
 	e.OrgID = orgID
 	e.AgentID = agentID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   agentLoadAgentLoad.Get,
 		Values: []any{e.OrgID, e.AgentID},
 	}, agentLoadAgentLoadScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the AgentLoads of one org_id with the given agent_id values
@@ -423,24 +398,13 @@ func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []st
 // customerCustomers is table customers, which is the source of truth of
 // Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-		{Name: "company", Type: "text"},
-		{Name: "postal", Type: "frozen<udt<address, lines list<text>, city text, postcode text, country text>>"},
-		{Name: "billing", Type: "frozen<udt<address, lines list<text>, city text, postcode text, country text>>"},
-		{Name: "phones", Type: "list<frozen<udt<phone, label text, number text>>>"},
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "email text"),
+	Columns:      cqlgenimpl.Cols("name text", "company text", "postal frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "billing frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "phones list<frozen<udt<phone, label text, number text>>>", "created_at timestamp", "created_by text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
@@ -499,20 +463,12 @@ type CustomersNewestFirstRow struct {
 // customerCustomersNewestFirst is table customers_newest_first, which serves
 // CustomersNewestFirst (statements in schema.md).
 var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers_newest_first",
-	Pattern: "CustomersNewestFirst",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "email", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-		{Name: "company", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "customers_newest_first",
+	Pattern:      "CustomersNewestFirst",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "email text"),
+	Columns:      cqlgenimpl.Cols("name text", "company text"),
+	Maintained:   true,
 })
 
 func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
@@ -707,14 +663,10 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *
 	var e Customer
 	e.OrgID = orgID
 	e.Email = email
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.OrgID, e.Email},
 	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Customers of one org_id with the given email values from
@@ -775,22 +727,13 @@ func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o
 // ticketEventTicketEvents is table ticket_events, which is the source of truth
 // of TicketEvent (statements in schema.md).
 var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "ticket_events",
-	Pattern: "TicketEvents",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-		{Name: "kind", Type: "text"},
-		{Name: "note", Type: "text"},
-	},
-	Canonical:  true,
-	Maintained: true,
+	Name:         "ticket_events",
+	Pattern:      "TicketEvents",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "ticket_id timeuuid"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("agent_id text", "kind text", "note text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
 func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
@@ -821,23 +764,13 @@ func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 // ticketEventEventsByAgent is table events_by_agent, which serves
 // EventsByAgent (statements in schema.md).
 var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_agent",
-	Pattern: "EventsByAgent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "kind", Type: "text"},
-		{Name: "note", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "events_by_agent",
+	Pattern:      "EventsByAgent",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("ticket_id timeuuid", "kind text", "note text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
@@ -993,14 +926,10 @@ func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.
 	e.OrgID = orgID
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   ticketEventTicketEvents.Get,
 		Values: []any{e.OrgID, e.TicketID, e.EventID},
 	}, ticketEventTicketEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // TicketEventsOptions are the optional parts of a TicketEvents read.
@@ -1094,24 +1023,13 @@ func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agent
 // ticketTickets is table tickets, which is the source of truth of Ticket
 // (statements in schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets",
-	Pattern: "Tickets",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "requester", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-		{Name: "replies", Type: "int"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "tickets",
+	Pattern:      "Tickets",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "ticket_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("requester text", "subject text", "status text", "agent_id text", "opened_at timestamp", "body text", "replies int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
@@ -1161,21 +1079,12 @@ type TicketsByRequesterRow struct {
 // ticketTicketsByRequester is table tickets_by_requester, which serves
 // TicketsByRequester (statements in schema.md).
 var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_requester",
-	Pattern: "TicketsByRequester",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "requester", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "subject", Type: "text"},
-		{Name: "status", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "tickets_by_requester",
+	Pattern:      "TicketsByRequester",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "requester text"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("subject text", "status text"),
+	Maintained:   true,
 })
 
 func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
@@ -1220,22 +1129,12 @@ func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
 // ticketOpenTicketsByAgent is table open_tickets_by_agent, which serves
 // OpenTicketsByAgent (statements in schema.md).
 var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "open_tickets_by_agent",
-	Pattern: "OpenTicketsByAgent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "requester", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "status", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "open_tickets_by_agent",
+	Pattern:      "OpenTicketsByAgent",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp", "ticket_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("requester text", "subject text", "status text"),
+	Maintained:   true,
 })
 
 func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
@@ -1440,14 +1339,10 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 	var e Ticket
 	e.OrgID = orgID
 	e.TicketID = ticketID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   ticketTickets.Get,
 		Values: []any{e.OrgID, e.TicketID},
 	}, ticketTicketsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Tickets of one org_id with the given ticket_id values from
@@ -1551,23 +1446,13 @@ func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agent
 // articleArticles is table articles, which is the source of truth of Article
 // (statements in schema.md).
 var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "articles",
-	Pattern: "Articles",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "article_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "views", Type: "bigint"},
-		{Name: "updated_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "articles",
+	Pattern:      "Articles",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("article_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "tags set<text>", "views bigint", "updated_at timestamp", "body text"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
@@ -1606,64 +1491,45 @@ func articleCheck(e *Article) error {
 	return nil
 }
 
+var articleOne = cqlgenimpl.One[Article]{
+	Check: articleCheck,
+	Delete: func(e *Article, ts int64) []any {
+		return []any{ts, e.OrgID, e.ArticleID}
+	},
+	Key: func(e *Article) []any {
+		return []any{e.OrgID, e.ArticleID}
+	},
+	Row:   articleArticlesRow,
+	Scan:  articleArticlesScan,
+	Table: articleArticles,
+}
+
 // Insert writes e to articles, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
-			return articleArticlesRow(e, 0, unset)
-		}, articleArticlesScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
 // InsertIfAbsent creates e in articles unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (_ cqlgen.Inserted[Article], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Article]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
-		return articleArticlesRow(e, 0, unset)
-	}, articleArticlesScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
 // Update writes e over the row with its key in articles; nil pointers and
 // empty collections clear their columns.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
 // Delete removes the row with e's key from articles.
 func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   articleArticles.Delete,
-			Values: []any{ts, e.OrgID, e.ArticleID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
 // Get reads the Article with the given key from articles; cqlgen.ErrNotFound
@@ -1676,14 +1542,10 @@ func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUI
 	var e Article
 	e.OrgID = orgID
 	e.ArticleID = articleID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   articleArticles.Get,
 		Values: []any{e.OrgID, e.ArticleID},
 	}, articleArticlesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ArticlesOptions are the optional parts of a Articles read.
@@ -1725,28 +1587,16 @@ func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOpt
 // articleArticlesTagged reads table articles through index articles_by_tag
 // (statements in schema.md).
 var articleArticlesTagged = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "articles",
-	Pattern: "ArticlesTagged",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "article_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "views", Type: "bigint"},
-		{Name: "updated_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-	},
+	Name:         "articles",
+	Pattern:      "ArticlesTagged",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("article_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "tags set<text>", "views bigint", "updated_at timestamp", "body text"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column:   "tags",
 		Contains: true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "tags", Type: "text"},
-	},
+	Values: cqlgenimpl.Cols("tags text"),
 })
 
 func articleArticlesTaggedKey(e *Article) []any {
@@ -1788,29 +1638,16 @@ func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag stri
 // articleArticlesByViews reads table articles through index articles_by_views
 // (statements in schema.md).
 var articleArticlesByViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "articles",
-	Pattern: "ArticlesByViews",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "article_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "views", Type: "bigint"},
-		{Name: "updated_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-	},
+	Name:         "articles",
+	Pattern:      "ArticlesByViews",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("article_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "tags set<text>", "views bigint", "updated_at timestamp", "body text"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "views",
 		Range:  true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "views", Type: "bigint"},
-		{Name: "views", Type: "bigint"},
-	},
+	Values: cqlgenimpl.Cols("views bigint", "views bigint"),
 })
 
 func articleArticlesByViewsKey(e *Article) []any {
@@ -1856,26 +1693,17 @@ func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFr
 // auditEventAuditLog is table audit_log, which is the source of truth of
 // AuditEvent (statements in schema.md).
 var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "audit_log",
-	Pattern: "AuditLog",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "actor", Type: "text"},
-		{Name: "action", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "audit_log",
+	Pattern:      "AuditLog",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "event_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("actor text", "action text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
+func auditEventAuditLogRow(e *AuditEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
 func auditEventAuditLogScan(it cqlgen.Iter, e *AuditEvent) bool {
@@ -1914,36 +1742,32 @@ func auditEventCheck(e *AuditEvent) error {
 	return nil
 }
 
+var auditEventOne = cqlgenimpl.One[AuditEvent]{
+	Check: auditEventCheck,
+	Delete: func(e *AuditEvent, ts int64) []any {
+		return []any{ts, e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
+	},
+	Key: func(e *AuditEvent) []any {
+		return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
+	},
+	Row:   auditEventAuditLogRow,
+	Scan:  auditEventAuditLogScan,
+	Table: auditEventAuditLog,
+}
+
 // Insert writes e to audit_log, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
-			return auditEventAuditLogRow(e, 0)
-		}, auditEventAuditLogScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(auditEventAuditLog, o.TTL, auditEventAuditLogRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &auditEventOne, e)
 }
 
 // InsertIfAbsent creates e in audit_log unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (_ cqlgen.Inserted[AuditEvent], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[AuditEvent]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
-		return auditEventAuditLogRow(e, 0)
-	}, auditEventAuditLogScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &auditEventOne, e)
 }
 
 // Delete removes the AuditEvent with e's key from every table, found from
@@ -1976,14 +1800,10 @@ func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, ev
 	e.OrgID = orgID
 	e.At = at
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   auditEventAuditLog.Get,
 		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
 	}, auditEventAuditLogScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // AuditLogOptions are the optional parts of a AuditLog read.
@@ -2036,20 +1856,13 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 // macroMacros is table macros, which is the source of truth of Macro
 // (statements in schema.md).
 var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "macros",
-	Pattern: "Macros",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "team", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "macros",
+	Pattern:      "Macros",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "macro_id text"),
+	Columns:      cqlgenimpl.Cols("team text", "title text", "body text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
@@ -2087,20 +1900,12 @@ func macroMacrosSettle(e *Macro, version int64) []any {
 // macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle
 // (statements in schema.md).
 var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "macros_by_title",
-	Pattern: "MacrosByTitle",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "team", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "macros_by_title",
+	Pattern:      "MacrosByTitle",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("title text", "macro_id text"),
+	Columns:      cqlgenimpl.Cols("team text", "body text"),
+	Maintained:   true,
 })
 
 func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
@@ -2128,20 +1933,12 @@ func macroMacrosByTitleCompare(a, b *Macro) int {
 // macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam
 // (statements in schema.md).
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "macros_by_team",
-	Pattern: "MacrosByTeam",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "team", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "body", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "macros_by_team",
+	Pattern:      "MacrosByTeam",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "team text"),
+	Clustering:   cqlgenimpl.Cols("title text", "macro_id text"),
+	Columns:      cqlgenimpl.Cols("body text"),
+	Maintained:   true,
 })
 
 func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
@@ -2345,14 +2142,10 @@ func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *M
 	var e Macro
 	e.OrgID = orgID
 	e.MacroID = macroID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   macroMacros.Get,
 		Values: []any{e.OrgID, e.MacroID},
 	}, macroMacrosScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Macros of one org_id with the given macro_id values from
@@ -2452,27 +2245,17 @@ func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string,
 // replyRepliesByTicket is table replies_by_ticket, which is the source of
 // truth of Reply (statements in schema.md).
 var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "replies_by_ticket",
-	Pattern: "RepliesByTicket",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "channel", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "reply_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
-	Prefix:    1,
+	Name:         "replies_by_ticket",
+	Pattern:      "RepliesByTicket",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "ticket_id timeuuid"),
+	Clustering:   cqlgenimpl.Cols("channel text", "sent_at timestamp desc", "reply_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("author text", "body text"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       1,
 })
 
-func replyRepliesByTicketRow(e *Reply, ts int64) []any {
+func replyRepliesByTicketRow(e *Reply, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
 func replyRepliesByTicketScan(it cqlgen.Iter, e *Reply) bool {
@@ -2517,64 +2300,45 @@ func replyCheck(e *Reply) error {
 	return nil
 }
 
+var replyOne = cqlgenimpl.One[Reply]{
+	Check: replyCheck,
+	Delete: func(e *Reply, ts int64) []any {
+		return []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
+	},
+	Key: func(e *Reply) []any {
+		return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
+	},
+	Row:   replyRepliesByTicketRow,
+	Scan:  replyRepliesByTicketScan,
+	Table: replyRepliesByTicket,
+}
+
 // Insert writes e to replies_by_ticket, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, replyRepliesByTicket, e, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, func(e *Reply, _ bool) []any {
-			return replyRepliesByTicketRow(e, 0)
-		}, replyRepliesByTicketScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
 // InsertIfAbsent creates e in replies_by_ticket unless a row has its key (IF
 // NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reply], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Reply]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, replyRepliesByTicket, e, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, func(e *Reply, _ bool) []any {
-		return replyRepliesByTicketRow(e, 0)
-	}, replyRepliesByTicketScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
 // Update writes e over the row with its key in replies_by_ticket; nil pointers
 // and empty collections clear their columns.
 func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
 // Delete removes the row with e's key from replies_by_ticket.
 func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   replyRepliesByTicket.Delete,
-			Values: []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
 // Get reads the Reply with the given key from replies_by_ticket;
@@ -2593,14 +2357,10 @@ func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, 
 	e.Channel = channel
 	e.SentAt = sentAt
 	e.ReplyID = replyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   replyRepliesByTicket.Get,
 		Values: []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
 	}, replyRepliesByTicketScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // RepliesByTicketOptions are the optional parts of a RepliesByTicket read.
@@ -2659,22 +2419,15 @@ func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID 
 // agentSessionAgentSessions is table agent_sessions, which is the source of
 // truth of AgentSession (statements in schema.md).
 var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agent_sessions",
-	Pattern: "AgentSessions",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "session_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-		{Name: "signed_in", Type: "timestamp"},
-		{Name: "user_agent", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "agent_sessions",
+	Pattern:      "AgentSessions",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "session_id text"),
+	Columns:      cqlgenimpl.Cols("agent_id text", "signed_in timestamp", "user_agent text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func agentSessionAgentSessionsRow(e *AgentSession, ts int64) []any {
+func agentSessionAgentSessionsRow(e *AgentSession, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
 }
 func agentSessionAgentSessionsScan(it cqlgen.Iter, e *AgentSession) bool {
@@ -2704,64 +2457,45 @@ func agentSessionCheck(e *AgentSession) error {
 	return nil
 }
 
+var agentSessionOne = cqlgenimpl.One[AgentSession]{
+	Check: agentSessionCheck,
+	Delete: func(e *AgentSession, ts int64) []any {
+		return []any{ts, e.OrgID, e.SessionID}
+	},
+	Key: func(e *AgentSession) []any {
+		return []any{e.OrgID, e.SessionID}
+	},
+	Row:   agentSessionAgentSessionsRow,
+	Scan:  agentSessionAgentSessionsScan,
+	Table: agentSessionAgentSessions,
+}
+
 // Insert writes e to agent_sessions, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
-			return agentSessionAgentSessionsRow(e, 0)
-		}, agentSessionAgentSessionsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
 // InsertIfAbsent creates e in agent_sessions unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (_ cqlgen.Inserted[AgentSession], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[AgentSession]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
-		return agentSessionAgentSessionsRow(e, 0)
-	}, agentSessionAgentSessionsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
 // Update writes e over the row with its key in agent_sessions; nil pointers
 // and empty collections clear their columns.
 func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
 // Delete removes the row with e's key from agent_sessions.
 func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, agentSessionCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   agentSessionAgentSessions.Delete,
-			Values: []any{ts, e.OrgID, e.SessionID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
 // Get reads the AgentSession with the given key from agent_sessions;
@@ -2777,14 +2511,10 @@ func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID stri
 	var e AgentSession
 	e.OrgID = orgID
 	e.SessionID = sessionID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   agentSessionAgentSessions.Get,
 		Values: []any{e.OrgID, e.SessionID},
 	}, agentSessionAgentSessionsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the AgentSessions of one org_id with the given session_id
@@ -2808,21 +2538,15 @@ func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs
 // organisationOrganisations is table organisations, which is the source of
 // truth of Organisation (statements in schema.md).
 var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "organisations",
-	Pattern: "Organisations",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "plan", Type: "text"},
-		{Name: "signed_up", Type: "timestamp"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "organisations",
+	Pattern:      "Organisations",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Columns:      cqlgenimpl.Cols("owner text", "plan text", "signed_up timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func organisationOrganisationsRow(e *Organisation, ts int64) []any {
+func organisationOrganisationsRow(e *Organisation, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
 }
 func organisationOrganisationsScan(it cqlgen.Iter, e *Organisation) bool {
@@ -2849,64 +2573,45 @@ func organisationCheck(e *Organisation) error {
 	return nil
 }
 
+var organisationOne = cqlgenimpl.One[Organisation]{
+	Check: organisationCheck,
+	Delete: func(e *Organisation, ts int64) []any {
+		return []any{ts, e.OrgID}
+	},
+	Key: func(e *Organisation) []any {
+		return []any{e.OrgID}
+	},
+	Row:   organisationOrganisationsRow,
+	Scan:  organisationOrganisationsScan,
+	Table: organisationOrganisations,
+}
+
 // Insert writes e to organisations, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
-			return organisationOrganisationsRow(e, 0)
-		}, organisationOrganisationsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
 // InsertIfAbsent creates e in organisations unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (_ cqlgen.Inserted[Organisation], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Organisation]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
-		return organisationOrganisationsRow(e, 0)
-	}, organisationOrganisationsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
 // Update writes e over the row with its key in organisations; nil pointers and
 // empty collections clear their columns.
 func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
 // Delete removes the row with e's key from organisations.
 func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, organisationCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   organisationOrganisations.Delete,
-			Values: []any{ts, e.OrgID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
 // Get reads the Organisation with the given key from organisations;
@@ -2918,14 +2623,10 @@ func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisati
 	}
 	var e Organisation
 	e.OrgID = orgID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   organisationOrganisations.Get,
 		Values: []any{e.OrgID},
 	}, organisationOrganisationsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Organisations with the given org_id values from
@@ -2946,24 +2647,14 @@ func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlg
 // timeEntryTimeEntries is table time_entries, which is the source of truth of
 // TimeEntry (statements in schema.md).
 var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "time_entries",
-	Pattern: "TimeEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "logged_at", Type: "timestamp", Desc: true},
-		{Name: "entry_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "spent", Type: "bigint"},
-	},
-	Canonical:  true,
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "time_entries",
+	Pattern:      "TimeEntries",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text", "week_start date"),
+	Clustering:   cqlgenimpl.Cols("logged_at timestamp desc", "entry_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("ticket_id timeuuid", "spent bigint"),
+	Canonical:    true,
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
@@ -2997,23 +2688,13 @@ func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 // timeEntryPayPeriodEntries is table time_entries_by_pay_period, which serves
 // PayPeriodEntries (statements in schema.md).
 var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "time_entries_by_pay_period",
-	Pattern: "PayPeriodEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "period_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "logged_at", Type: "timestamp"},
-		{Name: "entry_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "spent", Type: "bigint"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "time_entries_by_pay_period",
+	Pattern:      "PayPeriodEntries",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text", "period_start date"),
+	Clustering:   cqlgenimpl.Cols("logged_at timestamp", "entry_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("ticket_id timeuuid", "spent bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
@@ -3169,14 +2850,10 @@ func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, l
 	e.AgentID = agentID
 	e.LoggedAt = loggedAt
 	e.EntryID = entryID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   timeEntryTimeEntries.Get,
 		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
 	}, timeEntryTimeEntriesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // TimeEntriesOptions are the optional parts of a TimeEntries read.
@@ -3284,21 +2961,13 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 // cannedReplyCannedReplies is table canned_replies, which is the source of
 // truth of CannedReply (statements in schema.md).
 var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "canned_replies",
-	Pattern: "CannedReplies",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "reply_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "body", Type: "text"},
-		{Name: "embedding", Type: "vector<float, 384>"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "canned_replies",
+	Pattern:      "CannedReplies",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("reply_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "body text", "embedding vector<float, 384>"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
@@ -3340,64 +3009,45 @@ func cannedReplyCheck(e *CannedReply) error {
 	return nil
 }
 
+var cannedReplyOne = cqlgenimpl.One[CannedReply]{
+	Check: cannedReplyCheck,
+	Delete: func(e *CannedReply, ts int64) []any {
+		return []any{ts, e.OrgID, e.ReplyID}
+	},
+	Key: func(e *CannedReply) []any {
+		return []any{e.OrgID, e.ReplyID}
+	},
+	Row:   cannedReplyCannedRepliesRow,
+	Scan:  cannedReplyCannedRepliesScan,
+	Table: cannedReplyCannedReplies,
+}
+
 // Insert writes e to canned_replies, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
-			return cannedReplyCannedRepliesRow(e, 0, unset)
-		}, cannedReplyCannedRepliesScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
 // InsertIfAbsent creates e in canned_replies unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (_ cqlgen.Inserted[CannedReply], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[CannedReply]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
-		return cannedReplyCannedRepliesRow(e, 0, unset)
-	}, cannedReplyCannedRepliesScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
 // Update writes e over the row with its key in canned_replies; nil pointers
 // and empty collections clear their columns.
 func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
 // Delete removes the row with e's key from canned_replies.
 func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, cannedReplyCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   cannedReplyCannedReplies.Delete,
-			Values: []any{ts, e.OrgID, e.ReplyID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
 // Get reads the CannedReply with the given key from canned_replies;
@@ -3410,14 +3060,10 @@ func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.U
 	var e CannedReply
 	e.OrgID = orgID
 	e.ReplyID = replyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   cannedReplyCannedReplies.Get,
 		Values: []any{e.OrgID, e.ReplyID},
 	}, cannedReplyCannedRepliesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // CannedRepliesOptions are the optional parts of a CannedReplies read.
@@ -3458,26 +3104,16 @@ func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *Ca
 // cannedReplySimilarReplies reads table canned_replies through index
 // canned_replies_by_embedding (statements in schema.md).
 var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "canned_replies",
-	Pattern: "SimilarReplies",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "reply_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "body", Type: "text"},
-		{Name: "embedding", Type: "vector<float, 384>"},
-	},
+	Name:         "canned_replies",
+	Pattern:      "SimilarReplies",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("reply_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "body text", "embedding vector<float, 384>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "embedding",
 		ANN:    true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "embedding", Type: "vector<float, 384>"},
-	},
+	Values: cqlgenimpl.Cols("embedding vector<float, 384>"),
 })
 
 // SimilarRepliesOptions are the optional parts of a SimilarReplies read.

@@ -19,21 +19,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // messageMessagesByConversation is table messages_by_conversation, which is
 // the source of truth of Message (statements in schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_conversation",
-	Pattern: "MessagesByConversation",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "text", Type: "text"},
-	},
-	Canonical:  true,
-	Maintained: true,
+	Name:         "messages_by_conversation",
+	Pattern:      "MessagesByConversation",
+	PartitionKey: cqlgenimpl.Cols("conversation_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "text text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
@@ -67,20 +59,12 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 // messageMessagesByUser is table messages_by_user, which serves MessagesByUser
 // (statements in schema.md).
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_user",
-	Pattern: "MessagesByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-		{Name: "text", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "messages_by_user",
+	Pattern:      "MessagesByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "text text"),
+	Maintained:   true,
 })
 
 func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
@@ -232,14 +216,10 @@ func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt tim
 	e.ConversationID = conversationID
 	e.SentAt = sentAt
 	e.MessageID = messageID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   messageMessagesByConversation.Get,
 		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
 	}, messageMessagesByConversationScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // MessagesByConversationOptions are the optional parts of a

@@ -20,25 +20,16 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // playListeningHistory is table listening_history, which is the source of
 // truth of Play (statements in schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "listening_history",
-	Pattern: "ListeningHistory",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "listening_history",
+	Pattern:      "ListeningHistory",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("played_at timestamp desc", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "artist text", "duration_s int"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func playListeningHistoryRow(e *Play, ts int64) []any {
+func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
@@ -77,64 +68,45 @@ func playCheck(e *Play) error {
 	return nil
 }
 
+var playOne = cqlgenimpl.One[Play]{
+	Check: playCheck,
+	Delete: func(e *Play, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Key: func(e *Play) []any {
+		return []any{e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Row:   playListeningHistoryRow,
+	Scan:  playListeningHistoryScan,
+	Table: playListeningHistory,
+}
+
 // Insert writes e to listening_history, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-			return playListeningHistoryRow(e, 0)
-		}, playListeningHistoryScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // InsertIfAbsent creates e in listening_history unless a row has its key (IF
 // NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Play]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-		return playListeningHistoryRow(e, 0)
-	}, playListeningHistoryScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Update writes e over the row with its key in listening_history; nil pointers
 // and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playListeningHistory.Delete,
-			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Get reads the Play with the given key from listening_history;
@@ -148,14 +120,10 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   playListeningHistory.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playListeningHistoryScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
@@ -197,21 +165,13 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 // trackTracks is table tracks, which is the source of truth of Track
 // (statements in schema.md).
 var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tracks",
-	Pattern: "Tracks",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "artist_id", Type: "text"},
-		{Name: "play_count", Type: "bigint"},
-		{Name: "track_name", Type: "text"},
-		{Name: "album", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "tracks",
+	Pattern:      "Tracks",
+	PartitionKey: cqlgenimpl.Cols("track_id text"),
+	Columns:      cqlgenimpl.Cols("artist_id text", "play_count bigint", "track_name text", "album text", "duration_s int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func trackTracksScan(it cqlgen.Iter, e *Track) bool {
@@ -249,21 +209,12 @@ func trackTracksSettle(e *Track, version int64) []any {
 // trackTopTracksByArtist is table top_tracks_by_artist, which serves
 // TopTracksByArtist (statements in schema.md).
 var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "top_tracks_by_artist",
-	Pattern: "TopTracksByArtist",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "artist_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "track_name", Type: "text"},
-		{Name: "album", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-	},
-	Maintained: true,
+	Name:         "top_tracks_by_artist",
+	Pattern:      "TopTracksByArtist",
+	PartitionKey: cqlgenimpl.Cols("artist_id text"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "album text", "duration_s int"),
+	Maintained:   true,
 })
 
 func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
@@ -442,14 +393,10 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err erro
 	}
 	var e Track
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   trackTracks.Get,
 		Values: []any{e.TrackID},
 	}, trackTracksScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Tracks with the given track_id values from tracks in one
@@ -506,26 +453,16 @@ func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *T
 // playlistTrackPlaylistTracks is table playlist_tracks, which is the source of
 // truth of PlaylistTrack (statements in schema.md).
 var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "playlist_tracks",
-	Pattern: "PlaylistTracks",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "playlist_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "position", Type: "int"},
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-		{Name: "added_by", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "playlist_tracks",
+	Pattern:      "PlaylistTracks",
+	PartitionKey: cqlgenimpl.Cols("playlist_id text"),
+	Clustering:   cqlgenimpl.Cols("position int", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "artist text", "duration_s int", "added_by text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64) []any {
+func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64, _ bool) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
 func playlistTrackPlaylistTracksScan(it cqlgen.Iter, e *PlaylistTrack) bool {
@@ -564,64 +501,45 @@ func playlistTrackCheck(e *PlaylistTrack) error {
 	return nil
 }
 
+var playlistTrackOne = cqlgenimpl.One[PlaylistTrack]{
+	Check: playlistTrackCheck,
+	Delete: func(e *PlaylistTrack, ts int64) []any {
+		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
+	},
+	Key: func(e *PlaylistTrack) []any {
+		return []any{e.PlaylistID, e.Position, e.TrackID}
+	},
+	Row:   playlistTrackPlaylistTracksRow,
+	Scan:  playlistTrackPlaylistTracksScan,
+	Table: playlistTrackPlaylistTracks,
+}
+
 // Insert writes e to playlist_tracks, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playlistTrackPlaylistTracks, e, []any{e.PlaylistID, e.Position, e.TrackID}, func(e *PlaylistTrack, _ bool) []any {
-			return playlistTrackPlaylistTracksRow(e, 0)
-		}, playlistTrackPlaylistTracksScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
 // InsertIfAbsent creates e in playlist_tracks unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlaylistTrack], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[PlaylistTrack]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playlistTrackPlaylistTracks, e, []any{e.PlaylistID, e.Position, e.TrackID}, func(e *PlaylistTrack, _ bool) []any {
-		return playlistTrackPlaylistTracksRow(e, 0)
-	}, playlistTrackPlaylistTracksScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
 // Update writes e over the row with its key in playlist_tracks; nil pointers
 // and empty collections clear their columns.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
 // Delete removes the row with e's key from playlist_tracks.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playlistTrackPlaylistTracks.Delete,
-			Values: []any{ts, e.PlaylistID, e.Position, e.TrackID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
 // Get reads the PlaylistTrack with the given key from playlist_tracks;
@@ -635,14 +553,10 @@ func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position
 	e.PlaylistID = playlistID
 	e.Position = position
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   playlistTrackPlaylistTracks.Get,
 		Values: []any{e.PlaylistID, e.Position, e.TrackID},
 	}, playlistTrackPlaylistTracksScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
@@ -684,20 +598,13 @@ func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID strin
 // chartEntryDailyTrackPlays is table daily_track_plays, which is the source of
 // truth of ChartEntry (statements in schema.md).
 var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_track_plays",
-	Pattern: "DailyTrackPlays",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint"},
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "daily_track_plays",
+	Pattern:      "DailyTrackPlays",
+	PartitionKey: cqlgenimpl.Cols("chart_date date", "track_id text"),
+	Columns:      cqlgenimpl.Cols("play_count bigint", "track_name text", "artist text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
@@ -735,22 +642,13 @@ func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 // chartEntryDailyCharts is table daily_charts, which serves DailyCharts
 // (statements in schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_charts",
-	Pattern: "DailyCharts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "daily_charts",
+	Pattern:      "DailyCharts",
+	PartitionKey: cqlgenimpl.Cols("chart_date date", "shard int"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "artist text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
@@ -945,14 +843,10 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 	var e ChartEntry
 	e.ChartDate = chartDate
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   chartEntryDailyTrackPlays.Get,
 		Values: []any{e.ChartDate, e.TrackID},
 	}, chartEntryDailyTrackPlaysScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the ChartEntrys of one chart_date with the given track_id
@@ -1013,19 +907,13 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 // releaseReleases is table releases, which is the source of truth of Release
 // (statements in schema.md).
 var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "releases",
-	Pattern: "Releases",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "release_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "artist_id", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "released_at", Type: "timestamp"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "releases",
+	Pattern:      "Releases",
+	PartitionKey: cqlgenimpl.Cols("release_id uuid"),
+	Columns:      cqlgenimpl.Cols("artist_id text", "title text", "released_at timestamp"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
@@ -1063,21 +951,13 @@ func releaseReleasesSettle(e *Release, version int64) []any {
 // releaseNewReleases is table new_releases, which serves NewReleases
 // (statements in schema.md).
 var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "new_releases",
-	Pattern: "NewReleases",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "released_at", Type: "timestamp", Desc: true},
-		{Name: "release_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "artist_id", Type: "text"},
-		{Name: "title", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "new_releases",
+	Pattern:      "NewReleases",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("released_at timestamp desc", "release_id uuid"),
+	Columns:      cqlgenimpl.Cols("artist_id text", "title text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
@@ -1253,14 +1133,10 @@ func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release
 	}
 	var e Release
 	e.ReleaseID = releaseID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   releaseReleases.Get,
 		Values: []any{e.ReleaseID},
 	}, releaseReleasesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Releases with the given release_id values from releases in

@@ -19,23 +19,16 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // noteNotesByUser is table notes_by_user, which is the source of truth of Note
 // (statements in schema.md).
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes_by_user",
-	Pattern: "NotesByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "note_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "text", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "notes_by_user",
+	Pattern:      "NotesByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "note_id text"),
+	Columns:      cqlgenimpl.Cols("text text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func noteNotesByUserRow(e *Note, ts int64) []any {
+func noteNotesByUserRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
 func noteNotesByUserScan(it cqlgen.Iter, e *Note) bool {
@@ -74,64 +67,45 @@ func noteCheck(e *Note) error {
 	return nil
 }
 
+var noteOne = cqlgenimpl.One[Note]{
+	Check: noteCheck,
+	Delete: func(e *Note, ts int64) []any {
+		return []any{ts, e.UserID, e.CreatedAt, e.NoteID}
+	},
+	Key: func(e *Note) []any {
+		return []any{e.UserID, e.CreatedAt, e.NoteID}
+	},
+	Row:   noteNotesByUserRow,
+	Scan:  noteNotesByUserScan,
+	Table: noteNotesByUser,
+}
+
 // Insert writes e to notes_by_user, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, noteNotesByUser, e, []any{e.UserID, e.CreatedAt, e.NoteID}, func(e *Note, _ bool) []any {
-			return noteNotesByUserRow(e, 0)
-		}, noteNotesByUserScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // InsertIfAbsent creates e in notes_by_user unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Note]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, noteNotesByUser, e, []any{e.UserID, e.CreatedAt, e.NoteID}, func(e *Note, _ bool) []any {
-		return noteNotesByUserRow(e, 0)
-	}, noteNotesByUserScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Update writes e over the row with its key in notes_by_user; nil pointers and
 // empty collections clear their columns.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Delete removes the row with e's key from notes_by_user.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotesByUser.Delete,
-			Values: []any{ts, e.UserID, e.CreatedAt, e.NoteID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Get reads the Note with the given key from notes_by_user; cqlgen.ErrNotFound
@@ -145,14 +119,10 @@ func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, 
 	e.UserID = userID
 	e.CreatedAt = createdAt
 	e.NoteID = noteID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   noteNotesByUser.Get,
 		Values: []any{e.UserID, e.CreatedAt, e.NoteID},
 	}, noteNotesByUserScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // NotesByUserOptions are the optional parts of a NotesByUser read.

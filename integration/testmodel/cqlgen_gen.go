@@ -20,25 +20,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
@@ -88,23 +77,12 @@ func orderOrdersCompare(a, b *Order) int {
 // orderOrdersByRef is table orders_by_ref, which serves OrdersByRef
 // (statements in schema.md).
 var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_ref",
-	Pattern: "OrdersByRef",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Maintained: true,
+	Name:         "orders_by_ref",
+	Pattern:      "OrdersByRef",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("ref text desc", "placed_at timestamp", "order_id text"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "status text", "total bigint", "items int"),
+	Maintained:   true,
 })
 
 func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
@@ -135,23 +113,12 @@ func orderOrdersByRefCompare(a, b *Order) int {
 // orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent
 // (statements in schema.md).
 var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_event",
-	Pattern: "OrdersByEvent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event", Type: "timeuuid", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Maintained: true,
+	Name:         "orders_by_event",
+	Pattern:      "OrdersByEvent",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("event timeuuid desc", "placed_at timestamp", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "status text", "total bigint", "items int"),
+	Maintained:   true,
 })
 
 func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
@@ -182,24 +149,13 @@ func orderOrdersByEventCompare(a, b *Order) int {
 // orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
 // (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Maintained: true,
-	Prefix:     1,
+	Name:         "orders_by_status",
+	Pattern:      "OrdersByStatus",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("status text", "placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "total bigint", "items int"),
+	Maintained:   true,
+	Prefix:       1,
 })
 
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
@@ -230,26 +186,14 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 // orderOrders4 is table orders_4, which serves Orders4 (statements in
 // schema.md).
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_4",
-	Pattern: "Orders4",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Maintained: true,
-	Prefix:     1,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "orders_4",
+	Pattern:      "Orders4",
+	PartitionKey: cqlgenimpl.Cols("user_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("status text", "placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "total bigint", "items int"),
+	Maintained:   true,
+	Prefix:       1,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func orderOrders4Row(e *Order, ts int64, _ bool) []any {
@@ -280,25 +224,13 @@ func orderOrders4Compare(a, b *Order) int {
 // orderOrdersByDay is table orders_by_day, which serves OrdersByDay
 // (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_day",
-	Pattern: "OrdersByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "orders_by_day",
+	Pattern:      "OrdersByDay",
+	PartitionKey: cqlgenimpl.Cols("user_id text", "day date"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
@@ -509,14 +441,10 @@ func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, 
 	e.UserID = userID
 	e.PlacedAt = placedAt
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.UserID, e.PlacedAt, e.OrderID},
 	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // OrdersOptions are the optional parts of a Orders read.
@@ -779,31 +707,17 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByD
 // orderOrdersByTotal reads table orders through index orders_by_total
 // (statements in schema.md).
 var orderOrdersByTotal = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "OrdersByTotal",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Versioned: true,
+	Name:         "orders",
+	Pattern:      "OrdersByTotal",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "total",
 		Range:  true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "total", Type: "bigint"},
-		{Name: "total", Type: "bigint"},
-	},
+	Values: cqlgenimpl.Cols("total bigint", "total bigint"),
 })
 
 func orderOrdersByTotalKey(e *Order) []any {
@@ -849,32 +763,18 @@ func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom 
 // orderOrdersByItems reads table orders through index orders_by_items
 // (statements in schema.md).
 var orderOrdersByItems = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "OrdersByItems",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	Versioned: true,
+	Name:         "orders",
+	Pattern:      "OrdersByItems",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column:  "items",
 		Range:   true,
 		Scatter: true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "items", Type: "int"},
-		{Name: "items", Type: "int"},
-	},
+	Values: cqlgenimpl.Cols("items int", "items int"),
 })
 
 func orderOrdersByItemsKey(e *Order) []any {
@@ -916,22 +816,13 @@ func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo 
 // noteNotes is table notes, which is the source of truth of Note (statements
 // in schema.md).
 var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "Notes",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "size", Type: "int"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "notes",
+	Pattern:      "Notes",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
@@ -973,64 +864,45 @@ func noteCheck(e *Note) error {
 	return nil
 }
 
+var noteOne = cqlgenimpl.One[Note]{
+	Check: noteCheck,
+	Delete: func(e *Note, ts int64) []any {
+		return []any{ts, e.Space, e.At, e.Seq}
+	},
+	Key: func(e *Note) []any {
+		return []any{e.Space, e.At, e.Seq}
+	},
+	Row:   noteNotesRow,
+	Scan:  noteNotesScan,
+	Table: noteNotes,
+}
+
 // Insert writes e to notes, leaving nil pointers and empty collections unset;
 // it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
-			return noteNotesRow(e, 0, unset)
-		}, noteNotesScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // InsertIfAbsent creates e in notes unless a row has its key (IF NOT EXISTS);
 // see docs/repositories.md, Conditional insert.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Note]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
-		return noteNotesRow(e, 0, unset)
-	}, noteNotesScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Update writes e over the row with its key in notes; nil pointers and empty
 // collections clear their columns.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Delete removes the row with e's key from notes.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   noteNotes.Delete,
-			Values: []any{ts, e.Space, e.At, e.Seq},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Get reads the Note with the given key from notes; cqlgen.ErrNotFound if
@@ -1044,14 +916,10 @@ func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int6
 	e.Space = space
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   noteNotes.Get,
 		Values: []any{e.Space, e.At, e.Seq},
 	}, noteNotesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // NotesOptions are the optional parts of a Notes read.
@@ -1092,27 +960,16 @@ func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ 
 // noteNotesByTag reads table notes through index notes_by_tag (statements in
 // schema.md).
 var noteNotesByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "NotesByTag",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "size", Type: "int"},
-	},
+	Name:         "notes",
+	Pattern:      "NotesByTag",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column:   "tags",
 		Contains: true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "tags", Type: "text"},
-	},
+	Values: cqlgenimpl.Cols("tags text"),
 })
 
 func noteNotesByTagKey(e *Note) []any {
@@ -1154,28 +1011,16 @@ func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *
 // noteNotesBySize reads table notes through index notes_by_size (statements in
 // schema.md).
 var noteNotesBySize = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "NotesBySize",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "size", Type: "int"},
-	},
+	Name:         "notes",
+	Pattern:      "NotesBySize",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "size",
 		Range:  true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "size", Type: "int"},
-		{Name: "size", Type: "int"},
-	},
+	Values: cqlgenimpl.Cols("size int", "size int"),
 })
 
 func noteNotesBySizeKey(e *Note) []any {
@@ -1221,27 +1066,16 @@ func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32
 // noteNotesByAuthor reads table notes through index notes_by_author
 // (statements in schema.md).
 var noteNotesByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "NotesByAuthor",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "size", Type: "int"},
-	},
+	Name:         "notes",
+	Pattern:      "NotesByAuthor",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column:  "author",
 		Scatter: true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-	},
+	Values: cqlgenimpl.Cols("author text"),
 })
 
 func noteNotesByAuthorKey(e *Note) []any {
@@ -1279,25 +1113,17 @@ func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByA
 // tradeTradesByAccount is table trades_by_account, which is the source of
 // truth of Trade (statements in schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_account",
-	Pattern: "TradesByAccount",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "day", Type: "date", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "shares", Type: "int"},
-	},
-	Canonical: true,
-	Single:    true,
-	Prefix:    2,
+	Name:         "trades_by_account",
+	Pattern:      "TradesByAccount",
+	PartitionKey: cqlgenimpl.Cols("account text"),
+	Clustering:   cqlgenimpl.Cols("kind text", "day date desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("shares int"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       2,
 })
 
-func tradeTradesByAccountRow(e *Trade, ts int64) []any {
+func tradeTradesByAccountRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
@@ -1339,64 +1165,45 @@ func tradeCheck(e *Trade) error {
 	return nil
 }
 
+var tradeOne = cqlgenimpl.One[Trade]{
+	Check: tradeCheck,
+	Delete: func(e *Trade, ts int64) []any {
+		return []any{ts, e.Account, e.Kind, e.Day, e.Seq}
+	},
+	Key: func(e *Trade) []any {
+		return []any{e.Account, e.Kind, e.Day, e.Seq}
+	},
+	Row:   tradeTradesByAccountRow,
+	Scan:  tradeTradesByAccountScan,
+	Table: tradeTradesByAccount,
+}
+
 // Insert writes e to trades_by_account, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, tradeTradesByAccount, e, []any{e.Account, e.Kind, e.Day, e.Seq}, func(e *Trade, _ bool) []any {
-			return tradeTradesByAccountRow(e, 0)
-		}, tradeTradesByAccountScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
 // InsertIfAbsent creates e in trades_by_account unless a row has its key (IF
 // NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (_ cqlgen.Inserted[Trade], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Trade]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, tradeTradesByAccount, e, []any{e.Account, e.Kind, e.Day, e.Seq}, func(e *Trade, _ bool) []any {
-		return tradeTradesByAccountRow(e, 0)
-	}, tradeTradesByAccountScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
 // Update writes e over the row with its key in trades_by_account; nil pointers
 // and empty collections clear their columns.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
 // Delete removes the row with e's key from trades_by_account.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   tradeTradesByAccount.Delete,
-			Values: []any{ts, e.Account, e.Kind, e.Day, e.Seq},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
 // Get reads the Trade with the given key from trades_by_account;
@@ -1411,14 +1218,10 @@ func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day ti
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   tradeTradesByAccount.Get,
 		Values: []any{e.Account, e.Kind, e.Day, e.Seq},
 	}, tradeTradesByAccountScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
@@ -1486,27 +1289,18 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 // deskTradeTradesByDesk is table trades_by_desk, which is the source of truth
 // of DeskTrade (statements in schema.md).
 var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_desk",
-	Pattern: "TradesByDesk",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "desk", Type: "text"},
-		{Name: "bucket", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text", Desc: true},
-		{Name: "day", Type: "date"},
-		{Name: "seq", Type: "bigint", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "shares", Type: "int"},
-	},
-	Canonical: true,
-	Single:    true,
-	Prefix:    2,
-	Bucket:    cqlgenimpl.BucketHash,
+	Name:         "trades_by_desk",
+	Pattern:      "TradesByDesk",
+	PartitionKey: cqlgenimpl.Cols("desk text", "bucket int"),
+	Clustering:   cqlgenimpl.Cols("kind text desc", "day date", "seq bigint desc"),
+	Columns:      cqlgenimpl.Cols("shares int"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       2,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func deskTradeTradesByDeskRow(e *DeskTrade, ts int64) []any {
+func deskTradeTradesByDeskRow(e *DeskTrade, ts int64, _ bool) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 func deskTradeTradesByDeskScan(it cqlgen.Iter, e *DeskTrade) bool {
@@ -1548,64 +1342,45 @@ func deskTradeCheck(e *DeskTrade) error {
 	return nil
 }
 
+var deskTradeOne = cqlgenimpl.One[DeskTrade]{
+	Check: deskTradeCheck,
+	Delete: func(e *DeskTrade, ts int64) []any {
+		return []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
+	},
+	Key: func(e *DeskTrade) []any {
+		return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
+	},
+	Row:   deskTradeTradesByDeskRow,
+	Scan:  deskTradeTradesByDeskScan,
+	Table: deskTradeTradesByDesk,
+}
+
 // Insert writes e to trades_by_desk, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, deskTradeTradesByDesk, e, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, func(e *DeskTrade, _ bool) []any {
-			return deskTradeTradesByDeskRow(e, 0)
-		}, deskTradeTradesByDeskScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
 // InsertIfAbsent creates e in trades_by_desk unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (_ cqlgen.Inserted[DeskTrade], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[DeskTrade]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, deskTradeTradesByDesk, e, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, func(e *DeskTrade, _ bool) []any {
-		return deskTradeTradesByDeskRow(e, 0)
-	}, deskTradeTradesByDeskScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
 // Update writes e over the row with its key in trades_by_desk; nil pointers
 // and empty collections clear their columns.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
 // Delete removes the row with e's key from trades_by_desk.
 func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   deskTradeTradesByDesk.Delete,
-			Values: []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
 // Get reads the DeskTrade with the given key from trades_by_desk;
@@ -1620,14 +1395,10 @@ func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day t
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   deskTradeTradesByDesk.Get,
 		Values: []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
 	}, deskTradeTradesByDeskScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // TradesByDeskOptions are the optional parts of a TradesByDesk read.
@@ -1697,27 +1468,18 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 // tickTicksBySymbol is table ticks_by_symbol, which is the source of truth of
 // Tick (statements in schema.md).
 var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "ticks_by_symbol",
-	Pattern: "TicksBySymbol",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "price", Type: "double"},
-	},
-	Canonical: true,
-	Single:    true,
-	Prefix:    1,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "ticks_by_symbol",
+	Pattern:      "TicksBySymbol",
+	PartitionKey: cqlgenimpl.Cols("symbol text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("kind text", "at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("price double"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       1,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func tickTicksBySymbolRow(e *Tick, ts int64) []any {
+func tickTicksBySymbolRow(e *Tick, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
 func tickTicksBySymbolScan(it cqlgen.Iter, e *Tick) bool {
@@ -1759,64 +1521,45 @@ func tickCheck(e *Tick) error {
 	return nil
 }
 
+var tickOne = cqlgenimpl.One[Tick]{
+	Check: tickCheck,
+	Delete: func(e *Tick, ts int64) []any {
+		return []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
+	},
+	Key: func(e *Tick) []any {
+		return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
+	},
+	Row:   tickTicksBySymbolRow,
+	Scan:  tickTicksBySymbolScan,
+	Table: tickTicksBySymbol,
+}
+
 // Insert writes e to ticks_by_symbol, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, tickTicksBySymbol, e, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, func(e *Tick, _ bool) []any {
-			return tickTicksBySymbolRow(e, 0)
-		}, tickTicksBySymbolScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
 // InsertIfAbsent creates e in ticks_by_symbol unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (_ cqlgen.Inserted[Tick], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Tick]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, tickTicksBySymbol, e, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, func(e *Tick, _ bool) []any {
-		return tickTicksBySymbolRow(e, 0)
-	}, tickTicksBySymbolScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
 // Update writes e over the row with its key in ticks_by_symbol; nil pointers
 // and empty collections clear their columns.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
 // Delete removes the row with e's key from ticks_by_symbol.
 func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   tickTicksBySymbol.Delete,
-			Values: []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
 // Get reads the Tick with the given key from ticks_by_symbol;
@@ -1831,14 +1574,10 @@ func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.
 	e.Kind = kind
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   tickTicksBySymbol.Get,
 		Values: []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
 	}, tickTicksBySymbolScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // TicksBySymbolOptions are the optional parts of a TicksBySymbol read.
@@ -1906,25 +1645,15 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 // readingReadingsByDay is table readings_by_day, which is the source of truth
 // of Reading (statements in schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_day",
-	Pattern: "ReadingsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "value", Type: "double"},
-		{Name: "note", Type: "text"},
-		{Name: "tags", Type: "list<text>"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_day",
+	Pattern:      "ReadingsByDay",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "day date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
@@ -1984,23 +1713,13 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 // readingReadings1 is table readings_1, which serves Readings1 (statements in
 // schema.md).
 var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_1",
-	Pattern: "Readings1",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "value", Type: "double"},
-		{Name: "note", Type: "text"},
-		{Name: "tags", Type: "list<text>"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketOne,
+	Name:         "readings_1",
+	Pattern:      "Readings1",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketOne,
 })
 
 func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
@@ -2028,23 +1747,13 @@ func readingReadings1Compare(a, b *Reading) int {
 // readingReadings16 is table readings_16, which serves Readings16 (statements
 // in schema.md).
 var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_16",
-	Pattern: "Readings16",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "value", Type: "double"},
-		{Name: "note", Type: "text"},
-		{Name: "tags", Type: "list<text>"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "readings_16",
+	Pattern:      "Readings16",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
@@ -2232,14 +1941,10 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 	e.SensorID = sensorID
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   readingReadingsByDay.Get,
 		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
 	}, readingReadingsByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
@@ -2365,21 +2070,13 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 // visitVisits is table visits, which is the source of truth of Visit
 // (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "site", Type: "text"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("visit_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text", "site text", "at timestamp", "page text", "millis int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
@@ -2417,21 +2114,12 @@ func visitVisitsSettle(e *Visit, version int64) []any {
 // visitVisitsByUser is table visits_by_user, which serves VisitsByUser
 // (statements in schema.md).
 var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_user",
-	Pattern: "VisitsByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	Maintained: true,
+	Name:         "visits_by_user",
+	Pattern:      "VisitsByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
+	Columns:      cqlgenimpl.Cols("site text", "page text", "millis int"),
+	Maintained:   true,
 })
 
 func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
@@ -2459,23 +2147,13 @@ func visitVisitsByUserCompare(a, b *Visit) int {
 // visitVisitsBySite is table visits_by_site, which serves VisitsBySite
 // (statements in schema.md).
 var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_site",
-	Pattern: "VisitsBySite",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "visits_by_site",
+	Pattern:      "VisitsBySite",
+	PartitionKey: cqlgenimpl.Cols("site text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text", "page text", "millis int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
@@ -2503,23 +2181,13 @@ func visitVisitsBySiteCompare(a, b *Visit) int {
 // visitVisitsBySiteDay is table visits_by_site_day, which serves
 // VisitsBySiteDay (statements in schema.md).
 var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_site_day",
-	Pattern: "VisitsBySiteDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "visits_by_site_day",
+	Pattern:      "VisitsBySiteDay",
+	PartitionKey: cqlgenimpl.Cols("site text", "day date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text", "page text", "millis int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
@@ -2556,18 +2224,12 @@ type VisitsByPageRow struct {
 // visitVisitsByPage is table visits_by_page, which serves VisitsByPage
 // (statements in schema.md).
 var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_page",
-	Pattern: "VisitsByPage",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "page", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "visits_by_page",
+	Pattern:      "VisitsByPage",
+	PartitionKey: cqlgenimpl.Cols("page text"),
+	Clustering:   cqlgenimpl.Cols("visit_id text"),
+	Columns:      cqlgenimpl.Cols("site text"),
+	Maintained:   true,
 })
 
 func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
@@ -2771,14 +2433,10 @@ func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err erro
 	}
 	var e Visit
 	e.VisitID = visitID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.VisitID},
 	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Visits with the given visit_id values from visits in one
@@ -2953,23 +2611,14 @@ func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPa
 // lineLines is table lines, which is the source of truth of Line (statements
 // in schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines",
-	Pattern: "Lines",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "edits", Type: "bigint", Static: true},
-		{Name: "status", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "lines",
+	Pattern:      "Lines",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "edits bigint static", "status text", "qty bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func lineLinesScan(it cqlgen.Iter, e *Line) bool {
@@ -3027,19 +2676,12 @@ type LinesByStatusRow struct {
 // lineLinesByStatus is table lines_by_status, which serves LinesByStatus
 // (statements in schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_status",
-	Pattern: "LinesByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "qty", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "lines_by_status",
+	Pattern:      "LinesByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("qty bigint"),
+	Maintained:   true,
 })
 
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
@@ -3078,20 +2720,12 @@ type LinesByOrderStatusRow struct {
 // lineLinesByOrderStatus is table lines_by_order_status, which serves
 // LinesByOrderStatus (statements in schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_order_status",
-	Pattern: "LinesByOrderStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "qty", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "lines_by_order_status",
+	Pattern:      "LinesByOrderStatus",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("status text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "qty bigint"),
+	Maintained:   true,
 })
 
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
@@ -3289,14 +2923,10 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   lineLines.Get,
 		Values: []any{e.OrderID, e.ItemID},
 	}, lineLinesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // LinesOptions are the optional parts of a Lines read.
@@ -3408,22 +3038,14 @@ func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *Li
 // partParts is table parts, which is the source of truth of Part (statements
 // in schema.md).
 var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "parts",
-	Pattern: "Parts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "part_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text", Static: true},
-		{Name: "kind", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "parts",
+	Pattern:      "Parts",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("part_id text"),
+	Columns:      cqlgenimpl.Cols("owner text static", "kind text", "qty bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func partPartsScan(it cqlgen.Iter, e *Part) bool {
@@ -3481,19 +3103,12 @@ type PartsByKindRow struct {
 // partPartsByKind is table parts_by_kind, which serves PartsByKind (statements
 // in schema.md).
 var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "parts_by_kind",
-	Pattern: "PartsByKind",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "part_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "qty", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "parts_by_kind",
+	Pattern:      "PartsByKind",
+	PartitionKey: cqlgenimpl.Cols("kind text"),
+	Clustering:   cqlgenimpl.Cols("order_id text", "part_id text"),
+	Columns:      cqlgenimpl.Cols("qty bigint"),
+	Maintained:   true,
 })
 
 func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
@@ -3675,14 +3290,10 @@ func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *P
 	var e Part
 	e.OrderID = orderID
 	e.PartID = partID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   partParts.Get,
 		Values: []any{e.OrderID, e.PartID},
 	}, partPartsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // PartsOptions are the optional parts of a Parts read.

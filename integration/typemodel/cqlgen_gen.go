@@ -20,59 +20,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // everythingEverything is table everything, which is the source of truth of
 // Everything (statements in schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "everything",
-	Pattern: "Everything",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event", Type: "timeuuid"},
-		{Name: "raw16", Type: "uuid"},
-		{Name: "s", Type: "text"},
-		{Name: "a", Type: "ascii"},
-		{Name: "g", Type: "text"},
-		{Name: "b", Type: "boolean"},
-		{Name: "i", Type: "bigint"},
-		{Name: "i8", Type: "tinyint"},
-		{Name: "i16", Type: "smallint"},
-		{Name: "i32", Type: "int"},
-		{Name: "i64", Type: "bigint"},
-		{Name: "u8", Type: "smallint"},
-		{Name: "u16", Type: "int"},
-		{Name: "u32", Type: "bigint"},
-		{Name: "u64", Type: "varint"},
-		{Name: "narrow", Type: "int"},
-		{Name: "f32", Type: "float"},
-		{Name: "f64", Type: "double"},
-		{Name: "blob", Type: "blob"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "took", Type: "bigint"},
-		{Name: "of_day", Type: "time"},
-		{Name: "span", Type: "duration"},
-		{Name: "big", Type: "varint"},
-		{Name: "dec", Type: "decimal"},
-		{Name: "addr", Type: "inet"},
-		{Name: "list", Type: "list<text>"},
-		{Name: "set_of", Type: "set<text>"},
-		{Name: "set_ascii", Type: "set<ascii>"},
-		{Name: "members", Type: "set<text>"},
-		{Name: "counts", Type: "map<text, int>"},
-		{Name: "nested", Type: "map<text, frozen<list<bigint>>>"},
-		{Name: "frozen_map", Type: "map<text, frozen<map<bigint, boolean>>>"},
-		{Name: "maybe", Type: "text"},
-		{Name: "maybe_at", Type: "timestamp"},
-		{Name: "price", Type: "bigint"},
-		{Name: "prices", Type: "list<bigint>"},
-		{Name: "events", Type: "list<timeuuid>"},
-		{Name: "by_day", Type: "map<date, timestamp>"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "everything",
+	Pattern:      "Everything",
+	PartitionKey: cqlgenimpl.Cols("id uuid"),
+	Clustering:   cqlgenimpl.Cols("tags_key frozen<list<text>>", "day date"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "s text", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
@@ -162,57 +117,12 @@ func everythingEverythingCompare(a, b *Everything) int {
 // everythingEverythingByS is table everything_by_s, which serves EverythingByS
 // (statements in schema.md).
 var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "everything_by_s",
-	Pattern: "EverythingByS",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "s", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event", Type: "timeuuid"},
-		{Name: "raw16", Type: "uuid"},
-		{Name: "a", Type: "ascii"},
-		{Name: "g", Type: "text"},
-		{Name: "b", Type: "boolean"},
-		{Name: "i", Type: "bigint"},
-		{Name: "i8", Type: "tinyint"},
-		{Name: "i16", Type: "smallint"},
-		{Name: "i32", Type: "int"},
-		{Name: "i64", Type: "bigint"},
-		{Name: "u8", Type: "smallint"},
-		{Name: "u16", Type: "int"},
-		{Name: "u32", Type: "bigint"},
-		{Name: "u64", Type: "varint"},
-		{Name: "narrow", Type: "int"},
-		{Name: "f32", Type: "float"},
-		{Name: "f64", Type: "double"},
-		{Name: "blob", Type: "blob"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "took", Type: "bigint"},
-		{Name: "of_day", Type: "time"},
-		{Name: "span", Type: "duration"},
-		{Name: "big", Type: "varint"},
-		{Name: "dec", Type: "decimal"},
-		{Name: "addr", Type: "inet"},
-		{Name: "list", Type: "list<text>"},
-		{Name: "set_of", Type: "set<text>"},
-		{Name: "set_ascii", Type: "set<ascii>"},
-		{Name: "members", Type: "set<text>"},
-		{Name: "counts", Type: "map<text, int>"},
-		{Name: "nested", Type: "map<text, frozen<list<bigint>>>"},
-		{Name: "frozen_map", Type: "map<text, frozen<map<bigint, boolean>>>"},
-		{Name: "maybe", Type: "text"},
-		{Name: "maybe_at", Type: "timestamp"},
-		{Name: "price", Type: "bigint"},
-		{Name: "prices", Type: "list<bigint>"},
-		{Name: "events", Type: "list<timeuuid>"},
-		{Name: "by_day", Type: "map<date, timestamp>"},
-	},
-	Maintained: true,
+	Name:         "everything_by_s",
+	Pattern:      "EverythingByS",
+	PartitionKey: cqlgenimpl.Cols("s text"),
+	Clustering:   cqlgenimpl.Cols("id uuid", "tags_key frozen<list<text>>", "day date"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>"),
+	Maintained:   true,
 })
 
 func everythingEverythingBySRow(e *Everything, ts int64, unset bool) []any {
@@ -401,14 +311,10 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   everythingEverything.Get,
 		Values: []any{e.ID, e.TagsKey, e.Day},
 	}, everythingEverythingScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // EverythingOptions are the optional parts of a Everything read.
@@ -486,24 +392,13 @@ func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *Everyth
 // customerCustomers is table customers, which is the source of truth of
 // Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>", "billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_at timestamp", "created_by text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
@@ -557,24 +452,12 @@ func customerCustomersSettle(e *Customer, version int64) []any {
 // customerCustomersByRegion is table customers_by_region, which serves
 // CustomersByRegion (statements in schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers_by_region",
-	Pattern: "CustomersByRegion",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_by", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "customers_by_region",
+	Pattern:      "CustomersByRegion",
+	PartitionKey: cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text"),
+	Maintained:   true,
 })
 
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
@@ -751,14 +634,10 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.CustomerID},
 	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Customers with the given customer_id values from customers
@@ -813,22 +692,16 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 // visitVisits is table visits, which is the source of truth of Visit
 // (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "note", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Clustering:   cqlgenimpl.Cols("spot frozen<udt<geo, lat double, lon double>>"),
+	Columns:      cqlgenimpl.Cols("note text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func visitVisitsRow(e *Visit, ts int64) []any {
+func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.Spot, e.Note, ts}
 }
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
@@ -864,64 +737,45 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
+var visitOne = cqlgenimpl.One[Visit]{
+	Check: visitCheck,
+	Delete: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.Spot}
+	},
+	Key: func(e *Visit) []any {
+		return []any{e.CustomerID, e.Spot}
+	},
+	Row:   visitVisitsRow,
+	Scan:  visitVisitsScan,
+	Table: visitVisits,
+}
+
 // Insert writes e to visits, leaving nil pointers and empty collections unset;
 // it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.Spot}, func(e *Visit, _ bool) []any {
-			return visitVisitsRow(e, 0)
-		}, visitVisitsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
 // see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Visit]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.Spot}, func(e *Visit, _ bool) []any {
-		return visitVisitsRow(e, 0)
-	}, visitVisitsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Update writes e over the row with its key in visits; nil pointers and empty
 // collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   visitVisits.Delete,
-			Values: []any{ts, e.CustomerID, e.Spot},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
@@ -934,14 +788,10 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_
 	var e Visit
 	e.CustomerID = customerID
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.CustomerID, e.Spot},
 	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // VisitsOptions are the optional parts of a Visits read.

@@ -21,28 +21,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // ticketTickets is table tickets, which is the source of truth of Ticket
 // (statements in schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets",
-	Pattern: "Tickets",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "owner", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
-	Fenced:     true,
+	Name:         "tickets",
+	Pattern:      "Tickets",
+	PartitionKey: cqlgenimpl.Cols("ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "owner text", "board text", "assignee text", "ref text", "status text", "opened_at timestamp", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Fenced:       true,
 })
 
 func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
@@ -80,27 +66,12 @@ func ticketTicketsSettle(e *Ticket, version int64) []any {
 // ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue
 // (statements in schema.md).
 var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_queue",
-	Pattern: "TicketsByQueue",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	Maintained: true,
+	Name:         "tickets_by_queue",
+	Pattern:      "TicketsByQueue",
+	PartitionKey: cqlgenimpl.Cols("queue text"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("owner text", "board text", "assignee text", "ref text", "status text", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Maintained:   true,
 })
 
 func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
@@ -138,19 +109,12 @@ type TicketsByOwnerRow struct {
 // ticketTicketsByOwner is table tickets_by_owner, which serves TicketsByOwner
 // (statements in schema.md).
 var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_owner",
-	Pattern: "TicketsByOwner",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "subject", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "tickets_by_owner",
+	Pattern:      "TicketsByOwner",
+	PartitionKey: cqlgenimpl.Cols("owner text"),
+	Clustering:   cqlgenimpl.Cols("ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "subject text"),
+	Maintained:   true,
 })
 
 func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
@@ -175,29 +139,13 @@ func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 // ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard
 // (statements in schema.md).
 var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_board",
-	Pattern: "TicketsByBoard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "owner", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "tickets_by_board",
+	Pattern:      "TicketsByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "owner text", "assignee text", "ref text", "status text", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
@@ -225,29 +173,13 @@ func ticketTicketsByBoardCompare(a, b *Ticket) int {
 // ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay
 // (statements in schema.md).
 var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_day",
-	Pattern: "TicketsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "tickets_by_day",
+	Pattern:      "TicketsByDay",
+	PartitionKey: cqlgenimpl.Cols("queue text", "day date"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("owner text", "board text", "assignee text", "ref text", "status text", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
@@ -290,20 +222,12 @@ func ticketOpenTicketsByAssigneeHolds(e *Ticket) bool {
 // ticketOpenTicketsByAssignee is table open_tickets_by_assignee, which serves
 // OpenTicketsByAssignee (statements in schema.md).
 var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "open_tickets_by_assignee",
-	Pattern: "OpenTicketsByAssignee",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "assignee", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "open_tickets_by_assignee",
+	Pattern:      "OpenTicketsByAssignee",
+	PartitionKey: cqlgenimpl.Cols("assignee text"),
+	Clustering:   cqlgenimpl.Cols("ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "status text", "subject text"),
+	Maintained:   true,
 })
 
 func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
@@ -328,16 +252,12 @@ func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 // ticketTicketByRef is table tickets_by_ref, which serves TicketByRef
 // (statements in schema.md).
 var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_ref",
-	Pattern: "TicketByRef",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Maintained: true,
-	Unique:     true,
+	Name:         "tickets_by_ref",
+	Pattern:      "TicketByRef",
+	PartitionKey: cqlgenimpl.Cols("ref text"),
+	Columns:      cqlgenimpl.Cols("ticket_id uuid"),
+	Maintained:   true,
+	Unique:       true,
 })
 
 func ticketTicketByRefRow(e *Ticket, ts int64, _ bool) []any {
@@ -548,14 +468,10 @@ func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, e
 	}
 	var e Ticket
 	e.TicketID = ticketID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   ticketTickets.Get,
 		Values: []any{e.TicketID},
 	}, ticketTicketsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Tickets with the given ticket_id values from tickets in
@@ -782,16 +698,11 @@ func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, er
 // queueLoadQueueLoad is table queue_load, which is the source of truth of
 // QueueLoad (statements in schema.md).
 var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "queue_load",
-	Pattern: "QueueLoad",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "queue_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "opened", Type: "counter"},
-		{Name: "closed", Type: "counter"},
-	},
-	Canonical: true,
+	Name:         "queue_load",
+	Pattern:      "QueueLoad",
+	PartitionKey: cqlgenimpl.Cols("queue_id uuid"),
+	Columns:      cqlgenimpl.Cols("opened counter", "closed counter"),
+	Canonical:    true,
 })
 
 func queueLoadQueueLoadScan(it cqlgen.Iter, e *QueueLoad) bool {
@@ -857,14 +768,10 @@ func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLo
 	}
 	var e QueueLoad
 	e.QueueID = queueID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   queueLoadQueueLoad.Get,
 		Values: []any{e.QueueID},
 	}, queueLoadQueueLoadScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the QueueLoads with the given queue_id values from queue_load
@@ -885,20 +792,13 @@ func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ c
 // eventEvents is table events, which is the source of truth of Event
 // (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "actor", Type: "text"},
-		{Name: "kind", Type: "text"},
-	},
-	Canonical:  true,
-	Maintained: true,
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("ticket_id uuid"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("actor text", "kind text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
@@ -929,21 +829,13 @@ func eventEventsCompare(a, b *Event) int {
 // eventEventsByActor is table events_by_actor, which serves EventsByActor
 // (statements in schema.md).
 var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_actor",
-	Pattern: "EventsByActor",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "actor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "kind", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "events_by_actor",
+	Pattern:      "EventsByActor",
+	PartitionKey: cqlgenimpl.Cols("actor text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("ticket_id uuid", "kind text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
@@ -1089,14 +981,10 @@ func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.TicketID, e.EventID},
 	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // EventsOptions are the optional parts of a Events read.
@@ -1184,20 +1072,13 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 // watcherWatchers is table watchers, which is the source of truth of Watcher
 // (statements in schema.md).
 var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "watchers",
-	Pattern: "Watchers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "watcher", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "since", Type: "timestamp"},
-		{Name: "topics", Type: "set<text>"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "watchers",
+	Pattern:      "Watchers",
+	PartitionKey: cqlgenimpl.Cols("ticket_id uuid"),
+	Clustering:   cqlgenimpl.Cols("watcher text"),
+	Columns:      cqlgenimpl.Cols("since timestamp", "topics set<text>"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
@@ -1236,64 +1117,45 @@ func watcherCheck(e *Watcher) error {
 	return nil
 }
 
+var watcherOne = cqlgenimpl.One[Watcher]{
+	Check: watcherCheck,
+	Delete: func(e *Watcher, ts int64) []any {
+		return []any{ts, e.TicketID, e.Watcher}
+	},
+	Key: func(e *Watcher) []any {
+		return []any{e.TicketID, e.Watcher}
+	},
+	Row:   watcherWatchersRow,
+	Scan:  watcherWatchersScan,
+	Table: watcherWatchers,
+}
+
 // Insert writes e to watchers, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, watcherWatchers, e, []any{e.TicketID, e.Watcher}, func(e *Watcher, unset bool) []any {
-			return watcherWatchersRow(e, 0, unset)
-		}, watcherWatchersScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
 // InsertIfAbsent creates e in watchers unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (_ cqlgen.Inserted[Watcher], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Watcher]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, watcherWatchers, e, []any{e.TicketID, e.Watcher}, func(e *Watcher, unset bool) []any {
-		return watcherWatchersRow(e, 0, unset)
-	}, watcherWatchersScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
 // Update writes e over the row with its key in watchers; nil pointers and
 // empty collections clear their columns.
 func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
 // Delete removes the row with e's key from watchers.
 func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, watcherCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   watcherWatchers.Delete,
-			Values: []any{ts, e.TicketID, e.Watcher},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
 // Get reads the Watcher with the given key from watchers; cqlgen.ErrNotFound
@@ -1306,14 +1168,10 @@ func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher stri
 	var e Watcher
 	e.TicketID = ticketID
 	e.Watcher = watcher
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   watcherWatchers.Get,
 		Values: []any{e.TicketID, e.Watcher},
 	}, watcherWatchersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // WatchersOptions are the optional parts of a Watchers read.

@@ -7,6 +7,8 @@
 // the wire. Nothing here is spelled twice.
 package cqlspec
 
+import "strings"
+
 // The columns cqlgen adds to the tables of an entity for its write
 // protocol (docs/repositories.md). Names starting with cqlgen_ are
 // reserved.
@@ -258,4 +260,35 @@ type Statement struct {
 	Level   int
 	Clauses []string
 	Binds   []Bind
+}
+
+// String writes c as Cols reads it back: its name, its type, then desc
+// and static when they hold.
+func (c Column) String() string {
+	s := c.Name + " " + c.Type
+	if c.Desc {
+		s += " desc"
+	}
+	if c.Static {
+		s += " static"
+	}
+	return s
+}
+
+// Cols reads columns written by Column.String: "name type [desc]
+// [static]", the type as in the DDL (it may hold spaces, never at its
+// end).
+func Cols(cols ...string) []Column {
+	out := make([]Column, len(cols))
+	for i, s := range cols {
+		c := &out[i]
+		if rest, ok := strings.CutSuffix(s, " static"); ok {
+			c.Static, s = true, rest
+		}
+		if rest, ok := strings.CutSuffix(s, " desc"); ok {
+			c.Desc, s = true, rest
+		}
+		c.Name, c.Type, _ = strings.Cut(s, " ")
+	}
+	return out
 }

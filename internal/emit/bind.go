@@ -94,8 +94,11 @@ func anyUnsettable(t *model.Table) bool {
 }
 
 // rowTakesUnset reports whether t's row function takes the unset flag:
-// when t has a column to leave unset, or when the write protocol calls it.
-func rowTakesUnset(t *model.Table) bool { return anyUnsettable(t) || t.Entity.Maintained() }
+// when t has a column to leave unset, or when the runtime calls it (the
+// write protocol, cqlgenimpl.One).
+func rowTakesUnset(t *model.Table) bool {
+	return anyUnsettable(t) || t.Entity.Maintained() || t.Entity.Single()
+}
 
 // rowFunc writes the function that binds t's insert.
 func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {

@@ -113,16 +113,9 @@ func specLit(s *cqlspec.Table) jen.Code {
 		}
 		var vs []jen.Code
 		for _, c := range cs {
-			v := []jen.Code{jen.Id("Name").Op(":").Lit(c.Name), jen.Id("Type").Op(":").Lit(c.Type)}
-			if c.Desc {
-				v = append(v, jen.Id("Desc").Op(":").True())
-			}
-			if c.Static {
-				v = append(v, jen.Id("Static").Op(":").True())
-			}
-			vs = append(vs, jen.Values(v...))
+			vs = append(vs, jen.Lit(c.String()))
 		}
-		return jen.Index().Qual(impl, "Column").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, vs...)
+		return jen.Qual(impl, "Cols").Call(vs...)
 	}
 	flag := func(b bool) jen.Code {
 		if b {

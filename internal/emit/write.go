@@ -63,31 +63,6 @@ func prologue(e *model.Entity, name string, fail ...jen.Code) []jen.Code {
 	}
 }
 
-// insertIfAbsent is the call of cqlgenimpl.InsertIfAbsent (or
-// InsertAbsent, as fn says) that creates e
-// in the table of an entity stored in one table, if no row has its key.
-func insertIfAbsent(e *model.Entity, fn string) *jen.Statement {
-	t := e.Canonical
-	key := values(stmt(t, model.SlotGet), binding{recv: jen.Id("e")})
-	rowFn := jen.Func().Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("unset").Bool()).Index().Any().Block(
-		jen.Return(rowCall(t, jen.Id("e"), jen.Lit(0), jen.Id("unset"))))
-	if !rowTakesUnset(t) {
-		rowFn = jen.Func().Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("_").Bool()).Index().Any().Block(
-			jen.Return(rowCall(t, jen.Id("e"), jen.Lit(0), nil)))
-	}
-	return jen.Qual(impl, fn).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(t.Names.Var), jen.Id("e"),
-		jen.Index().Any().Values(key...), rowFn, jen.Id(t.Names.Scan))
-}
-
-// rowCall calls t's row function; unset is left out when it takes none.
-func rowCall(t *model.Table, recv, ts, unset jen.Code) jen.Code {
-	args := []jen.Code{recv, ts}
-	if unset != nil {
-		args = append(args, unset)
-	}
-	return jen.Id(t.Names.Row).Call(args...)
-}
-
 // insertIfAbsentMethod writes InsertIfAbsent of an entity stored in one
 // table: INSERT ... IF NOT EXISTS, with the row found when there is one.
 func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
@@ -95,16 +70,43 @@ func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
 	res := jen.Qual(rt, "Inserted").Types(jen.Id(e.GoName))
 	doc(f, "InsertIfAbsent creates e in %s unless a row has its key (IF NOT EXISTS); see docs/repositories.md, Conditional insert.", t.Name)
 	callMethod(f, e, "InsertIfAbsent", []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{res, jen.Error()},
-		append(prologue(e, "InsertIfAbsent", res.Clone().Values(), jen.Err()), jen.Return(insertIfAbsent(e, "InsertIfAbsent"))))
+		[]jen.Code{oneCall(e, "InsertOneIfAbsent")})
+}
+
+// oneVar declares the cqlgenimpl.One of an entity stored in one table:
+// what its writes bind and scan.
+func oneVar(f *jen.File, e *model.Entity) {
+	t := e.Canonical
+	ptr := jen.Op("*").Id(e.GoName)
+	key := values(stmt(t, model.SlotGet), binding{recv: jen.Id("e")})
+	del := values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e"), ts: jen.Id("ts")})
+	f.Var().Id(e.Names.One).Op("=").Qual(impl, "One").Types(jen.Id(e.GoName)).Values(jen.Dict{
+		jen.Id("Table"): jen.Id(t.Names.Var),
+		jen.Id("Check"): jen.Id(e.Names.Check),
+		jen.Id("Key"):   jen.Func().Params(jen.Id("e").Add(ptr.Clone())).Index().Any().Block(jen.Return(jen.Index().Any().Values(key...))),
+		jen.Id("Row"):   jen.Id(t.Names.Row),
+		jen.Id("Delete"): jen.Func().Params(jen.Id("e").Add(ptr.Clone()), jen.Id("ts").Int64()).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(del...))),
+		jen.Id("Scan"): jen.Id(t.Names.Scan),
+	})
+}
+
+// oneCall runs a write of an entity stored in one table in the runtime.
+func oneCall(e *model.Entity, fn string) jen.Code {
+	return jen.Return(jen.Qual(impl, fn).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("r").Dot("opts"), jen.Id("opts"), jen.Op("&").Id(e.Names.One), jen.Id("e")))
+}
+
+// oneMethod writes a write method of an entity stored in one table.
+func oneMethod(f *jen.File, e *model.Entity, name, docText, fn string) {
+	doc(f, "%s", docText)
+	callMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{jen.Error()},
+		[]jen.Code{oneCall(e, fn)})
 }
 
 func insert(f *jen.File, e *model.Entity) {
 	if e.Single() {
-		t := e.Tables[0]
-		writeMethod(f, e, "Insert", insertDoc(e),
-			jen.If(jen.Id("o").Dot("Expect").Op("==").Qual(rt, "Absent")).Block(
-				jen.Return(insertIfAbsent(e, "InsertAbsent"))),
-			applyOne(jen.Qual(impl, "InsertQuery").Call(jen.Id(t.Names.Var), jen.Id("o").Dot("TTL"), row(t, jen.Id("e"), "ts", true))))
+		oneVar(f, e)
+		oneMethod(f, e, "Insert", insertDoc(e), "InsertOne")
 		insertIfAbsentMethod(f, e)
 		return
 	}
@@ -166,16 +168,12 @@ func applyOne(q jen.Code) jen.Code {
 
 func updateSingle(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	writeMethod(f, e, "Update",
-		"Update writes e over the row with its key in "+t.Name+"; nil pointers and empty collections clear their columns.",
-		applyOne(jen.Qual(impl, "InsertQuery").Call(jen.Id(t.Names.Var), jen.Id("o").Dot("TTL"), row(t, jen.Id("e"), "ts", false))))
+	oneMethod(f, e, "Update", "Update writes e over the row with its key in "+t.Name+"; nil pointers and empty collections clear their columns.", "UpdateOne")
 }
 
 func deleteSingle(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	single(f, e, "Delete",
-		"Delete removes the row with e's key from "+t.Name+".",
-		element(t, model.SlotDelete, jen.Index().Any().Values(values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e"), ts: jen.Id("ts")})...)))
+	oneMethod(f, e, "Delete", "Delete removes the row with e's key from "+t.Name+".", "DeleteOne")
 }
 
 // counterWrites writes the writes of an entity stored in a counter table:

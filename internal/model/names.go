@@ -17,6 +17,7 @@ type EntityNames struct {
 	CheckKey string
 	Low      string // the entity's name with a lower-case first word: track
 	Writes   string // the write protocol's description of the entity
+	One      string // the description of an entity stored in one table, for its writes
 	Merge    string // an Insert over a live entity: what it keeps
 }
 
@@ -62,7 +63,7 @@ func assignNames(p *Package) {
 	for _, e := range p.Entities {
 		low := LowerFirst(e.GoName)
 		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", CheckKey: low + "CheckKey", Low: low,
-			Writes: low + "Writes", Merge: low + "Merge"}
+			Writes: low + "Writes", Merge: low + "Merge", One: low + "One"}
 		for _, t := range e.Tables {
 			v := low + t.Method
 			t.Names = TableNames{
@@ -100,6 +101,9 @@ func (p *Package) Idents() []Ident {
 		}
 		if e.Maintained() {
 			ids = append(ids, Ident{Name: n.Writes, Pos: e.Pos, What: "the write protocol of " + e.GoName})
+		}
+		if e.Single() {
+			ids = append(ids, Ident{Name: n.One, Pos: e.Pos, What: "the writes of " + e.GoName})
 		}
 		if e.Versioned() {
 			ids = append(ids, Ident{Name: n.Merge, Pos: e.Pos, What: "the Insert merge of " + e.GoName})

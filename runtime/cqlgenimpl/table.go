@@ -17,6 +17,11 @@ type TableSpec = cqlspec.Table
 // whether it is static.
 type Column = cqlspec.Column
 
+// Cols reads the columns of a TableSpec as generated code writes them,
+// one string a column: "name type", then desc for a descending
+// clustering column, static for a static one.
+func Cols(cols ...string) []Column { return cqlspec.Cols(cols...) }
+
 // IndexSpec is the storage-attached index a read goes through.
 type IndexSpec = cqlspec.Index
 

@@ -20,19 +20,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // postPosts is table posts, which is the source of truth of Post (statements
 // in schema.md).
 var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "posts",
-	Pattern: "Posts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "post_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "posted_at", Type: "timestamp"},
-		{Name: "title", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "posts",
+	Pattern:      "Posts",
+	PartitionKey: cqlgenimpl.Cols("post_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "posted_at timestamp", "title text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func postPostsScan(it cqlgen.Iter, e *Post) bool {
@@ -70,21 +64,13 @@ func postPostsSettle(e *Post, version int64) []any {
 // postNewPosts is table new_posts, which serves NewPosts (statements in
 // schema.md).
 var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "new_posts",
-	Pattern: "NewPosts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "posted_at", Type: "timestamp", Desc: true},
-		{Name: "post_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "title", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "new_posts",
+	Pattern:      "NewPosts",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("posted_at timestamp desc", "post_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "title text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func postNewPostsRow(e *Post, ts int64, _ bool) []any {
@@ -260,14 +246,10 @@ func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err err
 	}
 	var e Post
 	e.PostID = postID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   postPosts.Get,
 		Values: []any{e.PostID},
 	}, postPostsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Posts with the given post_id values from posts in one
@@ -333,21 +315,16 @@ func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.P
 // clickClicksByHour is table clicks_by_hour, which is the source of truth of
 // Click (statements in schema.md).
 var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "clicks_by_hour",
-	Pattern: "ClicksByHour",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "timestamp"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "click_id", Type: "timeuuid"},
-	},
-	Canonical: true,
-	Single:    true,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "clicks_by_hour",
+	Pattern:      "ClicksByHour",
+	PartitionKey: cqlgenimpl.Cols("bucket timestamp"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "click_id timeuuid"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func clickClicksByHourRow(e *Click, ts int64) []any {
+func clickClicksByHourRow(e *Click, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
 func clickClicksByHourScan(it cqlgen.Iter, e *Click) bool {
@@ -383,64 +360,45 @@ func clickCheck(e *Click) error {
 	return nil
 }
 
+var clickOne = cqlgenimpl.One[Click]{
+	Check: clickCheck,
+	Delete: func(e *Click, ts int64) []any {
+		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
+	},
+	Key: func(e *Click) []any {
+		return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
+	},
+	Row:   clickClicksByHourRow,
+	Scan:  clickClicksByHourScan,
+	Table: clickClicksByHour,
+}
+
 // Insert writes e to clicks_by_hour, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, clickClicksByHour, e, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, func(e *Click, _ bool) []any {
-			return clickClicksByHourRow(e, 0)
-		}, clickClicksByHourScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
 // InsertIfAbsent creates e in clicks_by_hour unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (_ cqlgen.Inserted[Click], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Click]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, clickClicksByHour, e, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, func(e *Click, _ bool) []any {
-		return clickClicksByHourRow(e, 0)
-	}, clickClicksByHourScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
 // Update writes e over the row with its key in clicks_by_hour; nil pointers
 // and empty collections clear their columns.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
 // Delete removes the row with e's key from clicks_by_hour.
 func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   clickClicksByHour.Delete,
-			Values: []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
 // Get reads the Click with the given key from clicks_by_hour;
@@ -450,14 +408,10 @@ func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (
 	var e Click
 	e.At = at
 	e.ClickID = clickID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   clickClicksByHour.Get,
 		Values: []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID},
 	}, clickClicksByHourScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ClicksByHourOptions are the optional parts of a ClicksByHour read.
@@ -507,21 +461,16 @@ func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_
 // loginLoginsByDay is table logins_by_day, which is the source of truth of
 // Login (statements in schema.md).
 var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "logins_by_day",
-	Pattern: "LoginsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "user_id", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "logins_by_day",
+	Pattern:      "LoginsByDay",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "user_id text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func loginLoginsByDayRow(e *Login, ts int64) []any {
+func loginLoginsByDayRow(e *Login, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
 func loginLoginsByDayScan(it cqlgen.Iter, e *Login) bool {
@@ -557,64 +506,45 @@ func loginCheck(e *Login) error {
 	return nil
 }
 
+var loginOne = cqlgenimpl.One[Login]{
+	Check: loginCheck,
+	Delete: func(e *Login, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
+	},
+	Key: func(e *Login) []any {
+		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
+	},
+	Row:   loginLoginsByDayRow,
+	Scan:  loginLoginsByDayScan,
+	Table: loginLoginsByDay,
+}
+
 // Insert writes e to logins_by_day, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, loginLoginsByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, func(e *Login, _ bool) []any {
-			return loginLoginsByDayRow(e, 0)
-		}, loginLoginsByDayScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
 // InsertIfAbsent creates e in logins_by_day unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (_ cqlgen.Inserted[Login], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Login]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, loginLoginsByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, func(e *Login, _ bool) []any {
-		return loginLoginsByDayRow(e, 0)
-	}, loginLoginsByDayScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
 // Update writes e over the row with its key in logins_by_day; nil pointers and
 // empty collections clear their columns.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
 // Delete removes the row with e's key from logins_by_day.
 func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   loginLoginsByDay.Delete,
-			Values: []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
 // Get reads the Login with the given key from logins_by_day;
@@ -624,14 +554,10 @@ func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Lo
 	var e Login
 	e.At = at
 	e.UserID = userID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   loginLoginsByDay.Get,
 		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID},
 	}, loginLoginsByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // LoginsByDayOptions are the optional parts of a LoginsByDay read.
@@ -681,21 +607,16 @@ func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ c
 // likeLikesByDay is table likes_by_day, which is the source of truth of Like
 // (statements in schema.md).
 var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "likes_by_day",
-	Pattern: "LikesByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "like_id", Type: "timeuuid"},
-	},
-	Canonical: true,
-	Single:    true,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "likes_by_day",
+	Pattern:      "LikesByDay",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "like_id timeuuid"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func likeLikesByDayRow(e *Like, ts int64) []any {
+func likeLikesByDayRow(e *Like, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
 func likeLikesByDayScan(it cqlgen.Iter, e *Like) bool {
@@ -731,64 +652,45 @@ func likeCheck(e *Like) error {
 	return nil
 }
 
+var likeOne = cqlgenimpl.One[Like]{
+	Check: likeCheck,
+	Delete: func(e *Like, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
+	},
+	Key: func(e *Like) []any {
+		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
+	},
+	Row:   likeLikesByDayRow,
+	Scan:  likeLikesByDayScan,
+	Table: likeLikesByDay,
+}
+
 // Insert writes e to likes_by_day, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, likeLikesByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, func(e *Like, _ bool) []any {
-			return likeLikesByDayRow(e, 0)
-		}, likeLikesByDayScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
 // InsertIfAbsent creates e in likes_by_day unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (_ cqlgen.Inserted[Like], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Like]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, likeLikesByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, func(e *Like, _ bool) []any {
-		return likeLikesByDayRow(e, 0)
-	}, likeLikesByDayScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
 // Update writes e over the row with its key in likes_by_day; nil pointers and
 // empty collections clear their columns.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
 // Delete removes the row with e's key from likes_by_day.
 func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   likeLikesByDay.Delete,
-			Values: []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
 // Get reads the Like with the given key from likes_by_day; cqlgen.ErrNotFound
@@ -798,14 +700,10 @@ func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ 
 	var e Like
 	e.At = at
 	e.LikeID = likeID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   likeLikesByDay.Get,
 		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID},
 	}, likeLikesByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // LikesByDayOptions are the optional parts of a LikesByDay read.

@@ -19,22 +19,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // readingReadings is table readings, which is the source of truth of Reading
 // (statements in schema.md).
 var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings",
-	Pattern: "Readings",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "readings",
+	Pattern:      "Readings",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
@@ -81,22 +73,13 @@ func readingReadingsCompare(a, b *Reading) int {
 // readingReadingsByHour is table readings_by_hour, which serves ReadingsByHour
 // (statements in schema.md).
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_hour",
-	Pattern: "ReadingsByHour",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "timestamp"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_hour",
+	Pattern:      "ReadingsByHour",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "bucket timestamp"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
@@ -121,22 +104,13 @@ func readingReadingsByHourCompare(a, b *Reading) int {
 // readingReadingsByDay is table readings_by_day, which serves ReadingsByDay
 // (statements in schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_day",
-	Pattern: "ReadingsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_day",
+	Pattern:      "ReadingsByDay",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "day date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
@@ -161,22 +135,13 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 // readingReadingsByWeek is table readings_by_week, which serves ReadingsByWeek
 // (statements in schema.md).
 var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_week",
-	Pattern: "ReadingsByWeek",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_week",
+	Pattern:      "ReadingsByWeek",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "week date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
@@ -201,22 +166,13 @@ func readingReadingsByWeekCompare(a, b *Reading) int {
 // readingReadingsByMonth is table readings_by_month, which serves
 // ReadingsByMonth (statements in schema.md).
 var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_month",
-	Pattern: "ReadingsByMonth",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "month", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_month",
+	Pattern:      "ReadingsByMonth",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "month date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
@@ -241,22 +197,13 @@ func readingReadingsByMonthCompare(a, b *Reading) int {
 // readingReadingsBy10Days is table readings_by_10_days, which serves
 // ReadingsBy10Days (statements in schema.md).
 var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_10_days",
-	Pattern: "ReadingsBy10Days",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "range_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_10_days",
+	Pattern:      "ReadingsBy10Days",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "range_start date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
@@ -281,22 +228,13 @@ func readingReadingsBy10DaysCompare(a, b *Reading) int {
 // readingReadingsByShard is table readings_by_shard, which serves
 // ReadingsByShard (statements in schema.md).
 var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_shard",
-	Pattern: "ReadingsByShard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "readings_by_shard",
+	Pattern:      "ReadingsByShard",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
@@ -321,22 +259,13 @@ func readingReadingsByShardCompare(a, b *Reading) int {
 // readingReadingsByEventMonth is table readings_by_event_month, which serves
 // ReadingsByEventMonth (statements in schema.md).
 var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_event_month",
-	Pattern: "ReadingsByEventMonth",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-		{Name: "read_at", Type: "timestamp"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_event_month",
+	Pattern:      "ReadingsByEventMonth",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc", "read_at timestamp"),
+	Columns:      cqlgenimpl.Cols("local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
@@ -364,22 +293,13 @@ func readingReadingsByEventMonthCompare(a, b *Reading) int {
 // readingReadingsByLocalDay is table readings_by_local_day, which serves
 // ReadingsByLocalDay (statements in schema.md).
 var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_local_day",
-	Pattern: "ReadingsByLocalDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_local_day",
+	Pattern:      "ReadingsByLocalDay",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "week_start date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
@@ -404,22 +324,13 @@ func readingReadingsByLocalDayCompare(a, b *Reading) int {
 // readingReadingsBySundayWeek is table readings_by_sunday_week, which serves
 // ReadingsBySundayWeek (statements in schema.md).
 var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_sunday_week",
-	Pattern: "ReadingsBySundayWeek",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_sunday_week",
+	Pattern:      "ReadingsBySundayWeek",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "week_start date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
@@ -444,22 +355,13 @@ func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 // readingReadingsByFortnight is table readings_by_fortnight, which serves
 // ReadingsByFortnight (statements in schema.md).
 var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_fortnight",
-	Pattern: "ReadingsByFortnight",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "fortnight", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "readings_by_fortnight",
+	Pattern:      "ReadingsByFortnight",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "fortnight date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
@@ -701,14 +603,10 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time
 	var e Reading
 	e.SensorID = sensorID
 	e.ReadAt = readAt
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   readingReadings.Get,
 		Values: []any{e.SensorID, e.ReadAt},
 	}, readingReadingsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ReadingsOptions are the optional parts of a Readings read.

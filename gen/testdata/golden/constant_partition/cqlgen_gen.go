@@ -19,22 +19,16 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // settingSettings is table settings, which is the source of truth of Setting
 // (statements in schema.md).
 var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "settings",
-	Pattern: "Settings",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "value", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "settings",
+	Pattern:      "Settings",
+	PartitionKey: cqlgenimpl.Cols("scope text"),
+	Clustering:   cqlgenimpl.Cols("name text"),
+	Columns:      cqlgenimpl.Cols("value text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func settingSettingsRow(e *Setting, ts int64) []any {
+func settingSettingsRow(e *Setting, ts int64, _ bool) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
 func settingSettingsScan(it cqlgen.Iter, e *Setting) bool {
@@ -70,64 +64,45 @@ func settingCheck(e *Setting) error {
 	return nil
 }
 
+var settingOne = cqlgenimpl.One[Setting]{
+	Check: settingCheck,
+	Delete: func(e *Setting, ts int64) []any {
+		return []any{ts, e.Scope, e.Name}
+	},
+	Key: func(e *Setting) []any {
+		return []any{e.Scope, e.Name}
+	},
+	Row:   settingSettingsRow,
+	Scan:  settingSettingsScan,
+	Table: settingSettings,
+}
+
 // Insert writes e to settings, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, settingSettings, e, []any{e.Scope, e.Name}, func(e *Setting, _ bool) []any {
-			return settingSettingsRow(e, 0)
-		}, settingSettingsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
 // InsertIfAbsent creates e in settings unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (_ cqlgen.Inserted[Setting], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Setting]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, settingSettings, e, []any{e.Scope, e.Name}, func(e *Setting, _ bool) []any {
-		return settingSettingsRow(e, 0)
-	}, settingSettingsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
 // Update writes e over the row with its key in settings; nil pointers and
 // empty collections clear their columns.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
 // Delete removes the row with e's key from settings.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   settingSettings.Delete,
-			Values: []any{ts, e.Scope, e.Name},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
 // Get reads the Setting with the given key from settings; cqlgen.ErrNotFound
@@ -140,14 +115,10 @@ func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Set
 	var e Setting
 	e.Scope = scope
 	e.Name = name
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   settingSettings.Get,
 		Values: []any{e.Scope, e.Name},
 	}, settingSettingsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // SettingsOptions are the optional parts of a Settings read.
@@ -188,22 +159,16 @@ func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOpti
 // changeChangesByDay is table changes_by_day, which is the source of truth of
 // Change (statements in schema.md).
 var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "changes_by_day",
-	Pattern: "ChangesByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "name", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "changes_by_day",
+	Pattern:      "ChangesByDay",
+	PartitionKey: cqlgenimpl.Cols("scope text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "name text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func changeChangesByDayRow(e *Change, ts int64) []any {
+func changeChangesByDayRow(e *Change, ts int64, _ bool) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
 func changeChangesByDayScan(it cqlgen.Iter, e *Change) bool {
@@ -242,64 +207,45 @@ func changeCheck(e *Change) error {
 	return nil
 }
 
+var changeOne = cqlgenimpl.One[Change]{
+	Check: changeCheck,
+	Delete: func(e *Change, ts int64) []any {
+		return []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
+	},
+	Key: func(e *Change) []any {
+		return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
+	},
+	Row:   changeChangesByDayRow,
+	Scan:  changeChangesByDayScan,
+	Table: changeChangesByDay,
+}
+
 // Insert writes e to changes_by_day, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, changeChangesByDay, e, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, func(e *Change, _ bool) []any {
-			return changeChangesByDayRow(e, 0)
-		}, changeChangesByDayScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
 // InsertIfAbsent creates e in changes_by_day unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (_ cqlgen.Inserted[Change], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Change]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, changeChangesByDay, e, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, func(e *Change, _ bool) []any {
-		return changeChangesByDayRow(e, 0)
-	}, changeChangesByDayScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
 // Update writes e over the row with its key in changes_by_day; nil pointers
 // and empty collections clear their columns.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
 // Delete removes the row with e's key from changes_by_day.
 func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   changeChangesByDay.Delete,
-			Values: []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
 // Get reads the Change with the given key from changes_by_day;
@@ -313,14 +259,10 @@ func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name st
 	e.Scope = scope
 	e.At = at
 	e.Name = name
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   changeChangesByDay.Get,
 		Values: []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
 	}, changeChangesByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ChangesByDayOptions are the optional parts of a ChangesByDay read.

@@ -18,17 +18,11 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // pageStatsPageStats is table page_stats, which is the source of truth of
 // PageStats (statements in schema.md).
 var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "page_stats",
-	Pattern: "PageStats",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "page", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "views", Type: "counter"},
-		{Name: "likes", Type: "counter"},
-	},
-	Canonical: true,
+	Name:         "page_stats",
+	Pattern:      "PageStats",
+	PartitionKey: cqlgenimpl.Cols("site text", "page text"),
+	Columns:      cqlgenimpl.Cols("views counter", "likes counter"),
+	Canonical:    true,
 })
 
 func pageStatsPageStatsScan(it cqlgen.Iter, e *PageStats) bool {
@@ -101,14 +95,10 @@ func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *P
 	var e PageStats
 	e.Site = site
 	e.Page = page
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   pageStatsPageStats.Get,
 		Values: []any{e.Site, e.Page},
 	}, pageStatsPageStatsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the PageStatss of one site with the given page values from
@@ -132,18 +122,12 @@ func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string
 // dailyHitsDailyHits is table daily_hits, which is the source of truth of
 // DailyHits (statements in schema.md).
 var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_hits",
-	Pattern: "DailyHits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "day", Type: "date", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "hits", Type: "counter"},
-	},
-	Canonical: true,
+	Name:         "daily_hits",
+	Pattern:      "DailyHits",
+	PartitionKey: cqlgenimpl.Cols("site text"),
+	Clustering:   cqlgenimpl.Cols("day date desc"),
+	Columns:      cqlgenimpl.Cols("hits counter"),
+	Canonical:    true,
 })
 
 func dailyHitsDailyHitsScan(it cqlgen.Iter, e *DailyHits) bool {
@@ -219,14 +203,10 @@ func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ 
 	var e DailyHits
 	e.Site = site
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   dailyHitsDailyHits.Get,
 		Values: []any{e.Site, e.Day},
 	}, dailyHitsDailyHitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // DailyHitsOptions are the optional parts of a DailyHits read.

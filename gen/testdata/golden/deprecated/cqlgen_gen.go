@@ -19,20 +19,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "total", Type: "bigint"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "status text", "placed_at timestamp", "total bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
@@ -70,22 +63,13 @@ func orderOrdersSettle(e *Order, version int64) []any {
 // orderOrdersByDay is table orders_by_customer_day, which serves OrdersByDay
 // (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_customer_day",
-	Pattern: "OrdersByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "orders_by_customer_day",
+	Pattern:      "OrdersByDay",
+	PartitionKey: cqlgenimpl.Cols("customer_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "total bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
@@ -113,22 +97,13 @@ func orderOrdersByDayCompare(a, b *Order) int {
 // orderOrdersByMonth is table orders_by_customer_month, which serves
 // OrdersByMonth (statements in schema.md).
 var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_customer_month",
-	Pattern: "OrdersByMonth",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "orders_by_customer_month",
+	Pattern:      "OrdersByMonth",
+	PartitionKey: cqlgenimpl.Cols("customer_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "total bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func orderOrdersByMonthRow(e *Order, ts int64, _ bool) []any {
@@ -156,20 +131,12 @@ func orderOrdersByMonthCompare(a, b *Order) int {
 // orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
 // (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "total", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "orders_by_status",
+	Pattern:      "OrdersByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "placed_at timestamp", "total bigint"),
+	Maintained:   true,
 })
 
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
@@ -363,14 +330,10 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.OrderID},
 	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Orders with the given order_id values from orders in one

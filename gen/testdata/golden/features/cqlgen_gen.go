@@ -19,22 +19,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "customer_name", Type: "text"},
-		{Name: "status", Type: "ascii"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "total_cents", Type: "bigint"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text", "order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "customer_name text", "status ascii", "placed_at timestamp", "total_cents bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
@@ -83,20 +74,12 @@ type OrdersByCustomerRow struct {
 // orderOrdersByCustomer is table orders_by_customer, which serves
 // OrdersByCustomer (statements in schema.md).
 var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_customer",
-	Pattern: "OrdersByCustomer",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "total_cents", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "orders_by_customer",
+	Pattern:      "OrdersByCustomer",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text", "customer_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("total_cents bigint"),
+	Maintained:   true,
 })
 
 func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
@@ -124,22 +107,12 @@ func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 // orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus
 // (statements in schema.md).
 var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersInStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "status", Type: "ascii"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "customer_name", Type: "text"},
-		{Name: "total_cents", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "orders_by_status",
+	Pattern:      "OrdersInStatus",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text", "status ascii"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp", "order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "customer_name text", "total_cents bigint"),
+	Maintained:   true,
 })
 
 func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
@@ -346,14 +319,10 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_
 	var e Order
 	e.TenantID = tenantID
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.TenantID, e.OrderID},
 	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Orders of one tenant_id with the given order_id values

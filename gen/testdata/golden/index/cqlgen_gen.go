@@ -19,22 +19,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // docDocs is table docs, which is the source of truth of Doc (statements in
 // schema.md).
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "Docs",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "bytes", Type: "int"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "docs",
+	Pattern:      "Docs",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func docDocsRow(e *Doc, ts int64, unset bool) []any {
@@ -76,64 +67,45 @@ func docCheck(e *Doc) error {
 	return nil
 }
 
+var docOne = cqlgenimpl.One[Doc]{
+	Check: docCheck,
+	Delete: func(e *Doc, ts int64) []any {
+		return []any{ts, e.Space, e.UpdatedAt, e.DocID}
+	},
+	Key: func(e *Doc) []any {
+		return []any{e.Space, e.UpdatedAt, e.DocID}
+	},
+	Row:   docDocsRow,
+	Scan:  docDocsScan,
+	Table: docDocs,
+}
+
 // Insert writes e to docs, leaving nil pointers and empty collections unset;
 // it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, docDocs, e, []any{e.Space, e.UpdatedAt, e.DocID}, func(e *Doc, unset bool) []any {
-			return docDocsRow(e, 0, unset)
-		}, docDocsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
 // InsertIfAbsent creates e in docs unless a row has its key (IF NOT EXISTS);
 // see docs/repositories.md, Conditional insert.
 func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (_ cqlgen.Inserted[Doc], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Doc]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, docDocs, e, []any{e.Space, e.UpdatedAt, e.DocID}, func(e *Doc, unset bool) []any {
-		return docDocsRow(e, 0, unset)
-	}, docDocsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
 // Update writes e over the row with its key in docs; nil pointers and empty
 // collections clear their columns.
 func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
 // Delete removes the row with e's key from docs.
 func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   docDocs.Delete,
-			Values: []any{ts, e.Space, e.UpdatedAt, e.DocID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
 // Get reads the Doc with the given key from docs; cqlgen.ErrNotFound if there
@@ -147,14 +119,10 @@ func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, do
 	e.Space = space
 	e.UpdatedAt = updatedAt
 	e.DocID = docID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   docDocs.Get,
 		Values: []any{e.Space, e.UpdatedAt, e.DocID},
 	}, docDocsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // DocsOptions are the optional parts of a Docs read.
@@ -196,27 +164,16 @@ func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cql
 // docDocsByTag reads table docs through index docs_by_tag (statements in
 // schema.md).
 var docDocsByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "DocsByTag",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "bytes", Type: "int"},
-	},
+	Name:         "docs",
+	Pattern:      "DocsByTag",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column:   "tags",
 		Contains: true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "tags", Type: "text"},
-	},
+	Values: cqlgenimpl.Cols("tags text"),
 })
 
 func docDocsByTagKey(e *Doc) []any {
@@ -258,28 +215,16 @@ func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *Do
 // docDocsSized reads table docs through index docs_by_size (statements in
 // schema.md).
 var docDocsSized = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "DocsSized",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "bytes", Type: "int"},
-	},
+	Name:         "docs",
+	Pattern:      "DocsSized",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "bytes",
 		Range:  true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "bytes", Type: "int"},
-		{Name: "bytes", Type: "int"},
-	},
+	Values: cqlgenimpl.Cols("bytes int", "bytes int"),
 })
 
 func docDocsSizedKey(e *Doc) []any {
@@ -325,27 +270,16 @@ func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, 
 // docDocsByAuthor reads table docs through index docs_by_author (statements in
 // schema.md).
 var docDocsByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "DocsByAuthor",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "bytes", Type: "int"},
-	},
+	Name:         "docs",
+	Pattern:      "DocsByAuthor",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column:  "author",
 		Scatter: true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-	},
+	Values: cqlgenimpl.Cols("author text"),
 })
 
 func docDocsByAuthorKey(e *Doc) []any {
@@ -383,20 +317,13 @@ func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuth
 // eventEvents is table events, which is the source of truth of Event
 // (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "source", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-	},
-	Canonical:  true,
-	Maintained: true,
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("source text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "id timeuuid"),
+	Columns:      cqlgenimpl.Cols("kind text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
@@ -430,21 +357,13 @@ func eventEventsCompare(a, b *Event) int {
 // eventEventsByKind is table events_by_kind, which serves EventsByKind
 // (statements in schema.md).
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_kind",
-	Pattern: "EventsByKind",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "source", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "events_by_kind",
+	Pattern:      "EventsByKind",
+	PartitionKey: cqlgenimpl.Cols("kind text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "id timeuuid"),
+	Columns:      cqlgenimpl.Cols("source text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func eventEventsByKindRow(e *Event, ts int64, _ bool) []any {
@@ -594,14 +513,10 @@ func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id goc
 	e.Source = source
 	e.At = at
 	e.ID = id
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.Source, e.At, e.ID},
 	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // EventsOptions are the optional parts of a Events read.

@@ -19,19 +19,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "urgent", Type: "boolean"},
-		{Name: "day", Type: "date"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "urgent boolean", "day date"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
@@ -69,19 +63,12 @@ func orderOrdersSettle(e *Order, version int64) []any {
 // orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
 // (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "urgent", Type: "boolean"},
-		{Name: "day", Type: "date"},
-	},
-	Maintained: true,
+	Name:         "orders_by_status",
+	Pattern:      "OrdersByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("urgent boolean", "day date"),
+	Maintained:   true,
 })
 
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
@@ -106,19 +93,12 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 // orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag
 // (statements in schema.md).
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_flag",
-	Pattern: "OrdersByFlag",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "urgent", Type: "boolean"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Maintained: true,
+	Name:         "orders_by_flag",
+	Pattern:      "OrdersByFlag",
+	PartitionKey: cqlgenimpl.Cols("urgent boolean"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "day date"),
+	Maintained:   true,
 })
 
 func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
@@ -143,19 +123,12 @@ func orderOrdersByFlagCompare(a, b *Order) int {
 // orderOrdersByDay is table orders_by_day, which serves OrdersByDay
 // (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_day",
-	Pattern: "OrdersByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "urgent", Type: "boolean"},
-	},
-	Maintained: true,
+	Name:         "orders_by_day",
+	Pattern:      "OrdersByDay",
+	PartitionKey: cqlgenimpl.Cols("day date"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "urgent boolean"),
+	Maintained:   true,
 })
 
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
@@ -180,21 +153,13 @@ func orderOrdersByDayCompare(a, b *Order) int {
 // orderOrdersByDaySharded is table orders_by_day_sharded, which serves
 // OrdersByDaySharded (statements in schema.md).
 var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_day_sharded",
-	Pattern: "OrdersByDaySharded",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "bucket", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "urgent", Type: "boolean"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "orders_by_day_sharded",
+	Pattern:      "OrdersByDaySharded",
+	PartitionKey: cqlgenimpl.Cols("day date", "bucket int"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "urgent boolean"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
@@ -395,14 +360,10 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.OrderID},
 	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Orders with the given order_id values from orders in one

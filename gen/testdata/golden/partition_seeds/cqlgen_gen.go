@@ -20,20 +20,15 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // which is the source of truth of UnshardedChartEntry (statements in
 // schema.md).
 var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_charts_unsharded",
-	Pattern: "DailyChartsUnsharded",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "daily_charts_unsharded",
+	Pattern:      "DailyChartsUnsharded",
+	PartitionKey: cqlgenimpl.Cols("chart_date date"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64) []any {
+func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
 func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter, e *UnshardedChartEntry) bool {
@@ -73,64 +68,45 @@ func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 	return nil
 }
 
+var unshardedChartEntryOne = cqlgenimpl.One[UnshardedChartEntry]{
+	Check: unshardedChartEntryCheck,
+	Delete: func(e *UnshardedChartEntry, ts int64) []any {
+		return []any{ts, e.ChartDate, e.PlayCount, e.TrackID}
+	},
+	Key: func(e *UnshardedChartEntry) []any {
+		return []any{e.ChartDate, e.PlayCount, e.TrackID}
+	},
+	Row:   unshardedChartEntryDailyChartsUnshardedRow,
+	Scan:  unshardedChartEntryDailyChartsUnshardedScan,
+	Table: unshardedChartEntryDailyChartsUnsharded,
+}
+
 // Insert writes e to daily_charts_unsharded, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, unshardedChartEntryDailyChartsUnsharded, e, []any{e.ChartDate, e.PlayCount, e.TrackID}, func(e *UnshardedChartEntry, _ bool) []any {
-			return unshardedChartEntryDailyChartsUnshardedRow(e, 0)
-		}, unshardedChartEntryDailyChartsUnshardedScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
 // InsertIfAbsent creates e in daily_charts_unsharded unless a row has its key
 // (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[UnshardedChartEntry], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[UnshardedChartEntry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, unshardedChartEntryDailyChartsUnsharded, e, []any{e.ChartDate, e.PlayCount, e.TrackID}, func(e *UnshardedChartEntry, _ bool) []any {
-		return unshardedChartEntryDailyChartsUnshardedRow(e, 0)
-	}, unshardedChartEntryDailyChartsUnshardedScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
 // Update writes e over the row with its key in daily_charts_unsharded; nil
 // pointers and empty collections clear their columns.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
 // Delete removes the row with e's key from daily_charts_unsharded.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   unshardedChartEntryDailyChartsUnsharded.Delete,
-			Values: []any{ts, e.ChartDate, e.PlayCount, e.TrackID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
 // Get reads the UnshardedChartEntry with the given key from
@@ -144,14 +120,10 @@ func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, 
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   unshardedChartEntryDailyChartsUnsharded.Get,
 		Values: []any{e.ChartDate, e.PlayCount, e.TrackID},
 	}, unshardedChartEntryDailyChartsUnshardedScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
@@ -195,22 +167,16 @@ func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, char
 // chartEntryDailyCharts is table daily_charts, which is the source of truth of
 // ChartEntry (statements in schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_charts",
-	Pattern: "DailyCharts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
-	Bucket:    cqlgenimpl.BucketHash,
+	Name:         "daily_charts",
+	Pattern:      "DailyCharts",
+	PartitionKey: cqlgenimpl.Cols("chart_date date", "shard int"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
+func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
@@ -249,64 +215,45 @@ func chartEntryCheck(e *ChartEntry) error {
 	return nil
 }
 
+var chartEntryOne = cqlgenimpl.One[ChartEntry]{
+	Check: chartEntryCheck,
+	Delete: func(e *ChartEntry, ts int64) []any {
+		return []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
+	},
+	Key: func(e *ChartEntry) []any {
+		return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
+	},
+	Row:   chartEntryDailyChartsRow,
+	Scan:  chartEntryDailyChartsScan,
+	Table: chartEntryDailyCharts,
+}
+
 // Insert writes e to daily_charts, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, chartEntryDailyCharts, e, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, func(e *ChartEntry, _ bool) []any {
-			return chartEntryDailyChartsRow(e, 0)
-		}, chartEntryDailyChartsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
 // InsertIfAbsent creates e in daily_charts unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[ChartEntry], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[ChartEntry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, chartEntryDailyCharts, e, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, func(e *ChartEntry, _ bool) []any {
-		return chartEntryDailyChartsRow(e, 0)
-	}, chartEntryDailyChartsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
 // Update writes e over the row with its key in daily_charts; nil pointers and
 // empty collections clear their columns.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
 // Delete removes the row with e's key from daily_charts.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   chartEntryDailyCharts.Delete,
-			Values: []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
 // Get reads the ChartEntry with the given key from daily_charts;
@@ -320,14 +267,10 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   chartEntryDailyCharts.Get,
 		Values: []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
 	}, chartEntryDailyChartsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
@@ -371,20 +314,15 @@ func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o
 // playListeningHistory is table listening_history, which is the source of
 // truth of Play (statements in schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "listening_history",
-	Pattern: "ListeningHistory",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "listening_history",
+	Pattern:      "ListeningHistory",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("played_at timestamp desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func playListeningHistoryRow(e *Play, ts int64) []any {
+func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
@@ -423,64 +361,45 @@ func playCheck(e *Play) error {
 	return nil
 }
 
+var playOne = cqlgenimpl.One[Play]{
+	Check: playCheck,
+	Delete: func(e *Play, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Key: func(e *Play) []any {
+		return []any{e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Row:   playListeningHistoryRow,
+	Scan:  playListeningHistoryScan,
+	Table: playListeningHistory,
+}
+
 // Insert writes e to listening_history, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-			return playListeningHistoryRow(e, 0)
-		}, playListeningHistoryScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // InsertIfAbsent creates e in listening_history unless a row has its key (IF
 // NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Play]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-		return playListeningHistoryRow(e, 0)
-	}, playListeningHistoryScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Update writes e over the row with its key in listening_history; nil pointers
 // and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playListeningHistory.Delete,
-			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Get reads the Play with the given key from listening_history;
@@ -494,14 +413,10 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   playListeningHistory.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playListeningHistoryScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
@@ -544,20 +459,15 @@ func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *Liste
 // playForeverListeningHistoryForever is table listening_history_forever, which
 // is the source of truth of PlayForever (statements in schema.md).
 var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "listening_history_forever",
-	Pattern: "ListeningHistoryForever",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "listening_history_forever",
+	Pattern:      "ListeningHistoryForever",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("played_at timestamp desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64) []any {
+func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 func playForeverListeningHistoryForeverScan(it cqlgen.Iter, e *PlayForever) bool {
@@ -597,64 +507,45 @@ func playForeverCheck(e *PlayForever) error {
 	return nil
 }
 
+var playForeverOne = cqlgenimpl.One[PlayForever]{
+	Check: playForeverCheck,
+	Delete: func(e *PlayForever, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Key: func(e *PlayForever) []any {
+		return []any{e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Row:   playForeverListeningHistoryForeverRow,
+	Scan:  playForeverListeningHistoryForeverScan,
+	Table: playForeverListeningHistoryForever,
+}
+
 // Insert writes e to listening_history_forever, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playForeverListeningHistoryForever, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *PlayForever, _ bool) []any {
-			return playForeverListeningHistoryForeverRow(e, 0)
-		}, playForeverListeningHistoryForeverScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
 // InsertIfAbsent creates e in listening_history_forever unless a row has its
 // key (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlayForever], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[PlayForever]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playForeverListeningHistoryForever, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *PlayForever, _ bool) []any {
-		return playForeverListeningHistoryForeverRow(e, 0)
-	}, playForeverListeningHistoryForeverScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
 // Update writes e over the row with its key in listening_history_forever; nil
 // pointers and empty collections clear their columns.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
 // Delete removes the row with e's key from listening_history_forever.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   playForeverListeningHistoryForever.Delete,
-			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
 // Get reads the PlayForever with the given key from listening_history_forever;
@@ -668,14 +559,10 @@ func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   playForeverListeningHistoryForever.Get,
 		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
 	}, playForeverListeningHistoryForeverScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ListeningHistoryForeverOptions are the optional parts of a

@@ -19,24 +19,15 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // tradeTradesByAccount is table trades_by_account, which is the source of
 // truth of Trade (statements in schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_account",
-	Pattern: "TradesByAccount",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date", Desc: true},
-		{Name: "trade_id", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "shares", Type: "int"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
-	Prefix:     1,
+	Name:         "trades_by_account",
+	Pattern:      "TradesByAccount",
+	PartitionKey: cqlgenimpl.Cols("account text"),
+	Clustering:   cqlgenimpl.Cols("type text", "trade_date date desc", "trade_id bigint"),
+	Columns:      cqlgenimpl.Cols("symbol text", "shares int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Prefix:       1,
 })
 
 func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
@@ -89,24 +80,14 @@ func tradeTradesByAccountCompare(a, b *Trade) int {
 // tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol
 // (statements in schema.md).
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_symbol",
-	Pattern: "TradesBySymbol",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date"},
-		{Name: "account", Type: "text"},
-		{Name: "trade_id", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "shares", Type: "int"},
-	},
-	Maintained: true,
-	Prefix:     2,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "trades_by_symbol",
+	Pattern:      "TradesBySymbol",
+	PartitionKey: cqlgenimpl.Cols("symbol text", "bucket int"),
+	Clustering:   cqlgenimpl.Cols("type text", "trade_date date", "account text", "trade_id bigint"),
+	Columns:      cqlgenimpl.Cols("shares int"),
+	Maintained:   true,
+	Prefix:       2,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
@@ -301,14 +282,10 @@ func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tra
 	e.Type = typeKey
 	e.TradeDate = tradeDate
 	e.TradeID = tradeID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   tradeTradesByAccount.Get,
 		Values: []any{e.Account, e.Type, e.TradeDate, e.TradeID},
 	}, tradeTradesByAccountScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
@@ -430,26 +407,18 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 // readingReadingsByKind is table readings_by_kind, which is the source of
 // truth of Reading (statements in schema.md).
 var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_kind",
-	Pattern: "ReadingsByKind",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "value", Type: "double"},
-	},
-	Canonical: true,
-	Single:    true,
-	Prefix:    1,
-	Bucket:    cqlgenimpl.BucketTime,
+	Name:         "readings_by_kind",
+	Pattern:      "ReadingsByKind",
+	PartitionKey: cqlgenimpl.Cols("sensor text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("kind text", "at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("value double"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       1,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByKindRow(e *Reading, ts int64) []any {
+func readingReadingsByKindRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
 func readingReadingsByKindScan(it cqlgen.Iter, e *Reading) bool {
@@ -488,64 +457,45 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
+var readingOne = cqlgenimpl.One[Reading]{
+	Check: readingCheck,
+	Delete: func(e *Reading, ts int64) []any {
+		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
+	},
+	Key: func(e *Reading) []any {
+		return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
+	},
+	Row:   readingReadingsByKindRow,
+	Scan:  readingReadingsByKindScan,
+	Table: readingReadingsByKind,
+}
+
 // Insert writes e to readings_by_kind, leaving nil pointers and empty
 // collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
 // (docs/repositories.md, Writes).
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, readingReadingsByKind, e, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, func(e *Reading, _ bool) []any {
-			return readingReadingsByKindRow(e, 0)
-		}, readingReadingsByKindScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
 // InsertIfAbsent creates e in readings_by_kind unless a row has its key (IF
 // NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reading], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Reading]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, readingReadingsByKind, e, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, func(e *Reading, _ bool) []any {
-		return readingReadingsByKindRow(e, 0)
-	}, readingReadingsByKindScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
 // Update writes e over the row with its key in readings_by_kind; nil pointers
 // and empty collections clear their columns.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
 // Delete removes the row with e's key from readings_by_kind.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   readingReadingsByKind.Delete,
-			Values: []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
 // Get reads the Reading with the given key from readings_by_kind;
@@ -559,14 +509,10 @@ func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at ti
 	e.Sensor = sensor
 	e.Kind = kind
 	e.At = at
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   readingReadingsByKind.Get,
 		Values: []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At},
 	}, readingReadingsByKindScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // ReadingsByKindOptions are the optional parts of a ReadingsByKind read.

@@ -18,18 +18,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // noteEnd is table end, which is the source of truth of Note (statements in
 // schema.md).
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "end",
-	Pattern: "End",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "tag", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "end",
+	Pattern:      "End",
+	PartitionKey: cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("owner text", "tag text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func noteEndScan(it cqlgen.Iter, e *Note) bool {
@@ -70,18 +65,12 @@ func noteSubgraphHolds(e *Note) bool {
 // noteSubgraph is table subgraph, which serves Subgraph (statements in
 // schema.md).
 var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "subgraph",
-	Pattern: "Subgraph",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "tag", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "subgraph",
+	Pattern:      "Subgraph",
+	PartitionKey: cqlgenimpl.Cols("owner text"),
+	Clustering:   cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("tag text"),
+	Maintained:   true,
 })
 
 func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
@@ -260,14 +249,10 @@ func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
 	}
 	var e Note
 	e.ID = id
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   noteEnd.Get,
 		Values: []any{e.ID},
 	}, noteEndScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Notes with the given id values from end in one query:

@@ -18,23 +18,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // lineLines is table lines, which is the source of truth of Line (statements
 // in schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines",
-	Pattern: "Lines",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "placed_at", Type: "timestamp", Static: true},
-		{Name: "status", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "lines",
+	Pattern:      "Lines",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "placed_at timestamp static", "status text", "qty bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func lineLinesScan(it cqlgen.Iter, e *Line) bool {
@@ -92,19 +83,12 @@ type LinesByStatusRow struct {
 // lineLinesByStatus is table lines_by_status, which serves LinesByStatus
 // (statements in schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_status",
-	Pattern: "LinesByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "qty", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "lines_by_status",
+	Pattern:      "LinesByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("qty bigint"),
+	Maintained:   true,
 })
 
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
@@ -143,20 +127,12 @@ type LinesByOrderStatusRow struct {
 // lineLinesByOrderStatus is table lines_by_order_status, which serves
 // LinesByOrderStatus (statements in schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_order_status",
-	Pattern: "LinesByOrderStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "qty", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "lines_by_order_status",
+	Pattern:      "LinesByOrderStatus",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("status text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "qty bigint"),
+	Maintained:   true,
 })
 
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
@@ -354,14 +330,10 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   lineLines.Get,
 		Values: []any{e.OrderID, e.ItemID},
 	}, lineLinesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // LinesOptions are the optional parts of a Lines read.

@@ -19,59 +19,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // everythingEverything is table everything, which is the source of truth of
 // Everything (statements in schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "everything",
-	Pattern: "Everything",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "event", Type: "timeuuid"},
-		{Name: "raw16", Type: "uuid"},
-		{Name: "s", Type: "text"},
-		{Name: "a", Type: "ascii"},
-		{Name: "g", Type: "text"},
-		{Name: "b", Type: "boolean"},
-		{Name: "i", Type: "bigint"},
-		{Name: "i8", Type: "tinyint"},
-		{Name: "i16", Type: "smallint"},
-		{Name: "i32", Type: "int"},
-		{Name: "i64", Type: "bigint"},
-		{Name: "u8", Type: "smallint"},
-		{Name: "u16", Type: "int"},
-		{Name: "u32", Type: "bigint"},
-		{Name: "u64", Type: "varint"},
-		{Name: "narrow", Type: "int"},
-		{Name: "f32", Type: "float"},
-		{Name: "f64", Type: "double"},
-		{Name: "blob", Type: "blob"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "took", Type: "bigint"},
-		{Name: "of_day", Type: "time"},
-		{Name: "span", Type: "duration"},
-		{Name: "big", Type: "varint"},
-		{Name: "dec", Type: "decimal"},
-		{Name: "addr", Type: "inet"},
-		{Name: "list", Type: "list<text>"},
-		{Name: "set_of", Type: "set<text>"},
-		{Name: "set_ascii", Type: "set<ascii>"},
-		{Name: "members", Type: "set<text>"},
-		{Name: "counts", Type: "map<text, int>"},
-		{Name: "nested", Type: "map<text, frozen<list<bigint>>>"},
-		{Name: "frozen_map", Type: "map<text, frozen<map<bigint, boolean>>>"},
-		{Name: "maybe", Type: "text"},
-		{Name: "maybe_at", Type: "timestamp"},
-		{Name: "price", Type: "bigint"},
-		{Name: "prices", Type: "list<bigint>"},
-		{Name: "events", Type: "list<timeuuid>"},
-		{Name: "by_day", Type: "map<date, timestamp>"},
-		{Name: "stamped", Type: "timestamp"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "everything",
+	Pattern:      "Everything",
+	PartitionKey: cqlgenimpl.Cols("id uuid"),
+	Clustering:   cqlgenimpl.Cols("tags_key frozen<list<text>>", "day date"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "s text", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>", "stamped timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
@@ -113,64 +67,45 @@ func everythingCheck(e *Everything) error {
 	return nil
 }
 
+var everythingOne = cqlgenimpl.One[Everything]{
+	Check: everythingCheck,
+	Delete: func(e *Everything, ts int64) []any {
+		return []any{ts, e.ID, e.TagsKey, e.Day}
+	},
+	Key: func(e *Everything) []any {
+		return []any{e.ID, e.TagsKey, e.Day}
+	},
+	Row:   everythingEverythingRow,
+	Scan:  everythingEverythingScan,
+	Table: everythingEverything,
+}
+
 // Insert writes e to everything, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, everythingEverything, e, []any{e.ID, e.TagsKey, e.Day}, func(e *Everything, unset bool) []any {
-			return everythingEverythingRow(e, 0, unset)
-		}, everythingEverythingScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
 // InsertIfAbsent creates e in everything unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (_ cqlgen.Inserted[Everything], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Everything]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, everythingEverything, e, []any{e.ID, e.TagsKey, e.Day}, func(e *Everything, unset bool) []any {
-		return everythingEverythingRow(e, 0, unset)
-	}, everythingEverythingScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
 // Update writes e over the row with its key in everything; nil pointers and
 // empty collections clear their columns.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
 // Delete removes the row with e's key from everything.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   everythingEverything.Delete,
-			Values: []any{ts, e.ID, e.TagsKey, e.Day},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
 // Get reads the Everything with the given key from everything;
@@ -184,14 +119,10 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   everythingEverything.Get,
 		Values: []any{e.ID, e.TagsKey, e.Day},
 	}, everythingEverythingScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // EverythingOptions are the optional parts of a Everything read.

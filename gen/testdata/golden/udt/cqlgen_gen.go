@@ -20,25 +20,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // customerCustomers is table customers, which is the source of truth of
 // Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-		{Name: "revision", Type: "bigint"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>", "billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_at timestamp", "created_by text", "revision bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
@@ -92,25 +80,12 @@ func customerCustomersSettle(e *Customer, version int64) []any {
 // customerCustomersByRegion is table customers_by_region, which serves
 // CustomersByRegion (statements in schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers_by_region",
-	Pattern: "CustomersByRegion",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_by", Type: "text"},
-		{Name: "revision", Type: "bigint"},
-	},
-	Maintained: true,
+	Name:         "customers_by_region",
+	Pattern:      "CustomersByRegion",
+	PartitionKey: cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text", "revision bigint"),
+	Maintained:   true,
 })
 
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
@@ -287,14 +262,10 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.CustomerID},
 	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Customers with the given customer_id values from customers
@@ -349,25 +320,16 @@ func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *
 // visitVisits is table visits, which is the source of truth of Visit
 // (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp"},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-		{Name: "revision", Type: "bigint"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Clustering:   cqlgenimpl.Cols("at timestamp", "spot frozen<udt<geo, lat double, lon double>>"),
+	Columns:      cqlgenimpl.Cols("created_at timestamp", "created_by text", "revision bigint"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func visitVisitsRow(e *Visit, ts int64) []any {
+func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
@@ -406,64 +368,45 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
+var visitOne = cqlgenimpl.One[Visit]{
+	Check: visitCheck,
+	Delete: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.At, e.Spot}
+	},
+	Key: func(e *Visit) []any {
+		return []any{e.CustomerID, e.At, e.Spot}
+	},
+	Row:   visitVisitsRow,
+	Scan:  visitVisitsScan,
+	Table: visitVisits,
+}
+
 // Insert writes e to visits, leaving nil pointers and empty collections unset;
 // it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.At, e.Spot}, func(e *Visit, _ bool) []any {
-			return visitVisitsRow(e, 0)
-		}, visitVisitsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
 // see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Visit]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.At, e.Spot}, func(e *Visit, _ bool) []any {
-		return visitVisitsRow(e, 0)
-	}, visitVisitsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Update writes e over the row with its key in visits; nil pointers and empty
 // collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   visitVisits.Delete,
-			Values: []any{ts, e.CustomerID, e.At, e.Spot},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
@@ -477,14 +420,10 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time
 	e.CustomerID = customerID
 	e.At = at
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.CustomerID, e.At, e.Spot},
 	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // VisitsOptions are the optional parts of a Visits read.

@@ -18,19 +18,12 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // customerCustomers is table customers, which is the source of truth of
 // Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-		{Name: "billing", Type: "frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>>"},
-		{Name: "spots", Type: "map<text, frozen<udt<geo, lat double, lon double>>>"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("name text", "billing frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>", "others list<frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>>", "spots map<text, frozen<udt<geo, lat double, lon double>>>"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func customerCustomersRow(e *Customer, ts int64, unset bool) []any {
@@ -60,64 +53,45 @@ func customerCheck(e *Customer) error {
 	return nil
 }
 
+var customerOne = cqlgenimpl.One[Customer]{
+	Check: customerCheck,
+	Delete: func(e *Customer, ts int64) []any {
+		return []any{ts, e.CustomerID}
+	},
+	Key: func(e *Customer) []any {
+		return []any{e.CustomerID}
+	},
+	Row:   customerCustomersRow,
+	Scan:  customerCustomersScan,
+	Table: customerCustomers,
+}
+
 // Insert writes e to customers, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, customerCustomers, e, []any{e.CustomerID}, func(e *Customer, unset bool) []any {
-			return customerCustomersRow(e, 0, unset)
-		}, customerCustomersScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(customerCustomers, o.TTL, customerCustomersRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
 // InsertIfAbsent creates e in customers unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (_ cqlgen.Inserted[Customer], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Customer]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, customerCustomers, e, []any{e.CustomerID}, func(e *Customer, unset bool) []any {
-		return customerCustomersRow(e, 0, unset)
-	}, customerCustomersScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
 // Update writes e over the row with its key in customers; nil pointers and
 // empty collections clear their columns.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(customerCustomers, o.TTL, customerCustomersRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
 // Delete removes the row with e's key from customers.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   customerCustomers.Delete,
-			Values: []any{ts, e.CustomerID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
 // Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
@@ -129,14 +103,10 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   customerCustomers.Get,
 		Values: []any{e.CustomerID},
 	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Customers with the given customer_id values from customers
@@ -157,23 +127,16 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 // visitVisits is table visits, which is the source of truth of Visit
 // (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "timeuuid", Desc: true},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Clustering:   cqlgenimpl.Cols("visit_id timeuuid desc", "spot frozen<udt<geo, lat double, lon double>>"),
+	Columns:      cqlgenimpl.Cols("at timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
-func visitVisitsRow(e *Visit, ts int64) []any {
+func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.VisitID, e.Spot, e.At, ts}
 }
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
@@ -212,64 +175,45 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
+var visitOne = cqlgenimpl.One[Visit]{
+	Check: visitCheck,
+	Delete: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.VisitID, e.Spot}
+	},
+	Key: func(e *Visit) []any {
+		return []any{e.CustomerID, e.VisitID, e.Spot}
+	},
+	Row:   visitVisitsRow,
+	Scan:  visitVisitsScan,
+	Table: visitVisits,
+}
+
 // Insert writes e to visits, leaving nil pointers and empty collections unset;
 // it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.VisitID, e.Spot}, func(e *Visit, _ bool) []any {
-			return visitVisitsRow(e, 0)
-		}, visitVisitsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
 // see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Visit]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.VisitID, e.Spot}, func(e *Visit, _ bool) []any {
-		return visitVisitsRow(e, 0)
-	}, visitVisitsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Update writes e over the row with its key in visits; nil pointers and empty
 // collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   visitVisits.Delete,
-			Values: []any{ts, e.CustomerID, e.VisitID, e.Spot},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
@@ -283,14 +227,10 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocq
 	e.CustomerID = customerID
 	e.VisitID = visitID
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   visitVisits.Get,
 		Values: []any{e.CustomerID, e.VisitID, e.Spot},
 	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // VisitsOptions are the optional parts of a Visits read.

@@ -19,20 +19,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // eventEvents is table events, which is the source of truth of Event
 // (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-		{Name: "note", Type: "text"},
-	},
-	Canonical:  true,
-	Maintained: true,
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("ticket_id text"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("agent_id text", "note text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
@@ -63,21 +56,13 @@ func eventEventsCompare(a, b *Event) int {
 // eventEventsByAgent is table events_by_agent, which serves EventsByAgent
 // (statements in schema.md).
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_agent",
-	Pattern: "EventsByAgent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "text"},
-		{Name: "note", Type: "text"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketTime,
+	Name:         "events_by_agent",
+	Pattern:      "EventsByAgent",
+	PartitionKey: cqlgenimpl.Cols("agent_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("ticket_id text", "note text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
 func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
@@ -223,14 +208,10 @@ func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.TicketID, e.EventID},
 	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // EventsOptions are the optional parts of a Events read.
@@ -318,21 +299,14 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 // uploadUploads is table uploads, which is the source of truth of Upload
 // (statements in schema.md).
 var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "uploads",
-	Pattern: "Uploads",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "upload_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "size", Type: "bigint"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "uploads",
+	Pattern:      "Uploads",
+	PartitionKey: cqlgenimpl.Cols("owner text"),
+	Clustering:   cqlgenimpl.Cols("upload_id uuid"),
+	Columns:      cqlgenimpl.Cols("day date", "size bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
@@ -379,21 +353,13 @@ func uploadUploadsCompare(a, b *Upload) int {
 // uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay
 // (statements in schema.md).
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "uploads_by_day",
-	Pattern: "UploadsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "upload_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "size", Type: "bigint"},
-	},
-	Maintained: true,
-	Bucket:     cqlgenimpl.BucketHash,
+	Name:         "uploads_by_day",
+	Pattern:      "UploadsByDay",
+	PartitionKey: cqlgenimpl.Cols("day date", "shard int"),
+	Clustering:   cqlgenimpl.Cols("upload_id uuid"),
+	Columns:      cqlgenimpl.Cols("owner text", "size bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
 func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
@@ -572,14 +538,10 @@ func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID)
 	var e Upload
 	e.Owner = owner
 	e.UploadID = uploadID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   uploadUploads.Get,
 		Values: []any{e.Owner, e.UploadID},
 	}, uploadUploadsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // UploadsOptions are the optional parts of a Uploads read.

@@ -17,21 +17,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // accountAccounts is table accounts, which is the source of truth of Account
 // (statements in schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts",
-	Pattern: "Accounts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "handle", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
-	Fenced:     true,
+	Name:         "accounts",
+	Pattern:      "Accounts",
+	PartitionKey: cqlgenimpl.Cols("account_id text"),
+	Columns:      cqlgenimpl.Cols("tenant_id text", "email text", "handle text", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Fenced:       true,
 })
 
 func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
@@ -69,16 +62,12 @@ func accountAccountsSettle(e *Account, version int64) []any {
 // accountAccountByEmail is table accounts_by_email, which serves
 // AccountByEmail (statements in schema.md).
 var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts_by_email",
-	Pattern: "AccountByEmail",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "email", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-	},
-	Maintained: true,
-	Unique:     true,
+	Name:         "accounts_by_email",
+	Pattern:      "AccountByEmail",
+	PartitionKey: cqlgenimpl.Cols("email text"),
+	Columns:      cqlgenimpl.Cols("account_id text"),
+	Maintained:   true,
+	Unique:       true,
 })
 
 func accountAccountByEmailRow(e *Account, ts int64, _ bool) []any {
@@ -91,19 +80,13 @@ func accountAccountByEmailKey(e *Account) []any {
 // accountAccountsByHandle is table accounts_by_handle, which serves
 // AccountsByHandle (statements in schema.md).
 var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts_by_handle",
-	Pattern: "AccountsByHandle",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "handle", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-	},
-	Maintained: true,
-	Unique:     true,
+	Name:         "accounts_by_handle",
+	Pattern:      "AccountsByHandle",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text"),
+	Clustering:   cqlgenimpl.Cols("handle text"),
+	Columns:      cqlgenimpl.Cols("account_id text"),
+	Maintained:   true,
+	Unique:       true,
 })
 
 func accountAccountsByHandleRow(e *Account, ts int64, _ bool) []any {
@@ -279,14 +262,10 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	}
 	var e Account
 	e.AccountID = accountID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   accountAccounts.Get,
 		Values: []any{e.AccountID},
 	}, accountAccountsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Accounts with the given account_id values from accounts in

@@ -20,25 +20,14 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // videoVideos is table videos, which is the source of truth of Video
 // (statements in schema.md).
 var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos",
-	Pattern: "Videos",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "added_at", Type: "timestamp"},
-		{Name: "title", Type: "text"},
-		{Name: "content", Type: "vector<float, 8>"},
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-		{Name: "signature", Type: "blob"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "videos",
+	Pattern:      "Videos",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "added_at timestamp", "title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func videoVideosScan(it cqlgen.Iter, e *Video) bool {
@@ -95,23 +84,12 @@ func videoVideosCompare(a, b *Video) int {
 // videoVideosByUser is table videos_by_user, which serves VideosByUser
 // (statements in schema.md).
 var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos_by_user",
-	Pattern: "VideosByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "added_at", Type: "timestamp", Desc: true},
-		{Name: "channel_id", Type: "text"},
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "content", Type: "vector<float, 8>"},
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-		{Name: "signature", Type: "blob"},
-	},
-	Maintained: true,
+	Name:         "videos_by_user",
+	Pattern:      "VideosByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("added_at timestamp desc", "channel_id text", "video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Maintained:   true,
 })
 
 func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
@@ -303,14 +281,10 @@ func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUI
 	var e Video
 	e.ChannelID = channelID
 	e.VideoID = videoID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   videoVideos.Get,
 		Values: []any{e.ChannelID, e.VideoID},
 	}, videoVideosScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // VideosOptions are the optional parts of a Videos read.
@@ -387,30 +361,17 @@ func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosBy
 // videoVideosLike reads table videos through index videos_like (statements in
 // schema.md).
 var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos",
-	Pattern: "VideosLike",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "added_at", Type: "timestamp"},
-		{Name: "title", Type: "text"},
-		{Name: "content", Type: "vector<float, 8>"},
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-		{Name: "signature", Type: "blob"},
-	},
-	Versioned: true,
+	Name:         "videos",
+	Pattern:      "VideosLike",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "added_at timestamp", "title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "content",
 		ANN:    true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "content", Type: "vector<float, 8>"},
-	},
+	Values: cqlgenimpl.Cols("content vector<float, 8>"),
 })
 
 // VideosLikeOptions are the optional parts of a VideosLike read.
@@ -446,31 +407,18 @@ func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []
 // videoVideosByThumbnail reads table videos through index videos_by_thumbnail
 // (statements in schema.md).
 var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos",
-	Pattern: "VideosByThumbnail",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "added_at", Type: "timestamp"},
-		{Name: "title", Type: "text"},
-		{Name: "content", Type: "vector<float, 8>"},
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-		{Name: "signature", Type: "blob"},
-	},
-	Versioned: true,
+	Name:         "videos",
+	Pattern:      "VideosByThumbnail",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "added_at timestamp", "title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column:  "thumbnail",
 		ANN:     true,
 		Scatter: true,
 	},
-	Values: []cqlgenimpl.Column{
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-	},
+	Values: cqlgenimpl.Cols("thumbnail vector<float, 4>"),
 })
 
 // VideosByThumbnailOptions are the optional parts of a VideosByThumbnail read.
@@ -501,21 +449,12 @@ func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, 
 // accountAccounts is table accounts, which is the source of truth of Account
 // (statements in schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts",
-	Pattern: "Accounts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "email", Type: "text"},
-		{Name: "phone", Type: "text"},
-		{Name: "balance", Type: "bigint"},
-		{Name: "notes", Type: "text"},
-		{Name: "born", Type: "date"},
-		{Name: "card", Type: "text"},
-	},
-	Canonical: true,
-	Single:    true,
+	Name:         "accounts",
+	Pattern:      "Accounts",
+	PartitionKey: cqlgenimpl.Cols("account_id text"),
+	Columns:      cqlgenimpl.Cols("email text", "phone text", "balance bigint", "notes text", "born date", "card text"),
+	Canonical:    true,
+	Single:       true,
 })
 
 func accountAccountsRow(e *Account, ts int64, unset bool) []any {
@@ -545,64 +484,45 @@ func accountCheck(e *Account) error {
 	return nil
 }
 
+var accountOne = cqlgenimpl.One[Account]{
+	Check: accountCheck,
+	Delete: func(e *Account, ts int64) []any {
+		return []any{ts, e.AccountID}
+	},
+	Key: func(e *Account) []any {
+		return []any{e.AccountID}
+	},
+	Row:   accountAccountsRow,
+	Scan:  accountAccountsScan,
+	Table: accountAccounts,
+}
+
 // Insert writes e to accounts, leaving nil pointers and empty collections
 // unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
 // Writes).
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, accountAccounts, e, []any{e.AccountID}, func(e *Account, unset bool) []any {
-			return accountAccountsRow(e, 0, unset)
-		}, accountAccountsScan)
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(accountAccounts, o.TTL, accountAccountsRow(e, ts, true))
-	})
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
 // InsertIfAbsent creates e in accounts unless a row has its key (IF NOT
 // EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (_ cqlgen.Inserted[Account], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "InsertIfAbsent").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Account]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, accountAccounts, e, []any{e.AccountID}, func(e *Account, unset bool) []any {
-		return accountAccountsRow(e, 0, unset)
-	}, accountAccountsScan)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
 // Update writes e over the row with its key in accounts; nil pointers and
 // empty collections clear their columns.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
-	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgenimpl.InsertQuery(accountAccounts, o.TTL, accountAccountsRow(e, ts, false))
-	})
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
 // Delete removes the row with e's key from accounts.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, accountCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgen.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgen.Query {
-		return cqlgen.Query{
-			Stmt:   accountAccounts.Delete,
-			Values: []any{ts, e.AccountID},
-		}
-	})
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
 // Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
@@ -614,14 +534,10 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	}
 	var e Account
 	e.AccountID = accountID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   accountAccounts.Get,
 		Values: []any{e.AccountID},
 	}, accountAccountsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Accounts with the given account_id values from accounts in

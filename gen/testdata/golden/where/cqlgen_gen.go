@@ -20,24 +20,13 @@ const _ = cqlgenimpl.SupportPackageIsVersion7
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "stage", Type: "text"},
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "coupon", Type: "text"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	Canonical:  true,
-	Versioned:  true,
-	Maintained: true,
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("region text", "stage text", "courier text", "placed_at timestamp", "flagged boolean", "coupon text", "priority int", "gift_note text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
 func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
@@ -85,24 +74,12 @@ func orderDeliveriesByCourierHolds(e *Order) bool {
 // orderDeliveriesByCourier is table deliveries_by_courier, which serves
 // DeliveriesByCourier (statements in schema.md).
 var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "deliveries_by_courier",
-	Pattern: "DeliveriesByCourier",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "courier", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "stage", Type: "text"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "coupon", Type: "text"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "deliveries_by_courier",
+	Pattern:      "DeliveriesByCourier",
+	PartitionKey: cqlgenimpl.Cols("courier text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp", "order_id uuid"),
+	Columns:      cqlgenimpl.Cols("region text", "stage text", "flagged boolean", "coupon text", "priority int", "gift_note text"),
+	Maintained:   true,
 })
 
 func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
@@ -133,24 +110,12 @@ func orderFlaggedOrdersHolds(e *Order) bool {
 // orderFlaggedOrders is table flagged_orders, which serves FlaggedOrders
 // (statements in schema.md).
 var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "flagged_orders",
-	Pattern: "FlaggedOrders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "stage", Type: "text"},
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "coupon", Type: "text"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "flagged_orders",
+	Pattern:      "FlaggedOrders",
+	PartitionKey: cqlgenimpl.Cols("region text"),
+	Clustering:   cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("stage text", "courier text", "placed_at timestamp", "flagged boolean", "coupon text", "priority int", "gift_note text"),
+	Maintained:   true,
 })
 
 func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
@@ -178,24 +143,12 @@ func orderOrdersWithCouponHolds(e *Order) bool {
 // orderOrdersWithCoupon is table orders_with_coupon, which serves
 // OrdersWithCoupon (statements in schema.md).
 var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_with_coupon",
-	Pattern: "OrdersWithCoupon",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "coupon", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "stage", Type: "text"},
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "orders_with_coupon",
+	Pattern:      "OrdersWithCoupon",
+	PartitionKey: cqlgenimpl.Cols("coupon text"),
+	Clustering:   cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("region text", "stage text", "courier text", "placed_at timestamp", "flagged boolean", "priority int", "gift_note text"),
+	Maintained:   true,
 })
 
 func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
@@ -233,18 +186,12 @@ func orderGiftOrdersHolds(e *Order) bool {
 // orderGiftOrders is table gift_orders, which serves GiftOrders (statements in
 // schema.md).
 var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "gift_orders",
-	Pattern: "GiftOrders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "gift_note", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "gift_orders",
+	Pattern:      "GiftOrders",
+	PartitionKey: cqlgenimpl.Cols("region text"),
+	Clustering:   cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("gift_note text"),
+	Maintained:   true,
 })
 
 func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
@@ -454,14 +401,10 @@ func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err 
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   orderOrders.Get,
 		Values: []any{e.OrderID},
 	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // GetMany reads the Orders with the given order_id values from orders in one
@@ -625,21 +568,13 @@ func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrders
 // eventEvents is table events, which is the source of truth of Event
 // (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "int"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "level", Type: "text"},
-		{Name: "text", Type: "text"},
-	},
-	Canonical:  true,
-	Maintained: true,
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("device text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq int"),
+	Columns:      cqlgenimpl.Cols("level text", "text text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
@@ -676,20 +611,12 @@ func eventAlertsByDeviceHolds(e *Event) bool {
 // eventAlertsByDevice is table alerts_by_device, which serves AlertsByDevice
 // (statements in schema.md).
 var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "alerts_by_device",
-	Pattern: "AlertsByDevice",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "int"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "level", Type: "text"},
-		{Name: "text", Type: "text"},
-	},
-	Maintained: true,
+	Name:         "alerts_by_device",
+	Pattern:      "AlertsByDevice",
+	PartitionKey: cqlgenimpl.Cols("device text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq int"),
+	Columns:      cqlgenimpl.Cols("level text", "text text"),
+	Maintained:   true,
 })
 
 func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
@@ -845,14 +772,10 @@ func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq in
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgen.Query{
+	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
 		Stmt:   eventEvents.Get,
 		Values: []any{e.Device, e.At, e.Seq},
 	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
 }
 
 // EventsOptions are the optional parts of a Events read.
