@@ -30,6 +30,7 @@ var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func userUsersRow(e *User, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
+
 func userUsersScan(it cqlgen.Iter, e *User) bool {
 	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
@@ -42,11 +43,9 @@ type UserRepo struct {
 
 // NewUserRepo returns a repository of User on s.
 func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
-	return &UserRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &UserRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func userCheck(e *User) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("users", "user_id")
@@ -104,10 +103,7 @@ func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) 
 	}
 	var e User
 	e.UserID = userID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   userUsers.Get,
-		Values: []any{e.UserID},
-	}, userUsersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, userUsers.Get, []any{e.UserID}, userUsersScan)
 }
 
 // GetMany reads the Users with the given user_id values from users in one
@@ -140,12 +136,15 @@ var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsByStreamRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
+
 func eventEventsByStreamScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
+
 func eventEventsByStreamClustering(e *Event) []any {
 	return []any{e.At, e.EventID}
 }
+
 func eventEventsByStreamCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -164,11 +163,9 @@ type EventRepo struct {
 
 // NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func eventCheck(e *Event) error {
 	if e.StreamID == "" {
 		return cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
@@ -228,10 +225,7 @@ func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, even
 	e.StreamID = streamID
 	e.At = at
 	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   eventEventsByStream.Get,
-		Values: []any{e.StreamID, e.At, e.EventID},
-	}, eventEventsByStreamScan)
+	return cqlgenimpl.GetOne(ctx, r.s, eventEventsByStream.Get, []any{e.StreamID, e.At, e.EventID}, eventEventsByStreamScan)
 }
 
 // EventsByStreamOptions are the optional parts of a EventsByStream read.
@@ -283,12 +277,15 @@ var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
+
 func messageMessagesScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
+
 func messageMessagesState(e *Message) []any {
 	return []any{e.MessageID}
 }
+
 func messageMessagesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [5]*int64
 	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
@@ -310,12 +307,15 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
 }
+
 func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
 }
+
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
+
 func messageMessagesByConversationCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -340,12 +340,15 @@ var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
 }
+
 func messageMessagesBySenderScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
 }
+
 func messageMessagesBySenderClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
+
 func messageMessagesBySenderCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -370,12 +373,15 @@ var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
 }
+
 func messageMessagesByRecipientScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
 }
+
 func messageMessagesByRecipientClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
+
 func messageMessagesByRecipientCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -396,11 +402,9 @@ type MessageRepo struct {
 
 // NewMessageRepo returns a repository of Message on s.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
-	return &MessageRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &MessageRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func messageCheck(e *Message) error {
 	if e.MessageID == "" {
 		return cqlgenimpl.EmptyKey("messages", "message_id")
@@ -416,6 +420,7 @@ func messageCheck(e *Message) error {
 	}
 	return nil
 }
+
 func messageCheckKey(e *Message) error {
 	if e.MessageID == "" {
 		return cqlgenimpl.EmptyKey("messages", "message_id")
@@ -503,7 +508,7 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 	},
 }
 
-// Entity names the entity MessageRepo keeps: Message.
+// Entity is Message.
 func (r *MessageRepo) Entity() string {
 	return "Message"
 }
@@ -513,22 +518,19 @@ func (r *MessageRepo) Tables() []string {
 	return []string{"messages_by_conversation", "messages_by_sender", "messages_by_recipient"}
 }
 
-// Verify reports the rows of Message's tables missing, stale or orphaned
-// against messages; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against messages.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
-// Backfill writes every row messages implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row messages implies into table.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
@@ -543,10 +545,7 @@ func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, er
 	}
 	var e Message
 	e.MessageID = messageID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   messageMessages.Get,
-		Values: []any{e.MessageID},
-	}, messageMessagesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, messageMessages.Get, []any{e.MessageID}, messageMessagesScan)
 }
 
 // GetMany reads the Messages with the given message_id values from messages in
@@ -695,22 +694,28 @@ func scoreScoresScan(it cqlgen.Iter, e *Score) bool {
 		*e = Score{}
 	}
 }
+
 func scoreScoresState(e *Score) []any {
 	return []any{e.Board, e.PlayerID}
 }
+
 func scoreScoresScanState(it cqlgen.Iter) (v cqlgenimpl.State[Score], ok bool) {
 	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func scoreScoresData(e *Score) []any {
 	return []any{e.Board, e.PlayerID, e.Points, e.Name}
 }
+
 func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
 	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
+
 func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
+
 func scoreScoresSettle(e *Score, version int64) []any {
 	return []any{e.Board, e.PlayerID, version}
 }
@@ -728,15 +733,19 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func scoreBoardRow(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
 }
+
 func scoreBoardKey(e *Score) []any {
 	return []any{e.Board, e.Points, e.PlayerID}
 }
+
 func scoreBoardScan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
+
 func scoreBoardClustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
+
 func scoreBoardCompare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -762,15 +771,19 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
 }
+
 func scoreBoard16Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
 }
+
 func scoreBoard16Scan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
+
 func scoreBoard16Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
+
 func scoreBoard16Compare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -796,15 +809,19 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
 }
+
 func scoreBoard100Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
 }
+
 func scoreBoard100Scan(it cqlgen.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
+
 func scoreBoard100Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
+
 func scoreBoard100Compare(a, b *Score) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -824,11 +841,9 @@ type ScoreRepo struct {
 
 // NewScoreRepo returns a repository of Score on s.
 func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
-	return &ScoreRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ScoreRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func scoreCheck(e *Score) error {
 	if e.Board == "" {
 		return cqlgenimpl.EmptyKey("scores", "board")
@@ -838,6 +853,7 @@ func scoreCheck(e *Score) error {
 	}
 	return nil
 }
+
 func scoreCheckKey(e *Score) error {
 	if e.Board == "" {
 		return cqlgenimpl.EmptyKey("scores", "board")
@@ -954,7 +970,7 @@ func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, c
 	return cqlgenimpl.Modify(ctx, r.s, o, scoreWrites, e, scoreCheck, change)
 }
 
-// Entity names the entity ScoreRepo keeps: Score.
+// Entity is Score.
 func (r *ScoreRepo) Entity() string {
 	return "Score"
 }
@@ -964,22 +980,19 @@ func (r *ScoreRepo) Tables() []string {
 	return []string{"board", "board_16", "board_100"}
 }
 
-// Verify reports the rows of Score's tables missing, stale or orphaned against
-// scores; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against scores.
 func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", true, o)
 }
 
-// Backfill writes every row scores implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row scores implies into table.
 func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, scoreWrites, "Score", table, o)
@@ -998,10 +1011,7 @@ func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *
 	var e Score
 	e.Board = board
 	e.PlayerID = playerID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   scoreScores.Get,
-		Values: []any{e.Board, e.PlayerID},
-	}, scoreScoresScan)
+	return cqlgenimpl.GetOne(ctx, r.s, scoreScores.Get, []any{e.Board, e.PlayerID}, scoreScoresScan)
 }
 
 // GetMany reads the Scores of one board with the given player_id values from
@@ -1154,22 +1164,28 @@ func tallyTalliesScan(it cqlgen.Iter, e *Tally) bool {
 		*e = Tally{}
 	}
 }
+
 func tallyTalliesState(e *Tally) []any {
 	return []any{e.TallyID}
 }
+
 func tallyTalliesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Tally], ok bool) {
 	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func tallyTalliesData(e *Tally) []any {
 	return []any{e.TallyID, e.Board, e.Points, e.Name}
 }
+
 func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
+
 func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
+
 func tallyTalliesSettle(e *Tally, version int64) []any {
 	return []any{e.TallyID, version}
 }
@@ -1188,15 +1204,19 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
 }
+
 func tallyTalliesByBoardKey(e *Tally) []any {
 	return []any{e.Board, e.Points, e.TallyID}
 }
+
 func tallyTalliesByBoardScan(it cqlgen.Iter, e *Tally) bool {
 	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
 }
+
 func tallyTalliesByBoardClustering(e *Tally) []any {
 	return []any{e.Points, e.TallyID}
 }
+
 func tallyTalliesByBoardCompare(a, b *Tally) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1216,11 +1236,9 @@ type TallyRepo struct {
 
 // NewTallyRepo returns a repository of Tally on s.
 func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
-	return &TallyRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TallyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func tallyCheck(e *Tally) error {
 	if e.TallyID == "" {
 		return cqlgenimpl.EmptyKey("tallies", "tally_id")
@@ -1230,6 +1248,7 @@ func tallyCheck(e *Tally) error {
 	}
 	return nil
 }
+
 func tallyCheckKey(e *Tally) error {
 	if e.TallyID == "" {
 		return cqlgenimpl.EmptyKey("tallies", "tally_id")
@@ -1321,7 +1340,7 @@ func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tal
 	return cqlgenimpl.Modify(ctx, r.s, o, tallyWrites, e, tallyCheck, change)
 }
 
-// Entity names the entity TallyRepo keeps: Tally.
+// Entity is Tally.
 func (r *TallyRepo) Entity() string {
 	return "Tally"
 }
@@ -1331,22 +1350,19 @@ func (r *TallyRepo) Tables() []string {
 	return []string{"tallies_by_board"}
 }
 
-// Verify reports the rows of Tally's tables missing, stale or orphaned against
-// tallies; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against tallies.
 func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", true, o)
 }
 
-// Backfill writes every row tallies implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row tallies implies into table.
 func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tallyWrites, "Tally", table, o)
@@ -1361,10 +1377,7 @@ func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err erro
 	}
 	var e Tally
 	e.TallyID = tallyID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   tallyTallies.Get,
-		Values: []any{e.TallyID},
-	}, tallyTalliesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, tallyTallies.Get, []any{e.TallyID}, tallyTalliesScan)
 }
 
 // GetMany reads the Tallys with the given tally_id values from tallies in one
@@ -1441,22 +1454,28 @@ func standingStandingsScan(it cqlgen.Iter, e *Standing) bool {
 		*e = Standing{}
 	}
 }
+
 func standingStandingsState(e *Standing) []any {
 	return []any{e.StandingID}
 }
+
 func standingStandingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Standing], ok bool) {
 	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func standingStandingsData(e *Standing) []any {
 	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
 }
+
 func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
+
 func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
+
 func standingStandingsSettle(e *Standing, version int64) []any {
 	return []any{e.StandingID, version}
 }
@@ -1475,15 +1494,19 @@ var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
 }
+
 func standingStandingsByBoardKey(e *Standing) []any {
 	return []any{e.Board, e.Points, e.StandingID}
 }
+
 func standingStandingsByBoardScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
 }
+
 func standingStandingsByBoardClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
+
 func standingStandingsByBoardCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1508,15 +1531,19 @@ var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
 }
+
 func standingStandingsByTeamKey(e *Standing) []any {
 	return []any{e.Team, e.Points, e.StandingID}
 }
+
 func standingStandingsByTeamScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
 }
+
 func standingStandingsByTeamClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
+
 func standingStandingsByTeamCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1541,15 +1568,19 @@ var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
 }
+
 func standingStandingsByRegionKey(e *Standing) []any {
 	return []any{e.Region, e.Points, e.StandingID}
 }
+
 func standingStandingsByRegionScan(it cqlgen.Iter, e *Standing) bool {
 	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
 }
+
 func standingStandingsByRegionClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
+
 func standingStandingsByRegionCompare(a, b *Standing) int {
 	if c := cmp.Compare(a.Points, b.Points); c != 0 {
 		return -c
@@ -1570,11 +1601,9 @@ type StandingRepo struct {
 
 // NewStandingRepo returns a repository of Standing on s.
 func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
-	return &StandingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &StandingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func standingCheck(e *Standing) error {
 	if e.StandingID == "" {
 		return cqlgenimpl.EmptyKey("standings", "standing_id")
@@ -1590,6 +1619,7 @@ func standingCheck(e *Standing) error {
 	}
 	return nil
 }
+
 func standingCheckKey(e *Standing) error {
 	if e.StandingID == "" {
 		return cqlgenimpl.EmptyKey("standings", "standing_id")
@@ -1695,7 +1725,7 @@ func (r *StandingRepo) Modify(ctx context.Context, standingID string, change fun
 	return cqlgenimpl.Modify(ctx, r.s, o, standingWrites, e, standingCheck, change)
 }
 
-// Entity names the entity StandingRepo keeps: Standing.
+// Entity is Standing.
 func (r *StandingRepo) Entity() string {
 	return "Standing"
 }
@@ -1705,22 +1735,19 @@ func (r *StandingRepo) Tables() []string {
 	return []string{"standings_by_board", "standings_by_team", "standings_by_region"}
 }
 
-// Verify reports the rows of Standing's tables missing, stale or orphaned
-// against standings; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against standings.
 func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", true, o)
 }
 
-// Backfill writes every row standings implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row standings implies into table.
 func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, standingWrites, "Standing", table, o)
@@ -1735,10 +1762,7 @@ func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing,
 	}
 	var e Standing
 	e.StandingID = standingID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   standingStandings.Get,
-		Values: []any{e.StandingID},
-	}, standingStandingsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, standingStandings.Get, []any{e.StandingID}, standingStandingsScan)
 }
 
 // GetMany reads the Standings with the given standing_id values from standings
@@ -1876,12 +1900,15 @@ var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func pingPingsByDayRow(e *Ping, ts int64, _ bool) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
+
 func pingPingsByDayScan(it cqlgen.Iter, e *Ping) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq)
 }
+
 func pingPingsByDayClustering(e *Ping) []any {
 	return []any{e.At, e.Seq}
 }
+
 func pingPingsByDayCompare(a, b *Ping) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -1900,11 +1927,9 @@ type PingRepo struct {
 
 // NewPingRepo returns a repository of Ping on s.
 func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
-	return &PingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func pingCheck(e *Ping) error {
 	if e.Device == "" {
 		return cqlgenimpl.EmptyKey("pings_by_day", "device")
@@ -1964,10 +1989,7 @@ func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   pingPingsByDay.Get,
-		Values: []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-	}, pingPingsByDayScan)
+	return cqlgenimpl.GetOne(ctx, r.s, pingPingsByDay.Get, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, pingPingsByDayScan)
 }
 
 // PingsByDayOptions are the optional parts of a PingsByDay read.
@@ -2031,12 +2053,15 @@ var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func entryLogEntriesRow(e *Entry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
+
 func entryLogEntriesScan(it cqlgen.Iter, e *Entry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
+
 func entryLogEntriesClustering(e *Entry) []any {
 	return []any{e.At, e.Seq}
 }
+
 func entryLogEntriesCompare(a, b *Entry) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return c
@@ -2055,11 +2080,9 @@ type EntryRepo struct {
 
 // NewEntryRepo returns a repository of Entry on s.
 func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
-	return &EntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func entryCheck(e *Entry) error {
 	if e.Log == "" {
 		return cqlgenimpl.EmptyKey("log_entries", "log")
@@ -2119,10 +2142,7 @@ func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   entryLogEntries.Get,
-		Values: []any{e.Log, e.At, e.Seq},
-	}, entryLogEntriesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, entryLogEntries.Get, []any{e.Log, e.At, e.Seq}, entryLogEntriesScan)
 }
 
 // LogEntriesOptions are the optional parts of a LogEntries read.
@@ -2175,12 +2195,15 @@ var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
+
 func recentEntryRecentLogEntriesScan(it cqlgen.Iter, e *RecentEntry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
+
 func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
 	return []any{e.At, e.Seq}
 }
+
 func recentEntryRecentLogEntriesCompare(a, b *RecentEntry) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2199,11 +2222,9 @@ type RecentEntryRepo struct {
 
 // NewRecentEntryRepo returns a repository of RecentEntry on s.
 func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRepo {
-	return &RecentEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &RecentEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func recentEntryCheck(e *RecentEntry) error {
 	if e.Log == "" {
 		return cqlgenimpl.EmptyKey("recent_log_entries", "log")
@@ -2263,10 +2284,7 @@ func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   recentEntryRecentLogEntries.Get,
-		Values: []any{e.Log, e.At, e.Seq},
-	}, recentEntryRecentLogEntriesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, recentEntryRecentLogEntries.Get, []any{e.Log, e.At, e.Seq}, recentEntryRecentLogEntriesScan)
 }
 
 // RecentLogEntriesOptions are the optional parts of a RecentLogEntries read.

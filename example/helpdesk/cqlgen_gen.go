@@ -42,22 +42,28 @@ func agentAgentsScan(it cqlgen.Iter, e *Agent) bool {
 		*e = Agent{}
 	}
 }
+
 func agentAgentsState(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID}
 }
+
 func agentAgentsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Agent], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func agentAgentsData(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
 }
+
 func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
+
 func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
+
 func agentAgentsSettle(e *Agent, version int64) []any {
 	return []any{e.OrgID, e.AgentID, version}
 }
@@ -76,6 +82,7 @@ var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Email, e.AgentID, ts}
 }
+
 func agentAgentByEmailKey(e *Agent) []any {
 	return []any{e.OrgID, e.Email}
 }
@@ -89,11 +96,9 @@ type AgentRepo struct {
 
 // NewAgentRepo returns a repository of Agent on s.
 func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
-	return &AgentRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AgentRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func agentCheck(e *Agent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agents", "org_id")
@@ -106,6 +111,7 @@ func agentCheck(e *Agent) error {
 	}
 	return nil
 }
+
 func agentCheckKey(e *Agent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agents", "org_id")
@@ -209,7 +215,7 @@ func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, agentWrites, e, agentCheck, change)
 }
 
-// Entity names the entity AgentRepo keeps: Agent.
+// Entity is Agent.
 func (r *AgentRepo) Entity() string {
 	return "Agent"
 }
@@ -219,22 +225,19 @@ func (r *AgentRepo) Tables() []string {
 	return []string{"agents_by_email"}
 }
 
-// Verify reports the rows of Agent's tables missing, stale or orphaned against
-// agents; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against agents.
 func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", true, o)
 }
 
-// Backfill writes every row agents implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row agents implies into table.
 func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, agentWrites, "Agent", table, o)
@@ -253,10 +256,7 @@ func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *A
 	var e Agent
 	e.OrgID = orgID
 	e.AgentID = agentID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   agentAgents.Get,
-		Values: []any{e.OrgID, e.AgentID},
-	}, agentAgentsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, agentAgents.Get, []any{e.OrgID, e.AgentID}, agentAgentsScan)
 }
 
 // GetMany reads the Agents of one org_id with the given agent_id values from
@@ -313,11 +313,9 @@ type AgentLoadRepo struct {
 
 // NewAgentLoadRepo returns a repository of AgentLoad on s.
 func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
-	return &AgentLoadRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AgentLoadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func agentLoadCheck(e *AgentLoad) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agent_load", "org_id")
@@ -371,10 +369,7 @@ func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (
 	var e AgentLoad
 	e.OrgID = orgID
 	e.AgentID = agentID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   agentLoadAgentLoad.Get,
-		Values: []any{e.OrgID, e.AgentID},
-	}, agentLoadAgentLoadScan)
+	return cqlgenimpl.GetOne(ctx, r.s, agentLoadAgentLoad.Get, []any{e.OrgID, e.AgentID}, agentLoadAgentLoadScan)
 }
 
 // GetMany reads the AgentLoads of one org_id with the given agent_id values
@@ -419,16 +414,20 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 		*e = Customer{}
 	}
 }
+
 func customerCustomersState(e *Customer) []any {
 	return []any{e.OrgID, e.Email}
 }
+
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func customerCustomersData(e *Customer) []any {
 	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, e.Billing, e.Phones, e.CreatedAt, e.CreatedBy}
 }
+
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Billing == nil {
@@ -439,12 +438,15 @@ func customerMerge(cur, e *Customer) Customer {
 	}
 	return m
 }
+
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
+
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
+
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.OrgID, e.Email, version}
 }
@@ -474,15 +476,19 @@ var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
 }
+
 func customerCustomersNewestFirstKey(e *Customer) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email}
 }
+
 func customerCustomersNewestFirstScan(it cqlgen.Iter, e *CustomersNewestFirstRow) bool {
 	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
 }
+
 func customerCustomersNewestFirstClustering(e *CustomersNewestFirstRow) []any {
 	return []any{e.CreatedAt, e.Email}
 }
+
 func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -502,11 +508,9 @@ type CustomerRepo struct {
 
 // NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func customerCheck(e *Customer) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("customers", "org_id")
@@ -516,6 +520,7 @@ func customerCheck(e *Customer) error {
 	}
 	return nil
 }
+
 func customerCheckKey(e *Customer) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("customers", "org_id")
@@ -619,7 +624,7 @@ func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, c
 	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
 }
 
-// Entity names the entity CustomerRepo keeps: Customer.
+// Entity is Customer.
 func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
@@ -629,22 +634,19 @@ func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_newest_first"}
 }
 
-// Verify reports the rows of Customer's tables missing, stale or orphaned
-// against customers; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
@@ -663,10 +665,7 @@ func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *
 	var e Customer
 	e.OrgID = orgID
 	e.Email = email
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.OrgID, e.Email},
-	}, customerCustomersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.OrgID, e.Email}, customerCustomersScan)
 }
 
 // GetMany reads the Customers of one org_id with the given email values from
@@ -739,21 +738,26 @@ var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID, e.AgentID, e.Kind, e.Note, ts}
 }
+
 func ticketEventTicketEventsScan(it cqlgen.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
+
 func ticketEventTicketEventsState(e *TicketEvent) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID}
 }
+
 func ticketEventTicketEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[TicketEvent], ok bool) {
 	var wt [3]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Kind, &v.Row.Note, &wt[0], &wt[1], &wt[2])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
+
 func ticketEventTicketEventsClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
+
 func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -776,12 +780,15 @@ var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, e.Note, ts}
 }
+
 func ticketEventEventsByAgentScan(it cqlgen.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
 }
+
 func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
+
 func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -798,11 +805,9 @@ type TicketEventRepo struct {
 
 // NewTicketEventRepo returns a repository of TicketEvent on s.
 func NewTicketEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketEventRepo {
-	return &TicketEventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TicketEventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func ticketEventCheck(e *TicketEvent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
@@ -815,6 +820,7 @@ func ticketEventCheck(e *TicketEvent) error {
 	}
 	return nil
 }
+
 func ticketEventCheckKey(e *TicketEvent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
@@ -881,7 +887,7 @@ var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
 	},
 }
 
-// Entity names the entity TicketEventRepo keeps: TicketEvent.
+// Entity is TicketEvent.
 func (r *TicketEventRepo) Entity() string {
 	return "TicketEvent"
 }
@@ -891,22 +897,19 @@ func (r *TicketEventRepo) Tables() []string {
 	return []string{"events_by_agent"}
 }
 
-// Verify reports the rows of TicketEvent's tables missing, stale or orphaned
-// against ticket_events; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against ticket_events.
 func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", true, o)
 }
 
-// Backfill writes every row ticket_events implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row ticket_events implies into table.
 func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketEventWrites, "TicketEvent", table, o)
@@ -926,10 +929,7 @@ func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.
 	e.OrgID = orgID
 	e.TicketID = ticketID
 	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   ticketEventTicketEvents.Get,
-		Values: []any{e.OrgID, e.TicketID, e.EventID},
-	}, ticketEventTicketEventsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, ticketEventTicketEvents.Get, []any{e.OrgID, e.TicketID, e.EventID}, ticketEventTicketEventsScan)
 }
 
 // TicketEventsOptions are the optional parts of a TicketEvents read.
@@ -1044,22 +1044,28 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 		*e = Ticket{}
 	}
 }
+
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID}
 }
+
 func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
+
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
+
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
+
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.OrgID, e.TicketID, version}
 }
@@ -1090,15 +1096,19 @@ var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID, e.Subject, e.Status, ts}
 }
+
 func ticketTicketsByRequesterKey(e *Ticket) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByRequesterScan(it cqlgen.Iter, e *TicketsByRequesterRow) bool {
 	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
 }
+
 func ticketTicketsByRequesterClustering(e *TicketsByRequesterRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByRequesterCompare(a, b *TicketsByRequesterRow) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -1140,15 +1150,19 @@ var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
 }
+
 func ticketOpenTicketsByAgentKey(e *Ticket) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
 }
+
 func ticketOpenTicketsByAgentScan(it cqlgen.Iter, e *OpenTicketsByAgentRow) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
 }
+
 func ticketOpenTicketsByAgentClustering(e *OpenTicketsByAgentRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
+
 func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return c
@@ -1168,11 +1182,9 @@ type TicketRepo struct {
 
 // NewTicketRepo returns a repository of Ticket on s.
 func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
-	return &TicketRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TicketRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func ticketCheck(e *Ticket) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("tickets", "org_id")
@@ -1185,6 +1197,7 @@ func ticketCheck(e *Ticket) error {
 	}
 	return nil
 }
+
 func ticketCheckKey(e *Ticket) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("tickets", "org_id")
@@ -1295,7 +1308,7 @@ func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UU
 	return cqlgenimpl.Modify(ctx, r.s, o, ticketWrites, e, ticketCheck, change)
 }
 
-// Entity names the entity TicketRepo keeps: Ticket.
+// Entity is Ticket.
 func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
@@ -1305,22 +1318,19 @@ func (r *TicketRepo) Tables() []string {
 	return []string{"tickets_by_requester", "open_tickets_by_agent"}
 }
 
-// Verify reports the rows of Ticket's tables missing, stale or orphaned
-// against tickets; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
-// Backfill writes every row tickets implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row tickets implies into table.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
@@ -1339,10 +1349,7 @@ func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID)
 	var e Ticket
 	e.OrgID = orgID
 	e.TicketID = ticketID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   ticketTickets.Get,
-		Values: []any{e.OrgID, e.TicketID},
-	}, ticketTicketsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, ticketTickets.Get, []any{e.OrgID, e.TicketID}, ticketTicketsScan)
 }
 
 // GetMany reads the Tickets of one org_id with the given ticket_id values from
@@ -1458,12 +1465,15 @@ var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
+
 func articleArticlesScan(it cqlgen.Iter, e *Article) bool {
 	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
+
 func articleArticlesClustering(e *Article) []any {
 	return []any{e.ArticleID}
 }
+
 func articleArticlesCompare(a, b *Article) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID); c != 0 {
 		return c
@@ -1479,11 +1489,9 @@ type ArticleRepo struct {
 
 // NewArticleRepo returns a repository of Article on s.
 func NewArticleRepo(s cqlgen.Session, opts ...cqlgen.Option) *ArticleRepo {
-	return &ArticleRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ArticleRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func articleCheck(e *Article) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("articles", "org_id")
@@ -1542,10 +1550,7 @@ func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUI
 	var e Article
 	e.OrgID = orgID
 	e.ArticleID = articleID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   articleArticles.Get,
-		Values: []any{e.OrgID, e.ArticleID},
-	}, articleArticlesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, articleArticles.Get, []any{e.OrgID, e.ArticleID}, articleArticlesScan)
 }
 
 // ArticlesOptions are the optional parts of a Articles read.
@@ -1706,12 +1711,15 @@ var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func auditEventAuditLogRow(e *AuditEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
+
 func auditEventAuditLogScan(it cqlgen.Iter, e *AuditEvent) bool {
 	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
+
 func auditEventAuditLogClustering(e *AuditEvent) []any {
 	return []any{e.At, e.EventID}
 }
+
 func auditEventAuditLogCompare(a, b *AuditEvent) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -1730,11 +1738,9 @@ type AuditEventRepo struct {
 
 // NewAuditEventRepo returns a repository of AuditEvent on s.
 func NewAuditEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *AuditEventRepo {
-	return &AuditEventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AuditEventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func auditEventCheck(e *AuditEvent) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("audit_log", "org_id")
@@ -1800,10 +1806,7 @@ func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, ev
 	e.OrgID = orgID
 	e.At = at
 	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   auditEventAuditLog.Get,
-		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
-	}, auditEventAuditLogScan)
+	return cqlgenimpl.GetOne(ctx, r.s, auditEventAuditLog.Get, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, auditEventAuditLogScan)
 }
 
 // AuditLogOptions are the optional parts of a AuditLog read.
@@ -1877,22 +1880,28 @@ func macroMacrosScan(it cqlgen.Iter, e *Macro) bool {
 		*e = Macro{}
 	}
 }
+
 func macroMacrosState(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID}
 }
+
 func macroMacrosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Macro], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func macroMacrosData(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
 }
+
 func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
+
 func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
+
 func macroMacrosSettle(e *Macro, version int64) []any {
 	return []any{e.OrgID, e.MacroID, version}
 }
@@ -1911,15 +1920,19 @@ var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
 }
+
 func macroMacrosByTitleKey(e *Macro) []any {
 	return []any{e.OrgID, e.Title, e.MacroID}
 }
+
 func macroMacrosByTitleScan(it cqlgen.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
 }
+
 func macroMacrosByTitleClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
+
 func macroMacrosByTitleCompare(a, b *Macro) int {
 	if c := cmp.Compare(a.Title, b.Title); c != 0 {
 		return c
@@ -1944,15 +1957,19 @@ var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
 }
+
 func macroMacrosByTeamKey(e *Macro) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
 }
+
 func macroMacrosByTeamScan(it cqlgen.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
 }
+
 func macroMacrosByTeamClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
+
 func macroMacrosByTeamCompare(a, b *Macro) int {
 	if c := cmp.Compare(a.Title, b.Title); c != 0 {
 		return c
@@ -1972,11 +1989,9 @@ type MacroRepo struct {
 
 // NewMacroRepo returns a repository of Macro on s.
 func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
-	return &MacroRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &MacroRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func macroCheck(e *Macro) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("macros", "org_id")
@@ -1989,6 +2004,7 @@ func macroCheck(e *Macro) error {
 	}
 	return nil
 }
+
 func macroCheckKey(e *Macro) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("macros", "org_id")
@@ -2098,7 +2114,7 @@ func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, macroWrites, e, macroCheck, change)
 }
 
-// Entity names the entity MacroRepo keeps: Macro.
+// Entity is Macro.
 func (r *MacroRepo) Entity() string {
 	return "Macro"
 }
@@ -2108,22 +2124,19 @@ func (r *MacroRepo) Tables() []string {
 	return []string{"macros_by_title", "macros_by_team"}
 }
 
-// Verify reports the rows of Macro's tables missing, stale or orphaned against
-// macros; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against macros.
 func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", true, o)
 }
 
-// Backfill writes every row macros implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row macros implies into table.
 func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, macroWrites, "Macro", table, o)
@@ -2142,10 +2155,7 @@ func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *M
 	var e Macro
 	e.OrgID = orgID
 	e.MacroID = macroID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   macroMacros.Get,
-		Values: []any{e.OrgID, e.MacroID},
-	}, macroMacrosScan)
+	return cqlgenimpl.GetOne(ctx, r.s, macroMacros.Get, []any{e.OrgID, e.MacroID}, macroMacrosScan)
 }
 
 // GetMany reads the Macros of one org_id with the given macro_id values from
@@ -2258,12 +2268,15 @@ var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func replyRepliesByTicketRow(e *Reply, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
+
 func replyRepliesByTicketScan(it cqlgen.Iter, e *Reply) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
+
 func replyRepliesByTicketClustering(e *Reply) []any {
 	return []any{e.Channel, e.SentAt, e.ReplyID}
 }
+
 func replyRepliesByTicketCompare(a, b *Reply) int {
 	if c := cmp.Compare(a.Channel, b.Channel); c != 0 {
 		return c
@@ -2285,11 +2298,9 @@ type ReplyRepo struct {
 
 // NewReplyRepo returns a repository of Reply on s.
 func NewReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReplyRepo {
-	return &ReplyRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReplyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func replyCheck(e *Reply) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
@@ -2357,10 +2368,7 @@ func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, 
 	e.Channel = channel
 	e.SentAt = sentAt
 	e.ReplyID = replyID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   replyRepliesByTicket.Get,
-		Values: []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
-	}, replyRepliesByTicketScan)
+	return cqlgenimpl.GetOne(ctx, r.s, replyRepliesByTicket.Get, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, replyRepliesByTicketScan)
 }
 
 // RepliesByTicketOptions are the optional parts of a RepliesByTicket read.
@@ -2430,6 +2438,7 @@ var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func agentSessionAgentSessionsRow(e *AgentSession, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
 }
+
 func agentSessionAgentSessionsScan(it cqlgen.Iter, e *AgentSession) bool {
 	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
@@ -2442,11 +2451,9 @@ type AgentSessionRepo struct {
 
 // NewAgentSessionRepo returns a repository of AgentSession on s.
 func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionRepo {
-	return &AgentSessionRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AgentSessionRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func agentSessionCheck(e *AgentSession) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("agent_sessions", "org_id")
@@ -2511,10 +2518,7 @@ func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID stri
 	var e AgentSession
 	e.OrgID = orgID
 	e.SessionID = sessionID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   agentSessionAgentSessions.Get,
-		Values: []any{e.OrgID, e.SessionID},
-	}, agentSessionAgentSessionsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, agentSessionAgentSessions.Get, []any{e.OrgID, e.SessionID}, agentSessionAgentSessionsScan)
 }
 
 // GetMany reads the AgentSessions of one org_id with the given session_id
@@ -2549,6 +2553,7 @@ var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func organisationOrganisationsRow(e *Organisation, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
 }
+
 func organisationOrganisationsScan(it cqlgen.Iter, e *Organisation) bool {
 	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
@@ -2561,11 +2566,9 @@ type OrganisationRepo struct {
 
 // NewOrganisationRepo returns a repository of Organisation on s.
 func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationRepo {
-	return &OrganisationRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrganisationRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func organisationCheck(e *Organisation) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("organisations", "org_id")
@@ -2623,10 +2626,7 @@ func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisati
 	}
 	var e Organisation
 	e.OrgID = orgID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   organisationOrganisations.Get,
-		Values: []any{e.OrgID},
-	}, organisationOrganisationsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, organisationOrganisations.Get, []any{e.OrgID}, organisationOrganisationsScan)
 }
 
 // GetMany reads the Organisations with the given org_id values from
@@ -2660,21 +2660,26 @@ var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
+
 func timeEntryTimeEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
+
 func timeEntryTimeEntriesState(e *TimeEntry) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
 }
+
 func timeEntryTimeEntriesScanState(it cqlgen.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
+
 func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
+
 func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
 		return -c
@@ -2700,12 +2705,15 @@ var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
+
 func timeEntryPayPeriodEntriesScan(it cqlgen.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
+
 func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
+
 func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
 	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
 		return c
@@ -2725,11 +2733,9 @@ type TimeEntryRepo struct {
 
 // NewTimeEntryRepo returns a repository of TimeEntry on s.
 func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
-	return &TimeEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TimeEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func timeEntryCheck(e *TimeEntry) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("time_entries", "org_id")
@@ -2739,6 +2745,7 @@ func timeEntryCheck(e *TimeEntry) error {
 	}
 	return nil
 }
+
 func timeEntryCheckKey(e *TimeEntry) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("time_entries", "org_id")
@@ -2804,7 +2811,7 @@ var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
 	},
 }
 
-// Entity names the entity TimeEntryRepo keeps: TimeEntry.
+// Entity is TimeEntry.
 func (r *TimeEntryRepo) Entity() string {
 	return "TimeEntry"
 }
@@ -2814,22 +2821,19 @@ func (r *TimeEntryRepo) Tables() []string {
 	return []string{"time_entries_by_pay_period"}
 }
 
-// Verify reports the rows of TimeEntry's tables missing, stale or orphaned
-// against time_entries; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against time_entries.
 func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", true, o)
 }
 
-// Backfill writes every row time_entries implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row time_entries implies into table.
 func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, timeEntryWrites, "TimeEntry", table, o)
@@ -2850,10 +2854,7 @@ func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, l
 	e.AgentID = agentID
 	e.LoggedAt = loggedAt
 	e.EntryID = entryID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   timeEntryTimeEntries.Get,
-		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
-	}, timeEntryTimeEntriesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, timeEntryTimeEntries.Get, []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}, timeEntryTimeEntriesScan)
 }
 
 // TimeEntriesOptions are the optional parts of a TimeEntries read.
@@ -2973,12 +2974,15 @@ var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
 }
+
 func cannedReplyCannedRepliesScan(it cqlgen.Iter, e *CannedReply) bool {
 	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
+
 func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
 	return []any{e.ReplyID}
 }
+
 func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
 		return c
@@ -2994,11 +2998,9 @@ type CannedReplyRepo struct {
 
 // NewCannedReplyRepo returns a repository of CannedReply on s.
 func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRepo {
-	return &CannedReplyRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CannedReplyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func cannedReplyCheck(e *CannedReply) error {
 	if e.OrgID == "" {
 		return cqlgenimpl.EmptyKey("canned_replies", "org_id")
@@ -3060,10 +3062,7 @@ func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.U
 	var e CannedReply
 	e.OrgID = orgID
 	e.ReplyID = replyID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   cannedReplyCannedReplies.Get,
-		Values: []any{e.OrgID, e.ReplyID},
-	}, cannedReplyCannedRepliesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, cannedReplyCannedReplies.Get, []any{e.OrgID, e.ReplyID}, cannedReplyCannedRepliesScan)
 }
 
 // CannedRepliesOptions are the optional parts of a CannedReplies read.

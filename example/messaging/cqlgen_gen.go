@@ -31,21 +31,26 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
+
 func messageMessagesByConversationScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
+
 func messageMessagesByConversationState(e *Message) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID}
 }
+
 func messageMessagesByConversationScanState(it cqlgen.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
+
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
+
 func messageMessagesByConversationCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -70,12 +75,15 @@ var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
 }
+
 func messageMessagesByUserScan(it cqlgen.Iter, e *Message) bool {
 	return it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
 }
+
 func messageMessagesByUserClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
+
 func messageMessagesByUserCompare(a, b *Message) int {
 	if c := a.SentAt.Compare(b.SentAt); c != 0 {
 		return -c
@@ -96,11 +104,9 @@ type MessageRepo struct {
 
 // NewMessageRepo returns a repository of Message on s.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
-	return &MessageRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &MessageRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func messageCheck(e *Message) error {
 	if e.ConversationID == "" {
 		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
@@ -110,6 +116,7 @@ func messageCheck(e *Message) error {
 	}
 	return nil
 }
+
 func messageCheckKey(e *Message) error {
 	if e.ConversationID == "" {
 		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
@@ -173,7 +180,7 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 	},
 }
 
-// Entity names the entity MessageRepo keeps: Message.
+// Entity is Message.
 func (r *MessageRepo) Entity() string {
 	return "Message"
 }
@@ -184,22 +191,20 @@ func (r *MessageRepo) Tables() []string {
 	return []string{"messages_by_user"}
 }
 
-// Verify reports the rows of Message's tables missing, stale or orphaned
-// against messages_by_conversation; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against
+// messages_by_conversation.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
-// Backfill writes every row messages_by_conversation implies into table; with
-// o.Job it resumes where it stopped.
+// Backfill writes every row messages_by_conversation implies into table.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
@@ -216,10 +221,7 @@ func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt tim
 	e.ConversationID = conversationID
 	e.SentAt = sentAt
 	e.MessageID = messageID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   messageMessagesByConversation.Get,
-		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
-	}, messageMessagesByConversationScan)
+	return cqlgenimpl.GetOne(ctx, r.s, messageMessagesByConversation.Get, []any{e.ConversationID, e.SentAt, e.MessageID}, messageMessagesByConversationScan)
 }
 
 // MessagesByConversationOptions are the optional parts of a

@@ -32,12 +32,15 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
+
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
+
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
+
 func playListeningHistoryCompare(a, b *Play) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -56,11 +59,9 @@ type PlayRepo struct {
 
 // NewPlayRepo returns a repository of Play on s.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
-	return &PlayRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func playCheck(e *Play) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("listening_history", "user_id")
@@ -120,10 +121,7 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   playListeningHistory.Get,
-		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
-	}, playListeningHistoryScan)
+	return cqlgenimpl.GetOne(ctx, r.s, playListeningHistory.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playListeningHistoryScan)
 }
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
@@ -186,22 +184,28 @@ func trackTracksScan(it cqlgen.Iter, e *Track) bool {
 		*e = Track{}
 	}
 }
+
 func trackTracksState(e *Track) []any {
 	return []any{e.TrackID}
 }
+
 func trackTracksScanState(it cqlgen.Iter) (v cqlgenimpl.State[Track], ok bool) {
 	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func trackTracksData(e *Track) []any {
 	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
 }
+
 func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
+
 func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
+
 func trackTracksSettle(e *Track, version int64) []any {
 	return []any{e.TrackID, version}
 }
@@ -220,15 +224,19 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
 }
+
 func trackTopTracksByArtistKey(e *Track) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID}
 }
+
 func trackTopTracksByArtistScan(it cqlgen.Iter, e *Track) bool {
 	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
 }
+
 func trackTopTracksByArtistClustering(e *Track) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
+
 func trackTopTracksByArtistCompare(a, b *Track) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -248,11 +256,9 @@ type TrackRepo struct {
 
 // NewTrackRepo returns a repository of Track on s.
 func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
-	return &TrackRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func trackCheck(e *Track) error {
 	if e.TrackID == "" {
 		return cqlgenimpl.EmptyKey("tracks", "track_id")
@@ -262,6 +268,7 @@ func trackCheck(e *Track) error {
 	}
 	return nil
 }
+
 func trackCheckKey(e *Track) error {
 	if e.TrackID == "" {
 		return cqlgenimpl.EmptyKey("tracks", "track_id")
@@ -353,7 +360,7 @@ func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Tra
 	return cqlgenimpl.Modify(ctx, r.s, o, trackWrites, e, trackCheck, change)
 }
 
-// Entity names the entity TrackRepo keeps: Track.
+// Entity is Track.
 func (r *TrackRepo) Entity() string {
 	return "Track"
 }
@@ -363,22 +370,19 @@ func (r *TrackRepo) Tables() []string {
 	return []string{"top_tracks_by_artist"}
 }
 
-// Verify reports the rows of Track's tables missing, stale or orphaned against
-// tracks; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against tracks.
 func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
 }
 
-// Backfill writes every row tracks implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row tracks implies into table.
 func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
@@ -393,10 +397,7 @@ func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err erro
 	}
 	var e Track
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   trackTracks.Get,
-		Values: []any{e.TrackID},
-	}, trackTracksScan)
+	return cqlgenimpl.GetOne(ctx, r.s, trackTracks.Get, []any{e.TrackID}, trackTracksScan)
 }
 
 // GetMany reads the Tracks with the given track_id values from tracks in one
@@ -465,12 +466,15 @@ var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64, _ bool) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
+
 func playlistTrackPlaylistTracksScan(it cqlgen.Iter, e *PlaylistTrack) bool {
 	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
+
 func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
 	return []any{e.Position, e.TrackID}
 }
+
 func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
 	if c := cmp.Compare(a.Position, b.Position); c != 0 {
 		return c
@@ -489,11 +493,9 @@ type PlaylistTrackRepo struct {
 
 // NewPlaylistTrackRepo returns a repository of PlaylistTrack on s.
 func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrackRepo {
-	return &PlaylistTrackRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlaylistTrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func playlistTrackCheck(e *PlaylistTrack) error {
 	if e.PlaylistID == "" {
 		return cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
@@ -553,10 +555,7 @@ func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position
 	e.PlaylistID = playlistID
 	e.Position = position
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   playlistTrackPlaylistTracks.Get,
-		Values: []any{e.PlaylistID, e.Position, e.TrackID},
-	}, playlistTrackPlaylistTracksScan)
+	return cqlgenimpl.GetOne(ctx, r.s, playlistTrackPlaylistTracks.Get, []any{e.PlaylistID, e.Position, e.TrackID}, playlistTrackPlaylistTracksScan)
 }
 
 // PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
@@ -619,22 +618,28 @@ func chartEntryDailyTrackPlaysScan(it cqlgen.Iter, e *ChartEntry) bool {
 		*e = ChartEntry{}
 	}
 }
+
 func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID}
 }
+
 func chartEntryDailyTrackPlaysScanState(it cqlgen.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
 	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
 }
+
 func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
+
 func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
+
 func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 	return []any{e.ChartDate, e.TrackID, version}
 }
@@ -654,15 +659,19 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
 }
+
 func chartEntryDailyChartsKey(e *ChartEntry) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
 }
+
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
 }
+
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
+
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -682,11 +691,9 @@ type ChartEntryRepo struct {
 
 // NewChartEntryRepo returns a repository of ChartEntry on s.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
-	return &ChartEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
@@ -696,6 +703,7 @@ func chartEntryCheck(e *ChartEntry) error {
 	}
 	return nil
 }
+
 func chartEntryCheckKey(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
@@ -798,7 +806,7 @@ func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackI
 	return cqlgenimpl.Modify(ctx, r.s, o, chartEntryWrites, e, chartEntryCheck, change)
 }
 
-// Entity names the entity ChartEntryRepo keeps: ChartEntry.
+// Entity is ChartEntry.
 func (r *ChartEntryRepo) Entity() string {
 	return "ChartEntry"
 }
@@ -809,22 +817,20 @@ func (r *ChartEntryRepo) Tables() []string {
 	return []string{"daily_charts"}
 }
 
-// Verify reports the rows of ChartEntry's tables missing, stale or orphaned
-// against daily_track_plays; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against
+// daily_track_plays.
 func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
 }
 
-// Backfill writes every row daily_track_plays implies into table; with o.Job
-// it resumes where it stopped.
+// Backfill writes every row daily_track_plays implies into table.
 func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
@@ -843,10 +849,7 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID s
 	var e ChartEntry
 	e.ChartDate = chartDate
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   chartEntryDailyTrackPlays.Get,
-		Values: []any{e.ChartDate, e.TrackID},
-	}, chartEntryDailyTrackPlaysScan)
+	return cqlgenimpl.GetOne(ctx, r.s, chartEntryDailyTrackPlays.Get, []any{e.ChartDate, e.TrackID}, chartEntryDailyTrackPlaysScan)
 }
 
 // GetMany reads the ChartEntrys of one chart_date with the given track_id
@@ -928,22 +931,28 @@ func releaseReleasesScan(it cqlgen.Iter, e *Release) bool {
 		*e = Release{}
 	}
 }
+
 func releaseReleasesState(e *Release) []any {
 	return []any{e.ReleaseID}
 }
+
 func releaseReleasesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Release], ok bool) {
 	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func releaseReleasesData(e *Release) []any {
 	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
 }
+
 func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
+
 func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
+
 func releaseReleasesSettle(e *Release, version int64) []any {
 	return []any{e.ReleaseID, version}
 }
@@ -963,15 +972,19 @@ var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID, e.ArtistID, e.Title, ts}
 }
+
 func releaseNewReleasesKey(e *Release) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID}
 }
+
 func releaseNewReleasesScan(it cqlgen.Iter, e *Release) bool {
 	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
 }
+
 func releaseNewReleasesClustering(e *Release) []any {
 	return []any{e.ReleasedAt, e.ReleaseID}
 }
+
 func releaseNewReleasesCompare(a, b *Release) int {
 	if c := a.ReleasedAt.Compare(b.ReleasedAt); c != 0 {
 		return -c
@@ -991,17 +1004,16 @@ type ReleaseRepo struct {
 
 // NewReleaseRepo returns a repository of Release on s.
 func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
-	return &ReleaseRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReleaseRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func releaseCheck(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
 		return cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	return nil
 }
+
 func releaseCheckKey(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
 		return cqlgenimpl.EmptyKey("releases", "release_id")
@@ -1093,7 +1105,7 @@ func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change f
 	return cqlgenimpl.Modify(ctx, r.s, o, releaseWrites, e, releaseCheck, change)
 }
 
-// Entity names the entity ReleaseRepo keeps: Release.
+// Entity is Release.
 func (r *ReleaseRepo) Entity() string {
 	return "Release"
 }
@@ -1103,22 +1115,19 @@ func (r *ReleaseRepo) Tables() []string {
 	return []string{"new_releases"}
 }
 
-// Verify reports the rows of Release's tables missing, stale or orphaned
-// against releases; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against releases.
 func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
 }
 
-// Backfill writes every row releases implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row releases implies into table.
 func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
@@ -1133,10 +1142,7 @@ func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release
 	}
 	var e Release
 	e.ReleaseID = releaseID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   releaseReleases.Get,
-		Values: []any{e.ReleaseID},
-	}, releaseReleasesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, releaseReleases.Get, []any{e.ReleaseID}, releaseReleasesScan)
 }
 
 // GetMany reads the Releases with the given release_id values from releases in

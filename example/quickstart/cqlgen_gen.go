@@ -31,12 +31,15 @@ var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func noteNotesByUserRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
+
 func noteNotesByUserScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
+
 func noteNotesByUserClustering(e *Note) []any {
 	return []any{e.CreatedAt, e.NoteID}
 }
+
 func noteNotesByUserCompare(a, b *Note) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -55,11 +58,9 @@ type NoteRepo struct {
 
 // NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
-	return &NoteRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func noteCheck(e *Note) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("notes_by_user", "user_id")
@@ -119,10 +120,7 @@ func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, 
 	e.UserID = userID
 	e.CreatedAt = createdAt
 	e.NoteID = noteID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   noteNotesByUser.Get,
-		Values: []any{e.UserID, e.CreatedAt, e.NoteID},
-	}, noteNotesByUserScan)
+	return cqlgenimpl.GetOne(ctx, r.s, noteNotesByUser.Get, []any{e.UserID, e.CreatedAt, e.NoteID}, noteNotesByUserScan)
 }
 
 // NotesByUserOptions are the optional parts of a NotesByUser read.

@@ -42,28 +42,36 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
+
 func orderOrdersState(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func orderOrdersData(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
 }
+
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
+
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
+
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
 }
+
 func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -88,15 +96,19 @@ var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
 }
+
 func orderOrdersByRefKey(e *Order) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByRefScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
 }
+
 func orderOrdersByRefClustering(e *Order) []any {
 	return []any{e.Ref, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByRefCompare(a, b *Order) int {
 	if c := cmp.Compare(a.Ref, b.Ref); c != 0 {
 		return -c
@@ -124,15 +136,19 @@ var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
 }
+
 func orderOrdersByEventKey(e *Order) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByEventScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
 }
+
 func orderOrdersByEventClustering(e *Order) []any {
 	return []any{e.Event, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByEventCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.Event, b.Event); c != 0 {
 		return -c
@@ -161,15 +177,19 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
+
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
+
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -199,15 +219,19 @@ var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrders4Row(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
+
 func orderOrders4Key(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID}
 }
+
 func orderOrders4Scan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
+
 func orderOrders4Clustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
+
 func orderOrders4Compare(a, b *Order) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -236,15 +260,19 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items, ts}
 }
+
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
+
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -265,17 +293,16 @@ type OrderRepo struct {
 
 // NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func orderCheck(e *Order) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	return nil
 }
+
 func orderCheckKey(e *Order) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("orders", "user_id")
@@ -399,7 +426,7 @@ func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Tim
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
@@ -409,22 +436,19 @@ func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_ref", "orders_by_event", "orders_by_status", "orders_4", "orders_by_day"}
 }
 
-// Verify reports the rows of Order's tables missing, stale or orphaned against
-// orders; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
@@ -441,10 +465,7 @@ func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, 
 	e.UserID = userID
 	e.PlacedAt = placedAt
 	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.UserID, e.PlacedAt, e.OrderID},
-	}, orderOrdersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.UserID, e.PlacedAt, e.OrderID}, orderOrdersScan)
 }
 
 // OrdersOptions are the optional parts of a Orders read.
@@ -828,12 +849,15 @@ var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
+
 func noteNotesScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
+
 func noteNotesClustering(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
+
 func noteNotesCompare(a, b *Note) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -852,11 +876,9 @@ type NoteRepo struct {
 
 // NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
-	return &NoteRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func noteCheck(e *Note) error {
 	if e.Space == "" {
 		return cqlgenimpl.EmptyKey("notes", "space")
@@ -916,10 +938,7 @@ func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int6
 	e.Space = space
 	e.At = at
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   noteNotes.Get,
-		Values: []any{e.Space, e.At, e.Seq},
-	}, noteNotesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, noteNotes.Get, []any{e.Space, e.At, e.Seq}, noteNotesScan)
 }
 
 // NotesOptions are the optional parts of a Notes read.
@@ -1126,12 +1145,15 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func tradeTradesByAccountRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
+
 func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
+
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
+
 func tradeTradesByAccountCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -1153,11 +1175,9 @@ type TradeRepo struct {
 
 // NewTradeRepo returns a repository of Trade on s.
 func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
-	return &TradeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
 		return cqlgenimpl.EmptyKey("trades_by_account", "account")
@@ -1218,10 +1238,7 @@ func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day ti
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   tradeTradesByAccount.Get,
-		Values: []any{e.Account, e.Kind, e.Day, e.Seq},
-	}, tradeTradesByAccountScan)
+	return cqlgenimpl.GetOne(ctx, r.s, tradeTradesByAccount.Get, []any{e.Account, e.Kind, e.Day, e.Seq}, tradeTradesByAccountScan)
 }
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
@@ -1303,12 +1320,15 @@ var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func deskTradeTradesByDeskRow(e *DeskTrade, ts int64, _ bool) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
+
 func deskTradeTradesByDeskScan(it cqlgen.Iter, e *DeskTrade) bool {
 	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
+
 func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
+
 func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return -c
@@ -1330,11 +1350,9 @@ type DeskTradeRepo struct {
 
 // NewDeskTradeRepo returns a repository of DeskTrade on s.
 func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
-	return &DeskTradeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &DeskTradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func deskTradeCheck(e *DeskTrade) error {
 	if e.Desk == "" {
 		return cqlgenimpl.EmptyKey("trades_by_desk", "desk")
@@ -1395,10 +1413,7 @@ func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day t
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   deskTradeTradesByDesk.Get,
-		Values: []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
-	}, deskTradeTradesByDeskScan)
+	return cqlgenimpl.GetOne(ctx, r.s, deskTradeTradesByDesk.Get, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, deskTradeTradesByDeskScan)
 }
 
 // TradesByDeskOptions are the optional parts of a TradesByDesk read.
@@ -1482,12 +1497,15 @@ var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func tickTicksBySymbolRow(e *Tick, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
+
 func tickTicksBySymbolScan(it cqlgen.Iter, e *Tick) bool {
 	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
+
 func tickTicksBySymbolClustering(e *Tick) []any {
 	return []any{e.Kind, e.At, e.Seq}
 }
+
 func tickTicksBySymbolCompare(a, b *Tick) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -1509,11 +1527,9 @@ type TickRepo struct {
 
 // NewTickRepo returns a repository of Tick on s.
 func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
-	return &TickRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func tickCheck(e *Tick) error {
 	if e.Symbol == "" {
 		return cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
@@ -1574,10 +1590,7 @@ func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.
 	e.Kind = kind
 	e.At = at
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   tickTicksBySymbol.Get,
-		Values: []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
-	}, tickTicksBySymbolScan)
+	return cqlgenimpl.GetOne(ctx, r.s, tickTicksBySymbol.Get, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, tickTicksBySymbolScan)
 }
 
 // TicksBySymbolOptions are the optional parts of a TicksBySymbol read.
@@ -1668,16 +1681,20 @@ func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 		*e = Reading{}
 	}
 }
+
 func readingReadingsByDayState(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
 }
+
 func readingReadingsByDayScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func readingReadingsByDayData(e *Reading) []any {
 	return []any{e.SensorID, e.At, e.Seq, e.Value, e.Note, e.Tags}
 }
+
 func readingMerge(cur, e *Reading) Reading {
 	m := *e
 	if m.Note == nil {
@@ -1688,18 +1705,23 @@ func readingMerge(cur, e *Reading) Reading {
 	}
 	return m
 }
+
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
+
 func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
+
 func readingReadingsByDaySettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, version}
 }
+
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
+
 func readingReadingsByDayCompare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -1725,15 +1747,19 @@ var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
+
 func readingReadings1Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq}
 }
+
 func readingReadings1Scan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
+
 func readingReadings1Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
+
 func readingReadings1Compare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -1759,15 +1785,19 @@ var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
+
 func readingReadings16Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq}
 }
+
 func readingReadings16Scan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
+
 func readingReadings16Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
+
 func readingReadings16Compare(a, b *Reading) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -1787,17 +1817,16 @@ type ReadingRepo struct {
 
 // NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
-	return &ReadingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	return nil
 }
+
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
@@ -1899,7 +1928,7 @@ func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time,
 	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
 }
 
-// Entity names the entity ReadingRepo keeps: Reading.
+// Entity is Reading.
 func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
@@ -1909,22 +1938,19 @@ func (r *ReadingRepo) Tables() []string {
 	return []string{"readings_1", "readings_16"}
 }
 
-// Verify reports the rows of Reading's tables missing, stale or orphaned
-// against readings_by_day; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against readings_by_day.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
-// Backfill writes every row readings_by_day implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row readings_by_day implies into table.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
@@ -1941,10 +1967,7 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 	e.SensorID = sensorID
 	e.At = at
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   readingReadingsByDay.Get,
-		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-	}, readingReadingsByDayScan)
+	return cqlgenimpl.GetOne(ctx, r.s, readingReadingsByDay.Get, []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, readingReadingsByDayScan)
 }
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
@@ -2091,22 +2114,28 @@ func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 		*e = Visit{}
 	}
 }
+
 func visitVisitsState(e *Visit) []any {
 	return []any{e.VisitID}
 }
+
 func visitVisitsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Visit], ok bool) {
 	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func visitVisitsData(e *Visit) []any {
 	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
 }
+
 func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
+
 func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
+
 func visitVisitsSettle(e *Visit, version int64) []any {
 	return []any{e.VisitID, version}
 }
@@ -2125,15 +2154,19 @@ var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
 }
+
 func visitVisitsByUserKey(e *Visit) []any {
 	return []any{e.UserID, e.At, e.VisitID}
 }
+
 func visitVisitsByUserScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
 }
+
 func visitVisitsByUserClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
+
 func visitVisitsByUserCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2159,15 +2192,19 @@ var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
+
 func visitVisitsBySiteKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID}
 }
+
 func visitVisitsBySiteScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
+
 func visitVisitsBySiteClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
+
 func visitVisitsBySiteCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2193,15 +2230,19 @@ var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
+
 func visitVisitsBySiteDayKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID}
 }
+
 func visitVisitsBySiteDayScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
+
 func visitVisitsBySiteDayClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
+
 func visitVisitsBySiteDayCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -2235,15 +2276,19 @@ var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Page, e.VisitID, e.Site, ts}
 }
+
 func visitVisitsByPageKey(e *Visit) []any {
 	return []any{e.Page, e.VisitID}
 }
+
 func visitVisitsByPageScan(it cqlgen.Iter, e *VisitsByPageRow) bool {
 	return it.Scan(&e.Page, &e.VisitID, &e.Site)
 }
+
 func visitVisitsByPageClustering(e *VisitsByPageRow) []any {
 	return []any{e.VisitID}
 }
+
 func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
 	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
 		return c
@@ -2261,11 +2306,9 @@ type VisitRepo struct {
 
 // NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func visitCheck(e *Visit) error {
 	if e.VisitID == "" {
 		return cqlgenimpl.EmptyKey("visits", "visit_id")
@@ -2281,6 +2324,7 @@ func visitCheck(e *Visit) error {
 	}
 	return nil
 }
+
 func visitCheckKey(e *Visit) error {
 	if e.VisitID == "" {
 		return cqlgenimpl.EmptyKey("visits", "visit_id")
@@ -2393,7 +2437,7 @@ func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Vis
 	return cqlgenimpl.Modify(ctx, r.s, o, visitWrites, e, visitCheck, change)
 }
 
-// Entity names the entity VisitRepo keeps: Visit.
+// Entity is Visit.
 func (r *VisitRepo) Entity() string {
 	return "Visit"
 }
@@ -2403,22 +2447,19 @@ func (r *VisitRepo) Tables() []string {
 	return []string{"visits_by_user", "visits_by_site", "visits_by_site_day", "visits_by_page"}
 }
 
-// Verify reports the rows of Visit's tables missing, stale or orphaned against
-// visits; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against visits.
 func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", true, o)
 }
 
-// Backfill writes every row visits implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row visits implies into table.
 func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, visitWrites, "Visit", table, o)
@@ -2433,10 +2474,7 @@ func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err erro
 	}
 	var e Visit
 	e.VisitID = visitID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.VisitID},
-	}, visitVisitsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.VisitID}, visitVisitsScan)
 }
 
 // GetMany reads the Visits with the given visit_id values from visits in one
@@ -2634,28 +2672,36 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 		*e = Line{}
 	}
 }
+
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
+
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
+
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.Edits, e.Status, e.Qty}
 }
+
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
+
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
+
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
+
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
+
 func lineLinesCompare(a, b *Line) int {
 	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
 		return c
@@ -2687,15 +2733,19 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
+
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
+
 func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
+
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
+
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -2731,9 +2781,11 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
+
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
+
 func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
@@ -2746,9 +2798,11 @@ func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 		*e = LinesByOrderStatusRow{}
 	}
 }
+
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
+
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -2768,11 +2822,9 @@ type LineRepo struct {
 
 // NewLineRepo returns a repository of Line on s.
 func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
-	return &LineRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LineRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -2782,6 +2834,7 @@ func lineCheck(e *Line) error {
 	}
 	return nil
 }
+
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -2882,7 +2935,7 @@ func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, lineWrites, e, lineCheck, change)
 }
 
-// Entity names the entity LineRepo keeps: Line.
+// Entity is Line.
 func (r *LineRepo) Entity() string {
 	return "Line"
 }
@@ -2892,22 +2945,19 @@ func (r *LineRepo) Tables() []string {
 	return []string{"lines_by_status", "lines_by_order_status"}
 }
 
-// Verify reports the rows of Line's tables missing, stale or orphaned against
-// lines; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
-// Backfill writes every row lines implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row lines implies into table.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
@@ -2923,10 +2973,7 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   lineLines.Get,
-		Values: []any{e.OrderID, e.ItemID},
-	}, lineLinesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, lineLines.Get, []any{e.OrderID, e.ItemID}, lineLinesScan)
 }
 
 // LinesOptions are the optional parts of a Lines read.
@@ -3061,28 +3108,36 @@ func partPartsScan(it cqlgen.Iter, e *Part) bool {
 		*e = Part{}
 	}
 }
+
 func partPartsState(e *Part) []any {
 	return []any{e.OrderID, e.PartID}
 }
+
 func partPartsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Part], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
+
 func partPartsData(e *Part) []any {
 	return []any{e.OrderID, e.PartID, e.Owner, e.Kind, e.Qty}
 }
+
 func partPartsChange(e *Part, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
+
 func partPartsRemove(e *Part, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
+
 func partPartsSettle(e *Part, version int64) []any {
 	return []any{e.OrderID, e.PartID, version}
 }
+
 func partPartsClustering(e *Part) []any {
 	return []any{e.PartID}
 }
+
 func partPartsCompare(a, b *Part) int {
 	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
 		return c
@@ -3114,15 +3169,19 @@ var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
 	return []any{e.Kind, e.OrderID, e.PartID, e.Qty, ts}
 }
+
 func partPartsByKindKey(e *Part) []any {
 	return []any{e.Kind, e.OrderID, e.PartID}
 }
+
 func partPartsByKindScan(it cqlgen.Iter, e *PartsByKindRow) bool {
 	return it.Scan(&e.Kind, &e.OrderID, &e.PartID, &e.Qty)
 }
+
 func partPartsByKindClustering(e *PartsByKindRow) []any {
 	return []any{e.OrderID, e.PartID}
 }
+
 func partPartsByKindCompare(a, b *PartsByKindRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -3142,11 +3201,9 @@ type PartRepo struct {
 
 // NewPartRepo returns a repository of Part on s.
 func NewPartRepo(s cqlgen.Session, opts ...cqlgen.Option) *PartRepo {
-	return &PartRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PartRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func partCheck(e *Part) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("parts", "order_id")
@@ -3156,6 +3213,7 @@ func partCheck(e *Part) error {
 	}
 	return nil
 }
+
 func partCheckKey(e *Part) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("parts", "order_id")
@@ -3249,7 +3307,7 @@ func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, partWrites, e, partCheck, change)
 }
 
-// Entity names the entity PartRepo keeps: Part.
+// Entity is Part.
 func (r *PartRepo) Entity() string {
 	return "Part"
 }
@@ -3259,22 +3317,19 @@ func (r *PartRepo) Tables() []string {
 	return []string{"parts_by_kind"}
 }
 
-// Verify reports the rows of Part's tables missing, stale or orphaned against
-// parts; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against parts.
 func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", true, o)
 }
 
-// Backfill writes every row parts implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row parts implies into table.
 func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, partWrites, "Part", table, o)
@@ -3290,10 +3345,7 @@ func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *P
 	var e Part
 	e.OrderID = orderID
 	e.PartID = partID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   partParts.Get,
-		Values: []any{e.OrderID, e.PartID},
-	}, partPartsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, partParts.Get, []any{e.OrderID, e.PartID}, partPartsScan)
 }
 
 // PartsOptions are the optional parts of a Parts read.

@@ -42,16 +42,20 @@ func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 		*e = Everything{}
 	}
 }
+
 func everythingEverythingState(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
 }
+
 func everythingEverythingScanState(it cqlgen.Iter) (v cqlgenimpl.State[Everything], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.TagsKey, &v.Row.Day, &v.Row.Event, &v.Row.Raw16, &v.Row.S, &v.Row.A, &v.Row.G, &v.Row.B, &v.Row.I, &v.Row.I8, &v.Row.I16, &v.Row.I32, &v.Row.I64, &v.Row.U8, &v.Row.U16, &v.Row.U32, &v.Row.U64, &v.Row.Narrow, &v.Row.F32, &v.Row.F64, &v.Row.Blob, &v.Row.At, &v.Row.Took, &v.Row.OfDay, &v.Row.Span, &v.Row.Big, &v.Row.Dec, &v.Row.Addr, &v.Row.List, &v.Row.Set, &v.Row.SetAscii, cqlgenimpl.ScanSet(&v.Row.Members), &v.Row.Counts, &v.Row.Nested, &v.Row.Frozen, &v.Row.Maybe, &v.Row.MaybeAt, &v.Row.Price, &v.Row.Prices, &v.Row.Events, &v.Row.ByDay, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func everythingEverythingData(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, e.List, e.Set, e.SetAscii, e.Members, e.Counts, e.Nested, e.Frozen, e.Maybe, e.MaybeAt, e.Price, e.Prices, e.Events, e.ByDay}
 }
+
 func everythingMerge(cur, e *Everything) Everything {
 	m := *e
 	if len(m.List) == 0 {
@@ -92,18 +96,23 @@ func everythingMerge(cur, e *Everything) Everything {
 	}
 	return m
 }
+
 func everythingEverythingChange(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, c.Unset), cqlgenimpl.SliceOrUnset(e.Set, c.Unset), cqlgenimpl.SliceOrUnset(e.SetAscii, c.Unset), cqlgenimpl.MapOrUnset(e.Members, c.Unset), cqlgenimpl.MapOrUnset(e.Counts, c.Unset), cqlgenimpl.MapOrUnset(e.Nested, c.Unset), cqlgenimpl.MapOrUnset(e.Frozen, c.Unset), cqlgenimpl.OrUnset(e.Maybe, c.Unset), cqlgenimpl.OrUnset(e.MaybeAt, c.Unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, c.Unset), cqlgenimpl.SliceOrUnset(e.Events, c.Unset), cqlgenimpl.MapOrUnset(e.ByDay, c.Unset), c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
+
 func everythingEverythingRemove(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
+
 func everythingEverythingSettle(e *Everything, version int64) []any {
 	return []any{e.ID, e.TagsKey, e.Day, version}
 }
+
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
+
 func everythingEverythingCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
 		return c
@@ -128,15 +137,19 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func everythingEverythingBySRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), ts}
 }
+
 func everythingEverythingBySKey(e *Everything) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day}
 }
+
 func everythingEverythingBySScan(it cqlgen.Iter, e *Everything) bool {
 	return it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
+
 func everythingEverythingBySClustering(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
 }
+
 func everythingEverythingBySCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareUUID(a.ID, b.ID); c != 0 {
 		return c
@@ -159,11 +172,9 @@ type EverythingRepo struct {
 
 // NewEverythingRepo returns a repository of Everything on s.
 func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo {
-	return &EverythingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func everythingCheck(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
 		return cqlgenimpl.EmptyKey("everything", "id")
@@ -173,6 +184,7 @@ func everythingCheck(e *Everything) error {
 	}
 	return nil
 }
+
 func everythingCheckKey(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
 		return cqlgenimpl.EmptyKey("everything", "id")
@@ -269,7 +281,7 @@ func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []st
 	return cqlgenimpl.Modify(ctx, r.s, o, everythingWrites, e, everythingCheck, change)
 }
 
-// Entity names the entity EverythingRepo keeps: Everything.
+// Entity is Everything.
 func (r *EverythingRepo) Entity() string {
 	return "Everything"
 }
@@ -279,22 +291,19 @@ func (r *EverythingRepo) Tables() []string {
 	return []string{"everything_by_s"}
 }
 
-// Verify reports the rows of Everything's tables missing, stale or orphaned
-// against everything; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against everything.
 func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", true, o)
 }
 
-// Backfill writes every row everything implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row everything implies into table.
 func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, everythingWrites, "Everything", table, o)
@@ -311,10 +320,7 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   everythingEverything.Get,
-		Values: []any{e.ID, e.TagsKey, e.Day},
-	}, everythingEverythingScan)
+	return cqlgenimpl.GetOne(ctx, r.s, everythingEverything.Get, []any{e.ID, e.TagsKey, e.Day}, everythingEverythingScan)
 }
 
 // EverythingOptions are the optional parts of a Everything read.
@@ -413,16 +419,20 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 		*e = Customer{}
 	}
 }
+
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
+
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func customerCustomersData(e *Customer) []any {
 	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy}
 }
+
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Shipping == nil {
@@ -439,12 +449,15 @@ func customerMerge(cur, e *Customer) Customer {
 	}
 	return m
 }
+
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
+
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
+
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
@@ -463,15 +476,19 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, ts}
 }
+
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
+
 func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
 }
+
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
+
 func customerCustomersByRegionCompare(a, b *Customer) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -491,17 +508,16 @@ type CustomerRepo struct {
 
 // NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
+
 func customerCheckKey(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
@@ -594,7 +610,7 @@ func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change
 	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
 }
 
-// Entity names the entity CustomerRepo keeps: Customer.
+// Entity is Customer.
 func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
@@ -604,22 +620,19 @@ func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_by_region"}
 }
 
-// Verify reports the rows of Customer's tables missing, stale or orphaned
-// against customers; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
@@ -634,10 +647,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.CustomerID},
-	}, customerCustomersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
 }
 
 // GetMany reads the Customers with the given customer_id values from customers
@@ -704,12 +714,15 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.Spot, e.Note, ts}
 }
+
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
 }
+
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.Spot}
 }
+
 func visitVisitsCompare(a, b *Visit) int {
 	if c := cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot); c != 0 {
 		return c
@@ -725,11 +738,9 @@ type VisitRepo struct {
 
 // NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("visits", "customer_id")
@@ -788,10 +799,7 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_
 	var e Visit
 	e.CustomerID = customerID
 	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.CustomerID, e.Spot},
-	}, visitVisitsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.Spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.

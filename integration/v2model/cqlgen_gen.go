@@ -43,22 +43,28 @@ func ticketTicketsScan(it cqlgen.Iter, e *Ticket) bool {
 		*e = Ticket{}
 	}
 }
+
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.TicketID}
 }
+
 func ticketTicketsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.TicketID, e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits}
 }
+
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
+
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
+
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.TicketID, version}
 }
@@ -77,15 +83,19 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
+
 func ticketTicketsByQueueKey(e *Ticket) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByQueueScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
+
 func ticketTicketsByQueueClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByQueueCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -120,15 +130,19 @@ var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Owner, e.TicketID, e.Queue, e.Subject, ts}
 }
+
 func ticketTicketsByOwnerKey(e *Ticket) []any {
 	return []any{e.Owner, e.TicketID}
 }
+
 func ticketTicketsByOwnerScan(it cqlgen.Iter, e *TicketsByOwnerRow) bool {
 	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
 }
+
 func ticketTicketsByOwnerClustering(e *TicketsByOwnerRow) []any {
 	return []any{e.TicketID}
 }
+
 func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
 		return c
@@ -151,15 +165,19 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID, e.Queue, e.Owner, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
+
 func ticketTicketsByBoardKey(e *Ticket) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByBoardScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
+
 func ticketTicketsByBoardClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -185,15 +203,19 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
+
 func ticketTicketsByDayKey(e *Ticket) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByDayScan(it cqlgen.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
+
 func ticketTicketsByDayClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
+
 func ticketTicketsByDayCompare(a, b *Ticket) int {
 	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
 		return -c
@@ -233,15 +255,19 @@ var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Assignee, e.TicketID, e.Queue, e.Status, e.Subject, ts}
 }
+
 func ticketOpenTicketsByAssigneeKey(e *Ticket) []any {
 	return []any{e.Assignee, e.TicketID}
 }
+
 func ticketOpenTicketsByAssigneeScan(it cqlgen.Iter, e *OpenTicketsByAssigneeRow) bool {
 	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
 }
+
 func ticketOpenTicketsByAssigneeClustering(e *OpenTicketsByAssigneeRow) []any {
 	return []any{e.TicketID}
 }
+
 func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
 		return c
@@ -263,6 +289,7 @@ var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func ticketTicketByRefRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Ref, e.TicketID, ts}
 }
+
 func ticketTicketByRefKey(e *Ticket) []any {
 	return []any{e.Ref}
 }
@@ -277,11 +304,9 @@ type TicketRepo struct {
 
 // NewTicketRepo returns a repository of Ticket on s.
 func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
-	return &TicketRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TicketRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func ticketCheck(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
@@ -300,6 +325,7 @@ func ticketCheck(e *Ticket) error {
 	}
 	return nil
 }
+
 func ticketCheckKey(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
@@ -428,7 +454,7 @@ func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change fun
 	return cqlgenimpl.Modify(ctx, r.s, o, ticketWrites, e, ticketCheck, change)
 }
 
-// Entity names the entity TicketRepo keeps: Ticket.
+// Entity is Ticket.
 func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
@@ -438,22 +464,19 @@ func (r *TicketRepo) Tables() []string {
 	return []string{"tickets_by_queue", "tickets_by_owner", "tickets_by_board", "tickets_by_day", "open_tickets_by_assignee", "tickets_by_ref"}
 }
 
-// Verify reports the rows of Ticket's tables missing, stale or orphaned
-// against tickets; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
-// Backfill writes every row tickets implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row tickets implies into table.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
@@ -468,10 +491,7 @@ func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, e
 	}
 	var e Ticket
 	e.TicketID = ticketID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   ticketTickets.Get,
-		Values: []any{e.TicketID},
-	}, ticketTicketsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, ticketTickets.Get, []any{e.TicketID}, ticketTicketsScan)
 }
 
 // GetMany reads the Tickets with the given ticket_id values from tickets in
@@ -717,11 +737,9 @@ type QueueLoadRepo struct {
 
 // NewQueueLoadRepo returns a repository of QueueLoad on s.
 func NewQueueLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *QueueLoadRepo {
-	return &QueueLoadRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &QueueLoadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func queueLoadCheck(e *QueueLoad) error {
 	if cqlgenimpl.IsZeroUUID(e.QueueID) {
 		return cqlgenimpl.EmptyKey("queue_load", "queue_id")
@@ -768,10 +786,7 @@ func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLo
 	}
 	var e QueueLoad
 	e.QueueID = queueID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   queueLoadQueueLoad.Get,
-		Values: []any{e.QueueID},
-	}, queueLoadQueueLoadScan)
+	return cqlgenimpl.GetOne(ctx, r.s, queueLoadQueueLoad.Get, []any{e.QueueID}, queueLoadQueueLoadScan)
 }
 
 // GetMany reads the QueueLoads with the given queue_id values from queue_load
@@ -804,21 +819,26 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.Actor, e.Kind, ts}
 }
+
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
+
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
+
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.Actor, &v.Row.Kind, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
+
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
+
 func eventEventsCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -841,12 +861,15 @@ var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, ts}
 }
+
 func eventEventsByActorScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
 }
+
 func eventEventsByActorClustering(e *Event) []any {
 	return []any{e.EventID}
 }
+
 func eventEventsByActorCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -863,11 +886,9 @@ type EventRepo struct {
 
 // NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func eventCheck(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -877,6 +898,7 @@ func eventCheck(e *Event) error {
 	}
 	return nil
 }
+
 func eventCheckKey(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -940,7 +962,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
@@ -950,22 +972,19 @@ func (r *EventRepo) Tables() []string {
 	return []string{"events_by_actor"}
 }
 
-// Verify reports the rows of Event's tables missing, stale or orphaned against
-// events; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
@@ -981,10 +1000,7 @@ func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.TicketID, e.EventID}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
@@ -1084,12 +1100,15 @@ var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
 }
+
 func watcherWatchersScan(it cqlgen.Iter, e *Watcher) bool {
 	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
+
 func watcherWatchersClustering(e *Watcher) []any {
 	return []any{e.Watcher}
 }
+
 func watcherWatchersCompare(a, b *Watcher) int {
 	if c := cmp.Compare(a.Watcher, b.Watcher); c != 0 {
 		return c
@@ -1105,11 +1124,9 @@ type WatcherRepo struct {
 
 // NewWatcherRepo returns a repository of Watcher on s.
 func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
-	return &WatcherRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &WatcherRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func watcherCheck(e *Watcher) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
 		return cqlgenimpl.EmptyKey("watchers", "ticket_id")
@@ -1168,10 +1185,7 @@ func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher stri
 	var e Watcher
 	e.TicketID = ticketID
 	e.Watcher = watcher
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   watcherWatchers.Get,
-		Values: []any{e.TicketID, e.Watcher},
-	}, watcherWatchersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, watcherWatchers.Get, []any{e.TicketID, e.Watcher}, watcherWatchersScan)
 }
 
 // WatchersOptions are the optional parts of a Watchers read.

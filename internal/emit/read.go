@@ -53,8 +53,8 @@ func lookup(f *jen.File, t *model.Table, name, docText string) {
 	}
 	get := stmt(t, model.SlotGet)
 	body = append(body,
-		jen.Return(jen.Qual(impl, "GetOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"),
-			query(t, model.SlotGet, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)), jen.Id(t.Names.Scan))),
+		jen.Return(jen.Qual(impl, "GetOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(t.Names.Var).Dot("Get"),
+			jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...), jen.Id(t.Names.Scan))),
 	)
 	doc(f, "%s", docText)
 	callMethod(f, e, name, params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Error()}, body)

@@ -186,10 +186,7 @@ func repository(f *jen.File, e *model.Entity) {
 	)
 	doc(f, "%s returns a repository of %s on s.", n.NewRepo, e.GoName)
 	f.Func().Id(n.NewRepo).Params(jen.Id("s").Qual(rt, "Session"), jen.Id("opts").Op("...").Qual(rt, "Option")).Op("*").Id(n.Repo).Block(
-		jen.Return(jen.Op("&").Id(n.Repo).Values(jen.Dict{
-			jen.Id("s"):    jen.Id("s"),
-			jen.Id("opts"): jen.Qual(impl, "NewOptions").Call(jen.Id("opts").Op("...")),
-		})),
+		jen.Return(jen.Op("&").Id(n.Repo).Values(jen.Id("s").Op(":").Id("s"), jen.Id("opts").Op(":").Qual(impl, "NewOptions").Call(jen.Id("opts").Op("...")))),
 	)
 	checkKeys(f, e)
 }

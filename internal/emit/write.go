@@ -382,17 +382,17 @@ func maintenance(f *jen.File, e *model.Entity) {
 			tables = append(tables, jen.Lit(t.Name))
 		}
 	}
-	doc(f, "Entity names the entity %s keeps: %s.", n.Repo, e.GoName)
+	doc(f, "Entity is %s.", e.GoName)
 	recvFunc(f, e, "Entity").Params().String().Block(jen.Return(jen.Lit(e.GoName)))
 	doc(f, "Tables lists the tables Repair and Backfill write: all but %s.", e.Canonical.Name)
 	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(jen.Index().String().Values(tables...)))
-	doc(f, "Verify reports the rows of %s's tables missing, stale or orphaned against %s; it writes nothing.", e.GoName, e.Canonical.Name)
+	doc(f, "Verify reports the rows missing, stale or orphaned against %s.", e.Canonical.Name)
 	callMethod(f, e, "Verify", []jen.Code{mo}, report, []jen.Code{
 		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.False(), jen.Id("o")))})
-	doc(f, "Repair verifies, then mends what Verify finds; it is safe while the application writes.")
+	doc(f, "Repair mends what Verify finds (docs/repositories.md, Writes).")
 	callMethod(f, e, "Repair", []jen.Code{mo}, report, []jen.Code{
 		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.True(), jen.Id("o")))})
-	doc(f, "Backfill writes every row %s implies into table; with o.Job it resumes where it stopped.", e.Canonical.Name)
+	doc(f, "Backfill writes every row %s implies into table.", e.Canonical.Name)
 	callMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, []jen.Code{
 		jen.Return(jen.Qual(impl, "Backfill").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.Id("table"), jen.Id("o")))})
 }

@@ -72,10 +72,10 @@ func DeleteOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options
 	})
 }
 
-// GetOne reads the row q selects into a new T; cqlgen.ErrNotFound when
-// there is none.
-func GetOne[T any](ctx context.Context, s cqlgen.Session, q cqlgen.Query, scan func(cqlgen.Iter, *T) bool) (*T, error) {
-	row, err := GetRow(ctx, s, q, scan)
+// GetOne reads the row stmt selects with values into a new T;
+// cqlgen.ErrNotFound when there is none.
+func GetOne[T any](ctx context.Context, s cqlgen.Session, stmt *cqlgen.Statement, values []any, scan func(cqlgen.Iter, *T) bool) (*T, error) {
+	row, err := GetRow(ctx, s, cqlgen.Query{Stmt: stmt, Values: values}, scan)
 	if err != nil {
 		return nil, err
 	}

@@ -41,22 +41,28 @@ func postPostsScan(it cqlgen.Iter, e *Post) bool {
 		*e = Post{}
 	}
 }
+
 func postPostsState(e *Post) []any {
 	return []any{e.PostID}
 }
+
 func postPostsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Post], ok bool) {
 	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func postPostsData(e *Post) []any {
 	return []any{e.PostID, e.Author, e.PostedAt, e.Title}
 }
+
 func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
 	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
+
 func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
+
 func postPostsSettle(e *Post, version int64) []any {
 	return []any{e.PostID, version}
 }
@@ -76,15 +82,19 @@ var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func postNewPostsRow(e *Post, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID, e.Author, e.Title, ts}
 }
+
 func postNewPostsKey(e *Post) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID}
 }
+
 func postNewPostsScan(it cqlgen.Iter, e *Post) bool {
 	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
 }
+
 func postNewPostsClustering(e *Post) []any {
 	return []any{e.PostedAt, e.PostID}
 }
+
 func postNewPostsCompare(a, b *Post) int {
 	if c := a.PostedAt.Compare(b.PostedAt); c != 0 {
 		return -c
@@ -104,17 +114,16 @@ type PostRepo struct {
 
 // NewPostRepo returns a repository of Post on s.
 func NewPostRepo(s cqlgen.Session, opts ...cqlgen.Option) *PostRepo {
-	return &PostRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PostRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func postCheck(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
 		return cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	return nil
 }
+
 func postCheckKey(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
 		return cqlgenimpl.EmptyKey("posts", "post_id")
@@ -206,7 +215,7 @@ func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*P
 	return cqlgenimpl.Modify(ctx, r.s, o, postWrites, e, postCheck, change)
 }
 
-// Entity names the entity PostRepo keeps: Post.
+// Entity is Post.
 func (r *PostRepo) Entity() string {
 	return "Post"
 }
@@ -216,22 +225,19 @@ func (r *PostRepo) Tables() []string {
 	return []string{"new_posts"}
 }
 
-// Verify reports the rows of Post's tables missing, stale or orphaned against
-// posts; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against posts.
 func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", true, o)
 }
 
-// Backfill writes every row posts implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row posts implies into table.
 func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, postWrites, "Post", table, o)
@@ -246,10 +252,7 @@ func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err err
 	}
 	var e Post
 	e.PostID = postID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   postPosts.Get,
-		Values: []any{e.PostID},
-	}, postPostsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, postPosts.Get, []any{e.PostID}, postPostsScan)
 }
 
 // GetMany reads the Posts with the given post_id values from posts in one
@@ -327,12 +330,15 @@ var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func clickClicksByHourRow(e *Click, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
+
 func clickClicksByHourScan(it cqlgen.Iter, e *Click) bool {
 	return it.Scan(&e.At, &e.ClickID)
 }
+
 func clickClicksByHourClustering(e *Click) []any {
 	return []any{e.At, e.ClickID}
 }
+
 func clickClicksByHourCompare(a, b *Click) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -351,11 +357,9 @@ type ClickRepo struct {
 
 // NewClickRepo returns a repository of Click on s.
 func NewClickRepo(s cqlgen.Session, opts ...cqlgen.Option) *ClickRepo {
-	return &ClickRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ClickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func clickCheck(e *Click) error {
 	return nil
 }
@@ -408,10 +412,7 @@ func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (
 	var e Click
 	e.At = at
 	e.ClickID = clickID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   clickClicksByHour.Get,
-		Values: []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID},
-	}, clickClicksByHourScan)
+	return cqlgenimpl.GetOne(ctx, r.s, clickClicksByHour.Get, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, clickClicksByHourScan)
 }
 
 // ClicksByHourOptions are the optional parts of a ClicksByHour read.
@@ -473,12 +474,15 @@ var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func loginLoginsByDayRow(e *Login, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
+
 func loginLoginsByDayScan(it cqlgen.Iter, e *Login) bool {
 	return it.Scan(&e.At, &e.UserID)
 }
+
 func loginLoginsByDayClustering(e *Login) []any {
 	return []any{e.At, e.UserID}
 }
+
 func loginLoginsByDayCompare(a, b *Login) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -497,11 +501,9 @@ type LoginRepo struct {
 
 // NewLoginRepo returns a repository of Login on s.
 func NewLoginRepo(s cqlgen.Session, opts ...cqlgen.Option) *LoginRepo {
-	return &LoginRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LoginRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func loginCheck(e *Login) error {
 	return nil
 }
@@ -554,10 +556,7 @@ func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Lo
 	var e Login
 	e.At = at
 	e.UserID = userID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   loginLoginsByDay.Get,
-		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID},
-	}, loginLoginsByDayScan)
+	return cqlgenimpl.GetOne(ctx, r.s, loginLoginsByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, loginLoginsByDayScan)
 }
 
 // LoginsByDayOptions are the optional parts of a LoginsByDay read.
@@ -619,12 +618,15 @@ var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func likeLikesByDayRow(e *Like, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
+
 func likeLikesByDayScan(it cqlgen.Iter, e *Like) bool {
 	return it.Scan(&e.At, &e.LikeID)
 }
+
 func likeLikesByDayClustering(e *Like) []any {
 	return []any{e.At, e.LikeID}
 }
+
 func likeLikesByDayCompare(a, b *Like) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -643,11 +645,9 @@ type LikeRepo struct {
 
 // NewLikeRepo returns a repository of Like on s.
 func NewLikeRepo(s cqlgen.Session, opts ...cqlgen.Option) *LikeRepo {
-	return &LikeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LikeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func likeCheck(e *Like) error {
 	return nil
 }
@@ -700,10 +700,7 @@ func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ 
 	var e Like
 	e.At = at
 	e.LikeID = likeID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   likeLikesByDay.Get,
-		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID},
-	}, likeLikesByDayScan)
+	return cqlgenimpl.GetOne(ctx, r.s, likeLikesByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, likeLikesByDayScan)
 }
 
 // LikesByDayOptions are the optional parts of a LikesByDay read.

@@ -41,28 +41,36 @@ func readingReadingsScan(it cqlgen.Iter, e *Reading) bool {
 		*e = Reading{}
 	}
 }
+
 func readingReadingsState(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt}
 }
+
 func readingReadingsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func readingReadingsData(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
 }
+
 func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
+
 func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
+
 func readingReadingsSettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, e.ReadAt, version}
 }
+
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -85,15 +93,19 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByHourKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt}
 }
+
 func readingReadingsByHourScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByHourClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsByHourCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -116,15 +128,19 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt}
 }
+
 func readingReadingsByDayScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsByDayCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -147,15 +163,19 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt}
 }
+
 func readingReadingsByWeekScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsByWeekCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -178,15 +198,19 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt}
 }
+
 func readingReadingsByMonthScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByMonthClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsByMonthCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -209,15 +233,19 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsBy10DaysKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
 }
+
 func readingReadingsBy10DaysScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsBy10DaysClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsBy10DaysCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -240,15 +268,19 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByShardKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt}
 }
+
 func readingReadingsByShardScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByShardClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsByShardCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -271,15 +303,19 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByEventMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
 }
+
 func readingReadingsByEventMonthScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByEventMonthClustering(e *Reading) []any {
 	return []any{e.EventID, e.ReadAt}
 }
+
 func readingReadingsByEventMonthCompare(a, b *Reading) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -305,15 +341,19 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByLocalDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
 }
+
 func readingReadingsByLocalDayScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByLocalDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsByLocalDayCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -336,15 +376,19 @@ var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsBySundayWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt}
 }
+
 func readingReadingsBySundayWeekScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsBySundayWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -367,15 +411,19 @@ var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
+
 func readingReadingsByFortnightKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt}
 }
+
 func readingReadingsByFortnightScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
+
 func readingReadingsByFortnightClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
+
 func readingReadingsByFortnightCompare(a, b *Reading) int {
 	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
 		return -c
@@ -395,17 +443,16 @@ type ReadingRepo struct {
 
 // NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
-	return &ReadingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	return nil
 }
+
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
 		return cqlgenimpl.EmptyKey("readings", "sensor_id")
@@ -562,7 +609,7 @@ func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.T
 	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
 }
 
-// Entity names the entity ReadingRepo keeps: Reading.
+// Entity is Reading.
 func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
@@ -572,22 +619,19 @@ func (r *ReadingRepo) Tables() []string {
 	return []string{"readings_by_hour", "readings_by_day", "readings_by_week", "readings_by_month", "readings_by_10_days", "readings_by_shard", "readings_by_event_month", "readings_by_local_day", "readings_by_sunday_week", "readings_by_fortnight"}
 }
 
-// Verify reports the rows of Reading's tables missing, stale or orphaned
-// against readings; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against readings.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
-// Backfill writes every row readings implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row readings implies into table.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
@@ -603,10 +647,7 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time
 	var e Reading
 	e.SensorID = sensorID
 	e.ReadAt = readAt
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   readingReadings.Get,
-		Values: []any{e.SensorID, e.ReadAt},
-	}, readingReadingsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, readingReadings.Get, []any{e.SensorID, e.ReadAt}, readingReadingsScan)
 }
 
 // ReadingsOptions are the optional parts of a Readings read.

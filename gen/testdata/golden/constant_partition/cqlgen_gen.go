@@ -31,12 +31,15 @@ var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func settingSettingsRow(e *Setting, ts int64, _ bool) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
+
 func settingSettingsScan(it cqlgen.Iter, e *Setting) bool {
 	return it.Scan(&e.Scope, &e.Name, &e.Value)
 }
+
 func settingSettingsClustering(e *Setting) []any {
 	return []any{e.Name}
 }
+
 func settingSettingsCompare(a, b *Setting) int {
 	if c := cmp.Compare(a.Name, b.Name); c != 0 {
 		return c
@@ -52,11 +55,9 @@ type SettingRepo struct {
 
 // NewSettingRepo returns a repository of Setting on s.
 func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
-	return &SettingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &SettingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func settingCheck(e *Setting) error {
 	if e.Scope == "" {
 		return cqlgenimpl.EmptyKey("settings", "scope")
@@ -115,10 +116,7 @@ func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Set
 	var e Setting
 	e.Scope = scope
 	e.Name = name
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   settingSettings.Get,
-		Values: []any{e.Scope, e.Name},
-	}, settingSettingsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, settingSettings.Get, []any{e.Scope, e.Name}, settingSettingsScan)
 }
 
 // SettingsOptions are the optional parts of a Settings read.
@@ -171,12 +169,15 @@ var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func changeChangesByDayRow(e *Change, ts int64, _ bool) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
+
 func changeChangesByDayScan(it cqlgen.Iter, e *Change) bool {
 	return it.Scan(&e.Scope, &e.At, &e.Name)
 }
+
 func changeChangesByDayClustering(e *Change) []any {
 	return []any{e.At, e.Name}
 }
+
 func changeChangesByDayCompare(a, b *Change) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -195,11 +196,9 @@ type ChangeRepo struct {
 
 // NewChangeRepo returns a repository of Change on s.
 func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
-	return &ChangeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ChangeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func changeCheck(e *Change) error {
 	if e.Scope == "" {
 		return cqlgenimpl.EmptyKey("changes_by_day", "scope")
@@ -259,10 +258,7 @@ func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name st
 	e.Scope = scope
 	e.At = at
 	e.Name = name
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   changeChangesByDay.Get,
-		Values: []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
-	}, changeChangesByDayScan)
+	return cqlgenimpl.GetOne(ctx, r.s, changeChangesByDay.Get, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, changeChangesByDayScan)
 }
 
 // ChangesByDayOptions are the optional parts of a ChangesByDay read.

@@ -37,11 +37,9 @@ type PageStatsRepo struct {
 
 // NewPageStatsRepo returns a repository of PageStats on s.
 func NewPageStatsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageStatsRepo {
-	return &PageStatsRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PageStatsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func pageStatsCheck(e *PageStats) error {
 	if e.Site == "" {
 		return cqlgenimpl.EmptyKey("page_stats", "site")
@@ -95,10 +93,7 @@ func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *P
 	var e PageStats
 	e.Site = site
 	e.Page = page
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   pageStatsPageStats.Get,
-		Values: []any{e.Site, e.Page},
-	}, pageStatsPageStatsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, pageStatsPageStats.Get, []any{e.Site, e.Page}, pageStatsPageStatsScan)
 }
 
 // GetMany reads the PageStatss of one site with the given page values from
@@ -133,9 +128,11 @@ var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func dailyHitsDailyHitsScan(it cqlgen.Iter, e *DailyHits) bool {
 	return it.Scan(&e.Site, &e.Day, &e.Hits)
 }
+
 func dailyHitsDailyHitsClustering(e *DailyHits) []any {
 	return []any{e.Day}
 }
+
 func dailyHitsDailyHitsCompare(a, b *DailyHits) int {
 	if c := a.Day.Compare(b.Day); c != 0 {
 		return -c
@@ -151,11 +148,9 @@ type DailyHitsRepo struct {
 
 // NewDailyHitsRepo returns a repository of DailyHits on s.
 func NewDailyHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *DailyHitsRepo {
-	return &DailyHitsRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &DailyHitsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func dailyHitsCheck(e *DailyHits) error {
 	if e.Site == "" {
 		return cqlgenimpl.EmptyKey("daily_hits", "site")
@@ -203,10 +198,7 @@ func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ 
 	var e DailyHits
 	e.Site = site
 	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   dailyHitsDailyHits.Get,
-		Values: []any{e.Site, e.Day},
-	}, dailyHitsDailyHitsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, dailyHitsDailyHits.Get, []any{e.Site, e.Day}, dailyHitsDailyHitsScan)
 }
 
 // DailyHitsOptions are the optional parts of a DailyHits read.

@@ -40,22 +40,28 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
+
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.CustomerID, &v.Row.Status, &v.Row.PlacedAt, &v.Row.Total, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.CustomerID, e.Status, e.PlacedAt, e.Total}
 }
+
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.Status, e.PlacedAt, e.Total, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
+
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
+
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
@@ -75,15 +81,19 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
+
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
+
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -109,15 +119,19 @@ var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByMonthRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
+
 func orderOrdersByMonthKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByMonthScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
+
 func orderOrdersByMonthClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByMonthCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -142,15 +156,19 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.CustomerID, e.PlacedAt, e.Total, ts}
 }
+
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
+
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
 }
+
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -168,11 +186,9 @@ type OrderRepo struct {
 
 // NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func orderCheck(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -185,6 +201,7 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
+
 func orderCheckKey(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -290,7 +307,7 @@ func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Ord
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
@@ -300,22 +317,19 @@ func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_customer_day", "orders_by_customer_month", "orders_by_status"}
 }
 
-// Verify reports the rows of Order's tables missing, stale or orphaned against
-// orders; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
@@ -330,10 +344,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 	}
 	var e Order
 	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.OrderID},
-	}, orderOrdersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
 }
 
 // GetMany reads the Orders with the given order_id values from orders in one

@@ -40,22 +40,28 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
+
 func orderOrdersState(e *Order) []any {
 	return []any{e.TenantID, e.OrderID}
 }
+
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func orderOrdersData(e *Order) []any {
 	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
 }
+
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
+
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
+
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.TenantID, e.OrderID, version}
 }
@@ -85,15 +91,19 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
 }
+
 func orderOrdersByCustomerKey(e *Order) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByCustomerScan(it cqlgen.Iter, e *OrdersByCustomerRow) bool {
 	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
 }
+
 func orderOrdersByCustomerClustering(e *OrdersByCustomerRow) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return -c
@@ -118,15 +128,19 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
 }
+
 func orderOrdersInStatusKey(e *Order) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersInStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
 }
+
 func orderOrdersInStatusClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
+
 func orderOrdersInStatusCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return c
@@ -146,11 +160,9 @@ type OrderRepo struct {
 
 // NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func orderCheck(e *Order) error {
 	if e.TenantID == "" {
 		return cqlgenimpl.EmptyKey("orders", "tenant_id")
@@ -166,6 +178,7 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
+
 func orderCheckKey(e *Order) error {
 	if e.TenantID == "" {
 		return cqlgenimpl.EmptyKey("orders", "tenant_id")
@@ -275,7 +288,7 @@ func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string,
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
@@ -285,22 +298,19 @@ func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_customer", "orders_by_status"}
 }
 
-// Verify reports the rows of Order's tables missing, stale or orphaned against
-// orders; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
@@ -319,10 +329,7 @@ func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_
 	var e Order
 	e.TenantID = tenantID
 	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.TenantID, e.OrderID},
-	}, orderOrdersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.TenantID, e.OrderID}, orderOrdersScan)
 }
 
 // GetMany reads the Orders of one tenant_id with the given order_id values

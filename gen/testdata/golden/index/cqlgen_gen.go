@@ -31,12 +31,15 @@ var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func docDocsRow(e *Doc, ts int64, unset bool) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID, e.Author, cqlgenimpl.MapOrUnset(e.Tags, unset), e.Bytes, ts}
 }
+
 func docDocsScan(it cqlgen.Iter, e *Doc) bool {
 	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
+
 func docDocsClustering(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
+
 func docDocsCompare(a, b *Doc) int {
 	if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
 		return -c
@@ -55,11 +58,9 @@ type DocRepo struct {
 
 // NewDocRepo returns a repository of Doc on s.
 func NewDocRepo(s cqlgen.Session, opts ...cqlgen.Option) *DocRepo {
-	return &DocRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &DocRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func docCheck(e *Doc) error {
 	if e.Space == "" {
 		return cqlgenimpl.EmptyKey("docs", "space")
@@ -119,10 +120,7 @@ func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, do
 	e.Space = space
 	e.UpdatedAt = updatedAt
 	e.DocID = docID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   docDocs.Get,
-		Values: []any{e.Space, e.UpdatedAt, e.DocID},
-	}, docDocsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, docDocs.Get, []any{e.Space, e.UpdatedAt, e.DocID}, docDocsScan)
 }
 
 // DocsOptions are the optional parts of a Docs read.
@@ -329,21 +327,26 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Source, e.At, e.ID, e.Kind, ts}
 }
+
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
 }
+
 func eventEventsState(e *Event) []any {
 	return []any{e.Source, e.At, e.ID}
 }
+
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [1]*int64
 	ok = it.Scan(&v.Row.Source, &v.Row.At, &v.Row.ID, &v.Row.Kind, &wt[0])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
+
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
+
 func eventEventsCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -369,12 +372,15 @@ var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsByKindRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Kind, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.ID, e.Source, ts}
 }
+
 func eventEventsByKindScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
 }
+
 func eventEventsByKindClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
+
 func eventEventsByKindCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -394,11 +400,9 @@ type EventRepo struct {
 
 // NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func eventCheck(e *Event) error {
 	if e.Source == "" {
 		return cqlgenimpl.EmptyKey("events", "source")
@@ -408,6 +412,7 @@ func eventCheck(e *Event) error {
 	}
 	return nil
 }
+
 func eventCheckKey(e *Event) error {
 	if e.Source == "" {
 		return cqlgenimpl.EmptyKey("events", "source")
@@ -471,7 +476,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
@@ -481,22 +486,19 @@ func (r *EventRepo) Tables() []string {
 	return []string{"events_by_kind"}
 }
 
-// Verify reports the rows of Event's tables missing, stale or orphaned against
-// events; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
@@ -513,10 +515,7 @@ func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id goc
 	e.Source = source
 	e.At = at
 	e.ID = id
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.Source, e.At, e.ID},
-	}, eventEventsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.Source, e.At, e.ID}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.

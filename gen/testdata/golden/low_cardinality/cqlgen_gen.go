@@ -40,22 +40,28 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
+
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Status, e.Urgent, e.Day}
 }
+
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Status, e.Urgent, e.Day, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
+
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
+
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
@@ -74,15 +80,19 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
 }
+
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
+
 func orderOrdersByStatusScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
 }
+
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersByStatusCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -104,15 +114,19 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
 }
+
 func orderOrdersByFlagKey(e *Order) []any {
 	return []any{e.Urgent, e.OrderID}
 }
+
 func orderOrdersByFlagScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
 }
+
 func orderOrdersByFlagClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersByFlagCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -134,15 +148,19 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
 }
+
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.Day, e.OrderID}
 }
+
 func orderOrdersByDayScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
+
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersByDayCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -165,15 +183,19 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
 }
+
 func orderOrdersByDayShardedKey(e *Order) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID}
 }
+
 func orderOrdersByDayShardedScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
+
 func orderOrdersByDayShardedClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersByDayShardedCompare(a, b *Order) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -191,11 +213,9 @@ type OrderRepo struct {
 
 // NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func orderCheck(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -208,6 +228,7 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
+
 func orderCheckKey(e *Order) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -320,7 +341,7 @@ func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Ord
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
@@ -330,22 +351,19 @@ func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_status", "orders_by_flag", "orders_by_day", "orders_by_day_sharded"}
 }
 
-// Verify reports the rows of Order's tables missing, stale or orphaned against
-// orders; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
@@ -360,10 +378,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err erro
 	}
 	var e Order
 	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.OrderID},
-	}, orderOrdersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
 }
 
 // GetMany reads the Orders with the given order_id values from orders in one

@@ -31,12 +31,15 @@ var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.Tab
 func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
+
 func unshardedChartEntryDailyChartsUnshardedScan(it cqlgen.Iter, e *UnshardedChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
+
 func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
+
 func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -56,11 +59,9 @@ type UnshardedChartEntryRepo struct {
 
 // NewUnshardedChartEntryRepo returns a repository of UnshardedChartEntry on s.
 func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *UnshardedChartEntryRepo {
-	return &UnshardedChartEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &UnshardedChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
@@ -120,10 +121,7 @@ func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, 
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   unshardedChartEntryDailyChartsUnsharded.Get,
-		Values: []any{e.ChartDate, e.PlayCount, e.TrackID},
-	}, unshardedChartEntryDailyChartsUnshardedScan)
+	return cqlgenimpl.GetOne(ctx, r.s, unshardedChartEntryDailyChartsUnsharded.Get, []any{e.ChartDate, e.PlayCount, e.TrackID}, unshardedChartEntryDailyChartsUnshardedScan)
 }
 
 // DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
@@ -179,12 +177,15 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
+
 func chartEntryDailyChartsScan(it cqlgen.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
+
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
+
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
 		return -c
@@ -203,11 +204,9 @@ type ChartEntryRepo struct {
 
 // NewChartEntryRepo returns a repository of ChartEntry on s.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
-	return &ChartEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
 		return cqlgenimpl.EmptyKey("daily_charts", "chart_date")
@@ -267,10 +266,7 @@ func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   chartEntryDailyCharts.Get,
-		Values: []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
-	}, chartEntryDailyChartsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, chartEntryDailyCharts.Get, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, chartEntryDailyChartsScan)
 }
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
@@ -325,12 +321,15 @@ var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
+
 func playListeningHistoryScan(it cqlgen.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
+
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
+
 func playListeningHistoryCompare(a, b *Play) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -349,11 +348,9 @@ type PlayRepo struct {
 
 // NewPlayRepo returns a repository of Play on s.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
-	return &PlayRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func playCheck(e *Play) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("listening_history", "user_id")
@@ -413,10 +410,7 @@ func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, t
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   playListeningHistory.Get,
-		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
-	}, playListeningHistoryScan)
+	return cqlgenimpl.GetOne(ctx, r.s, playListeningHistory.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playListeningHistoryScan)
 }
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
@@ -470,12 +464,15 @@ var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpe
 func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
+
 func playForeverListeningHistoryForeverScan(it cqlgen.Iter, e *PlayForever) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
+
 func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
+
 func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
 	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
 		return -c
@@ -495,11 +492,9 @@ type PlayForeverRepo struct {
 
 // NewPlayForeverRepo returns a repository of PlayForever on s.
 func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRepo {
-	return &PlayForeverRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlayForeverRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func playForeverCheck(e *PlayForever) error {
 	if e.UserID == "" {
 		return cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
@@ -559,10 +554,7 @@ func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   playForeverListeningHistoryForever.Get,
-		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
-	}, playForeverListeningHistoryForeverScan)
+	return cqlgenimpl.GetOne(ctx, r.s, playForeverListeningHistoryForever.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playForeverListeningHistoryForeverScan)
 }
 
 // ListeningHistoryForeverOptions are the optional parts of a

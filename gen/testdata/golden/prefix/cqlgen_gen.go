@@ -42,28 +42,36 @@ func tradeTradesByAccountScan(it cqlgen.Iter, e *Trade) bool {
 		*e = Trade{}
 	}
 }
+
 func tradeTradesByAccountState(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID}
 }
+
 func tradeTradesByAccountScanState(it cqlgen.Iter) (v cqlgenimpl.State[Trade], ok bool) {
 	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func tradeTradesByAccountData(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, e.Symbol, e.Shares}
 }
+
 func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
+
 func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
+
 func tradeTradesByAccountSettle(e *Trade, version int64) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, version}
 }
+
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
 }
+
 func tradeTradesByAccountCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Type, b.Type); c != 0 {
 		return c
@@ -93,15 +101,19 @@ var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID, e.Shares, ts}
 }
+
 func tradeTradesBySymbolKey(e *Trade) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID}
 }
+
 func tradeTradesBySymbolScan(it cqlgen.Iter, e *Trade) bool {
 	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
 }
+
 func tradeTradesBySymbolClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.Account, e.TradeID}
 }
+
 func tradeTradesBySymbolCompare(a, b *Trade) int {
 	if c := cmp.Compare(a.Type, b.Type); c != 0 {
 		return c
@@ -127,11 +139,9 @@ type TradeRepo struct {
 
 // NewTradeRepo returns a repository of Trade on s.
 func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
-	return &TradeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
 		return cqlgenimpl.EmptyKey("trades_by_account", "account")
@@ -141,6 +151,7 @@ func tradeCheck(e *Trade) error {
 	}
 	return nil
 }
+
 func tradeCheckKey(e *Trade) error {
 	if e.Account == "" {
 		return cqlgenimpl.EmptyKey("trades_by_account", "account")
@@ -238,7 +249,7 @@ func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, 
 	return cqlgenimpl.Modify(ctx, r.s, o, tradeWrites, e, tradeCheck, change)
 }
 
-// Entity names the entity TradeRepo keeps: Trade.
+// Entity is Trade.
 func (r *TradeRepo) Entity() string {
 	return "Trade"
 }
@@ -249,22 +260,20 @@ func (r *TradeRepo) Tables() []string {
 	return []string{"trades_by_symbol"}
 }
 
-// Verify reports the rows of Trade's tables missing, stale or orphaned against
-// trades_by_account; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against
+// trades_by_account.
 func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", true, o)
 }
 
-// Backfill writes every row trades_by_account implies into table; with o.Job
-// it resumes where it stopped.
+// Backfill writes every row trades_by_account implies into table.
 func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tradeWrites, "Trade", table, o)
@@ -282,10 +291,7 @@ func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tra
 	e.Type = typeKey
 	e.TradeDate = tradeDate
 	e.TradeID = tradeID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   tradeTradesByAccount.Get,
-		Values: []any{e.Account, e.Type, e.TradeDate, e.TradeID},
-	}, tradeTradesByAccountScan)
+	return cqlgenimpl.GetOne(ctx, r.s, tradeTradesByAccount.Get, []any{e.Account, e.Type, e.TradeDate, e.TradeID}, tradeTradesByAccountScan)
 }
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
@@ -421,12 +427,15 @@ var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func readingReadingsByKindRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
+
 func readingReadingsByKindScan(it cqlgen.Iter, e *Reading) bool {
 	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
 }
+
 func readingReadingsByKindClustering(e *Reading) []any {
 	return []any{e.Kind, e.At}
 }
+
 func readingReadingsByKindCompare(a, b *Reading) int {
 	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
 		return c
@@ -445,11 +454,9 @@ type ReadingRepo struct {
 
 // NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
-	return &ReadingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func readingCheck(e *Reading) error {
 	if e.Sensor == "" {
 		return cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
@@ -509,10 +516,7 @@ func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at ti
 	e.Sensor = sensor
 	e.Kind = kind
 	e.At = at
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   readingReadingsByKind.Get,
-		Values: []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At},
-	}, readingReadingsByKindScan)
+	return cqlgenimpl.GetOne(ctx, r.s, readingReadingsByKind.Get, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, readingReadingsByKindScan)
 }
 
 // ReadingsByKindOptions are the optional parts of a ReadingsByKind read.

@@ -39,25 +39,32 @@ func noteEndScan(it cqlgen.Iter, e *Note) bool {
 		*e = Note{}
 	}
 }
+
 func noteEndState(e *Note) []any {
 	return []any{e.ID}
 }
+
 func noteEndScanState(it cqlgen.Iter) (v cqlgenimpl.State[Note], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func noteEndData(e *Note) []any {
 	return []any{e.ID, e.Owner, e.Tag}
 }
+
 func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
+
 func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
+
 func noteEndSettle(e *Note, version int64) []any {
 	return []any{e.ID, version}
 }
+
 func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
 }
@@ -76,15 +83,19 @@ var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.Owner, e.ID, e.Tag, ts}
 }
+
 func noteSubgraphKey(e *Note) []any {
 	return []any{e.Owner, e.ID}
 }
+
 func noteSubgraphScan(it cqlgen.Iter, e *Note) bool {
 	return it.Scan(&e.Owner, &e.ID, &e.Tag)
 }
+
 func noteSubgraphClustering(e *Note) []any {
 	return []any{e.ID}
 }
+
 func noteSubgraphCompare(a, b *Note) int {
 	if c := cmp.Compare(a.ID, b.ID); c != 0 {
 		return c
@@ -101,11 +112,9 @@ type NoteRepo struct {
 
 // NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
-	return &NoteRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func noteCheck(e *Note) error {
 	if e.ID == "" {
 		return cqlgenimpl.EmptyKey("end", "id")
@@ -117,6 +126,7 @@ func noteCheck(e *Note) error {
 	}
 	return nil
 }
+
 func noteCheckKey(e *Note) error {
 	if e.ID == "" {
 		return cqlgenimpl.EmptyKey("end", "id")
@@ -209,7 +219,7 @@ func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) err
 	return cqlgenimpl.Modify(ctx, r.s, o, noteWrites, e, noteCheck, change)
 }
 
-// Entity names the entity NoteRepo keeps: Note.
+// Entity is Note.
 func (r *NoteRepo) Entity() string {
 	return "Note"
 }
@@ -219,22 +229,19 @@ func (r *NoteRepo) Tables() []string {
 	return []string{"subgraph"}
 }
 
-// Verify reports the rows of Note's tables missing, stale or orphaned against
-// end; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against end.
 func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", true, o)
 }
 
-// Backfill writes every row end implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row end implies into table.
 func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, noteWrites, "Note", table, o)
@@ -249,10 +256,7 @@ func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
 	}
 	var e Note
 	e.ID = id
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   noteEnd.Get,
-		Values: []any{e.ID},
-	}, noteEndScan)
+	return cqlgenimpl.GetOne(ctx, r.s, noteEnd.Get, []any{e.ID}, noteEndScan)
 }
 
 // GetMany reads the Notes with the given id values from end in one query:

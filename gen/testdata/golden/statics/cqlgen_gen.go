@@ -41,28 +41,36 @@ func lineLinesScan(it cqlgen.Iter, e *Line) bool {
 		*e = Line{}
 	}
 }
+
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
+
 func lineLinesScanState(it cqlgen.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
+
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.PlacedAt, e.Status, e.Qty}
 }
+
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
+
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
+
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
+
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
+
 func lineLinesCompare(a, b *Line) int {
 	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
 		return c
@@ -94,15 +102,19 @@ var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
+
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
+
 func lineLinesByStatusScan(it cqlgen.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
+
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
+
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
 	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -138,9 +150,11 @@ var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
+
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
+
 func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
@@ -153,9 +167,11 @@ func lineLinesByOrderStatusScan(it cqlgen.Iter, e *LinesByOrderStatusRow) bool {
 		*e = LinesByOrderStatusRow{}
 	}
 }
+
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
+
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	if c := cmp.Compare(a.Status, b.Status); c != 0 {
 		return c
@@ -175,11 +191,9 @@ type LineRepo struct {
 
 // NewLineRepo returns a repository of Line on s.
 func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
-	return &LineRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LineRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -189,6 +203,7 @@ func lineCheck(e *Line) error {
 	}
 	return nil
 }
+
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
 		return cqlgenimpl.EmptyKey("lines", "order_id")
@@ -289,7 +304,7 @@ func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, lineWrites, e, lineCheck, change)
 }
 
-// Entity names the entity LineRepo keeps: Line.
+// Entity is Line.
 func (r *LineRepo) Entity() string {
 	return "Line"
 }
@@ -299,22 +314,19 @@ func (r *LineRepo) Tables() []string {
 	return []string{"lines_by_status", "lines_by_order_status"}
 }
 
-// Verify reports the rows of Line's tables missing, stale or orphaned against
-// lines; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
-// Backfill writes every row lines implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row lines implies into table.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
@@ -330,10 +342,7 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *L
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   lineLines.Get,
-		Values: []any{e.OrderID, e.ItemID},
-	}, lineLinesScan)
+	return cqlgenimpl.GetOne(ctx, r.s, lineLines.Get, []any{e.OrderID, e.ItemID}, lineLinesScan)
 }
 
 // LinesOptions are the optional parts of a Lines read.

@@ -31,12 +31,15 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
+
 func everythingEverythingScan(it cqlgen.Iter, e *Everything) bool {
 	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
+
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
+
 func everythingEverythingCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
 		return c
@@ -55,11 +58,9 @@ type EverythingRepo struct {
 
 // NewEverythingRepo returns a repository of Everything on s.
 func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo {
-	return &EverythingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func everythingCheck(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
 		return cqlgenimpl.EmptyKey("everything", "id")
@@ -119,10 +120,7 @@ func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []strin
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   everythingEverything.Get,
-		Values: []any{e.ID, e.TagsKey, e.Day},
-	}, everythingEverythingScan)
+	return cqlgenimpl.GetOne(ctx, r.s, everythingEverything.Get, []any{e.ID, e.TagsKey, e.Day}, everythingEverythingScan)
 }
 
 // EverythingOptions are the optional parts of a Everything read.

@@ -41,16 +41,20 @@ func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 		*e = Customer{}
 	}
 }
+
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
+
 func customerCustomersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func customerCustomersData(e *Customer) []any {
 	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy, e.Revision}
 }
+
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Shipping == nil {
@@ -67,12 +71,15 @@ func customerMerge(cur, e *Customer) Customer {
 	}
 	return m
 }
+
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
+
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
+
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
@@ -91,15 +98,19 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, e.Revision, ts}
 }
+
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
+
 func customerCustomersByRegionScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
 }
+
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
+
 func customerCustomersByRegionCompare(a, b *Customer) int {
 	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 		return -c
@@ -119,17 +130,16 @@ type CustomerRepo struct {
 
 // NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
+
 func customerCheckKey(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
@@ -222,7 +232,7 @@ func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change
 	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
 }
 
-// Entity names the entity CustomerRepo keeps: Customer.
+// Entity is Customer.
 func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
@@ -232,22 +242,19 @@ func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_by_region"}
 }
 
-// Verify reports the rows of Customer's tables missing, stale or orphaned
-// against customers; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table; with o.Job it
-// resumes where it stopped.
+// Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
@@ -262,10 +269,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.CustomerID},
-	}, customerCustomersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
 }
 
 // GetMany reads the Customers with the given customer_id values from customers
@@ -332,12 +336,15 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
+
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
+
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.At, e.Spot}
 }
+
 func visitVisitsCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return c
@@ -356,11 +363,9 @@ type VisitRepo struct {
 
 // NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("visits", "customer_id")
@@ -420,10 +425,7 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time
 	e.CustomerID = customerID
 	e.At = at
 	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.CustomerID, e.At, e.Spot},
-	}, visitVisitsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.At, e.Spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.

@@ -29,6 +29,7 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func customerCustomersRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.CustomerID, e.Name, e.Billing, cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.Spots, unset), ts}
 }
+
 func customerCustomersScan(it cqlgen.Iter, e *Customer) bool {
 	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
@@ -41,11 +42,9 @@ type CustomerRepo struct {
 
 // NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("customers", "customer_id")
@@ -103,10 +102,7 @@ func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Custo
 	}
 	var e Customer
 	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.CustomerID},
-	}, customerCustomersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
 }
 
 // GetMany reads the Customers with the given customer_id values from customers
@@ -139,12 +135,15 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.VisitID, e.Spot, e.At, ts}
 }
+
 func visitVisitsScan(it cqlgen.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
+
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.VisitID, e.Spot}
 }
+
 func visitVisitsCompare(a, b *Visit) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.VisitID, b.VisitID); c != 0 {
 		return -c
@@ -163,11 +162,9 @@ type VisitRepo struct {
 
 // NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
 		return cqlgenimpl.EmptyKey("visits", "customer_id")
@@ -227,10 +224,7 @@ func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocq
 	e.CustomerID = customerID
 	e.VisitID = visitID
 	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.CustomerID, e.VisitID, e.Spot},
-	}, visitVisitsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.VisitID, e.Spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.

@@ -31,21 +31,26 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.AgentID, e.Note, ts}
 }
+
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
+
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
+
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Note, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
+
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
+
 func eventEventsCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -68,12 +73,15 @@ var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Note, ts}
 }
+
 func eventEventsByAgentScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
 }
+
 func eventEventsByAgentClustering(e *Event) []any {
 	return []any{e.EventID}
 }
+
 func eventEventsByAgentCompare(a, b *Event) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
 		return -c
@@ -90,11 +98,9 @@ type EventRepo struct {
 
 // NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func eventCheck(e *Event) error {
 	if e.TicketID == "" {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -104,6 +110,7 @@ func eventCheck(e *Event) error {
 	}
 	return nil
 }
+
 func eventCheckKey(e *Event) error {
 	if e.TicketID == "" {
 		return cqlgenimpl.EmptyKey("events", "ticket_id")
@@ -167,7 +174,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
@@ -177,22 +184,19 @@ func (r *EventRepo) Tables() []string {
 	return []string{"events_by_agent"}
 }
 
-// Verify reports the rows of Event's tables missing, stale or orphaned against
-// events; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
@@ -208,10 +212,7 @@ func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.TicketID, e.EventID}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
@@ -321,28 +322,36 @@ func uploadUploadsScan(it cqlgen.Iter, e *Upload) bool {
 		*e = Upload{}
 	}
 }
+
 func uploadUploadsState(e *Upload) []any {
 	return []any{e.Owner, e.UploadID}
 }
+
 func uploadUploadsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Upload], ok bool) {
 	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func uploadUploadsData(e *Upload) []any {
 	return []any{e.Owner, e.UploadID, e.Day, e.Size}
 }
+
 func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
+
 func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
+
 func uploadUploadsSettle(e *Upload, version int64) []any {
 	return []any{e.Owner, e.UploadID, version}
 }
+
 func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
+
 func uploadUploadsCompare(a, b *Upload) int {
 	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
 		return c
@@ -365,15 +374,19 @@ var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID, e.Owner, e.Size, ts}
 }
+
 func uploadUploadsByDayKey(e *Upload) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID}
 }
+
 func uploadUploadsByDayScan(it cqlgen.Iter, e *Upload) bool {
 	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
 }
+
 func uploadUploadsByDayClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
+
 func uploadUploadsByDayCompare(a, b *Upload) int {
 	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
 		return c
@@ -390,11 +403,9 @@ type UploadRepo struct {
 
 // NewUploadRepo returns a repository of Upload on s.
 func NewUploadRepo(s cqlgen.Session, opts ...cqlgen.Option) *UploadRepo {
-	return &UploadRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &UploadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func uploadCheck(e *Upload) error {
 	if e.Owner == "" {
 		return cqlgenimpl.EmptyKey("uploads", "owner")
@@ -404,6 +415,7 @@ func uploadCheck(e *Upload) error {
 	}
 	return nil
 }
+
 func uploadCheckKey(e *Upload) error {
 	if e.Owner == "" {
 		return cqlgenimpl.EmptyKey("uploads", "owner")
@@ -497,7 +509,7 @@ func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UU
 	return cqlgenimpl.Modify(ctx, r.s, o, uploadWrites, e, uploadCheck, change)
 }
 
-// Entity names the entity UploadRepo keeps: Upload.
+// Entity is Upload.
 func (r *UploadRepo) Entity() string {
 	return "Upload"
 }
@@ -507,22 +519,19 @@ func (r *UploadRepo) Tables() []string {
 	return []string{"uploads_by_day"}
 }
 
-// Verify reports the rows of Upload's tables missing, stale or orphaned
-// against uploads; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against uploads.
 func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", true, o)
 }
 
-// Backfill writes every row uploads implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row uploads implies into table.
 func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, uploadWrites, "Upload", table, o)
@@ -538,10 +547,7 @@ func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID)
 	var e Upload
 	e.Owner = owner
 	e.UploadID = uploadID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   uploadUploads.Get,
-		Values: []any{e.Owner, e.UploadID},
-	}, uploadUploadsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, uploadUploads.Get, []any{e.Owner, e.UploadID}, uploadUploadsScan)
 }
 
 // UploadsOptions are the optional parts of a Uploads read.

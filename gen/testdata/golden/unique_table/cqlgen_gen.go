@@ -39,22 +39,28 @@ func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 		*e = Account{}
 	}
 }
+
 func accountAccountsState(e *Account) []any {
 	return []any{e.AccountID}
 }
+
 func accountAccountsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Account], ok bool) {
 	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func accountAccountsData(e *Account) []any {
 	return []any{e.AccountID, e.TenantID, e.Email, e.Handle, e.Name}
 }
+
 func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
 	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
+
 func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
+
 func accountAccountsSettle(e *Account, version int64) []any {
 	return []any{e.AccountID, version}
 }
@@ -73,6 +79,7 @@ var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func accountAccountByEmailRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.Email, e.AccountID, ts}
 }
+
 func accountAccountByEmailKey(e *Account) []any {
 	return []any{e.Email}
 }
@@ -92,6 +99,7 @@ var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func accountAccountsByHandleRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Handle, e.AccountID, ts}
 }
+
 func accountAccountsByHandleKey(e *Account) []any {
 	return []any{e.TenantID, e.Handle}
 }
@@ -105,11 +113,9 @@ type AccountRepo struct {
 
 // NewAccountRepo returns a repository of Account on s.
 func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
-	return &AccountRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
 		return cqlgenimpl.EmptyKey("accounts", "account_id")
@@ -122,6 +128,7 @@ func accountCheck(e *Account) error {
 	}
 	return nil
 }
+
 func accountCheckKey(e *Account) error {
 	if e.AccountID == "" {
 		return cqlgenimpl.EmptyKey("accounts", "account_id")
@@ -222,7 +229,7 @@ func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(
 	return cqlgenimpl.Modify(ctx, r.s, o, accountWrites, e, accountCheck, change)
 }
 
-// Entity names the entity AccountRepo keeps: Account.
+// Entity is Account.
 func (r *AccountRepo) Entity() string {
 	return "Account"
 }
@@ -232,22 +239,19 @@ func (r *AccountRepo) Tables() []string {
 	return []string{"accounts_by_email", "accounts_by_handle"}
 }
 
-// Verify reports the rows of Account's tables missing, stale or orphaned
-// against accounts; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against accounts.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", true, o)
 }
 
-// Backfill writes every row accounts implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row accounts implies into table.
 func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, accountWrites, "Account", table, o)
@@ -262,10 +266,7 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	}
 	var e Account
 	e.AccountID = accountID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   accountAccounts.Get,
-		Values: []any{e.AccountID},
-	}, accountAccountsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
 }
 
 // GetMany reads the Accounts with the given account_id values from accounts in

@@ -42,16 +42,20 @@ func videoVideosScan(it cqlgen.Iter, e *Video) bool {
 		*e = Video{}
 	}
 }
+
 func videoVideosState(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID}
 }
+
 func videoVideosScanState(it cqlgen.Iter) (v cqlgenimpl.State[Video], ok bool) {
 	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func videoVideosData(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail, e.Signature}
 }
+
 func videoMerge(cur, e *Video) Video {
 	m := *e
 	if len(m.Content) == 0 {
@@ -62,18 +66,23 @@ func videoMerge(cur, e *Video) Video {
 	}
 	return m
 }
+
 func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
+
 func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
+
 func videoVideosSettle(e *Video, version int64) []any {
 	return []any{e.ChannelID, e.VideoID, version}
 }
+
 func videoVideosClustering(e *Video) []any {
 	return []any{e.VideoID}
 }
+
 func videoVideosCompare(a, b *Video) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID); c != 0 {
 		return c
@@ -95,15 +104,19 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
 }
+
 func videoVideosByUserKey(e *Video) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID}
 }
+
 func videoVideosByUserScan(it cqlgen.Iter, e *Video) bool {
 	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
+
 func videoVideosByUserClustering(e *Video) []any {
 	return []any{e.AddedAt, e.ChannelID, e.VideoID}
 }
+
 func videoVideosByUserCompare(a, b *Video) int {
 	if c := a.AddedAt.Compare(b.AddedAt); c != 0 {
 		return -c
@@ -126,11 +139,9 @@ type VideoRepo struct {
 
 // NewVideoRepo returns a repository of Video on s.
 func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
-	return &VideoRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VideoRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func videoCheck(e *Video) error {
 	if e.ChannelID == "" {
 		return cqlgenimpl.EmptyKey("videos", "channel_id")
@@ -146,6 +157,7 @@ func videoCheck(e *Video) error {
 	}
 	return nil
 }
+
 func videoCheckKey(e *Video) error {
 	if e.ChannelID == "" {
 		return cqlgenimpl.EmptyKey("videos", "channel_id")
@@ -240,7 +252,7 @@ func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.
 	return cqlgenimpl.Modify(ctx, r.s, o, videoWrites, e, videoCheck, change)
 }
 
-// Entity names the entity VideoRepo keeps: Video.
+// Entity is Video.
 func (r *VideoRepo) Entity() string {
 	return "Video"
 }
@@ -250,22 +262,19 @@ func (r *VideoRepo) Tables() []string {
 	return []string{"videos_by_user"}
 }
 
-// Verify reports the rows of Video's tables missing, stale or orphaned against
-// videos; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against videos.
 func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", true, o)
 }
 
-// Backfill writes every row videos implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row videos implies into table.
 func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, videoWrites, "Video", table, o)
@@ -281,10 +290,7 @@ func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUI
 	var e Video
 	e.ChannelID = channelID
 	e.VideoID = videoID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   videoVideos.Get,
-		Values: []any{e.ChannelID, e.VideoID},
-	}, videoVideosScan)
+	return cqlgenimpl.GetOne(ctx, r.s, videoVideos.Get, []any{e.ChannelID, e.VideoID}, videoVideosScan)
 }
 
 // VideosOptions are the optional parts of a Videos read.
@@ -460,6 +466,7 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func accountAccountsRow(e *Account, ts int64, unset bool) []any {
 	return []any{e.AccountID, e.Email, e.Phone, e.Balance, e.Notes, cqlgenimpl.OrUnset(e.Born, unset), e.Card, ts}
 }
+
 func accountAccountsScan(it cqlgen.Iter, e *Account) bool {
 	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
@@ -472,11 +479,9 @@ type AccountRepo struct {
 
 // NewAccountRepo returns a repository of Account on s.
 func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
-	return &AccountRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
 		return cqlgenimpl.EmptyKey("accounts", "account_id")
@@ -534,10 +539,7 @@ func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, er
 	}
 	var e Account
 	e.AccountID = accountID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   accountAccounts.Get,
-		Values: []any{e.AccountID},
-	}, accountAccountsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
 }
 
 // GetMany reads the Accounts with the given account_id values from accounts in

@@ -41,16 +41,20 @@ func orderOrdersScan(it cqlgen.Iter, e *Order) bool {
 		*e = Order{}
 	}
 }
+
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersScanState(it cqlgen.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
+
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, e.GiftNote}
 }
+
 func orderMerge(cur, e *Order) Order {
 	m := *e
 	if m.GiftNote == nil {
@@ -58,15 +62,19 @@ func orderMerge(cur, e *Order) Order {
 	}
 	return m
 }
+
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
+
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
+
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
+
 func orderDeliveriesByCourierHolds(e *Order) bool {
 	return (e.Stage == Packed || e.Stage == Shipped) && e.Courier != ""
 }
@@ -85,15 +93,19 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID, e.Region, e.Stage, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
+
 func orderDeliveriesByCourierKey(e *Order) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID}
 }
+
 func orderDeliveriesByCourierScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
+
 func orderDeliveriesByCourierClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
+
 func orderDeliveriesByCourierCompare(a, b *Order) int {
 	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
 		return c
@@ -103,6 +115,7 @@ func orderDeliveriesByCourierCompare(a, b *Order) int {
 	}
 	return 0
 }
+
 func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
@@ -121,21 +134,26 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
+
 func orderFlaggedOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
+
 func orderFlaggedOrdersScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
+
 func orderFlaggedOrdersClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderFlaggedOrdersCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
 	}
 	return 0
 }
+
 func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
@@ -154,15 +172,19 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Coupon, e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
+
 func orderOrdersWithCouponKey(e *Order) []any {
 	return []any{e.Coupon, e.OrderID}
 }
+
 func orderOrdersWithCouponScan(it cqlgen.Iter, e *Order) bool {
 	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
 }
+
 func orderOrdersWithCouponClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
+
 func orderOrdersWithCouponCompare(a, b *Order) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -197,15 +219,19 @@ var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
+
 func orderGiftOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
+
 func orderGiftOrdersScan(it cqlgen.Iter, e *GiftOrdersRow) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
 }
+
 func orderGiftOrdersClustering(e *GiftOrdersRow) []any {
 	return []any{e.OrderID}
 }
+
 func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
 	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
 		return c
@@ -223,11 +249,9 @@ type OrderRepo struct {
 
 // NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func orderCheck(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -244,6 +268,7 @@ func orderCheck(e *Order) error {
 	}
 	return nil
 }
+
 func orderCheckKey(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
 		return cqlgenimpl.EmptyKey("orders", "order_id")
@@ -361,7 +386,7 @@ func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
@@ -371,22 +396,19 @@ func (r *OrderRepo) Tables() []string {
 	return []string{"deliveries_by_courier", "flagged_orders", "orders_with_coupon", "gift_orders"}
 }
 
-// Verify reports the rows of Order's tables missing, stale or orphaned against
-// orders; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
@@ -401,10 +423,7 @@ func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err 
 	}
 	var e Order
 	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.OrderID},
-	}, orderOrdersScan)
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
 }
 
 // GetMany reads the Orders with the given order_id values from orders in one
@@ -580,21 +599,26 @@ var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
+
 func eventEventsScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
+
 func eventEventsState(e *Event) []any {
 	return []any{e.Device, e.At, e.Seq}
 }
+
 func eventEventsScanState(it cqlgen.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.Device, &v.Row.At, &v.Row.Seq, &v.Row.Level, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
 	return
 }
+
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
+
 func eventEventsCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -604,6 +628,7 @@ func eventEventsCompare(a, b *Event) int {
 	}
 	return 0
 }
+
 func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
 }
@@ -622,12 +647,15 @@ var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
+
 func eventAlertsByDeviceScan(it cqlgen.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
+
 func eventAlertsByDeviceClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
+
 func eventAlertsByDeviceCompare(a, b *Event) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return -c
@@ -647,17 +675,16 @@ type EventRepo struct {
 
 // NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
+
 func eventCheck(e *Event) error {
 	if e.Device == "" {
 		return cqlgenimpl.EmptyKey("events", "device")
 	}
 	return nil
 }
+
 func eventCheckKey(e *Event) error {
 	if e.Device == "" {
 		return cqlgenimpl.EmptyKey("events", "device")
@@ -730,7 +757,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
@@ -740,22 +767,19 @@ func (r *EventRepo) Tables() []string {
 	return []string{"alerts_by_device"}
 }
 
-// Verify reports the rows of Event's tables missing, stale or orphaned against
-// events; it writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then mends what Verify finds; it is safe while the
-// application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table; with o.Job it resumes
-// where it stopped.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
@@ -772,10 +796,7 @@ func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq in
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, cqlgen.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.Device, e.At, e.Seq},
-	}, eventEventsScan)
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.Device, e.At, e.Seq}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
