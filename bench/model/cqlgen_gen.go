@@ -146,13 +146,7 @@ func eventEventsByStreamClustering(e *Event) []any {
 }
 
 func eventEventsByStreamCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.EventID, b.EventID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.EventID, b.EventID))
 }
 
 // EventRepo reads and writes Event in table events_by_stream.
@@ -317,13 +311,7 @@ func messageMessagesByConversationClustering(e *Message) []any {
 }
 
 func messageMessagesByConversationCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
 // messageMessagesBySender is table messages_by_sender, which serves
@@ -350,13 +338,7 @@ func messageMessagesBySenderClustering(e *Message) []any {
 }
 
 func messageMessagesBySenderCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
 // messageMessagesByRecipient is table messages_by_recipient, which serves
@@ -383,13 +365,7 @@ func messageMessagesByRecipientClustering(e *Message) []any {
 }
 
 func messageMessagesByRecipientCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
 // MessageRepo reads and writes Message in its tables (messages,
@@ -747,13 +723,7 @@ func scoreBoardClustering(e *Score) []any {
 }
 
 func scoreBoardCompare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
 // scoreBoard16 is table board_16, which serves Board16 (statements in
@@ -785,13 +755,7 @@ func scoreBoard16Clustering(e *Score) []any {
 }
 
 func scoreBoard16Compare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
 // scoreBoard100 is table board_100, which serves Board100 (statements in
@@ -823,13 +787,7 @@ func scoreBoard100Clustering(e *Score) []any {
 }
 
 func scoreBoard100Compare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
 // ScoreRepo reads and writes Score in its tables (scores, board, board_16,
@@ -1218,13 +1176,7 @@ func tallyTalliesByBoardClustering(e *Tally) []any {
 }
 
 func tallyTalliesByBoardCompare(a, b *Tally) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TallyID, b.TallyID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.TallyID, b.TallyID))
 }
 
 // TallyRepo reads and writes Tally in its tables (tallies, tallies_by_board),
@@ -1508,13 +1460,7 @@ func standingStandingsByBoardClustering(e *Standing) []any {
 }
 
 func standingStandingsByBoardCompare(a, b *Standing) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
 // standingStandingsByTeam is table standings_by_team, which serves
@@ -1545,13 +1491,7 @@ func standingStandingsByTeamClustering(e *Standing) []any {
 }
 
 func standingStandingsByTeamCompare(a, b *Standing) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
 // standingStandingsByRegion is table standings_by_region, which serves
@@ -1582,13 +1522,7 @@ func standingStandingsByRegionClustering(e *Standing) []any {
 }
 
 func standingStandingsByRegionCompare(a, b *Standing) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
 // StandingRepo reads and writes Standing in its tables (standings,
@@ -1910,13 +1844,7 @@ func pingPingsByDayClustering(e *Ping) []any {
 }
 
 func pingPingsByDayCompare(a, b *Ping) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // PingRepo reads and writes Ping in table pings_by_day.
@@ -2063,13 +1991,7 @@ func entryLogEntriesClustering(e *Entry) []any {
 }
 
 func entryLogEntriesCompare(a, b *Entry) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // EntryRepo reads and writes Entry in table log_entries.
@@ -2205,13 +2127,7 @@ func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
 }
 
 func recentEntryRecentLogEntriesCompare(a, b *RecentEntry) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // RecentEntryRepo reads and writes RecentEntry in table recent_log_entries.

@@ -490,13 +490,7 @@ func customerCustomersNewestFirstClustering(e *CustomersNewestFirstRow) []any {
 }
 
 func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Email, b.Email); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Email, b.Email))
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,
@@ -759,10 +753,7 @@ func ticketEventTicketEventsClustering(e *TicketEvent) []any {
 }
 
 func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // ticketEventEventsByAgent is table events_by_agent, which serves
@@ -790,10 +781,7 @@ func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
 }
 
 func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // TicketEventRepo reads and writes TicketEvent in its tables (ticket_events,
@@ -1110,13 +1098,7 @@ func ticketTicketsByRequesterClustering(e *TicketsByRequesterRow) []any {
 }
 
 func ticketTicketsByRequesterCompare(a, b *TicketsByRequesterRow) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
 }
 
 // OpenTicketsByAgentRow is a row of open_tickets_by_agent, which stores only
@@ -1164,13 +1146,7 @@ func ticketOpenTicketsByAgentClustering(e *OpenTicketsByAgentRow) []any {
 }
 
 func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
 }
 
 // TicketRepo reads and writes Ticket in its tables (tickets,
@@ -1475,10 +1451,7 @@ func articleArticlesClustering(e *Article) []any {
 }
 
 func articleArticlesCompare(a, b *Article) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID)
 }
 
 // ArticleRepo reads and writes Article in table articles.
@@ -1721,13 +1694,7 @@ func auditEventAuditLogClustering(e *AuditEvent) []any {
 }
 
 func auditEventAuditLogCompare(a, b *AuditEvent) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID))
 }
 
 // AuditEventRepo reads and writes AuditEvent in table audit_log.
@@ -1934,13 +1901,7 @@ func macroMacrosByTitleClustering(e *Macro) []any {
 }
 
 func macroMacrosByTitleCompare(a, b *Macro) int {
-	if c := cmp.Compare(a.Title, b.Title); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.MacroID, b.MacroID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
 // macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam
@@ -1971,13 +1932,7 @@ func macroMacrosByTeamClustering(e *Macro) []any {
 }
 
 func macroMacrosByTeamCompare(a, b *Macro) int {
-	if c := cmp.Compare(a.Title, b.Title); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.MacroID, b.MacroID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
 // MacroRepo reads and writes Macro in its tables (macros, macros_by_title,
@@ -2278,16 +2233,7 @@ func replyRepliesByTicketClustering(e *Reply) []any {
 }
 
 func replyRepliesByTicketCompare(a, b *Reply) int {
-	if c := cmp.Compare(a.Channel, b.Channel); c != 0 {
-		return c
-	}
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Channel, b.Channel), -a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID))
 }
 
 // ReplyRepo reads and writes Reply in table replies_by_ticket.
@@ -2681,13 +2627,7 @@ func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
 }
 
 func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
-	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
 // timeEntryPayPeriodEntries is table time_entries_by_pay_period, which serves
@@ -2715,13 +2655,7 @@ func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
 }
 
 func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
-	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
 // TimeEntryRepo reads and writes TimeEntry in its tables (time_entries,
@@ -2984,10 +2918,7 @@ func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
 }
 
 func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID)
 }
 
 // CannedReplyRepo reads and writes CannedReply in table canned_replies.

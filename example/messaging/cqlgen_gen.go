@@ -3,6 +3,7 @@
 package messaging
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -52,13 +53,7 @@ func messageMessagesByConversationClustering(e *Message) []any {
 }
 
 func messageMessagesByConversationCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
 // messageMessagesByUser is table messages_by_user, which serves MessagesByUser
@@ -85,13 +80,7 @@ func messageMessagesByUserClustering(e *Message) []any {
 }
 
 func messageMessagesByUserCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
 // MessageRepo reads and writes Message in its tables

@@ -42,13 +42,7 @@ func playListeningHistoryClustering(e *Play) []any {
 }
 
 func playListeningHistoryCompare(a, b *Play) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlayRepo reads and writes Play in table listening_history.
@@ -238,13 +232,7 @@ func trackTopTracksByArtistClustering(e *Track) []any {
 }
 
 func trackTopTracksByArtistCompare(a, b *Track) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // TrackRepo reads and writes Track in its tables (tracks,
@@ -476,13 +464,7 @@ func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
 }
 
 func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
-	if c := cmp.Compare(a.Position, b.Position); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlaylistTrackRepo reads and writes PlaylistTrack in table playlist_tracks.
@@ -673,13 +655,7 @@ func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 }
 
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // ChartEntryRepo reads and writes ChartEntry in its tables (daily_track_plays,
@@ -986,13 +962,7 @@ func releaseNewReleasesClustering(e *Release) []any {
 }
 
 func releaseNewReleasesCompare(a, b *Release) int {
-	if c := a.ReleasedAt.Compare(b.ReleasedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.ReleasedAt.Compare(b.ReleasedAt), cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID))
 }
 
 // ReleaseRepo reads and writes Release in its tables (releases, new_releases),

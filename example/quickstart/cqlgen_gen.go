@@ -41,13 +41,7 @@ func noteNotesByUserClustering(e *Note) []any {
 }
 
 func noteNotesByUserCompare(a, b *Note) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.NoteID, b.NoteID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.NoteID, b.NoteID))
 }
 
 // NoteRepo reads and writes Note in table notes_by_user.

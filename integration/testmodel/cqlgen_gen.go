@@ -73,13 +73,7 @@ func orderOrdersClustering(e *Order) []any {
 }
 
 func orderOrdersCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByRef is table orders_by_ref, which serves OrdersByRef
@@ -110,16 +104,7 @@ func orderOrdersByRefClustering(e *Order) []any {
 }
 
 func orderOrdersByRefCompare(a, b *Order) int {
-	if c := cmp.Compare(a.Ref, b.Ref); c != 0 {
-		return -c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Ref, b.Ref), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent
@@ -150,16 +135,7 @@ func orderOrdersByEventClustering(e *Order) []any {
 }
 
 func orderOrdersByEventCompare(a, b *Order) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.Event, b.Event); c != 0 {
-		return -c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.Event, b.Event), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
@@ -191,16 +167,7 @@ func orderOrdersByStatusClustering(e *Order) []any {
 }
 
 func orderOrdersByStatusCompare(a, b *Order) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrders4 is table orders_4, which serves Orders4 (statements in
@@ -233,16 +200,7 @@ func orderOrders4Clustering(e *Order) []any {
 }
 
 func orderOrders4Compare(a, b *Order) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByDay is table orders_by_day, which serves OrdersByDay
@@ -274,13 +232,7 @@ func orderOrdersByDayClustering(e *Order) []any {
 }
 
 func orderOrdersByDayCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_ref,
@@ -859,13 +811,7 @@ func noteNotesClustering(e *Note) []any {
 }
 
 func noteNotesCompare(a, b *Note) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // NoteRepo reads and writes Note in table notes.
@@ -1155,16 +1101,7 @@ func tradeTradesByAccountClustering(e *Trade) []any {
 }
 
 func tradeTradesByAccountCompare(a, b *Trade) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.Day.Compare(b.Day), cmp.Compare(a.Seq, b.Seq))
 }
 
 // TradeRepo reads and writes Trade in table trades_by_account.
@@ -1330,16 +1267,7 @@ func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
 }
 
 func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return -c
-	}
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return -c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Kind, b.Kind), a.Day.Compare(b.Day), -cmp.Compare(a.Seq, b.Seq))
 }
 
 // DeskTradeRepo reads and writes DeskTrade in table trades_by_desk.
@@ -1507,16 +1435,7 @@ func tickTicksBySymbolClustering(e *Tick) []any {
 }
 
 func tickTicksBySymbolCompare(a, b *Tick) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // TickRepo reads and writes Tick in table ticks_by_symbol.
@@ -1723,13 +1642,7 @@ func readingReadingsByDayClustering(e *Reading) []any {
 }
 
 func readingReadingsByDayCompare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // readingReadings1 is table readings_1, which serves Readings1 (statements in
@@ -1761,13 +1674,7 @@ func readingReadings1Clustering(e *Reading) []any {
 }
 
 func readingReadings1Compare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // readingReadings16 is table readings_16, which serves Readings16 (statements
@@ -1799,13 +1706,7 @@ func readingReadings16Clustering(e *Reading) []any {
 }
 
 func readingReadings16Compare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // ReadingRepo reads and writes Reading in its tables (readings_by_day,
@@ -2168,13 +2069,7 @@ func visitVisitsByUserClustering(e *Visit) []any {
 }
 
 func visitVisitsByUserCompare(a, b *Visit) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
 // visitVisitsBySite is table visits_by_site, which serves VisitsBySite
@@ -2206,13 +2101,7 @@ func visitVisitsBySiteClustering(e *Visit) []any {
 }
 
 func visitVisitsBySiteCompare(a, b *Visit) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
 // visitVisitsBySiteDay is table visits_by_site_day, which serves
@@ -2244,13 +2133,7 @@ func visitVisitsBySiteDayClustering(e *Visit) []any {
 }
 
 func visitVisitsBySiteDayCompare(a, b *Visit) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
 // VisitsByPageRow is a row of visits_by_page, which stores only some columns
@@ -2290,10 +2173,7 @@ func visitVisitsByPageClustering(e *VisitsByPageRow) []any {
 }
 
 func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.VisitID, b.VisitID)
 }
 
 // VisitRepo reads and writes Visit in its tables (visits, visits_by_user,
@@ -2703,10 +2583,7 @@ func lineLinesClustering(e *Line) []any {
 }
 
 func lineLinesCompare(a, b *Line) int {
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.ItemID, b.ItemID)
 }
 
 // LinesByStatusRow is a row of lines_by_status, which stores only some columns
@@ -2747,13 +2624,7 @@ func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 }
 
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LinesByOrderStatusRow is a row of lines_by_order_status, which stores only
@@ -2804,13 +2675,7 @@ func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 }
 
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LineRepo reads and writes Line in its tables (lines, lines_by_status,
@@ -3139,10 +3004,7 @@ func partPartsClustering(e *Part) []any {
 }
 
 func partPartsCompare(a, b *Part) int {
-	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.PartID, b.PartID)
 }
 
 // PartsByKindRow is a row of parts_by_kind, which stores only some columns of
@@ -3183,13 +3045,7 @@ func partPartsByKindClustering(e *PartsByKindRow) []any {
 }
 
 func partPartsByKindCompare(a, b *PartsByKindRow) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.PartID, b.PartID))
 }
 
 // PartRepo reads and writes Part in its tables (parts, parts_by_kind), kept in

@@ -3,6 +3,7 @@
 package typemodel
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -490,13 +491,7 @@ func customerCustomersByRegionClustering(e *Customer) []any {
 }
 
 func customerCustomersByRegionCompare(a, b *Customer) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,
@@ -724,10 +719,7 @@ func visitVisitsClustering(e *Visit) []any {
 }
 
 func visitVisitsCompare(a, b *Visit) int {
-	if c := cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot)
 }
 
 // VisitRepo reads and writes Visit in table visits.

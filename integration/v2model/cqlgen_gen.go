@@ -97,13 +97,7 @@ func ticketTicketsByQueueClustering(e *Ticket) []any {
 }
 
 func ticketTicketsByQueueCompare(a, b *Ticket) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
 // TicketsByOwnerRow is a row of tickets_by_owner, which stores only some
@@ -144,10 +138,7 @@ func ticketTicketsByOwnerClustering(e *TicketsByOwnerRow) []any {
 }
 
 func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
 // ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard
@@ -179,13 +170,7 @@ func ticketTicketsByBoardClustering(e *Ticket) []any {
 }
 
 func ticketTicketsByBoardCompare(a, b *Ticket) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
 // ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay
@@ -217,13 +202,7 @@ func ticketTicketsByDayClustering(e *Ticket) []any {
 }
 
 func ticketTicketsByDayCompare(a, b *Ticket) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
 // OpenTicketsByAssigneeRow is a row of open_tickets_by_assignee, which stores
@@ -269,10 +248,7 @@ func ticketOpenTicketsByAssigneeClustering(e *OpenTicketsByAssigneeRow) []any {
 }
 
 func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
 // ticketTicketByRef is table tickets_by_ref, which serves TicketByRef
@@ -840,10 +816,7 @@ func eventEventsClustering(e *Event) []any {
 }
 
 func eventEventsCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // eventEventsByActor is table events_by_actor, which serves EventsByActor
@@ -871,10 +844,7 @@ func eventEventsByActorClustering(e *Event) []any {
 }
 
 func eventEventsByActorCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_actor),
@@ -1110,10 +1080,7 @@ func watcherWatchersClustering(e *Watcher) []any {
 }
 
 func watcherWatchersCompare(a, b *Watcher) int {
-	if c := cmp.Compare(a.Watcher, b.Watcher); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.Watcher, b.Watcher)
 }
 
 // WatcherRepo reads and writes Watcher in table watchers.

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"go/types"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -387,7 +388,8 @@ func mergeFunc(f *jen.File, t *model.Table) {
 // clusteringFuncs write the clustering values of a row, for cursors, and
 // the order of rows, for merges.
 func clusteringFuncs(f *jen.File, t *model.Table) {
-	var ck, cmps []jen.Code
+	var ck, cmps, terms []jen.Code
+	cheap := true // every comparison cheap and safe to run when an earlier one decided
 	for _, c := range t.Clustering() {
 		ck = append(ck, field("e", c.Field))
 		x := compare(c)
@@ -395,16 +397,39 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 			continue
 		}
 		ret := jen.Return(jen.Id("c"))
+		term := x
 		if c.Desc {
 			ret = jen.Return(jen.Op("-").Id("c"))
+			term = jen.Op("-").Add(x)
 		}
 		cmps = append(cmps, jen.If(jen.Id("c").Op(":=").Add(x), jen.Id("c").Op("!=").Lit(0)).Block(ret))
+		terms = append(terms, term)
+		cheap = cheap && cheapCompare(c)
 	}
 	cmps = append(cmps, jen.Return(jen.Lit(0)))
+	switch {
+	case len(terms) == 1:
+		cmps = []jen.Code{jen.Return(terms[0])}
+	case len(terms) > 1 && cheap:
+		// cmp.Or is the first that is not 0: the clustering order.
+		cmps = []jen.Code{jen.Return(jen.Qual("cmp", "Or").Call(terms...))}
+	}
 	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(ck...)),
 	)
 	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
+}
+
+// cheapCompare reports whether compare gives c a comparison in Go that
+// cannot fail on any value: not through the encoding (CompareAs), not a
+// method of a pointer (varint, decimal).
+func cheapCompare(c *model.Column) bool {
+	switch c.Type.Name {
+	case "varint", "decimal":
+		return false
+	}
+	s, ok := compare(c).(*jen.Statement)
+	return ok && !strings.Contains(s.GoString(), "CompareAs")
 }
 
 // compare compares one clustering column of a and b as Cassandra orders

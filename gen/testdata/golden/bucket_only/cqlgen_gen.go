@@ -96,13 +96,7 @@ func postNewPostsClustering(e *Post) []any {
 }
 
 func postNewPostsCompare(a, b *Post) int {
-	if c := a.PostedAt.Compare(b.PostedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.PostID, b.PostID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PostedAt.Compare(b.PostedAt), cqlgenimpl.CompareUUID(a.PostID, b.PostID))
 }
 
 // PostRepo reads and writes Post in its tables (posts, new_posts), kept in
@@ -340,13 +334,7 @@ func clickClicksByHourClustering(e *Click) []any {
 }
 
 func clickClicksByHourCompare(a, b *Click) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ClickID, b.ClickID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ClickID, b.ClickID))
 }
 
 // ClickRepo reads and writes Click in table clicks_by_hour.
@@ -484,13 +472,7 @@ func loginLoginsByDayClustering(e *Login) []any {
 }
 
 func loginLoginsByDayCompare(a, b *Login) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.UserID, b.UserID))
 }
 
 // LoginRepo reads and writes Login in table logins_by_day.
@@ -628,13 +610,7 @@ func likeLikesByDayClustering(e *Like) []any {
 }
 
 func likeLikesByDayCompare(a, b *Like) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.LikeID, b.LikeID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.LikeID, b.LikeID))
 }
 
 // LikeRepo reads and writes Like in table likes_by_day.

@@ -3,6 +3,7 @@
 package buckets
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -72,10 +73,7 @@ func readingReadingsClustering(e *Reading) []any {
 }
 
 func readingReadingsCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByHour is table readings_by_hour, which serves ReadingsByHour
@@ -107,10 +105,7 @@ func readingReadingsByHourClustering(e *Reading) []any {
 }
 
 func readingReadingsByHourCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByDay is table readings_by_day, which serves ReadingsByDay
@@ -142,10 +137,7 @@ func readingReadingsByDayClustering(e *Reading) []any {
 }
 
 func readingReadingsByDayCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByWeek is table readings_by_week, which serves ReadingsByWeek
@@ -177,10 +169,7 @@ func readingReadingsByWeekClustering(e *Reading) []any {
 }
 
 func readingReadingsByWeekCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByMonth is table readings_by_month, which serves
@@ -212,10 +201,7 @@ func readingReadingsByMonthClustering(e *Reading) []any {
 }
 
 func readingReadingsByMonthCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsBy10Days is table readings_by_10_days, which serves
@@ -247,10 +233,7 @@ func readingReadingsBy10DaysClustering(e *Reading) []any {
 }
 
 func readingReadingsBy10DaysCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByShard is table readings_by_shard, which serves
@@ -282,10 +265,7 @@ func readingReadingsByShardClustering(e *Reading) []any {
 }
 
 func readingReadingsByShardCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByEventMonth is table readings_by_event_month, which serves
@@ -317,13 +297,7 @@ func readingReadingsByEventMonthClustering(e *Reading) []any {
 }
 
 func readingReadingsByEventMonthCompare(a, b *Reading) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID), a.ReadAt.Compare(b.ReadAt))
 }
 
 // readingReadingsByLocalDay is table readings_by_local_day, which serves
@@ -355,10 +329,7 @@ func readingReadingsByLocalDayClustering(e *Reading) []any {
 }
 
 func readingReadingsByLocalDayCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsBySundayWeek is table readings_by_sunday_week, which serves
@@ -390,10 +361,7 @@ func readingReadingsBySundayWeekClustering(e *Reading) []any {
 }
 
 func readingReadingsBySundayWeekCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByFortnight is table readings_by_fortnight, which serves
@@ -425,10 +393,7 @@ func readingReadingsByFortnightClustering(e *Reading) []any {
 }
 
 func readingReadingsByFortnightCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // ReadingRepo reads and writes Reading in its tables (readings,

@@ -41,10 +41,7 @@ func settingSettingsClustering(e *Setting) []any {
 }
 
 func settingSettingsCompare(a, b *Setting) int {
-	if c := cmp.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.Name, b.Name)
 }
 
 // SettingRepo reads and writes Setting in table settings.
@@ -179,13 +176,7 @@ func changeChangesByDayClustering(e *Change) []any {
 }
 
 func changeChangesByDayCompare(a, b *Change) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Name, b.Name))
 }
 
 // ChangeRepo reads and writes Change in table changes_by_day.

@@ -134,10 +134,7 @@ func dailyHitsDailyHitsClustering(e *DailyHits) []any {
 }
 
 func dailyHitsDailyHitsCompare(a, b *DailyHits) int {
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.Day.Compare(b.Day)
 }
 
 // DailyHitsRepo reads and writes DailyHits in table daily_hits.

@@ -95,13 +95,7 @@ func orderOrdersByDayClustering(e *Order) []any {
 }
 
 func orderOrdersByDayCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByMonth is table orders_by_customer_month, which serves
@@ -133,13 +127,7 @@ func orderOrdersByMonthClustering(e *Order) []any {
 }
 
 func orderOrdersByMonthCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
@@ -170,10 +158,7 @@ func orderOrdersByStatusClustering(e *Order) []any {
 }
 
 func orderOrdersByStatusCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // OrderRepo reads and writes Order in its tables (orders,

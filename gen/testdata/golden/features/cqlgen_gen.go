@@ -105,13 +105,7 @@ func orderOrdersByCustomerClustering(e *OrdersByCustomerRow) []any {
 }
 
 func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus
@@ -142,13 +136,7 @@ func orderOrdersInStatusClustering(e *Order) []any {
 }
 
 func orderOrdersInStatusCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_customer,

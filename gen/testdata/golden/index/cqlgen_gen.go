@@ -3,6 +3,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -41,13 +42,7 @@ func docDocsClustering(e *Doc) []any {
 }
 
 func docDocsCompare(a, b *Doc) int {
-	if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.DocID, b.DocID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.UpdatedAt.Compare(b.UpdatedAt), cqlgenimpl.CompareUUID(a.DocID, b.DocID))
 }
 
 // DocRepo reads and writes Doc in table docs.
@@ -348,13 +343,7 @@ func eventEventsClustering(e *Event) []any {
 }
 
 func eventEventsCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ID, b.ID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
 // eventEventsByKind is table events_by_kind, which serves EventsByKind
@@ -382,13 +371,7 @@ func eventEventsByKindClustering(e *Event) []any {
 }
 
 func eventEventsByKindCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ID, b.ID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_kind),

@@ -94,10 +94,7 @@ func orderOrdersByStatusClustering(e *Order) []any {
 }
 
 func orderOrdersByStatusCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag
@@ -128,10 +125,7 @@ func orderOrdersByFlagClustering(e *Order) []any {
 }
 
 func orderOrdersByFlagCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // orderOrdersByDay is table orders_by_day, which serves OrdersByDay
@@ -162,10 +156,7 @@ func orderOrdersByDayClustering(e *Order) []any {
 }
 
 func orderOrdersByDayCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // orderOrdersByDaySharded is table orders_by_day_sharded, which serves
@@ -197,10 +188,7 @@ func orderOrdersByDayShardedClustering(e *Order) []any {
 }
 
 func orderOrdersByDayShardedCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_status,

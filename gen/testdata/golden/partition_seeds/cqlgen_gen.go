@@ -41,13 +41,7 @@ func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) [
 }
 
 func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // UnshardedChartEntryRepo reads and writes UnshardedChartEntry in table
@@ -187,13 +181,7 @@ func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 }
 
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // ChartEntryRepo reads and writes ChartEntry in table daily_charts.
@@ -331,13 +319,7 @@ func playListeningHistoryClustering(e *Play) []any {
 }
 
 func playListeningHistoryCompare(a, b *Play) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlayRepo reads and writes Play in table listening_history.
@@ -474,13 +456,7 @@ func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
 }
 
 func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlayForeverRepo reads and writes PlayForever in table

@@ -73,16 +73,7 @@ func tradeTradesByAccountClustering(e *Trade) []any {
 }
 
 func tradeTradesByAccountCompare(a, b *Trade) int {
-	if c := cmp.Compare(a.Type, b.Type); c != 0 {
-		return c
-	}
-	if c := a.TradeDate.Compare(b.TradeDate); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TradeID, b.TradeID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Type, b.Type), -a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.TradeID, b.TradeID))
 }
 
 // tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol
@@ -115,19 +106,7 @@ func tradeTradesBySymbolClustering(e *Trade) []any {
 }
 
 func tradeTradesBySymbolCompare(a, b *Trade) int {
-	if c := cmp.Compare(a.Type, b.Type); c != 0 {
-		return c
-	}
-	if c := a.TradeDate.Compare(b.TradeDate); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Account, b.Account); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.TradeID, b.TradeID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Type, b.Type), a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.Account, b.Account), cmp.Compare(a.TradeID, b.TradeID))
 }
 
 // TradeRepo reads and writes Trade in its tables (trades_by_account,
@@ -437,13 +416,7 @@ func readingReadingsByKindClustering(e *Reading) []any {
 }
 
 func readingReadingsByKindCompare(a, b *Reading) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.At.Compare(b.At))
 }
 
 // ReadingRepo reads and writes Reading in table readings_by_kind.

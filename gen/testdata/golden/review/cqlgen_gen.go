@@ -97,10 +97,7 @@ func noteSubgraphClustering(e *Note) []any {
 }
 
 func noteSubgraphCompare(a, b *Note) int {
-	if c := cmp.Compare(a.ID, b.ID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // NoteRepo reads and writes Note in its tables (end, subgraph), kept in step

@@ -72,10 +72,7 @@ func lineLinesClustering(e *Line) []any {
 }
 
 func lineLinesCompare(a, b *Line) int {
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.ItemID, b.ItemID)
 }
 
 // LinesByStatusRow is a row of lines_by_status, which stores only some columns
@@ -116,13 +113,7 @@ func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 }
 
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LinesByOrderStatusRow is a row of lines_by_order_status, which stores only
@@ -173,13 +164,7 @@ func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 }
 
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LineRepo reads and writes Line in its tables (lines, lines_by_status,

@@ -3,6 +3,7 @@
 package udt
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -112,13 +113,7 @@ func customerCustomersByRegionClustering(e *Customer) []any {
 }
 
 func customerCustomersByRegionCompare(a, b *Customer) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,

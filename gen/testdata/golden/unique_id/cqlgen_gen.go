@@ -52,10 +52,7 @@ func eventEventsClustering(e *Event) []any {
 }
 
 func eventEventsCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // eventEventsByAgent is table events_by_agent, which serves EventsByAgent
@@ -83,10 +80,7 @@ func eventEventsByAgentClustering(e *Event) []any {
 }
 
 func eventEventsByAgentCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_agent),
@@ -353,10 +347,7 @@ func uploadUploadsClustering(e *Upload) []any {
 }
 
 func uploadUploadsCompare(a, b *Upload) int {
-	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
 // uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay
@@ -388,10 +379,7 @@ func uploadUploadsByDayClustering(e *Upload) []any {
 }
 
 func uploadUploadsByDayCompare(a, b *Upload) int {
-	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
 // UploadRepo reads and writes Upload in its tables (uploads, uploads_by_day),

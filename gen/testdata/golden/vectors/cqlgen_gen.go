@@ -84,10 +84,7 @@ func videoVideosClustering(e *Video) []any {
 }
 
 func videoVideosCompare(a, b *Video) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID)
 }
 
 // videoVideosByUser is table videos_by_user, which serves VideosByUser
@@ -118,16 +115,7 @@ func videoVideosByUserClustering(e *Video) []any {
 }
 
 func videoVideosByUserCompare(a, b *Video) int {
-	if c := a.AddedAt.Compare(b.AddedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.ChannelID, b.ChannelID); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.AddedAt.Compare(b.AddedAt), cmp.Compare(a.ChannelID, b.ChannelID), cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID))
 }
 
 // VideoRepo reads and writes Video in its tables (videos, videos_by_user),

@@ -107,13 +107,7 @@ func orderDeliveriesByCourierClustering(e *Order) []any {
 }
 
 func orderDeliveriesByCourierCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cqlgenimpl.CompareUUID(a.OrderID, b.OrderID))
 }
 
 func orderFlaggedOrdersHolds(e *Order) bool {
@@ -148,10 +142,7 @@ func orderFlaggedOrdersClustering(e *Order) []any {
 }
 
 func orderFlaggedOrdersCompare(a, b *Order) int {
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
 func orderOrdersWithCouponHolds(e *Order) bool {
@@ -186,10 +177,7 @@ func orderOrdersWithCouponClustering(e *Order) []any {
 }
 
 func orderOrdersWithCouponCompare(a, b *Order) int {
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
 // GiftOrdersRow is a row of gift_orders, which stores only some columns of
@@ -233,10 +221,7 @@ func orderGiftOrdersClustering(e *GiftOrdersRow) []any {
 }
 
 func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
 // OrderRepo reads and writes Order in its tables (orders,
@@ -620,13 +605,7 @@ func eventEventsClustering(e *Event) []any {
 }
 
 func eventEventsCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 func eventAlertsByDeviceHolds(e *Event) bool {
@@ -657,13 +636,7 @@ func eventAlertsByDeviceClustering(e *Event) []any {
 }
 
 func eventAlertsByDeviceCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // EventRepo reads and writes Event in its tables (events, alerts_by_device),
